@@ -1,0 +1,312 @@
+#include "config.h"
+#include "archive_reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "path.h"
+
+#define RAW_CHUNK ((size_t)1 << 20)
+
+struct raw_source {
+	int fd;
+	unsigned char *buf;
+	struct ev_sha256 *sha;
+	uint64_t bytes;
+	int failed_errno;
+};
+
+static la_ssize_t raw_read(struct archive *a, void *ctx, const void **out)
+{
+	struct raw_source *s = ctx;
+	ssize_t n;
+	while ((n = read(s->fd, s->buf, RAW_CHUNK)) < 0 && errno == EINTR)
+		;
+	if (n < 0) {
+		s->failed_errno = errno;
+		archive_set_error(a, errno, "read failed");
+		return -1;
+	}
+	struct ev_error ignored;
+	ev_error_clear(&ignored);
+	ev_sha256_update(s->sha, s->buf, (size_t)n, &ignored);
+	s->bytes += (uint64_t)n;
+	*out = s->buf;
+	return n;
+}
+
+struct checker {
+	const struct ev_seal *seal;
+	ev_finding_fn on_finding;
+	void *ctx;
+	unsigned findings;
+	unsigned char *seen;   /* per seal member */
+	long last_index;       /* seal index of the previous member, for order */
+};
+
+static void found(struct checker *c, const char *subject, const char *check, const char *message,
+		  const char *expected, const char *what)
+{
+	struct ev_finding f;
+	ev_finding_make(&f, subject, check, message, expected, what);
+	c->on_finding(c->ctx, &f);
+	c->findings++;
+}
+
+static void count_finding(void *ctx, const struct ev_finding *f)
+{
+	struct checker *c = ctx;
+	c->on_finding(c->ctx, f);
+	c->findings++;
+}
+
+static enum ev_member_type entry_type(struct archive_entry *e)
+{
+	if (archive_entry_hardlink(e))
+		return EV_MEMBER_HARDLINK;
+	switch (archive_entry_filetype(e)) {
+	case AE_IFREG: return EV_MEMBER_FILE;
+	case AE_IFDIR: return EV_MEMBER_DIR;
+	case AE_IFLNK: return EV_MEMBER_SYMLINK;
+	case AE_IFIFO: return EV_MEMBER_FIFO;
+	case AE_IFSOCK: return EV_MEMBER_SOCKET;
+	case AE_IFCHR:
+	case AE_IFBLK: return EV_MEMBER_DEVICE;
+	default: return EV_MEMBER_OTHER;
+	}
+}
+
+/* Hash a member's data. @return 0, or -1 when the stream broke (reported). */
+static int hash_data(struct archive *a, struct checker *c, const char *subject,
+		     uint8_t digest[EV_SHA256_LEN], uint64_t *size, struct ev_sha256 *sha)
+{
+	struct ev_error ignored;
+	ev_error_clear(&ignored);
+	ev_sha256_reset(sha, &ignored);
+	*size = 0;
+	for (;;) {
+		const void *buf;
+		size_t len;
+		la_int64_t off;
+		int r = archive_read_data_block(a, &buf, &len, &off);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r != ARCHIVE_OK) {
+			found(c, subject, "stream", "archive stream is damaged while reading member data",
+			      NULL, archive_error_string(a));
+			return -1;
+		}
+		ev_sha256_update(sha, buf, len, &ignored);
+		*size += len;
+	}
+	ev_sha256_final(sha, digest, &ignored);
+	return 0;
+}
+
+/* Check the first entry: SEAL.json with exactly the seal's bytes. */
+static int check_embedded_seal(struct archive *a, struct archive_entry *e, struct checker *c,
+			       const char *seal_bytes, size_t seal_len)
+{
+	const char *name = archive_entry_pathname_utf8(e);
+	if (!name)
+		name = archive_entry_pathname(e);
+	if (!name || strcmp(name, EV_SEAL_FILENAME) != 0 || entry_type(e) != EV_MEMBER_FILE) {
+		found(c, EV_SEAL_FILENAME, "embedded-seal",
+		      "the archive's first member is not SEAL.json", EV_SEAL_FILENAME,
+		      name ? name : "(unnamed)");
+		return 0;
+	}
+	char *copy = malloc(seal_len + 1);
+	if (!copy)
+		return -1;
+	size_t got = 0;
+	int differs = 0;
+	for (;;) {
+		const void *buf;
+		size_t len;
+		la_int64_t off;
+		int r = archive_read_data_block(a, &buf, &len, &off);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r != ARCHIVE_OK) {
+			found(c, EV_SEAL_FILENAME, "stream", "archive stream is damaged", NULL,
+			      archive_error_string(a));
+			free(copy);
+			return -1;
+		}
+		if (got + len > seal_len)
+			differs = 1;
+		else
+			memcpy(copy + got, buf, len);
+		got += len;
+	}
+	if (differs || got != seal_len || memcmp(copy, seal_bytes, seal_len) != 0)
+		found(c, EV_SEAL_FILENAME, "embedded-seal",
+		      "the archive's SEAL.json differs from the seal given", NULL, NULL);
+	free(copy);
+	return 0;
+}
+
+static void check_member(struct archive *a, struct archive_entry *e, struct checker *c,
+			 struct ev_sha256 *sha, int *broken)
+{
+	const struct ev_seal *seal = c->seal;
+	const char *raw = archive_entry_pathname_utf8(e);
+	if (!raw)
+		raw = archive_entry_pathname(e);
+	if (!raw)
+		raw = "";
+	size_t rootlen = strlen(seal->root);
+	enum ev_member_type type = entry_type(e);
+	if (strncmp(raw, seal->root, rootlen) != 0 || raw[rootlen] != '/') {
+		found(c, raw, "extra", "member outside the sealed root", seal->root, raw);
+		return;
+	}
+	char path[EV_PATH_MAX + 2];
+	size_t plen = strlen(raw + rootlen + 1);
+	if (plen > EV_PATH_MAX + 1) {
+		found(c, raw, "refused", "member name too long", NULL, NULL);
+		return;
+	}
+	memcpy(path, raw + rootlen + 1, plen + 1);
+	if (type == EV_MEMBER_DIR && plen > 0 && path[plen - 1] == '/')
+		path[--plen] = '\0';
+	const char *problem = ev_path_problem(path, plen);
+	if (problem) {
+		found(c, raw, "refused", problem, NULL, NULL);
+		return;
+	}
+	long idx = ev_seal_find(seal, path);
+	if (idx < 0) {
+		found(c, path, "extra", "member not in the seal", NULL, ev_member_type_name(type));
+		return;
+	}
+	if (c->seen[idx]) {
+		found(c, path, "duplicate", "member appears more than once", NULL, NULL);
+		return;
+	}
+	c->seen[idx] = 1;
+	if (idx < c->last_index)
+		found(c, path, "order", "member out of seal order", seal->members[c->last_index].path,
+		      path);
+	c->last_index = idx;
+	/* All 07777 bits: a setuid bit in the archive is a mode finding. */
+	struct ev_member got = {.path = path, .type = type,
+				.mode = (unsigned)archive_entry_mode(e) & 07777};
+	if (type == EV_MEMBER_FILE) {
+		if (hash_data(a, c, path, got.sha256, &got.size, sha) != 0) {
+			*broken = 1;
+			return;
+		}
+	} else if (type != EV_MEMBER_DIR) {
+		found(c, path, "type", "archive holds a link, device or FIFO, which is never accepted",
+		      ev_member_type_name(seal->members[idx].type), ev_member_type_name(type));
+		return;
+	}
+	ev_member_compare(&seal->members[idx], &got, 1, count_finding, c);
+}
+
+ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const char *seal_bytes,
+			   size_t seal_len, ev_finding_fn on_finding, void *ctx,
+			   struct ev_archive_check *result, struct ev_error *err)
+{
+	memset(result, 0, sizeof *result);
+	ev_status st = EV_OK;
+	struct checker c = {.seal = seal, .on_finding = on_finding, .ctx = ctx, .last_index = -1};
+	struct raw_source src = {.fd = -1};
+	struct archive *a = NULL;
+	struct ev_sha256 *member_sha = ev_sha256_new();
+	src.sha = ev_sha256_new();
+	src.buf = malloc(RAW_CHUNK);
+	c.seen = calloc(seal->count ? seal->count : 1, 1);
+	if (!member_sha || !src.sha || !src.buf || !c.seen) {
+		st = ev_error_set(err, EV_ERROR, "%s: out of memory", path);
+		goto out;
+	}
+	src.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (src.fd < 0) {
+		st = ev_error_errno(err, errno, "%s: cannot open", path);
+		goto out;
+	}
+	posix_fadvise(src.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	a = archive_read_new();
+	if (!a || archive_read_support_filter_zstd(a) != ARCHIVE_OK ||
+	    archive_read_support_filter_gzip(a) != ARCHIVE_OK ||
+	    archive_read_support_format_tar(a) != ARCHIVE_OK) {
+		st = ev_error_set(err, EV_ERROR, "%s: libarchive lacks zstd, gzip or tar support",
+				  path);
+		goto out;
+	}
+	if (archive_read_open(a, &src, NULL, raw_read, NULL) != ARCHIVE_OK) {
+		if (src.failed_errno) {
+			st = ev_error_errno(err, src.failed_errno, "%s: read failed", path);
+			goto out;
+		}
+		found(&c, path, "stream", "not a zstd or gzip compressed tar archive", NULL,
+		      archive_error_string(a));
+		goto drain;
+	}
+	int first = 1, broken = 0;
+	while (!broken) {
+		struct archive_entry *e;
+		int r = archive_read_next_header(a, &e);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (src.failed_errno) {
+			st = ev_error_errno(err, src.failed_errno, "%s: read failed", path);
+			goto out;
+		}
+		if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
+			found(&c, path, "stream", "archive stream is damaged or truncated", NULL,
+			      archive_error_string(a));
+			break;
+		}
+		if (first) {
+			first = 0;
+			if (check_embedded_seal(a, e, &c, seal_bytes, seal_len) != 0)
+				break;
+			continue;
+		}
+		result->members_checked++;
+		check_member(a, e, &c, member_sha, &broken);
+	}
+	if (first && !broken)
+		found(&c, path, "embedded-seal", "the archive holds no members at all", NULL, NULL);
+	for (size_t i = 0; i < seal->count; i++)
+		if (!c.seen[i])
+			found(&c, seal->members[i].path, "missing", "missing from the archive",
+			      ev_member_type_name(seal->members[i].type), NULL);
+drain:
+	/* Hash the rest of the file: the archive's digest covers every byte. */
+	for (;;) {
+		const void *ignored;
+		la_ssize_t n = raw_read(a, &src, &ignored);
+		if (n <= 0)
+			break;
+	}
+	{
+		struct ev_error ignored;
+		ev_error_clear(&ignored);
+		ev_sha256_final(src.sha, result->archive_sha256, &ignored);
+	}
+	result->archive_bytes = src.bytes;
+	result->findings = c.findings;
+	st = c.findings ? EV_MISMATCH : EV_OK;
+out:
+	if (a)
+		archive_read_free(a);
+	if (src.fd >= 0)
+		close(src.fd);
+	free(src.buf);
+	free(c.seen);
+	ev_sha256_free(src.sha);
+	ev_sha256_free(member_sha);
+	return st;
+}

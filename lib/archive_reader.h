@@ -1,0 +1,42 @@
+/* archive_reader: check an evidence archive against a seal in one streaming
+ * pass, never extracting anything to disk.
+ *
+ * The raw file is read once: its bytes are hashed (the archive's own
+ * SHA-256) as libarchive decompresses them (zstd or gzip; only the tar
+ * format is accepted), and every member's content is hashed as it streams.
+ * Checked: SEAL.json is the first member and equals the given seal's bytes;
+ * every other member is ROOT/<path> with a valid member path, appears once,
+ * in seal order, with the sealed type, mode, size and SHA-256; links,
+ * devices and FIFOs are findings; every sealed member is present.
+ *
+ * Every difference goes to the finding callback; the walk goes on after a
+ * member-level finding. A stream that cannot be decoded (truncated,
+ * corrupt) is a finding too ("stream"), after which nothing more can be
+ * read. Memory is bounded by libarchive's buffers, not by member sizes.
+ * Used by seal verify and replicate verify. No global state.
+ */
+#ifndef EV_ARCHIVE_READER_H
+#define EV_ARCHIVE_READER_H
+
+#include <stdint.h>
+
+#include "finding.h"
+#include "seal.h"
+#include "sha256.h"
+#include "status.h"
+
+struct ev_archive_check {
+	uint8_t archive_sha256[EV_SHA256_LEN]; /* of the whole file, as read */
+	uint64_t archive_bytes;
+	uint64_t members_checked; /* entries seen after SEAL.json */
+	unsigned findings;
+};
+
+/* Check the archive at path against seal (whose canonical bytes are
+ * seal_bytes/seal_len). @return EV_OK when nothing was found, EV_MISMATCH
+ * when findings were reported, EV_ERROR when the file could not be read. */
+ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const char *seal_bytes,
+			   size_t seal_len, ev_finding_fn on_finding, void *ctx,
+			   struct ev_archive_check *result, struct ev_error *err);
+
+#endif

@@ -1,0 +1,62 @@
+/* json: canonical JSON documents (DESIGN.md "Formats").
+ *
+ * Canonical means: keys sorted, no insignificant white space, UTF-8, one
+ * trailing newline; so the SHA-256 of a document's bytes is reproducible and
+ * names it. Every document carries "format": "evidence-<kind>/1".
+ *
+ * Built on jansson; values are jansson's json_t and follow its reference
+ * rules. Reading is strict: duplicate keys, a missing or different format
+ * tag, and (when asked) bytes that are not in canonical form are refused.
+ * No global state.
+ */
+#ifndef EV_JSON_H
+#define EV_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "sha256.h"
+#include "status.h"
+
+/* Largest document the tools read into memory (seals of millions of
+ * members stay well below it). */
+#define EV_JSON_MAX_BYTES ((size_t)1 << 30)
+
+/* Serialize value canonically. On success *out is a malloc'd buffer the
+ * caller frees, *len its length (the trailing newline included, no NUL
+ * counted; the buffer is NUL-terminated). */
+ev_status ev_json_dump(const json_t *value, char **out, size_t *len, struct ev_error *err);
+
+/* Flags for ev_json_parse / ev_json_load. */
+#define EV_JSON_REQUIRE_CANONICAL 1u
+
+/* Parse a document from bytes. name is used in errors. The document must be
+ * an object whose "format" is the string expected_format (e.g.
+ * "evidence-seal/1"); NULL skips that check. On success *out holds a new
+ * reference the caller releases with json_decref. */
+ev_status ev_json_parse(const char *bytes, size_t len, const char *name,
+			const char *expected_format, unsigned flags, json_t **out,
+			struct ev_error *err);
+
+/* Read a whole file (at most EV_JSON_MAX_BYTES), parse it as above.
+ * sha256_out (may be NULL) receives the digest of the file's bytes;
+ * bytes_out (may be NULL) receives a malloc'd copy of them, the caller
+ * frees it, and len_out their length. */
+ev_status ev_json_load(const char *path, const char *expected_format, unsigned flags,
+		       json_t **out, uint8_t sha256_out[EV_SHA256_LEN], char **bytes_out,
+		       size_t *len_out, struct ev_error *err);
+
+/* Read a whole file into a malloc'd buffer (NUL-terminated), at most limit
+ * bytes; a larger file is an error. */
+ev_status ev_file_read_all(const char *path, size_t limit, char **out, size_t *len,
+			   struct ev_error *err);
+
+/* Helpers for strict field access: each fails naming `what` and the key. */
+ev_status ev_json_get_string(const json_t *obj, const char *key, const char *what,
+			     const char **out, struct ev_error *err);
+ev_status ev_json_get_u64(const json_t *obj, const char *key, const char *what,
+			  uint64_t *out, struct ev_error *err);
+
+#endif

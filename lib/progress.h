@@ -1,0 +1,40 @@
+/* progress: one self-overwriting status line on stderr for long runs.
+ *
+ * Shown only when the stream is a terminal (or EVIDENCE_PROGRESS=always, for
+ * tests), at most a few times a second, and cleared when done, so logs and
+ * pipes never see it. This is the one place where libevidence writes
+ * output: the caller chooses the stream and the verb.
+ *
+ * One struct per run, owned by the caller; not thread-safe (update it from
+ * one thread).
+ */
+#ifndef EV_PROGRESS_H
+#define EV_PROGRESS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct ev_progress {
+	FILE *stream;
+	int enabled;
+	const char *label;        /* e.g. "seal: sealing" */
+	uint64_t total_bytes, total_members;
+	uint64_t done_bytes, done_members;
+	double start, last_print;
+	int printed;
+};
+
+/* Prepare; total_* may be 0 when unknown (then no ETA is shown). */
+void ev_progress_init(struct ev_progress *p, FILE *stream, const char *label,
+		      uint64_t total_bytes, uint64_t total_members);
+
+/* Account for more work done; redraws when enough time has passed. */
+void ev_progress_add(struct ev_progress *p, uint64_t bytes, uint64_t members);
+
+/* Erase the line (if one was drawn). */
+void ev_progress_done(struct ev_progress *p);
+
+/* Human-readable byte count ("1.5 GiB") into buf. */
+void ev_format_bytes(uint64_t bytes, char *buf, size_t cap);
+
+#endif

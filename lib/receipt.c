@@ -1,0 +1,152 @@
+#include "config.h"
+#include "receipt.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "sha256.h"
+
+void ev_utc_now(char *buf, size_t cap)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static json_t *tool_object(const char *name)
+{
+	uint8_t digest[EV_SHA256_LEN];
+	char hex[EV_SHA256_HEX_LEN + 1] = "unknown";
+	struct ev_error ignored;
+	ev_error_clear(&ignored);
+	if (ev_sha256_path("/proc/self/exe", digest, NULL, &ignored) == EV_OK)
+		ev_sha256_hex(digest, hex);
+	return json_pack("{s:s, s:s, s:s}", "name", name, "version", PACKAGE_VERSION, "sha256",
+			 hex);
+}
+
+json_t *ev_receipt_new(const char *kind, const char *tool_name, struct ev_error *err)
+{
+	char host[256] = "unknown", now[32];
+	if (gethostname(host, sizeof host) != 0)
+		strcpy(host, "unknown");
+	host[sizeof host - 1] = '\0';
+	ev_utc_now(now, sizeof now);
+	json_t *r = json_pack("{s:s, s:s, s:o, s:s, s:s, s:[], s:[], s:[], s:{}}", "format",
+			      EV_RECEIPT_FORMAT, "kind", kind, "tool", tool_object(tool_name),
+			      "host", host, "started", now, "inputs", "outputs", "checks",
+			      "facts");
+	if (!r)
+		ev_error_set(err, EV_ERROR, "receipt: out of memory");
+	return r;
+}
+
+static ev_status add_named(json_t *r, const char *list, const char *name, const char *path,
+			   const char *sha256_hex, struct ev_error *err)
+{
+	json_t *o = json_pack("{s:s}", "name", name);
+	if (o && path)
+		json_object_set_new(o, "path", json_string(path));
+	if (o && sha256_hex)
+		json_object_set_new(o, "sha256", json_string(sha256_hex));
+	if (!o || json_array_append_new(json_object_get(r, list), o) != 0)
+		return ev_error_set(err, EV_ERROR, "receipt: out of memory");
+	return EV_OK;
+}
+
+ev_status ev_receipt_add_input(json_t *r, const char *name, const char *path,
+			       const char *sha256_hex, struct ev_error *err)
+{
+	return add_named(r, "inputs", name, path, sha256_hex, err);
+}
+
+ev_status ev_receipt_add_output(json_t *r, const char *name, const char *path,
+				const char *sha256_hex, struct ev_error *err)
+{
+	return add_named(r, "outputs", name, path, sha256_hex, err);
+}
+
+ev_status ev_receipt_set_fact(json_t *r, const char *key, json_t *value, struct ev_error *err)
+{
+	if (!value || json_object_set_new(json_object_get(r, "facts"), key, value) != 0)
+		return ev_error_set(err, EV_ERROR, "receipt: out of memory");
+	return EV_OK;
+}
+
+ev_status ev_receipt_add_check(json_t *r, const char *name, int pass, const char *detail,
+			       struct ev_error *err)
+{
+	json_t *o = json_pack("{s:s, s:s}", "name", name, "result", pass ? "pass" : "fail");
+	if (o && detail)
+		json_object_set_new(o, "detail", json_string(detail));
+	if (!o || json_array_append_new(json_object_get(r, "checks"), o) != 0)
+		return ev_error_set(err, EV_ERROR, "receipt: out of memory");
+	return EV_OK;
+}
+
+/* inputs/outputs reduced to name and sha256: paths differ between hosts. */
+static json_t *names_and_digests(const json_t *list)
+{
+	json_t *out = json_array();
+	size_t i;
+	json_t *item;
+	json_array_foreach(list, i, item)
+	{
+		json_t *o = json_object();
+		json_object_set(o, "name", json_object_get(item, "name"));
+		if (json_object_get(item, "sha256"))
+			json_object_set(o, "sha256", json_object_get(item, "sha256"));
+		json_array_append_new(out, o);
+	}
+	return out;
+}
+
+ev_status ev_receipt_comparable(const json_t *r, char hex[65], struct ev_error *err)
+{
+	const json_t *tool = json_object_get(r, "tool");
+	json_t *part = json_pack(
+		"{s:O, s:{s:O, s:O}, s:o, s:o, s:O, s:O, s:O}", "kind", json_object_get(r, "kind"),
+		"tool", "name", json_object_get(tool, "name"), "version",
+		json_object_get(tool, "version"), "inputs",
+		names_and_digests(json_object_get(r, "inputs")), "outputs",
+		names_and_digests(json_object_get(r, "outputs")), "facts",
+		json_object_get(r, "facts"), "checks", json_object_get(r, "checks"), "result",
+		json_object_get(r, "result"));
+	if (!part)
+		return ev_error_set(err, EV_ERROR, "receipt: incomplete (cannot build comparable part)");
+	char *bytes = NULL;
+	size_t len = 0;
+	uint8_t digest[EV_SHA256_LEN];
+	ev_status st = ev_json_dump(part, &bytes, &len, err);
+	if (st == EV_OK)
+		st = ev_sha256_buffer(bytes, len, digest, err);
+	if (st == EV_OK)
+		ev_sha256_hex(digest, hex);
+	free(bytes);
+	json_decref(part);
+	return st;
+}
+
+ev_status ev_receipt_finish(json_t *r, struct ev_error *err)
+{
+	int pass = 1;
+	size_t i;
+	json_t *check;
+	json_array_foreach(json_object_get(r, "checks"), i, check)
+	{
+		if (strcmp(json_string_value(json_object_get(check, "result")), "pass") != 0)
+			pass = 0;
+	}
+	char now[32], hex[65];
+	ev_utc_now(now, sizeof now);
+	json_object_set_new(r, "result", json_string(pass ? "pass" : "fail"));
+	json_object_set_new(r, "finished", json_string(now));
+	ev_status st = ev_receipt_comparable(r, hex, err);
+	if (st == EV_OK)
+		json_object_set_new(r, "comparable", json_string(hex));
+	return st;
+}

@@ -1,0 +1,56 @@
+/* receipt: what a tool did, on which host, with which inputs, and what it
+ * found ("evidence-receipt/1", DESIGN.md).
+ *
+ * A receipt records: kind (seal, replica, audit, capture, cleanup,
+ * integration, continuation), the tool's name, version and the SHA-256 of
+ * its own executable (an audit is only as good as the auditor that ran it),
+ * the host, inputs and outputs with their SHA-256, host-independent facts,
+ * every check (name, result, detail), the overall result, start and finish
+ * times, and "comparable": the SHA-256 of the canonical JSON of the
+ * host-independent part
+ *     {kind, tool name and version, inputs and outputs (name and sha256
+ *      only), facts, checks, result}
+ * so receipts written on two hosts are compared by one field. Details and
+ * facts must therefore not hold host-specific text (paths, times).
+ *
+ * A receipt is a jansson object owned by the caller (json_decref).
+ * No global state.
+ */
+#ifndef EV_RECEIPT_H
+#define EV_RECEIPT_H
+
+#include <jansson.h>
+
+#include "status.h"
+
+#define EV_RECEIPT_FORMAT "evidence-receipt/1"
+
+/* A new receipt with format, kind, tool, host and start time filled in.
+ * tool_path is argv[0]'s executable; /proc/self/exe is hashed when it can
+ * be read, else the tool's sha256 is "unknown". @return NULL on failure. */
+json_t *ev_receipt_new(const char *kind, const char *tool_name, struct ev_error *err);
+
+/* Add an input or output; path may be NULL, sha256_hex may be NULL. */
+ev_status ev_receipt_add_input(json_t *r, const char *name, const char *path,
+			       const char *sha256_hex, struct ev_error *err);
+ev_status ev_receipt_add_output(json_t *r, const char *name, const char *path,
+				const char *sha256_hex, struct ev_error *err);
+
+/* Record a host-independent fact (steals value's reference). */
+ev_status ev_receipt_set_fact(json_t *r, const char *key, json_t *value, struct ev_error *err);
+
+/* Record one check; detail may be NULL. */
+ev_status ev_receipt_add_check(json_t *r, const char *name, int pass, const char *detail,
+			       struct ev_error *err);
+
+/* Set result ("pass" when every check passed, else "fail"), the finish
+ * time and the comparable digest. */
+ev_status ev_receipt_finish(json_t *r, struct ev_error *err);
+
+/* Compute the comparable digest of a receipt as it stands (hex, 65 bytes). */
+ev_status ev_receipt_comparable(const json_t *r, char hex[65], struct ev_error *err);
+
+/* Current UTC time as "YYYY-MM-DDTHH:MM:SSZ" into buf (>= 21 bytes). */
+void ev_utc_now(char *buf, size_t cap);
+
+#endif
