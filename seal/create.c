@@ -1,0 +1,648 @@
+/* seal create: walk, refuse, then read every file once, hashing it on one
+ * thread while the archive writer compresses it on others. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/archive_writer.h"
+#include "lib/atomic.h"
+#include "lib/json.h"
+#include "lib/path.h"
+#include "lib/progress.h"
+#include "lib/receipt.h"
+#include "lib/seal.h"
+#include "lib/sha256.h"
+#include "lib/tree.h"
+#include "seal/seal.h"
+
+#define SLOTS 8
+#define SLOT_BYTES ((size_t)1 << 20)
+#define OUTPUT_MODE 0644
+
+static const char help[] =
+	"usage: seal create [options] DIR -o OUTDIR\n"
+	"\n"
+	"Seal DIR: read every file once, record its SHA-256, size and mode, and write\n"
+	"a deterministic archive of the exact bytes and modes. OUTDIR must not exist;\n"
+	"it appears complete (SEAL.json, archive.tar.zst, receipt.json) or not at all.\n"
+	"\n"
+	"  -o, --output OUTDIR   where the outputs go (created; never overwritten)\n"
+	"      --gzip            write archive.tar.gz instead of archive.tar.zst\n"
+	"      --threads N       compression workers (default: all cores)\n"
+	"      --level N         compression level (zstd 1-19, default 3; gzip 1-9, default 6)\n"
+	"      --name ROOT       the tree's name in the seal and archive (default: DIR's name)\n"
+	"      --refuse-writable refuse group- or world-writable members\n"
+	"      --json            print the receipt as JSON on stdout\n"
+	"  -h, --help            show this help\n"
+	"\n"
+	"Refused, with every offending member named and nothing written: symbolic\n"
+	"links, FIFOs, sockets, devices, unreadable files, names that are not valid\n"
+	"UTF-8 or hold control characters, setuid/setgid/sticky bits, a file that\n"
+	"changes while it is read, an OUTDIR inside DIR. Hard links are sealed as\n"
+	"ordinary files.\n";
+
+struct create_opts {
+	const char *dir, *outdir, *name;
+	enum ev_compression compression;
+	int threads, level, refuse_writable, json;
+};
+
+/* --- refusals ---------------------------------------------------------------- */
+
+struct refusals {
+	unsigned count;
+};
+
+static void print_refusal(void *ctx, const struct ev_finding *f)
+{
+	struct refusals *r = ctx;
+	r->count++;
+	msg_finding(stderr, TOOL ": refused: ", f);
+}
+
+static void refuse(struct refusals *r, const char *path, const char *check, const char *message,
+		   const char *found)
+{
+	struct ev_finding f;
+	ev_finding_make(&f, path, check, message, NULL, found);
+	print_refusal(r, &f);
+}
+
+static const char *type_refusal(enum ev_member_type t)
+{
+	switch (t) {
+	case EV_MEMBER_SYMLINK:
+		return "is a symbolic link; seal never follows or stores links (copy the target "
+		       "in, or move the link out of the tree)";
+	case EV_MEMBER_FIFO:
+		return "is a FIFO; only regular files and directories can be sealed";
+	case EV_MEMBER_SOCKET:
+		return "is a socket; only regular files and directories can be sealed";
+	case EV_MEMBER_DEVICE:
+		return "is a device node; only regular files and directories can be sealed";
+	default:
+		return "is not a regular file or directory";
+	}
+}
+
+/* Check every entry and report every reason to refuse it. */
+static void check_entries(const struct ev_tree *tree, const struct create_opts *o,
+			  struct refusals *r)
+{
+	for (size_t i = 0; i < tree->count; i++) {
+		const struct ev_tree_entry *e = &tree->entries[i];
+		const struct ev_member *m = &e->m;
+		char mode[8];
+		ev_mode_format(m->mode, mode, sizeof mode);
+		if (e->name_problem) {
+			refuse(r, m->path, "name", e->name_problem, NULL);
+			continue;
+		}
+		if (m->type != EV_MEMBER_FILE && m->type != EV_MEMBER_DIR) {
+			refuse(r, m->path, "type", type_refusal(m->type), NULL);
+			continue;
+		}
+		if (m->mode & 07000)
+			refuse(r, m->path, "mode",
+			       "has a setuid, setgid or sticky bit, which seal refuses to carry",
+			       mode);
+		if (o->refuse_writable && (m->mode & 022))
+			refuse(r, m->path, "mode",
+			       "is group- or world-writable and --refuse-writable is set", mode);
+		if (m->type == EV_MEMBER_FILE) {
+			int fd = ev_tree_open_member(tree, m->path);
+			if (fd < 0)
+				refuse(r, m->path, "unreadable", "cannot be read", strerror(errno));
+			else
+				close(fd);
+		}
+	}
+}
+
+/* OUTDIR's parent must not be the tree or inside it: the outputs would
+ * seal themselves. */
+static ev_status check_outdir_outside(const struct ev_tree *tree, const char *outdir,
+				      struct ev_error *err)
+{
+	char *copy = strdup(outdir);
+	char real[PATH_MAX];
+	if (!copy)
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	const char *parent = dirname(copy);
+	if (!realpath(parent, real)) {
+		ev_status st = ev_error_errno(err, errno, "%s: cannot resolve the directory that "
+					      "should hold the outputs (%s)", outdir, parent);
+		free(copy);
+		return st;
+	}
+	free(copy);
+	for (;;) {
+		struct stat sb;
+		if (stat(real, &sb) == 0 && sb.st_dev == tree->root_dev && sb.st_ino == tree->root_ino)
+			return ev_error_set(err, EV_REFUSED,
+					    "%s: output directory is inside the tree being sealed; "
+					    "choose an OUTDIR outside it",
+					    outdir);
+		char *slash = strrchr(real, '/');
+		if (!slash || slash == real) {
+			if (strcmp(real, "/") == 0)
+				break;
+			strcpy(real, "/");
+			continue;
+		}
+		*slash = '\0';
+	}
+	return EV_OK;
+}
+
+/* --- the hashing thread ------------------------------------------------------- */
+
+struct slot {
+	unsigned char *data;
+	size_t len;
+	struct ev_member *member;
+	int last; /* the member's final chunk */
+};
+
+struct pipeline {
+	pthread_mutex_t mu;
+	pthread_cond_t has_data, has_space;
+	struct slot slots[SLOTS];
+	size_t head, tail, count;
+	int closing;
+	struct ev_sha256 *sha;
+	struct ev_error err; /* the hasher's own failure */
+};
+
+static void *hasher_main(void *arg)
+{
+	struct pipeline *p = arg;
+	for (;;) {
+		pthread_mutex_lock(&p->mu);
+		while (p->count == 0 && !p->closing)
+			pthread_cond_wait(&p->has_data, &p->mu);
+		if (p->count == 0) {
+			pthread_mutex_unlock(&p->mu);
+			return NULL;
+		}
+		struct slot *s = &p->slots[p->tail];
+		pthread_mutex_unlock(&p->mu);
+
+		if (p->err.status == EV_OK) {
+			ev_sha256_update(p->sha, s->data, s->len, &p->err);
+			if (s->last) {
+				ev_sha256_final(p->sha, s->member->sha256, &p->err);
+				ev_sha256_reset(p->sha, &p->err);
+			}
+		}
+
+		pthread_mutex_lock(&p->mu);
+		p->tail = (p->tail + 1) % SLOTS;
+		p->count--;
+		pthread_cond_signal(&p->has_space);
+		pthread_mutex_unlock(&p->mu);
+	}
+}
+
+static struct slot *next_free_slot(struct pipeline *p)
+{
+	pthread_mutex_lock(&p->mu);
+	while (p->count == SLOTS)
+		pthread_cond_wait(&p->has_space, &p->mu);
+	struct slot *s = &p->slots[p->head];
+	pthread_mutex_unlock(&p->mu);
+	return s;
+}
+
+static void publish_slot(struct pipeline *p)
+{
+	pthread_mutex_lock(&p->mu);
+	p->head = (p->head + 1) % SLOTS;
+	p->count++;
+	pthread_cond_signal(&p->has_data);
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* --- reading one file ------------------------------------------------------------ */
+
+static int same_time(struct timespec a, struct timespec b)
+{
+	return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+static ev_status changed(const char *path, const char *how, struct ev_error *err)
+{
+	return ev_error_set(err, EV_REFUSED,
+			    "%s: %s while it was being sealed; nothing was written (seal a tree "
+			    "that is no longer being written to)",
+			    path, how);
+}
+
+static ev_status seal_file(const struct ev_tree *tree, struct ev_tree_entry *e,
+			   struct pipeline *p, struct ev_archive_writer *w,
+			   struct ev_progress *progress, struct ev_error *err)
+{
+	struct ev_member *m = &e->m;
+	int fd = ev_tree_open_member(tree, m->path);
+	if (fd < 0)
+		return ev_error_errno(err, errno, "%s: cannot open", m->path);
+	ev_status st = EV_OK;
+	struct stat sb;
+	if (fstat(fd, &sb) != 0) {
+		st = ev_error_errno(err, errno, "%s: cannot stat", m->path);
+		goto out;
+	}
+	if (!S_ISREG(sb.st_mode) || sb.st_dev != e->dev || sb.st_ino != e->ino) {
+		st = changed(m->path, "was replaced", err);
+		goto out;
+	}
+	if ((uint64_t)sb.st_size != m->size || !same_time(sb.st_mtim, e->mtime)) {
+		st = changed(m->path, "changed (size or mtime)", err);
+		goto out;
+	}
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	if ((st = ev_archive_writer_begin(w, m, err)) != EV_OK)
+		goto out;
+	uint64_t left = m->size;
+	do {
+		struct slot *s = next_free_slot(p);
+		size_t want = left < SLOT_BYTES ? (size_t)left : SLOT_BYTES;
+		ssize_t n = 0;
+		while (want && (n = read(fd, s->data, want)) < 0 && errno == EINTR)
+			;
+		if (n < 0) {
+			st = ev_error_errno(err, errno, "%s: read failed", m->path);
+			goto out;
+		}
+		if (want && n == 0) {
+			st = changed(m->path, "shrank", err);
+			goto out;
+		}
+		left -= (uint64_t)n;
+		s->len = (size_t)n;
+		s->member = m;
+		s->last = left == 0;
+		publish_slot(p);
+		if ((st = ev_archive_writer_data(w, s->data, s->len, err)) != EV_OK)
+			goto out;
+		ev_progress_add(progress, (uint64_t)n, left == 0);
+		if (seal_interrupted) {
+			st = ev_error_set(err, EV_INTERRUPTED, "interrupted by a signal; nothing was "
+					  "written");
+			goto out;
+		}
+	} while (left);
+	char extra;
+	ssize_t more;
+	while ((more = read(fd, &extra, 1)) < 0 && errno == EINTR)
+		;
+	if (more != 0) {
+		st = more > 0 ? changed(m->path, "grew", err)
+			      : ev_error_errno(err, errno, "%s: read failed", m->path);
+		goto out;
+	}
+	if (fstat(fd, &sb) != 0) {
+		st = ev_error_errno(err, errno, "%s: cannot stat", m->path);
+		goto out;
+	}
+	if ((uint64_t)sb.st_size != m->size || !same_time(sb.st_mtim, e->mtime))
+		st = changed(m->path, "changed (size or mtime)", err);
+out:
+	close(fd);
+	return st;
+}
+
+/* --- the whole run --------------------------------------------------------------- */
+
+struct run {
+	const struct create_opts *o;
+	char root_real[PATH_MAX];
+	const char *root_name;
+	struct ev_tree tree;
+	struct ev_seal seal;   /* shallow copies of the tree entries (build_seal) */
+	struct ev_outdir od;
+	struct ev_outfile archive, seal_file, receipt_file;
+	struct ev_archive_writer *writer;
+	char *seal_bytes;
+	size_t seal_len;
+	char seal_hex[EV_SHA256_HEX_LEN + 1], archive_hex[EV_SHA256_HEX_LEN + 1];
+	json_t *receipt;
+};
+
+/* The seal's members are the tree's entries, shallow-copied: the tree keeps
+ * ownership of the path strings. */
+static ev_status build_seal(struct run *r, struct ev_error *err)
+{
+	ev_seal_init(&r->seal);
+	r->seal.root = (char *)r->root_name;
+	r->seal.members = calloc(r->tree.count ? r->tree.count : 1, sizeof r->seal.members[0]);
+	if (!r->seal.members)
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	for (size_t i = 0; i < r->tree.count; i++)
+		r->seal.members[i] = r->tree.entries[i].m;
+	r->seal.count = r->tree.count;
+	ev_seal_finish(&r->seal);
+	return EV_OK;
+}
+
+static void copy_digests(struct run *r)
+{
+	for (size_t i = 0; i < r->tree.count; i++)
+		memcpy(r->seal.members[i].sha256, r->tree.entries[i].m.sha256, EV_SHA256_LEN);
+}
+
+static ev_status seal_members(struct run *r, struct ev_error *err)
+{
+	struct pipeline p;
+	memset(&p, 0, sizeof p);
+	ev_error_clear(&p.err);
+	pthread_mutex_init(&p.mu, NULL);
+	pthread_cond_init(&p.has_data, NULL);
+	pthread_cond_init(&p.has_space, NULL);
+	ev_status st = EV_OK;
+	pthread_t hasher;
+	int started = 0;
+	p.sha = ev_sha256_new();
+	if (!p.sha) {
+		st = ev_error_set(err, EV_ERROR, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < SLOTS; i++)
+		if (!(p.slots[i].data = malloc(SLOT_BYTES))) {
+			st = ev_error_set(err, EV_ERROR, "out of memory");
+			goto out;
+		}
+	if (pthread_create(&hasher, NULL, hasher_main, &p) != 0) {
+		st = ev_error_set(err, EV_ERROR, "cannot start the hashing thread");
+		goto out;
+	}
+	started = 1;
+	struct ev_progress progress;
+	ev_progress_init(&progress, stderr, TOOL ": sealing", r->tree.file_bytes, r->tree.count);
+	for (size_t i = 0; i < r->tree.count && st == EV_OK; i++) {
+		struct ev_tree_entry *e = &r->tree.entries[i];
+		if (e->m.type == EV_MEMBER_DIR) {
+			st = ev_archive_writer_begin(r->writer, &e->m, err);
+			ev_progress_add(&progress, 0, 1);
+		} else {
+			st = seal_file(&r->tree, e, &p, r->writer, &progress, err);
+		}
+		if (st == EV_OK && p.err.status != EV_OK)
+			st = ev_error_set(err, p.err.status, "%s", p.err.text);
+	}
+	ev_progress_done(&progress);
+out:
+	if (started) {
+		pthread_mutex_lock(&p.mu);
+		p.closing = 1;
+		pthread_cond_signal(&p.has_data);
+		pthread_mutex_unlock(&p.mu);
+		pthread_join(hasher, NULL);
+		if (st == EV_OK && p.err.status != EV_OK)
+			st = ev_error_set(err, p.err.status, "%s", p.err.text);
+	}
+	for (size_t i = 0; i < SLOTS; i++)
+		free(p.slots[i].data);
+	ev_sha256_free(p.sha);
+	pthread_cond_destroy(&p.has_data);
+	pthread_cond_destroy(&p.has_space);
+	pthread_mutex_destroy(&p.mu);
+	return st;
+}
+
+static ev_status hash_archive(struct run *r, struct ev_error *err)
+{
+	int fd = openat(r->od.dirfd, r->archive.tmp_name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ev_error_errno(err, errno, "%s: cannot reopen the archive to hash it",
+				      r->archive.display);
+	uint8_t digest[EV_SHA256_LEN];
+	ev_status st = ev_sha256_fd(fd, r->archive.display, digest, NULL, err);
+	close(fd);
+	if (st == EV_OK)
+		ev_sha256_hex(digest, r->archive_hex);
+	return st;
+}
+
+static ev_status write_receipt(struct run *r, struct ev_error *err)
+{
+	const struct create_opts *o = r->o;
+	const char *archive_name = ev_archive_filename(o->compression);
+	ev_status st = EV_OK;
+	r->receipt = ev_receipt_new("seal", TOOL, err);
+	if (!r->receipt)
+		return err->status;
+	json_t *totals = json_pack("{s:I, s:I, s:I}", "files", (json_int_t)r->seal.files, "dirs",
+				   (json_int_t)r->seal.dirs, "bytes", (json_int_t)r->seal.bytes);
+	if ((st = ev_receipt_add_input(r->receipt, "tree", r->root_real, NULL, err)) ||
+	    (st = ev_receipt_add_output(r->receipt, EV_SEAL_FILENAME, NULL, r->seal_hex, err)) ||
+	    (st = ev_receipt_add_output(r->receipt, archive_name, NULL, r->archive_hex, err)) ||
+	    (st = ev_receipt_set_fact(r->receipt, "root", json_string(r->root_name), err)) ||
+	    (st = ev_receipt_set_fact(r->receipt, "totals", totals, err)) ||
+	    (st = ev_receipt_set_fact(r->receipt, "compression",
+				      json_string(ev_compression_name(o->compression)), err)) ||
+	    (st = ev_receipt_set_fact(
+		     r->receipt, "archive_bytes",
+		     json_integer((json_int_t)ev_archive_writer_size(r->writer)), err)) ||
+	    (st = ev_receipt_add_check(r->receipt, "members-refused", 1, "none", err)) ||
+	    (st = ev_receipt_add_check(r->receipt, "members-unchanged-while-read", 1,
+				       "size and mtime held from walk to end of read", err)) ||
+	    (st = ev_receipt_finish(r->receipt, err)))
+		return st;
+	char *bytes = NULL;
+	size_t len = 0;
+	if ((st = ev_json_dump(r->receipt, &bytes, &len, err)) != EV_OK)
+		return st;
+	st = ev_outfile_openat(&r->receipt_file, r->od.dirfd, "receipt.json", "receipt.json", err);
+	if (st == EV_OK)
+		st = ev_outfile_write(&r->receipt_file, bytes, len, err);
+	if (st == EV_OK)
+		st = ev_outfile_commit(&r->receipt_file, OUTPUT_MODE, err);
+	free(bytes);
+	return st;
+}
+
+static void print_summary(const struct run *r)
+{
+	if (r->o->json) {
+		char *bytes = NULL;
+		size_t len = 0;
+		struct ev_error err;
+		ev_error_clear(&err);
+		if (ev_json_dump(r->receipt, &bytes, &len, &err) == EV_OK)
+			fwrite(bytes, 1, len, stdout);
+		free(bytes);
+		return;
+	}
+	char size[32], asize[32];
+	ev_format_bytes(r->seal.bytes, size, sizeof size);
+	ev_format_bytes(ev_archive_writer_size(r->writer), asize, sizeof asize);
+	printf("sealed %s: %llu files, %llu dirs, %s into %s\n", r->root_name,
+	       (unsigned long long)r->seal.files, (unsigned long long)r->seal.dirs, size,
+	       r->o->outdir);
+	printf("  %-16s sha256 %s\n", EV_SEAL_FILENAME, r->seal_hex);
+	printf("  %-16s sha256 %s (%s)\n", ev_archive_filename(r->o->compression), r->archive_hex,
+	       asize);
+}
+
+static ev_status run_create(struct run *r, struct ev_error *err)
+{
+	const struct create_opts *o = r->o;
+	ev_status st;
+	if (!realpath(o->dir, r->root_real))
+		return ev_error_errno(err, errno, "%s: cannot resolve", o->dir);
+	r->root_name = o->name ? o->name : basename(r->root_real);
+	const char *problem = ev_path_component_problem(r->root_name, strlen(r->root_name));
+	if (problem)
+		return ev_error_set(err, EV_USAGE, "root name \"%s\" %s; choose one with --name",
+				    r->root_name, problem);
+
+	struct refusals refused = {0};
+	if ((st = ev_tree_scan(o->dir, &r->tree, print_refusal, &refused, err)) != EV_OK)
+		return st;
+	check_entries(&r->tree, o, &refused);
+	if (refused.count)
+		return ev_error_set(err, EV_REFUSED, "%s: %u member%s refused; nothing was written",
+				    o->dir, refused.count, refused.count == 1 ? "" : "s");
+	if ((st = check_outdir_outside(&r->tree, o->outdir, err)) != EV_OK)
+		return st;
+	if ((st = build_seal(r, err)) != EV_OK)
+		return st;
+	/* Digests are still zero: the length is already final. */
+	if ((st = ev_seal_serialize(&r->seal, &r->seal_bytes, &r->seal_len, err)) != EV_OK)
+		return st;
+
+	if ((st = ev_outdir_open(&r->od, o->outdir, err)) != EV_OK)
+		return st;
+	const char *archive_name = ev_archive_filename(o->compression);
+	if ((st = ev_outfile_openat(&r->archive, r->od.dirfd, archive_name, archive_name, err)))
+		return st;
+	if ((st = ev_archive_writer_new(&r->writer, r->archive.fd, r->od.dirfd, archive_name,
+					o->compression, r->root_name, r->seal_len, o->threads,
+					o->level, err)) != EV_OK)
+		return st;
+	if ((st = seal_members(r, err)) != EV_OK)
+		return st;
+
+	copy_digests(r);
+	free(r->seal_bytes);
+	r->seal_bytes = NULL;
+	if ((st = ev_seal_serialize(&r->seal, &r->seal_bytes, &r->seal_len, err)) != EV_OK)
+		return st;
+	uint8_t digest[EV_SHA256_LEN];
+	if ((st = ev_sha256_buffer(r->seal_bytes, r->seal_len, digest, err)) != EV_OK)
+		return st;
+	ev_sha256_hex(digest, r->seal_hex);
+	if ((st = ev_archive_writer_finish(r->writer, r->seal_bytes, r->seal_len, err)) != EV_OK)
+		return st;
+	if ((st = hash_archive(r, err)) != EV_OK)
+		return st;
+	if ((st = ev_outfile_commit(&r->archive, OUTPUT_MODE, err)) != EV_OK)
+		return st;
+	if ((st = ev_outfile_openat(&r->seal_file, r->od.dirfd, EV_SEAL_FILENAME,
+				    EV_SEAL_FILENAME, err)) ||
+	    (st = ev_outfile_write(&r->seal_file, r->seal_bytes, r->seal_len, err)) ||
+	    (st = ev_outfile_commit(&r->seal_file, OUTPUT_MODE, err)))
+		return st;
+	if ((st = write_receipt(r, err)) != EV_OK)
+		return st;
+	if (seal_interrupted)
+		return ev_error_set(err, EV_INTERRUPTED, "interrupted by a signal; nothing was written");
+	return ev_outdir_commit(&r->od, 0755, err);
+}
+
+static void run_free(struct run *r)
+{
+	ev_archive_writer_free(r->writer);
+	ev_outfile_abort(&r->archive);
+	ev_outfile_abort(&r->seal_file);
+	ev_outfile_abort(&r->receipt_file);
+	if (r->od.tmp_name)
+		ev_outdir_abort(&r->od);
+	free(r->seal.members); /* paths belong to the tree */
+	ev_tree_free(&r->tree);
+	free(r->seal_bytes);
+	json_decref(r->receipt);
+}
+
+int seal_create_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"gzip", no_argument, NULL, 'z'},
+		{"help", no_argument, NULL, 'h'},
+		{"json", no_argument, NULL, 'j'},
+		{"level", required_argument, NULL, 'l'},
+		{"name", required_argument, NULL, 'n'},
+		{"output", required_argument, NULL, 'o'},
+		{"refuse-writable", no_argument, NULL, 'w'},
+		{"threads", required_argument, NULL, 't'},
+		{NULL, 0, NULL, 0},
+	};
+	struct create_opts o = {.compression = EV_COMPRESS_ZSTD};
+	long n;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	o.threads = cores > 0 ? (int)cores : 1;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(help, stdout);
+			return 0;
+		case 'j': o.json = 1; break;
+		case 'l':
+			if (parse_count(optarg, 1, 19, &n))
+				return msg_usage("create", "option --level: expected 1-19, found '%s'",
+						 optarg);
+			o.level = (int)n;
+			break;
+		case 'n': o.name = optarg; break;
+		case 'o': o.outdir = optarg; break;
+		case 't':
+			if (parse_count(optarg, 1, 256, &n))
+				return msg_usage("create", "option --threads: expected 1-256, found '%s'",
+						 optarg);
+			o.threads = (int)n;
+			break;
+		case 'w': o.refuse_writable = 1; break;
+		case 'z': o.compression = EV_COMPRESS_GZIP; break;
+		default:
+			return msg_usage("create", "unknown or incomplete option");
+		}
+	}
+	if (optind + 1 != argc)
+		return msg_usage("create", optind == argc ? "no DIR given" : "more than one DIR given");
+	o.dir = argv[optind];
+	if (!o.outdir)
+		return msg_usage("create", "no output directory given (-o OUTDIR)");
+	if (o.compression == EV_COMPRESS_GZIP && o.level > 9)
+		return msg_usage("create", "option --level: gzip takes 1-9, found %d", o.level);
+
+	seal_catch_signals();
+	struct ev_error err;
+	ev_error_clear(&err);
+	struct run r;
+	memset(&r, 0, sizeof r);
+	r.o = &o;
+	r.tree.rootfd = -1;
+	r.archive.fd = r.archive.dirfd = -1;
+	r.seal_file.fd = r.seal_file.dirfd = -1;
+	r.receipt_file.fd = r.receipt_file.dirfd = -1;
+	r.od.dirfd = r.od.parentfd = -1;
+	ev_status st = run_create(&r, &err);
+	if (st == EV_OK)
+		print_summary(&r);
+	else
+		msg_error(&err);
+	run_free(&r);
+	return ev_status_exit_code(st);
+}

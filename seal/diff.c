@@ -1,0 +1,124 @@
+/* seal diff: what changed between two seals, member by member. */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/json.h"
+#include "lib/seal.h"
+#include "seal/seal.h"
+
+static const char help[] =
+	"usage: seal diff [--json] A.json B.json\n"
+	"\n"
+	"List the members added (only in B), removed (only in A) and changed (type,\n"
+	"mode, size or SHA-256) between two seals, one per line:\n"
+	"  added: PATH (TYPE)\n"
+	"  removed: PATH (TYPE)\n"
+	"  changed: PATH: FIELD (A: VALUE, B: VALUE)\n"
+	"Exit status: 0 the seals list the same members, 1 they differ, 2 error.\n"
+	"\n"
+	"  --json      print {\"added\":[..],\"removed\":[..],\"changed\":[..]} instead\n"
+	"  -h, --help  show this help\n";
+
+struct diff {
+	int json;
+	unsigned differences;
+	json_t *added, *removed, *changed;
+};
+
+static void on_change(void *ctx, const struct ev_finding *f)
+{
+	struct diff *d = ctx;
+	d->differences++;
+	if (d->json)
+		json_array_append_new(d->changed, json_pack("{s:s, s:s, s:s, s:s}", "path", f->subject,
+							     "field", f->check, "a", f->expected,
+							     "b", f->found));
+	else
+		printf("changed: %s: %s (A: %s, B: %s)\n", f->subject, f->check, f->expected,
+		       f->found);
+}
+
+static void one_side(struct diff *d, json_t *list, const char *label, const struct ev_member *m)
+{
+	d->differences++;
+	if (d->json)
+		json_array_append_new(list, json_pack("{s:s, s:s}", "path", m->path, "type",
+						      ev_member_type_name(m->type)));
+	else
+		printf("%s: %s (%s)\n", label, m->path, ev_member_type_name(m->type));
+}
+
+int seal_diff_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"json", no_argument, NULL, 'j'},
+		{NULL, 0, NULL, 0},
+	};
+	struct diff d = {0};
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(help, stdout);
+			return 0;
+		case 'j': d.json = 1; break;
+		default:
+			return msg_usage("diff", "unknown option");
+		}
+	}
+	if (optind + 2 != argc)
+		return msg_usage("diff", "expected two seals, found %d", argc - optind);
+	struct ev_error err;
+	ev_error_clear(&err);
+	struct ev_seal a, b;
+	ev_seal_init(&b);
+	ev_status st = ev_seal_load(argv[optind], &a, NULL, NULL, NULL, &err);
+	if (st == EV_OK)
+		st = ev_seal_load(argv[optind + 1], &b, NULL, NULL, NULL, &err);
+	if (st != EV_OK) {
+		msg_error(&err);
+		ev_seal_free(&a);
+		return 2;
+	}
+	d.added = json_array();
+	d.removed = json_array();
+	d.changed = json_array();
+	if (strcmp(a.root, b.root) != 0) {
+		struct ev_finding f;
+		ev_finding_make(&f, "(root)", "root", "root name differs", a.root, b.root);
+		on_change(&d, &f);
+	}
+	size_t i = 0, j = 0;
+	while (i < a.count || j < b.count) {
+		int cmp = i == a.count ? 1 : j == b.count ? -1
+							  : strcmp(a.members[i].path, b.members[j].path);
+		if (cmp < 0)
+			one_side(&d, d.removed, "removed", &a.members[i++]);
+		else if (cmp > 0)
+			one_side(&d, d.added, "added", &b.members[j++]);
+		else
+			ev_member_compare(&a.members[i++], &b.members[j++], 1, on_change, &d);
+	}
+	if (d.json) {
+		json_t *doc = json_pack("{s:o, s:o, s:o}", "added", d.added, "removed", d.removed,
+					"changed", d.changed);
+		char *bytes = NULL;
+		size_t len = 0;
+		if (ev_json_dump(doc, &bytes, &len, &err) == EV_OK)
+			fwrite(bytes, 1, len, stdout);
+		free(bytes);
+		json_decref(doc);
+	} else {
+		json_decref(d.added);
+		json_decref(d.removed);
+		json_decref(d.changed);
+	}
+	ev_seal_free(&a);
+	ev_seal_free(&b);
+	return d.differences ? 1 : 0;
+}

@@ -1,0 +1,152 @@
+/* seal select: a selection manifest naming an exact subset of a seal. */
+#include "config.h"
+
+#include <fnmatch.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/atomic.h"
+#include "lib/json.h"
+#include "lib/path.h"
+#include "lib/seal.h"
+#include "seal/seal.h"
+#include "seal/selection.h"
+
+#define MAX_PATTERNS 1024
+
+static const char help[] =
+	"usage: seal select --seal SEAL.json --include GLOB [--include GLOB ...] -o FILE\n"
+	"\n"
+	"Write a selection manifest: the members of the seal that match, with their\n"
+	"types, modes, sizes and SHA-256, and the seal's own SHA-256. A copy of just\n"
+	"those files is later checked with 'seal verify --selection FILE DIR'.\n"
+	"\n"
+	"A GLOB is matched against member paths with fnmatch(3) and FNM_PATHNAME: '*'\n"
+	"and '?' do not cross '/'. A member is selected when it matches, or when one of\n"
+	"its parent directories matches (so 'summary' selects the whole directory).\n"
+	"Every GLOB must select at least one member.\n"
+	"\n"
+	"  --seal SEAL.json      the seal to select from\n"
+	"  --include GLOB        a pattern (repeatable)\n"
+	"  -o, --output FILE     the manifest to write (never overwritten)\n"
+	"  -h, --help            show this help\n";
+
+/* Does pattern match path or one of its parent directories? */
+static int selects(const char *pattern, const char *path)
+{
+	if (fnmatch(pattern, path, FNM_PATHNAME) == 0)
+		return 1;
+	char buf[EV_PATH_MAX + 1];
+	size_t n = strlen(path);
+	if (n > EV_PATH_MAX)
+		return 0;
+	memcpy(buf, path, n + 1);
+	for (char *slash = strrchr(buf, '/'); slash; slash = strrchr(buf, '/')) {
+		*slash = '\0';
+		if (fnmatch(pattern, buf, FNM_PATHNAME) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int seal_select_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"include", required_argument, NULL, 'i'},
+		{"output", required_argument, NULL, 'o'},
+		{"seal", required_argument, NULL, 's'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *seal_path = NULL, *out = NULL;
+	const char *patterns[MAX_PATTERNS];
+	size_t npat = 0;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(help, stdout);
+			return 0;
+		case 'i':
+			if (npat == MAX_PATTERNS)
+				return msg_usage("select", "more than %d --include patterns",
+						 MAX_PATTERNS);
+			patterns[npat++] = optarg;
+			break;
+		case 'o': out = optarg; break;
+		case 's': seal_path = optarg; break;
+		default:
+			return msg_usage("select", "unknown or incomplete option");
+		}
+	}
+	if (optind != argc)
+		return msg_usage("select", "unexpected argument '%s'", argv[optind]);
+	if (!seal_path || !out || npat == 0)
+		return msg_usage("select", "--seal, at least one --include and -o are required");
+
+	struct ev_error err;
+	ev_error_clear(&err);
+	struct ev_seal seal, subset;
+	uint8_t digest[EV_SHA256_LEN];
+	char hex[EV_SHA256_HEX_LEN + 1];
+	size_t *hits = calloc(npat, sizeof *hits);
+	json_t *doc = NULL;
+	char *bytes = NULL;
+	size_t len = 0;
+	ev_seal_init(&subset);
+	ev_status st = ev_seal_load(seal_path, &seal, digest, NULL, NULL, &err);
+	if (st != EV_OK)
+		goto out;
+	ev_sha256_hex(digest, hex);
+	subset.root = seal.root;
+	subset.members = calloc(seal.count ? seal.count : 1, sizeof *subset.members);
+	if (!hits || !subset.members) {
+		st = ev_error_set(&err, EV_ERROR, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < seal.count; i++) {
+		int chosen = 0;
+		for (size_t p = 0; p < npat; p++)
+			if (selects(patterns[p], seal.members[i].path)) {
+				hits[p]++;
+				chosen = 1;
+			}
+		if (chosen)
+			subset.members[subset.count++] = seal.members[i];
+	}
+	for (size_t p = 0; p < npat; p++)
+		if (!hits[p]) {
+			st = ev_error_set(&err, EV_USAGE,
+					  "--include '%s' matched no member of %s; nothing was written",
+					  patterns[p], seal_path);
+			goto out;
+		}
+	ev_seal_finish(&subset);
+	doc = ev_seal_to_json(&subset);
+	json_t *includes = json_array();
+	for (size_t p = 0; p < npat; p++)
+		json_array_append_new(includes, json_string(patterns[p]));
+	if (!doc || json_object_set_new(doc, "format", json_string(SELECTION_FORMAT)) ||
+	    json_object_set_new(doc, "seal_sha256", json_string(hex)) ||
+	    json_object_set_new(doc, "includes", includes)) {
+		st = ev_error_set(&err, EV_ERROR, "out of memory");
+		goto out;
+	}
+	if ((st = ev_json_dump(doc, &bytes, &len, &err)) != EV_OK ||
+	    (st = ev_publish_bytes(out, bytes, len, 0644, &err)) != EV_OK)
+		goto out;
+	printf("selected %zu of %zu members (%llu files, %llu bytes) from %s into %s\n",
+	       subset.count, seal.count, (unsigned long long)subset.files,
+	       (unsigned long long)subset.bytes, seal_path, out);
+out:
+	if (st != EV_OK)
+		msg_error(&err);
+	free(bytes);
+	json_decref(doc);
+	free(subset.members); /* members and root belong to seal */
+	free(hits);
+	ev_seal_free(&seal);
+	return ev_status_exit_code(st);
+}

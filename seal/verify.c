@@ -1,0 +1,401 @@
+/* seal verify: check a tree, an archive or a copied selection against a
+ * seal, reporting every finding. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/archive_reader.h"
+#include "lib/atomic.h"
+#include "lib/json.h"
+#include "lib/progress.h"
+#include "lib/receipt.h"
+#include "lib/seal.h"
+#include "lib/sha256.h"
+#include "lib/tree.h"
+#include "seal/seal.h"
+#include "seal/selection.h"
+
+static const char help[] =
+	"usage: seal verify --seal SEAL.json [options] (DIR | ARCHIVE)\n"
+	"       seal verify --selection selection.json [--seal SEAL.json] [options] DIR\n"
+	"\n"
+	"Check every member of a tree or of an archive against a seal: present, type,\n"
+	"size, mode, SHA-256; members missing from the target and members the seal does\n"
+	"not list. Every finding is reported, not only the first. With --selection,\n"
+	"check a copied subset of files against a selection manifest (seal select).\n"
+	"\n"
+	"  --seal SEAL.json      the seal to check against\n"
+	"  --seal-sha256 HEX     refuse a SEAL.json whose bytes hash differently\n"
+	"  --selection FILE      check DIR against a selection manifest\n"
+	"  --receipt FILE        also write the verification receipt to FILE\n"
+	"  --json                print the receipt as JSON on stdout\n"
+	"  -h, --help            show this help\n"
+	"\n"
+	"Findings go to stderr as 'seal: MEMBER: what (expected X, found Y)', the verdict\n"
+	"to stdout. Exit status: 0 all members held, 1 a finding, 2 the check could not\n"
+	"be made.\n";
+
+struct verify_opts {
+	const char *seal, *seal_sha256, *selection, *receipt, *target;
+	int json;
+};
+
+struct report {
+	const struct verify_opts *o;
+	unsigned findings;
+	json_t *receipt;
+};
+
+static void on_finding(void *ctx, const struct ev_finding *f)
+{
+	struct report *r = ctx;
+	r->findings++;
+	if (!r->o->json)
+		msg_finding(stderr, TOOL ": ", f);
+	/* Each finding is a failed check in the receipt, named by its member,
+	 * so that receipts from two hosts can be compared member by member. */
+	char name[1200], detail[512] = "";
+	struct ev_error ignored;
+	ev_error_clear(&ignored);
+	snprintf(name, sizeof name, "%s:%s", f->check, f->subject);
+	if (f->expected[0] || f->found[0])
+		snprintf(detail, sizeof detail, "%s (expected %s, found %s)", f->message,
+			 f->expected[0] ? f->expected : "nothing", f->found[0] ? f->found : "nothing");
+	else
+		snprintf(detail, sizeof detail, "%s", f->message);
+	ev_receipt_add_check(r->receipt, name, 0, detail, &ignored);
+}
+
+static void member_from_entry(const struct ev_tree_entry *e, struct ev_member *m)
+{
+	*m = e->m;
+}
+
+/* Ancestors of the expected members: directories a subset copy must hold
+ * even when they were not selected. Sorted for bsearch. */
+struct ancestors {
+	char **paths;
+	size_t count;
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int collect_ancestors(const struct ev_seal *expected, struct ancestors *an)
+{
+	size_t cap = 0;
+	memset(an, 0, sizeof *an);
+	for (size_t i = 0; i < expected->count; i++) {
+		const char *p = expected->members[i].path;
+		for (const char *s = strchr(p, '/'); s; s = strchr(s + 1, '/')) {
+			if (an->count == cap) {
+				cap = cap ? cap * 2 : 64;
+				char **bigger = realloc(an->paths, cap * sizeof *bigger);
+				if (!bigger)
+					return -1;
+				an->paths = bigger;
+			}
+			if (!(an->paths[an->count++] = strndup(p, (size_t)(s - p))))
+				return -1;
+		}
+	}
+	qsort(an->paths, an->count, sizeof *an->paths, cmp_str);
+	return 0;
+}
+
+static int is_ancestor(const struct ancestors *an, const char *path)
+{
+	return an->count && bsearch(&path, an->paths, an->count, sizeof *an->paths, cmp_str);
+}
+
+static void free_ancestors(struct ancestors *an)
+{
+	for (size_t i = 0; i < an->count; i++)
+		free(an->paths[i]);
+	free(an->paths);
+}
+
+static void report_simple(struct report *r, const char *subject, const char *check,
+			  const char *message, const char *expected, const char *found)
+{
+	struct ev_finding f;
+	ev_finding_make(&f, subject, check, message, expected, found);
+	on_finding(r, &f);
+}
+
+/* Compare a tree on disk with the expected members. subset: the tree is a
+ * copy of a selection, so unselected ancestor directories are expected. */
+static ev_status verify_tree(const char *dir, const struct ev_seal *expected, int subset,
+			     struct report *r, struct ev_error *err)
+{
+	struct ev_tree tree = {.rootfd = -1};
+	struct ancestors an = {0};
+	ev_status st = ev_tree_scan(dir, &tree, on_finding, r, err);
+	if (st != EV_OK)
+		goto out;
+	if (subset && collect_ancestors(expected, &an) != 0) {
+		st = ev_error_set(err, EV_ERROR, "out of memory");
+		goto out;
+	}
+	struct ev_progress progress;
+	ev_progress_init(&progress, stderr, TOOL ": verifying", expected->bytes, expected->count);
+	size_t i = 0, j = 0;
+	while (i < expected->count || j < tree.count) {
+		int c = i == expected->count ? 1
+			: j == tree.count    ? -1
+					     : strcmp(expected->members[i].path, tree.entries[j].m.path);
+		if (c < 0) {
+			const struct ev_member *m = &expected->members[i++];
+			report_simple(r, m->path, "missing", "missing", ev_member_type_name(m->type),
+				      NULL);
+			continue;
+		}
+		if (c > 0) {
+			const struct ev_tree_entry *e = &tree.entries[j++];
+			if (subset && e->m.type == EV_MEMBER_DIR && is_ancestor(&an, e->m.path))
+				continue;
+			report_simple(r, e->m.path, "extra", "not in the seal", NULL,
+				      ev_member_type_name(e->m.type));
+			continue;
+		}
+		const struct ev_member *want = &expected->members[i++];
+		struct ev_tree_entry *e = &tree.entries[j++];
+		struct ev_member got;
+		member_from_entry(e, &got);
+		int hashed = 0;
+		if (want->type == EV_MEMBER_FILE && got.type == EV_MEMBER_FILE &&
+		    want->size == got.size) {
+			int fd = ev_tree_open_member(&tree, got.path);
+			if (fd < 0) {
+				report_simple(r, got.path, "unreadable", "cannot be read", NULL,
+					      strerror(errno));
+				continue;
+			}
+			uint64_t size = 0;
+			st = ev_sha256_fd(fd, got.path, got.sha256, &size, err);
+			close(fd);
+			if (st != EV_OK)
+				goto out;
+			got.size = size;
+			hashed = 1;
+			ev_progress_add(&progress, size, 0);
+		}
+		ev_member_compare(want, &got, hashed, on_finding, r);
+		ev_progress_add(&progress, 0, 1);
+		if (seal_interrupted) {
+			st = ev_error_set(err, EV_INTERRUPTED, "interrupted by a signal; nothing claimed");
+			goto out;
+		}
+	}
+	ev_progress_done(&progress);
+out:
+	free_ancestors(&an);
+	ev_tree_free(&tree);
+	return st;
+}
+
+static int is_directory(const char *path, struct ev_error *err, ev_status *st)
+{
+	struct stat sb;
+	if (stat(path, &sb) != 0) {
+		*st = ev_error_errno(err, errno, "%s: cannot stat", path);
+		return -1;
+	}
+	if (S_ISDIR(sb.st_mode))
+		return 1;
+	if (S_ISREG(sb.st_mode))
+		return 0;
+	*st = ev_error_set(err, EV_USAGE, "%s: neither a directory nor an archive file", path);
+	return -1;
+}
+
+static ev_status emit_receipt(struct report *r, struct ev_error *err)
+{
+	ev_status st = ev_receipt_finish(r->receipt, err);
+	if (st != EV_OK)
+		return st;
+	char *bytes = NULL;
+	size_t len = 0;
+	if ((st = ev_json_dump(r->receipt, &bytes, &len, err)) != EV_OK)
+		return st;
+	if (r->o->receipt)
+		st = ev_publish_bytes(r->o->receipt, bytes, len, 0644, err);
+	if (st == EV_OK && r->o->json)
+		fwrite(bytes, 1, len, stdout);
+	free(bytes);
+	return st;
+}
+
+static ev_status run_verify(const struct verify_opts *o, struct report *r, struct ev_error *err)
+{
+	struct ev_seal seal, *expected = &seal;
+	struct selection sel;
+	char *seal_bytes = NULL;
+	size_t seal_len = 0;
+	uint8_t digest[EV_SHA256_LEN];
+	char seal_hex[EV_SHA256_HEX_LEN + 1] = "";
+	ev_status st = EV_OK;
+	ev_seal_init(&seal);
+	memset(&sel, 0, sizeof sel);
+
+	if (o->receipt && access(o->receipt, F_OK) == 0)
+		return ev_error_set(err, EV_REFUSED,
+				    "%s: already exists; evidence is never overwritten (choose a new name)",
+				    o->receipt);
+	r->receipt = ev_receipt_new("verify", TOOL, err);
+	if (!r->receipt)
+		return err->status;
+	if (o->seal) {
+		/* The pin is checked on the raw bytes before anything is parsed. */
+		if ((st = ev_file_read_all(o->seal, EV_JSON_MAX_BYTES, &seal_bytes, &seal_len, err)) ||
+		    (st = ev_sha256_buffer(seal_bytes, seal_len, digest, err)))
+			goto out;
+		ev_sha256_hex(digest, seal_hex);
+		ev_receipt_add_input(r->receipt, EV_SEAL_FILENAME, o->seal, seal_hex, err);
+		if (o->seal_sha256) {
+			int pinned = strcmp(seal_hex, o->seal_sha256) == 0;
+			ev_receipt_add_check(r->receipt, "seal-sha256", pinned,
+					     pinned ? "SEAL.json bytes hash to the pinned value" : NULL,
+					     err);
+			if (!pinned) {
+				report_simple(r, o->seal, "seal-sha256",
+					      "SEAL.json is not the pinned seal; nothing else was checked",
+					      o->seal_sha256, seal_hex);
+				st = EV_MISMATCH;
+				goto out;
+			}
+		}
+		json_t *doc = NULL;
+		if ((st = ev_json_parse(seal_bytes, seal_len, o->seal, EV_SEAL_FORMAT,
+					EV_JSON_REQUIRE_CANONICAL, &doc, err)))
+			goto out;
+		st = ev_seal_from_json(doc, o->seal, 0, &seal, err);
+		json_decref(doc);
+		if (st != EV_OK)
+			goto out;
+	}
+	if (o->selection) {
+		if ((st = selection_load(o->selection, &sel, err)) != EV_OK)
+			goto out;
+		ev_receipt_add_input(r->receipt, "selection", o->selection, NULL, err);
+		if (o->seal) {
+			int same = strcmp(sel.seal_sha256, seal_hex) == 0;
+			ev_receipt_add_check(r->receipt, "selection-from-seal", same, NULL, err);
+			if (!same)
+				report_simple(r, o->selection, "selection-seal",
+					      "the selection was not made from this seal", seal_hex,
+					      sel.seal_sha256);
+			for (size_t i = 0; i < sel.members.count; i++) {
+				long at = ev_seal_find(&seal, sel.members.members[i].path);
+				if (at < 0)
+					report_simple(r, sel.members.members[i].path, "selection",
+						      "selected member is not in the seal", NULL, NULL);
+				else
+					ev_member_compare(&seal.members[at], &sel.members.members[i], 1,
+							  on_finding, r);
+			}
+		}
+		expected = &sel.members;
+	}
+
+	int dir = is_directory(o->target, err, &st);
+	if (dir < 0)
+		goto out;
+	if (o->selection && !dir) {
+		st = ev_error_set(err, EV_USAGE, "%s: --selection checks a directory, not an archive",
+				  o->target);
+		goto out;
+	}
+	if (dir) {
+		ev_receipt_add_input(r->receipt, "tree", o->target, NULL, err);
+		st = verify_tree(o->target, expected, o->selection != NULL, r, err);
+		if (st != EV_OK)
+			goto out;
+	} else {
+		struct ev_archive_check res;
+		st = ev_archive_check(o->target, &seal, seal_bytes, seal_len, on_finding, r, &res, err);
+		if (st == EV_ERROR || st >= EV_USAGE)
+			goto out;
+		char hex[EV_SHA256_HEX_LEN + 1];
+		ev_sha256_hex(res.archive_sha256, hex);
+		ev_receipt_add_input(r->receipt, "archive", o->target, hex, err);
+		st = EV_OK;
+	}
+	char detail[128];
+	snprintf(detail, sizeof detail, "%zu members expected, %u findings", expected->count,
+		 r->findings);
+	ev_receipt_add_check(r->receipt, "members", r->findings == 0, detail, err);
+	st = r->findings ? EV_MISMATCH : EV_OK;
+out:
+	if (st == EV_OK || st == EV_MISMATCH) {
+		ev_status wst = emit_receipt(r, err);
+		if (wst != EV_OK)
+			st = wst;
+		else if (!o->json)
+			printf("%s: %s: %zu members, %u finding%s against %s\n",
+			       st == EV_OK ? "OK" : "FAIL", o->target, expected->count, r->findings,
+			       r->findings == 1 ? "" : "s", o->selection ? o->selection : o->seal);
+	}
+	free(seal_bytes);
+	ev_seal_free(&seal);
+	selection_free(&sel);
+	return st;
+}
+
+int seal_verify_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"json", no_argument, NULL, 'j'},
+		{"receipt", required_argument, NULL, 'r'},
+		{"seal", required_argument, NULL, 's'},
+		{"seal-sha256", required_argument, NULL, 'p'},
+		{"selection", required_argument, NULL, 'S'},
+		{NULL, 0, NULL, 0},
+	};
+	struct verify_opts o = {0};
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(help, stdout);
+			return 0;
+		case 'j': o.json = 1; break;
+		case 'p': o.seal_sha256 = optarg; break;
+		case 'r': o.receipt = optarg; break;
+		case 's': o.seal = optarg; break;
+		case 'S': o.selection = optarg; break;
+		default:
+			return msg_usage("verify", "unknown or incomplete option");
+		}
+	}
+	if (optind + 1 != argc)
+		return msg_usage("verify", optind == argc ? "no DIR or ARCHIVE given"
+							  : "more than one target given");
+	o.target = argv[optind];
+	if (!o.seal && !o.selection)
+		return msg_usage("verify", "nothing to check against (--seal or --selection)");
+	if (o.seal_sha256 && !o.seal)
+		return msg_usage("verify", "--seal-sha256 pins a --seal; none given");
+	if (o.seal_sha256 && !ev_sha256_hex_valid(o.seal_sha256))
+		return msg_usage("verify", "option --seal-sha256: expected 64 lower-case hex digits");
+
+	seal_catch_signals();
+	struct ev_error err;
+	ev_error_clear(&err);
+	struct report r = {.o = &o};
+	ev_status st = run_verify(&o, &r, &err);
+	if (st >= EV_ERROR)
+		msg_error(&err);
+	json_decref(r.receipt);
+	return ev_status_exit_code(st);
+}
