@@ -1,0 +1,106 @@
+# lib.sh: sourced by every tests/<tool>/t-*.sh end-to-end test.
+#
+# Each script gets a fresh trash directory (kept on failure, removed on
+# success) and runs its cases with test_expect_success 'what it proves' 'body'.
+# Bodies are &&-chained shell; a case passes when its body exits 0. Output
+# is TAP-like; the script exits 0 when every case passed, 1 otherwise, 77
+# when it cannot run here (automake's SKIP).
+
+set -u
+: "${EV_BUILDDIR:?run the tests through make check}"
+: "${EV_SRCDIR:?run the tests through make check}"
+SEAL="$EV_BUILDDIR/seal/seal"
+export LC_ALL=C.UTF-8
+umask 022
+
+test_name=$(basename "$0" .sh)
+trash=$(mktemp -d "${TMPDIR:-/tmp}/evidence-$test_name.XXXXXX") || exit 99
+cd "$trash" || exit 99
+test_n=0
+test_failed=0
+
+test_expect_success () {
+	test_n=$((test_n + 1))
+	if (eval "$2") >"$trash/.case-$test_n.log" 2>&1; then
+		echo "ok $test_n - $1"
+	else
+		echo "not ok $test_n - $1"
+		sed 's/^/#   /' "$trash/.case-$test_n.log"
+		test_failed=$((test_failed + 1))
+	fi
+}
+
+test_skip_all () {
+	echo "1..0 # SKIP $1"
+	cd / && rm -rf "$trash"
+	exit 77
+}
+
+test_done () {
+	echo "1..$test_n"
+	if [ "$test_failed" -eq 0 ]; then
+		cd / && rm -rf "$trash"
+		exit 0
+	fi
+	echo "# $test_failed of $test_n failed; trash kept in $trash"
+	exit 1
+}
+
+# test_expect_code N command...: the command exits with exactly N.
+test_expect_code () {
+	want=$1
+	shift
+	"$@"
+	got=$?
+	if [ "$got" -ne "$want" ]; then
+		echo "expected exit $want, found $got: $*" >&2
+		return 1
+	fi
+}
+
+# test_cmp expected actual: identical, else show the difference.
+test_cmp () {
+	diff -u "$1" "$2"
+}
+
+# test_must_be_absent PATH...: none of them exists.
+test_must_be_absent () {
+	for p in "$@"; do
+		if [ -e "$p" ] || [ -L "$p" ]; then
+			echo "should not exist: $p" >&2
+			return 1
+		fi
+	done
+}
+
+# no_temporaries DIR: no temporary output (".NAME.tmp-XXXXXX") was left in DIR.
+no_temporaries () {
+	left=$(find "$1" -maxdepth 1 -name '.*.tmp-*' | head -n 1)
+	if [ -n "$left" ]; then
+		echo "temporary output left behind: $left" >&2
+		return 1
+	fi
+}
+
+sha256_of () {
+	sha256sum "$1" | cut -d' ' -f1
+}
+
+# make_campaign DIR: a small campaign-shaped tree with varied modes, an empty
+# file, an empty directory, a UTF-8 name and a name longer than 100 bytes
+# (which tar stores in a pax header). Same content every time.
+make_campaign () {
+	mkdir -p "$1/runs/A-1/journal" "$1/runs/A-1/native" "$1/runs/A-1/series" \
+		"$1/runs/B-1/journal" "$1/summary" "$1/observe/empty" &&
+	cp "$EV_SRCDIR/share/demo/campaign/runs/A-1/journal/1.bin" "$1/runs/A-1/journal/1.bin" &&
+	cp "$EV_SRCDIR/share/demo/campaign/runs/B-1/journal/1.bin" "$1/runs/B-1/journal/1.bin" &&
+	chmod 600 "$1/runs/A-1/journal/1.bin" "$1/runs/B-1/journal/1.bin" &&
+	cp "$EV_SRCDIR/share/demo/campaign/runs/A-1/native/sender.stdout" "$1/runs/A-1/native/" &&
+	seq 1 5000 > "$1/runs/A-1/series/send.csv" &&
+	printf '#!/bin/sh\necho run\n' > "$1/runs/run.sh" && chmod 755 "$1/runs/run.sh" &&
+	: > "$1/runs/B-1/empty.log" &&
+	echo 'p99 1943' > "$1/summary/$(printf 'r\303\251sum\303\251.txt')" &&
+	echo long > "$1/summary/$(printf 'n%.0s' $(seq 1 120)).txt" &&
+	head -c 300000 /dev/zero | tr '\0' 'x' > "$1/observe/before.txt" &&
+	chmod 750 "$1/observe"
+}

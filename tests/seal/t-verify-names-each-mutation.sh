@@ -1,0 +1,96 @@
+#!/bin/sh
+# seal verify reports each mutation of a sealed tree as exactly the member
+# it touched, with expected and found values, and exits 1; on archives too.
+. "$EV_SRCDIR/tests/lib/lib.sh"
+
+J=runs/A-1/journal/1.bin
+
+# mutated NAME 'shell applied inside the copy': a fresh copy of the tree.
+mutated () {
+	rm -rf "$1" && cp -a c "$1" && (cd "$1" && eval "$2")
+}
+
+# findings TARGET 'expected stderr lines...': verify exits 1 with exactly those.
+findings () {
+	target=$1
+	shift
+	printf "%s\n" "$@" >expect &&
+	test_expect_code 1 "$SEAL" verify --seal out/SEAL.json "$target" >stdout 2>actual &&
+	test_cmp expect actual &&
+	grep -q "^FAIL: $target: 19 members, $# finding" stdout
+}
+
+test_expect_success 'setup: seal a campaign; the tree and the archive verify clean' '
+	make_campaign c && "$SEAL" create c -o out >/dev/null &&
+	"$SEAL" verify --seal out/SEAL.json c >stdout &&
+	echo "OK: c: 19 members, 0 findings against out/SEAL.json" >expect && test_cmp expect stdout &&
+	"$SEAL" verify --seal out/SEAL.json out/archive.tar.zst >/dev/null
+'
+
+test_expect_success 'one flipped byte: the member and both digests' '
+	mutated m "printf \"\\\\377\" | dd of=$J bs=1 seek=100 conv=notrunc 2>/dev/null" &&
+	findings m "seal: $J: content differs (SHA-256) (expected $(sha256_of c/$J), found $(sha256_of m/$J))"
+'
+
+test_expect_success 'a truncation: the member and both sizes' '
+	size=$(stat -c %s c/$J) &&
+	mutated m "truncate -s -1 $J" &&
+	findings m "seal: $J: size differs (expected $size, found $((size - 1)))"
+'
+
+test_expect_success 'a chmod: the member and both modes' '
+	mutated m "chmod 644 $J" &&
+	findings m "seal: $J: mode differs (expected 0600, found 0644)"
+'
+
+test_expect_success 'an added file' '
+	mutated m "echo new >runs/A-1/new.txt" &&
+	findings m "seal: runs/A-1/new.txt: not in the seal (found file)"
+'
+
+test_expect_success 'a removed file' '
+	mutated m "rm runs/run.sh" &&
+	findings m "seal: runs/run.sh: missing (expected file, found nothing)"
+'
+
+test_expect_success 'a rename: the old name missing, the new one extra' '
+	mutated m "mv runs/run.sh runs/start.sh" &&
+	findings m "seal: runs/run.sh: missing (expected file, found nothing)" \
+		"seal: runs/start.sh: not in the seal (found file)"
+'
+
+test_expect_success 'a file replaced by a symbolic link to an identical copy' '
+	mutated m "cp runs/run.sh /tmp/evidence-run-copy.$$ && rm runs/run.sh && ln -s /tmp/evidence-run-copy.$$ runs/run.sh" &&
+	findings m "seal: runs/run.sh: type differs (expected file, found symlink)"
+'
+
+test_expect_success 'several mutations at once: every one is reported' '
+	mutated m "chmod 644 $J && rm runs/run.sh && echo x >extra" &&
+	test_expect_code 1 "$SEAL" verify --seal out/SEAL.json m 2>actual >/dev/null &&
+	test "$(wc -l <actual)" -eq 3
+'
+
+test_expect_success 'archives: a mutated tree sealed under the same name names the member' '
+	mutated m "chmod 644 $J && echo x >>summary/r*.txt" &&
+	"$SEAL" create --name c m -o mout >/dev/null &&
+	test_expect_code 1 "$SEAL" verify --seal out/SEAL.json mout/archive.tar.zst 2>actual >/dev/null &&
+	grep -x "seal: SEAL.json: the archive.s SEAL.json differs from the seal given" actual &&
+	grep -x "seal: $J: mode differs (expected 0600, found 0644)" actual &&
+	grep -q "^seal: summary/r.*sum.*\.txt: size differs (expected 9, found 11)$" actual &&
+	test "$(wc -l <actual)" -eq 3
+'
+
+test_expect_success 'archives: one member missing from an archive of a smaller tree' '
+	mutated m "rm runs/B-1/empty.log" &&
+	"$SEAL" create --name c m -o mout2 >/dev/null &&
+	test_expect_code 1 "$SEAL" verify --seal out/SEAL.json mout2/archive.tar.zst 2>actual >/dev/null &&
+	grep -x "seal: runs/B-1/empty.log: missing from the archive (expected file, found nothing)" actual
+'
+
+test_expect_success 'a truncated archive is a finding, not a crash' '
+	head -c $(( $(stat -c %s out/archive.tar.zst) / 2 )) out/archive.tar.zst >cut.tar.zst &&
+	test_expect_code 1 "$SEAL" verify --seal out/SEAL.json cut.tar.zst 2>actual >/dev/null &&
+	grep -q "archive stream is damaged" actual
+'
+
+test_done
