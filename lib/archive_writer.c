@@ -450,6 +450,11 @@ ev_status ev_archive_writer_finish(struct ev_archive_writer *w, const char *seal
 	return st;
 }
 
+int ev_archive_writer_level(const struct ev_archive_writer *w)
+{
+	return w->level;
+}
+
 uint64_t ev_archive_writer_size(const struct ev_archive_writer *w)
 {
 	return w->total_bytes ? w->total_bytes : w->reserve + w->stream_bytes;

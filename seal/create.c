@@ -38,7 +38,7 @@ static const char help[] =
 	"  -o, --output OUTDIR   where the outputs go (created; never overwritten)\n"
 	"      --gzip            write archive.tar.gz instead of archive.tar.zst\n"
 	"      --threads N       compression workers (default: all cores)\n"
-	"      --level N         compression level (zstd 1-19, default 3; gzip 1-9, default 6)\n"
+	"      --level N         compression level (zstd -7 to 19, default 1; gzip 1-9, default 6)\n"
 	"      --name ROOT       the tree's name in the seal and archive (default: DIR's name)\n"
 	"      --refuse-writable refuse group- or world-writable members\n"
 	"      --json            print the receipt as JSON on stdout\n"
@@ -450,6 +450,8 @@ static ev_status write_receipt(struct run *r, struct ev_error *err)
 	    (st = ev_receipt_set_fact(r->receipt, "totals", totals, err)) ||
 	    (st = ev_receipt_set_fact(r->receipt, "compression",
 				      json_string(ev_compression_name(o->compression)), err)) ||
+	    (st = ev_receipt_set_fact(r->receipt, "compression_level",
+				      json_integer(ev_archive_writer_level(r->writer)), err)) ||
 	    (st = ev_receipt_set_fact(
 		     r->receipt, "archive_bytes",
 		     json_integer((json_int_t)ev_archive_writer_size(r->writer)), err)) ||
@@ -600,8 +602,9 @@ int seal_create_main(int argc, char **argv)
 			return 0;
 		case 'j': o.json = 1; break;
 		case 'l':
-			if (parse_count(optarg, 1, 19, &n))
-				return msg_usage("create", "option --level: expected 1-19, found '%s'",
+			if (parse_count(optarg, -7, 19, &n) || n == 0)
+				return msg_usage("create",
+						 "option --level: expected -7 to -1 or 1 to 19, found '%s'",
 						 optarg);
 			o.level = (int)n;
 			break;
@@ -624,7 +627,7 @@ int seal_create_main(int argc, char **argv)
 	o.dir = argv[optind];
 	if (!o.outdir)
 		return msg_usage("create", "no output directory given (-o OUTDIR)");
-	if (o.compression == EV_COMPRESS_GZIP && o.level > 9)
+	if (o.compression == EV_COMPRESS_GZIP && (o.level > 9 || o.level < 0))
 		return msg_usage("create", "option --level: gzip takes 1-9, found %d", o.level);
 
 	seal_catch_signals();

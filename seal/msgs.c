@@ -32,16 +32,6 @@ void msg_error(const struct ev_error *err)
 	fprintf(stderr, TOOL ": %s\n", err->text);
 }
 
-void msg_warn(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fputs(TOOL ": ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
-
 static const char *synopsis(const char *sub)
 {
 	if (!sub)

@@ -17,7 +17,6 @@ int seal_select_main(int argc, char **argv);
 
 /* "seal: <text>" on stderr. */
 void msg_error(const struct ev_error *err);
-void msg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A usage problem: reason, then the subcommand's synopsis and a --help hint. */
 int msg_usage(const char *subcommand, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* One finding as a line: "seal: subject: message (expected X, found Y)". */
