@@ -99,8 +99,9 @@ static int hash_data(struct archive *a, struct checker *c, const char *subject,
 		if (r == ARCHIVE_EOF)
 			break;
 		if (r != ARCHIVE_OK) {
-			found(c, subject, "stream", "archive stream is damaged while reading member data",
-			      NULL, archive_error_string(a));
+			found(c, subject, "stream",
+			      "archive stream is damaged or truncated while this member is read", NULL,
+			      archive_error_string(a));
 			return -1;
 		}
 		ev_sha256_update(sha, buf, len, &ignored);
@@ -136,7 +137,8 @@ static int check_embedded_seal(struct archive *a, struct archive_entry *e, struc
 		if (r == ARCHIVE_EOF)
 			break;
 		if (r != ARCHIVE_OK) {
-			found(c, EV_SEAL_FILENAME, "stream", "archive stream is damaged", NULL,
+			found(c, EV_SEAL_FILENAME, "stream",
+			      "archive stream is damaged or truncated while this member is read", NULL,
 			      archive_error_string(a));
 			free(copy);
 			return -1;
@@ -221,6 +223,7 @@ ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const c
 	ev_status st = EV_OK;
 	struct checker c = {.seal = seal, .on_finding = on_finding, .ctx = ctx, .last_index = -1};
 	struct raw_source src = {.fd = -1};
+	int first = 1, broken = 0, stream_ended = 0;
 	struct archive *a = NULL;
 	struct ev_sha256 *member_sha = ev_sha256_new();
 	src.sha = ev_sha256_new();
@@ -249,11 +252,19 @@ ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const c
 			st = ev_error_errno(err, src.failed_errno, "%s: read failed", path);
 			goto out;
 		}
-		found(&c, path, "stream", "not a zstd or gzip compressed tar archive", NULL,
-		      archive_error_string(a));
-		goto drain;
+		/* libarchive reads ahead while opening, so damage far into a small
+		 * archive shows here too: tell it apart from a foreign file. */
+		static const unsigned char zstd_magic[4] = {0x28, 0xB5, 0x2F, 0xFD};
+		static const unsigned char gzip_magic[2] = {0x1F, 0x8B};
+		int ours = src.bytes >= 4 && (memcmp(src.buf, zstd_magic, 4) == 0 ||
+					      memcmp(src.buf, gzip_magic, 2) == 0);
+		found(&c, path, "stream",
+		      ours ? "archive stream is damaged or truncated"
+			   : "not a zstd or gzip compressed tar archive",
+		      NULL, archive_error_string(a));
+		stream_ended = 1;
+		goto summarize;
 	}
-	int first = 1, broken = 0;
 	while (!broken) {
 		struct archive_entry *e;
 		int r = archive_read_next_header(a, &e);
@@ -266,24 +277,41 @@ ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const c
 		if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
 			found(&c, path, "stream", "archive stream is damaged or truncated", NULL,
 			      archive_error_string(a));
+			stream_ended = 1;
 			break;
 		}
 		if (first) {
 			first = 0;
-			if (check_embedded_seal(a, e, &c, seal_bytes, seal_len) != 0)
+			if (check_embedded_seal(a, e, &c, seal_bytes, seal_len) != 0) {
+				stream_ended = 1;
 				break;
+			}
 			continue;
 		}
 		result->members_checked++;
 		check_member(a, e, &c, member_sha, &broken);
 	}
-	if (first && !broken)
+summarize:
+	if (first && !broken && !stream_ended)
 		found(&c, path, "embedded-seal", "the archive holds no members at all", NULL, NULL);
-	for (size_t i = 0; i < seal->count; i++)
-		if (!c.seen[i])
-			found(&c, seal->members[i].path, "missing", "missing from the archive",
-			      ev_member_type_name(seal->members[i].type), NULL);
-drain:
+	if (broken || stream_ended) {
+		/* Members after the break were never reached: say so once rather
+		 * than calling each of them missing. */
+		size_t unreached = 0;
+		for (size_t i = 0; i < seal->count; i++)
+			unreached += !c.seen[i];
+		if (unreached) {
+			char n[32];
+			snprintf(n, sizeof n, "%zu", unreached);
+			found(&c, path, "unreached", "sealed members left unchecked",
+			      NULL, n);
+		}
+	} else {
+		for (size_t i = 0; i < seal->count; i++)
+			if (!c.seen[i])
+				found(&c, seal->members[i].path, "missing", "missing from the archive",
+				      ev_member_type_name(seal->members[i].type), NULL);
+	}
 	/* Hash the rest of the file: the archive's digest covers every byte. */
 	for (;;) {
 		const void *ignored;

@@ -25,6 +25,7 @@ struct ev_archive_writer {
 	size_t seal_json_len;
 	uint64_t reserve;    /* zstd: bytes kept free at the start for SEAL.json */
 	uint64_t stream_bytes; /* compressed member-stream bytes written */
+	uint64_t writeback_from; /* zstd: file offset not yet handed to writeback */
 	uint64_t total_bytes;
 	struct archive *tar;
 	struct archive_entry *entry;
@@ -48,6 +49,23 @@ const char *ev_archive_filename(enum ev_compression c)
 
 /* --- compression of the member stream ------------------------------------ */
 
+/* Start the kernel's writeback of what was written since the last call,
+ * every WRITEBACK_STEP bytes, without waiting for it: the fsync at the end
+ * then finds little left to flush, and a large archive never fills memory
+ * with dirty pages. Only for the final file (zstd), not gzip's spool. */
+#define WRITEBACK_STEP ((uint64_t)16 << 20)
+
+static void start_writeback(struct ev_archive_writer *w)
+{
+	uint64_t end = w->reserve + w->stream_bytes;
+	if (w->compression != EV_COMPRESS_ZSTD || end - w->writeback_from < WRITEBACK_STEP)
+		return;
+	/* Advisory: a file system that cannot do it simply flushes at fsync. */
+	sync_file_range(w->out_fd, (off64_t)w->writeback_from,
+			(off64_t)(end - w->writeback_from), SYNC_FILE_RANGE_WRITE);
+	w->writeback_from = end;
+}
+
 static ev_status zstd_pump(struct ev_archive_writer *w, const void *buf, size_t len,
 			   ZSTD_EndDirective mode, struct ev_error *err)
 {
@@ -61,6 +79,7 @@ static ev_status zstd_pump(struct ev_archive_writer *w, const void *buf, size_t 
 		if (out.pos && ev_write_all(w->stream_fd, w->outbuf, out.pos, w->display, err))
 			return err->status;
 		w->stream_bytes += out.pos;
+		start_writeback(w);
 		if (mode == ZSTD_e_end ? left == 0 : in.pos == in.size)
 			return EV_OK;
 	}
@@ -250,6 +269,7 @@ ev_status ev_archive_writer_new(struct ev_archive_writer **out, int out_fd, int 
 		if (st != EV_OK)
 			goto fail;
 		w->reserve = ZSTD_compressBound(tar_len) + ZSTD_SKIPPABLEHEADERSIZE;
+		w->writeback_from = w->reserve;
 		if (lseek(out_fd, (off_t)w->reserve, SEEK_SET) < 0) {
 			st = ev_error_errno(err, errno, "%s: cannot seek", display);
 			goto fail;

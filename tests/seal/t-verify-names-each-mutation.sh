@@ -90,7 +90,21 @@ test_expect_success 'archives: one member missing from an archive of a smaller t
 test_expect_success 'a truncated archive is a finding, not a crash' '
 	head -c $(( $(stat -c %s out/archive.tar.zst) / 2 )) out/archive.tar.zst >cut.tar.zst &&
 	test_expect_code 1 "$SEAL" verify --seal out/SEAL.json cut.tar.zst 2>actual >/dev/null &&
-	grep -q "archive stream is damaged" actual
+	grep -q "^seal: [^ ]*: archive stream is damaged or truncated" actual &&
+	grep -q "^seal: cut.tar.zst: sealed members left unchecked (found [0-9]*)$" actual &&
+	! grep -q "missing from the archive" actual
+'
+
+test_expect_success 'trailing garbage after the compressed stream is a finding' '
+	cat out/archive.tar.zst >tail.tar.zst && printf garbage >>tail.tar.zst &&
+	test_expect_code 1 "$SEAL" verify --seal out/SEAL.json tail.tar.zst 2>actual >/dev/null &&
+	grep -q "^seal: [^ ]*: archive stream is damaged or truncated.* (found .*Unknown frame descriptor)$" actual &&
+	grep -q "^seal: tail.tar.zst: sealed members left unchecked (found [0-9]*)$" actual
+'
+
+test_expect_success 'a file that is not an archive at all is named as such' '
+	test_expect_code 1 "$SEAL" verify --seal out/SEAL.json out/SEAL.json 2>actual >/dev/null &&
+	grep -x "seal: out/SEAL.json: not a zstd or gzip compressed tar archive (found Unrecognized archive format)" actual
 '
 
 test_done
