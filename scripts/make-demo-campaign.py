@@ -69,7 +69,8 @@ def main():
         run = "runs/%s-1" % cell
         ts = b"20261202-08:03:14.257"
         msgs = [order(i + 2, i + 1, ts) for i in range(WARMUPS + MEASURED)]
-        write(run + "/journal/1.bin", journal(msgs, 1796198594257000000), 0o600)
+        # git keeps 0644; scripts/demo.sh sets 0600 on its copy, as llfix does.
+        write(run + "/journal/1.bin", journal(msgs, 1796198594257000000))
         base = 1900 if cell == "A" else 2400
         samples = [base + int(rnd.expovariate(1 / 150)) for _ in range(MEASURED)]
         write(run + "/series/send.csv", "\n".join(str(v) for v in samples) + "\n")
