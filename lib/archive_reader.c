@@ -11,9 +11,12 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "hashpipe.h"
 #include "path.h"
 
 #define RAW_CHUNK ((size_t)1 << 20)
+#define HASH_SLOTS 8
+#define HASH_SLOT_BYTES ((size_t)1 << 20)
 
 struct raw_source {
 	int fd;
@@ -49,6 +52,11 @@ struct checker {
 	unsigned findings;
 	unsigned char *seen;   /* per seal member */
 	long last_index;       /* seal index of the previous member, for order */
+	/* Member contents are hashed on another thread while the next ones are
+	 * decompressed; digests are compared once it has caught up. */
+	struct ev_hashpipe *pipe;
+	uint8_t (*digests)[EV_SHA256_LEN]; /* per seal member */
+	unsigned char *hashed; /* per seal member: a digest is due */
 };
 
 static void found(struct checker *c, const char *subject, const char *check, const char *message,
@@ -83,13 +91,12 @@ static enum ev_member_type entry_type(struct archive_entry *e)
 	}
 }
 
-/* Hash a member's data. @return 0, or -1 when the stream broke (reported). */
-static int hash_data(struct archive *a, struct checker *c, const char *subject,
-		     uint8_t digest[EV_SHA256_LEN], uint64_t *size, struct ev_sha256 *sha)
+/* Send a member's data to the hashing thread, counting its size; the
+ * digest lands in c->digests[idx]. @return 0, or -1 when the stream broke
+ * (reported; the digest is then never due). */
+static int hash_data(struct archive *a, struct checker *c, const char *subject, long idx,
+		     uint64_t *size)
 {
-	struct ev_error ignored;
-	ev_error_clear(&ignored);
-	ev_sha256_reset(sha, &ignored);
 	*size = 0;
 	for (;;) {
 		const void *buf;
@@ -104,10 +111,18 @@ static int hash_data(struct archive *a, struct checker *c, const char *subject,
 			      archive_error_string(a));
 			return -1;
 		}
-		ev_sha256_update(sha, buf, len, &ignored);
+		/* libarchive's block is only valid until the next call: copy it. */
+		for (size_t done = 0; done < len;) {
+			size_t n = len - done < HASH_SLOT_BYTES ? len - done : HASH_SLOT_BYTES;
+			memcpy(ev_hashpipe_buffer(c->pipe), (const char *)buf + done, n);
+			ev_hashpipe_publish(c->pipe, n, 0, NULL);
+			done += n;
+		}
 		*size += len;
 	}
-	ev_sha256_final(sha, digest, &ignored);
+	ev_hashpipe_buffer(c->pipe);
+	ev_hashpipe_publish(c->pipe, 0, 1, c->digests[idx]);
+	c->hashed[idx] = 1;
 	return 0;
 }
 
@@ -157,7 +172,7 @@ static int check_embedded_seal(struct archive *a, struct archive_entry *e, struc
 }
 
 static void check_member(struct archive *a, struct archive_entry *e, struct checker *c,
-			 struct ev_sha256 *sha, int *broken)
+			 int *broken)
 {
 	const struct ev_seal *seal = c->seal;
 	const char *raw = archive_entry_pathname_utf8(e);
@@ -203,7 +218,7 @@ static void check_member(struct archive *a, struct archive_entry *e, struct chec
 	struct ev_member got = {.path = path, .type = type,
 				.mode = (unsigned)archive_entry_mode(e) & 07777};
 	if (type == EV_MEMBER_FILE) {
-		if (hash_data(a, c, path, got.sha256, &got.size, sha) != 0) {
+		if (hash_data(a, c, path, idx, &got.size) != 0) {
 			*broken = 1;
 			return;
 		}
@@ -212,7 +227,24 @@ static void check_member(struct archive *a, struct archive_entry *e, struct chec
 		      ev_member_type_name(seal->members[idx].type), ev_member_type_name(type));
 		return;
 	}
-	ev_member_compare(&seal->members[idx], &got, 1, count_finding, c);
+	/* Type, mode and size now; the digest when the hasher has it. */
+	ev_member_compare(&seal->members[idx], &got, 0, count_finding, c);
+	if (got.type != seal->members[idx].type || got.size != seal->members[idx].size)
+		c->hashed[idx] = 0;
+}
+
+/* Compare the digests of the members hashed in full, in seal order. */
+static void compare_digests(struct checker *c)
+{
+	const struct ev_seal *seal = c->seal;
+	for (size_t i = 0; i < seal->count; i++) {
+		if (!c->hashed[i] || memcmp(c->digests[i], seal->members[i].sha256, EV_SHA256_LEN) == 0)
+			continue;
+		char want[EV_SHA256_HEX_LEN + 1], got[EV_SHA256_HEX_LEN + 1];
+		ev_sha256_hex(seal->members[i].sha256, want);
+		ev_sha256_hex(c->digests[i], got);
+		found(c, seal->members[i].path, "sha256", "content differs (SHA-256)", want, got);
+	}
 }
 
 ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const char *seal_bytes,
@@ -225,14 +257,18 @@ ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const c
 	struct raw_source src = {.fd = -1};
 	int first = 1, broken = 0, stream_ended = 0;
 	struct archive *a = NULL;
-	struct ev_sha256 *member_sha = ev_sha256_new();
+	size_t slots = seal->count ? seal->count : 1;
 	src.sha = ev_sha256_new();
 	src.buf = malloc(RAW_CHUNK);
-	c.seen = calloc(seal->count ? seal->count : 1, 1);
-	if (!member_sha || !src.sha || !src.buf || !c.seen) {
+	c.seen = calloc(slots, 1);
+	c.hashed = calloc(slots, 1);
+	c.digests = calloc(slots, sizeof *c.digests);
+	if (!src.sha || !src.buf || !c.seen || !c.hashed || !c.digests) {
 		st = ev_error_set(err, EV_ERROR, "%s: out of memory", path);
 		goto out;
 	}
+	if ((st = ev_hashpipe_new(&c.pipe, HASH_SLOTS, HASH_SLOT_BYTES, err)) != EV_OK)
+		goto out;
 	src.fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (src.fd < 0) {
 		st = ev_error_errno(err, errno, "%s: cannot open", path);
@@ -289,8 +325,11 @@ ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const c
 			continue;
 		}
 		result->members_checked++;
-		check_member(a, e, &c, member_sha, &broken);
+		check_member(a, e, &c, &broken);
 	}
+	if ((st = ev_hashpipe_finish(c.pipe, err)) != EV_OK)
+		goto out;
+	compare_digests(&c);
 summarize:
 	if (first && !broken && !stream_ended)
 		found(&c, path, "embedded-seal", "the archive holds no members at all", NULL, NULL);
@@ -333,8 +372,10 @@ out:
 	if (src.fd >= 0)
 		close(src.fd);
 	free(src.buf);
+	ev_hashpipe_free(c.pipe);
 	free(c.seen);
+	free(c.hashed);
+	free(c.digests);
 	ev_sha256_free(src.sha);
-	ev_sha256_free(member_sha);
 	return st;
 }

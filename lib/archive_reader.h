@@ -9,6 +9,9 @@
  * in seal order, with the sealed type, mode, size and SHA-256; links,
  * devices and FIFOs are findings; every sealed member is present.
  *
+ * Member contents are hashed on a second thread (hashpipe.h) while the next
+ * ones are decompressed; their sha256 findings are therefore reported after
+ * the others, in seal order.
  * Every difference goes to the finding callback; the walk goes on after a
  * member-level finding. A stream that cannot be decoded (truncated,
  * corrupt) is a finding too ("stream"), after which nothing more can be

@@ -7,7 +7,6 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,6 +14,7 @@
 
 #include "lib/archive_writer.h"
 #include "lib/atomic.h"
+#include "lib/hashpipe.h"
 #include "lib/json.h"
 #include "lib/path.h"
 #include "lib/progress.h"
@@ -164,74 +164,6 @@ static ev_status check_outdir_outside(const struct ev_tree *tree, const char *ou
 	return EV_OK;
 }
 
-/* --- the hashing thread ------------------------------------------------------- */
-
-struct slot {
-	unsigned char *data;
-	size_t len;
-	struct ev_member *member;
-	int last; /* the member's final chunk */
-};
-
-struct pipeline {
-	pthread_mutex_t mu;
-	pthread_cond_t has_data, has_space;
-	struct slot slots[SLOTS];
-	size_t head, tail, count;
-	int closing;
-	struct ev_sha256 *sha;
-	struct ev_error err; /* the hasher's own failure */
-};
-
-static void *hasher_main(void *arg)
-{
-	struct pipeline *p = arg;
-	for (;;) {
-		pthread_mutex_lock(&p->mu);
-		while (p->count == 0 && !p->closing)
-			pthread_cond_wait(&p->has_data, &p->mu);
-		if (p->count == 0) {
-			pthread_mutex_unlock(&p->mu);
-			return NULL;
-		}
-		struct slot *s = &p->slots[p->tail];
-		pthread_mutex_unlock(&p->mu);
-
-		if (p->err.status == EV_OK) {
-			ev_sha256_update(p->sha, s->data, s->len, &p->err);
-			if (s->last) {
-				ev_sha256_final(p->sha, s->member->sha256, &p->err);
-				ev_sha256_reset(p->sha, &p->err);
-			}
-		}
-
-		pthread_mutex_lock(&p->mu);
-		p->tail = (p->tail + 1) % SLOTS;
-		p->count--;
-		pthread_cond_signal(&p->has_space);
-		pthread_mutex_unlock(&p->mu);
-	}
-}
-
-static struct slot *next_free_slot(struct pipeline *p)
-{
-	pthread_mutex_lock(&p->mu);
-	while (p->count == SLOTS)
-		pthread_cond_wait(&p->has_space, &p->mu);
-	struct slot *s = &p->slots[p->head];
-	pthread_mutex_unlock(&p->mu);
-	return s;
-}
-
-static void publish_slot(struct pipeline *p)
-{
-	pthread_mutex_lock(&p->mu);
-	p->head = (p->head + 1) % SLOTS;
-	p->count++;
-	pthread_cond_signal(&p->has_data);
-	pthread_mutex_unlock(&p->mu);
-}
-
 /* --- reading one file ------------------------------------------------------------ */
 
 static int same_time(struct timespec a, struct timespec b)
@@ -248,7 +180,7 @@ static ev_status changed(const char *path, const char *how, struct ev_error *err
 }
 
 static ev_status seal_file(const struct ev_tree *tree, struct ev_tree_entry *e,
-			   struct pipeline *p, struct ev_archive_writer *w,
+			   struct ev_hashpipe *p, struct ev_archive_writer *w,
 			   struct ev_progress *progress, struct ev_error *err)
 {
 	struct ev_member *m = &e->m;
@@ -274,10 +206,10 @@ static ev_status seal_file(const struct ev_tree *tree, struct ev_tree_entry *e,
 		goto out;
 	uint64_t left = m->size;
 	do {
-		struct slot *s = next_free_slot(p);
+		unsigned char *buf = ev_hashpipe_buffer(p);
 		size_t want = left < SLOT_BYTES ? (size_t)left : SLOT_BYTES;
 		ssize_t n = 0;
-		while (want && (n = read(fd, s->data, want)) < 0 && errno == EINTR)
+		while (want && (n = read(fd, buf, want)) < 0 && errno == EINTR)
 			;
 		if (n < 0) {
 			st = ev_error_errno(err, errno, "%s: read failed", m->path);
@@ -288,11 +220,9 @@ static ev_status seal_file(const struct ev_tree *tree, struct ev_tree_entry *e,
 			goto out;
 		}
 		left -= (uint64_t)n;
-		s->len = (size_t)n;
-		s->member = m;
-		s->last = left == 0;
-		publish_slot(p);
-		if ((st = ev_archive_writer_data(w, s->data, s->len, err)) != EV_OK)
+		/* Hashed on the hasher thread while it is compressed on this one. */
+		ev_hashpipe_publish(p, (size_t)n, left == 0, m->sha256);
+		if ((st = ev_archive_writer_data(w, buf, (size_t)n, err)) != EV_OK)
 			goto out;
 		ev_progress_add(progress, (uint64_t)n, left == 0);
 		if (seal_interrupted) {
@@ -362,30 +292,10 @@ static void copy_digests(struct run *r)
 
 static ev_status seal_members(struct run *r, struct ev_error *err)
 {
-	struct pipeline p;
-	memset(&p, 0, sizeof p);
-	ev_error_clear(&p.err);
-	pthread_mutex_init(&p.mu, NULL);
-	pthread_cond_init(&p.has_data, NULL);
-	pthread_cond_init(&p.has_space, NULL);
-	ev_status st = EV_OK;
-	pthread_t hasher;
-	int started = 0;
-	p.sha = ev_sha256_new();
-	if (!p.sha) {
-		st = ev_error_set(err, EV_ERROR, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < SLOTS; i++)
-		if (!(p.slots[i].data = malloc(SLOT_BYTES))) {
-			st = ev_error_set(err, EV_ERROR, "out of memory");
-			goto out;
-		}
-	if (pthread_create(&hasher, NULL, hasher_main, &p) != 0) {
-		st = ev_error_set(err, EV_ERROR, "cannot start the hashing thread");
-		goto out;
-	}
-	started = 1;
+	struct ev_hashpipe *p = NULL;
+	ev_status st = ev_hashpipe_new(&p, SLOTS, SLOT_BYTES, err);
+	if (st != EV_OK)
+		return st;
 	struct ev_progress progress;
 	ev_progress_init(&progress, stderr, TOOL ": sealing", r->tree.file_bytes, r->tree.count);
 	for (size_t i = 0; i < r->tree.count && st == EV_OK; i++) {
@@ -394,29 +304,15 @@ static ev_status seal_members(struct run *r, struct ev_error *err)
 			st = ev_archive_writer_begin(r->writer, &e->m, err);
 			ev_progress_add(&progress, 0, 1);
 		} else {
-			st = seal_file(&r->tree, e, &p, r->writer, &progress, err);
+			st = seal_file(&r->tree, e, p, r->writer, &progress, err);
 		}
-		if (st == EV_OK && p.err.status != EV_OK)
-			st = ev_error_set(err, p.err.status, "%s", p.err.text);
+		if (st == EV_OK)
+			st = ev_hashpipe_status(p, err);
 	}
 	ev_progress_done(&progress);
-out:
-	if (started) {
-		pthread_mutex_lock(&p.mu);
-		p.closing = 1;
-		pthread_cond_signal(&p.has_data);
-		pthread_mutex_unlock(&p.mu);
-		pthread_join(hasher, NULL);
-		if (st == EV_OK && p.err.status != EV_OK)
-			st = ev_error_set(err, p.err.status, "%s", p.err.text);
-	}
-	for (size_t i = 0; i < SLOTS; i++)
-		free(p.slots[i].data);
-	ev_sha256_free(p.sha);
-	pthread_cond_destroy(&p.has_data);
-	pthread_cond_destroy(&p.has_space);
-	pthread_mutex_destroy(&p.mu);
-	return st;
+	ev_status hashed = ev_hashpipe_finish(p, err);
+	ev_hashpipe_free(p);
+	return st != EV_OK ? st : hashed;
 }
 
 static ev_status hash_archive(struct run *r, struct ev_error *err)
