@@ -80,6 +80,16 @@ test_expect_success 'archives: a mutated tree sealed under the same name names t
 	test "$(wc -l <actual)" -eq 3
 '
 
+test_expect_success 'archives: same-size content changes in two members, each named with both digests' '
+	mutated m "printf \"\\377\" | dd of=$J bs=1 seek=100 conv=notrunc 2>/dev/null && printf X | dd of=runs/A-1/series/send.csv bs=1 seek=0 conv=notrunc 2>/dev/null" &&
+	"$SEAL" create --name c m -o mout3 >/dev/null &&
+	test_expect_code 1 "$SEAL" verify --seal out/SEAL.json mout3/archive.tar.zst 2>actual >/dev/null &&
+	printf "%s\n" "seal: SEAL.json: the archive'\''s SEAL.json differs from the seal given" \
+		"seal: $J: content differs (SHA-256) (expected $(sha256_of c/$J), found $(sha256_of m/$J))" \
+		"seal: runs/A-1/series/send.csv: content differs (SHA-256) (expected $(sha256_of c/runs/A-1/series/send.csv), found $(sha256_of m/runs/A-1/series/send.csv))" >expect &&
+	test_cmp expect actual
+'
+
 test_expect_success 'archives: one member missing from an archive of a smaller tree' '
 	mutated m "rm runs/B-1/empty.log" &&
 	"$SEAL" create --name c m -o mout2 >/dev/null &&
