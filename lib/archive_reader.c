@@ -62,9 +62,7 @@ struct checker {
 static void found(struct checker *c, const char *subject, const char *check, const char *message,
 		  const char *expected, const char *what)
 {
-	struct ev_finding f;
-	ev_finding_make(&f, subject, check, message, expected, what);
-	c->on_finding(c->ctx, &f);
+	ev_finding_emit(c->on_finding, c->ctx, subject, check, message, expected, what);
 	c->findings++;
 }
 

@@ -31,6 +31,14 @@ void ev_finding_make(struct ev_finding *f, const char *subject, const char *chec
 	copy_value(f->found, found);
 }
 
+void ev_finding_emit(ev_finding_fn fn, void *ctx, const char *subject, const char *check,
+		     const char *message, const char *expected, const char *found)
+{
+	struct ev_finding f;
+	ev_finding_make(&f, subject, check, message, expected, found);
+	fn(ctx, &f);
+}
+
 void ev_finding_format(const struct ev_finding *f, char *buf, size_t cap)
 {
 	char subject[1024];

@@ -30,6 +30,11 @@ typedef void (*ev_finding_fn)(void *ctx, const struct ev_finding *f);
 void ev_finding_make(struct ev_finding *f, const char *subject, const char *check,
 		     const char *message, const char *expected, const char *found);
 
+/* Make a finding from these fields and hand it to fn(ctx, ...) at once:
+ * what every check does for each difference it sees. */
+void ev_finding_emit(ev_finding_fn fn, void *ctx, const char *subject, const char *check,
+		     const char *message, const char *expected, const char *found);
+
 /* "subject: message (expected X, found Y)" into buf ("(found Y)" when
  * nothing was expected, e.g. an extra member), with the subject quoted
  * safely (ev_path_quote). Cut with "..." if buf is too small. */

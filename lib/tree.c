@@ -69,9 +69,7 @@ static ev_status add_entry(struct walk *w, char *path, const struct stat *sb)
 static void report(struct walk *w, const char *path, const char *check, const char *message,
 		   const char *found)
 {
-	struct ev_finding f;
-	ev_finding_make(&f, path, check, message, NULL, found);
-	w->on_finding(w->ctx, &f);
+	ev_finding_emit(w->on_finding, w->ctx, path, check, message, NULL, found);
 }
 
 /* Walk the directory open as dirfd, whose member path is prefix ("" for the

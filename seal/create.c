@@ -72,9 +72,7 @@ static void print_refusal(void *ctx, const struct ev_finding *f)
 static void refuse(struct refusals *r, const char *path, const char *check, const char *message,
 		   const char *found)
 {
-	struct ev_finding f;
-	ev_finding_make(&f, path, check, message, NULL, found);
-	print_refusal(r, &f);
+	ev_finding_emit(print_refusal, r, path, check, message, NULL, found);
 }
 
 static const char *type_refusal(enum ev_member_type t)

@@ -72,11 +72,6 @@ static void on_finding(void *ctx, const struct ev_finding *f)
 	ev_receipt_add_check(r->receipt, name, 0, detail, &ignored);
 }
 
-static void member_from_entry(const struct ev_tree_entry *e, struct ev_member *m)
-{
-	*m = e->m;
-}
-
 /* Ancestors of the expected members: directories a subset copy must hold
  * even when they were not selected. Sorted for bsearch. */
 struct ancestors {
@@ -126,9 +121,7 @@ static void free_ancestors(struct ancestors *an)
 static void report_simple(struct report *r, const char *subject, const char *check,
 			  const char *message, const char *expected, const char *found)
 {
-	struct ev_finding f;
-	ev_finding_make(&f, subject, check, message, expected, found);
-	on_finding(r, &f);
+	ev_finding_emit(on_finding, r, subject, check, message, expected, found);
 }
 
 /* Compare a tree on disk with the expected members. subset: the tree is a
@@ -168,8 +161,7 @@ static ev_status verify_tree(const char *dir, const struct ev_seal *expected, in
 		}
 		const struct ev_member *want = &expected->members[i++];
 		struct ev_tree_entry *e = &tree.entries[j++];
-		struct ev_member got;
-		member_from_entry(e, &got);
+		struct ev_member got = e->m;
 		int hashed = 0;
 		if (want->type == EV_MEMBER_FILE && got.type == EV_MEMBER_FILE &&
 		    want->size == got.size) {
