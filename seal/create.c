@@ -66,7 +66,7 @@ static void print_refusal(void *ctx, const struct ev_finding *f)
 {
 	struct refusals *r = ctx;
 	r->count++;
-	msg_finding(stderr, TOOL ": refused: ", f);
+	ev_cli_finding(stderr, TOOL ": refused: ", f);
 }
 
 static void refuse(struct refusals *r, const char *path, const char *check, const char *message,
@@ -223,7 +223,7 @@ static ev_status seal_file(const struct ev_tree *tree, struct ev_tree_entry *e,
 		if ((st = ev_archive_writer_data(w, buf, (size_t)n, err)) != EV_OK)
 			goto out;
 		ev_progress_add(progress, (uint64_t)n, left == 0);
-		if (seal_interrupted) {
+		if (ev_cli_interrupted) {
 			st = ev_error_set(err, EV_INTERRUPTED, "interrupted by a signal; nothing was "
 					  "written");
 			goto out;
@@ -451,7 +451,7 @@ static ev_status run_create(struct run *r, struct ev_error *err)
 		return st;
 	if ((st = write_receipt(r, err)) != EV_OK)
 		return st;
-	if (seal_interrupted)
+	if (ev_cli_interrupted)
 		return ev_error_set(err, EV_INTERRUPTED, "interrupted by a signal; nothing was written");
 	return ev_outdir_commit(&r->od, 0755, err);
 }
@@ -496,7 +496,7 @@ int seal_create_main(int argc, char **argv)
 			return 0;
 		case 'j': o.json = 1; break;
 		case 'l':
-			if (parse_count(optarg, -7, 19, &n) || n == 0)
+			if (ev_cli_parse_long(optarg, -7, 19, &n) || n == 0)
 				return msg_usage("create",
 						 "option --level: expected -7 to -1 or 1 to 19, found '%s'",
 						 optarg);
@@ -505,7 +505,7 @@ int seal_create_main(int argc, char **argv)
 		case 'n': o.name = optarg; break;
 		case 'o': o.outdir = optarg; break;
 		case 't':
-			if (parse_count(optarg, 1, 256, &n))
+			if (ev_cli_parse_long(optarg, 1, 256, &n))
 				return msg_usage("create", "option --threads: expected 1-256, found '%s'",
 						 optarg);
 			o.threads = (int)n;
@@ -524,7 +524,7 @@ int seal_create_main(int argc, char **argv)
 	if (o.compression == EV_COMPRESS_GZIP && (o.level > 9 || o.level < 0))
 		return msg_usage("create", "option --level: gzip takes 1-9, found %d", o.level);
 
-	seal_catch_signals();
+	ev_cli_catch_signals();
 	struct ev_error err;
 	ev_error_clear(&err);
 	struct run r;
@@ -539,7 +539,7 @@ int seal_create_main(int argc, char **argv)
 	if (st == EV_OK)
 		print_summary(&r);
 	else
-		msg_error(&err);
+		ev_cli_error(TOOL, &err);
 	run_free(&r);
 	return ev_status_exit_code(st);
 }

@@ -81,7 +81,7 @@ int seal_diff_main(int argc, char **argv)
 	if (st == EV_OK)
 		st = ev_seal_load(argv[optind + 1], &b, NULL, NULL, NULL, &err);
 	if (st != EV_OK) {
-		msg_error(&err);
+		ev_cli_error(TOOL, &err);
 		ev_seal_free(&a);
 		return 2;
 	}

@@ -1,12 +1,8 @@
 /* seal: hashed, mode-checked, deterministic archives of evidence trees. */
 #include "config.h"
 
-#include <fcntl.h>
-#include <locale.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "seal/seal.h"
 
@@ -26,22 +22,9 @@ static const char overview[] =
 	"Exit status: 0 everything held, 1 a check failed, 2 usage, I/O or environment\n"
 	"error (nothing is claimed).\n";
 
-/* Make sure fds 0-2 are open so that no output file can land on them. */
-static void keep_std_fds_open(void)
-{
-	for (int fd = 0; fd < 3; fd++)
-		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
-			_exit(2);
-}
-
 int main(int argc, char **argv)
 {
-	keep_std_fds_open();
-	signal(SIGPIPE, SIG_IGN);
-	/* Member names are UTF-8 whatever the user's locale; libarchive reads
-	 * the locale to convert names. */
-	if (!setlocale(LC_CTYPE, "C.UTF-8"))
-		setlocale(LC_CTYPE, "");
+	ev_cli_init();
 	if (argc < 2)
 		return msg_usage(NULL, "no command given");
 	const char *cmd = argv[1];

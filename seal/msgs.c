@@ -1,36 +1,10 @@
 #include "config.h"
 
-#include <errno.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdarg.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "seal/seal.h"
-
-volatile int seal_interrupted;
-
-static void on_signal(int sig)
-{
-	seal_interrupted = sig;
-}
-
-void seal_catch_signals(void)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
-void msg_error(const struct ev_error *err)
-{
-	fprintf(stderr, TOOL ": %s\n", err->text);
-}
 
 static const char *synopsis(const char *sub)
 {
@@ -53,31 +27,10 @@ static const char *synopsis(const char *sub)
 
 int msg_usage(const char *sub, const char *fmt, ...)
 {
+	char reason[512];
 	va_list ap;
 	va_start(ap, fmt);
-	fputs(TOOL ": ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vsnprintf(reason, sizeof reason, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "usage: %s\nTry 'seal %s%s--help' for more.\n", synopsis(sub),
-		sub ? sub : "", sub ? " " : "");
-	return 2;
-}
-
-void msg_finding(FILE *stream, const char *prefix, const struct ev_finding *f)
-{
-	char line[2048];
-	ev_finding_format(f, line, sizeof line);
-	fprintf(stream, "%s%s\n", prefix, line);
-}
-
-int parse_count(const char *text, long min, long max, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(text, &end, 10);
-	if (errno || end == text || *end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
+	return ev_cli_usage(TOOL, sub, synopsis(sub), "%s", reason);
 }

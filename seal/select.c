@@ -142,7 +142,7 @@ int seal_select_main(int argc, char **argv)
 	       (unsigned long long)subset.bytes, seal_path, out);
 out:
 	if (st != EV_OK)
-		msg_error(&err);
+		ev_cli_error(TOOL, &err);
 	free(bytes);
 	json_decref(doc);
 	free(subset.members); /* members and root belong to seal */

@@ -57,7 +57,7 @@ static void on_finding(void *ctx, const struct ev_finding *f)
 	struct report *r = ctx;
 	r->findings++;
 	if (!r->o->json)
-		msg_finding(stderr, TOOL ": ", f);
+		ev_cli_finding(stderr, TOOL ": ", f);
 	/* Each finding is a failed check in the receipt, named by its member,
 	 * so that receipts from two hosts can be compared member by member. */
 	char name[1200], detail[512] = "";
@@ -182,7 +182,7 @@ static ev_status verify_tree(const char *dir, const struct ev_seal *expected, in
 		}
 		ev_member_compare(want, &got, hashed, on_finding, r);
 		ev_progress_add(&progress, 0, 1);
-		if (seal_interrupted) {
+		if (ev_cli_interrupted) {
 			st = ev_error_set(err, EV_INTERRUPTED, "interrupted by a signal; nothing claimed");
 			goto out;
 		}
@@ -381,13 +381,13 @@ int seal_verify_main(int argc, char **argv)
 	if (o.seal_sha256 && !ev_sha256_hex_valid(o.seal_sha256))
 		return msg_usage("verify", "option --seal-sha256: expected 64 lower-case hex digits");
 
-	seal_catch_signals();
+	ev_cli_catch_signals();
 	struct ev_error err;
 	ev_error_clear(&err);
 	struct report r = {.o = &o};
 	ev_status st = run_verify(&o, &r, &err);
 	if (st >= EV_ERROR)
-		msg_error(&err);
+		ev_cli_error(TOOL, &err);
 	json_decref(r.receipt);
 	return ev_status_exit_code(st);
 }

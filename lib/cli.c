@@ -1,0 +1,76 @@
+#include "config.h"
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+volatile sig_atomic_t ev_cli_interrupted;
+
+void ev_cli_init(void)
+{
+	for (int fd = 0; fd < 3; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
+			_exit(2);
+	signal(SIGPIPE, SIG_IGN);
+	/* libarchive converts names through the locale. */
+	if (!setlocale(LC_CTYPE, "C.UTF-8"))
+		setlocale(LC_CTYPE, "");
+}
+
+static void on_signal(int sig)
+{
+	ev_cli_interrupted = sig;
+}
+
+void ev_cli_catch_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+void ev_cli_error(const char *tool, const struct ev_error *err)
+{
+	fprintf(stderr, "%s: %s\n", tool, err->text);
+}
+
+void ev_cli_finding(FILE *stream, const char *prefix, const struct ev_finding *f)
+{
+	char line[2048];
+	ev_finding_format(f, line, sizeof line);
+	fprintf(stream, "%s%s\n", prefix, line);
+}
+
+int ev_cli_usage(const char *tool, const char *subcommand, const char *synopsis,
+		 const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: ", tool);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	fprintf(stderr, "usage: %s\nTry '%s %s%s--help' for more.\n", synopsis, tool,
+		subcommand ? subcommand : "", subcommand ? " " : "");
+	return 2;
+}
+
+int ev_cli_parse_long(const char *text, long min, long max, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(text, &end, 10);
+	if (errno || end == text || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}

@@ -1,0 +1,48 @@
+/* cli: the process chores and stderr text that every tool's main shares.
+ *
+ * Tools call these from main and from their subcommands; the library
+ * proper never does (it returns statuses and findings). This is, with
+ * progress.h, the one part of libevidence that writes text, and it writes
+ * only to the stream a tool passes in.
+ *
+ * Global state: ev_cli_interrupted, set by the signal handler that
+ * ev_cli_catch_signals installs, read by long loops. It is process-wide
+ * because signals are.
+ */
+#ifndef EV_CLI_H
+#define EV_CLI_H
+
+#include <signal.h>
+#include <stdio.h>
+
+#include "finding.h"
+#include "status.h"
+
+/* Make sure fds 0-2 are open (so that no output file can land on them),
+ * ignore SIGPIPE (a closed pipe is an I/O error to report, not a death),
+ * and read member names as UTF-8 whatever the user's locale. Exits 2 only
+ * when /dev/null cannot be opened. */
+void ev_cli_init(void);
+
+/* The signal (SIGINT, SIGTERM or SIGHUP) that asked us to stop, else 0. */
+extern volatile sig_atomic_t ev_cli_interrupted;
+
+/* Catch SIGINT, SIGTERM and SIGHUP into ev_cli_interrupted. */
+void ev_cli_catch_signals(void);
+
+/* "TOOL: <err->text>" on stderr. */
+void ev_cli_error(const char *tool, const struct ev_error *err);
+
+/* One finding as one line: "<prefix>subject: message (expected X, found Y)". */
+void ev_cli_finding(FILE *stream, const char *prefix, const struct ev_finding *f);
+
+/* A usage problem: "TOOL: reason", then "usage: SYNOPSIS" and a hint to run
+ * "TOOL [SUBCOMMAND] --help". @return 2, the exit code for misuse. */
+int ev_cli_usage(const char *tool, const char *subcommand, const char *synopsis,
+		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Parse a decimal integer option in [min, max]. @return 0, or -1 when text
+ * is not such a number. */
+int ev_cli_parse_long(const char *text, long min, long max, long *out);
+
+#endif
