@@ -12,7 +12,9 @@
 #include <archive_entry.h>
 
 #include "hashpipe.h"
+#include "namefold.h"
 #include "path.h"
+#include "progress.h"
 
 #define RAW_CHUNK ((size_t)1 << 20)
 #define HASH_SLOTS 8
@@ -24,6 +26,7 @@ struct raw_source {
 	struct ev_sha256 *sha;
 	uint64_t bytes;
 	int failed_errno;
+	struct ev_progress *progress; /* NULL: none */
 };
 
 static la_ssize_t raw_read(struct archive *a, void *ctx, const void **out)
@@ -41,6 +44,8 @@ static la_ssize_t raw_read(struct archive *a, void *ctx, const void **out)
 	ev_error_clear(&ignored);
 	ev_sha256_update(s->sha, s->buf, (size_t)n, &ignored);
 	s->bytes += (uint64_t)n;
+	if (s->progress)
+		ev_progress_add(s->progress, (uint64_t)n, 0);
 	*out = s->buf;
 	return n;
 }
@@ -57,6 +62,8 @@ struct checker {
 	struct ev_hashpipe *pipe;
 	uint8_t (*digests)[EV_SHA256_LEN]; /* per seal member */
 	unsigned char *hashed; /* per seal member: a digest is due */
+	struct ev_namefold *names; /* every member name seen, for collisions */
+	int out_of_memory;
 };
 
 static void found(struct checker *c, const char *subject, const char *check, const char *message,
@@ -178,26 +185,33 @@ static void check_member(struct archive *a, struct archive_entry *e, struct chec
 		raw = archive_entry_pathname(e);
 	if (!raw)
 		raw = "";
-	size_t rootlen = strlen(seal->root);
 	enum ev_member_type type = entry_type(e);
-	if (strncmp(raw, seal->root, rootlen) != 0 || raw[rootlen] != '/') {
-		found(c, raw, "extra", "member outside the sealed root", seal->root, raw);
-		return;
-	}
-	char path[EV_PATH_MAX + 2];
-	size_t plen = strlen(raw + rootlen + 1);
-	if (plen > EV_PATH_MAX + 1) {
+	size_t rawlen = strlen(raw);
+	if (rawlen > EV_PATH_MAX + 1) {
 		found(c, raw, "refused", "member name too long", NULL, NULL);
 		return;
 	}
-	memcpy(path, raw + rootlen + 1, plen + 1);
-	if (type == EV_MEMBER_DIR && plen > 0 && path[plen - 1] == '/')
-		path[--plen] = '\0';
-	const char *problem = ev_path_problem(path, plen);
+	/* The name is judged whole before its root is: "/etc/x" and
+	 * "ROOT/../x" are hostile whatever they would have matched. */
+	char name[EV_PATH_MAX + 2];
+	memcpy(name, raw, rawlen + 1);
+	if (type == EV_MEMBER_DIR && rawlen > 1 && name[rawlen - 1] == '/')
+		name[--rawlen] = '\0';
+	const char *problem = ev_path_problem(name, rawlen);
 	if (problem) {
 		found(c, raw, "refused", problem, NULL, NULL);
 		return;
 	}
+	size_t rootlen = strlen(seal->root);
+	if (strncmp(name, seal->root, rootlen) != 0 || name[rootlen] != '/') {
+		found(c, raw, "extra", "member outside the sealed root", seal->root, raw);
+		return;
+	}
+	char *path = name + rootlen + 1;
+	struct ev_error oom;
+	ev_error_clear(&oom);
+	if (ev_namefold_add(c->names, path, &oom) != EV_OK)
+		c->out_of_memory = 1;
 	long idx = ev_seal_find(seal, path);
 	if (idx < 0) {
 		found(c, path, "extra", "member not in the seal", NULL, ev_member_type_name(type));
@@ -247,12 +261,13 @@ static void compare_digests(struct checker *c)
 
 ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const char *seal_bytes,
 			   size_t seal_len, ev_finding_fn on_finding, void *ctx,
-			   struct ev_archive_check *result, struct ev_error *err)
+			   struct ev_progress *progress, struct ev_archive_check *result,
+			   struct ev_error *err)
 {
 	memset(result, 0, sizeof *result);
 	ev_status st = EV_OK;
 	struct checker c = {.seal = seal, .on_finding = on_finding, .ctx = ctx, .last_index = -1};
-	struct raw_source src = {.fd = -1};
+	struct raw_source src = {.fd = -1, .progress = progress};
 	int first = 1, broken = 0, stream_ended = 0;
 	struct archive *a = NULL;
 	size_t slots = seal->count ? seal->count : 1;
@@ -261,7 +276,8 @@ ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const c
 	c.seen = calloc(slots, 1);
 	c.hashed = calloc(slots, 1);
 	c.digests = calloc(slots, sizeof *c.digests);
-	if (!src.sha || !src.buf || !c.seen || !c.hashed || !c.digests) {
+	c.names = ev_namefold_new();
+	if (!src.sha || !src.buf || !c.seen || !c.hashed || !c.digests || !c.names) {
 		st = ev_error_set(err, EV_ERROR, "%s: out of memory", path);
 		goto out;
 	}
@@ -276,7 +292,13 @@ ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const c
 	a = archive_read_new();
 	if (!a || archive_read_support_filter_zstd(a) != ARCHIVE_OK ||
 	    archive_read_support_filter_gzip(a) != ARCHIVE_OK ||
-	    archive_read_support_format_tar(a) != ARCHIVE_OK) {
+	    archive_read_support_format_tar(a) != ARCHIVE_OK ||
+	    /* A tar reader stops at the first end-of-archive marker, and
+	     * `tar -i` or a second reader would go on: read past it, so that
+	     * whatever follows is a member (an "extra") or damage ("stream"),
+	     * never unseen. Zero blocks after it are tar record padding. */
+	    archive_read_set_format_option(a, "tar", "read_concatenated_archives", "1") !=
+		    ARCHIVE_OK) {
 		st = ev_error_set(err, EV_ERROR, "%s: libarchive lacks zstd, gzip or tar support",
 				  path);
 		goto out;
@@ -328,6 +350,11 @@ ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const c
 	if ((st = ev_hashpipe_finish(c.pipe, err)) != EV_OK)
 		goto out;
 	compare_digests(&c);
+	if (c.out_of_memory) {
+		st = ev_error_set(err, EV_ERROR, "%s: out of memory while checking names", path);
+		goto out;
+	}
+	c.findings += ev_namefold_report(c.names, on_finding, ctx);
 summarize:
 	if (first && !broken && !stream_ended)
 		found(&c, path, "embedded-seal", "the archive holds no members at all", NULL, NULL);
@@ -374,6 +401,7 @@ out:
 	free(c.seen);
 	free(c.hashed);
 	free(c.digests);
+	ev_namefold_free(c.names);
 	ev_sha256_free(src.sha);
 	return st;
 }

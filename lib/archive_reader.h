@@ -7,7 +7,12 @@
  * Checked: SEAL.json is the first member and equals the given seal's bytes;
  * every other member is ROOT/<path> with a valid member path, appears once,
  * in seal order, with the sealed type, mode, size and SHA-256; links,
- * devices and FIFOs are findings; every sealed member is present.
+ * devices and FIFOs are findings; every sealed member is present; no two
+ * names collide where case or Unicode normalization is ignored
+ * (namefold.h). Absolute names and names with "..", backslashes or control
+ * characters are "refused" findings. Reading goes on past the first
+ * end-of-archive marker: an archive appended behind it shows up as extra
+ * members, anything else but zero padding as damage.
  *
  * Member contents are hashed on a second thread (hashpipe.h) while the next
  * ones are decompressed; their sha256 findings are therefore reported after
@@ -24,6 +29,7 @@
 #include <stdint.h>
 
 #include "finding.h"
+#include "progress.h"
 #include "seal.h"
 #include "sha256.h"
 #include "status.h"
@@ -36,10 +42,13 @@ struct ev_archive_check {
 };
 
 /* Check the archive at path against seal (whose canonical bytes are
- * seal_bytes/seal_len). @return EV_OK when nothing was found, EV_MISMATCH
- * when findings were reported, EV_ERROR when the file could not be read. */
+ * seal_bytes/seal_len). progress (may be NULL) is advanced by the
+ * compressed bytes read, from the calling thread.
+ * @return EV_OK when nothing was found, EV_MISMATCH when findings were
+ * reported, EV_ERROR when the file could not be read. */
 ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const char *seal_bytes,
 			   size_t seal_len, ev_finding_fn on_finding, void *ctx,
-			   struct ev_archive_check *result, struct ev_error *err);
+			   struct ev_progress *progress, struct ev_archive_check *result,
+			   struct ev_error *err);
 
 #endif

@@ -84,7 +84,7 @@ const char *ev_path_component_problem(const char *name, size_t len)
 	return ev_path_problem(name, len);
 }
 
-void ev_path_quote(const char *path, size_t len, char *out, size_t cap)
+static void quote(const char *path, size_t len, int keep_utf8, char *out, size_t cap)
 {
 	const unsigned char *s = (const unsigned char *)path;
 	size_t o = 0;
@@ -95,7 +95,8 @@ void ev_path_quote(const char *path, size_t len, char *out, size_t cap)
 		size_t n = utf8_sequence(s + i, len - i, &cp);
 		char piece[8];
 		size_t plen;
-		if (n > 0 && cp >= 0x20 && !(cp >= 0x7F && cp <= 0x9F) && cp != '\\') {
+		if (n > 0 && cp >= 0x20 && !(cp >= 0x7F && cp <= 0x9F) && cp != '\\' &&
+		    (keep_utf8 || cp < 0x80)) {
 			memcpy(piece, s + i, n);
 			plen = n;
 		} else {
@@ -115,4 +116,14 @@ void ev_path_quote(const char *path, size_t len, char *out, size_t cap)
 		i += n;
 	}
 	out[o] = '\0';
+}
+
+void ev_path_quote(const char *path, size_t len, char *out, size_t cap)
+{
+	quote(path, len, 1, out, cap);
+}
+
+void ev_path_quote_bytes(const char *path, size_t len, char *out, size_t cap)
+{
+	quote(path, len, 0, out, cap);
 }

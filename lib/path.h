@@ -36,4 +36,8 @@ const char *ev_path_component_problem(const char *name, size_t len);
  * cuts with "..." when out is too small. Valid printable UTF-8 is kept. */
 void ev_path_quote(const char *path, size_t len, char *out, size_t cap);
 
+/* Like ev_path_quote, but every byte outside printable ASCII is shown as
+ * \xHH: for names that look alike when printed (NFC and NFD forms). */
+void ev_path_quote_bytes(const char *path, size_t len, char *out, size_t cap);
+
 #endif

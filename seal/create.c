@@ -16,6 +16,7 @@
 #include "lib/atomic.h"
 #include "lib/hashpipe.h"
 #include "lib/json.h"
+#include "lib/namefold.h"
 #include "lib/path.h"
 #include "lib/progress.h"
 #include "lib/receipt.h"
@@ -46,9 +47,9 @@ static const char help[] =
 	"\n"
 	"Refused, with every offending member named and nothing written: symbolic\n"
 	"links, FIFOs, sockets, devices, unreadable files, names that are not valid\n"
-	"UTF-8 or hold control characters, setuid/setgid/sticky bits, a file that\n"
-	"changes while it is read, an OUTDIR inside DIR. Hard links are sealed as\n"
-	"ordinary files.\n";
+	"UTF-8 or hold control characters, two names that differ only in case or\n"
+	"Unicode normalization, setuid/setgid/sticky bits, a file that changes while\n"
+	"it is read, an OUTDIR inside DIR. Hard links are sealed as ordinary files.\n";
 
 struct create_opts {
 	const char *dir, *outdir, *name;
@@ -93,9 +94,12 @@ static const char *type_refusal(enum ev_member_type t)
 }
 
 /* Check every entry and report every reason to refuse it. */
-static void check_entries(const struct ev_tree *tree, const struct create_opts *o,
-			  struct refusals *r)
+static ev_status check_entries(const struct ev_tree *tree, const struct create_opts *o,
+			       struct refusals *r, struct ev_error *err)
 {
+	struct ev_namefold *names = ev_namefold_new();
+	if (!names)
+		return ev_error_set(err, EV_ERROR, "out of memory");
 	for (size_t i = 0; i < tree->count; i++) {
 		const struct ev_tree_entry *e = &tree->entries[i];
 		const struct ev_member *m = &e->m;
@@ -123,7 +127,16 @@ static void check_entries(const struct ev_tree *tree, const struct create_opts *
 			else
 				close(fd);
 		}
+		if (ev_namefold_add(names, m->path, err) != EV_OK) {
+			ev_namefold_free(names);
+			return err->status;
+		}
 	}
+	/* A seal that no replica on macOS or Windows could hold is refused
+	 * here, not discovered when it is copied. */
+	ev_namefold_report(names, print_refusal, r);
+	ev_namefold_free(names);
+	return EV_OK;
 }
 
 /* OUTDIR's parent must not be the tree or inside it: the outputs would
@@ -405,7 +418,8 @@ static ev_status run_create(struct run *r, struct ev_error *err)
 	struct refusals refused = {0};
 	if ((st = ev_tree_scan(o->dir, &r->tree, print_refusal, &refused, err)) != EV_OK)
 		return st;
-	check_entries(&r->tree, o, &refused);
+	if ((st = check_entries(&r->tree, o, &refused, err)) != EV_OK)
+		return st;
 	if (refused.count)
 		return ev_error_set(err, EV_REFUSED, "%s: %u member%s refused; nothing was written",
 				    o->dir, refused.count, refused.count == 1 ? "" : "s");

@@ -313,7 +313,13 @@ static ev_status run_verify(const struct verify_opts *o, struct report *r, struc
 			goto out;
 	} else {
 		struct ev_archive_check res;
-		st = ev_archive_check(o->target, &seal, seal_bytes, seal_len, on_finding, r, &res, err);
+		struct stat sb;
+		struct ev_progress progress;
+		ev_progress_init(&progress, stderr, TOOL ": verifying",
+				 stat(o->target, &sb) == 0 ? (uint64_t)sb.st_size : 0, 0);
+		st = ev_archive_check(o->target, &seal, seal_bytes, seal_len, on_finding, r, &progress,
+				      &res, err);
+		ev_progress_done(&progress);
 		if (st == EV_ERROR || st >= EV_USAGE)
 			goto out;
 		char hex[EV_SHA256_HEX_LEN + 1];

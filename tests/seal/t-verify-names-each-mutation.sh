@@ -112,6 +112,37 @@ test_expect_success 'trailing garbage after the compressed stream is a finding' 
 	grep -q "^seal: tail.tar.zst: sealed members left unchecked (found [0-9]*)$" actual
 '
 
+# behind_end KIND OUT 'what to append': the sealed tar, decompressed, then
+# the appended bytes, recompressed as one stream.
+behind_end () {
+	if [ "$1" = zstd ]; then zstd -dc out/archive.tar.zst; else gzip -dc gout/archive.tar.gz; fi >plain.tar &&
+	(cat plain.tar && eval "$3") >joined.tar &&
+	if [ "$1" = zstd ]; then zstd -q -f joined.tar -o "$2"; else gzip -c joined.tar >"$2"; fi
+}
+
+test_expect_success 'an archive appended behind the end-of-archive marker: its member is named (zstd, gzip)' '
+	python3 -c "
+import io, tarfile
+with tarfile.open(\"evil.tar\", \"w\", format=tarfile.PAX_FORMAT) as t:
+    i = tarfile.TarInfo(\"c/runs/evil.sh\"); d = b\"rm -rf ~\\n\"; i.size = len(d); t.addfile(i, io.BytesIO(d))
+" &&
+	"$SEAL" create --gzip c -o gout >/dev/null &&
+	for kind in zstd gzip; do
+		behind_end $kind appended.$kind "cat evil.tar" &&
+		test_expect_code 1 "$SEAL" verify --seal out/SEAL.json appended.$kind 2>actual >/dev/null &&
+		echo "seal: runs/evil.sh: member not in the seal (found file)" >expect &&
+		test_cmp expect actual || return 1
+	done
+'
+
+test_expect_success 'bytes other than zero padding behind the end-of-archive marker are damage; padding is not' '
+	behind_end zstd garbage.tar.zst "printf garbage" &&
+	test_expect_code 1 "$SEAL" verify --seal out/SEAL.json garbage.tar.zst 2>actual >/dev/null &&
+	grep -q "^seal: garbage.tar.zst: archive stream is damaged or truncated (found .*)$" actual &&
+	behind_end zstd padded.tar.zst "head -c 10240 /dev/zero" &&
+	"$SEAL" verify --seal out/SEAL.json padded.tar.zst >/dev/null
+'
+
 test_expect_success 'a file that is not an archive at all is named as such' '
 	test_expect_code 1 "$SEAL" verify --seal out/SEAL.json out/SEAL.json 2>actual >/dev/null &&
 	grep -x "seal: out/SEAL.json: not a zstd or gzip compressed tar archive (found Unrecognized archive format)" actual
