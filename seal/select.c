@@ -10,8 +10,8 @@
 #include "lib/json.h"
 #include "lib/path.h"
 #include "lib/seal.h"
+#include "lib/selection.h"
 #include "seal/seal.h"
-#include "seal/selection.h"
 
 #define MAX_PATTERNS 1024
 
@@ -128,7 +128,7 @@ int seal_select_main(int argc, char **argv)
 	json_t *includes = json_array();
 	for (size_t p = 0; p < npat; p++)
 		json_array_append_new(includes, json_string(patterns[p]));
-	if (!doc || json_object_set_new(doc, "format", json_string(SELECTION_FORMAT)) ||
+	if (!doc || json_object_set_new(doc, "format", json_string(EV_SELECTION_FORMAT)) ||
 	    json_object_set_new(doc, "seal_sha256", json_string(hex)) ||
 	    json_object_set_new(doc, "includes", includes)) {
 		st = ev_error_set(&err, EV_ERROR, "out of memory");

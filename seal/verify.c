@@ -16,10 +16,10 @@
 #include "lib/progress.h"
 #include "lib/receipt.h"
 #include "lib/seal.h"
+#include "lib/selection.h"
 #include "lib/sha256.h"
-#include "lib/tree.h"
+#include "lib/tree_check.h"
 #include "seal/seal.h"
-#include "seal/selection.h"
 
 static const char help[] =
 	"usage: seal verify --seal SEAL.json [options] (DIR | ARCHIVE)\n"
@@ -72,126 +72,10 @@ static void on_finding(void *ctx, const struct ev_finding *f)
 	ev_receipt_add_check(r->receipt, name, 0, detail, &ignored);
 }
 
-/* Ancestors of the expected members: directories a subset copy must hold
- * even when they were not selected. Sorted for bsearch. */
-struct ancestors {
-	char **paths;
-	size_t count;
-};
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int collect_ancestors(const struct ev_seal *expected, struct ancestors *an)
-{
-	size_t cap = 0;
-	memset(an, 0, sizeof *an);
-	for (size_t i = 0; i < expected->count; i++) {
-		const char *p = expected->members[i].path;
-		for (const char *s = strchr(p, '/'); s; s = strchr(s + 1, '/')) {
-			if (an->count == cap) {
-				cap = cap ? cap * 2 : 64;
-				char **bigger = realloc(an->paths, cap * sizeof *bigger);
-				if (!bigger)
-					return -1;
-				an->paths = bigger;
-			}
-			if (!(an->paths[an->count++] = strndup(p, (size_t)(s - p))))
-				return -1;
-		}
-	}
-	qsort(an->paths, an->count, sizeof *an->paths, cmp_str);
-	return 0;
-}
-
-static int is_ancestor(const struct ancestors *an, const char *path)
-{
-	return an->count && bsearch(&path, an->paths, an->count, sizeof *an->paths, cmp_str);
-}
-
-static void free_ancestors(struct ancestors *an)
-{
-	for (size_t i = 0; i < an->count; i++)
-		free(an->paths[i]);
-	free(an->paths);
-}
-
 static void report_simple(struct report *r, const char *subject, const char *check,
 			  const char *message, const char *expected, const char *found)
 {
 	ev_finding_emit(on_finding, r, subject, check, message, expected, found);
-}
-
-/* Compare a tree on disk with the expected members. subset: the tree is a
- * copy of a selection, so unselected ancestor directories are expected. */
-static ev_status verify_tree(const char *dir, const struct ev_seal *expected, int subset,
-			     struct report *r, struct ev_error *err)
-{
-	struct ev_tree tree = {.rootfd = -1};
-	struct ancestors an = {0};
-	ev_status st = ev_tree_scan(dir, &tree, on_finding, r, err);
-	if (st != EV_OK)
-		goto out;
-	if (subset && collect_ancestors(expected, &an) != 0) {
-		st = ev_error_set(err, EV_ERROR, "out of memory");
-		goto out;
-	}
-	struct ev_progress progress;
-	ev_progress_init(&progress, stderr, TOOL ": verifying", expected->bytes, expected->count);
-	size_t i = 0, j = 0;
-	while (i < expected->count || j < tree.count) {
-		int c = i == expected->count ? 1
-			: j == tree.count    ? -1
-					     : strcmp(expected->members[i].path, tree.entries[j].m.path);
-		if (c < 0) {
-			const struct ev_member *m = &expected->members[i++];
-			report_simple(r, m->path, "missing", "missing", ev_member_type_name(m->type),
-				      NULL);
-			continue;
-		}
-		if (c > 0) {
-			const struct ev_tree_entry *e = &tree.entries[j++];
-			if (subset && e->m.type == EV_MEMBER_DIR && is_ancestor(&an, e->m.path))
-				continue;
-			report_simple(r, e->m.path, "extra", "not in the seal", NULL,
-				      ev_member_type_name(e->m.type));
-			continue;
-		}
-		const struct ev_member *want = &expected->members[i++];
-		struct ev_tree_entry *e = &tree.entries[j++];
-		struct ev_member got = e->m;
-		int hashed = 0;
-		if (want->type == EV_MEMBER_FILE && got.type == EV_MEMBER_FILE &&
-		    want->size == got.size) {
-			int fd = ev_tree_open_member(&tree, got.path);
-			if (fd < 0) {
-				report_simple(r, got.path, "unreadable", "cannot be read", NULL,
-					      strerror(errno));
-				continue;
-			}
-			uint64_t size = 0;
-			st = ev_sha256_fd(fd, got.path, got.sha256, &size, err);
-			close(fd);
-			if (st != EV_OK)
-				goto out;
-			got.size = size;
-			hashed = 1;
-			ev_progress_add(&progress, size, 0);
-		}
-		ev_member_compare(want, &got, hashed, on_finding, r);
-		ev_progress_add(&progress, 0, 1);
-		if (ev_cli_interrupted) {
-			st = ev_error_set(err, EV_INTERRUPTED, "interrupted by a signal; nothing claimed");
-			goto out;
-		}
-	}
-	ev_progress_done(&progress);
-out:
-	free_ancestors(&an);
-	ev_tree_free(&tree);
-	return st;
 }
 
 static int is_directory(const char *path, struct ev_error *err, ev_status *st)
@@ -229,7 +113,7 @@ static ev_status emit_receipt(struct report *r, struct ev_error *err)
 static ev_status run_verify(const struct verify_opts *o, struct report *r, struct ev_error *err)
 {
 	struct ev_seal seal, *expected = &seal;
-	struct selection sel;
+	struct ev_selection sel;
 	char *seal_bytes = NULL;
 	size_t seal_len = 0;
 	uint8_t digest[EV_SHA256_LEN];
@@ -275,7 +159,7 @@ static ev_status run_verify(const struct verify_opts *o, struct report *r, struc
 			goto out;
 	}
 	if (o->selection) {
-		if ((st = selection_load(o->selection, &sel, err)) != EV_OK)
+		if ((st = ev_selection_load(o->selection, &sel, err)) != EV_OK)
 			goto out;
 		ev_receipt_add_input(r->receipt, "selection", o->selection, NULL, err);
 		if (o->seal) {
@@ -308,7 +192,12 @@ static ev_status run_verify(const struct verify_opts *o, struct report *r, struc
 	}
 	if (dir) {
 		ev_receipt_add_input(r->receipt, "tree", o->target, NULL, err);
-		st = verify_tree(o->target, expected, o->selection != NULL, r, err);
+		struct ev_progress progress;
+		ev_progress_init(&progress, stderr, TOOL ": verifying", expected->bytes,
+				 expected->count);
+		st = ev_tree_check(o->target, expected, o->selection != NULL, on_finding, r, &progress,
+				   &ev_cli_interrupted, err);
+		ev_progress_done(&progress);
 		if (st != EV_OK)
 			goto out;
 	} else {
@@ -344,7 +233,7 @@ out:
 	}
 	free(seal_bytes);
 	ev_seal_free(&seal);
-	selection_free(&sel);
+	ev_selection_free(&sel);
 	return st;
 }
 

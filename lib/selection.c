@@ -1,15 +1,15 @@
 #include "config.h"
+#include "selection.h"
 
 #include <string.h>
 
-#include "lib/json.h"
-#include "seal/selection.h"
+#include "json.h"
 
-ev_status selection_load(const char *path, struct selection *sel, struct ev_error *err)
+ev_status ev_selection_load(const char *path, struct ev_selection *sel, struct ev_error *err)
 {
 	json_t *doc = NULL;
 	memset(sel, 0, sizeof *sel);
-	ev_status st = ev_json_load(path, SELECTION_FORMAT, EV_JSON_REQUIRE_CANONICAL, &doc, NULL,
+	ev_status st = ev_json_load(path, EV_SELECTION_FORMAT, EV_JSON_REQUIRE_CANONICAL, &doc, NULL,
 				    NULL, NULL, err);
 	if (st != EV_OK)
 		return st;
@@ -28,7 +28,7 @@ out:
 	return st;
 }
 
-void selection_free(struct selection *sel)
+void ev_selection_free(struct ev_selection *sel)
 {
 	ev_seal_free(&sel->members);
 }

@@ -1,0 +1,125 @@
+#include "config.h"
+#include "tree_check.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sha256.h"
+#include "tree.h"
+
+/* Ancestors of the expected members: directories a subset copy must hold
+ * even when they were not selected. Sorted for bsearch. */
+struct ancestors {
+	char **paths;
+	size_t count;
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int collect_ancestors(const struct ev_seal *expected, struct ancestors *an)
+{
+	size_t cap = 0;
+	memset(an, 0, sizeof *an);
+	for (size_t i = 0; i < expected->count; i++) {
+		const char *p = expected->members[i].path;
+		for (const char *s = strchr(p, '/'); s; s = strchr(s + 1, '/')) {
+			if (an->count == cap) {
+				cap = cap ? cap * 2 : 64;
+				char **bigger = realloc(an->paths, cap * sizeof *bigger);
+				if (!bigger)
+					return -1;
+				an->paths = bigger;
+			}
+			if (!(an->paths[an->count++] = strndup(p, (size_t)(s - p))))
+				return -1;
+		}
+	}
+	qsort(an->paths, an->count, sizeof *an->paths, cmp_str);
+	return 0;
+}
+
+static int is_ancestor(const struct ancestors *an, const char *path)
+{
+	return an->count && bsearch(&path, an->paths, an->count, sizeof *an->paths, cmp_str);
+}
+
+static void free_ancestors(struct ancestors *an)
+{
+	for (size_t i = 0; i < an->count; i++)
+		free(an->paths[i]);
+	free(an->paths);
+}
+
+ev_status ev_tree_check(const char *dir, const struct ev_seal *expected, int subset,
+			ev_finding_fn on_finding, void *ctx, struct ev_progress *progress,
+			volatile sig_atomic_t *interrupted, struct ev_error *err)
+{
+	struct ev_tree tree = {.rootfd = -1};
+	struct ancestors an = {0};
+	ev_status st = ev_tree_scan(dir, &tree, on_finding, ctx, err);
+	if (st != EV_OK)
+		goto out;
+	if (subset && collect_ancestors(expected, &an) != 0) {
+		st = ev_error_set(err, EV_ERROR, "out of memory");
+		goto out;
+	}
+	size_t i = 0, j = 0;
+	while (i < expected->count || j < tree.count) {
+		int c = i == expected->count ? 1
+			: j == tree.count    ? -1
+					     : strcmp(expected->members[i].path, tree.entries[j].m.path);
+		if (c < 0) {
+			const struct ev_member *m = &expected->members[i++];
+			ev_finding_emit(on_finding, ctx, m->path, "missing", "missing", ev_member_type_name(m->type),
+				      NULL);
+			continue;
+		}
+		if (c > 0) {
+			const struct ev_tree_entry *e = &tree.entries[j++];
+			if (subset && e->m.type == EV_MEMBER_DIR && is_ancestor(&an, e->m.path))
+				continue;
+			ev_finding_emit(on_finding, ctx, e->m.path, "extra", "not in the seal", NULL,
+				      ev_member_type_name(e->m.type));
+			continue;
+		}
+		const struct ev_member *want = &expected->members[i++];
+		struct ev_tree_entry *e = &tree.entries[j++];
+		struct ev_member got = e->m;
+		int hashed = 0;
+		if (want->type == EV_MEMBER_FILE && got.type == EV_MEMBER_FILE &&
+		    want->size == got.size) {
+			int fd = ev_tree_open_member(&tree, got.path);
+			if (fd < 0) {
+				ev_finding_emit(on_finding, ctx, got.path, "unreadable", "cannot be read", NULL,
+					      strerror(errno));
+				continue;
+			}
+			uint64_t size = 0;
+			st = ev_sha256_fd(fd, got.path, got.sha256, &size, err);
+			close(fd);
+			if (st != EV_OK)
+				goto out;
+			got.size = size;
+			hashed = 1;
+			if (progress)
+				ev_progress_add(progress, size, 0);
+		}
+		ev_member_compare(want, &got, hashed, on_finding, ctx);
+		if (progress)
+			ev_progress_add(progress, 0, 1);
+		if (interrupted && *interrupted) {
+			st = ev_error_set(err, EV_INTERRUPTED, "interrupted by a signal; nothing claimed");
+			goto out;
+		}
+	}
+out:
+	free_ancestors(&an);
+	ev_tree_free(&tree);
+	return st;
+}
+
