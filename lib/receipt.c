@@ -1,11 +1,13 @@
 #include "config.h"
 #include "receipt.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "atomic.h"
 #include "json.h"
 #include "sha256.h"
 
@@ -149,4 +151,62 @@ ev_status ev_receipt_finish(json_t *r, struct ev_error *err)
 	if (st == EV_OK)
 		json_object_set_new(r, "comparable", json_string(hex));
 	return st;
+}
+
+ev_status ev_receipt_add_finding(json_t *r, const struct ev_finding *f, struct ev_error *err)
+{
+	char name[1200], detail[512];
+	snprintf(name, sizeof name, "%s:%s", f->check, f->subject);
+	if (f->expected[0] || f->found[0])
+		snprintf(detail, sizeof detail, "%s (expected %s, found %s)", f->message,
+			 f->expected[0] ? f->expected : "nothing", f->found[0] ? f->found : "nothing");
+	else
+		snprintf(detail, sizeof detail, "%s", f->message);
+	return ev_receipt_add_check(r, name, 0, detail, err);
+}
+
+ev_status ev_receipt_write(const json_t *r, const char *path, struct ev_error *err)
+{
+	char *bytes = NULL;
+	size_t len = 0;
+	ev_status st = ev_json_dump(r, &bytes, &len, err);
+	if (st == EV_OK)
+		st = ev_publish_bytes(path, bytes, len, 0644, err);
+	free(bytes);
+	return st;
+}
+
+ev_status ev_receipt_load(const char *path, json_t **out, uint8_t sha256_out[EV_SHA256_LEN],
+			  struct ev_error *err)
+{
+	json_t *r = NULL;
+	ev_status st = ev_json_load(path, EV_RECEIPT_FORMAT, EV_JSON_REQUIRE_CANONICAL, &r,
+				    sha256_out, NULL, NULL, err);
+	if (st != EV_OK)
+		return st;
+	static const char *const required[] = {"kind", "host", "result", "comparable"};
+	for (size_t i = 0; i < sizeof required / sizeof *required; i++)
+		if (!json_is_string(json_object_get(r, required[i]))) {
+			json_decref(r);
+			return ev_error_set(err, EV_REFUSED, "%s: not a complete receipt (no \"%s\" string)",
+					    path, required[i]);
+		}
+	if (!json_is_object(json_object_get(r, "tool")) || !json_is_array(json_object_get(r, "checks"))) {
+		json_decref(r);
+		return ev_error_set(err, EV_REFUSED, "%s: not a complete receipt (no tool or checks)",
+				    path);
+	}
+	*out = r;
+	return EV_OK;
+}
+
+int ev_receipt_comparable_holds(const json_t *r, struct ev_error *err)
+{
+	const char *stated = json_string_value(json_object_get(r, "comparable"));
+	char hex[65];
+	if (!stated)
+		return 0;
+	if (ev_receipt_comparable(r, hex, err) != EV_OK)
+		return -1;
+	return strcmp(hex, stated) == 0;
 }

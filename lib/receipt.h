@@ -19,8 +19,12 @@
 #ifndef EV_RECEIPT_H
 #define EV_RECEIPT_H
 
+#include <stdint.h>
+
 #include <jansson.h>
 
+#include "finding.h"
+#include "sha256.h"
 #include "status.h"
 
 #define EV_RECEIPT_FORMAT "evidence-receipt/1"
@@ -43,12 +47,33 @@ ev_status ev_receipt_set_fact(json_t *r, const char *key, json_t *value, struct 
 ev_status ev_receipt_add_check(json_t *r, const char *name, int pass, const char *detail,
 			       struct ev_error *err);
 
+/* Record a finding as one failed check named "<check>:<subject>" with the
+ * message and values as its detail, so that receipts from two hosts can be
+ * compared member by member. */
+ev_status ev_receipt_add_finding(json_t *r, const struct ev_finding *f, struct ev_error *err);
+
 /* Set result ("pass" when every check passed, else "fail"), the finish
  * time and the comparable digest. */
 ev_status ev_receipt_finish(json_t *r, struct ev_error *err);
 
 /* Compute the comparable digest of a receipt as it stands (hex, 65 bytes). */
 ev_status ev_receipt_comparable(const json_t *r, char hex[65], struct ev_error *err);
+
+/* Write the receipt's canonical bytes to path, atomically, mode 0644;
+ * an existing path is refused (EV_REFUSED), never replaced. */
+ev_status ev_receipt_write(const json_t *r, const char *path, struct ev_error *err);
+
+/* Read a receipt: canonical bytes of an "evidence-receipt/1" document with
+ * kind, tool, host, checks, result and comparable present. sha256_out (may
+ * be NULL) gets the digest of the file's bytes. *out is a new reference.
+ * Whether "comparable" still matches the content is not judged here; see
+ * ev_receipt_comparable_holds. */
+ev_status ev_receipt_load(const char *path, json_t **out, uint8_t sha256_out[EV_SHA256_LEN],
+			  struct ev_error *err);
+
+/* @return 1 when r's "comparable" field is the digest of its content as it
+ * stands, 0 when it was edited (or is missing), -1 on error. */
+int ev_receipt_comparable_holds(const json_t *r, struct ev_error *err);
 
 /* Current UTC time as "YYYY-MM-DDTHH:MM:SSZ" into buf (>= 21 bytes). */
 void ev_utc_now(char *buf, size_t cap);

@@ -58,18 +58,9 @@ static void on_finding(void *ctx, const struct ev_finding *f)
 	r->findings++;
 	if (!r->o->json)
 		ev_cli_finding(stderr, TOOL ": ", f);
-	/* Each finding is a failed check in the receipt, named by its member,
-	 * so that receipts from two hosts can be compared member by member. */
-	char name[1200], detail[512] = "";
 	struct ev_error ignored;
 	ev_error_clear(&ignored);
-	snprintf(name, sizeof name, "%s:%s", f->check, f->subject);
-	if (f->expected[0] || f->found[0])
-		snprintf(detail, sizeof detail, "%s (expected %s, found %s)", f->message,
-			 f->expected[0] ? f->expected : "nothing", f->found[0] ? f->found : "nothing");
-	else
-		snprintf(detail, sizeof detail, "%s", f->message);
-	ev_receipt_add_check(r->receipt, name, 0, detail, &ignored);
+	ev_receipt_add_finding(r->receipt, f, &ignored);
 }
 
 static void report_simple(struct report *r, const char *subject, const char *check,
