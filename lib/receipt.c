@@ -31,6 +31,14 @@ static json_t *tool_object(const char *name)
 			 hex);
 }
 
+void ev_utc_stamp(char *buf, size_t cap)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, cap, "%Y%m%dT%H%M%SZ", &tm);
+}
+
 json_t *ev_receipt_new(const char *kind, const char *tool_name, struct ev_error *err)
 {
 	char host[256] = "unknown", now[32];
@@ -172,6 +180,33 @@ ev_status ev_receipt_write(const json_t *r, const char *path, struct ev_error *e
 	ev_status st = ev_json_dump(r, &bytes, &len, err);
 	if (st == EV_OK)
 		st = ev_publish_bytes(path, bytes, len, 0644, err);
+	free(bytes);
+	return st;
+}
+
+#define FRESH_NAME_TRIES 1000
+
+ev_status ev_receipt_write_fresh(const json_t *r, const char *dir, const char *stem,
+				 char *path_out, size_t cap, struct ev_error *err)
+{
+	char *bytes = NULL;
+	size_t len = 0;
+	ev_status st = ev_json_dump(r, &bytes, &len, err);
+	for (int n = 1; st == EV_OK && n <= FRESH_NAME_TRIES; n++) {
+		int w = n == 1 ? snprintf(path_out, cap, "%s/%s.json", dir, stem)
+			       : snprintf(path_out, cap, "%s/%s-%d.json", dir, stem, n);
+		if (w < 0 || (size_t)w >= cap) {
+			st = ev_error_set(err, EV_USAGE, "%s/%s.json: receipt path too long", dir, stem);
+			break;
+		}
+		struct ev_error attempt;
+		ev_error_clear(&attempt);
+		ev_status one = ev_publish_bytes(path_out, bytes, len, 0644, &attempt);
+		if (one == EV_OK)
+			break;
+		if (one != EV_REFUSED || n == FRESH_NAME_TRIES)
+			st = ev_error_set(err, one, "%s", attempt.text);
+	}
 	free(bytes);
 	return st;
 }

@@ -63,6 +63,12 @@ ev_status ev_receipt_comparable(const json_t *r, char hex[65], struct ev_error *
  * an existing path is refused (EV_REFUSED), never replaced. */
 ev_status ev_receipt_write(const json_t *r, const char *path, struct ev_error *err);
 
+/* Write the receipt into dir under the first free name of "STEM.json",
+ * "STEM-2.json", ... (never replacing one); the path used goes to
+ * path_out (cap bytes). */
+ev_status ev_receipt_write_fresh(const json_t *r, const char *dir, const char *stem,
+				 char *path_out, size_t cap, struct ev_error *err);
+
 /* Read a receipt: canonical bytes of an "evidence-receipt/1" document with
  * kind, tool, host, checks, result and comparable present. sha256_out (may
  * be NULL) gets the digest of the file's bytes. *out is a new reference.
@@ -77,5 +83,8 @@ int ev_receipt_comparable_holds(const json_t *r, struct ev_error *err);
 
 /* Current UTC time as "YYYY-MM-DDTHH:MM:SSZ" into buf (>= 21 bytes). */
 void ev_utc_now(char *buf, size_t cap);
+
+/* Current UTC time as "YYYYMMDDTHHMMSSZ", for file names (>= 17 bytes). */
+void ev_utc_stamp(char *buf, size_t cap);
 
 #endif

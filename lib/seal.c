@@ -303,6 +303,40 @@ ev_status ev_seal_load(const char *path, struct ev_seal *seal,
 	return st;
 }
 
+ev_status ev_seal_load_pinned(const char *path, const char *pin_hex, struct ev_seal *seal,
+			      char sha256_hex[EV_SHA256_HEX_LEN + 1], char **bytes_out,
+			      size_t *len_out, struct ev_error *err)
+{
+	char *bytes = NULL;
+	size_t len = 0;
+	uint8_t digest[EV_SHA256_LEN];
+	json_t *doc = NULL;
+	ev_seal_init(seal);
+	ev_status st = ev_file_read_all(path, EV_JSON_MAX_BYTES, &bytes, &len, err);
+	if (st == EV_OK)
+		st = ev_sha256_buffer(bytes, len, digest, err);
+	if (st != EV_OK)
+		goto out;
+	ev_sha256_hex(digest, sha256_hex);
+	if (pin_hex && strcmp(pin_hex, sha256_hex) != 0) {
+		st = EV_MISMATCH;
+		goto out;
+	}
+	if ((st = ev_json_parse(bytes, len, path, EV_SEAL_FORMAT, EV_JSON_REQUIRE_CANONICAL, &doc,
+				err)) != EV_OK)
+		goto out;
+	st = ev_seal_from_json(doc, path, 0, seal, err);
+	json_decref(doc);
+out:
+	if (st == EV_OK && bytes_out) {
+		*bytes_out = bytes;
+		*len_out = len;
+	} else {
+		free(bytes);
+	}
+	return st;
+}
+
 long ev_seal_find(const struct ev_seal *seal, const char *path)
 {
 	size_t lo = 0, hi = seal->count;

@@ -83,6 +83,14 @@ ev_status ev_seal_load(const char *path, struct ev_seal *seal,
 		       uint8_t sha256_out[EV_SHA256_LEN], char **bytes_out, size_t *len_out,
 		       struct ev_error *err);
 
+/* Like ev_seal_load, but when pin_hex is not NULL the file's bytes must
+ * hash to it, checked before anything is parsed. The digest of the bytes
+ * goes to sha256_hex (65 bytes) in every case where the file was read.
+ * @return EV_MISMATCH (nothing parsed, seal empty) when the pin differs. */
+ev_status ev_seal_load_pinned(const char *path, const char *pin_hex, struct ev_seal *seal,
+			      char sha256_hex[EV_SHA256_HEX_LEN + 1], char **bytes_out,
+			      size_t *len_out, struct ev_error *err);
+
 /* @return the index of the member with this path, or -1. */
 long ev_seal_find(const struct ev_seal *seal, const char *path);
 

@@ -107,7 +107,6 @@ static ev_status run_verify(const struct verify_opts *o, struct report *r, struc
 	struct ev_selection sel;
 	char *seal_bytes = NULL;
 	size_t seal_len = 0;
-	uint8_t digest[EV_SHA256_LEN];
 	char seal_hex[EV_SHA256_HEX_LEN + 1] = "";
 	ev_status st = EV_OK;
 	ev_seal_init(&seal);
@@ -121,31 +120,18 @@ static ev_status run_verify(const struct verify_opts *o, struct report *r, struc
 	if (!r->receipt)
 		return err->status;
 	if (o->seal) {
-		/* The pin is checked on the raw bytes before anything is parsed. */
-		if ((st = ev_file_read_all(o->seal, EV_JSON_MAX_BYTES, &seal_bytes, &seal_len, err)) ||
-		    (st = ev_sha256_buffer(seal_bytes, seal_len, digest, err)))
-			goto out;
-		ev_sha256_hex(digest, seal_hex);
-		ev_receipt_add_input(r->receipt, EV_SEAL_FILENAME, o->seal, seal_hex, err);
-		if (o->seal_sha256) {
-			int pinned = strcmp(seal_hex, o->seal_sha256) == 0;
-			ev_receipt_add_check(r->receipt, "seal-sha256", pinned,
-					     pinned ? "SEAL.json bytes hash to the pinned value" : NULL,
+		st = ev_seal_load_pinned(o->seal, o->seal_sha256, &seal, seal_hex, &seal_bytes,
+					 &seal_len, err);
+		if (seal_hex[0])
+			ev_receipt_add_input(r->receipt, EV_SEAL_FILENAME, o->seal, seal_hex, err);
+		if (o->seal_sha256 && (st == EV_OK || st == EV_MISMATCH))
+			ev_receipt_add_check(r->receipt, "seal-sha256", st == EV_OK,
+					     st == EV_OK ? "SEAL.json bytes hash to the pinned value" : NULL,
 					     err);
-			if (!pinned) {
-				report_simple(r, o->seal, "seal-sha256",
-					      "SEAL.json is not the pinned seal; nothing else was checked",
-					      o->seal_sha256, seal_hex);
-				st = EV_MISMATCH;
-				goto out;
-			}
-		}
-		json_t *doc = NULL;
-		if ((st = ev_json_parse(seal_bytes, seal_len, o->seal, EV_SEAL_FORMAT,
-					EV_JSON_REQUIRE_CANONICAL, &doc, err)))
-			goto out;
-		st = ev_seal_from_json(doc, o->seal, 0, &seal, err);
-		json_decref(doc);
+		if (st == EV_MISMATCH)
+			report_simple(r, o->seal, "seal-sha256",
+				      "SEAL.json is not the pinned seal; nothing else was checked",
+				      o->seal_sha256, seal_hex);
 		if (st != EV_OK)
 			goto out;
 	}
