@@ -11,42 +11,34 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "decoder.h"
 #include "hashpipe.h"
 #include "namefold.h"
 #include "path.h"
 #include "progress.h"
 
-#define RAW_CHUNK ((size_t)1 << 20)
 #define HASH_SLOTS 8
 #define HASH_SLOT_BYTES ((size_t)1 << 20)
 
-struct raw_source {
-	int fd;
-	unsigned char *buf;
-	struct ev_sha256 *sha;
-	uint64_t bytes;
-	int failed_errno;
-	struct ev_progress *progress; /* NULL: none */
+/* libarchive reads the plain tar through this; the decoder knows where
+ * the compressed stream ends or breaks. */
+struct tar_source {
+	struct ev_decoder *decoder;
+	struct ev_error io; /* an I/O error while reading, for the caller */
 };
 
-static la_ssize_t raw_read(struct archive *a, void *ctx, const void **out)
+static la_ssize_t tar_read(struct archive *a, void *ctx, const void **out)
 {
-	struct raw_source *s = ctx;
-	ssize_t n;
-	while ((n = read(s->fd, s->buf, RAW_CHUNK)) < 0 && errno == EINTR)
-		;
-	if (n < 0) {
-		s->failed_errno = errno;
-		archive_set_error(a, errno, "read failed");
+	struct tar_source *s = ctx;
+	ssize_t n = ev_decoder_read(s->decoder, out, &s->io);
+	if (n == -1) {
+		archive_set_error(a, EILSEQ, "%s", ev_decoder_problem(s->decoder));
 		return -1;
 	}
-	struct ev_error ignored;
-	ev_error_clear(&ignored);
-	ev_sha256_update(s->sha, s->buf, (size_t)n, &ignored);
-	s->bytes += (uint64_t)n;
-	if (s->progress)
-		ev_progress_add(s->progress, (uint64_t)n, 0);
-	*out = s->buf;
+	if (n < 0) {
+		archive_set_error(a, EIO, "%s", s->io.text);
+		return -1;
+	}
 	return n;
 }
 
@@ -56,7 +48,8 @@ struct checker {
 	void *ctx;
 	unsigned findings;
 	unsigned char *seen;   /* per seal member */
-	long last_index;       /* seal index of the previous member, for order */
+	size_t *order;         /* seal index of each sealed member, as they came */
+	size_t ordered;
 	/* Member contents are hashed on another thread while the next ones are
 	 * decompressed; digests are compared once it has caught up. */
 	struct ev_hashpipe *pipe;
@@ -222,10 +215,7 @@ static void check_member(struct archive *a, struct archive_entry *e, struct chec
 		return;
 	}
 	c->seen[idx] = 1;
-	if (idx < c->last_index)
-		found(c, path, "order", "member out of seal order", seal->members[c->last_index].path,
-		      path);
-	c->last_index = idx;
+	c->order[c->ordered++] = (size_t)idx;
 	/* All 07777 bits: a setuid bit in the archive is a mode finding. */
 	struct ev_member got = {.path = path, .type = type,
 				.mode = (unsigned)archive_entry_mode(e) & 07777};
@@ -243,6 +233,61 @@ static void check_member(struct archive *a, struct archive_entry *e, struct chec
 	ev_member_compare(&seal->members[idx], &got, 0, count_finding, c);
 	if (got.type != seal->members[idx].type || got.size != seal->members[idx].size)
 		c->hashed[idx] = 0;
+}
+
+/* Name the members that moved: those outside a longest run of members
+ * still in seal order (a longest increasing subsequence of seal indices).
+ * Comparing each member with the one before it would blame an innocent
+ * neighbour of a member moved earlier. */
+static void report_moved(struct checker *c)
+{
+	size_t n = c->ordered;
+	if (n < 2)
+		return;
+	size_t *tail = malloc(n * sizeof *tail);  /* tail[k]: position ending a run of k+1 */
+	size_t *prev = malloc(n * sizeof *prev);  /* the position before it in its run */
+	unsigned char *keep = calloc(n, 1);
+	if (!tail || !prev || !keep) {
+		c->out_of_memory = 1;
+		goto out;
+	}
+	size_t len = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t lo = 0, hi = len;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (c->order[tail[mid]] < c->order[i])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		prev[i] = lo ? tail[lo - 1] : SIZE_MAX;
+		tail[lo] = i;
+		if (lo == len)
+			len++;
+	}
+	for (size_t i = tail[len - 1]; i != SIZE_MAX; i = prev[i])
+		keep[i] = 1;
+	const struct ev_seal *seal = c->seal;
+	for (size_t i = 0; i < n; i++) {
+		if (keep[i])
+			continue;
+		size_t idx = c->order[i];
+		char expected[EV_FINDING_VALUE_MAX], got[EV_FINDING_VALUE_MAX];
+		if (idx == 0)
+			snprintf(expected, sizeof expected, "first");
+		else
+			snprintf(expected, sizeof expected, "after %s", seal->members[idx - 1].path);
+		if (i == 0)
+			snprintf(got, sizeof got, "first");
+		else
+			snprintf(got, sizeof got, "after %s", seal->members[c->order[i - 1]].path);
+		found(c, seal->members[idx].path, "order", "member out of seal order", expected, got);
+	}
+out:
+	free(tail);
+	free(prev);
+	free(keep);
 }
 
 /* Compare the digests of the members hashed in full, in seal order. */
@@ -266,58 +311,59 @@ ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const c
 {
 	memset(result, 0, sizeof *result);
 	ev_status st = EV_OK;
-	struct checker c = {.seal = seal, .on_finding = on_finding, .ctx = ctx, .last_index = -1};
-	struct raw_source src = {.fd = -1, .progress = progress};
-	int first = 1, broken = 0, stream_ended = 0;
+	struct checker c = {.seal = seal, .on_finding = on_finding, .ctx = ctx};
+	struct tar_source src = {0};
+	int fd = -1, first = 1, broken = 0, stream_ended = 0;
 	struct archive *a = NULL;
 	size_t slots = seal->count ? seal->count : 1;
-	src.sha = ev_sha256_new();
-	src.buf = malloc(RAW_CHUNK);
+	ev_error_clear(&src.io);
 	c.seen = calloc(slots, 1);
+	c.order = calloc(slots, sizeof *c.order);
 	c.hashed = calloc(slots, 1);
 	c.digests = calloc(slots, sizeof *c.digests);
 	c.names = ev_namefold_new();
-	if (!src.sha || !src.buf || !c.seen || !c.hashed || !c.digests || !c.names) {
+	if (!c.seen || !c.order || !c.hashed || !c.digests || !c.names) {
 		st = ev_error_set(err, EV_ERROR, "%s: out of memory", path);
 		goto out;
 	}
 	if ((st = ev_hashpipe_new(&c.pipe, HASH_SLOTS, HASH_SLOT_BYTES, err)) != EV_OK)
 		goto out;
-	src.fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (src.fd < 0) {
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
 		st = ev_error_errno(err, errno, "%s: cannot open", path);
 		goto out;
 	}
-	posix_fadvise(src.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	if ((st = ev_decoder_open(&src.decoder, fd, progress, err)) != EV_OK) {
+		ev_error_wrap(err, "%s", path);
+		goto out;
+	}
+	result->compression = ev_decoder_kind_name(ev_decoder_kind(src.decoder));
 	a = archive_read_new();
-	if (!a || archive_read_support_filter_zstd(a) != ARCHIVE_OK ||
-	    archive_read_support_filter_gzip(a) != ARCHIVE_OK ||
-	    archive_read_support_format_tar(a) != ARCHIVE_OK ||
+	if (!a || archive_read_support_format_tar(a) != ARCHIVE_OK ||
 	    /* A tar reader stops at the first end-of-archive marker, and
 	     * `tar -i` or a second reader would go on: read past it, so that
 	     * whatever follows is a member (an "extra") or damage ("stream"),
 	     * never unseen. Zero blocks after it are tar record padding. */
 	    archive_read_set_format_option(a, "tar", "read_concatenated_archives", "1") !=
 		    ARCHIVE_OK) {
-		st = ev_error_set(err, EV_ERROR, "%s: libarchive lacks zstd, gzip or tar support",
-				  path);
+		st = ev_error_set(err, EV_ERROR, "%s: libarchive lacks tar support", path);
 		goto out;
 	}
-	if (archive_read_open(a, &src, NULL, raw_read, NULL) != ARCHIVE_OK) {
-		if (src.failed_errno) {
-			st = ev_error_errno(err, src.failed_errno, "%s: read failed", path);
+	if (archive_read_open(a, &src, NULL, tar_read, NULL) != ARCHIVE_OK) {
+		if (src.io.status != EV_OK) {
+			st = ev_error_set(err, EV_ERROR, "%s: %s", path, src.io.text);
 			goto out;
 		}
 		/* libarchive reads ahead while opening, so damage far into a small
-		 * archive shows here too: tell it apart from a foreign file. */
-		static const unsigned char zstd_magic[4] = {0x28, 0xB5, 0x2F, 0xFD};
-		static const unsigned char gzip_magic[2] = {0x1F, 0x8B};
-		int ours = src.bytes >= 4 && (memcmp(src.buf, zstd_magic, 4) == 0 ||
-					      memcmp(src.buf, gzip_magic, 2) == 0);
+		 * archive shows here too. */
+		const char *problem = ev_decoder_problem(src.decoder);
 		found(&c, path, "stream",
-		      ours ? "archive stream is damaged or truncated"
-			   : "not a zstd or gzip compressed tar archive",
-		      NULL, archive_error_string(a));
+		      ev_decoder_kind(src.decoder) == EV_DECODE_UNKNOWN
+			      ? "not a zstd or gzip compressed tar archive"
+		      : problem[0] ? "archive stream is damaged or truncated"
+				   : "no tar archive inside the compressed stream",
+		      NULL, problem[0] ? problem : archive_error_string(a));
 		stream_ended = 1;
 		goto summarize;
 	}
@@ -326,8 +372,8 @@ ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const c
 		int r = archive_read_next_header(a, &e);
 		if (r == ARCHIVE_EOF)
 			break;
-		if (src.failed_errno) {
-			st = ev_error_errno(err, src.failed_errno, "%s: read failed", path);
+		if (src.io.status != EV_OK) {
+			st = ev_error_set(err, EV_ERROR, "%s: %s", path, src.io.text);
 			goto out;
 		}
 		if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
@@ -347,8 +393,13 @@ ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const c
 		result->members_checked++;
 		check_member(a, e, &c, &broken);
 	}
+	if (src.io.status != EV_OK) {
+		st = ev_error_set(err, EV_ERROR, "%s: %s", path, src.io.text);
+		goto out;
+	}
 	if ((st = ev_hashpipe_finish(c.pipe, err)) != EV_OK)
 		goto out;
+	report_moved(&c);
 	compare_digests(&c);
 	if (c.out_of_memory) {
 		st = ev_error_set(err, EV_ERROR, "%s: out of memory while checking names", path);
@@ -367,8 +418,7 @@ summarize:
 		if (unreached) {
 			char n[32];
 			snprintf(n, sizeof n, "%zu", unreached);
-			found(&c, path, "unreached", "sealed members left unchecked",
-			      NULL, n);
+			found(&c, path, "unreached", "sealed members left unchecked", NULL, n);
 		}
 	} else {
 		for (size_t i = 0; i < seal->count; i++)
@@ -376,32 +426,32 @@ summarize:
 				found(&c, seal->members[i].path, "missing", "missing from the archive",
 				      ev_member_type_name(seal->members[i].type), NULL);
 	}
-	/* Hash the rest of the file: the archive's digest covers every byte. */
-	for (;;) {
-		const void *ignored;
-		la_ssize_t n = raw_read(a, &src, &ignored);
-		if (n <= 0)
-			break;
+	/* The archive's digest covers every byte of the file, trailing ones too. */
+	uint64_t trailing = 0, trailing_at = 0;
+	if ((st = ev_decoder_finish(src.decoder, result->archive_sha256, &result->archive_bytes,
+				    &trailing, &trailing_at, err)) != EV_OK) {
+		ev_error_wrap(err, "%s", path);
+		goto out;
 	}
-	{
-		struct ev_error ignored;
-		ev_error_clear(&ignored);
-		ev_sha256_final(src.sha, result->archive_sha256, &ignored);
+	if (trailing) {
+		char what[96];
+		snprintf(what, sizeof what, "%llu bytes from byte %llu", (unsigned long long)trailing,
+			 (unsigned long long)trailing_at);
+		found(&c, path, "trailing", "bytes follow the end of the compressed stream", NULL, what);
 	}
-	result->archive_bytes = src.bytes;
 	result->findings = c.findings;
 	st = c.findings ? EV_MISMATCH : EV_OK;
 out:
 	if (a)
 		archive_read_free(a);
-	if (src.fd >= 0)
-		close(src.fd);
-	free(src.buf);
+	ev_decoder_free(src.decoder);
+	if (fd >= 0)
+		close(fd);
 	ev_hashpipe_free(c.pipe);
 	free(c.seen);
+	free(c.order);
 	free(c.hashed);
 	free(c.digests);
 	ev_namefold_free(c.names);
-	ev_sha256_free(src.sha);
 	return st;
 }

@@ -2,8 +2,11 @@
  * pass, never extracting anything to disk.
  *
  * The raw file is read once: its bytes are hashed (the archive's own
- * SHA-256) as libarchive decompresses them (zstd or gzip; only the tar
- * format is accepted), and every member's content is hashed as it streams.
+ * SHA-256) as they are decompressed (zstd or gzip, decoder.h), libarchive
+ * reads the tar inside (only the tar format is accepted), and every
+ * member's content is hashed as it streams. Bytes after the end of the
+ * compressed stream are a "trailing" finding; the members before them are
+ * all checked.
  * Checked: SEAL.json is the first member and equals the given seal's bytes;
  * every other member is ROOT/<path> with a valid member path, appears once,
  * in seal order, with the sealed type, mode, size and SHA-256; links,
@@ -38,6 +41,7 @@ struct ev_archive_check {
 	uint8_t archive_sha256[EV_SHA256_LEN]; /* of the whole file, as read */
 	uint64_t archive_bytes;
 	uint64_t members_checked; /* entries seen after SEAL.json */
+	const char *compression;  /* "zstd", "gzip" or "unknown" (static) */
 	unsigned findings;
 };
 

@@ -105,11 +105,11 @@ test_expect_success 'a truncated archive is a finding, not a crash' '
 	! grep -q "missing from the archive" actual
 '
 
-test_expect_success 'trailing garbage after the compressed stream is a finding' '
+test_expect_success 'trailing garbage after the compressed stream is one finding; every member is still checked' '
 	cat out/archive.tar.zst >tail.tar.zst && printf garbage >>tail.tar.zst &&
 	test_expect_code 1 "$SEAL" verify --seal out/SEAL.json tail.tar.zst 2>actual >/dev/null &&
-	grep -q "^seal: [^ ]*: archive stream is damaged or truncated.* (found .*Unknown frame descriptor)$" actual &&
-	grep -q "^seal: tail.tar.zst: sealed members left unchecked (found [0-9]*)$" actual
+	echo "seal: tail.tar.zst: bytes follow the end of the compressed stream (found 7 bytes from byte $(stat -c %s out/archive.tar.zst))" >expect &&
+	test_cmp expect actual
 '
 
 # behind_end KIND OUT 'what to append': the sealed tar, decompressed, then
@@ -145,7 +145,7 @@ test_expect_success 'bytes other than zero padding behind the end-of-archive mar
 
 test_expect_success 'a file that is not an archive at all is named as such' '
 	test_expect_code 1 "$SEAL" verify --seal out/SEAL.json out/SEAL.json 2>actual >/dev/null &&
-	grep -x "seal: out/SEAL.json: not a zstd or gzip compressed tar archive (found Unrecognized archive format)" actual
+	grep -x "seal: out/SEAL.json: not a zstd or gzip compressed tar archive (found first bytes 7b 22 66 6f 72 6d 61 74)" actual
 '
 
 test_done

@@ -1,0 +1,312 @@
+#include "config.h"
+#include "decoder.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <zlib.h>
+#include <zstd.h>
+
+#define RAW_CHUNK ((size_t)1 << 20)
+/* Small enough that libzstd streams a large frame out piece by piece: with
+ * room for the whole frame it decodes it internally and, when the frame's
+ * checksum fails, returns none of it, so no member could be named. */
+#define OUT_CHUNK ((size_t)128 << 10)
+
+static const unsigned char zstd_magic[4] = {0x28, 0xB5, 0x2F, 0xFD};
+static const unsigned char gzip_magic[2] = {0x1F, 0x8B};
+
+struct ev_decoder {
+	int fd;
+	enum ev_compression_kind kind;
+	struct ev_progress *progress;
+	struct ev_sha256 *sha;
+	unsigned char *in, *out;
+	size_t in_len, in_pos;  /* raw bytes in `in`, and how many were used */
+	uint64_t raw_read;      /* raw bytes read from fd so far */
+	int raw_eof;
+	ZSTD_DStream *zs;
+	z_stream gz;
+	int gz_ready;
+	int between;            /* at a frame or member boundary */
+	int out_full;           /* the last call filled the output: more may be pending */
+	int ended;              /* the compressed stream is over */
+	uint64_t trailing_at, trailing;
+	uint64_t frame_at;      /* where the frame (or member) being decoded starts */
+	char problem[256];
+};
+
+const char *ev_decoder_kind_name(enum ev_compression_kind kind)
+{
+	return kind == EV_DECODE_ZSTD ? "zstd" : kind == EV_DECODE_GZIP ? "gzip" : "unknown";
+}
+
+enum ev_compression_kind ev_decoder_kind(const struct ev_decoder *d)
+{
+	return d->kind;
+}
+
+const char *ev_decoder_problem(const struct ev_decoder *d)
+{
+	return d->problem;
+}
+
+/* The offset in the file of the next raw byte to decode. */
+static uint64_t position(const struct ev_decoder *d)
+{
+	return d->raw_read - (d->in_len - d->in_pos);
+}
+
+/* Read more raw bytes (hashing them). @return 1 got some, 0 end of file, -1 error. */
+static int refill(struct ev_decoder *d, struct ev_error *err)
+{
+	if (d->in_pos < d->in_len)
+		memmove(d->in, d->in + d->in_pos, d->in_len - d->in_pos);
+	d->in_len -= d->in_pos;
+	d->in_pos = 0;
+	if (d->raw_eof)
+		return 0;
+	ssize_t n;
+	while ((n = read(d->fd, d->in + d->in_len, RAW_CHUNK - d->in_len)) < 0 && errno == EINTR)
+		;
+	if (n < 0) {
+		ev_error_errno(err, errno, "read failed");
+		return -1;
+	}
+	if (n == 0) {
+		d->raw_eof = 1;
+		return 0;
+	}
+	if (ev_sha256_update(d->sha, d->in + d->in_len, (size_t)n, err) != EV_OK)
+		return -1;
+	if (d->progress)
+		ev_progress_add(d->progress, (uint64_t)n, 0);
+	d->in_len += (size_t)n;
+	d->raw_read += (uint64_t)n;
+	return 1;
+}
+
+ev_status ev_decoder_open(struct ev_decoder **out, int fd, struct ev_progress *progress,
+			  struct ev_error *err)
+{
+	struct ev_decoder *d = calloc(1, sizeof *d);
+	if (!d)
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	d->fd = fd;
+	d->progress = progress;
+	d->between = 1;
+	d->sha = ev_sha256_new();
+	d->in = malloc(RAW_CHUNK);
+	d->out = malloc(OUT_CHUNK);
+	if (!d->sha || !d->in || !d->out) {
+		ev_decoder_free(d);
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	}
+	while (d->in_len < 4 && !d->raw_eof) {
+		if (refill(d, err) < 0) {
+			ev_decoder_free(d);
+			return err->status;
+		}
+	}
+	/* zstd: a frame or a skippable frame (magic 0x184D2A5?, little-endian). */
+	if (d->in_len >= 4 && (memcmp(d->in, zstd_magic, 4) == 0 ||
+			       ((d->in[0] & 0xF0) == 0x50 && d->in[1] == 0x2A && d->in[2] == 0x4D &&
+				d->in[3] == 0x18)))
+		d->kind = EV_DECODE_ZSTD;
+	else if (d->in_len >= 2 && memcmp(d->in, gzip_magic, 2) == 0)
+		d->kind = EV_DECODE_GZIP;
+	if (d->kind == EV_DECODE_ZSTD && !(d->zs = ZSTD_createDStream())) {
+		ev_decoder_free(d);
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	}
+	*out = d;
+	return EV_OK;
+}
+
+void ev_decoder_free(struct ev_decoder *d)
+{
+	if (!d)
+		return;
+	if (d->zs)
+		ZSTD_freeDStream(d->zs);
+	if (d->gz_ready)
+		inflateEnd(&d->gz);
+	ev_sha256_free(d->sha);
+	free(d->in);
+	free(d->out);
+	free(d);
+}
+
+static ssize_t fail(struct ev_decoder *d, const char *what, uint64_t at, const char *why)
+{
+	snprintf(d->problem, sizeof d->problem, "%s at byte %llu%s%s%s", what,
+		 (unsigned long long)at, why ? " (" : "", why ? why : "", why ? ")" : "");
+	return -1;
+}
+
+/* At a boundary with raw bytes left: do they start another frame? */
+static int starts_frame(const struct ev_decoder *d)
+{
+	const unsigned char *p = d->in + d->in_pos;
+	size_t n = d->in_len - d->in_pos;
+	if (d->kind == EV_DECODE_GZIP)
+		return n >= 2 ? memcmp(p, gzip_magic, 2) == 0 : -1;
+	if (n < 4)
+		return -1;
+	return memcmp(p, zstd_magic, 4) == 0 ||
+	       ((p[0] & 0xF0) == 0x50 && p[1] == 0x2A && p[2] == 0x4D && p[3] == 0x18);
+}
+
+static ssize_t read_zstd(struct ev_decoder *d, const void **out, struct ev_error *err)
+{
+	for (;;) {
+		if (d->in_pos == d->in_len && !d->out_full) {
+			int r = refill(d, err);
+			if (r < 0)
+				return -2;
+			if (r == 0) {
+				if (d->between) {
+					d->ended = 1;
+					return 0;
+				}
+				return fail(d, "zstd data cut short: the file ends inside the frame that "
+					    "starts", d->frame_at, NULL);
+			}
+		}
+		if (d->between) {
+			int s = starts_frame(d);
+			while (s < 0 && !d->raw_eof) {
+				int r = refill(d, err);
+				if (r < 0)
+					return -2;
+				s = starts_frame(d);
+			}
+			if (s <= 0) {
+				d->ended = 1;
+				d->trailing_at = position(d);
+				return 0;
+			}
+			d->frame_at = position(d);
+		}
+		ZSTD_inBuffer in = {d->in, d->in_len, d->in_pos};
+		ZSTD_outBuffer o = {d->out, OUT_CHUNK, 0};
+		size_t hint = ZSTD_decompressStream(d->zs, &o, &in);
+		d->in_pos = in.pos;
+		if (ZSTD_isError(hint)) {
+			/* A checksum only says that the frame read so far is wrong:
+			 * hand over what was decoded, so the members it garbled are
+			 * named by their digests, then report the damage. */
+			fail(d, "zstd frame damaged: the frame that starts", d->frame_at,
+			     ZSTD_getErrorName(hint));
+			if (o.pos == 0)
+				return -1;
+			*out = d->out;
+			return (ssize_t)o.pos;
+		}
+		d->between = hint == 0;
+		d->out_full = o.pos == o.size;
+		if (o.pos > 0) {
+			*out = d->out;
+			return (ssize_t)o.pos;
+		}
+	}
+}
+
+static ssize_t read_gzip(struct ev_decoder *d, const void **out, struct ev_error *err)
+{
+	for (;;) {
+		if (d->in_pos == d->in_len && !d->out_full) {
+			int r = refill(d, err);
+			if (r < 0)
+				return -2;
+			if (r == 0) {
+				if (d->between) {
+					d->ended = 1;
+					return 0;
+				}
+				return fail(d, "gzip data cut short: the file ends inside the member that "
+					    "starts", d->frame_at, NULL);
+			}
+		}
+		if (d->between) {
+			int s = starts_frame(d);
+			while (s < 0 && !d->raw_eof) {
+				if (refill(d, err) < 0)
+					return -2;
+				s = starts_frame(d);
+			}
+			if (s <= 0) {
+				d->ended = 1;
+				d->trailing_at = position(d);
+				return 0;
+			}
+			d->frame_at = position(d);
+			if (d->gz_ready)
+				inflateReset(&d->gz);
+			else if (inflateInit2(&d->gz, 15 + 16) != Z_OK) /* gzip wrapper only */
+				return fail(d, "gzip decoder cannot start", position(d), NULL);
+			d->gz_ready = 1;
+			d->between = 0;
+		}
+		d->gz.next_in = d->in + d->in_pos;
+		d->gz.avail_in = (uInt)(d->in_len - d->in_pos);
+		d->gz.next_out = d->out;
+		d->gz.avail_out = (uInt)OUT_CHUNK;
+		int r = inflate(&d->gz, Z_NO_FLUSH);
+		d->in_pos = d->in_len - d->gz.avail_in;
+		size_t produced = OUT_CHUNK - d->gz.avail_out;
+		d->out_full = d->gz.avail_out == 0;
+		if (r == Z_STREAM_END) {
+			d->between = 1;
+		} else if (r != Z_OK && r != Z_BUF_ERROR) {
+			fail(d, "gzip member damaged: the member that starts", d->frame_at,
+			     d->gz.msg ? d->gz.msg : "inflate failed");
+			if (produced == 0)
+				return -1;
+		}
+		if (produced > 0) {
+			*out = d->out;
+			return (ssize_t)produced;
+		}
+	}
+}
+
+ssize_t ev_decoder_read(struct ev_decoder *d, const void **out, struct ev_error *err)
+{
+	if (d->problem[0])
+		return -1;
+	if (d->ended)
+		return 0;
+	switch (d->kind) {
+	case EV_DECODE_ZSTD: return read_zstd(d, out, err);
+	case EV_DECODE_GZIP: return read_gzip(d, out, err);
+	default:
+		snprintf(d->problem, sizeof d->problem, "first bytes");
+		for (size_t i = 0; i < d->in_len && i < 8; i++) {
+			size_t used = strlen(d->problem);
+			snprintf(d->problem + used, sizeof d->problem - used, " %02x", d->in[i]);
+		}
+		return -1;
+	}
+}
+
+ev_status ev_decoder_finish(struct ev_decoder *d, uint8_t sha256[EV_SHA256_LEN],
+			    uint64_t *raw_bytes, uint64_t *trailing, uint64_t *trailing_at,
+			    struct ev_error *err)
+{
+	for (;;) {
+		d->in_pos = d->in_len; /* consumed or not, every byte is hashed */
+		int r = refill(d, err);
+		if (r < 0)
+			return err->status;
+		if (r == 0)
+			break;
+	}
+	*raw_bytes = d->raw_read;
+	*trailing = d->ended && d->trailing_at ? d->raw_read - d->trailing_at : 0;
+	*trailing_at = d->trailing_at;
+	return ev_sha256_final(d->sha, sha256, err);
+}
