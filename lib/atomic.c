@@ -234,6 +234,20 @@ ev_status ev_outfile_commit(struct ev_outfile *of, mode_t mode, struct ev_error 
 	return st;
 }
 
+ev_status ev_publish_at(int dirfd, const char *tmp_name, const char *final_name,
+			const char *display, struct ev_error *err)
+{
+	if (rename_noreplace(dirfd, tmp_name, final_name) != 0) {
+		if (errno == EEXIST || errno == ENOTEMPTY)
+			return ev_error_set(err, EV_REFUSED,
+					    "%s: appeared while it was being written; left as it is, "
+					    "nothing replaced",
+					    display);
+		return ev_error_errno(err, errno, "%s: cannot move into place", display);
+	}
+	return ev_fsync_dir(dirfd, display, err);
+}
+
 void ev_outfile_abort(struct ev_outfile *of)
 {
 	if (of->tmp_name && of->dirfd >= 0)

@@ -46,6 +46,13 @@ ev_status ev_outfile_write(struct ev_outfile *of, const void *buf, size_t len,
  * directory. On failure the temporary file is removed. Frees of either way. */
 ev_status ev_outfile_commit(struct ev_outfile *of, mode_t mode, struct ev_error *err);
 
+/* Move a complete, fsync'ed file inside dirfd from tmp_name to final_name
+ * without replacing anything (EV_REFUSED when final_name exists), then
+ * fsync the directory. For outputs built under a name of their own, such
+ * as a resumable transfer's partial file. display is used in errors. */
+ev_status ev_publish_at(int dirfd, const char *tmp_name, const char *final_name,
+			const char *display, struct ev_error *err);
+
 /* Remove the temporary file and free of. Safe on a zeroed or committed of. */
 void ev_outfile_abort(struct ev_outfile *of);
 

@@ -60,6 +60,17 @@ ev_status ev_sha256_final(struct ev_sha256 *ctx, uint8_t out[EV_SHA256_LEN],
 	return EV_OK;
 }
 
+ev_status ev_sha256_peek(const struct ev_sha256 *ctx, uint8_t out[EV_SHA256_LEN],
+			 struct ev_error *err)
+{
+	EVP_MD_CTX *copy = EVP_MD_CTX_new();
+	unsigned int n = 0;
+	int ok = copy && EVP_MD_CTX_copy_ex(copy, ctx->md) == 1 &&
+		 EVP_DigestFinal_ex(copy, out, &n) == 1 && n == EV_SHA256_LEN;
+	EVP_MD_CTX_free(copy);
+	return ok ? EV_OK : ev_error_set(err, EV_ERROR, "SHA-256: cannot copy the digest state");
+}
+
 ev_status ev_sha256_buffer(const void *data, size_t len, uint8_t out[EV_SHA256_LEN],
 			   struct ev_error *err)
 {

@@ -30,6 +30,11 @@ ev_status ev_sha256_update(struct ev_sha256 *ctx, const void *data, size_t len,
 ev_status ev_sha256_final(struct ev_sha256 *ctx, uint8_t out[EV_SHA256_LEN],
 			  struct ev_error *err);
 
+/* The digest of what ctx has seen so far, without ending it: ctx goes on
+ * taking updates (a resumed transfer reports its prefix, then hashes on). */
+ev_status ev_sha256_peek(const struct ev_sha256 *ctx, uint8_t out[EV_SHA256_LEN],
+			 struct ev_error *err);
+
 /* One-shot digest of a buffer. */
 ev_status ev_sha256_buffer(const void *data, size_t len, uint8_t out[EV_SHA256_LEN],
 			   struct ev_error *err);

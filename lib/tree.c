@@ -200,19 +200,20 @@ void ev_tree_free(struct ev_tree *tree)
 	tree->rootfd = -1;
 }
 
-int ev_tree_open_member(const struct ev_tree *tree, const char *path)
+int ev_tree_open_parent(const struct ev_tree *tree, const char *path, const char **base)
 {
-	int dirfd = tree->rootfd;
+	int dirfd = dup(tree->rootfd);
 	const char *p = path;
 	char component[EV_PATH_COMPONENT_MAX + 1];
+	if (dirfd < 0)
+		return -1;
 	for (;;) {
 		const char *slash = strchr(p, '/');
 		if (!slash)
 			break;
 		size_t n = (size_t)(slash - p);
 		if (n > EV_PATH_COMPONENT_MAX) {
-			if (dirfd != tree->rootfd)
-				close(dirfd);
+			close(dirfd);
 			errno = ENAMETOOLONG;
 			return -1;
 		}
@@ -220,8 +221,7 @@ int ev_tree_open_member(const struct ev_tree *tree, const char *path)
 		component[n] = '\0';
 		int next = openat(dirfd, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		int saved = errno;
-		if (dirfd != tree->rootfd)
-			close(dirfd);
+		close(dirfd);
 		if (next < 0) {
 			errno = saved;
 			return -1;
@@ -229,11 +229,20 @@ int ev_tree_open_member(const struct ev_tree *tree, const char *path)
 		dirfd = next;
 		p = slash + 1;
 	}
+	*base = p;
+	return dirfd;
+}
+
+int ev_tree_open_member(const struct ev_tree *tree, const char *path)
+{
+	const char *base;
+	int dirfd = ev_tree_open_parent(tree, path, &base);
+	if (dirfd < 0)
+		return -1;
 	/* O_NONBLOCK: a FIFO swapped in after the walk must not hang the open. */
-	int fd = openat(dirfd, p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd = openat(dirfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	int saved = errno;
-	if (dirfd != tree->rootfd)
-		close(dirfd);
+	close(dirfd);
 	errno = saved;
 	return fd;
 }

@@ -59,4 +59,9 @@ void ev_tree_free(struct ev_tree *tree);
  * @return an fd, or -1 with errno set. */
 int ev_tree_open_member(const struct ev_tree *tree, const char *path);
 
+/* Open the directory that holds a member, the same way; *base points at
+ * the member's last component inside path. @return an fd the caller
+ * closes, or -1 with errno set. */
+int ev_tree_open_parent(const struct ev_tree *tree, const char *path, const char **base);
+
 #endif
