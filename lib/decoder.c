@@ -284,6 +284,10 @@ ssize_t ev_decoder_read(struct ev_decoder *d, const void **out, struct ev_error 
 	case EV_DECODE_ZSTD: return read_zstd(d, out, err);
 	case EV_DECODE_GZIP: return read_gzip(d, out, err);
 	default:
+		if (d->in_len == 0) {
+			snprintf(d->problem, sizeof d->problem, "the file is empty");
+			return -1;
+		}
 		snprintf(d->problem, sizeof d->problem, "first bytes");
 		for (size_t i = 0; i < d->in_len && i < 8; i++) {
 			size_t used = strlen(d->problem);

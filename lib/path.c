@@ -3,7 +3,10 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <uninorm.h>
 
 /* Decode one UTF-8 sequence at s (n bytes available). @return its length,
  * or 0 when it is malformed, overlong, a surrogate or above U+10FFFF. */
@@ -47,6 +50,27 @@ static const char *component_problem(const unsigned char *s, size_t len)
 	return NULL;
 }
 
+const char ev_path_not_nfc[] = "is not in Unicode normalization form C (NFC)";
+
+/* Tar readers and writers (libarchive among them) turn UTF-8 names into
+ * NFC: a name in any other form would not come back from an archive as it
+ * was sealed. Pure ASCII is always NFC. */
+static const char *nfc_problem(const unsigned char *s, size_t len)
+{
+	int ascii = 1;
+	for (size_t i = 0; i < len && ascii; i++)
+		ascii = s[i] < 0x80;
+	if (ascii)
+		return NULL;
+	uint8_t buf[EV_PATH_MAX + 16];
+	size_t n = sizeof buf;
+	uint8_t *nfc = u8_normalize(UNINORM_NFC, s, len, buf, &n);
+	const char *problem = !nfc || n != len || memcmp(nfc, s, len) != 0 ? ev_path_not_nfc : NULL;
+	if (nfc != buf)
+		free(nfc);
+	return problem;
+}
+
 const char *ev_path_problem(const char *path, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)path;
@@ -74,7 +98,8 @@ const char *ev_path_problem(const char *path, size_t len)
 		}
 		i += n;
 	}
-	return component_problem(s + start, len - start);
+	const char *p = component_problem(s + start, len - start);
+	return p ? p : nfc_problem(s, len);
 }
 
 const char *ev_path_component_problem(const char *name, size_t len)

@@ -2,9 +2,11 @@
  *
  * A member path names a file or directory inside a sealed tree. It is valid
  * when it is relative, '/'-separated, with no empty, "." or ".." component,
- * is valid UTF-8 (shortest form, no surrogates, at most U+10FFFF), holds no
- * control character (U+0000-U+001F, U+007F-U+009F) and no backslash (which
- * other systems read as a separator), and fits the length limits below.
+ * is valid UTF-8 (shortest form, no surrogates, at most U+10FFFF) in
+ * Unicode normalization form C (tar readers and writers normalize names to
+ * NFC, so no other form survives an archive), holds no control character
+ * (U+0000-U+001F, U+007F-U+009F) and no backslash (which other systems
+ * read as a separator), and fits the length limits below.
  * Such a path means the same thing on every host and can never escape the
  * directory it is extracted into.
  *
@@ -25,6 +27,10 @@
  * @return NULL when valid, else a static sentence saying what is wrong,
  *         e.g. "is not valid UTF-8". */
 const char *ev_path_problem(const char *path, size_t len);
+
+/* The sentence ev_path_problem returns for a name not in NFC, so that a
+ * caller can show such a name byte by byte (it prints like its NFC form). */
+extern const char ev_path_not_nfc[];
 
 /* Check one path component (a file name): the rules above for a path with a
  * single component. @return NULL or a static sentence. */

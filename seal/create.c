@@ -106,7 +106,10 @@ static ev_status check_entries(const struct ev_tree *tree, const struct create_o
 		char mode[8];
 		ev_mode_format(m->mode, mode, sizeof mode);
 		if (e->name_problem) {
-			refuse(r, m->path, "name", e->name_problem, NULL);
+			char bytes[EV_FINDING_VALUE_MAX];
+			ev_path_quote_bytes(m->path, strlen(m->path), bytes, sizeof bytes);
+			refuse(r, m->path, "name", e->name_problem,
+			       e->name_problem == ev_path_not_nfc ? bytes : NULL);
 			continue;
 		}
 		if (m->type != EV_MEMBER_FILE && m->type != EV_MEMBER_DIR) {

@@ -35,6 +35,10 @@ int main(void)
 	CHECK_STR_EQ(problem("\xED\xA0\x80"), "is not valid UTF-8");     /* surrogate */
 	CHECK_STR_EQ(problem("\xF4\x90\x80\x80"), "is not valid UTF-8"); /* > U+10FFFF */
 	CHECK_STR_EQ(problem("\xE6\x97"), "is not valid UTF-8");         /* cut short */
+	/* "café" decomposed (e + U+0301) is refused, precomposed accepted. */
+	CHECK_STR_EQ(problem("cafe\xCC\x81"), "is not in Unicode normalization form C (NFC)");
+	CHECK(problem("caf\xC3\xA9") == NULL);
+	CHECK_STR_EQ(problem("a/\xE2\x84\xAB"), "is not in Unicode normalization form C (NFC)"); /* U+212B ANGSTROM SIGN */
 	CHECK_STR_EQ(ev_path_problem("a\0b", 3), "holds a control character");
 
 	char *longname = malloc(300);
