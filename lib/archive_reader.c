@@ -56,6 +56,7 @@ struct checker {
 	uint8_t (*digests)[EV_SHA256_LEN]; /* per seal member */
 	unsigned char *hashed; /* per seal member: a digest is due */
 	struct ev_namefold *names; /* every member name seen, for collisions */
+	struct ev_progress *progress; /* NULL: none */
 	int out_of_memory;
 };
 
@@ -117,10 +118,14 @@ static int hash_data(struct archive *a, struct checker *c, const char *subject, 
 			done += n;
 		}
 		*size += len;
+		if (c->progress)
+			ev_progress_add(c->progress, len, 0);
 	}
 	ev_hashpipe_buffer(c->pipe);
 	ev_hashpipe_publish(c->pipe, 0, 1, c->digests[idx]);
 	c->hashed[idx] = 1;
+	if (c->progress)
+		ev_progress_add(c->progress, 0, 1);
 	return 0;
 }
 
@@ -311,7 +316,7 @@ ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const c
 {
 	memset(result, 0, sizeof *result);
 	ev_status st = EV_OK;
-	struct checker c = {.seal = seal, .on_finding = on_finding, .ctx = ctx};
+	struct checker c = {.seal = seal, .on_finding = on_finding, .ctx = ctx, .progress = progress};
 	struct tar_source src = {0};
 	int fd = -1, first = 1, broken = 0, stream_ended = 0;
 	struct archive *a = NULL;
@@ -334,7 +339,7 @@ ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const c
 		goto out;
 	}
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	if ((st = ev_decoder_open(&src.decoder, fd, progress, err)) != EV_OK) {
+	if ((st = ev_decoder_open(&src.decoder, fd, err)) != EV_OK) {
 		ev_error_wrap(err, "%s", path);
 		goto out;
 	}

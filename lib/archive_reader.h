@@ -46,8 +46,8 @@ struct ev_archive_check {
 };
 
 /* Check the archive at path against seal (whose canonical bytes are
- * seal_bytes/seal_len). progress (may be NULL) is advanced by the
- * compressed bytes read, from the calling thread.
+ * seal_bytes/seal_len). progress (may be NULL) is advanced by member bytes
+ * and files read, from the calling thread: the seal's totals are its goal.
  * @return EV_OK when nothing was found, EV_MISMATCH when findings were
  * reported, EV_ERROR when the file could not be read. */
 ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const char *seal_bytes,

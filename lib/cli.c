@@ -45,7 +45,7 @@ void ev_cli_error(const char *tool, const struct ev_error *err)
 
 void ev_cli_finding(FILE *stream, const char *prefix, const struct ev_finding *f)
 {
-	char line[2048];
+	char line[4096];
 	ev_finding_format(f, line, sizeof line);
 	fprintf(stream, "%s%s\n", prefix, line);
 }

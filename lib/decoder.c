@@ -22,7 +22,6 @@ static const unsigned char gzip_magic[2] = {0x1F, 0x8B};
 struct ev_decoder {
 	int fd;
 	enum ev_compression_kind kind;
-	struct ev_progress *progress;
 	struct ev_sha256 *sha;
 	unsigned char *in, *out;
 	size_t in_len, in_pos;  /* raw bytes in `in`, and how many were used */
@@ -82,21 +81,17 @@ static int refill(struct ev_decoder *d, struct ev_error *err)
 	}
 	if (ev_sha256_update(d->sha, d->in + d->in_len, (size_t)n, err) != EV_OK)
 		return -1;
-	if (d->progress)
-		ev_progress_add(d->progress, (uint64_t)n, 0);
 	d->in_len += (size_t)n;
 	d->raw_read += (uint64_t)n;
 	return 1;
 }
 
-ev_status ev_decoder_open(struct ev_decoder **out, int fd, struct ev_progress *progress,
-			  struct ev_error *err)
+ev_status ev_decoder_open(struct ev_decoder **out, int fd, struct ev_error *err)
 {
 	struct ev_decoder *d = calloc(1, sizeof *d);
 	if (!d)
 		return ev_error_set(err, EV_ERROR, "out of memory");
 	d->fd = fd;
-	d->progress = progress;
 	d->between = 1;
 	d->sha = ev_sha256_new();
 	d->in = malloc(RAW_CHUNK);

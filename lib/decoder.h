@@ -18,7 +18,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "progress.h"
 #include "sha256.h"
 #include "status.h"
 
@@ -29,10 +28,8 @@ struct ev_decoder;
 /* Start decoding fd (read from its current offset). The first bytes say
  * which compression it is; ev_decoder_kind tells, EV_DECODE_UNKNOWN when
  * neither (then ev_decoder_read returns -1 with a problem at once).
- * progress (may be NULL) is advanced by raw bytes read.
  * @return EV_OK, or EV_ERROR on I/O or memory failure. */
-ev_status ev_decoder_open(struct ev_decoder **out, int fd, struct ev_progress *progress,
-			  struct ev_error *err);
+ev_status ev_decoder_open(struct ev_decoder **out, int fd, struct ev_error *err);
 
 /* Free; NULL accepted. Does not close fd. */
 void ev_decoder_free(struct ev_decoder *d);

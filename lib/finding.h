@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#define EV_FINDING_VALUE_MAX 160
+#define EV_FINDING_VALUE_MAX 512
 
 struct ev_finding {
 	const char *subject;  /* the member path, file or record it is about */

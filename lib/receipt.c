@@ -163,7 +163,7 @@ ev_status ev_receipt_finish(json_t *r, struct ev_error *err)
 
 ev_status ev_receipt_add_finding(json_t *r, const struct ev_finding *f, struct ev_error *err)
 {
-	char name[1200], detail[512];
+	char name[1200], detail[2 * EV_FINDING_VALUE_MAX + 200];
 	snprintf(name, sizeof name, "%s:%s", f->check, f->subject);
 	if (f->expected[0] || f->found[0])
 		snprintf(detail, sizeof detail, "%s (expected %s, found %s)", f->message,

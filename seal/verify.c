@@ -179,10 +179,8 @@ static ev_status run_verify(const struct verify_opts *o, struct report *r, struc
 			goto out;
 	} else {
 		struct ev_archive_check res;
-		struct stat sb;
 		struct ev_progress progress;
-		ev_progress_init(&progress, stderr, TOOL ": verifying",
-				 stat(o->target, &sb) == 0 ? (uint64_t)sb.st_size : 0, 0);
+		ev_progress_init(&progress, stderr, TOOL ": verifying", seal.bytes, seal.files);
 		st = ev_archive_check(o->target, &seal, seal_bytes, seal_len, on_finding, r, &progress,
 				      &res, err);
 		ev_progress_done(&progress);
@@ -194,8 +192,8 @@ static ev_status run_verify(const struct verify_opts *o, struct report *r, struc
 		st = EV_OK;
 	}
 	char detail[128];
-	snprintf(detail, sizeof detail, "%zu members expected, %u findings", expected->count,
-		 r->findings);
+	snprintf(detail, sizeof detail, "%zu members expected, %u finding%s", expected->count,
+		 r->findings, r->findings == 1 ? "" : "s");
 	ev_receipt_add_check(r->receipt, "members", r->findings == 0, detail, err);
 	st = r->findings ? EV_MISMATCH : EV_OK;
 out:

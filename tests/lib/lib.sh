@@ -10,6 +10,8 @@ set -u
 : "${EV_BUILDDIR:?run the tests through make check}"
 : "${EV_SRCDIR:?run the tests through make check}"
 SEAL="$EV_BUILDDIR/seal/seal"
+REPLICATE="$EV_BUILDDIR/replicate/replicate"
+SURGERY="$EV_SRCDIR/tests/replicate/archive-surgery.py"
 export LC_ALL=C.UTF-8
 umask 022
 
@@ -103,4 +105,10 @@ make_campaign () {
 	echo long > "$1/summary/$(printf 'n%.0s' $(seq 1 120)).txt" &&
 	head -c 300000 /dev/zero | tr '\0' 'x' > "$1/observe/before.txt" &&
 	chmod 750 "$1/observe"
+}
+
+# json_get FILE EXPR: print a value of a JSON file, EXPR a Python expression
+# over d (the document), e.g. 'd["result"]'.
+json_get () {
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
 }

@@ -11,7 +11,7 @@
 struct seen {
 	unsigned count;
 	char subject[4][128];
-	char found[4][160];
+	char found[4][EV_FINDING_VALUE_MAX];
 };
 
 static void note(void *ctx, const struct ev_finding *f)

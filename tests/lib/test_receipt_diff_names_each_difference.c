@@ -14,7 +14,7 @@
 
 struct seen {
 	unsigned count;
-	char line[MAX_SEEN][400];
+	char line[MAX_SEEN][4 * EV_FINDING_VALUE_MAX];
 };
 
 static void note(void *ctx, const struct ev_finding *f)

@@ -1,0 +1,68 @@
+/* child: a helper process (ssh, or replicate itself for a local copy) that
+ * push talks to through pipes, under an inactivity timeout.
+ *
+ * Every call moves bytes both ways while it waits (stdout is collected,
+ * stderr's tail kept), so a child that writes while we write never
+ * deadlocks. Any byte moved counts as progress; a child that moves none
+ * for `idle_seconds` is declared stuck, and the caller kills it. The child
+ * runs in its own process group, so that killing it also stops what it
+ * started (an ssh ProxyCommand, say). One child per thread.
+ */
+#ifndef REPLICATE_CHILD_H
+#define REPLICATE_CHILD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lib/status.h"
+
+#define CHILD_ERR_TAIL 4096
+
+struct child {
+	pid_t pid;
+	int in, out, errfd;        /* our ends; -1 once closed */
+	char *outbuf;              /* stdout collected and not yet consumed */
+	size_t outlen, outcap, outmax;
+	char errtail[CHILD_ERR_TAIL]; /* the last bytes of stderr */
+	size_t errlen;
+	int idle_seconds;
+	const char *label;         /* for messages: "hostA:/srv/replica" */
+	const char *doing;         /* what we wait for, for messages */
+};
+
+/* Start argv[0] (searched in PATH) with pipes on fds 0-2; env_add (may be
+ * NULL) is one "NAME=value" put into its environment. outmax bounds the
+ * stdout it may send (a receipt), to keep memory bounded. */
+ev_status child_start(struct child *c, char *const argv[], const char *env_add, size_t outmax,
+		      int idle_seconds, const char *label, struct ev_error *err);
+
+/* Write all of buf to the child's stdin. */
+ev_status child_write(struct child *c, const void *buf, size_t len, struct ev_error *err);
+
+/* Close the child's stdin (it sees the end of input). */
+void child_close_input(struct child *c);
+
+/* One line of the child's stdout, without its newline, into line (cap
+ * bytes). EV_ERROR when the child closes stdout first or goes idle. */
+ev_status child_read_line(struct child *c, char *line, size_t cap, struct ev_error *err);
+
+/* Collect stdout until the child closes it; the bytes stay in c->outbuf
+ * (c->outlen of them, NUL-terminated). */
+ev_status child_read_all(struct child *c, struct ev_error *err);
+
+/* Wait for the child to end (draining its output meanwhile) and give its
+ * exit status (128 + signal when killed). */
+ev_status child_wait(struct child *c, int *exit_code, struct ev_error *err);
+
+/* The last line the child wrote to stderr that says something (progress
+ * lines and terminal escapes left out), or "" when none. */
+void child_last_error(const struct child *c, char *buf, size_t cap);
+
+/* Kill the process group (SIGTERM, then SIGKILL) and reap it. */
+void child_kill(struct child *c);
+
+/* Close what is open and free the buffers; kills a child still running. */
+void child_free(struct child *c);
+
+#endif

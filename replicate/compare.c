@@ -1,0 +1,151 @@
+/* replicate compare: do receipts agree on what they saw, and where not. */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/json.h"
+#include "lib/signature.h"
+#include "replicate/receipts.h"
+#include "replicate/replicate.h"
+
+static const char help[] =
+	"usage: replicate compare [--trust KEYS.pub ...] [--json] RECEIPT...\n"
+	"\n"
+	"Say whether receipts agree on their comparable part (everything but paths,\n"
+	"hosts, times and signatures) and, where one differs from the first, exactly\n"
+	"which input, fact, member check or result differs. A receipt edited after it\n"
+	"was written is named as such.\n"
+	"\n"
+	"  --trust FILE   trust the Ed25519 public keys in FILE (PEM; repeatable); then\n"
+	"                 every receipt must carry a signature by one of them that\n"
+	"                 verifies: unsigned, unknown-key and altered receipts fail\n"
+	"  --json         print the comparison as JSON on stdout\n"
+	"  -h, --help     show this help\n"
+	"\n"
+	"Exit status: 0 the receipts agree (and, with --trust, are all signed by trusted\n"
+	"keys), 1 they do not, 2 a receipt could not be read.\n";
+
+struct compare_run {
+	int json;
+	json_t *problems; /* with --json */
+	unsigned count;
+};
+
+static void on_finding(void *ctx, const char *receipt_path, const struct ev_finding *f)
+{
+	struct compare_run *c = ctx;
+	c->count++;
+	if (c->json) {
+		json_t *o = ev_finding_to_json(f);
+		json_object_set_new(o, "receipt", json_string(receipt_path));
+		json_array_append_new(c->problems, o);
+		return;
+	}
+	/* A problem with the receipt itself names it once; a difference names
+	 * the receipt, then the item. */
+	char prefix[1100];
+	if (strcmp(f->subject, receipt_path) == 0)
+		snprintf(prefix, sizeof prefix, TOOL ": ");
+	else
+		snprintf(prefix, sizeof prefix, TOOL ": %s: ", receipt_path);
+	ev_cli_finding(stderr, prefix, f);
+}
+
+static json_t *receipt_summary(const struct judged_receipt *j, int judged_signatures)
+{
+	json_t *o = json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:s?, s:b}", "path", j->path, "sha256",
+			      j->file_sha256, "kind", j->kind, "host", j->host, "result", j->result,
+			      "comparable", j->comparable, "intact", j->intact);
+	if (judged_signatures)
+		json_object_set_new(o, "signed_by", j->signed_ok ? json_string(j->signer) : json_null());
+	return o;
+}
+
+int replicate_compare_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"json", no_argument, NULL, 'j'},
+		{"trust", required_argument, NULL, 't'},
+		{NULL, 0, NULL, 0},
+	};
+	struct compare_run run = {0};
+	struct ev_trust *trust = NULL;
+	struct ev_error err;
+	ev_error_clear(&err);
+	int c, code = 2;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(help, stdout);
+			ev_trust_free(trust);
+			return 0;
+		case 'j': run.json = 1; break;
+		case 't':
+			if (!trust && !(trust = ev_trust_new())) {
+				fputs(TOOL ": out of memory\n", stderr);
+				return 2;
+			}
+			if (ev_trust_add_file(trust, optarg, &err) != EV_OK) {
+				ev_cli_error(TOOL, &err);
+				ev_trust_free(trust);
+				return 2;
+			}
+			break;
+		default:
+			ev_trust_free(trust);
+			return msg_usage("compare", "unknown or incomplete option");
+		}
+	}
+	if (optind == argc) {
+		ev_trust_free(trust);
+		return msg_usage("compare", "no RECEIPT given");
+	}
+	run.problems = json_array();
+	struct receipt_set set = {0};
+	ev_status st;
+	size_t n = (size_t)(argc - optind);
+	unsigned problems = receipt_set_load(&set, argv + optind, n, trust, on_finding, &run, &st, &err);
+	if (st != EV_OK) {
+		ev_cli_error(TOOL, &err);
+		goto out;
+	}
+	size_t differing = receipt_set_disagreements(&set, on_finding, &run);
+	int agree = differing == 0 && problems == 0;
+	code = agree ? 0 : 1;
+	if (run.json) {
+		json_t *list = json_array();
+		for (size_t i = 0; i < set.count; i++)
+			json_array_append_new(list, receipt_summary(&set.items[i], trust != NULL));
+		json_t *doc = json_pack("{s:s, s:b, s:o, s:O}", "format", "evidence-comparison/1",
+					"agree", agree, "receipts", list, "findings", run.problems);
+		char *bytes = NULL;
+		size_t len = 0;
+		if (ev_json_dump(doc, &bytes, &len, &err) == EV_OK)
+			fwrite(bytes, 1, len, stdout);
+		free(bytes);
+		json_decref(doc);
+		goto out;
+	}
+	for (size_t i = 0; i < set.count; i++) {
+		const struct judged_receipt *j = &set.items[i];
+		printf("%s: %s on %s, result %s, comparable %.16s%s%s%s\n", j->path,
+		       j->kind, j->host, j->result, j->comparable ? j->comparable : "?",
+		       j->intact ? "" : " (edited)", trust ? (j->signed_ok ? ", signed by " : ", NOT signed by a trusted key") : "",
+		       trust && j->signed_ok ? j->signer : "");
+	}
+	if (agree)
+		printf("AGREE: %zu receipt%s, comparable %s\n", set.count, set.count == 1 ? "" : "s",
+		       set.items[0].comparable);
+	else
+		printf("DIFFER: %zu of %zu receipts differ from %s; %u problem%s named above\n",
+		       differing, set.count - 1, set.items[0].path, run.count, run.count == 1 ? "" : "s");
+out:
+	json_decref(run.problems);
+	receipt_set_free(&set);
+	ev_trust_free(trust);
+	return code;
+}

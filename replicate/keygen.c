@@ -1,0 +1,60 @@
+/* replicate keygen: an Ed25519 key pair for signing receipts. */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/signature.h"
+#include "replicate/replicate.h"
+
+static const char help[] =
+	"usage: replicate keygen -o NAME\n"
+	"\n"
+	"Make an Ed25519 key pair for signing receipts: NAME.key (PKCS#8 PEM, mode\n"
+	"0600 from the moment it exists) and NAME.pub (PEM, 0644). Neither file may\n"
+	"exist already; keys are never overwritten. Give NAME.pub to whoever compares\n"
+	"receipts (replicate compare --trust NAME.pub); keep NAME.key on the host\n"
+	"that signs (replicate verify --sign-key NAME.key).\n"
+	"\n"
+	"  -o, --output NAME   where the pair goes\n"
+	"  -h, --help          show this help\n";
+
+int replicate_keygen_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"output", required_argument, NULL, 'o'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *name = NULL;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(help, stdout);
+			return 0;
+		case 'o': name = optarg; break;
+		default:
+			return msg_usage("keygen", "unknown or incomplete option");
+		}
+	}
+	if (optind != argc)
+		return msg_usage("keygen", "unexpected argument '%s'", argv[optind]);
+	if (!name || !*name)
+		return msg_usage("keygen", "no key name given (-o NAME)");
+	char key[4096], pub[4096], id[EV_SHA256_HEX_LEN + 1];
+	if ((size_t)snprintf(key, sizeof key, "%s.key", name) >= sizeof key ||
+	    (size_t)snprintf(pub, sizeof pub, "%s.pub", name) >= sizeof pub)
+		return msg_usage("keygen", "key name too long");
+	struct ev_error err;
+	ev_error_clear(&err);
+	ev_status st = ev_signature_keygen(key, pub, id, &err);
+	if (st != EV_OK) {
+		ev_cli_error(TOOL, &err);
+		return ev_status_exit_code(st);
+	}
+	printf("%s: private key (0600)\n%s: public key (0644)\nkey_sha256 %s\n", key, pub, id);
+	return 0;
+}

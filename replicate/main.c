@@ -1,0 +1,56 @@
+/* replicate: verified copies of sealed archives on several hosts. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "replicate/replicate.h"
+
+static const char overview[] =
+	"usage: replicate <command> [options]\n"
+	"\n"
+	"Keep a sealed campaign, verified, on more than one host: stream each copy of\n"
+	"the archive against its seal, write a receipt on every host, compare the\n"
+	"receipts, and only then clean up.\n"
+	"\n"
+	"commands:\n"
+	"  verify --seal S ARCHIVE        check every member of an archive; write a receipt\n"
+	"  push ARCHIVE --seal S --to D   copy archive and seal to hosts (ssh) or directories,\n"
+	"                                 verify there, fetch and compare the receipts\n"
+	"  compare RECEIPT...             do receipts agree, and where do they differ\n"
+	"  keygen -o NAME                 make an Ed25519 key pair for signing receipts\n"
+	"  prune --seal S --receipts R... DIR\n"
+	"                                 remove DIR once enough hosts hold verified copies\n"
+	"  receive DIR NAME SIZE SHA256   the far end of push (run by push, not by hand)\n"
+	"\n"
+	"'replicate <command> --help' describes each one; 'man replicate' has the details.\n"
+	"Exit status: 0 everything held, 1 a check failed, 2 usage, I/O or environment\n"
+	"error (nothing is claimed).\n";
+
+int main(int argc, char **argv)
+{
+	ev_cli_init();
+	if (argc < 2)
+		return msg_usage(NULL, "no command given");
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+		fputs(overview, stdout);
+		return 0;
+	}
+	if (strcmp(cmd, "--version") == 0) {
+		printf("replicate (evidence) %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	static const struct {
+		const char *name;
+		int (*run)(int, char **);
+	} commands[] = {
+		{"compare", replicate_compare_main}, {"keygen", replicate_keygen_main},
+		{"prune", replicate_prune_main},     {"push", replicate_push_main},
+		{"receive", replicate_receive_main}, {"verify", replicate_verify_main},
+	};
+	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+		if (strcmp(cmd, commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	return msg_usage(NULL, "unknown command '%s'", cmd);
+}

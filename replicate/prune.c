@@ -1,0 +1,600 @@
+/* replicate prune: remove a completed runtime directory once enough hosts
+ * hold verified, agreeing copies of its seal, and only then. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/atomic.h"
+#include "lib/json.h"
+#include "lib/proc.h"
+#include "lib/progress.h"
+#include "lib/receipt.h"
+#include "lib/seal.h"
+#include "lib/selection.h"
+#include "lib/tree.h"
+#include "lib/tree_check.h"
+#include "replicate/receipts.h"
+#include "replicate/replicate.h"
+
+#define MAX_RECEIPTS 256
+#define MAX_TRUST 64
+#define RUN_JSON "run.json"
+#define RUN_JSON_MAX ((size_t)16 << 20)
+
+static const char help[] =
+	"usage: replicate prune --seal SEAL.json --receipts R1 R2 ... [options] DIR\n"
+	"\n"
+	"Remove DIR (a completed runtime or staging directory) only when all of these\n"
+	"hold, and otherwise remove nothing and say every reason:\n"
+	"  - at least --min-hosts distinct hosts' receipts (replicate verify) for this\n"
+	"    exact seal pass, are intact and agree with each other;\n"
+	"  - DIR still matches the seal member for member (or, with --selection, holds\n"
+	"    exactly the selected members), with nothing else in it;\n"
+	"  - no process recorded in DIR's run.json files is still running (same PID and\n"
+	"    start time);\n"
+	"  - nothing in DIR is a link or another mounted file system.\n"
+	"Nothing outside DIR is touched and no link is followed. A cleanup receipt lists\n"
+	"what was removed, or why nothing was.\n"
+	"\n"
+	"  --seal SEAL.json     the seal DIR was sealed with\n"
+	"  --receipts R ...     replica receipts (the words after it up to the next\n"
+	"                       option, and any before DIR, are receipts)\n"
+	"  --min-hosts N        distinct hosts required (default 2)\n"
+	"  --trust FILE         require receipts signed by these keys (repeatable); hosts\n"
+	"                       are then counted by signing key\n"
+	"  --selection FILE     DIR is a copy of this selection of the seal\n"
+	"  --receipt FILE       the cleanup receipt (default: cleanup-NAME-TIME.json\n"
+	"                       beside DIR)\n"
+	"  --json               print the cleanup receipt on stdout\n"
+	"  -h, --help           show this help\n"
+	"\n"
+	"Exit status: 0 DIR was removed; 1 it was not, for the reasons given (a cleanup\n"
+	"receipt says so); 2 usage or I/O error.\n";
+
+struct prune_opts {
+	const char *seal, *selection, *receipt, *dir;
+	char *receipts[MAX_RECEIPTS];
+	size_t n_receipts;
+	const char *trust[MAX_TRUST];
+	size_t n_trust;
+	long min_hosts;
+	int json;
+};
+
+struct prune_run {
+	const struct prune_opts *o;
+	json_t *receipt;
+	unsigned reasons;
+	char dir_real[PATH_MAX];
+};
+
+static void refuse(struct prune_run *p, const struct ev_finding *f)
+{
+	p->reasons++;
+	if (!p->o->json)
+		ev_cli_finding(stderr, TOOL ": refused: ", f);
+	struct ev_error ignored;
+	ev_error_clear(&ignored);
+	ev_receipt_add_finding(p->receipt, f, &ignored);
+}
+
+static void refuse_because(struct prune_run *p, const char *subject, const char *check,
+			   const char *message, const char *expected, const char *found)
+{
+	struct ev_finding f;
+	ev_finding_make(&f, subject, check, message, expected, found);
+	refuse(p, &f);
+}
+
+static void on_tree_finding(void *ctx, const struct ev_finding *f)
+{
+	refuse(ctx, f);
+}
+
+static void on_receipt_finding(void *ctx, const char *receipt_path, const struct ev_finding *f)
+{
+	struct ev_finding g = *f;
+	char subject[PATH_MAX + 600];
+	if (strcmp(f->subject, receipt_path) != 0) {
+		snprintf(subject, sizeof subject, "%s: %s", receipt_path, f->subject);
+		g.subject = subject;
+	}
+	refuse(ctx, &g);
+}
+
+/* Is path (resolved; for a file not there yet, its directory resolved)
+ * DIR itself or inside it? */
+static int inside(const char *dir_real, const char *path)
+{
+	char real[PATH_MAX];
+	if (!realpath(path, real)) {
+		char a[PATH_MAX], b[PATH_MAX], dir[PATH_MAX];
+		snprintf(a, sizeof a, "%s", path);
+		snprintf(b, sizeof b, "%s", path);
+		if (!realpath(dirname(a), dir) ||
+		    (size_t)snprintf(real, sizeof real, "%s/%s", dir, basename(b)) >= sizeof real)
+			return 0;
+	}
+	size_t n = strlen(dir_real);
+	return strncmp(real, dir_real, n) == 0 && (real[n] == '/' || real[n] == '\0');
+}
+
+/* The seal digest a replica receipt was made against. */
+static const char *seal_input(const json_t *r)
+{
+	size_t i;
+	json_t *in;
+	json_array_foreach(json_object_get(r, "inputs"), i, in)
+	{
+		const char *name = json_string_value(json_object_get(in, "name"));
+		if (name && strcmp(name, EV_SEAL_FILENAME) == 0)
+			return json_string_value(json_object_get(in, "sha256"));
+	}
+	return NULL;
+}
+
+static int seen_before(const char *const *list, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(list[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+/* Receipts: intact, (signed), replica, pass, for this seal, agreeing,
+ * from enough distinct hosts. */
+static ev_status judge_receipts(struct prune_run *p, const char *seal_hex, struct ev_error *err)
+{
+	const struct prune_opts *o = p->o;
+	struct ev_trust *trust = NULL;
+	struct receipt_set set = {0};
+	ev_status st = EV_OK;
+	const char *hosts[MAX_RECEIPTS];
+	size_t nhosts = 0;
+	unsigned before = p->reasons;
+	if (o->n_trust) {
+		if (!(trust = ev_trust_new()))
+			return ev_error_set(err, EV_ERROR, "out of memory");
+		for (size_t i = 0; i < o->n_trust; i++)
+			if ((st = ev_trust_add_file(trust, o->trust[i], err)) != EV_OK)
+				goto out;
+	}
+	receipt_set_load(&set, o->receipts, o->n_receipts, trust, on_receipt_finding, p, &st, err);
+	if (st != EV_OK)
+		goto out;
+	for (size_t i = 0; i < set.count; i++) {
+		const struct judged_receipt *j = &set.items[i];
+		ev_receipt_add_input(p->receipt, "receipt", j->path, j->file_sha256, err);
+		const char *for_seal = seal_input(j->doc);
+		int usable = j->intact && (!trust || j->signed_ok);
+		if (!j->kind || strcmp(j->kind, "replica") != 0) {
+			refuse_because(p, j->path, "receipt-kind", "is not a replica receipt", "replica",
+				       j->kind);
+			usable = 0;
+		}
+		if (!j->result || strcmp(j->result, "pass") != 0) {
+			refuse_because(p, j->path, "receipt-result",
+				       "records a failed verification", "pass", j->result);
+			usable = 0;
+		}
+		if (!for_seal || strcmp(for_seal, seal_hex) != 0) {
+			refuse_because(p, j->path, "receipt-seal", "was made against another seal",
+				       seal_hex, for_seal ? for_seal : "none");
+			usable = 0;
+		}
+		/* With trust a host is its key: a name in a file is anyone's to write. */
+		const char *who = trust ? j->signer : j->host;
+		if (usable && who && !seen_before(hosts, nhosts, who))
+			hosts[nhosts++] = who;
+	}
+	if (receipt_set_disagreements(&set, on_receipt_finding, p) > 0)
+		refuse_because(p, set.items[0].path, "receipts-agree",
+			       "the receipts do not agree (differences above)", NULL, NULL);
+	char want[32], have[32];
+	snprintf(want, sizeof want, "%ld", o->min_hosts);
+	snprintf(have, sizeof have, "%zu", nhosts);
+	if ((long)nhosts < o->min_hosts)
+		refuse_because(p, "receipts", "hosts",
+			       trust ? "too few distinct signing hosts hold a verified copy"
+				     : "too few distinct hosts hold a verified copy",
+			       want, have);
+	json_t *list = json_array();
+	for (size_t i = 0; i < nhosts; i++)
+		json_array_append_new(list, json_string(hosts[i]));
+	ev_receipt_set_fact(p->receipt, trust ? "hosts_by_key" : "hosts", list, err);
+	ev_receipt_add_check(p->receipt, "receipts", p->reasons == before, have, err);
+out:
+	receipt_set_free(&set);
+	ev_trust_free(trust);
+	return st;
+}
+
+/* Every run.json in DIR names its processes; none may still run. */
+static ev_status judge_processes(struct prune_run *p, const struct ev_tree *tree,
+				 struct ev_error *err)
+{
+	unsigned before = p->reasons;
+	size_t runs = 0;
+	for (size_t i = 0; i < tree->count; i++) {
+		const struct ev_tree_entry *e = &tree->entries[i];
+		const char *base = strrchr(e->m.path, '/');
+		base = base ? base + 1 : e->m.path;
+		if (e->m.type != EV_MEMBER_FILE || strcmp(base, RUN_JSON) != 0)
+			continue;
+		runs++;
+		int fd = ev_tree_open_member(tree, e->m.path);
+		char *text = NULL;
+		size_t len = 0;
+		json_t *doc = NULL;
+		struct ev_error perr;
+		ev_error_clear(&perr);
+		if (fd >= 0) {
+			FILE *f = fdopen(fd, "r");
+			text = malloc(RUN_JSON_MAX);
+			if (f && text) {
+				len = fread(text, 1, RUN_JSON_MAX, f);
+				if (ev_json_parse(text, len, e->m.path, NULL, 0, &doc, &perr) != EV_OK)
+					doc = NULL;
+			}
+			if (f)
+				fclose(f);
+			else
+				close(fd);
+		}
+		free(text);
+		json_t *procs = doc ? json_object_get(doc, "processes") : NULL;
+		if (!json_is_array(procs) || json_array_size(procs) == 0) {
+			refuse_because(p, e->m.path, "processes",
+				       doc ? "records no processes (processes[] with pid and start_ticks), "
+					     "so it cannot show that its run has ended"
+					   : "cannot be read as JSON, so it cannot show that its run has ended",
+				       NULL, perr.text[0] ? perr.text : NULL);
+			json_decref(doc);
+			continue;
+		}
+		const char *boot = json_string_value(json_object_get(doc, "boot_id"));
+		size_t k;
+		json_t *proc;
+		json_array_foreach(procs, k, proc)
+		{
+			json_t *pid = json_object_get(proc, "pid"), *ticks = json_object_get(proc, "start_ticks");
+			const char *role = json_string_value(json_object_get(proc, "role"));
+			char what[128];
+			snprintf(what, sizeof what, "%s pid %lld", role ? role : "process",
+				 json_is_integer(pid) ? (long long)json_integer_value(pid) : -1LL);
+			if (!json_is_integer(pid) || !json_is_integer(ticks) || json_integer_value(pid) <= 0) {
+				refuse_because(p, e->m.path, "processes",
+					       "records a process without an integer pid and start_ticks",
+					       NULL, what);
+				continue;
+			}
+			int alive = ev_proc_is_running((pid_t)json_integer_value(pid),
+						       (uint64_t)json_integer_value(ticks), boot, err);
+			if (alive < 0)
+				return err->status;
+			if (alive)
+				refuse_because(p, e->m.path, "processes",
+					       "records a process that is still running (same PID and start "
+					       "time); wait for it to end",
+					       NULL, what);
+		}
+		json_decref(doc);
+	}
+	char detail[64];
+	snprintf(detail, sizeof detail, "%zu run.json files, no recorded process running", runs);
+	ev_receipt_add_check(p->receipt, "processes", p->reasons == before,
+			     p->reasons == before ? detail : NULL, err);
+	return EV_OK;
+}
+
+/* Remove the tree, deepest first, each entry only if it is still the one
+ * that was checked. @return the index of the first entry still present
+ * (0 when all are gone). */
+static size_t remove_entries(const struct ev_tree *tree, struct ev_error *err)
+{
+	for (size_t i = tree->count; i-- > 0;) {
+		const struct ev_tree_entry *e = &tree->entries[i];
+		const char *base;
+		struct stat sb;
+		int dfd = ev_tree_open_parent(tree, e->m.path, &base);
+		if (dfd < 0) {
+			ev_error_errno(err, errno, "%s: cannot open the directory that holds it", e->m.path);
+			return i + 1;
+		}
+		if (fstatat(dfd, base, &sb, AT_SYMLINK_NOFOLLOW) != 0 || sb.st_ino != e->ino ||
+		    sb.st_dev != e->dev) {
+			close(dfd);
+			ev_error_set(err, EV_ERROR, "%s: changed after it was checked; stopped", e->m.path);
+			return i + 1;
+		}
+		int r = unlinkat(dfd, base, S_ISDIR(sb.st_mode) ? AT_REMOVEDIR : 0);
+		int saved = errno;
+		close(dfd);
+		if (r != 0) {
+			ev_error_errno(err, saved, "%s: cannot remove", e->m.path);
+			return i + 1;
+		}
+		if (ev_cli_interrupted) {
+			ev_error_set(err, EV_INTERRUPTED, "interrupted by a signal");
+			return i;
+		}
+	}
+	return 0;
+}
+
+static ev_status write_cleanup_receipt(struct prune_run *p, char *path, size_t cap,
+				       struct ev_error *err)
+{
+	ev_status st = ev_receipt_finish(p->receipt, err);
+	if (st != EV_OK)
+		return st;
+	if (p->o->receipt) {
+		snprintf(path, cap, "%s", p->o->receipt);
+		st = ev_receipt_write(p->receipt, p->o->receipt, err);
+	} else {
+		char copy[PATH_MAX], name_copy[PATH_MAX], label[200], stamp[32], stem[300];
+		snprintf(copy, sizeof copy, "%s", p->dir_real);
+		snprintf(name_copy, sizeof name_copy, "%s", p->dir_real);
+		file_label(basename(name_copy), label, sizeof label);
+		ev_utc_stamp(stamp, sizeof stamp);
+		snprintf(stem, sizeof stem, "cleanup-%s-%s", label, stamp);
+		st = ev_receipt_write_fresh(p->receipt, dirname(copy), stem, path, cap, err);
+	}
+	if (st == EV_OK && p->o->json) {
+		char *bytes = NULL;
+		size_t len = 0;
+		if ((st = ev_json_dump(p->receipt, &bytes, &len, err)) == EV_OK)
+			fwrite(bytes, 1, len, stdout);
+		free(bytes);
+	}
+	return st;
+}
+
+static ev_status run_prune(struct prune_run *p, char *receipt_path, size_t cap, struct ev_error *err)
+{
+	const struct prune_opts *o = p->o;
+	struct ev_seal seal;
+	struct ev_selection sel;
+	struct ev_tree tree = {.rootfd = -1};
+	char seal_hex[EV_SHA256_HEX_LEN + 1] = "";
+	int parentfd = -1;
+	ev_status st;
+	ev_seal_init(&seal);
+	memset(&sel, 0, sizeof sel);
+
+	struct stat sb;
+	if (lstat(o->dir, &sb) != 0)
+		return ev_error_errno(err, errno, "%s: cannot stat", o->dir);
+	if (S_ISLNK(sb.st_mode))
+		return ev_error_set(err, EV_USAGE, "%s: is a symbolic link; prune never follows one "
+				    "(name the directory itself)", o->dir);
+	if (!S_ISDIR(sb.st_mode))
+		return ev_error_set(err, EV_USAGE, "%s: not a directory", o->dir);
+	if (!realpath(o->dir, p->dir_real))
+		return ev_error_errno(err, errno, "%s: cannot resolve", o->dir);
+	if (strcmp(p->dir_real, "/") == 0)
+		return ev_error_set(err, EV_USAGE, "/: prune never removes the root directory");
+	if (o->receipt && access(o->receipt, F_OK) == 0)
+		return ev_error_set(err, EV_REFUSED, "%s: already exists; evidence is never "
+				    "overwritten (choose a new name)", o->receipt);
+	if (o->receipt && inside(p->dir_real, o->receipt))
+		return ev_error_set(err, EV_USAGE, "%s: the cleanup receipt would be removed with DIR; "
+				    "put it elsewhere", o->receipt);
+	if (!(p->receipt = ev_receipt_new("cleanup", TOOL, err)))
+		return err->status;
+	if ((st = ev_seal_load_pinned(o->seal, NULL, &seal, seal_hex, NULL, NULL, err)) != EV_OK)
+		goto out;
+	ev_receipt_add_input(p->receipt, EV_SEAL_FILENAME, o->seal, seal_hex, err);
+	ev_receipt_add_input(p->receipt, "dir", p->dir_real, NULL, err);
+	const struct ev_seal *expected = &seal;
+	if (o->selection) {
+		if ((st = ev_selection_load(o->selection, &sel, err)) != EV_OK)
+			goto out;
+		ev_receipt_add_input(p->receipt, "selection", o->selection, NULL, err);
+		if (strcmp(sel.seal_sha256, seal_hex) != 0)
+			refuse_because(p, o->selection, "selection-seal",
+				       "the selection was not made from this seal", seal_hex,
+				       sel.seal_sha256);
+		expected = &sel.members;
+	}
+
+	/* The evidence prune relies on must outlive DIR. */
+	const char *relied[MAX_RECEIPTS + 3];
+	size_t nrelied = 0;
+	relied[nrelied++] = o->seal;
+	if (o->selection)
+		relied[nrelied++] = o->selection;
+	for (size_t i = 0; i < o->n_receipts; i++)
+		relied[nrelied++] = o->receipts[i];
+	for (size_t i = 0; i < nrelied; i++)
+		if (inside(p->dir_real, relied[i]))
+			refuse_because(p, relied[i], "evidence-inside",
+				       "lies inside DIR, which prune would remove", NULL, NULL);
+
+	if ((st = judge_receipts(p, seal_hex, err)) != EV_OK)
+		goto out;
+
+	/* The tree as it is now: the same walk finds links, other file
+	 * systems and run.json files; ev_tree_check then hashes every member. */
+	unsigned before = p->reasons;
+	if ((st = ev_tree_scan(o->dir, &tree, on_tree_finding, p, err)) != EV_OK)
+		goto out;
+	for (size_t i = 0; i < tree.count; i++)
+		if (tree.entries[i].dev != tree.root_dev)
+			refuse_because(p, tree.entries[i].m.path, "mount",
+				       "is on another file system (a mount inside DIR)", NULL, NULL);
+	struct ev_progress progress;
+	ev_progress_init(&progress, stderr, TOOL ": checking", expected->bytes, expected->count);
+	st = ev_tree_check(o->dir, expected, o->selection != NULL, on_tree_finding, p, &progress,
+			   &ev_cli_interrupted, err);
+	ev_progress_done(&progress);
+	if (st != EV_OK)
+		goto out;
+	char detail[128];
+	snprintf(detail, sizeof detail, "%zu members expected, %u finding%s", expected->count,
+		 p->reasons - before, p->reasons - before == 1 ? "" : "s");
+	ev_receipt_add_check(p->receipt, "tree", p->reasons == before, detail, err);
+	if ((st = judge_processes(p, &tree, err)) != EV_OK)
+		goto out;
+
+	json_t *removed = json_array();
+	ev_receipt_set_fact(p->receipt, "removed", removed, err);
+	if (p->reasons) {
+		ev_receipt_add_check(p->receipt, "removed", 0, "nothing was removed", err);
+		if ((st = write_cleanup_receipt(p, receipt_path, cap, err)) == EV_OK) {
+			if (!o->json)
+				printf("REFUSED: %s was not removed: %u reason%s above; receipt %s\n", o->dir,
+				       p->reasons, p->reasons == 1 ? "" : "s", receipt_path);
+			st = EV_MISMATCH;
+		}
+		goto out;
+	}
+
+	/* Take DIR out of its name in one step, then empty it from below. */
+	char parent_buf[PATH_MAX], name[PATH_MAX], hidden[PATH_MAX + 64];
+	snprintf(parent_buf, sizeof parent_buf, "%s", p->dir_real);
+	snprintf(name, sizeof name, "%s", p->dir_real);
+	const char *base = basename(name), *parent = dirname(parent_buf);
+	parentfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (parentfd < 0) {
+		st = ev_error_errno(err, errno, "%s: cannot open the directory that holds it", o->dir);
+		goto out;
+	}
+	if (fstatat(parentfd, base, &sb, AT_SYMLINK_NOFOLLOW) != 0 || sb.st_ino != tree.root_ino ||
+	    sb.st_dev != tree.root_dev) {
+		st = ev_error_set(err, EV_ERROR, "%s: was replaced after it was checked; nothing removed",
+				  o->dir);
+		goto out;
+	}
+	snprintf(hidden, sizeof hidden, ".%s.prune-%ld", base, (long)getpid());
+	if (renameat2(parentfd, base, parentfd, hidden, RENAME_NOREPLACE) != 0) {
+		st = ev_error_errno(err, errno, "%s: cannot move it aside to remove it", o->dir);
+		goto out;
+	}
+	struct ev_error rerr;
+	ev_error_clear(&rerr);
+	size_t kept = remove_entries(&tree, &rerr);
+	if (kept == 0 && unlinkat(parentfd, hidden, AT_REMOVEDIR) != 0)
+		ev_error_errno(&rerr, errno, "%s: cannot remove the emptied directory", hidden);
+	ev_fsync_dir(parentfd, o->dir, &rerr);
+	uint64_t files = 0, dirs = 0, bytes = 0;
+	for (size_t i = kept; i < tree.count; i++) {
+		const struct ev_member *m = &tree.entries[i].m;
+		json_array_append_new(removed, json_string(m->path));
+		if (m->type == EV_MEMBER_FILE) {
+			files++;
+			bytes += m->size;
+		} else {
+			dirs++;
+		}
+	}
+	ev_receipt_set_fact(p->receipt, "removed_totals",
+			    json_pack("{s:I, s:I, s:I}", "files", (json_int_t)files, "dirs",
+				      (json_int_t)dirs, "bytes", (json_int_t)bytes),
+			    err);
+	if (rerr.status != EV_OK) {
+		char why[EV_ERROR_TEXT_MAX + 2 * PATH_MAX + 100];
+		snprintf(why, sizeof why, "%s; what is left is at %s/%s", rerr.text, parent, hidden);
+		ev_receipt_add_check(p->receipt, "removed", 0, why, err);
+		if (write_cleanup_receipt(p, receipt_path, cap, err) == EV_OK)
+			fprintf(stderr, TOOL ": removal stopped; receipt %s\n", receipt_path);
+		st = ev_error_set(err, rerr.status, "%s", why);
+		goto out;
+	}
+	ev_receipt_add_check(p->receipt, "removed", 1, "DIR and every member in it", err);
+	if ((st = write_cleanup_receipt(p, receipt_path, cap, err)) != EV_OK)
+		goto out;
+	if (!o->json) {
+		char size[32];
+		ev_format_bytes(bytes, size, sizeof size);
+		printf("removed %s: %llu files, %llu dirs, %s; receipt %s\n", o->dir,
+		       (unsigned long long)files, (unsigned long long)dirs, size, receipt_path);
+	}
+out:
+	if (parentfd >= 0)
+		close(parentfd);
+	ev_tree_free(&tree);
+	ev_seal_free(&seal);
+	ev_selection_free(&sel);
+	return st;
+}
+
+int replicate_prune_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"json", no_argument, NULL, 'j'},
+		{"min-hosts", required_argument, NULL, 'm'},
+		{"receipt", required_argument, NULL, 'o'},
+		{"receipts", required_argument, NULL, 'r'},
+		{"seal", required_argument, NULL, 's'},
+		{"selection", required_argument, NULL, 'S'},
+		{"trust", required_argument, NULL, 't'},
+		{NULL, 0, NULL, 0},
+	};
+	struct prune_opts o = {.min_hosts = 2};
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(help, stdout);
+			return 0;
+		case 'j': o.json = 1; break;
+		case 'm':
+			if (ev_cli_parse_long(optarg, 1, MAX_RECEIPTS, &o.min_hosts))
+				return msg_usage("prune", "option --min-hosts: expected 1-%d, found '%s'",
+						 MAX_RECEIPTS, optarg);
+			break;
+		case 'o': o.receipt = optarg; break;
+		case 'r':
+			if (o.n_receipts == MAX_RECEIPTS)
+				return msg_usage("prune", "at most %d receipts", MAX_RECEIPTS);
+			o.receipts[o.n_receipts++] = optarg;
+			break;
+		case 's': o.seal = optarg; break;
+		case 'S': o.selection = optarg; break;
+		case 't':
+			if (o.n_trust == MAX_TRUST)
+				return msg_usage("prune", "at most %d --trust files", MAX_TRUST);
+			o.trust[o.n_trust++] = optarg;
+			break;
+		default:
+			return msg_usage("prune", "unknown or incomplete option");
+		}
+	}
+	/* getopt moves the words after --receipts R1 to the end: all but the
+	 * last word are receipts, the last is DIR. */
+	if (optind == argc)
+		return msg_usage("prune", "no DIR given");
+	for (int i = optind; i < argc - 1; i++) {
+		if (o.n_receipts == MAX_RECEIPTS)
+			return msg_usage("prune", "at most %d receipts", MAX_RECEIPTS);
+		o.receipts[o.n_receipts++] = argv[i];
+	}
+	o.dir = argv[argc - 1];
+	if (!o.seal)
+		return msg_usage("prune", "no seal given (--seal SEAL.json)");
+	if (!o.n_receipts)
+		return msg_usage("prune", "no receipts given (--receipts R1 R2 ...)");
+
+	ev_cli_catch_signals();
+	struct ev_error err;
+	ev_error_clear(&err);
+	struct prune_run p = {.o = &o};
+	char receipt_path[PATH_MAX] = "";
+	ev_status st = run_prune(&p, receipt_path, sizeof receipt_path, &err);
+	if (st >= EV_ERROR)
+		ev_cli_error(TOOL, &err);
+	json_decref(p.receipt);
+	return ev_status_exit_code(st);
+}

@@ -1,0 +1,742 @@
+/* replicate push: copy a sealed archive to several hosts at once (over the
+ * user's own ssh, or to local directories), verify it there, fetch the
+ * receipts and compare them with a receipt made here. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/json.h"
+#include "lib/progress.h"
+#include "lib/receipt.h"
+#include "lib/seal.h"
+#include "lib/sha256.h"
+#include "replicate/child.h"
+#include "replicate/receipts.h"
+#include "replicate/replicate.h"
+
+#define MAX_DESTINATIONS 64
+#define MAX_SSH_OPTIONS 32
+#define SEND_CHUNK ((size_t)1 << 20)
+#define RECEIPT_MAX ((size_t)64 << 20)
+#define DEFAULT_IDLE_SECONDS 60
+
+static const char help[] =
+	"usage: replicate push ARCHIVE --seal SEAL.json --to [HOST:]DIR [--to ...] [options]\n"
+	"\n"
+	"Copy ARCHIVE and SEAL.json to every destination at once, verify the copy there\n"
+	"(replicate verify), fetch each receipt, verify ARCHIVE here too, and compare all\n"
+	"the receipts. HOST:DIR goes through ssh with your own configuration (ports,\n"
+	"keys, jump hosts); a plain DIR (or one starting with / or ./) is a local copy.\n"
+	"Transfers resume where an interrupted one stopped and never leave a partial\n"
+	"file at the final name; a destination that makes no progress for --timeout\n"
+	"seconds is stopped and reported, and the others go on.\n"
+	"\n"
+	"  --seal SEAL.json         the seal the archive was made with\n"
+	"  --to [HOST:]DIR          a destination (repeatable, at least one)\n"
+	"  --receipts DIR           where the receipts are kept here (default: ARCHIVE's\n"
+	"                           directory)\n"
+	"  --timeout S              seconds without progress before a destination is\n"
+	"                           given up (default 60)\n"
+	"  --ssh PROGRAM            the ssh client (default: ssh)\n"
+	"  --ssh-config FILE        passed to ssh as -F FILE\n"
+	"  --ssh-option OPT         passed to ssh as -o OPT (repeatable)\n"
+	"  --remote-replicate PATH  replicate on the far hosts (default: replicate)\n"
+	"  --sign-key KEY           sign the receipt made here\n"
+	"  --remote-sign-key PATH   a key on the far hosts to sign their receipts with\n"
+	"  --trust FILE             check every receipt's signature against these keys\n"
+	"  --json                   print a summary as JSON on stdout\n"
+	"  -h, --help               show this help\n"
+	"\n"
+	"Exit status: 0 every destination holds a verified copy and every receipt\n"
+	"agrees; 1 a receipt failed or they disagree; 2 a destination could not be\n"
+	"reached or written (the others are still reported).\n";
+
+struct push_opts {
+	const char *archive, *seal, *receipts, *ssh, *ssh_config, *remote_replicate, *sign_key,
+		*remote_sign_key;
+	const char *ssh_options[MAX_SSH_OPTIONS];
+	size_t n_ssh_options;
+	const char *to[MAX_DESTINATIONS];
+	size_t n_to;
+	char *trust[MAX_DESTINATIONS];
+	size_t n_trust;
+	int idle_seconds, json;
+};
+
+/* What each file to send is: name on the far side, size, digest. */
+struct payload {
+	const char *path, *name;
+	uint64_t size;
+	char sha256[EV_SHA256_HEX_LEN + 1];
+};
+
+enum outcome { PENDING, VERIFIED, FAILED_CHECK, UNREACHABLE };
+
+struct destination {
+	const struct push_opts *o;
+	const struct payload *files; /* SEAL.json, then the archive */
+	const char *spec;            /* as given; "local" for the local check */
+	char *host;                  /* NULL: a local directory */
+	char *dir;
+	int local_check;             /* the receipt made here, not a copy */
+	char self_exe[PATH_MAX];
+	pthread_t thread;
+	atomic_uint_fast64_t sent;
+	atomic_int finished;         /* set by the worker when outcome is final */
+	int sending_archive;         /* between the first and the last byte of it */
+	enum outcome outcome;
+	char message[EV_ERROR_TEXT_MAX + PATH_MAX + 200];
+	char receipt_path[PATH_MAX];
+};
+
+static void shell_quote(const char *arg, char *out, size_t cap, size_t *used)
+{
+	size_t o = *used;
+	if (o + 1 < cap)
+		out[o++] = '\'';
+	for (const char *p = arg; *p && o + 5 < cap; p++) {
+		if (*p == '\'') {
+			memcpy(out + o, "'\\''", 4);
+			o += 4;
+		} else {
+			out[o++] = *p;
+		}
+	}
+	if (o + 2 < cap)
+		out[o++] = '\'';
+	out[o] = '\0';
+	*used = o;
+}
+
+/* The argv of one helper process, and the storage it points into. */
+struct command {
+	char *argv[MAX_SSH_OPTIONS * 2 + 32];
+	char line[8192];   /* the remote command line, shell-quoted */
+	char connect[64];  /* ConnectTimeout=N */
+};
+
+/* argv for running replicate with `args` on the destination: directly for
+ * a local one, through ssh (one quoted command line) for a host. */
+static void build_command(const struct destination *d, const char *env_add, char *const *args,
+			  struct command *cmd)
+{
+	size_t n = 0;
+	char **argv = cmd->argv;
+	if (!d->host) {
+		argv[n++] = (char *)d->self_exe;
+		for (size_t i = 0; args[i]; i++)
+			argv[n++] = args[i];
+		argv[n] = NULL;
+		return;
+	}
+	const struct push_opts *o = d->o;
+	static char batch[] = "BatchMode=yes", opt_o[] = "-o", opt_f[] = "-F";
+	snprintf(cmd->connect, sizeof cmd->connect, "ConnectTimeout=%d", o->idle_seconds);
+	argv[n++] = (char *)o->ssh;
+	argv[n++] = opt_o;
+	argv[n++] = batch;
+	argv[n++] = opt_o;
+	argv[n++] = cmd->connect;
+	if (o->ssh_config) {
+		argv[n++] = opt_f;
+		argv[n++] = (char *)o->ssh_config;
+	}
+	for (size_t i = 0; i < o->n_ssh_options; i++) {
+		argv[n++] = opt_o;
+		argv[n++] = (char *)o->ssh_options[i];
+	}
+	argv[n++] = d->host;
+	/* ssh hands one command line to the far user's shell: quote each word,
+	 * and set the environment with env(1), which every shell can run. */
+	size_t used = 0;
+	cmd->line[0] = '\0';
+	if (env_add)
+		used = (size_t)snprintf(cmd->line, sizeof cmd->line, "env %s ", env_add);
+	shell_quote(o->remote_replicate, cmd->line, sizeof cmd->line, &used);
+	for (size_t i = 0; args[i]; i++) {
+		if (used + 1 < sizeof cmd->line)
+			cmd->line[used++] = ' ';
+		shell_quote(args[i], cmd->line, sizeof cmd->line, &used);
+	}
+	argv[n++] = cmd->line;
+	argv[n] = NULL;
+}
+
+static void add_sent(struct destination *d, uint64_t n)
+{
+	atomic_fetch_add(&d->sent, n);
+}
+
+/* Hash the first `bytes` of a local file, to compare with what a resumed
+ * transfer kept. */
+static ev_status local_prefix_sha(const char *path, uint64_t bytes, char hex[EV_SHA256_HEX_LEN + 1],
+				  struct ev_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ev_error_errno(err, errno, "%s: cannot open", path);
+	struct ev_sha256 *h = ev_sha256_new();
+	unsigned char *buf = malloc(SEND_CHUNK);
+	ev_status st = h && buf ? EV_OK : ev_error_set(err, EV_ERROR, "out of memory");
+	uint64_t done = 0;
+	while (st == EV_OK && done < bytes) {
+		size_t want = bytes - done < SEND_CHUNK ? (size_t)(bytes - done) : SEND_CHUNK;
+		ssize_t n = read(fd, buf, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			st = ev_error_errno(err, n < 0 ? errno : EIO, "%s: read failed", path);
+		else
+			st = ev_sha256_update(h, buf, (size_t)n, err);
+		done += n > 0 ? (uint64_t)n : 0;
+	}
+	uint8_t digest[EV_SHA256_LEN];
+	if (st == EV_OK && (st = ev_sha256_final(h, digest, err)) == EV_OK)
+		ev_sha256_hex(digest, hex);
+	ev_sha256_free(h);
+	free(buf);
+	close(fd);
+	return st;
+}
+
+/* One file to one destination, resuming what a previous push kept. */
+static ev_status send_file(struct destination *d, const struct payload *f, int *resumed_from,
+			   struct ev_error *err)
+{
+	char size[32], line[256];
+	char *args[8];
+	struct command cmd;
+	snprintf(size, sizeof size, "%" PRIu64, f->size);
+	args[0] = (char *)"receive";
+	args[1] = d->dir;
+	args[2] = (char *)f->name;
+	args[3] = size;
+	args[4] = (char *)f->sha256;
+	args[5] = NULL;
+	build_command(d, NULL, args, &cmd);
+	struct child c;
+	ev_status st = child_start(&c, cmd.argv, NULL, 1 << 16, d->o->idle_seconds, d->spec, err);
+	if (st != EV_OK)
+		return st;
+	char doing[512];
+	snprintf(doing, sizeof doing, "offering %s", f->name);
+	c.doing = doing;
+	int fd = -1;
+	unsigned char *buf = NULL;
+	if ((st = child_read_line(&c, line, sizeof line, err)) != EV_OK)
+		goto out;
+	if (strcmp(line, "have-final") == 0) {
+		add_sent(d, f == &d->files[1] ? f->size : 0);
+		goto wait;
+	}
+	uint64_t kept = 0, from = 0;
+	char kept_sha[EV_SHA256_HEX_LEN + 2];
+	if (sscanf(line, "have %" SCNu64 " %65s", &kept, kept_sha) != 2) {
+		st = ev_error_set(err, EV_ERROR, "%s: the far end answered '%.80s', not 'have N SHA'",
+				  d->spec, line);
+		goto out;
+	}
+	if (kept > 0 && kept <= f->size) {
+		char mine[EV_SHA256_HEX_LEN + 1];
+		if ((st = local_prefix_sha(f->path, kept, mine, err)) != EV_OK)
+			goto out;
+		if (strcmp(mine, kept_sha) == 0)
+			from = kept;
+	}
+	*resumed_from = from ? (int)1 : 0;
+	snprintf(line, sizeof line, "from %" PRIu64 "\n", from);
+	snprintf(doing, sizeof doing, "sending %s", f->name);
+	if ((st = child_write(&c, line, strlen(line), err)) != EV_OK)
+		goto out;
+	fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	buf = malloc(SEND_CHUNK);
+	if (fd < 0 || !buf) {
+		st = ev_error_errno(err, fd < 0 ? errno : ENOMEM, "%s: cannot read", f->path);
+		goto out;
+	}
+	if (f == &d->files[1]) {
+		add_sent(d, from);
+		d->sending_archive = 1;
+	}
+	for (uint64_t off = from; off < f->size;) {
+		size_t want = f->size - off < SEND_CHUNK ? (size_t)(f->size - off) : SEND_CHUNK;
+		ssize_t n = pread(fd, buf, want, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			st = ev_error_errno(err, n < 0 ? errno : EIO, "%s: read failed", f->path);
+			goto out;
+		}
+		if ((st = child_write(&c, buf, (size_t)n, err)) != EV_OK)
+			goto out;
+		off += (uint64_t)n;
+		if (f == &d->files[1])
+			add_sent(d, (uint64_t)n);
+	}
+	d->sending_archive = 0;
+	child_close_input(&c);
+	snprintf(doing, sizeof doing, "storing %s", f->name);
+	if ((st = child_read_line(&c, line, sizeof line, err)) != EV_OK)
+		goto out;
+	if (strncmp(line, "stored ", 7) != 0 || strcmp(line + 7, f->sha256) != 0) {
+		st = ev_error_set(err, EV_ERROR, "%s: the far end answered '%.100s', not 'stored %s'",
+				  d->spec, line, f->sha256);
+		goto out;
+	}
+wait:;
+	int code = 0;
+	if ((st = child_wait(&c, &code, err)) == EV_OK && code != 0) {
+		char why[512];
+		child_last_error(&c, why, sizeof why);
+		st = ev_error_set(err, EV_ERROR, "%s: storing %s ended with status %d%s%s", d->spec,
+				  f->name, code, why[0] ? ": " : "", why);
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	child_free(&c);
+	return st;
+}
+
+static void join_path(char *out, size_t cap, const char *dir, const char *name)
+{
+	snprintf(out, cap, "%s%s%s", dir, dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/", name);
+}
+
+/* Run replicate verify on the destination (or here) and keep the receipt. */
+static ev_status verify_there(struct destination *d, struct ev_error *err)
+{
+	const struct push_opts *o = d->o;
+	char seal_path[PATH_MAX], archive_path[PATH_MAX];
+	char *args[20];
+	struct command cmd;
+	size_t n = 0;
+	if (d->local_check) {
+		snprintf(seal_path, sizeof seal_path, "%s", o->seal);
+		snprintf(archive_path, sizeof archive_path, "%s", o->archive);
+	} else {
+		join_path(seal_path, sizeof seal_path, d->dir, EV_SEAL_FILENAME);
+		join_path(archive_path, sizeof archive_path, d->dir, d->files[1].name);
+	}
+	args[n++] = (char *)"verify";
+	args[n++] = (char *)"--seal";
+	args[n++] = seal_path;
+	args[n++] = (char *)"--seal-sha256";
+	args[n++] = (char *)d->files[0].sha256;
+	args[n++] = (char *)"--archive-sha256";
+	args[n++] = (char *)d->files[1].sha256;
+	args[n++] = (char *)"--json";
+	if (d->local_check) {
+		args[n++] = (char *)"--receipt";
+		args[n++] = d->receipt_path;
+		if (o->sign_key) {
+			args[n++] = (char *)"--sign-key";
+			args[n++] = (char *)o->sign_key;
+		}
+	} else if (o->remote_sign_key) {
+		args[n++] = (char *)"--sign-key";
+		args[n++] = (char *)o->remote_sign_key;
+	}
+	args[n++] = archive_path;
+	args[n] = NULL;
+	/* A progress line on stderr keeps a long verification from looking idle. */
+	static char progress_env[] = "EVIDENCE_PROGRESS=always";
+	build_command(d, progress_env, args, &cmd);
+	struct child c;
+	ev_status st = child_start(&c, cmd.argv, progress_env, RECEIPT_MAX, o->idle_seconds, d->spec,
+				   err);
+	if (st != EV_OK)
+		return st;
+	c.doing = "verifying the copy";
+	int code = -1;
+	child_close_input(&c);
+	if ((st = child_read_all(&c, err)) == EV_OK)
+		st = child_wait(&c, &code, err);
+	if (st == EV_OK && code != 0 && code != 1) {
+		char why[512];
+		child_last_error(&c, why, sizeof why);
+		st = ev_error_set(err, EV_ERROR, "%s: replicate verify ended with status %d%s%s",
+				  d->spec, code, why[0] ? ": " : "", why);
+	}
+	json_t *r = NULL;
+	if (st == EV_OK)
+		st = ev_json_parse(c.outbuf, c.outlen, d->spec, EV_RECEIPT_FORMAT,
+				   EV_JSON_REQUIRE_CANONICAL, &r, err);
+	if (st == EV_OK && !d->local_check) {
+		/* Named by destination: several may share one host. */
+		char stem[300], label[128], stamp[32];
+		file_label(strncmp(d->spec, "./", 2) == 0 ? d->spec + 2 : d->spec, label, sizeof label);
+		ev_utc_stamp(stamp, sizeof stamp);
+		snprintf(stem, sizeof stem, "replica-%s-%s", label, stamp);
+		st = ev_receipt_write_fresh(r, o->receipts, stem, d->receipt_path,
+					    sizeof d->receipt_path, err);
+	}
+	if (st == EV_OK) {
+		d->outcome = code == 0 ? VERIFIED : FAILED_CHECK;
+		const char *result = json_string_value(json_object_get(r, "result"));
+		snprintf(d->message, sizeof d->message, "%s; receipt %s",
+			 result && strcmp(result, "pass") == 0 ? "pass" : "FAIL", d->receipt_path);
+	}
+	json_decref(r);
+	child_free(&c);
+	return st;
+}
+
+static void *destination_main(void *arg)
+{
+	struct destination *d = arg;
+	struct ev_error err;
+	ev_error_clear(&err);
+	ev_status st = EV_OK;
+	int resumed[2] = {0, 0};
+	if (!d->local_check)
+		for (int i = 0; i < 2 && st == EV_OK; i++)
+			st = send_file(d, &d->files[i], &resumed[i], &err);
+	if (st == EV_OK)
+		st = verify_there(d, &err);
+	if (st != EV_OK) {
+		char sent[32], total[32];
+		ev_format_bytes(atomic_load(&d->sent), sent, sizeof sent);
+		ev_format_bytes(d->files[1].size, total, sizeof total);
+		d->outcome = UNREACHABLE;
+		if (d->sending_archive)
+			snprintf(d->message, sizeof d->message, "%s (%s of %s sent)", err.text, sent, total);
+		else
+			snprintf(d->message, sizeof d->message, "%s", err.text);
+	} else if (resumed[1]) {
+		size_t used = strlen(d->message);
+		snprintf(d->message + used, sizeof d->message - used, " (transfer resumed)");
+	}
+	atomic_store(&d->finished, 1);
+	return NULL;
+}
+
+/* [user@]host:dir is remote (an IPv6 host in brackets); a path with no
+ * colon before its first slash, or starting with / or ./, is local. */
+static int parse_destination(struct destination *d, const char *spec)
+{
+	d->spec = spec;
+	const char *colon = strchr(spec, ':');
+	const char *slash = strchr(spec, '/');
+	if (spec[0] == '[') {
+		const char *close = strstr(spec, "]:");
+		if (!close)
+			return -1;
+		d->host = strndup(spec + 1, (size_t)(close - spec - 1));
+		d->dir = strdup(close + 2);
+	} else if (spec[0] == '/' || strncmp(spec, "./", 2) == 0 || !colon ||
+		   (slash && slash < colon)) {
+		d->host = NULL;
+		d->dir = strdup(spec);
+	} else {
+		d->host = strndup(spec, (size_t)(colon - spec));
+		d->dir = strdup(colon + 1);
+	}
+	if (!d->dir || !*d->dir || (d->host && !*d->host))
+		return -1;
+	return 0;
+}
+
+static ev_status describe(struct payload *f, const char *path, const char *name,
+			  struct ev_error *err)
+{
+	uint8_t digest[EV_SHA256_LEN];
+	f->path = path;
+	f->name = name;
+	ev_status st = ev_sha256_path(path, digest, &f->size, err);
+	if (st == EV_OK)
+		ev_sha256_hex(digest, f->sha256);
+	return st;
+}
+
+struct judging {
+	int json;
+	json_t *findings;
+	unsigned count;
+};
+
+static void on_receipt_finding(void *ctx, const char *receipt_path, const struct ev_finding *f)
+{
+	struct judging *j = ctx;
+	j->count++;
+	if (j->json) {
+		json_t *o = ev_finding_to_json(f);
+		json_object_set_new(o, "receipt", json_string(receipt_path));
+		json_array_append_new(j->findings, o);
+		return;
+	}
+	char prefix[PATH_MAX + 32];
+	snprintf(prefix, sizeof prefix, TOOL ": %s: ", receipt_path);
+	ev_cli_finding(stderr, strcmp(f->subject, receipt_path) == 0 ? TOOL ": " : prefix, f);
+}
+
+static int run_push(struct push_opts *o)
+{
+	struct ev_error err;
+	ev_error_clear(&err);
+	struct payload files[2];
+	struct destination *dests = calloc(o->n_to + 1, sizeof *dests);
+	char *archive_copy = strdup(o->archive);
+	int code = 2;
+	if (!dests || !archive_copy) {
+		fputs(TOOL ": out of memory\n", stderr);
+		goto out;
+	}
+	const char *archive_name = basename(archive_copy);
+	if (archive_name[0] == '.' || strcmp(archive_name, EV_SEAL_FILENAME) == 0) {
+		fprintf(stderr, TOOL ": %s: the archive's name must not start with '.' or be SEAL.json\n",
+			o->archive);
+		goto out;
+	}
+	struct stat sb;
+	if (stat(o->receipts, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+		fprintf(stderr, TOOL ": %s: the receipts directory does not exist\n", o->receipts);
+		goto out;
+	}
+	if (describe(&files[0], o->seal, EV_SEAL_FILENAME, &err) != EV_OK ||
+	    describe(&files[1], o->archive, archive_name, &err) != EV_OK) {
+		ev_cli_error(TOOL, &err);
+		goto out;
+	}
+	size_t n = o->n_to + 1;
+	char self_exe[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", self_exe, sizeof self_exe - 1);
+	if (len <= 0) {
+		fprintf(stderr, TOOL ": cannot find my own executable (/proc/self/exe)\n");
+		goto out;
+	}
+	self_exe[len] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		struct destination *d = &dests[i];
+		d->o = o;
+		d->files = files;
+		memcpy(d->self_exe, self_exe, (size_t)len + 1);
+		if (i == o->n_to) {
+			d->local_check = 1;
+			d->spec = "here";
+			char name[256] = "localhost", host[256], stamp[32];
+			gethostname(name, sizeof name);
+			name[sizeof name - 1] = '\0';
+			file_label(name, host, sizeof host);
+			ev_utc_stamp(stamp, sizeof stamp);
+			/* The first free name, as ev_receipt_write_fresh would choose. */
+			for (int k = 1; k < 1000; k++) {
+				if (k == 1)
+					snprintf(d->receipt_path, sizeof d->receipt_path,
+						 "%s/replica-%s-%s.json", o->receipts, host, stamp);
+				else
+					snprintf(d->receipt_path, sizeof d->receipt_path,
+						 "%s/replica-%s-%s-%d.json", o->receipts, host, stamp, k);
+				if (access(d->receipt_path, F_OK) != 0)
+					break;
+			}
+		} else if (parse_destination(d, o->to[i]) != 0) {
+			fprintf(stderr, TOOL ": --to %s: expected HOST:DIR or a local DIR\n", o->to[i]);
+			goto out;
+		}
+	}
+	char total[32];
+	ev_format_bytes(files[1].size, total, sizeof total);
+	if (!o->json)
+		printf("pushing %s (%s) to %zu destination%s\n", o->archive, total, o->n_to,
+		       o->n_to == 1 ? "" : "s");
+	fflush(stdout);
+	for (size_t i = 0; i < n; i++)
+		if (pthread_create(&dests[i].thread, NULL, destination_main, &dests[i]) != 0) {
+			fprintf(stderr, TOOL ": cannot start a thread\n");
+			for (size_t k = 0; k < i; k++)
+				pthread_join(dests[k].thread, NULL);
+			goto out;
+		}
+
+	struct ev_progress progress;
+	ev_progress_init(&progress, stderr, TOOL ": pushing", files[1].size * o->n_to, 0);
+	uint64_t shown = 0;
+	for (;;) {
+		int running = 0;
+		uint64_t sent = 0;
+		for (size_t i = 0; i < n; i++) {
+			running += !atomic_load(&dests[i].finished);
+			sent += atomic_load(&dests[i].sent);
+		}
+		if (sent > shown)
+			ev_progress_add(&progress, sent - shown, 0);
+		shown = sent;
+		if (!running)
+			break;
+		struct timespec pause = {0, 200 * 1000 * 1000};
+		nanosleep(&pause, NULL);
+	}
+	ev_progress_done(&progress);
+	for (size_t i = 0; i < n; i++)
+		pthread_join(dests[i].thread, NULL);
+
+	/* Every destination's result, then the receipts judged together. */
+	char *paths[MAX_DESTINATIONS + 1];
+	size_t npaths = 0;
+	int failed = 0, unreachable = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct destination *d = &dests[i];
+		failed |= d->outcome == FAILED_CHECK;
+		unreachable |= d->outcome == UNREACHABLE;
+		if (d->outcome != UNREACHABLE)
+			paths[npaths++] = d->receipt_path;
+		if (!o->json)
+			printf("%s: %s\n", d->local_check ? "here" : d->spec,
+			       d->outcome == UNREACHABLE ? "error" : d->message);
+		if (d->outcome == UNREACHABLE && !o->json)
+			fprintf(stderr, TOOL ": %s\n", d->message);
+	}
+	struct ev_trust *trust = NULL;
+	if (o->n_trust) {
+		trust = ev_trust_new();
+		for (size_t i = 0; trust && i < o->n_trust; i++)
+			if (ev_trust_add_file(trust, o->trust[i], &err) != EV_OK) {
+				ev_cli_error(TOOL, &err);
+				ev_trust_free(trust);
+				goto out;
+			}
+	}
+	struct judging j = {.json = o->json, .findings = json_array()};
+	struct receipt_set set = {0};
+	ev_status st;
+	unsigned problems = receipt_set_load(&set, paths, npaths, trust, on_receipt_finding, &j, &st, &err);
+	size_t differing = 0;
+	if (st != EV_OK) {
+		ev_cli_error(TOOL, &err);
+		failed = 1;
+	} else {
+		differing = receipt_set_disagreements(&set, on_receipt_finding, &j);
+	}
+	int agree = st == EV_OK && differing == 0 && problems == 0;
+	if (o->json) {
+		json_t *list = json_array();
+		for (size_t i = 0; i < n; i++) {
+			struct destination *d = &dests[i];
+			static const char *const names[] = {"pending", "pass", "fail", "error"};
+			json_array_append_new(
+				list, json_pack("{s:s, s:s, s:s, s:s?}", "to",
+						d->local_check ? "here" : d->spec, "status", names[d->outcome],
+						"message", d->message,
+						"receipt", d->outcome == UNREACHABLE ? NULL : d->receipt_path));
+		}
+		json_t *doc = json_pack("{s:s, s:o, s:b, s:O}", "format", "evidence-push/1",
+					"destinations", list, "agree", agree, "findings", j.findings);
+		char *bytes = NULL;
+		size_t blen = 0;
+		if (ev_json_dump(doc, &bytes, &blen, &err) == EV_OK)
+			fwrite(bytes, 1, blen, stdout);
+		free(bytes);
+		json_decref(doc);
+	} else if (npaths) {
+		if (agree)
+			printf("AGREE: %zu receipts, comparable %s\n", npaths, set.items[0].comparable);
+		else
+			printf("DIFFER: the receipts do not agree; %u problem%s named above\n", j.count,
+			       j.count == 1 ? "" : "s");
+	}
+	json_decref(j.findings);
+	receipt_set_free(&set);
+	ev_trust_free(trust);
+	code = failed || !agree ? 1 : unreachable ? 2 : 0;
+out:
+	for (size_t i = 0; dests && i < o->n_to + 1; i++) {
+		free(dests[i].host);
+		free(dests[i].dir);
+	}
+	free(dests);
+	free(archive_copy);
+	return code;
+}
+
+int replicate_push_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"json", no_argument, NULL, 'j'},
+		{"receipts", required_argument, NULL, 'r'},
+		{"remote-replicate", required_argument, NULL, 'R'},
+		{"remote-sign-key", required_argument, NULL, 'K'},
+		{"seal", required_argument, NULL, 's'},
+		{"sign-key", required_argument, NULL, 'k'},
+		{"ssh", required_argument, NULL, 'S'},
+		{"ssh-config", required_argument, NULL, 'F'},
+		{"ssh-option", required_argument, NULL, 'O'},
+		{"timeout", required_argument, NULL, 't'},
+		{"to", required_argument, NULL, 'T'},
+		{"trust", required_argument, NULL, 'u'},
+		{NULL, 0, NULL, 0},
+	};
+	struct push_opts o = {.ssh = "ssh", .remote_replicate = "replicate",
+			      .idle_seconds = DEFAULT_IDLE_SECONDS};
+	long v;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'F': o.ssh_config = optarg; break;
+		case 'h':
+			fputs(help, stdout);
+			return 0;
+		case 'j': o.json = 1; break;
+		case 'K': o.remote_sign_key = optarg; break;
+		case 'k': o.sign_key = optarg; break;
+		case 'O':
+			if (o.n_ssh_options == MAX_SSH_OPTIONS)
+				return msg_usage("push", "at most %d --ssh-option", MAX_SSH_OPTIONS);
+			o.ssh_options[o.n_ssh_options++] = optarg;
+			break;
+		case 'R': o.remote_replicate = optarg; break;
+		case 'r': o.receipts = optarg; break;
+		case 'S': o.ssh = optarg; break;
+		case 's': o.seal = optarg; break;
+		case 'T':
+			if (o.n_to == MAX_DESTINATIONS)
+				return msg_usage("push", "at most %d destinations", MAX_DESTINATIONS);
+			o.to[o.n_to++] = optarg;
+			break;
+		case 't':
+			if (ev_cli_parse_long(optarg, 1, 86400, &v))
+				return msg_usage("push", "option --timeout: expected 1-86400 seconds, found '%s'",
+						 optarg);
+			o.idle_seconds = (int)v;
+			break;
+		case 'u':
+			if (o.n_trust == MAX_DESTINATIONS)
+				return msg_usage("push", "at most %d --trust files", MAX_DESTINATIONS);
+			o.trust[o.n_trust++] = optarg;
+			break;
+		default:
+			return msg_usage("push", "unknown or incomplete option");
+		}
+	}
+	if (optind + 1 != argc)
+		return msg_usage("push", optind == argc ? "no ARCHIVE given" : "more than one ARCHIVE given");
+	o.archive = argv[optind];
+	if (!o.seal)
+		return msg_usage("push", "no seal given (--seal SEAL.json)");
+	if (!o.n_to)
+		return msg_usage("push", "no destination given (--to [HOST:]DIR)");
+	char *archive_dir = strdup(o.archive);
+	if (!archive_dir)
+		return 2;
+	if (!o.receipts)
+		o.receipts = dirname(archive_dir);
+	int code = run_push(&o);
+	free(archive_dir);
+	return code;
+}

@@ -1,0 +1,112 @@
+#include "config.h"
+#include "replicate/receipts.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/receipt.h"
+#include "lib/receipt_diff.h"
+
+void receipt_set_free(struct receipt_set *set)
+{
+	for (size_t i = 0; i < set->count; i++)
+		json_decref(set->items[i].doc);
+	free(set->items);
+	set->items = NULL;
+	set->count = 0;
+}
+
+static void problem(receipt_finding_fn fn, void *ctx, const char *path, const char *check,
+		    const char *message, const char *found)
+{
+	struct ev_finding f;
+	ev_finding_make(&f, path, check, message, NULL, found);
+	fn(ctx, path, &f);
+}
+
+unsigned receipt_set_load(struct receipt_set *set, char *const *paths, size_t n,
+			  const struct ev_trust *trust, receipt_finding_fn fn, void *ctx,
+			  ev_status *st, struct ev_error *err)
+{
+	unsigned problems = 0;
+	*st = EV_OK;
+	set->count = 0;
+	set->items = calloc(n ? n : 1, sizeof *set->items);
+	if (!set->items) {
+		*st = ev_error_set(err, EV_ERROR, "out of memory");
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct judged_receipt *j = &set->items[set->count];
+		uint8_t digest[EV_SHA256_LEN];
+		j->path = paths[i];
+		if ((*st = ev_receipt_load(paths[i], &j->doc, digest, err)) != EV_OK) {
+			receipt_set_free(set);
+			return problems;
+		}
+		set->count++;
+		ev_sha256_hex(digest, j->file_sha256);
+		j->kind = json_string_value(json_object_get(j->doc, "kind"));
+		j->host = json_string_value(json_object_get(j->doc, "host"));
+		j->result = json_string_value(json_object_get(j->doc, "result"));
+		j->comparable = json_string_value(json_object_get(j->doc, "comparable"));
+		int holds = ev_receipt_comparable_holds(j->doc, err);
+		if (holds < 0) {
+			*st = err->status;
+			receipt_set_free(set);
+			return problems;
+		}
+		j->intact = holds;
+		if (!holds) {
+			problem(fn, ctx, j->path, "altered",
+				"its comparable digest does not match its content: it was edited "
+				"after it was written",
+				NULL);
+			problems++;
+		}
+		if (!trust)
+			continue;
+		char why[256];
+		ev_status sst = ev_receipt_check_signature(j->doc, trust, j->signer, why, sizeof why,
+							   err);
+		if (sst == EV_OK) {
+			j->signed_ok = 1;
+		} else if (sst == EV_MISMATCH) {
+			problem(fn, ctx, j->path, "signature", why, NULL);
+			problems++;
+		} else {
+			*st = sst;
+			receipt_set_free(set);
+			return problems;
+		}
+	}
+	return problems;
+}
+
+struct tagged {
+	receipt_finding_fn fn;
+	void *ctx;
+	const char *path;
+};
+
+static void tag(void *ctx, const struct ev_finding *f)
+{
+	struct tagged *t = ctx;
+	t->fn(t->ctx, t->path, f);
+}
+
+size_t receipt_set_disagreements(const struct receipt_set *set, receipt_finding_fn fn, void *ctx)
+{
+	size_t differing = 0;
+	for (size_t i = 1; i < set->count; i++) {
+		const struct judged_receipt *ref = &set->items[0], *other = &set->items[i];
+		if (ref->comparable && other->comparable && strcmp(ref->comparable, other->comparable) == 0)
+			continue;
+		struct tagged t = {.fn = fn, .ctx = ctx, .path = other->path};
+		/* Digests differ: say where. A digest may also differ with no
+		 * visible item when a receipt was edited (reported as altered). */
+		ev_receipt_diff(ref->doc, other->doc, tag, &t);
+		differing++;
+	}
+	return differing;
+}

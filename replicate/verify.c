@@ -1,0 +1,274 @@
+/* replicate verify: stream one archive against its seal and write a
+ * replica receipt saying what this host holds. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/archive_reader.h"
+#include "lib/json.h"
+#include "lib/progress.h"
+#include "lib/receipt.h"
+#include "lib/seal.h"
+#include "lib/sha256.h"
+#include "lib/signature.h"
+#include "replicate/replicate.h"
+
+static const char help[] =
+	"usage: replicate verify --seal SEAL.json [options] ARCHIVE\n"
+	"\n"
+	"Stream ARCHIVE once, never extracting it, and check every member against the\n"
+	"seal: present once, in seal order, type, size, mode, SHA-256; the embedded\n"
+	"SEAL.json equal to the seal; nothing outside the seal, nothing behind the end.\n"
+	"Absolute names, '..', backslashes, links, devices, FIFOs and names that collide\n"
+	"where case or Unicode normalization is ignored are refused. Every finding is\n"
+	"reported, and a replica receipt records every check.\n"
+	"\n"
+	"  --seal SEAL.json       the seal to check against\n"
+	"  --seal-sha256 HEX      refuse a SEAL.json whose bytes hash differently\n"
+	"  --archive-sha256 HEX   the archive's own SHA-256 must be HEX (a check)\n"
+	"  --receipt FILE         write the receipt to FILE (never replaced)\n"
+	"  --receipt-dir DIR      write it into DIR as replica-HOST-TIME.json\n"
+	"                         (default: the directory holding ARCHIVE)\n"
+	"  --sign-key KEY         sign the receipt with this Ed25519 key (replicate keygen)\n"
+	"  --json                 print the receipt as JSON on stdout\n"
+	"  -h, --help             show this help\n"
+	"\n"
+	"Findings go to stderr as 'replicate: MEMBER: what (expected X, found Y)'.\n"
+	"Exit status: 0 every member held, 1 a finding (the receipt says which),\n"
+	"2 the check could not be made (no receipt).\n";
+
+struct verify_opts {
+	const char *seal, *seal_sha256, *archive_sha256, *receipt, *receipt_dir, *sign_key, *archive;
+	int json;
+};
+
+struct report {
+	const struct verify_opts *o;
+	json_t *receipt;
+	unsigned findings;
+};
+
+static void on_finding(void *ctx, const struct ev_finding *f)
+{
+	struct report *r = ctx;
+	r->findings++;
+	if (!r->o->json)
+		ev_cli_finding(stderr, TOOL ": ", f);
+	/* The receipt names the archive and the seal by role, not by path:
+	 * paths differ between hosts and the comparable part must not. */
+	struct ev_finding stable = *f;
+	if (strcmp(f->subject, r->o->archive) == 0)
+		stable.subject = "archive";
+	else if (strcmp(f->subject, r->o->seal) == 0)
+		stable.subject = EV_SEAL_FILENAME;
+	struct ev_error ignored;
+	ev_error_clear(&ignored);
+	ev_receipt_add_finding(r->receipt, &stable, &ignored);
+}
+
+static ev_status write_receipt(struct report *r, const struct ev_signing_key *key,
+			       char *path, size_t cap, struct ev_error *err)
+{
+	const struct verify_opts *o = r->o;
+	ev_status st = ev_receipt_finish(r->receipt, err);
+	if (st == EV_OK && key)
+		st = ev_receipt_sign(r->receipt, key, err);
+	if (st != EV_OK)
+		return st;
+	if (o->receipt) {
+		snprintf(path, cap, "%s", o->receipt);
+		st = ev_receipt_write(r->receipt, o->receipt, err);
+	} else {
+		char label[128], stamp[32], stem[200];
+		file_label(json_string_value(json_object_get(r->receipt, "host")), label, sizeof label);
+		ev_utc_stamp(stamp, sizeof stamp);
+		snprintf(stem, sizeof stem, "replica-%s-%s", label, stamp);
+		char *copy = strdup(o->archive);
+		if (!copy)
+			return ev_error_set(err, EV_ERROR, "out of memory");
+		st = ev_receipt_write_fresh(r->receipt, o->receipt_dir ? o->receipt_dir : dirname(copy),
+					    stem, path, cap, err);
+		free(copy);
+	}
+	if (st == EV_OK && o->json) {
+		char *bytes = NULL;
+		size_t len = 0;
+		if ((st = ev_json_dump(r->receipt, &bytes, &len, err)) == EV_OK)
+			fwrite(bytes, 1, len, stdout);
+		free(bytes);
+	}
+	return st;
+}
+
+static ev_status run_verify(struct report *r, char *receipt_path, size_t cap,
+			    struct ev_error *err)
+{
+	const struct verify_opts *o = r->o;
+	struct ev_seal seal;
+	struct ev_signing_key *key = NULL;
+	char *seal_bytes = NULL;
+	size_t seal_len = 0;
+	char seal_hex[EV_SHA256_HEX_LEN + 1] = "", archive_hex[EV_SHA256_HEX_LEN + 1];
+	struct ev_archive_check res;
+	ev_status st;
+	ev_seal_init(&seal);
+
+	/* Everything that could stop the receipt from being written is tried
+	 * before the long read. */
+	if (o->receipt && access(o->receipt, F_OK) == 0)
+		return ev_error_set(err, EV_REFUSED,
+				    "%s: already exists; evidence is never overwritten (choose a new name)",
+				    o->receipt);
+	struct stat sb;
+	if (o->receipt_dir && (stat(o->receipt_dir, &sb) != 0 || !S_ISDIR(sb.st_mode)))
+		return ev_error_set(err, EV_USAGE, "%s: --receipt-dir is not a directory",
+				    o->receipt_dir);
+	if (stat(o->archive, &sb) != 0)
+		return ev_error_errno(err, errno, "%s: cannot stat the archive", o->archive);
+	if (!S_ISREG(sb.st_mode))
+		return ev_error_set(err, EV_USAGE, "%s: not a regular file", o->archive);
+	if (o->sign_key && (st = ev_signing_key_load(o->sign_key, &key, err)) != EV_OK)
+		return st;
+	if (!(r->receipt = ev_receipt_new("replica", TOOL, err))) {
+		st = err->status;
+		goto out;
+	}
+
+	st = ev_seal_load_pinned(o->seal, o->seal_sha256, &seal, seal_hex, &seal_bytes, &seal_len,
+				 err);
+	/* Where the files were on this host, in full: a receipt read later,
+	 * elsewhere, must not depend on the directory it was made from. */
+	char seal_real[PATH_MAX], archive_real[PATH_MAX];
+	if (!realpath(o->seal, seal_real))
+		snprintf(seal_real, sizeof seal_real, "%s", o->seal);
+	if (!realpath(o->archive, archive_real))
+		snprintf(archive_real, sizeof archive_real, "%s", o->archive);
+	if (seal_hex[0])
+		ev_receipt_add_input(r->receipt, EV_SEAL_FILENAME, seal_real, seal_hex, err);
+	if (o->seal_sha256 && (st == EV_OK || st == EV_MISMATCH))
+		ev_receipt_add_check(r->receipt, "seal-sha256", st == EV_OK,
+				     st == EV_OK ? "SEAL.json bytes hash to the pinned value" : NULL, err);
+	if (st == EV_MISMATCH) {
+		ev_finding_emit(on_finding, r, o->seal, "seal-sha256",
+				"SEAL.json is not the pinned seal; nothing else was checked",
+				o->seal_sha256, seal_hex);
+		st = write_receipt(r, key, receipt_path, cap, err);
+		if (st == EV_OK)
+			st = EV_MISMATCH;
+		goto out;
+	}
+	if (st != EV_OK)
+		goto out;
+
+	struct ev_progress progress;
+	ev_progress_init(&progress, stderr, TOOL ": verifying", seal.bytes, seal.files);
+	st = ev_archive_check(o->archive, &seal, seal_bytes, seal_len, on_finding, r, &progress,
+			      &res, err);
+	ev_progress_done(&progress);
+	if (st != EV_OK && st != EV_MISMATCH)
+		goto out;
+	if (ev_cli_interrupted) {
+		st = ev_error_set(err, EV_INTERRUPTED, "interrupted by a signal; no receipt written");
+		goto out;
+	}
+	ev_sha256_hex(res.archive_sha256, archive_hex);
+	ev_receipt_add_input(r->receipt, "archive", archive_real, archive_hex, err);
+	if (o->archive_sha256) {
+		int same = strcmp(o->archive_sha256, archive_hex) == 0;
+		if (!same)
+			ev_finding_emit(on_finding, r, o->archive, "archive-sha256",
+					"the archive is not the one pushed (its SHA-256 differs)",
+					o->archive_sha256, archive_hex);
+		else
+			ev_receipt_add_check(r->receipt, "archive-sha256", 1,
+					     "the archive's bytes hash to the pinned value", err);
+	}
+	json_t *totals = json_pack("{s:I, s:I, s:I}", "files", (json_int_t)seal.files, "dirs",
+				   (json_int_t)seal.dirs, "bytes", (json_int_t)seal.bytes);
+	char detail[128];
+	snprintf(detail, sizeof detail, "%zu members expected, %u finding%s", seal.count,
+		 r->findings, r->findings == 1 ? "" : "s");
+	if ((st = ev_receipt_set_fact(r->receipt, "root", json_string(seal.root), err)) ||
+	    (st = ev_receipt_set_fact(r->receipt, "totals", totals, err)) ||
+	    (st = ev_receipt_set_fact(r->receipt, "archive_bytes",
+				      json_integer((json_int_t)res.archive_bytes), err)) ||
+	    (st = ev_receipt_set_fact(r->receipt, "members_read",
+				      json_integer((json_int_t)res.members_checked), err)) ||
+	    (st = ev_receipt_add_check(r->receipt, "members", r->findings == 0, detail, err)))
+		goto out;
+	if ((st = write_receipt(r, key, receipt_path, cap, err)) != EV_OK)
+		goto out;
+	if (!o->json)
+		printf("%s: %s: %zu members, %u finding%s against %s; receipt %s\n",
+		       r->findings ? "FAIL" : "OK", o->archive, seal.count, r->findings,
+		       r->findings == 1 ? "" : "s", o->seal, receipt_path);
+	st = r->findings ? EV_MISMATCH : EV_OK;
+out:
+	free(seal_bytes);
+	ev_seal_free(&seal);
+	ev_signing_key_free(key);
+	return st;
+}
+
+int replicate_verify_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"archive-sha256", required_argument, NULL, 'a'},
+		{"help", no_argument, NULL, 'h'},
+		{"json", no_argument, NULL, 'j'},
+		{"receipt", required_argument, NULL, 'r'},
+		{"receipt-dir", required_argument, NULL, 'd'},
+		{"seal", required_argument, NULL, 's'},
+		{"seal-sha256", required_argument, NULL, 'p'},
+		{"sign-key", required_argument, NULL, 'k'},
+		{NULL, 0, NULL, 0},
+	};
+	struct verify_opts o = {0};
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'a': o.archive_sha256 = optarg; break;
+		case 'd': o.receipt_dir = optarg; break;
+		case 'h':
+			fputs(help, stdout);
+			return 0;
+		case 'j': o.json = 1; break;
+		case 'k': o.sign_key = optarg; break;
+		case 'p': o.seal_sha256 = optarg; break;
+		case 'r': o.receipt = optarg; break;
+		case 's': o.seal = optarg; break;
+		default:
+			return msg_usage("verify", "unknown or incomplete option");
+		}
+	}
+	if (optind + 1 != argc)
+		return msg_usage("verify", optind == argc ? "no ARCHIVE given" : "more than one ARCHIVE given");
+	o.archive = argv[optind];
+	if (!o.seal)
+		return msg_usage("verify", "no seal given (--seal SEAL.json)");
+	if (o.seal_sha256 && !ev_sha256_hex_valid(o.seal_sha256))
+		return msg_usage("verify", "option --seal-sha256: expected 64 lower-case hex digits");
+	if (o.archive_sha256 && !ev_sha256_hex_valid(o.archive_sha256))
+		return msg_usage("verify", "option --archive-sha256: expected 64 lower-case hex digits");
+	if (o.receipt && o.receipt_dir)
+		return msg_usage("verify", "--receipt and --receipt-dir both given; choose one");
+
+	ev_cli_catch_signals();
+	struct ev_error err;
+	ev_error_clear(&err);
+	struct report r = {.o = &o};
+	char receipt_path[PATH_MAX];
+	ev_status st = run_verify(&r, receipt_path, sizeof receipt_path, &err);
+	if (st >= EV_ERROR)
+		ev_cli_error(TOOL, &err);
+	json_decref(r.receipt);
+	return ev_status_exit_code(st);
+}

@@ -1,0 +1,175 @@
+#!/bin/sh
+# replicate push over real OpenSSH to two test hosts: each runs its own
+# sshd, in its own network namespace (joined by a veth pair) and with its
+# own host name when the test runs as root, on loopback ports otherwise.
+# The copies verify on both hosts and all receipts agree; a copy tampered
+# with on one host is named member by member; a host with nothing
+# listening and a host whose sshd is stopped are reported while the
+# other host's result stands.
+. "$EV_SRCDIR/tests/lib/lib.sh"
+
+SSHD=/usr/sbin/sshd
+[ -x "$SSHD" ] || test_skip_all "sshd is not installed (Debian package openssh-server)"
+command -v ssh >/dev/null || test_skip_all "ssh is not installed (Debian package openssh-client)"
+
+J=runs/A-1/journal/1.bin
+T=$trash
+tag=$$
+net=$((200 + $$ % 50)) # 10.$net.{1,2}.0/24: one subnet per host
+if [ "$(id -u)" = 0 ] && command -v ip >/dev/null && ip netns list >/dev/null 2>&1; then
+	isolated=1
+else
+	isolated=0
+fi
+
+# start_host NAME N: an sshd for host NAME (N = 1, 2), with its address.
+start_host () {
+	name=$1 n=$2
+	if [ $isolated = 1 ]; then
+		ns=ev$tag$n
+		addr=10.$net.$n.2 port=22
+		ip netns add $ns &&
+		ip link add ev${tag}h$n type veth peer name ev${tag}n$n &&
+		ip link set ev${tag}n$n netns $ns &&
+		ip addr add 10.$net.$n.1/24 dev ev${tag}h$n && ip link set ev${tag}h$n up &&
+		ip netns exec $ns ip addr add $addr/24 dev ev${tag}n$n &&
+		ip netns exec $ns ip link set ev${tag}n$n up && ip netns exec $ns ip link set lo up || return 1
+	else
+		addr=127.0.0.1 port=$((20000 + $$ % 20000 + n))
+	fi
+	ssh-keygen -q -t ed25519 -N "" -f "$T/$name.hostkey" &&
+	cat >"$T/$name.sshd_config" <<-CFG &&
+	ListenAddress $addr:$port
+	HostKey $T/$name.hostkey
+	PidFile $T/$name.pid
+	AuthorizedKeysFile $T/authorized_keys
+	StrictModes no
+	PasswordAuthentication no
+	KbdInteractiveAuthentication no
+	UsePAM no
+	PermitRootLogin prohibit-password
+	LogLevel ERROR
+	CFG
+	echo "$name $(cut -d" " -f1,2 "$T/$name.hostkey.pub")" >>"$T/known_hosts" &&
+	cat >>"$T/ssh_config" <<-CFG &&
+	Host $name
+	  HostName $addr
+	  Port $port
+	  User $(id -un)
+	  IdentityFile $T/client
+	  IdentitiesOnly yes
+	  HostKeyAlias $name
+	  UserKnownHostsFile $T/known_hosts
+	  StrictHostKeyChecking yes
+	  LogLevel ERROR
+	CFG
+	if [ $isolated = 1 ]; then
+		mkdir -p /run/sshd &&
+		ip netns exec ev$tag$n unshare --uts sh -c "hostname $name && exec $SSHD -D -e -f $T/$name.sshd_config" \
+			>"$T/$name.log" 2>&1 &
+	else
+		"$SSHD" -D -e -f "$T/$name.sshd_config" >"$T/$name.log" 2>&1 &
+	fi
+	# Up when a command runs through it.
+	for i in $(seq 1 100); do
+		ssh -F "$T/ssh_config" -o BatchMode=yes -o ConnectTimeout=2 $name true 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "sshd for $name did not come up:" >&2
+	cat "$T/$name.log" >&2
+	return 1
+}
+
+stop_hosts () {
+	for n in 1 2; do
+		for f in "$T"/host*.pid; do
+			[ -f "$f" ] && kill -CONT "$(cat "$f")" 2>/dev/null && kill "$(cat "$f")" 2>/dev/null
+		done
+		if [ $isolated = 1 ]; then
+			ip netns del ev$tag$n 2>/dev/null
+			ip link del ev${tag}h$n 2>/dev/null
+		fi
+	done
+	return 0
+}
+trap stop_hosts EXIT
+
+push () {
+	"$REPLICATE" push out/archive.tar.zst --seal out/SEAL.json --receipts receipts \
+		--ssh-config "$T/ssh_config" --remote-replicate "$REPLICATE" "$@"
+}
+
+test_expect_success 'setup: a sealed campaign, a client key, two hosts with their own sshd' '
+	make_campaign c && "$SEAL" create c -o out >/dev/null && mkdir receipts &&
+	ssh-keygen -q -t ed25519 -N "" -f "$T/client" && cp "$T/client.pub" "$T/authorized_keys" &&
+	: >"$T/ssh_config" && : >"$T/known_hosts" &&
+	start_host hostA 1 && start_host hostB 2 &&
+	cat >>"$T/ssh_config" <<-CFG
+	Host hostC
+	  HostName 127.0.0.1
+	  Port 1
+	CFG
+'
+
+test_expect_success 'the hosts are separate: own network namespace and host name (as root)' '
+	if [ $isolated = 0 ]; then echo "not root: hosts share this network and name" && exit 0; fi &&
+	test "$(ssh -F "$T/ssh_config" hostA hostname)" = hostA &&
+	test "$(ssh -F "$T/ssh_config" hostB hostname)" = hostB &&
+	test "$(ssh -F "$T/ssh_config" hostA readlink /proc/self/ns/net)" != "$(readlink /proc/self/ns/net)"
+'
+
+test_expect_success 'push to both hosts: each verifies its copy, and the three receipts agree' '
+	push --to "hostA:$T/replica-a" --to "hostB:$T/replica-b" >stdout 2>stderr &&
+	test ! -s stderr &&
+	grep -q "^hostA:$T/replica-a: pass; receipt receipts/replica-hostA_.*\\.json$" stdout &&
+	grep -q "^hostB:$T/replica-b: pass; receipt receipts/replica-hostB_.*\\.json$" stdout &&
+	grep -q "^AGREE: 3 receipts, comparable [0-9a-f]\\{64\\}$" stdout &&
+	cmp out/archive.tar.zst "$T/replica-a/archive.tar.zst" &&
+	cmp out/archive.tar.zst "$T/replica-b/archive.tar.zst" &&
+	ls "$T"/replica-a/replica-*.json "$T"/replica-b/replica-*.json >/dev/null &&
+	if [ $isolated = 1 ]; then
+		test "$(json_get receipts/replica-hostA_*.json "d[\"host\"]")" = hostA &&
+		test "$(json_get receipts/replica-hostB_*.json "d[\"host\"]")" = hostB
+	fi
+'
+
+test_expect_success 'a copy tampered with on one host: verified there, compared here, the member is named' '
+	python3 "$SURGERY" out/archive.tar.zst forged.tar.zst flip $J 4100 &&
+	cp forged.tar.zst "$T/replica-b/archive.tar.zst" &&
+	test_expect_code 1 ssh -F "$T/ssh_config" hostB "$REPLICATE" verify --seal "$T/replica-b/SEAL.json" \
+		--json --receipt "$T/replica-b/audit.json" "$T/replica-b/archive.tar.zst" >b-audit.json 2>/dev/null &&
+	test_expect_code 1 "$REPLICATE" compare receipts/replica-hostA_*.json b-audit.json >/dev/null 2>actual &&
+	grep -q "^replicate: b-audit.json: check sha256:$J: only in this receipt (found fail: content differs (SHA-256)" actual &&
+	grep -q "^replicate: b-audit.json: result: differs between the receipts (expected pass, found fail)$" actual
+'
+
+test_expect_success 'pushing again to the tampered host is refused there; nothing is overwritten' '
+	test_expect_code 2 push --to "hostB:$T/replica-b" >stdout 2>stderr &&
+	grep -q "^replicate: hostB:$T/replica-b: failed while offering archive.tar.zst: $T/replica-b/archive.tar.zst: already holds a different file" stderr &&
+	cmp forged.tar.zst "$T/replica-b/archive.tar.zst"
+'
+
+test_expect_success 'a host with nothing listening is reported with ssh'"'"'s reason; the other host passes' '
+	test_expect_code 2 push --to "hostA:$T/replica-a2" --to "hostC:$T/replica-c" >stdout 2>stderr &&
+	grep -q "^hostA:$T/replica-a2: pass" stdout && grep -q "^hostC:$T/replica-c: error$" stdout &&
+	grep -q "^replicate: hostC:$T/replica-c: failed while offering SEAL.json: .*Connection refused" stderr &&
+	grep -q "^AGREE: 2 receipts" stdout
+'
+
+test_expect_success 'a host whose sshd is stopped times out; the other host is reported meanwhile' '
+	kill -STOP "$(cat "$T/hostB.pid")" &&
+	start=$(date +%s) &&
+	test_expect_code 2 push --timeout 3 --to "hostA:$T/replica-a3" --to "hostB:$T/replica-b3" >stdout 2>stderr;
+	status=$?; kill -CONT "$(cat "$T/hostB.pid")"; test $status = 0 &&
+	test $(( $(date +%s) - start )) -lt 30 &&
+	grep -q "^hostA:$T/replica-a3: pass" stdout &&
+	grep -x "replicate: hostB:$T/replica-b3: no progress for 3 s while offering SEAL.json; stopped it" stderr &&
+	test_must_be_absent "$T/replica-b3/archive.tar.zst"
+'
+
+test_expect_success 'teardown: the sshds stop and the namespaces go' '
+	stop_hosts && sleep 0.2 &&
+	if [ $isolated = 1 ]; then ! ip netns list | grep -q "ev$tag"; fi
+'
+
+test_done
