@@ -1,6 +1,8 @@
 #include "config.h"
 #include "decoder.h"
 
+#include "hashpipe.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include <zstd.h>
 
 #define RAW_CHUNK ((size_t)1 << 20)
+#define RAW_HASH_SLOTS 4 /* the raw bytes are hashed on a thread of their own */
 /* Small enough that libzstd streams a large frame out piece by piece: with
  * room for the whole frame it decodes it internally and, when the frame's
  * checksum fails, returns none of it, so no member could be named. */
@@ -22,7 +25,8 @@ static const unsigned char gzip_magic[2] = {0x1F, 0x8B};
 struct ev_decoder {
 	int fd;
 	enum ev_compression_kind kind;
-	struct ev_sha256 *sha;
+	struct ev_hashpipe *raw_hash;
+	uint8_t raw_digest[EV_SHA256_LEN];
 	unsigned char *in, *out;
 	size_t in_len, in_pos;  /* raw bytes in `in`, and how many were used */
 	uint64_t raw_read;      /* raw bytes read from fd so far */
@@ -79,8 +83,10 @@ static int refill(struct ev_decoder *d, struct ev_error *err)
 		d->raw_eof = 1;
 		return 0;
 	}
-	if (ev_sha256_update(d->sha, d->in + d->in_len, (size_t)n, err) != EV_OK)
-		return -1;
+	/* Decompression is the slower half of the work: the archive's own
+	 * digest is computed beside it, on the raw-hash thread. */
+	memcpy(ev_hashpipe_buffer(d->raw_hash), d->in + d->in_len, (size_t)n);
+	ev_hashpipe_publish(d->raw_hash, (size_t)n, 0, NULL);
 	d->in_len += (size_t)n;
 	d->raw_read += (uint64_t)n;
 	return 1;
@@ -93,12 +99,15 @@ ev_status ev_decoder_open(struct ev_decoder **out, int fd, struct ev_error *err)
 		return ev_error_set(err, EV_ERROR, "out of memory");
 	d->fd = fd;
 	d->between = 1;
-	d->sha = ev_sha256_new();
 	d->in = malloc(RAW_CHUNK);
 	d->out = malloc(OUT_CHUNK);
-	if (!d->sha || !d->in || !d->out) {
+	if (!d->in || !d->out) {
 		ev_decoder_free(d);
 		return ev_error_set(err, EV_ERROR, "out of memory");
+	}
+	if (ev_hashpipe_new(&d->raw_hash, RAW_HASH_SLOTS, RAW_CHUNK, err) != EV_OK) {
+		ev_decoder_free(d);
+		return err->status;
 	}
 	while (d->in_len < 4 && !d->raw_eof) {
 		if (refill(d, err) < 0) {
@@ -129,7 +138,7 @@ void ev_decoder_free(struct ev_decoder *d)
 		ZSTD_freeDStream(d->zs);
 	if (d->gz_ready)
 		inflateEnd(&d->gz);
-	ev_sha256_free(d->sha);
+	ev_hashpipe_free(d->raw_hash);
 	free(d->in);
 	free(d->out);
 	free(d);
@@ -307,5 +316,10 @@ ev_status ev_decoder_finish(struct ev_decoder *d, uint8_t sha256[EV_SHA256_LEN],
 	*raw_bytes = d->raw_read;
 	*trailing = d->ended && d->trailing_at ? d->raw_read - d->trailing_at : 0;
 	*trailing_at = d->trailing_at;
-	return ev_sha256_final(d->sha, sha256, err);
+	ev_hashpipe_buffer(d->raw_hash);
+	ev_hashpipe_publish(d->raw_hash, 0, 1, d->raw_digest);
+	ev_status st = ev_hashpipe_finish(d->raw_hash, err);
+	if (st == EV_OK)
+		memcpy(sha256, d->raw_digest, EV_SHA256_LEN);
+	return st;
 }
