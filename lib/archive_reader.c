@@ -96,6 +96,8 @@ static enum ev_member_type entry_type(struct archive_entry *e)
 static int hash_data(struct archive *a, struct checker *c, const char *subject, long idx,
 		     uint64_t *size)
 {
+	unsigned char *slot = NULL; /* the ring slot being filled */
+	size_t fill = 0;
 	*size = 0;
 	for (;;) {
 		const void *buf;
@@ -110,19 +112,31 @@ static int hash_data(struct archive *a, struct checker *c, const char *subject, 
 			      archive_error_string(a));
 			return -1;
 		}
-		/* libarchive's block is only valid until the next call: copy it. */
+		/* libarchive's block is only valid until the next call: copy it,
+		 * into whole slots, so the hasher is woken once per slot. */
 		for (size_t done = 0; done < len;) {
-			size_t n = len - done < HASH_SLOT_BYTES ? len - done : HASH_SLOT_BYTES;
-			memcpy(ev_hashpipe_buffer(c->pipe), (const char *)buf + done, n);
-			ev_hashpipe_publish(c->pipe, n, 0, NULL);
+			if (!slot) {
+				slot = ev_hashpipe_buffer(c->pipe);
+				fill = 0;
+			}
+			size_t n = len - done < HASH_SLOT_BYTES - fill ? len - done : HASH_SLOT_BYTES - fill;
+			memcpy(slot + fill, (const char *)buf + done, n);
+			fill += n;
 			done += n;
+			if (fill == HASH_SLOT_BYTES) {
+				ev_hashpipe_publish(c->pipe, fill, 0, NULL);
+				slot = NULL;
+			}
 		}
 		*size += len;
 		if (c->progress)
 			ev_progress_add(c->progress, len, 0);
 	}
-	ev_hashpipe_buffer(c->pipe);
-	ev_hashpipe_publish(c->pipe, 0, 1, c->digests[idx]);
+	if (!slot) {
+		ev_hashpipe_buffer(c->pipe);
+		fill = 0;
+	}
+	ev_hashpipe_publish(c->pipe, fill, 1, c->digests[idx]);
 	c->hashed[idx] = 1;
 	if (c->progress)
 		ev_progress_add(c->progress, 0, 1);
@@ -402,6 +416,14 @@ ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const c
 		st = ev_error_set(err, EV_ERROR, "%s: %s", path, src.io.text);
 		goto out;
 	}
+summarize:;
+	/* The archive's digest covers every byte of the file, trailing ones too. */
+	uint64_t trailing = 0, trailing_at = 0;
+	if ((st = ev_decoder_finish(src.decoder, result->archive_sha256, &result->archive_bytes,
+				    &trailing, &trailing_at, err)) != EV_OK) {
+		ev_error_wrap(err, "%s", path);
+		goto out;
+	}
 	if ((st = ev_hashpipe_finish(c.pipe, err)) != EV_OK)
 		goto out;
 	report_moved(&c);
@@ -411,7 +433,6 @@ ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const c
 		goto out;
 	}
 	c.findings += ev_namefold_report(c.names, on_finding, ctx);
-summarize:
 	if (first && !broken && !stream_ended)
 		found(&c, path, "embedded-seal", "the archive holds no members at all", NULL, NULL);
 	if (broken || stream_ended) {
@@ -430,13 +451,6 @@ summarize:
 			if (!c.seen[i])
 				found(&c, seal->members[i].path, "missing", "missing from the archive",
 				      ev_member_type_name(seal->members[i].type), NULL);
-	}
-	/* The archive's digest covers every byte of the file, trailing ones too. */
-	uint64_t trailing = 0, trailing_at = 0;
-	if ((st = ev_decoder_finish(src.decoder, result->archive_sha256, &result->archive_bytes,
-				    &trailing, &trailing_at, err)) != EV_OK) {
-		ev_error_wrap(err, "%s", path);
-		goto out;
 	}
 	if (trailing) {
 		char what[96];
