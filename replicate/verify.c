@@ -73,6 +73,26 @@ static void on_finding(void *ctx, const struct ev_finding *f)
 	ev_receipt_add_finding(r->receipt, &stable, &ignored);
 }
 
+/* A pin is one check, passing or failing, so that receipts with and
+ * without the pinned file's bytes differ in that check, not in two. */
+static void check_pin(struct report *r, const char *subject, const char *check,
+		      const char *message, const char *pass_detail, const char *pinned,
+		      const char *found_hex, struct ev_error *err)
+{
+	if (strcmp(pinned, found_hex) == 0) {
+		ev_receipt_add_check(r->receipt, check, 1, pass_detail, err);
+		return;
+	}
+	struct ev_finding f;
+	char detail[2 * EV_FINDING_VALUE_MAX];
+	ev_finding_make(&f, subject, check, message, pinned, found_hex);
+	r->findings++;
+	if (!r->o->json)
+		ev_cli_finding(stderr, TOOL ": ", &f);
+	snprintf(detail, sizeof detail, "%s (expected %s, found %s)", message, pinned, found_hex);
+	ev_receipt_add_check(r->receipt, check, 0, detail, err);
+}
+
 static ev_status write_receipt(struct report *r, const struct ev_signing_key *key,
 			       char *path, size_t cap, struct ev_error *err)
 {
@@ -153,12 +173,10 @@ static ev_status run_verify(struct report *r, char *receipt_path, size_t cap,
 	if (seal_hex[0])
 		ev_receipt_add_input(r->receipt, EV_SEAL_FILENAME, seal_real, seal_hex, err);
 	if (o->seal_sha256 && (st == EV_OK || st == EV_MISMATCH))
-		ev_receipt_add_check(r->receipt, "seal-sha256", st == EV_OK,
-				     st == EV_OK ? "SEAL.json bytes hash to the pinned value" : NULL, err);
+		check_pin(r, o->seal, "seal-sha256",
+			  "SEAL.json is not the pinned seal; nothing else was checked",
+			  "SEAL.json bytes hash to the pinned value", o->seal_sha256, seal_hex, err);
 	if (st == EV_MISMATCH) {
-		ev_finding_emit(on_finding, r, o->seal, "seal-sha256",
-				"SEAL.json is not the pinned seal; nothing else was checked",
-				o->seal_sha256, seal_hex);
 		st = write_receipt(r, key, receipt_path, cap, err);
 		if (st == EV_OK)
 			st = EV_MISMATCH;
@@ -180,16 +198,11 @@ static ev_status run_verify(struct report *r, char *receipt_path, size_t cap,
 	}
 	ev_sha256_hex(res.archive_sha256, archive_hex);
 	ev_receipt_add_input(r->receipt, "archive", archive_real, archive_hex, err);
-	if (o->archive_sha256) {
-		int same = strcmp(o->archive_sha256, archive_hex) == 0;
-		if (!same)
-			ev_finding_emit(on_finding, r, o->archive, "archive-sha256",
-					"the archive is not the one pushed (its SHA-256 differs)",
-					o->archive_sha256, archive_hex);
-		else
-			ev_receipt_add_check(r->receipt, "archive-sha256", 1,
-					     "the archive's bytes hash to the pinned value", err);
-	}
+	if (o->archive_sha256)
+		check_pin(r, o->archive, "archive-sha256",
+			  "the archive is not the one pushed (its SHA-256 differs)",
+			  "the archive's bytes hash to the pinned value", o->archive_sha256, archive_hex,
+			  err);
 	json_t *totals = json_pack("{s:I, s:I, s:I}", "files", (json_int_t)seal.files, "dirs",
 				   (json_int_t)seal.dirs, "bytes", (json_int_t)seal.bytes);
 	char detail[128];

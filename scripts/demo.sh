@@ -2,8 +2,11 @@
 # demo: the evidence campaign demo, end to end with the tools that exist.
 # Today: seal the sample campaign shipped under share/demo, verify the tree
 # and the archive (with the seal pinned by its SHA-256), extract the archive
-# with GNU tar and verify the copy, then show what a verification failure
-# looks like. capture, audit and replicate join as their issues land.
+# with GNU tar and verify the copy, show what a verification failure looks
+# like, push the archive to two replica directories (standing in for
+# hosts), compare the receipts, name a tampered replica's member, and let
+# prune remove the runtime copy only once its guards hold. capture and
+# audit join as their issues land.
 #
 #   scripts/demo.sh BUILDDIR      (scripts/quickstart demo builds and calls it)
 set -euo pipefail
@@ -11,8 +14,11 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/build/plain}
 seal=$build/seal/seal
+replicate=$build/replicate/replicate
 work=$build/demo
-[ -x "$seal" ] || { echo "demo: $seal not built; run scripts/quickstart demo" >&2; exit 2; }
+for tool in "$seal" "$replicate"; do
+	[ -x "$tool" ] || { echo "demo: $tool not built; run scripts/quickstart demo" >&2; exit 2; }
+done
 
 step () { printf '\n== %s\n' "$*"; }
 show () { printf '$ %s\n' "$*"; "$@"; }
@@ -49,6 +55,41 @@ set -e
 echo "(exit status $status: 1 means a check failed, and the findings name each member)"
 [ "$status" -eq 1 ]
 
+step "capture and audit: not built yet (their issues are open); the sample campaign stands in"
+
+step "replicate: copy seal and archive to two replicas, verify each there and here, compare"
+mkdir receipts
+show "$replicate" push sealed/archive.tar.zst --seal sealed/SEAL.json --receipts receipts \
+	--to replicas/lab2 --to replicas/backup
+show "$replicate" compare receipts/replica-*.json
+
+step "a replica tampered with: verified there, compared here, the member is named"
+zstd -dcq replicas/backup/archive.tar.zst >tampered.tar
+python3 - tampered.tar <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+at = data.find(b"NOKIA.HE")
+data[at] = ord("M")          # one order's symbol, in the first journal
+open(sys.argv[1], "wb").write(data)
+PY
+rm replicas/backup/archive.tar.zst && zstd -q tampered.tar -o replicas/backup/archive.tar.zst
+set +e
+show "$replicate" verify --seal replicas/backup/SEAL.json --seal-sha256 "$pin" \
+	--archive-sha256 "$(sha256sum sealed/archive.tar.zst | cut -c1-64)" \
+	--receipt backup-now.json replicas/backup/archive.tar.zst
+show "$replicate" compare receipts/replica-replicas_lab2-*.json backup-now.json
+set -e
+
+step "prune: the runtime copy of the campaign goes only when its guards hold"
+set +e
+show "$replicate" prune --seal sealed/SEAL.json --receipts receipts/replica-*.json campaign
+status=$?
+set -e
+echo "(exit status $status: every replica here is on this one machine, which is one host, not two)"
+[ "$status" -eq 1 ]
+show "$replicate" prune --seal sealed/SEAL.json --min-hosts 1 --receipts receipts/replica-*.json \
+	--receipt cleanup.json campaign
+
 step "summary"
 python3 - sealed <<'PY'
 import json, sys
@@ -59,6 +100,12 @@ print("sealed %s: %d files, %d dirs, %d bytes; result %s" % (r["facts"]["root"],
 for o in r["outputs"]:
     print("  %-16s %s" % (o["name"], o["sha256"]))
 print("receipt comparable digest: " + r["comparable"])
+import glob
+for path in sorted(glob.glob("receipts/replica-*.json")):
+    q = json.load(open(path))
+    print("replica receipt %-52s %s on %s, comparable %s" % (path, q["result"], q["host"], q["comparable"][:16]))
+c = json.load(open("cleanup.json"))
+print("cleanup: %s, %d members removed" % (c["result"], len(c["facts"]["removed"])))
 PY
 echo
 echo "demo: done; outputs are in $work"

@@ -80,7 +80,12 @@ def main():
         meta = {"format": "evidence-run/1", "cell": cell, "order_index": index,
                 "sender": {"argv": ["fix-sender", "--warmups", str(WARMUPS), "--measured", str(MEASURED)], "cpu": 1},
                 "peer": {"argv": ["fix-receiver", "--mode", "spin" if cell == "A" else "epoll"], "cpu": 0},
-                "exit_codes": {"sender": 0, "peer": 0}}
+                "exit_codes": {"sender": 0, "peer": 0},
+                # As capture records them: a boot that is not this one, so
+                # replicate prune can tell the processes are gone.
+                "boot_id": "00000000-0000-4000-8000-000000000000",
+                "processes": [{"role": "sender", "pid": 4242 + 2 * index, "start_ticks": 98765400},
+                              {"role": "peer", "pid": 4243 + 2 * index, "start_ticks": 98765300}]}
         write(run + "/run.json", json.dumps(meta, indent=2, sort_keys=True) + "\n")
     write("summary/summary.txt", "cell A (receiver spin): 1 run\ncell B (receiver epoll): 1 run\n")
 
