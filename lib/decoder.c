@@ -164,118 +164,102 @@ static int starts_frame(const struct ev_decoder *d)
 	       ((p[0] & 0xF0) == 0x50 && p[1] == 0x2A && p[2] == 0x4D && p[3] == 0x18);
 }
 
-static ssize_t read_zstd(struct ev_decoder *d, const void **out, struct ev_error *err)
+/* What a frame (zstd) or member (gzip) is called in messages. */
+static const char *unit(const struct ev_decoder *d)
 {
-	for (;;) {
-		if (d->in_pos == d->in_len && !d->out_full) {
-			int r = refill(d, err);
-			if (r < 0)
-				return -2;
-			if (r == 0) {
-				if (d->between) {
-					d->ended = 1;
-					return 0;
-				}
-				return fail(d, "zstd data cut short: the file ends inside the frame that "
-					    "starts", d->frame_at, NULL);
-			}
-		}
-		if (d->between) {
-			int s = starts_frame(d);
-			while (s < 0 && !d->raw_eof) {
-				int r = refill(d, err);
-				if (r < 0)
-					return -2;
-				s = starts_frame(d);
-			}
-			if (s <= 0) {
-				d->ended = 1;
-				d->trailing_at = position(d);
-				return 0;
-			}
-			d->frame_at = position(d);
-		}
-		ZSTD_inBuffer in = {d->in, d->in_len, d->in_pos};
-		ZSTD_outBuffer o = {d->out, OUT_CHUNK, 0};
-		size_t hint = ZSTD_decompressStream(d->zs, &o, &in);
-		d->in_pos = in.pos;
-		if (ZSTD_isError(hint)) {
-			/* A checksum only says that the frame read so far is wrong:
-			 * hand over what was decoded, so the members it garbled are
-			 * named by their digests, then report the damage. */
-			fail(d, "zstd frame damaged: the frame that starts", d->frame_at,
-			     ZSTD_getErrorName(hint));
-			if (o.pos == 0)
-				return -1;
-			*out = d->out;
-			return (ssize_t)o.pos;
-		}
-		d->between = hint == 0;
-		d->out_full = o.pos == o.size;
-		if (o.pos > 0) {
-			*out = d->out;
-			return (ssize_t)o.pos;
-		}
-	}
+	return d->kind == EV_DECODE_ZSTD ? "frame" : "member";
 }
 
-static ssize_t read_gzip(struct ev_decoder *d, const void **out, struct ev_error *err)
+/* Have raw bytes ready to decode. At a frame boundary, decide whether
+ * another frame starts (its offset is noted) or the stream has ended,
+ * leaving any other bytes as trailing. @return 1 decode, 0 the stream
+ * ended, -1 cut short (the problem is set), -2 an I/O error. */
+static int ready_input(struct ev_decoder *d, int *starting, struct ev_error *err)
 {
-	for (;;) {
-		if (d->in_pos == d->in_len && !d->out_full) {
-			int r = refill(d, err);
-			if (r < 0)
-				return -2;
-			if (r == 0) {
-				if (d->between) {
-					d->ended = 1;
-					return 0;
-				}
-				return fail(d, "gzip data cut short: the file ends inside the member that "
-					    "starts", d->frame_at, NULL);
-			}
-		}
-		if (d->between) {
-			int s = starts_frame(d);
-			while (s < 0 && !d->raw_eof) {
-				if (refill(d, err) < 0)
-					return -2;
-				s = starts_frame(d);
-			}
-			if (s <= 0) {
+	*starting = 0;
+	if (d->in_pos == d->in_len && !d->out_full) {
+		int r = refill(d, err);
+		if (r < 0)
+			return -2;
+		if (r == 0) {
+			if (d->between) {
 				d->ended = 1;
-				d->trailing_at = position(d);
 				return 0;
 			}
-			d->frame_at = position(d);
-			if (d->gz_ready)
-				inflateReset(&d->gz);
-			else if (inflateInit2(&d->gz, 15 + 16) != Z_OK) /* gzip wrapper only */
-				return fail(d, "gzip decoder cannot start", position(d), NULL);
-			d->gz_ready = 1;
-			d->between = 0;
-		}
-		d->gz.next_in = d->in + d->in_pos;
-		d->gz.avail_in = (uInt)(d->in_len - d->in_pos);
-		d->gz.next_out = d->out;
-		d->gz.avail_out = (uInt)OUT_CHUNK;
-		int r = inflate(&d->gz, Z_NO_FLUSH);
-		d->in_pos = d->in_len - d->gz.avail_in;
-		size_t produced = OUT_CHUNK - d->gz.avail_out;
-		d->out_full = d->gz.avail_out == 0;
-		if (r == Z_STREAM_END) {
-			d->between = 1;
-		} else if (r != Z_OK && r != Z_BUF_ERROR) {
-			fail(d, "gzip member damaged: the member that starts", d->frame_at,
-			     d->gz.msg ? d->gz.msg : "inflate failed");
-			if (produced == 0)
-				return -1;
-		}
-		if (produced > 0) {
-			*out = d->out;
-			return (ssize_t)produced;
+			char what[96];
+			snprintf(what, sizeof what, "%s data cut short: the file ends inside the %s that "
+				 "starts", ev_decoder_kind_name(d->kind), unit(d));
+			return (int)fail(d, what, d->frame_at, NULL);
 		}
 	}
+	if (!d->between)
+		return 1;
+	int s = starts_frame(d);
+	while (s < 0 && !d->raw_eof) {
+		if (refill(d, err) < 0)
+			return -2;
+		s = starts_frame(d);
+	}
+	if (s <= 0) {
+		d->ended = 1;
+		d->trailing_at = position(d);
+		return 0;
+	}
+	d->frame_at = position(d);
+	*starting = 1;
+	return 1;
+}
+
+/* One call of the decompressor: *produced bytes into d->out.
+ * @return 0, or -1 when the data is damaged (the problem is set; what was
+ * produced before is still to be handed over). */
+static int step_zstd(struct ev_decoder *d, int starting, size_t *produced)
+{
+	(void)starting; /* libzstd finds frame starts itself */
+	ZSTD_inBuffer in = {d->in, d->in_len, d->in_pos};
+	ZSTD_outBuffer o = {d->out, OUT_CHUNK, 0};
+	size_t hint = ZSTD_decompressStream(d->zs, &o, &in);
+	d->in_pos = in.pos;
+	*produced = o.pos;
+	d->out_full = o.pos == o.size;
+	if (ZSTD_isError(hint)) {
+		fail(d, "zstd frame damaged: the frame that starts", d->frame_at,
+		     ZSTD_getErrorName(hint));
+		return -1;
+	}
+	d->between = hint == 0;
+	return 0;
+}
+
+static int step_gzip(struct ev_decoder *d, int starting, size_t *produced)
+{
+	*produced = 0;
+	if (starting) {
+		if (d->gz_ready)
+			inflateReset(&d->gz);
+		else if (inflateInit2(&d->gz, 15 + 16) != Z_OK) { /* gzip wrapper only */
+			fail(d, "gzip decoder cannot start", d->frame_at, NULL);
+			return -1;
+		}
+		d->gz_ready = 1;
+		d->between = 0;
+	}
+	d->gz.next_in = d->in + d->in_pos;
+	d->gz.avail_in = (uInt)(d->in_len - d->in_pos);
+	d->gz.next_out = d->out;
+	d->gz.avail_out = (uInt)OUT_CHUNK;
+	int r = inflate(&d->gz, Z_NO_FLUSH);
+	d->in_pos = d->in_len - d->gz.avail_in;
+	*produced = OUT_CHUNK - d->gz.avail_out;
+	d->out_full = d->gz.avail_out == 0;
+	if (r == Z_STREAM_END) {
+		d->between = 1;
+	} else if (r != Z_OK && r != Z_BUF_ERROR) {
+		fail(d, "gzip member damaged: the member that starts", d->frame_at,
+		     d->gz.msg ? d->gz.msg : "inflate failed");
+		return -1;
+	}
+	return 0;
 }
 
 ssize_t ev_decoder_read(struct ev_decoder *d, const void **out, struct ev_error *err)
@@ -284,21 +268,37 @@ ssize_t ev_decoder_read(struct ev_decoder *d, const void **out, struct ev_error 
 		return -1;
 	if (d->ended)
 		return 0;
-	switch (d->kind) {
-	case EV_DECODE_ZSTD: return read_zstd(d, out, err);
-	case EV_DECODE_GZIP: return read_gzip(d, out, err);
-	default:
-		if (d->in_len == 0) {
-			snprintf(d->problem, sizeof d->problem, "the file is empty");
-			return -1;
+	if (d->kind == EV_DECODE_ZSTD || d->kind == EV_DECODE_GZIP) {
+		for (;;) {
+			int starting;
+			int r = ready_input(d, &starting, err);
+			if (r <= 0)
+				return r;
+			size_t produced;
+			int damaged = d->kind == EV_DECODE_ZSTD ? step_zstd(d, starting, &produced)
+								: step_gzip(d, starting, &produced);
+			/* A checksum only says that the frame read so far is wrong:
+			 * what was decoded is handed over first, so the members it
+			 * garbled are named by their digests; the -1 follows. */
+			if (produced > 0) {
+				*out = d->out;
+				return (ssize_t)produced;
+			}
+			if (damaged)
+				return -1;
 		}
-		snprintf(d->problem, sizeof d->problem, "first bytes");
-		for (size_t i = 0; i < d->in_len && i < 8; i++) {
-			size_t used = strlen(d->problem);
-			snprintf(d->problem + used, sizeof d->problem - used, " %02x", d->in[i]);
-		}
+	}
+	/* Neither zstd nor gzip: say what the file starts with. */
+	if (d->in_len == 0) {
+		snprintf(d->problem, sizeof d->problem, "the file is empty");
 		return -1;
 	}
+	snprintf(d->problem, sizeof d->problem, "first bytes");
+	for (size_t i = 0; i < d->in_len && i < 8; i++) {
+		size_t used = strlen(d->problem);
+		snprintf(d->problem + used, sizeof d->problem - used, " %02x", d->in[i]);
+	}
+	return -1;
 }
 
 ev_status ev_decoder_finish(struct ev_decoder *d, uint8_t sha256[EV_SHA256_LEN],
