@@ -74,3 +74,25 @@ int ev_cli_parse_long(const char *text, long min, long max, long *out)
 	*out = v;
 	return 0;
 }
+
+int ev_cli_main(const char *tool, const char *overview, const struct ev_cli_command *commands,
+		size_t ncommands, int (*usage)(const char *subcommand, const char *fmt, ...),
+		int argc, char **argv)
+{
+	ev_cli_init();
+	if (argc < 2)
+		return usage(NULL, "no command given");
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+		fputs(overview, stdout);
+		return 0;
+	}
+	if (strcmp(cmd, "--version") == 0) {
+		printf("%s (evidence) %s\n", tool, PACKAGE_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < ncommands; i++)
+		if (strcmp(cmd, commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	return usage(NULL, "unknown command '%s'", cmd);
+}

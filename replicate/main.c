@@ -1,9 +1,6 @@
 /* replicate: verified copies of sealed archives on several hosts. */
 #include "config.h"
 
-#include <stdio.h>
-#include <string.h>
-
 #include "replicate/replicate.h"
 
 static const char overview[] =
@@ -29,28 +26,11 @@ static const char overview[] =
 
 int main(int argc, char **argv)
 {
-	ev_cli_init();
-	if (argc < 2)
-		return msg_usage(NULL, "no command given");
-	const char *cmd = argv[1];
-	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-		fputs(overview, stdout);
-		return 0;
-	}
-	if (strcmp(cmd, "--version") == 0) {
-		printf("replicate (evidence) %s\n", PACKAGE_VERSION);
-		return 0;
-	}
-	static const struct {
-		const char *name;
-		int (*run)(int, char **);
-	} commands[] = {
+	static const struct ev_cli_command commands[] = {
 		{"compare", replicate_compare_main}, {"keygen", replicate_keygen_main},
 		{"prune", replicate_prune_main},     {"push", replicate_push_main},
 		{"receive", replicate_receive_main}, {"verify", replicate_verify_main},
 	};
-	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-		if (strcmp(cmd, commands[i].name) == 0)
-			return commands[i].run(argc - 1, argv + 1);
-	return msg_usage(NULL, "unknown command '%s'", cmd);
+	return ev_cli_main(TOOL, overview, commands, sizeof commands / sizeof *commands, msg_usage,
+			   argc, argv);
 }

@@ -1,9 +1,6 @@
 /* seal: hashed, mode-checked, deterministic archives of evidence trees. */
 #include "config.h"
 
-#include <stdio.h>
-#include <string.h>
-
 #include "seal/seal.h"
 
 static const char overview[] =
@@ -24,25 +21,12 @@ static const char overview[] =
 
 int main(int argc, char **argv)
 {
-	ev_cli_init();
-	if (argc < 2)
-		return msg_usage(NULL, "no command given");
-	const char *cmd = argv[1];
-	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-		fputs(overview, stdout);
-		return 0;
-	}
-	if (strcmp(cmd, "--version") == 0) {
-		printf("seal (evidence) %s\n", PACKAGE_VERSION);
-		return 0;
-	}
-	if (strcmp(cmd, "create") == 0)
-		return seal_create_main(argc - 1, argv + 1);
-	if (strcmp(cmd, "verify") == 0)
-		return seal_verify_main(argc - 1, argv + 1);
-	if (strcmp(cmd, "diff") == 0)
-		return seal_diff_main(argc - 1, argv + 1);
-	if (strcmp(cmd, "select") == 0)
-		return seal_select_main(argc - 1, argv + 1);
-	return msg_usage(NULL, "unknown command '%s'", cmd);
+	static const struct ev_cli_command commands[] = {
+		{"create", seal_create_main},
+		{"diff", seal_diff_main},
+		{"select", seal_select_main},
+		{"verify", seal_verify_main},
+	};
+	return ev_cli_main(TOOL, overview, commands, sizeof commands / sizeof *commands, msg_usage,
+			   argc, argv);
 }
