@@ -96,6 +96,8 @@ static int by_key_then_name(const void *a, const void *b)
 
 unsigned ev_namefold_report(struct ev_namefold *set, ev_finding_fn on_finding, void *ctx)
 {
+	if (set->count < 2)
+		return 0; /* and qsort must not be handed a NULL array */
 	qsort(set->items, set->count, sizeof *set->items, by_key_then_name);
 	unsigned reported = 0;
 	size_t first = 0; /* the first name of the current group of equal keys */

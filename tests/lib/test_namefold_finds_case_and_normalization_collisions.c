@@ -44,6 +44,9 @@ int main(void)
 {
 	struct seen s;
 
+	const char *const none[] = {NULL};
+	CHECK_INT_EQ(collisions(none, &s), 0);
+
 	const char *const distinct[] = {"runs/A-1/journal/1.bin", "runs/A-2/journal/1.bin",
 					 "r\xC3\xA9sum\xC3\xA9.txt", "resume.txt", NULL};
 	CHECK_INT_EQ(collisions(distinct, &s), 0);
