@@ -12,6 +12,9 @@ set -u
 SEAL="$EV_BUILDDIR/seal/seal"
 REPLICATE="$EV_BUILDDIR/replicate/replicate"
 SURGERY="$EV_SRCDIR/tests/replicate/archive-surgery.py"
+AUDIT="$EV_BUILDDIR/audit/audit"
+GEN_JOURNAL="$EV_BUILDDIR/bench/gen-journal"
+JOURNAL_SURGERY="$EV_SRCDIR/tests/audit/journal-surgery.py"
 export LC_ALL=C.UTF-8
 umask 022
 

@@ -1,0 +1,648 @@
+/* audit journal: every FIX message both endpoints of a pair persisted,
+ * recomputed cold, and the two copies held against each other. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "audit/audit.h"
+#include "audit/journal.h"
+#include "lib/fixcheck.h"
+#include "lib/fixdict.h"
+#include "lib/fixprint.h"
+#include "lib/fixread.h"
+#include "lib/fixspec.h"
+#include "lib/hashpipe.h"
+#include "lib/json.h"
+#include "lib/receipt.h"
+#include "lib/sha256.h"
+
+#define HASH_SLOTS 4
+#define HASH_SLOT_BYTES ((size_t)1 << 20)
+#define DEFAULT_MAX_FINDINGS 10
+
+static const char help[] =
+	"usage: audit journal [options] --sender PATH --receiver PATH [--sender ... --receiver ...]\n"
+	"       audit journal [options] (--sender PATH | --receiver PATH)\n"
+	"\n"
+	"Re-read every record of the journals both endpoints of a benchmark pair persisted\n"
+	"and prove, without trusting the benchmark: each message is well-formed FIX\n"
+	"(BodyLength, CheckSum, field syntax), obeys the data dictionary (required fields,\n"
+	"tags of its type, no empty or repeated tag, enumerations, data formats, repeating\n"
+	"groups) and the session (CompIDs, SendingTime, MsgSeqNum without gap or\n"
+	"duplicate); each order carries what the spec says, ClOrdIDs count up without a\n"
+	"gap; the orders are exactly warmups + measured; and the sender's and receiver's\n"
+	"orders agree byte for byte, record for record. Pairs are audited in parallel.\n"
+	"\n"
+	"  --sender PATH        the sender's outgoing journal (repeatable: one per pair)\n"
+	"  --receiver PATH      the receiver's incoming journal (the pair's other side)\n"
+	"  --format KIND        llfix (a directory of N.bin), raw, qf-store, qf-log\n"
+	"                       (default: told from each PATH)\n"
+	"  --spec SPEC          the expectation spec (default: the llfix TX NewOrderSingle\n"
+	"                       spec, share/evidence/audit/llfix-tx-new-order.json)\n"
+	"  --dict DICT          a QuickFIX data dictionary (repeatable; default: FIXT11.xml\n"
+	"                       and FIX50.xml, share/evidence/fix)\n"
+	"  --warmups N          warmup orders (default: the spec's)\n"
+	"  --measured N         measured orders (default: the spec's)\n"
+	"  --sender-compid ID   keep only messages with SenderCompID ID in a log holding\n"
+	"                       both directions (default for qf-log: the spec's 49)\n"
+	"  --archive ARCHIVE    read the journals from a sealed archive, streamed; PATHs\n"
+	"                       are then member paths of the sealed tree\n"
+	"  --seal SEAL.json     the archive's seal (required with --archive)\n"
+	"  --jobs N             pairs audited at once (default: the cores)\n"
+	"  --max-findings N     findings shown per rule and side (default 10; 0: all);\n"
+	"                       all are counted\n"
+	"  --receipt FILE       the audit receipt (default: audit-journal-TIME.json here)\n"
+	"  --json               print the receipt on stdout\n"
+	"  -h, --help           show this help\n"
+	"\n"
+	"Findings go to stderr as 'audit: pair N SIDE: FILE: record R (byte B): RULE: what\n"
+	"(expected X, found Y)'. Exit status: 0 every rule held, 1 a finding (the receipt\n"
+	"says which), 2 the audit could not be made.\n";
+
+static void finding_list_add(struct finding_list *l, const struct ev_fix_finding *f)
+{
+	if (l->oom)
+		return;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct ev_fix_finding *bigger = realloc(l->v, cap * sizeof *bigger);
+		if (!bigger) {
+			l->oom = 1;
+			return;
+		}
+		l->v = bigger;
+		l->cap = cap;
+	}
+	l->v[l->n++] = *f;
+}
+
+static void on_finding(void *ctx, const struct ev_fix_finding *f)
+{
+	finding_list_add(ctx, f);
+}
+
+/* The sink: records and damage go to the side's checker. */
+static void sink_record(void *ctx, const struct ev_fix_record *r)
+{
+	ev_fixcheck_record(ctx, r);
+}
+
+static void sink_damage(void *ctx, enum ev_fix_rule rule, const char *file, uint64_t record,
+			uint64_t offset, const char *message, const char *expected, const char *found)
+{
+	ev_fixcheck_damage(ctx, rule, file, record, offset, message, expected, found);
+}
+
+static long reread(void *ctx, uint32_t file, uint64_t offset, char *buf, size_t cap)
+{
+	const struct side *s = ctx;
+	if (file >= s->nfiles)
+		return -1;
+	int fd = open(s->files[file], O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = pread(fd, buf, cap, (off_t)offset);
+	close(fd);
+	return n;
+}
+
+ev_status journal_side_checker(const struct journal_run *run, struct side *s,
+			       enum ev_fixprint_mode mode, struct ev_fixprint_set *set,
+			       struct finding_list *findings, struct ev_fixcheck **out,
+			       struct ev_error *err)
+{
+	struct ev_fixcheck_opts co = {
+		.side = s->role, .dict = run->dict, .spec = &run->spec,
+		.sender_compid = s->kind == EV_FIXREAD_QF_LOG ? run->sender_compid : NULL,
+		.max_per_rule = run->max_findings, .prints = mode, .key = &run->key, .set = set,
+	};
+	return ev_fixcheck_new(out, &co, on_finding, findings, err);
+}
+
+/* One side, from disk: every file through its reader into the checker. */
+static ev_status audit_side(const struct journal_run *run, struct pair *p, struct side *s,
+			    enum ev_fixprint_mode mode, struct ev_fixcheck **checker,
+			    struct ev_error *err)
+{
+	ev_status st = journal_side_checker(run, s, mode, &p->prints, &p->findings, checker, err);
+	if (st != EV_OK)
+		return st;
+	struct ev_fixread_sink sink = {sink_record, sink_damage, *checker};
+	struct ev_fixread *r = ev_fixread_new(s->kind, &sink);
+	struct ev_hashpipe *pipe = NULL;
+	if (!r)
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	if ((st = ev_hashpipe_new(&pipe, HASH_SLOTS, HASH_SLOT_BYTES, err)) == EV_OK) {
+		for (size_t i = 0; i < s->nfiles && st == EV_OK; i++) {
+			st = ev_fixread_file(r, s->files[i], (uint32_t)i, pipe, s->digests[i], s->bytes + i,
+					     err);
+			s->records[i] = ev_fixread_records(r);
+		}
+		if (st == EV_OK)
+			ev_fixread_finish(r);
+		ev_status hst = ev_hashpipe_finish(pipe, err);
+		if (st == EV_OK)
+			st = hst;
+	}
+	ev_hashpipe_free(pipe);
+	ev_fixread_free(r);
+	if (st == EV_OK)
+		ev_fixcheck_finish(*checker);
+	return st;
+}
+
+static void run_pair(const struct journal_run *run, struct pair *p)
+{
+	struct ev_fixcheck *first = NULL, *second = NULL;
+	struct ev_error *err = &p->err;
+	int both = p->side[0].present && p->side[1].present;
+	struct side *a = p->side[0].present ? &p->side[0] : &p->side[1];
+	ev_status st = audit_side(run, p, a, both ? EV_FIXPRINT_RECORD : EV_FIXPRINT_NONE, &first, err);
+	if (st == EV_OK)
+		a->stats = *ev_fixcheck_stats(first);
+	if (st == EV_OK && both) {
+		ev_fixprint_sort(&p->prints);
+		st = audit_side(run, p, &p->side[1], EV_FIXPRINT_COMPARE, &second, err);
+		if (st == EV_OK) {
+			ev_fixcheck_cross(second, p->side[0].role, (const char *const *)p->side[0].files, reread,
+					  &p->side[0]);
+			p->side[1].stats = *ev_fixcheck_stats(second);
+		}
+	}
+	if (st != EV_OK)
+		ev_error_wrap(err, "pair %zu", p->number);
+	p->st = st;
+	ev_fixcheck_free(first);
+	ev_fixcheck_free(second);
+	ev_fixprint_set_free(&p->prints);
+}
+
+struct pool {
+	const struct journal_run *run;
+	atomic_size_t next;
+};
+
+static void *worker(void *arg)
+{
+	struct pool *pool = arg;
+	for (;;) {
+		size_t i = atomic_fetch_add(&pool->next, 1);
+		if (i >= pool->run->npairs)
+			return NULL;
+		run_pair(pool->run, &pool->run->pairs[i]);
+	}
+}
+
+static ev_status run_pairs(struct journal_run *run, struct ev_error *err)
+{
+	struct pool pool = {.run = run};
+	size_t n = run->jobs < run->npairs ? run->jobs : run->npairs;
+	pthread_t threads[JOURNAL_MAX_PAIRS];
+	size_t started = 0;
+	for (; started + 1 < n; started++)
+		if (pthread_create(&threads[started], NULL, worker, &pool) != 0)
+			break;
+	worker(&pool); /* this thread works too */
+	for (size_t i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	for (size_t i = 0; i < run->npairs; i++)
+		if (run->pairs[i].st != EV_OK)
+			return ev_error_set(err, run->pairs[i].st, "%s", run->pairs[i].err.text);
+	return EV_OK;
+}
+
+/* --- reporting ---------------------------------------------------------------- */
+
+static void print_finding(const struct pair *p, const struct ev_fix_finding *f)
+{
+	char where[PATH_MAX + 96] = "";
+	if (f->file && f->record)
+		snprintf(where, sizeof where, "%s: record %" PRIu64 " (byte %" PRIu64 "): ", f->file,
+			 f->record, f->offset);
+	else if (f->file)
+		snprintf(where, sizeof where, "%s: byte %" PRIu64 ": ", f->file, f->offset);
+	fprintf(stderr, TOOL ": pair %zu %s: %s%s: %s", p->number, f->side, where,
+		ev_fix_rule_name(f->rule), f->message);
+	if (f->expected[0] || f->found[0])
+		fprintf(stderr, " (expected %s, found %s)", f->expected[0] ? f->expected : "nothing",
+			f->found[0] ? f->found : "nothing");
+	fputc('\n', stderr);
+}
+
+static uint64_t side_findings(const struct side *s)
+{
+	uint64_t n = 0;
+	for (int r = 0; r < EV_RULE_COUNT; r++)
+		n += s->stats.by_rule[r];
+	return n;
+}
+
+static const char *base_of(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
+static json_t *finding_json(const struct pair *p, const struct ev_fix_finding *f)
+{
+	json_t *o = json_pack("{s:s, s:I, s:s, s:s}", "rule", ev_fix_rule_name(f->rule), "pair",
+			      (json_int_t)p->number, "side", f->side, "message", f->message);
+	if (f->file) {
+		json_object_set_new(o, "file", json_string(base_of(f->file)));
+		json_object_set_new(o, "offset", json_integer((json_int_t)f->offset));
+	}
+	if (f->record)
+		json_object_set_new(o, "record", json_integer((json_int_t)f->record));
+	if (f->tag)
+		json_object_set_new(o, "tag", json_integer(f->tag));
+	if (f->expected[0])
+		json_object_set_new(o, "expected", json_string(f->expected));
+	if (f->found[0])
+		json_object_set_new(o, "found", json_string(f->found));
+	return o;
+}
+
+static json_t *side_json(const struct journal_run *run, const struct side *s)
+{
+	json_t *files = json_array(), *rules = json_object();
+	for (size_t i = 0; i < s->nfiles; i++)
+		json_array_append_new(files, json_pack("{s:s, s:I, s:I}", "name", base_of(s->files[i]),
+						       "records", (json_int_t)s->records[i], "bytes",
+						       (json_int_t)s->bytes[i]));
+	for (int r = 0; r < EV_RULE_COUNT; r++)
+		if (s->stats.by_rule[r])
+			json_object_set_new(rules, ev_fix_rule_name((enum ev_fix_rule)r),
+					    json_integer((json_int_t)s->stats.by_rule[r]));
+	json_t *o = json_pack("{s:s, s:o, s:I, s:I, s:I, s:I, s:o}", "format",
+			      ev_fixread_kind_name(s->kind), "files", files, "messages",
+			      (json_int_t)s->stats.messages, "orders", (json_int_t)s->stats.orders,
+			      "others", (json_int_t)s->stats.others, "expected_orders",
+			      (json_int_t)(run->spec.warmups + run->spec.measured), "findings_by_rule", rules);
+	if (s->stats.skipped)
+		json_object_set_new(o, "skipped_other_direction", json_integer((json_int_t)s->stats.skipped));
+	if (s->stats.compared)
+		json_object_set_new(o, "orders_compared", json_integer((json_int_t)s->stats.compared));
+	return o;
+}
+
+static ev_status build_receipt(struct journal_run *run, json_t *r, uint64_t *total,
+			       struct ev_error *err)
+{
+	ev_receipt_add_input(r, "spec", run->spec_path, run->spec_hex, err);
+	for (size_t i = 0; i < run->ndicts; i++)
+		ev_receipt_add_input(r, "dictionary", run->dicts[i], run->dict_hex[i], err);
+	if (run->archive)
+		ev_receipt_add_input(r, "archive", run->archive, run->archive_hex, err);
+	if (run->seal)
+		ev_receipt_add_input(r, EV_SEAL_NAME, run->seal, run->seal_hex, err);
+	json_t *pairs = json_array(), *first = json_array();
+	uint64_t by_rule[EV_RULE_COUNT] = {0};
+	for (size_t i = 0; i < run->npairs; i++) {
+		struct pair *p = &run->pairs[i];
+		json_t *pj = json_object();
+		for (int k = 0; k < 2; k++) {
+			struct side *s = &p->side[k];
+			if (!s->present)
+				continue;
+			char digest[EV_SHA256_HEX_LEN + 1], name[PATH_MAX + 64];
+			for (size_t f = 0; f < s->nfiles; f++) {
+				ev_sha256_hex(s->digests[f], digest);
+				snprintf(name, sizeof name, "pair %zu %s %s", p->number, s->role, base_of(s->files[f]));
+				ev_receipt_add_input(r, name, s->files[f], run->archive ? NULL : digest, err);
+			}
+			json_object_set_new(pj, s->role, side_json(run, s));
+			for (int q = 0; q < EV_RULE_COUNT; q++)
+				by_rule[q] += s->stats.by_rule[q];
+		}
+		json_array_append_new(pairs, pj);
+		for (size_t f = 0; f < p->findings.n; f++)
+			json_array_append_new(first, finding_json(p, &p->findings.v[f]));
+	}
+	ev_receipt_set_fact(r, "pairs", pairs, err);
+	ev_receipt_set_fact(r, "first_findings", first, err);
+	ev_receipt_set_fact(r, "max_findings_per_rule", json_integer(run->max_findings), err);
+	*total = 0;
+	for (int q = 0; q < EV_RULE_COUNT; q++) {
+		char detail[64];
+		snprintf(detail, sizeof detail, "%" PRIu64 " finding%s", by_rule[q], by_rule[q] == 1 ? "" : "s");
+		ev_receipt_add_check(r, ev_fix_rule_name((enum ev_fix_rule)q), by_rule[q] == 0, detail, err);
+		*total += by_rule[q];
+	}
+	return err->status == EV_OK ? EV_OK : err->status;
+}
+
+static void print_summary(const struct journal_run *run, uint64_t total, const char *receipt)
+{
+	uint64_t orders = 0, sides = 0;
+	for (size_t i = 0; i < run->npairs; i++) {
+		const struct pair *p = &run->pairs[i];
+		for (int k = 0; k < 2; k++) {
+			const struct side *s = &p->side[k];
+			if (!s->present)
+				continue;
+			sides++;
+			orders += s->stats.orders;
+			uint64_t recs = 0;
+			for (size_t f = 0; f < s->nfiles; f++)
+				recs += s->records[f];
+			printf("pair %zu %-8s %s: %s, %zu file%s, %" PRIu64 " records: %" PRIu64
+			       " orders (expected %" PRIu64 "), %" PRIu64 " other messages, %" PRIu64 " findings\n",
+			       p->number, s->role, s->path, ev_fixread_kind_name(s->kind), s->nfiles,
+			       s->nfiles == 1 ? "" : "s", recs, s->stats.orders,
+			       run->spec.warmups + run->spec.measured, s->stats.others, side_findings(s));
+		}
+	}
+	printf("%s: %" PRIu64 " side%s, %" PRIu64 " orders, %" PRIu64 " finding%s; receipt %s\n",
+	       total ? "FAIL" : "OK", sides, sides == 1 ? "" : "s", orders, total,
+	       total == 1 ? "" : "s", receipt);
+}
+
+static void print_findings(const struct journal_run *run)
+{
+	for (size_t i = 0; i < run->npairs; i++) {
+		const struct pair *p = &run->pairs[i];
+		for (size_t f = 0; f < p->findings.n; f++)
+			print_finding(p, &p->findings.v[f]);
+		for (int k = 0; k < 2; k++) {
+			const struct side *s = &p->side[k];
+			for (int q = 0; run->max_findings && q < EV_RULE_COUNT; q++)
+				if (s->stats.by_rule[q] > run->max_findings)
+					fprintf(stderr, TOOL ": pair %zu %s: %s: %" PRIu64 " more not shown (--max-findings)\n",
+						p->number, s->role, ev_fix_rule_name((enum ev_fix_rule)q),
+						s->stats.by_rule[q] - run->max_findings);
+		}
+	}
+}
+
+/* --- setting up --------------------------------------------------------------- */
+
+static ev_status hash_file(const char *path, char hex[EV_SHA256_HEX_LEN + 1], struct ev_error *err)
+{
+	uint8_t d[EV_SHA256_LEN];
+	ev_status st = ev_sha256_path(path, d, NULL, err);
+	if (st == EV_OK)
+		ev_sha256_hex(d, hex);
+	return st;
+}
+
+static ev_status prepare_side(struct journal_run *run, struct side *s, struct ev_error *err)
+{
+	int kind = run->format >= 0 ? run->format : ev_fixread_detect(s->path, err);
+	if (kind < 0)
+		return err->status;
+	s->kind = (enum ev_fixread_kind)kind;
+	ev_status st = ev_fixread_list(s->kind, s->path, &s->files, &s->nfiles, err);
+	if (st != EV_OK)
+		return st;
+	if (!s->nfiles)
+		return ev_error_set(err, EV_USAGE, "%s: holds no journal file (N.bin)", s->path);
+	s->digests = calloc(s->nfiles, sizeof *s->digests);
+	s->bytes = calloc(s->nfiles, sizeof *s->bytes);
+	s->records = calloc(s->nfiles, sizeof *s->records);
+	if (!s->digests || !s->bytes || !s->records)
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	return EV_OK;
+}
+
+static void free_run(struct journal_run *run)
+{
+	for (size_t i = 0; run->pairs && i < run->npairs; i++) {
+		struct pair *p = &run->pairs[i];
+		for (int k = 0; k < 2; k++) {
+			ev_fixread_files_free(p->side[k].files, p->side[k].nfiles);
+			free(p->side[k].digests);
+			free(p->side[k].bytes);
+			free(p->side[k].records);
+		}
+		free(p->findings.v);
+		ev_fixprint_set_free(&p->prints);
+	}
+	free(run->pairs);
+	ev_fixdict_free(run->dict);
+	ev_fixspec_free(&run->spec);
+}
+
+static ev_status write_receipt(struct journal_run *run, json_t *r, char *path, size_t cap,
+			       struct ev_error *err)
+{
+	ev_status st = ev_receipt_finish(r, err);
+	if (st != EV_OK)
+		return st;
+	if (run->receipt) {
+		snprintf(path, cap, "%s", run->receipt);
+		st = ev_receipt_write(r, run->receipt, err);
+	} else {
+		char stamp[32], stem[64];
+		ev_utc_stamp(stamp, sizeof stamp);
+		snprintf(stem, sizeof stem, "audit-journal-%s", stamp);
+		st = ev_receipt_write_fresh(r, ".", stem, path, cap, err);
+	}
+	if (st == EV_OK && run->json) {
+		char *bytes = NULL;
+		size_t len = 0;
+		if ((st = ev_json_dump(r, &bytes, &len, err)) == EV_OK)
+			fwrite(bytes, 1, len, stdout);
+		free(bytes);
+	}
+	return st;
+}
+
+static ev_status run_journal(struct journal_run *run, struct ev_error *err)
+{
+	ev_status st;
+	json_t *receipt = NULL;
+	char receipt_path[PATH_MAX];
+	if (run->receipt && access(run->receipt, F_OK) == 0)
+		return ev_error_set(err, EV_REFUSED, "%s: already exists; evidence is never overwritten "
+				    "(choose a new name)", run->receipt);
+	if ((st = ev_fixspec_load(run->spec_path, &run->spec, run->spec_hex, err)) != EV_OK)
+		return st;
+	if (run->warmups >= 0)
+		run->spec.warmups = (uint64_t)run->warmups;
+	if (run->measured >= 0)
+		run->spec.measured = (uint64_t)run->measured;
+	if (!run->sender_compid)
+		for (size_t i = 0; i < run->spec.nfields; i++)
+			if (run->spec.fields[i].tag == 49 && run->spec.fields[i].value)
+				run->sender_compid = run->spec.fields[i].value;
+	for (size_t i = 0; i < run->ndicts; i++)
+		if ((st = hash_file(run->dicts[i], run->dict_hex[i], err)) != EV_OK)
+			return st;
+	if ((st = ev_fixdict_load(&run->dict, run->dicts, run->ndicts, err)) != EV_OK)
+		return st;
+	if ((st = ev_fixprint_key_new(&run->key, err)) != EV_OK)
+		return st;
+	if (run->archive) {
+		st = journal_from_archive(run, err);
+	} else {
+		for (size_t i = 0; i < run->npairs && st == EV_OK; i++)
+			for (int k = 0; k < 2 && st == EV_OK; k++)
+				if (run->pairs[i].side[k].present)
+					st = prepare_side(run, &run->pairs[i].side[k], err);
+		if (st == EV_OK)
+			st = run_pairs(run, err);
+	}
+	if (st != EV_OK)
+		return st;
+	if (!(receipt = ev_receipt_new("audit", TOOL, err)))
+		return err->status;
+	uint64_t total = 0;
+	if ((st = build_receipt(run, receipt, &total, err)) == EV_OK &&
+	    (st = write_receipt(run, receipt, receipt_path, sizeof receipt_path, err)) == EV_OK) {
+		if (!run->json) {
+			print_findings(run);
+			print_summary(run, total, receipt_path);
+		}
+		st = total ? EV_MISMATCH : EV_OK;
+	}
+	json_decref(receipt);
+	return st;
+}
+
+/* A file that ships with evidence: installed, else beside the sources. */
+static const char *default_data(const char *rel, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s/%s", EV_PKGDATADIR, rel);
+	if (access(buf, R_OK) == 0)
+		return buf;
+	snprintf(buf, cap, "%s/share/%s", EV_TOP_SRCDIR, rel);
+	return access(buf, R_OK) == 0 ? buf : NULL;
+}
+
+int audit_journal_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"archive", required_argument, NULL, 'a'},
+		{"dict", required_argument, NULL, 'd'},
+		{"format", required_argument, NULL, 'f'},
+		{"help", no_argument, NULL, 'h'},
+		{"jobs", required_argument, NULL, 'J'},
+		{"json", no_argument, NULL, 'j'},
+		{"max-findings", required_argument, NULL, 'M'},
+		{"measured", required_argument, NULL, 'm'},
+		{"receipt", required_argument, NULL, 'o'},
+		{"receiver", required_argument, NULL, 'R'},
+		{"seal", required_argument, NULL, 'S'},
+		{"sender", required_argument, NULL, 's'},
+		{"sender-compid", required_argument, NULL, 'c'},
+		{"spec", required_argument, NULL, 'p'},
+		{"warmups", required_argument, NULL, 'w'},
+		{NULL, 0, NULL, 0},
+	};
+	struct journal_run run = {.format = -1, .warmups = -1, .measured = -1,
+				  .max_findings = DEFAULT_MAX_FINDINGS};
+	const char *senders[JOURNAL_MAX_PAIRS], *receivers[JOURNAL_MAX_PAIRS];
+	size_t nsenders = 0, nreceivers = 0;
+	char spec_buf[PATH_MAX], dict_buf[2][PATH_MAX];
+	long v, cores = sysconf(_SC_NPROCESSORS_ONLN);
+	run.jobs = cores > 0 ? (size_t)cores : 1;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'a': run.archive = optarg; break;
+		case 'c': run.sender_compid = optarg; break;
+		case 'd':
+			if (run.ndicts == JOURNAL_MAX_DICTS)
+				return msg_usage("journal", "at most %d --dict", JOURNAL_MAX_DICTS);
+			run.dicts[run.ndicts++] = optarg;
+			break;
+		case 'f':
+			if ((run.format = ev_fixread_kind_parse(optarg)) < 0)
+				return msg_usage("journal", "option --format: expected llfix, raw, qf-store or qf-log, found '%s'",
+						 optarg);
+			break;
+		case 'h':
+			fputs(help, stdout);
+			return 0;
+		case 'J':
+			if (ev_cli_parse_long(optarg, 1, 256, &v))
+				return msg_usage("journal", "option --jobs: expected 1-256, found '%s'", optarg);
+			run.jobs = (size_t)v;
+			break;
+		case 'j': run.json = 1; break;
+		case 'M':
+			if (ev_cli_parse_long(optarg, 0, 1000000, &v))
+				return msg_usage("journal", "option --max-findings: expected 0-1000000, found '%s'", optarg);
+			run.max_findings = (unsigned)v;
+			break;
+		case 'm':
+			if (ev_cli_parse_long(optarg, 0, LONG_MAX, &run.measured))
+				return msg_usage("journal", "option --measured: expected a count, found '%s'", optarg);
+			break;
+		case 'o': run.receipt = optarg; break;
+		case 'p': run.spec_path = optarg; break;
+		case 'R':
+			if (nreceivers == JOURNAL_MAX_PAIRS)
+				return msg_usage("journal", "at most %d pairs", JOURNAL_MAX_PAIRS);
+			receivers[nreceivers++] = optarg;
+			break;
+		case 'S': run.seal = optarg; break;
+		case 's':
+			if (nsenders == JOURNAL_MAX_PAIRS)
+				return msg_usage("journal", "at most %d pairs", JOURNAL_MAX_PAIRS);
+			senders[nsenders++] = optarg;
+			break;
+		case 'w':
+			if (ev_cli_parse_long(optarg, 0, LONG_MAX, &run.warmups))
+				return msg_usage("journal", "option --warmups: expected a count, found '%s'", optarg);
+			break;
+		default:
+			return msg_usage("journal", "unknown or incomplete option");
+		}
+	}
+	if (optind != argc)
+		return msg_usage("journal", "unexpected argument '%s' (journals are named by --sender and --receiver)",
+				 argv[optind]);
+	if (!nsenders && !nreceivers)
+		return msg_usage("journal", "no journal given (--sender PATH, --receiver PATH)");
+	if (nsenders && nreceivers && nsenders != nreceivers)
+		return msg_usage("journal", "%zu --sender and %zu --receiver: pairs need one of each, in order",
+				 nsenders, nreceivers);
+	if (!!run.archive != !!run.seal)
+		return msg_usage("journal", "--archive and --seal go together");
+	if (!run.spec_path && !(run.spec_path = default_data("audit/llfix-tx-new-order.json", spec_buf,
+							      sizeof spec_buf)))
+		return msg_usage("journal", "no --spec given, and the default spec is not installed");
+	if (!run.ndicts) {
+		run.dicts[0] = (char *)default_data("fix/FIXT11.xml", dict_buf[0], sizeof dict_buf[0]);
+		run.dicts[1] = (char *)default_data("fix/FIX50.xml", dict_buf[1], sizeof dict_buf[1]);
+		if (!run.dicts[0] || !run.dicts[1])
+			return msg_usage("journal", "no --dict given, and the default dictionaries are not installed");
+		run.ndicts = 2;
+	}
+	run.npairs = nsenders > nreceivers ? nsenders : nreceivers;
+	run.pairs = calloc(run.npairs, sizeof *run.pairs);
+	if (!run.pairs) {
+		fputs(TOOL ": out of memory\n", stderr);
+		return 2;
+	}
+	for (size_t i = 0; i < run.npairs; i++) {
+		struct pair *p = &run.pairs[i];
+		p->number = i + 1;
+		p->side[0] = (struct side){.role = "sender", .path = i < nsenders ? senders[i] : NULL,
+					   .present = i < nsenders};
+		p->side[1] = (struct side){.role = "receiver", .path = i < nreceivers ? receivers[i] : NULL,
+					   .present = i < nreceivers};
+		ev_error_clear(&p->err);
+	}
+	ev_cli_catch_signals();
+	struct ev_error err;
+	ev_error_clear(&err);
+	ev_status st = run_journal(&run, &err);
+	if (st >= EV_ERROR)
+		ev_cli_error(TOOL, &err);
+	free_run(&run);
+	return ev_status_exit_code(st);
+}

@@ -1,0 +1,26 @@
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "audit/audit.h"
+
+static const char *synopsis(const char *sub)
+{
+	if (sub && strcmp(sub, "journal") == 0)
+		return "audit journal [--spec SPEC] [--dict DICT ...] [--format KIND] "
+		       "(--sender PATH | --receiver PATH) ... [--archive ARCHIVE --seal SEAL.json] "
+		       "[--warmups N] [--measured N] [--jobs N] [--max-findings N] [--receipt FILE] [--json]";
+	return "audit <command> [options]   (commands: journal)";
+}
+
+int msg_usage(const char *sub, const char *fmt, ...)
+{
+	char reason[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof reason, fmt, ap);
+	va_end(ap);
+	return ev_cli_usage(TOOL, sub, synopsis(sub), "%s", reason);
+}

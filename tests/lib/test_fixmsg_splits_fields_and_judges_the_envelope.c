@@ -1,0 +1,247 @@
+/* fixmsg: a message is split into its fields without a copy; each
+ * envelope rule (envelope-order, body-length, checksum, field-syntax) is
+ * named at the right byte; DATA values may hold SOH; a message longer
+ * than the vectorised path's limit is judged the same; nothing past the
+ * given length is read (ASan runs this); ev_fix_frame finds message
+ * boundaries in a stream. */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "check.h"
+#include "fixmsg.h"
+
+struct seen {
+	unsigned n;
+	enum ev_fix_rule rule[8];
+	uint32_t at[8];
+	char expected[8][64], found[8][64];
+};
+
+static void note(void *ctx, enum ev_fix_rule rule, uint32_t at, const char *expected,
+		 const char *found)
+{
+	struct seen *s = ctx;
+	if (s->n < 8) {
+		s->rule[s->n] = rule;
+		s->at[s->n] = at;
+		snprintf(s->expected[s->n], 64, "%s", expected ? expected : "");
+		snprintf(s->found[s->n], 64, "%s", found ? found : "");
+	}
+	s->n++;
+}
+
+/* A message from "|"-separated text: SOH for '|', BodyLength and CheckSum
+ * filled in for "9=?" and "10=?"; in an exactly-sized heap block, so that
+ * ASan catches a read past its end. */
+static char *make(const char *text, size_t *len)
+{
+	char body[8192], out[8192];
+	size_t n = 0;
+	for (const char *p = text; *p; p++)
+		body[n++] = *p == '|' ? '\001' : *p;
+	body[n] = '\0';
+	const char *nine = strstr(body, "9=?\001"), *ten = strstr(body, "10=?\001");
+	size_t o = 0;
+	if (nine && ten) {
+		size_t head = (size_t)(nine - body), after9 = head + 4;
+		size_t body_len = (size_t)(ten - body) - after9;
+		o = (size_t)snprintf(out, sizeof out, "%.*s9=%zu\001", (int)head, body, body_len);
+		memcpy(out + o, body + after9, body_len);
+		o += body_len;
+		unsigned sum = 0;
+		for (size_t i = 0; i < o; i++)
+			sum += (unsigned char)out[i];
+		o += (size_t)snprintf(out + o, sizeof out - o, "10=%03u\001", sum % 256);
+		o += (size_t)snprintf(out + o, sizeof out - o, "%s", ten + 5);
+	} else {
+		memcpy(out, body, n);
+		o = n;
+	}
+	char *m = malloc(o ? o : 1);
+	memcpy(m, out, o);
+	*len = o;
+	return m;
+}
+
+static struct ev_fix_msg msg;
+
+static unsigned scan_text(const char *text, struct seen *s)
+{
+	size_t len;
+	char *m = make(text, &len);
+	memset(s, 0, sizeof *s);
+	unsigned n = ev_fix_scan(m, len, NULL, &msg, note, s);
+	free(m);
+	return n;
+}
+
+#define ORDER "8=FIXT.1.1|9=?|35=D|34=2|49=CLIENT1|52=20261202-08:03:14.257|56=EXECUTOR|11=1|55=NOKIA.HE|10=?|"
+
+static void valid_message_splits_into_fields(void)
+{
+	size_t len;
+	char *m = make(ORDER, &len);
+	struct seen s = {0};
+	CHECK_INT_EQ(ev_fix_scan(m, len, NULL, &msg, note, &s), 0);
+	CHECK_INT_EQ(msg.n, 10);
+	CHECK(msg.syntax_ok);
+	CHECK_INT_EQ(msg.f[0].tag, 8);
+	CHECK_INT_EQ(msg.f[2].tag, 35);
+	CHECK_INT_EQ(msg.f[5].tag, 52);
+	CHECK_INT_EQ(msg.f[5].len, 21);
+	CHECK(memcmp(ev_fix_value(&msg, 5), "20261202-08:03:14.257", 21) == 0);
+	CHECK(ev_fix_value(&msg, 8) == m + msg.f[8].off); /* no copy: into the caller's bytes */
+	CHECK_INT_EQ(ev_fix_find(&msg, 55, 0), 8);
+	CHECK_INT_EQ(ev_fix_find(&msg, 55, 9), -1);
+	free(m);
+}
+
+static void each_envelope_rule_is_named_at_its_byte(void)
+{
+	struct seen s;
+	/* a wrong BodyLength: named at the value of 9 */
+	CHECK_INT_EQ(scan_text("8=FIXT.1.1|9=6|35=0|10=000|", &s) >= 1, 1);
+	CHECK_INT_EQ(s.rule[0], EV_RULE_BODY_LENGTH);
+	CHECK_INT_EQ(s.at[0], 13);
+	CHECK_STR_EQ(s.expected[0], "5");
+	CHECK_STR_EQ(s.found[0], "6");
+
+	/* one flipped bit inside a value: checksum, expected the true sum */
+	size_t len;
+	char *m = make(ORDER, &len);
+	m[50] ^= 1;
+	memset(&s, 0, sizeof s);
+	CHECK_INT_EQ(ev_fix_scan(m, len, NULL, &msg, note, &s), 1);
+	CHECK_INT_EQ(s.rule[0], EV_RULE_CHECKSUM);
+	CHECK_INT_EQ(s.at[0], len - 4);
+	free(m);
+
+	/* CheckSum not of three digits */
+	scan_text("8=FIXT.1.1|9=5|35=0|10=12|", &s);
+	CHECK_INT_EQ(s.rule[s.n - 1], EV_RULE_CHECKSUM);
+	CHECK_STR_EQ(s.found[s.n - 1], "12");
+
+	scan_text("8=FIXT.1.1|9=5|35=0|10=.12|", &s);
+	CHECK_INT_EQ(s.rule[s.n - 1], EV_RULE_CHECKSUM);
+
+	/* 35 not third */
+	CHECK_INT_EQ(scan_text("8=FIXT.1.1|9=?|34=2|35=0|10=?|", &s), 1);
+	CHECK_INT_EQ(s.rule[0], EV_RULE_ENVELOPE_ORDER);
+	CHECK_STR_EQ(s.expected[0], "tag 35 as field 3");
+	CHECK_STR_EQ(s.found[0], "tag 34");
+
+	/* 10 not last */
+	CHECK_INT_EQ(scan_text("8=FIXT.1.1|9=?|35=0|10=?|58=x|", &s), 1);
+	CHECK_INT_EQ(s.rule[0], EV_RULE_ENVELOPE_ORDER);
+	CHECK_STR_EQ(s.expected[0], "tag 10 last");
+}
+
+static void field_syntax_is_strict(void)
+{
+	struct seen s;
+	static const char *bad[] = {
+		"8=FIXT.1.1|9=?|35=0|034=2|10=?|",  /* a leading zero */
+		"8=FIXT.1.1|9=?|35=0|34|10=?|",     /* no '=' */
+		"8=FIXT.1.1|9=?|35=0|=2|10=?|",     /* no tag */
+		"8=FIXT.1.1|9=?|35=0|3x4=2|10=?|",  /* a letter in the tag */
+		"8=FIXT.1.1|9=?|35=0|1234567890=2|10=?|", /* ten digits */
+		"8=FIXT.1.1|9=5|35=0|10=000",       /* the last value without its SOH */
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		scan_text(bad[i], &s);
+		CHECK(s.n >= 1);
+		CHECK_INT_EQ(s.rule[0], EV_RULE_FIELD_SYNTAX);
+		CHECK(!msg.syntax_ok);
+	}
+	/* the fields read before the damage are kept */
+	scan_text("8=FIXT.1.1|9=?|35=D|34=7|541|10=?|", &s);
+	CHECK_INT_EQ(msg.n, 4);
+	CHECK_INT_EQ(msg.f[3].tag, 34);
+	CHECK_INT_EQ(s.at[0], 26);
+	/* an empty value is syntax, not damage (the dictionary judges it) */
+	CHECK_INT_EQ(scan_text("8=FIXT.1.1|9=?|35=0|58=|10=?|", &s), 0);
+}
+
+static void data_values_may_hold_soh(void)
+{
+	static uint32_t length_tag[100];
+	length_tag[96] = 95; /* RawData, its length in RawDataLength */
+	struct ev_fix_data_tags dt = {length_tag, 99};
+	size_t len;
+	char *m = make("8=FIXT.1.1|9=?|35=A|95=5|96=a|b|c|98=0|10=?|", &len);
+	struct seen s = {0};
+	CHECK_INT_EQ(ev_fix_scan(m, len, &dt, &msg, note, &s), 0);
+	CHECK_INT_EQ(msg.n, 7);
+	CHECK_INT_EQ(msg.f[4].tag, 96);
+	CHECK_INT_EQ(msg.f[4].len, 5);
+	/* without the dictionary's word, the SOH inside is a field end */
+	memset(&s, 0, sizeof s);
+	CHECK(ev_fix_scan(m, len, NULL, &msg, note, &s) >= 1);
+	CHECK_INT_EQ(s.rule[0], EV_RULE_FIELD_SYNTAX);
+	/* a stated length past the end is not believed */
+	free(m);
+	m = make("8=FIXT.1.1|9=?|35=A|95=500|96=abc|10=?|", &len);
+	memset(&s, 0, sizeof s);
+	ev_fix_scan(m, len, &dt, &msg, note, &s);
+	CHECK(msg.syntax_ok);
+	free(m);
+}
+
+/* The same verdicts above the vectorised path's limit (4 KiB) and at
+ * every length around 16-byte block edges. */
+static void long_and_odd_length_messages_are_judged_the_same(void)
+{
+	char text[9000];
+	struct seen s;
+	for (size_t pad = 0; pad < 40; pad++) {
+		snprintf(text, sizeof text, "8=FIXT.1.1|9=?|35=0|58=%.*s|10=?|", (int)pad + 1,
+			 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+		CHECK_INT_EQ(scan_text(text, &s), 0);
+		CHECK_INT_EQ(msg.n, 5);
+	}
+	int n = snprintf(text, sizeof text, "8=FIXT.1.1|9=?|35=0|58=");
+	memset(text + n, 'y', 6000);
+	snprintf(text + n + 6000, sizeof text - (size_t)n - 6000, "|10=?|");
+	CHECK_INT_EQ(scan_text(text, &s), 0);
+	CHECK_INT_EQ(msg.f[3].len, 6000);
+	size_t len;
+	char *m = make(text, &len);
+	m[100] = 'z';
+	memset(&s, 0, sizeof s);
+	CHECK_INT_EQ(ev_fix_scan(m, len, NULL, &msg, note, &s), 1);
+	CHECK_INT_EQ(s.rule[0], EV_RULE_CHECKSUM);
+	free(m);
+}
+
+static void frame_finds_message_boundaries(void)
+{
+	size_t len;
+	char *m = make(ORDER, &len);
+	CHECK_INT_EQ(ev_fix_frame(m, len), (long)len);
+	CHECK_INT_EQ(ev_fix_frame(m, len - 1), 0); /* more bytes needed */
+	CHECK_INT_EQ(ev_fix_frame(m, 5), 0);
+	CHECK_INT_EQ(ev_fix_frame("9=5\0018=FIX", 9), -1);
+	CHECK_INT_EQ(ev_fix_frame("8=FIX\0019=x\001", 12), -1);
+	m[len - 7] = 'X'; /* "10=" is not where BodyLength says */
+	CHECK_INT_EQ(ev_fix_frame(m, len), -1);
+	free(m);
+	uint64_t v;
+	CHECK_INT_EQ(ev_fix_parse_u64("0123", 4, &v), 0);
+	CHECK_INT_EQ(v, 123);
+	CHECK_INT_EQ(ev_fix_parse_u64("12a", 3, &v), -1);
+	CHECK_INT_EQ(ev_fix_parse_u64("", 0, &v), -1);
+	CHECK_INT_EQ(ev_fix_parse_u64("1.5", 3, &v), -1);
+	CHECK_INT_EQ(ev_fix_parse_u64("12345678901234567890", 20, &v), -1);
+}
+
+int main(void)
+{
+	valid_message_splits_into_fields();
+	each_envelope_rule_is_named_at_its_byte();
+	field_syntax_is_strict();
+	data_values_may_hold_soh();
+	long_and_odd_length_messages_are_judged_the_same();
+	frame_finds_message_boundaries();
+	return check_exit("fixmsg");
+}
