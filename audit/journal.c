@@ -104,6 +104,7 @@ static void sink_damage(void *ctx, enum ev_fix_rule rule, const char *file, uint
 	ev_fixcheck_damage(ctx, rule, file, record, offset, message, expected, found);
 }
 
+/* The first side's record again, from disk, to show a disagreement. */
 static long reread(void *ctx, uint32_t file, uint64_t offset, char *buf, size_t cap)
 {
 	const struct side *s = ctx;
@@ -117,74 +118,94 @@ static long reread(void *ctx, uint32_t file, uint64_t offset, char *buf, size_t 
 	return n;
 }
 
-ev_status journal_side_checker(const struct journal_run *run, struct side *s,
-			       enum ev_fixprint_mode mode, struct ev_fixprint_set *set,
-			       struct finding_list *findings, struct ev_fixcheck **out,
-			       struct ev_error *err)
+ev_status journal_side_open(const struct journal_run *run, struct pair *p, struct side *s,
+			    enum ev_fixprint_mode mode, struct side_session *out, struct ev_error *err)
 {
 	struct ev_fixcheck_opts co = {
 		.side = s->role, .dict = run->dict, .spec = &run->spec,
 		.sender_compid = s->kind == EV_FIXREAD_QF_LOG ? run->sender_compid : NULL,
-		.max_per_rule = run->max_findings, .prints = mode, .key = &run->key, .set = set,
+		.max_per_rule = run->max_findings, .prints = mode, .key = &run->key, .set = &p->prints,
 	};
-	return ev_fixcheck_new(out, &co, on_finding, findings, err);
-}
-
-/* One side, from disk: every file through its reader into the checker. */
-static ev_status audit_side(const struct journal_run *run, struct pair *p, struct side *s,
-			    enum ev_fixprint_mode mode, struct ev_fixcheck **checker,
-			    struct ev_error *err)
-{
-	ev_status st = journal_side_checker(run, s, mode, &p->prints, &p->findings, checker, err);
+	memset(out, 0, sizeof *out);
+	out->pair = p;
+	out->side = s;
+	out->mode = mode;
+	if (mode == EV_FIXPRINT_COMPARE)
+		ev_fixprint_sort(&p->prints);
+	ev_status st = ev_fixcheck_new(&out->checker, &co, on_finding, &p->findings, err);
 	if (st != EV_OK)
 		return st;
-	struct ev_fixread_sink sink = {sink_record, sink_damage, *checker};
-	struct ev_fixread *r = ev_fixread_new(s->kind, &sink);
-	struct ev_hashpipe *pipe = NULL;
-	if (!r)
+	struct ev_fixread_sink sink = {sink_record, sink_damage, out->checker};
+	if (!(out->reader = ev_fixread_new(s->kind, &sink))) {
+		ev_fixcheck_free(out->checker);
 		return ev_error_set(err, EV_ERROR, "out of memory");
+	}
+	return EV_OK;
+}
+
+void journal_side_close(struct side_session *ss, const struct side *first, ev_fix_reread_fn again)
+{
+	ev_fixread_finish(ss->reader);
+	ev_fixcheck_finish(ss->checker);
+	if (ss->mode == EV_FIXPRINT_COMPARE)
+		ev_fixcheck_cross(ss->checker, first->role, (const char *const *)first->files, again,
+				  (void *)first);
+	ss->side->stats = *ev_fixcheck_stats(ss->checker);
+	ev_fixread_free(ss->reader);
+	ev_fixcheck_free(ss->checker);
+	if (ss->mode == EV_FIXPRINT_COMPARE)
+		ev_fixprint_set_free(&ss->pair->prints);
+	memset(ss, 0, sizeof *ss);
+}
+
+void journal_side_abandon(struct side_session *ss)
+{
+	ev_fixread_free(ss->reader);
+	ev_fixcheck_free(ss->checker);
+	memset(ss, 0, sizeof *ss);
+}
+
+/* One side, from disk: every file through its reader into the checker,
+ * hashed on the way. */
+static ev_status audit_side(const struct journal_run *run, struct pair *p, struct side *s,
+			    enum ev_fixprint_mode mode, const struct side *first, struct ev_error *err)
+{
+	struct side_session ss;
+	struct ev_hashpipe *pipe = NULL;
+	ev_status st = journal_side_open(run, p, s, mode, &ss, err);
+	if (st != EV_OK)
+		return st;
 	if ((st = ev_hashpipe_new(&pipe, HASH_SLOTS, HASH_SLOT_BYTES, err)) == EV_OK) {
 		for (size_t i = 0; i < s->nfiles && st == EV_OK; i++) {
-			st = ev_fixread_file(r, s->files[i], (uint32_t)i, pipe, s->digests[i], s->bytes + i,
-					     err);
-			s->records[i] = ev_fixread_records(r);
+			st = ev_fixread_file(ss.reader, s->files[i], (uint32_t)i, pipe, s->digests[i],
+					     s->bytes + i, err);
+			s->records[i] = ev_fixread_records(ss.reader);
 		}
-		if (st == EV_OK)
-			ev_fixread_finish(r);
 		ev_status hst = ev_hashpipe_finish(pipe, err);
 		if (st == EV_OK)
 			st = hst;
 	}
 	ev_hashpipe_free(pipe);
-	ev_fixread_free(r);
 	if (st == EV_OK)
-		ev_fixcheck_finish(*checker);
+		journal_side_close(&ss, first, reread);
+	else
+		journal_side_abandon(&ss);
 	return st;
 }
 
+/* A pair from disk: the sender's side first, recording fingerprints, then
+ * the receiver's, comparing. */
 static void run_pair(const struct journal_run *run, struct pair *p)
 {
-	struct ev_fixcheck *first = NULL, *second = NULL;
 	struct ev_error *err = &p->err;
 	int both = p->side[0].present && p->side[1].present;
 	struct side *a = p->side[0].present ? &p->side[0] : &p->side[1];
-	ev_status st = audit_side(run, p, a, both ? EV_FIXPRINT_RECORD : EV_FIXPRINT_NONE, &first, err);
-	if (st == EV_OK)
-		a->stats = *ev_fixcheck_stats(first);
-	if (st == EV_OK && both) {
-		ev_fixprint_sort(&p->prints);
-		st = audit_side(run, p, &p->side[1], EV_FIXPRINT_COMPARE, &second, err);
-		if (st == EV_OK) {
-			ev_fixcheck_cross(second, p->side[0].role, (const char *const *)p->side[0].files, reread,
-					  &p->side[0]);
-			p->side[1].stats = *ev_fixcheck_stats(second);
-		}
-	}
+	ev_status st = audit_side(run, p, a, both ? EV_FIXPRINT_RECORD : EV_FIXPRINT_NONE, a, err);
+	if (st == EV_OK && both)
+		st = audit_side(run, p, &p->side[1], EV_FIXPRINT_COMPARE, a, err);
 	if (st != EV_OK)
 		ev_error_wrap(err, "pair %zu", p->number);
 	p->st = st;
-	ev_fixcheck_free(first);
-	ev_fixcheck_free(second);
 	ev_fixprint_set_free(&p->prints);
 }
 
@@ -319,7 +340,7 @@ static ev_status build_receipt(struct journal_run *run, json_t *r, uint64_t *tot
 			for (size_t f = 0; f < s->nfiles; f++) {
 				ev_sha256_hex(s->digests[f], digest);
 				snprintf(name, sizeof name, "pair %zu %s %s", p->number, s->role, base_of(s->files[f]));
-				ev_receipt_add_input(r, name, s->files[f], run->archive ? NULL : digest, err);
+				ev_receipt_add_input(r, name, s->files[f], digest, err);
 			}
 			json_object_set_new(pj, s->role, side_json(run, s));
 			for (int q = 0; q < EV_RULE_COUNT; q++)
@@ -332,7 +353,7 @@ static ev_status build_receipt(struct journal_run *run, json_t *r, uint64_t *tot
 	ev_receipt_set_fact(r, "pairs", pairs, err);
 	ev_receipt_set_fact(r, "first_findings", first, err);
 	ev_receipt_set_fact(r, "max_findings_per_rule", json_integer(run->max_findings), err);
-	*total = 0;
+	*total = run->archive_findings;
 	for (int q = 0; q < EV_RULE_COUNT; q++) {
 		char detail[64];
 		snprintf(detail, sizeof detail, "%" PRIu64 " finding%s", by_rule[q], by_rule[q] == 1 ? "" : "s");
@@ -483,6 +504,8 @@ static ev_status run_journal(struct journal_run *run, struct ev_error *err)
 		return st;
 	if ((st = ev_fixprint_key_new(&run->key, err)) != EV_OK)
 		return st;
+	if (!(run->doc = receipt = ev_receipt_new("audit", TOOL, err)))
+		return err->status;
 	if (run->archive) {
 		st = journal_from_archive(run, err);
 	} else {
@@ -493,11 +516,11 @@ static ev_status run_journal(struct journal_run *run, struct ev_error *err)
 		if (st == EV_OK)
 			st = run_pairs(run, err);
 	}
-	if (st != EV_OK)
-		return st;
-	if (!(receipt = ev_receipt_new("audit", TOOL, err)))
-		return err->status;
 	uint64_t total = 0;
+	if (st != EV_OK) {
+		json_decref(receipt);
+		return st;
+	}
 	if ((st = build_receipt(run, receipt, &total, err)) == EV_OK &&
 	    (st = write_receipt(run, receipt, receipt_path, sizeof receipt_path, err)) == EV_OK) {
 		if (!run->json) {

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "lib/fixcheck.h"
 #include "lib/fixdict.h"
 #include "lib/fixprint.h"
@@ -60,15 +62,36 @@ struct journal_run {
 	struct ev_fixprint_key key;
 	struct pair *pairs;
 	size_t npairs;
+	json_t *doc;                /* the receipt, filled as the audit goes */
+	unsigned archive_findings;  /* --archive: the archive's own against its seal */
 };
 
-/* A checker for one side, findings into findings. */
-ev_status journal_side_checker(const struct journal_run *run, struct side *s,
-			       enum ev_fixprint_mode mode, struct ev_fixprint_set *set,
-			       struct finding_list *findings, struct ev_fixcheck **out,
-			       struct ev_error *err);
+/* One side being read: its reader feeds its checker. */
+struct side_session {
+	struct pair *pair;
+	struct side *side;
+	enum ev_fixprint_mode mode; /* RECORD: the pair's first side; COMPARE: its second */
+	struct ev_fixcheck *checker;
+	struct ev_fixread *reader;
+};
 
-/* Fill every side of run from the sealed archive, streamed once. */
+/* Start reading side s of pair p (findings go to the pair's list; COMPARE
+ * sorts the first side's fingerprints first). Feed s's files to
+ * out->reader with ev_fixread_begin/feed/end, then close. */
+ev_status journal_side_open(const struct journal_run *run, struct pair *p, struct side *s,
+			    enum ev_fixprint_mode mode, struct side_session *out, struct ev_error *err);
+
+/* After the side's last file: the checks across files and the order
+ * count; for the second side the agreement with first (whose records
+ * again may fetch once more, NULL when they cannot be); the side's stats. */
+void journal_side_close(struct side_session *ss, const struct side *first, ev_fix_reread_fn again);
+
+/* Free a session that could not be finished (an I/O error). */
+void journal_side_abandon(struct side_session *ss);
+
+/* Fill every side of run from the sealed archive, streamed once and
+ * checked against its seal on the way: its findings and a check
+ * "archive" go into run->doc. */
 ev_status journal_from_archive(struct journal_run *run, struct ev_error *err);
 
 #endif

@@ -57,6 +57,7 @@ struct checker {
 	unsigned char *hashed; /* per seal member: a digest is due */
 	struct ev_namefold *names; /* every member name seen, for collisions */
 	struct ev_progress *progress; /* NULL: none */
+	const struct ev_archive_tap *tap; /* NULL: none */
 	int out_of_memory;
 };
 
@@ -91,13 +92,18 @@ static enum ev_member_type entry_type(struct archive_entry *e)
 }
 
 /* Send a member's data to the hashing thread, counting its size; the
- * digest lands in c->digests[idx]. @return 0, or -1 when the stream broke
- * (reported; the digest is then never due). */
+ * digest lands in c->digests[idx]. A tap that asked for the member gets
+ * each block too, before it is copied for the hasher. @return 0, or -1
+ * when the stream broke (reported; the digest is then never due). */
 static int hash_data(struct archive *a, struct checker *c, const char *subject, long idx,
 		     uint64_t *size)
 {
 	unsigned char *slot = NULL; /* the ring slot being filled */
 	size_t fill = 0;
+	const struct ev_archive_tap *tap = c->tap;
+	void *tapped = tap && c->seal->members[idx].type == EV_MEMBER_FILE
+			       ? tap->begin(tap->ctx, (size_t)idx, &c->seal->members[idx])
+			       : NULL;
 	*size = 0;
 	for (;;) {
 		const void *buf;
@@ -110,8 +116,12 @@ static int hash_data(struct archive *a, struct checker *c, const char *subject, 
 			found(c, subject, "stream",
 			      "archive stream is damaged or truncated while this member is read", NULL,
 			      archive_error_string(a));
+			if (tapped)
+				tap->end(tapped, 0);
 			return -1;
 		}
+		if (tapped)
+			tap->data(tapped, buf, len);
 		/* libarchive's block is only valid until the next call: copy it,
 		 * into whole slots, so the hasher is woken once per slot. */
 		for (size_t done = 0; done < len;) {
@@ -138,6 +148,8 @@ static int hash_data(struct archive *a, struct checker *c, const char *subject, 
 	}
 	ev_hashpipe_publish(c->pipe, fill, 1, c->digests[idx]);
 	c->hashed[idx] = 1;
+	if (tapped)
+		tap->end(tapped, 1);
 	if (c->progress)
 		ev_progress_add(c->progress, 0, 1);
 	return 0;
@@ -328,9 +340,20 @@ ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const c
 			   struct ev_progress *progress, struct ev_archive_check *result,
 			   struct ev_error *err)
 {
+	return ev_archive_check_tapped(path, seal, seal_bytes, seal_len, on_finding, ctx, NULL,
+				       progress, result, err);
+}
+
+ev_status ev_archive_check_tapped(const char *path, const struct ev_seal *seal,
+				  const char *seal_bytes, size_t seal_len, ev_finding_fn on_finding,
+				  void *ctx, const struct ev_archive_tap *tap,
+				  struct ev_progress *progress, struct ev_archive_check *result,
+				  struct ev_error *err)
+{
 	memset(result, 0, sizeof *result);
 	ev_status st = EV_OK;
-	struct checker c = {.seal = seal, .on_finding = on_finding, .ctx = ctx, .progress = progress};
+	struct checker c = {.seal = seal, .on_finding = on_finding, .ctx = ctx, .progress = progress,
+			    .tap = tap};
 	struct tar_source src = {0};
 	int fd = -1, first = 1, broken = 0, stream_ended = 0;
 	struct archive *a = NULL;

@@ -55,4 +55,25 @@ ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const c
 			   struct ev_progress *progress, struct ev_archive_check *result,
 			   struct ev_error *err);
 
+/* A tap: the content of chosen members as it streams by, for a reader that
+ * works on members without extracting them (audit journal --archive).
+ * begin is called for each member the seal says is a regular file, as it
+ * comes, with its index in the seal; a non-NULL return asks for its bytes:
+ * data with each block, in order, then end (complete 0: the stream broke
+ * inside the member). The bytes are the archive's, not yet proven to be
+ * the sealed ones: the member's sha256 finding, if any, says so after. */
+struct ev_archive_tap {
+	void *(*begin)(void *ctx, size_t seal_index, const struct ev_member *sealed);
+	void (*data)(void *member, const void *bytes, size_t len);
+	void (*end)(void *member, int complete);
+	void *ctx;
+};
+
+/* ev_archive_check, handing members' bytes to tap (NULL: none) as well. */
+ev_status ev_archive_check_tapped(const char *path, const struct ev_seal *seal,
+				  const char *seal_bytes, size_t seal_len, ev_finding_fn on_finding,
+				  void *ctx, const struct ev_archive_tap *tap,
+				  struct ev_progress *progress, struct ev_archive_check *result,
+				  struct ev_error *err);
+
 #endif
