@@ -377,10 +377,14 @@ static void print_summary(const struct journal_run *run, uint64_t total, const c
 			uint64_t recs = 0;
 			for (size_t f = 0; f < s->nfiles; f++)
 				recs += s->records[f];
-			printf("pair %zu %-8s %s: %s, %zu file%s, %" PRIu64 " records: %" PRIu64
+			char skipped[64] = "";
+			if (s->stats.skipped)
+				snprintf(skipped, sizeof skipped, " (%" PRIu64 " of the other direction left out)",
+					 s->stats.skipped);
+			printf("pair %zu %-8s %s: %s, %zu file%s, %" PRIu64 " records%s: %" PRIu64
 			       " orders (expected %" PRIu64 "), %" PRIu64 " other messages, %" PRIu64 " findings\n",
 			       p->number, s->role, s->path, ev_fixread_kind_name(s->kind), s->nfiles,
-			       s->nfiles == 1 ? "" : "s", recs, s->stats.orders,
+			       s->nfiles == 1 ? "" : "s", recs, skipped, s->stats.orders,
 			       run->spec.warmups + run->spec.measured, s->stats.others, side_findings(s));
 		}
 	}
