@@ -471,7 +471,7 @@ static void check_dictionary(struct ev_fixcheck *c)
 	if (t) {
 		const char *type = m->data + t->off;
 		def = c->last_def;
-		if (!def || strncmp(def->msgtype, type, t->len) != 0 || def->msgtype[t->len])
+		if (!def || ev_fix_cmp_str(def->msgtype, type, t->len) != 0)
 			def = c->last_def = ev_fixdict_message(d, type, t->len);
 	}
 	if (!def) {

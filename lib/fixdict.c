@@ -316,10 +316,7 @@ const struct ev_fixdict_message *ev_fixdict_message(const struct ev_fixdict *d, 
 	size_t lo = 0, hi = d->nmessages;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		const char *m = d->messages[mid].msgtype;
-		int c = strncmp(m, type, len);
-		if (c == 0)
-			c = m[len] ? 1 : 0;
+		int c = ev_fix_cmp_str(d->messages[mid].msgtype, type, len);
 		if (c == 0)
 			return &d->messages[mid];
 		if (c < 0)
@@ -336,10 +333,7 @@ static int one_enum(const struct ev_fixdict *d, const struct ev_fixdict_field *f
 	size_t lo = f->enum_first, hi = f->enum_first + f->enum_count;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		const char *e = d->enums[mid];
-		int c = strncmp(e, v, len);
-		if (c == 0)
-			c = e[len] ? 1 : 0;
+		int c = ev_fix_cmp_str(d->enums[mid], v, len);
 		if (c == 0)
 			return 1;
 		if (c < 0)

@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "fixrules.h"
 
@@ -61,6 +62,16 @@ unsigned ev_fix_scan(const char *data, size_t len, const struct ev_fix_data_tags
 static inline const char *ev_fix_value(const struct ev_fix_msg *m, uint32_t i)
 {
 	return m->data + m->f[i].off;
+}
+
+/* A string against a value's len bytes, in strcmp's order (bytes first,
+ * then the shorter first). The value is not a string and may hold a NUL,
+ * which strncmp would take for its end. */
+static inline int ev_fix_cmp_str(const char *s, const char *value, uint32_t len)
+{
+	size_t n = strlen(s);
+	int c = memcmp(s, value, n < len ? n : len);
+	return c ? c : n < len ? -1 : n > len;
 }
 
 /* Index of the first field with this tag at or after `from`, or -1. */

@@ -287,6 +287,12 @@ void ev_fixread_finish(struct ev_fixread *r)
 		r->ops->finish(r->state, r);
 }
 
+void ev_fixread_companion(struct ev_fixread *r, const char *path)
+{
+	if (r->ops->companion)
+		r->ops->companion(r->state, r, path);
+}
+
 ev_status ev_fixread_file(struct ev_fixread *r, const char *path, uint32_t index,
 			  struct ev_hashpipe *pipe, uint8_t digest[EV_SHA256_LEN], uint64_t *bytes,
 			  struct ev_error *err)
@@ -301,8 +307,7 @@ ev_status ev_fixread_file(struct ev_fixread *r, const char *path, uint32_t index
 		return ev_error_errno(err, errno, "%s: cannot open", path);
 	}
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	if (r->ops->companion)
-		r->ops->companion(r->state, r, path);
+	ev_fixread_companion(r, path);
 	ev_fixread_begin(r, path, index, err);
 	uint64_t total = 0;
 	for (;;) {

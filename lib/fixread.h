@@ -71,6 +71,11 @@ ev_status ev_fixread_begin(struct ev_fixread *r, const char *name, uint32_t inde
 ev_status ev_fixread_feed(struct ev_fixread *r, const void *data, size_t len, struct ev_error *err);
 ev_status ev_fixread_end(struct ev_fixread *r, struct ev_error *err);
 
+/* Before begin: where the file being read is, for a reader that also reads
+ * the file beside it (qf-store: the .header beside the .body; others
+ * ignore it). ev_fixread_file does this itself. */
+void ev_fixread_companion(struct ev_fixread *r, const char *path);
+
 /* After the last file: checks across files (rotation). */
 void ev_fixread_finish(struct ev_fixread *r);
 

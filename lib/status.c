@@ -16,8 +16,8 @@ static void mark_truncated(char *buf, size_t cap)
 	memcpy(buf + cap - 4, "...", 4);
 }
 
-static ev_status vset(struct ev_error *err, ev_status status, int errnum,
-		      const char *fmt, va_list ap)
+static ev_status __attribute__((format(printf, 4, 0)))
+vset(struct ev_error *err, ev_status status, int errnum, const char *fmt, va_list ap)
 {
 	if (err->status != EV_OK)
 		return err->status;

@@ -62,6 +62,14 @@ static void shipped_dictionaries(const char *src)
 	CHECK(enum_ok(d, 98, "0") && !enum_ok(d, 98, "9"));
 	CHECK(enum_ok(d, 18, "1 2") && !enum_ok(d, 18, "1 ?") && !enum_ok(d, 18, "1  2")); /* ExecInst */
 	CHECK(enum_ok(d, 55, "NOKIA.HE")); /* no enumeration: any value */
+	/* a NUL inside a value is a byte, not its end (fuzzing found the read
+	 * past an enumeration this once caused) */
+	char *nul = malloc(3);
+	memcpy(nul, "A\0Z", 3);
+	CHECK(!ev_fixdict_enum_ok(d, ev_fixdict_field(d, 35), nul, 3));
+	CHECK(ev_fixdict_message(d, nul, 2) == NULL);
+	CHECK(ev_fixdict_message(d, nul, 1) != NULL);
+	free(nul);
 	/* messages and layouts */
 	const struct ev_fixdict_message *nos = ev_fixdict_message(d, "D", 1);
 	CHECK(nos && strcmp(nos->name, "NewOrderSingle") == 0);
