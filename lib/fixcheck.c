@@ -13,7 +13,6 @@
 #define COMPID_MAX 64
 #define NO_OFFSET UINT32_MAX    /* a finding about the record, not a field */
 #define GROUP_DEPTH_MAX 16
-#define MEMO_BYTES_MAX 65536   /* longer messages are checked without memory */
 #define MEMO_GROUPS_MAX 64
 
 struct ev_fixcheck {
@@ -44,10 +43,11 @@ struct ev_fixcheck {
 	 * (same[i]: field i's value is unchanged) and a clean verdict on
 	 * unchanged bytes is kept. Stateful rules always run. */
 	int shape;                       /* this message's tags are the previous one's */
-	int prev_valid, prev_struct_ok, struct_ok;
-	char *prev_buf;
-	uint32_t prev_n, prev_groups, groups;
-	struct ev_fix_field prev_f[EV_FIX_MAX_FIELDS];
+	int rescanned;                   /* split as the template: tpl was updated */
+	int prev_struct_ok, struct_ok;
+	struct ev_fix_template tpl;      /* the previous message (fixmsg.h) */
+	uint64_t changed[EV_FIX_TEMPLATE_MAX / 64]; /* bytes that differ from the template */
+	uint32_t prev_groups, groups;
 	uint8_t same[EV_FIX_MAX_FIELDS];
 	uint8_t ok[EV_FIX_MAX_FIELDS], prev_ok[EV_FIX_MAX_FIELDS]; /* value verdicts */
 	uint32_t group_pos[MEMO_GROUPS_MAX], prev_group_pos[MEMO_GROUPS_MAX];
@@ -165,10 +165,9 @@ ev_status ev_fixcheck_new(struct ev_fixcheck **out, const struct ev_fixcheck_opt
 	if (opts->prints == EV_FIXPRINT_COMPARE)
 		c->matched = calloc(opts->set->n ? opts->set->n : 1, 1);
 	size_t nspec = opts->spec ? opts->spec->nfields + opts->spec->ngroups : 0;
-	c->prev_buf = malloc(MEMO_BYTES_MAX);
 	c->spec_ok = calloc(nspec + 1, 1);
 	c->prev_spec_ok = calloc(nspec + 1, 1);
-	if (!c->prev_buf || !c->spec_ok || !c->prev_spec_ok) {
+	if (!c->spec_ok || !c->prev_spec_ok) {
 		ev_fixcheck_free(c);
 		return ev_error_set(err, EV_ERROR, "out of memory");
 	}
@@ -201,7 +200,6 @@ void ev_fixcheck_free(struct ev_fixcheck *c)
 	free(c->top_seen);
 	free(c->matched);
 	free(c->diff_mine);
-	free(c->prev_buf);
 	free(c->spec_ok);
 	free(c->prev_spec_ok);
 	for (size_t i = 0; c->dense && i < c->o.dict->nlayouts; i++)
@@ -282,66 +280,32 @@ static const uint32_t *top_of(struct ev_fixcheck *c, const struct ev_fixdict_mes
 	return c->top[m] = t;
 }
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-
-/* Any bit set among the len bits of a bitmap from `from` on. */
-static inline int any_bit(const uint64_t *map, uint32_t from, uint32_t len)
-{
-	uint32_t w = from / 64, b = from % 64;
-	if (len == 0)
-		return 0;
-	if (len < 64) { /* a value: within two words */
-		uint64_t x = map[w] >> b;
-		if (b + len > 64)
-			x |= map[w + 1] << (64 - b);
-		return (x & (((uint64_t)1 << len) - 1)) != 0;
-	}
-	for (uint32_t end = from + len; from < end;) {
-		uint32_t n = end - from < 63 ? end - from : 63;
-		if (any_bit(map, from, n))
-			return 1;
-		from += n;
-	}
-	return 0;
-}
-
-/* Fill c->same for a message of the previous one's shape. Where the
- * fields also stand at the same offsets (the usual case: only a value's
- * length change moves them), one pass of 16-byte compares over the whole
- * message marks the bytes that differ; elsewhere each value is compared. */
-static void compare_with_previous(struct ev_fixcheck *c)
+/* c->same for a message split as the template was: its bits mark the
+ * changed bytes, each inside a value; fields are in offset order. */
+static void same_from_diff(struct ev_fixcheck *c)
 {
 	const struct ev_fix_msg *m = &c->msg;
-	uint64_t diff[MEMO_BYTES_MAX / 64];
-	int mapped = 0;
-#ifdef __SSE2__
-	if (m->len <= MEMO_BYTES_MAX) {
-		size_t words = ((size_t)m->len + 63) / 64;
-		for (size_t w = 0; w < words; w++)
-			diff[w] = 0;
-		size_t i = 0;
-		for (; i + 16 <= m->len; i += 16) {
-			__m128i a = _mm_loadu_si128((const __m128i *)(m->data + i));
-			__m128i b = _mm_loadu_si128((const __m128i *)(c->prev_buf + i));
-			uint64_t eq = (uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a, b));
-			diff[i / 64] |= (eq ^ 0xFFFF) << (i % 64);
+	memset(c->same, 1, m->n);
+	uint32_t j = 0;
+	for (size_t w = 0; w * 64 < m->len; w++)
+		for (uint64_t bits = c->changed[w]; bits; bits &= bits - 1) {
+			uint32_t at = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
+			while (j < m->n && m->f[j].off + m->f[j].len <= at)
+				j++;
+			if (j < m->n)
+				c->same[j] = 0;
 		}
-		for (; i < m->len; i++)
-			if (m->data[i] != c->prev_buf[i])
-				diff[i / 64] |= (uint64_t)1 << (i % 64);
-		mapped = 1;
-	}
-#endif
+}
+
+/* c->same for a message of the template's tags whose values moved (one
+ * grew or shrank): value by value. */
+static void same_by_fields(struct ev_fixcheck *c)
+{
+	const struct ev_fix_msg *m = &c->msg;
 	for (uint32_t i = 0; i < m->n; i++) {
-		const struct ev_fix_field *f = &m->f[i], *g = &c->prev_f[i];
-		if (f->len != g->len)
-			c->same[i] = 0;
-		else if (mapped && f->off == g->off)
-			c->same[i] = !any_bit(diff, f->off, f->len);
-		else
-			c->same[i] = memcmp(m->data + f->off, c->prev_buf + g->off, f->len) == 0;
+		const struct ev_fix_field *f = &m->f[i], *g = &c->tpl.f[i];
+		c->same[i] = f->len == g->len &&
+			     memcmp(m->data + f->off, c->tpl.bytes + g->off, f->len) == 0;
 	}
 }
 
@@ -486,8 +450,13 @@ static void check_dictionary(struct ev_fixcheck *c)
 	for (uint32_t g = 0; same_structure && g < c->prev_groups; g++)
 		same_structure = c->same[c->prev_group_pos[g]];
 	if (same_structure) {
-		for (uint32_t i = 0; i < m->n; i++)
+		for (uint32_t i = 0; i < m->n; i++) {
+			if (c->prev_ok[i] && c->same[i]) { /* check_value would keep it: no call */
+				c->ok[i] = 1;
+				continue;
+			}
 			check_value(c, i, ev_fixdict_field(d, m->f[i].tag));
+		}
 		c->groups = c->prev_groups;
 		memcpy(c->group_pos, c->prev_group_pos, sizeof c->group_pos);
 		c->struct_ok = 1;
@@ -788,13 +757,11 @@ static void fingerprint(struct ev_fixcheck *c, uint64_t seq)
 static void remember(struct ev_fixcheck *c)
 {
 	const struct ev_fix_msg *m = &c->msg;
-	c->prev_valid = m->syntax_ok && m->len <= MEMO_BYTES_MAX;
-	if (!c->prev_valid)
+	if (!c->rescanned)
+		ev_fix_template_set(&c->tpl, m);
+	if (!c->tpl.len)
 		return;
 	c->stamps_are_prev = 1;
-	memcpy(c->prev_buf, m->data, m->len);
-	memcpy(c->prev_f, m->f, m->n * sizeof *m->f);
-	c->prev_n = m->n;
 	memcpy(c->prev_ok, c->ok, m->n);
 	if (c->o.spec)
 		memcpy(c->prev_spec_ok, c->spec_ok, c->o.spec->nfields + c->o.spec->ngroups);
@@ -808,15 +775,22 @@ void ev_fixcheck_record(struct ev_fixcheck *c, const struct ev_fix_record *r)
 	c->rec = r;
 	c->st.bytes += r->len;
 	struct ev_fix_msg *m = &c->msg;
-	ev_fix_scan(r->msg, r->len, c->o.dict ? &c->o.dict->data_tags : NULL, m, on_envelope, c);
-	c->shape = c->prev_valid && m->n == c->prev_n;
-	for (uint32_t i = 0; c->shape && i < m->n; i++)
-		c->shape = m->f[i].tag == c->prev_f[i].tag;
-	if (c->shape) {
-		compare_with_previous(c);
+	unsigned ignored;
+	c->rescanned = ev_fix_rescan(r->msg, r->len, &c->tpl, m, c->changed, &ignored, on_envelope, c);
+	if (c->rescanned) {
+		c->shape = 1;
+		same_from_diff(c);
 	} else {
-		memset(c->same, 0, m->n);
-		c->prev_struct_ok = 0;
+		ev_fix_scan(r->msg, r->len, c->o.dict ? &c->o.dict->data_tags : NULL, m, on_envelope, c);
+		c->shape = c->tpl.len && m->n == c->tpl.n;
+		for (uint32_t i = 0; c->shape && i < m->n; i++)
+			c->shape = m->f[i].tag == c->tpl.f[i].tag;
+		if (c->shape) {
+			same_by_fields(c);
+		} else {
+			memset(c->same, 0, m->n);
+			c->prev_struct_ok = 0;
+		}
 	}
 	c->struct_ok = 0;
 	c->groups = 0;
@@ -843,7 +817,12 @@ void ev_fixcheck_record(struct ev_fixcheck *c, const struct ev_fix_record *r)
 			c->st.skipped++;
 			c->st.bytes -= r->len;
 			c->rec = NULL;
-			return; /* the memory of the last checked message stays */
+			/* The template may be this message now: the verdicts kept
+			 * are not about it, so nothing is kept. */
+			c->tpl.len = 0;
+			c->prev_struct_ok = 0;
+			c->stamps_are_prev = 0;
+			return;
 		}
 	}
 	c->st.messages++;

@@ -132,8 +132,8 @@ static inline size_t soh_next(struct soh_cursor *c, size_t at, size_t len)
  * malformed field, whose offset and bytes are reported. */
 static inline __attribute__((always_inline)) uint32_t
 split(const char *data, size_t len, const struct ev_fix_data_tags *data_tags,
-      struct ev_fix_field *fields, int *syntax_ok, unsigned *count, ev_fix_problem_fn fn, void *ctx,
-      const int bounded, const uint64_t *soh_map)
+      struct ev_fix_field *fields, int *syntax_ok, int *has_data, unsigned *count,
+      ev_fix_problem_fn fn, void *ctx, const int bounded, const uint64_t *soh_map)
 {
 	char a[32], b[96];
 	struct soh_cursor cur = {soh_map, (len + 63) / 64, 0, soh_map && len ? soh_map[0] : 0};
@@ -160,10 +160,12 @@ split(const char *data, size_t len, const struct ev_fix_data_tags *data_tags,
 		uint64_t dlen;
 		if (len_tag && n > 0 && fields[n - 1].tag == len_tag &&
 		    ev_fix_parse_u64(data + fields[n - 1].off, fields[n - 1].len, &dlen) == 0 &&
-		    dlen <= len - v)
+		    dlen <= len - v) {
 			end = v + (size_t)dlen;
-		else
+			*has_data = 1;
+		} else {
 			end = soh_map ? soh_next(&cur, v, len) : find_soh(data, v, len);
+		}
 		if (end >= len || data[end] != EV_FIX_SOH) {
 			*syntax_ok = 0;
 			snprintf(a, sizeof a, "%u=...<SOH>", tag);
@@ -187,9 +189,19 @@ split(const char *data, size_t len, const struct ev_fix_data_tags *data_tags,
 
 #define SIMD_MAX 4096 /* longer messages are split by the scalar loop */
 
-/* The bitmap of a message's SOH bytes, a bit per byte, and the sum of
- * its bytes, in one pass of 16 bytes a step. The tail is copied, so
+/* The 16 bytes of data from i, as many as there are (zeros after len):
  * nothing past the message is read. */
+static inline __m128i load16(const char *data, size_t i, size_t len)
+{
+	if (i + 16 <= len)
+		return _mm_loadu_si128((const __m128i *)(data + i));
+	unsigned char tail[16] = {0};
+	memcpy(tail, data + i, len - i);
+	return _mm_loadu_si128((const __m128i *)tail);
+}
+
+/* The bitmap of a message's SOH bytes, a bit per byte, and the sum of
+ * its bytes, in one pass of 16 bytes a step. */
 static uint64_t soh_map_of(const char *data, size_t len, uint64_t *soh)
 {
 	const __m128i s = _mm_set1_epi8(EV_FIX_SOH), zero = _mm_setzero_si128();
@@ -198,14 +210,7 @@ static uint64_t soh_map_of(const char *data, size_t len, uint64_t *soh)
 	for (size_t w = 0; w < words; w++)
 		soh[w] = 0;
 	for (size_t i = 0; i < len; i += 16) {
-		__m128i v;
-		if (i + 16 <= len) {
-			v = _mm_loadu_si128((const __m128i *)(data + i));
-		} else {
-			unsigned char tail[16] = {0};
-			memcpy(tail, data + i, len - i);
-			v = _mm_loadu_si128((const __m128i *)tail);
-		}
+		__m128i v = load16(data, i, len);
 		sums = _mm_add_epi64(sums, _mm_sad_epu8(v, zero));
 		soh[i / 64] |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, s)) << (i % 64);
 	}
@@ -216,12 +221,46 @@ static uint64_t soh_map_of(const char *data, size_t len, uint64_t *soh)
 
 #endif
 
+/* BodyLength and CheckSum of a message split with 8, 9, 35 first and 10
+ * last; sum: of the bytes before "10=". @return problems. */
+static unsigned judge_trailer(const char *data, const struct ev_fix_msg *msg, unsigned sum,
+			      ev_fix_problem_fn fn, void *ctx)
+{
+	char a[32], b[96];
+	unsigned count = 0;
+	const struct ev_fix_field *last = &msg->f[msg->n - 1];
+	uint32_t trailer = last->off - 3;
+	if (msg->n >= 2 && msg->f[1].tag == 9) {
+		uint64_t stated;
+		uint32_t body_start = msg->f[1].off + msg->f[1].len + 1;
+		uint64_t actual = trailer >= body_start ? trailer - body_start : 0;
+		if (ev_fix_parse_u64(data + msg->f[1].off, msg->f[1].len, &stated) != 0) {
+			snprintf(a, sizeof a, "%llu", (unsigned long long)actual);
+			show_from(data, msg->f[1].off, msg->f[1].off + msg->f[1].len, b, sizeof b);
+			problem(&count, fn, ctx, EV_RULE_BODY_LENGTH, msg->f[1].off, a, b);
+		} else if (stated != actual) {
+			snprintf(a, sizeof a, "%llu", (unsigned long long)actual);
+			snprintf(b, sizeof b, "%llu", (unsigned long long)stated);
+			problem(&count, fn, ctx, EV_RULE_BODY_LENGTH, msg->f[1].off, a, b);
+		}
+	}
+	const char *cv = data + last->off;
+	int digits3 = last->len == 3 && cv[0] >= '0' && cv[0] <= '9' && cv[1] >= '0' &&
+		      cv[1] <= '9' && cv[2] >= '0' && cv[2] <= '9';
+	if (!digits3 || (unsigned)((cv[0] - '0') * 100 + (cv[1] - '0') * 10 + (cv[2] - '0')) != sum) {
+		snprintf(a, sizeof a, "%03u", sum);
+		show_from(data, last->off, last->off + last->len, b, sizeof b);
+		problem(&count, fn, ctx, EV_RULE_CHECKSUM, last->off, a, b);
+	}
+	return count;
+}
+
 unsigned ev_fix_scan(const char *data, size_t len, const struct ev_fix_data_tags *data_tags,
 		     struct ev_fix_msg *msg, ev_fix_problem_fn fn, void *ctx)
 {
 	unsigned count = 0;
 	char a[32], b[96];
-	int syntax_ok = 1;
+	int syntax_ok = 1, has_data = 0;
 	msg->data = data;
 	msg->n = 0;
 	msg->syntax_ok = 1;
@@ -238,14 +277,15 @@ unsigned ev_fix_scan(const char *data, size_t len, const struct ev_fix_data_tags
 		uint64_t soh[SIMD_MAX / 64];
 		total = soh_map_of(data, len, soh);
 		summed = 1;
-		msg->n = split(data, len, data_tags, msg->f, &syntax_ok, &count, fn, ctx, 1, soh);
+		msg->n = split(data, len, data_tags, msg->f, &syntax_ok, &has_data, &count, fn, ctx, 1, soh);
 	} else
 #endif
 	if (len && data[len - 1] == EV_FIX_SOH)
-		msg->n = split(data, len, data_tags, msg->f, &syntax_ok, &count, fn, ctx, 0, NULL);
+		msg->n = split(data, len, data_tags, msg->f, &syntax_ok, &has_data, &count, fn, ctx, 0, NULL);
 	else
-		msg->n = split(data, len, data_tags, msg->f, &syntax_ok, &count, fn, ctx, 1, NULL);
+		msg->n = split(data, len, data_tags, msg->f, &syntax_ok, &has_data, &count, fn, ctx, 1, NULL);
 	msg->syntax_ok = syntax_ok;
+	msg->has_data = has_data;
 
 	/* The envelope: 8, 9, 35 first, 10 last. */
 	static const uint32_t first[3] = {8, 9, 35};
@@ -269,34 +309,11 @@ unsigned ev_fix_scan(const char *data, size_t len, const struct ev_fix_data_tags
 		}
 		return count;
 	}
-	/* "10=" starts three bytes before its value. */
-	uint32_t trailer = last->off - 3;
-	if (msg->n >= 2 && msg->f[1].tag == 9) {
-		uint64_t stated;
-		uint32_t body_start = msg->f[1].off + msg->f[1].len + 1;
-		uint64_t actual = trailer >= body_start ? trailer - body_start : 0;
-		if (ev_fix_parse_u64(data + msg->f[1].off, msg->f[1].len, &stated) != 0) {
-			snprintf(a, sizeof a, "%llu", (unsigned long long)actual);
-			show_from(data, msg->f[1].off, msg->f[1].off + msg->f[1].len, b, sizeof b);
-			problem(&count, fn, ctx, EV_RULE_BODY_LENGTH, msg->f[1].off, a, b);
-		} else if (stated != actual) {
-			snprintf(a, sizeof a, "%llu", (unsigned long long)actual);
-			snprintf(b, sizeof b, "%llu", (unsigned long long)stated);
-			problem(&count, fn, ctx, EV_RULE_BODY_LENGTH, msg->f[1].off, a, b);
-		}
-	}
-	/* With the bitmaps came the sum of every byte: take the trailer's off. */
+	/* With the bitmap came the sum of every byte: take the trailer's off. */
+	uint32_t trailer = last->off - 3; /* "10=" starts three bytes before its value */
 	unsigned sum = summed ? (unsigned)((total - trailer_sum(data + trailer, len - trailer)) & 0xFF)
 			      : byte_sum((const unsigned char *)data, trailer);
-	const char *cv = data + last->off;
-	int digits3 = last->len == 3 && cv[0] >= '0' && cv[0] <= '9' && cv[1] >= '0' &&
-		      cv[1] <= '9' && cv[2] >= '0' && cv[2] <= '9';
-	if (!digits3 || (unsigned)((cv[0] - '0') * 100 + (cv[1] - '0') * 10 + (cv[2] - '0')) != sum) {
-		snprintf(a, sizeof a, "%03u", sum);
-		show_from(data, last->off, last->off + last->len, b, sizeof b);
-		problem(&count, fn, ctx, EV_RULE_CHECKSUM, last->off, a, b);
-	}
-	return count;
+	return count + judge_trailer(data, msg, sum, fn, ctx);
 }
 
 long ev_fix_frame(const char *data, size_t n)
@@ -335,3 +352,81 @@ long ev_fix_frame(const char *data, size_t n)
 		return -1;
 	return (long)total;
 }
+
+/* 8, 9 and 35 first, 10 last: the envelope's order. */
+static int envelope_in_order(const struct ev_fix_msg *m)
+{
+	return m->n >= 4 && m->f[0].tag == 8 && m->f[1].tag == 9 && m->f[2].tag == 35 &&
+	       m->f[m->n - 1].tag == 10;
+}
+
+void ev_fix_template_set(struct ev_fix_template *t, const struct ev_fix_msg *m)
+{
+	t->len = 0;
+	if (!m->syntax_ok || m->has_data || m->len > EV_FIX_TEMPLATE_MAX || !envelope_in_order(m))
+		return;
+	size_t words = ((size_t)m->len + 63) / 64;
+	for (size_t w = 0; w < words; w++)
+		t->structure[w] = ~(uint64_t)0;
+	for (uint32_t i = 0; i < m->n; i++)
+		for (uint32_t b = m->f[i].off; b < m->f[i].off + m->f[i].len; b++)
+			t->structure[b / 64] &= ~((uint64_t)1 << (b % 64));
+	memcpy(t->bytes, m->data, m->len);
+	memcpy(t->f, m->f, m->n * sizeof *m->f);
+	t->n = m->n;
+	t->len = m->len;
+}
+
+#ifdef __SSE2__
+int ev_fix_rescan(const char *data, size_t len, struct ev_fix_template *t, struct ev_fix_msg *msg,
+		  uint64_t *diff, unsigned *problems, ev_fix_problem_fn fn, void *ctx)
+{
+	if (!t->len || len != t->len)
+		return 0;
+	const __m128i s = _mm_set1_epi8(EV_FIX_SOH), zero = _mm_setzero_si128();
+	__m128i sums = zero;
+	size_t words = (len + 63) / 64;
+	for (size_t w = 0; w < words; w++)
+		diff[w] = 0;
+	for (size_t i = 0; i < len; i += 16) {
+		__m128i v = load16(data, i, len);
+		unsigned lanes = i + 16 <= len ? 0xFFFF : (1u << (len - i)) - 1;
+		__m128i was = _mm_loadu_si128((const __m128i *)(t->bytes + i));
+		sums = _mm_add_epi64(sums, _mm_sad_epu8(v, zero));
+		unsigned changed = ~(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, was)) & lanes;
+		if (!changed)
+			continue;
+		unsigned structure = (unsigned)(t->structure[i / 64] >> (i % 64)) & 0xFFFF;
+		unsigned soh = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, s));
+		if (changed & (structure | soh)) {
+			t->len = 0; /* its bytes are partly this message's now */
+			return 0;
+		}
+		diff[i / 64] |= (uint64_t)changed << (i % 64);
+		if (i + 16 <= len)
+			_mm_storeu_si128((__m128i *)(t->bytes + i), v);
+		else
+			memcpy(t->bytes + i, data + i, len - i);
+	}
+	uint64_t lanes[2];
+	_mm_storeu_si128((__m128i *)lanes, sums);
+	msg->data = data;
+	msg->len = (uint32_t)len;
+	msg->n = t->n;
+	msg->syntax_ok = 1;
+	msg->has_data = 0;
+	memcpy(msg->f, t->f, t->n * sizeof *t->f);
+	const struct ev_fix_field *last = &msg->f[msg->n - 1];
+	uint32_t trailer = last->off - 3;
+	unsigned sum = (unsigned)((lanes[0] + lanes[1] - trailer_sum(data + trailer, len - trailer)) & 0xFF);
+	*problems = judge_trailer(data, msg, sum, fn, ctx);
+	return 1;
+}
+#else
+int ev_fix_rescan(const char *data, size_t len, struct ev_fix_template *t, struct ev_fix_msg *msg,
+		  uint64_t *diff, unsigned *problems, ev_fix_problem_fn fn, void *ctx)
+{
+	(void)data, (void)len, (void)t, (void)msg, (void)diff, (void)problems, (void)fn, (void)ctx;
+	return 0; /* always scanned */
+}
+#endif

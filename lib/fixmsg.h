@@ -38,6 +38,7 @@ struct ev_fix_msg {
 	uint32_t len;
 	uint32_t n; /* fields parsed (scanning stops at a syntax error) */
 	int syntax_ok;
+	int has_data; /* a DATA field's length came from its LENGTH field */
 	struct ev_fix_field f[EV_FIX_MAX_FIELDS];
 };
 
@@ -86,5 +87,35 @@ int ev_fix_parse_u64(const char *s, uint32_t len, uint64_t *out);
  * "10=ddd<SOH>". @return the length; 0 when more bytes are needed; -1
  * when the bytes do not start a well-formed envelope. */
 long ev_fix_frame(const char *data, size_t n);
+
+/* The last message, to recognise the next: in a benchmark's journal one
+ * order differs from the one before only in a few values (MsgSeqNum,
+ * ClOrdID, times, CheckSum). A template holds a message's bytes, its
+ * fields and which bytes are structure (tag digits, '=', SOH). */
+#define EV_FIX_TEMPLATE_MAX 4096
+
+struct ev_fix_template {
+	uint32_t len; /* 0: none */
+	uint32_t n;
+	uint64_t structure[EV_FIX_TEMPLATE_MAX / 64];
+	char bytes[EV_FIX_TEMPLATE_MAX];
+	struct ev_fix_field f[EV_FIX_MAX_FIELDS];
+};
+
+/* Make m (scanned, its bytes still valid) the template; a message with a
+ * syntax problem, a DATA field, its envelope out of order or over
+ * EV_FIX_TEMPLATE_MAX bytes leaves none (len 0). */
+void ev_fix_template_set(struct ev_fix_template *t, const struct ev_fix_msg *m);
+
+/* ev_fix_scan for a message like the template. When data has the
+ * template's length and differs from it only inside values, with no SOH
+ * among the changed bytes, its fields are the template's: msg gets them,
+ * BodyLength and CheckSum are judged (*problems, through fn), diff gets a
+ * bit per byte that differs from the template (EV_FIX_TEMPLATE_MAX / 64
+ * words), and the template becomes data. @return 1 then; 0 when data must
+ * be scanned (msg untouched; the template is dropped when it was partly
+ * overwritten). */
+int ev_fix_rescan(const char *data, size_t len, struct ev_fix_template *t, struct ev_fix_msg *msg,
+		  uint64_t *diff, unsigned *problems, ev_fix_problem_fn fn, void *ctx);
 
 #endif

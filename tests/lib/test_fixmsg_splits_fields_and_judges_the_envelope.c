@@ -3,7 +3,8 @@
  * named at the right byte; DATA values may hold SOH; a message longer
  * than the vectorised path's limit is judged the same; nothing past the
  * given length is read (ASan runs this); ev_fix_frame finds message
- * boundaries in a stream. */
+ * boundaries in a stream; a message like the template takes its split
+ * only when exactly its values changed, and is judged as a scan would. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -235,6 +236,92 @@ static void frame_finds_message_boundaries(void)
 	CHECK_INT_EQ(ev_fix_parse_u64("12345678901234567890", 20, &v), -1);
 }
 
+/* A copy of text with one byte at `at` set to c. */
+static char *with_byte(const char *m, size_t len, size_t at, char c)
+{
+	char *x = malloc(len);
+	memcpy(x, m, len);
+	x[at] = c;
+	return x;
+}
+
+static void rescan_takes_the_template_only_for_changed_values(void)
+{
+	static struct ev_fix_template t;
+	static struct ev_fix_msg scanned;
+	size_t len, len2;
+	char *a = make(ORDER, &len);
+	char *b = make("8=FIXT.1.1|9=?|35=D|34=3|49=CLIENT1|52=20261202-08:03:14.258|56=EXECUTOR|11=2|55=NOKIA.HE|10=?|",
+		       &len2);
+	CHECK_INT_EQ(len, len2);
+	ev_fix_scan(a, len, NULL, &msg, NULL, NULL);
+	ev_fix_template_set(&t, &msg);
+	CHECK_INT_EQ(t.len, len);
+
+	uint64_t diff[EV_FIX_TEMPLATE_MAX / 64];
+	unsigned problems = 99;
+	struct seen s = {0};
+	CHECK_INT_EQ(ev_fix_rescan(b, len, &t, &msg, diff, &problems, note, &s), 1);
+	CHECK_INT_EQ(problems, 0);
+	ev_fix_scan(b, len, NULL, &scanned, NULL, NULL);
+	CHECK_INT_EQ(msg.n, scanned.n);
+	CHECK(memcmp(msg.f, scanned.f, msg.n * sizeof *msg.f) == 0);
+	CHECK(msg.data == b);
+	/* the changed bytes, and only they: 34's digit, 52's last, 11's, 10's */
+	int bits = 0;
+	for (size_t i = 0; i < len; i++)
+		if (diff[i / 64] >> (i % 64) & 1) {
+			bits++;
+			CHECK(a[i] != b[i]);
+		} else {
+			CHECK(a[i] == b[i]);
+		}
+	CHECK(bits >= 3);
+	/* the template is now b: the same message again has no changed byte */
+	CHECK_INT_EQ(ev_fix_rescan(b, len, &t, &msg, diff, &problems, note, &s), 1);
+	for (size_t w = 0; w < (len + 63) / 64; w++)
+		CHECK_INT_EQ(diff[w], 0);
+
+	/* a value changed without fixing the CheckSum: judged as a scan judges it */
+	char *bad = with_byte(b, len, 60, b[60] == 'X' ? 'Y' : 'X');
+	memset(&s, 0, sizeof s);
+	CHECK_INT_EQ(ev_fix_rescan(bad, len, &t, &msg, diff, &problems, note, &s), 1);
+	CHECK_INT_EQ(problems, 1);
+	CHECK_INT_EQ(s.rule[0], EV_RULE_CHECKSUM);
+	free(bad);
+	ev_fix_scan(b, len, NULL, &msg, NULL, NULL);
+	ev_fix_template_set(&t, &msg);
+
+	/* an SOH inside a value splits it: not the template's split */
+	size_t v55 = (size_t)(memchr(b, 'N', len) ? (const char *)memchr(b, 'N', len) - b : 0);
+	char *soh = with_byte(b, len, v55 + 2, '\001');
+	CHECK_INT_EQ(ev_fix_rescan(soh, len, &t, &msg, diff, &problems, note, &s), 0);
+	CHECK_INT_EQ(t.len, 0); /* dropped: it was partly overwritten */
+	free(soh);
+
+	/* a tag digit changed, the length the same: not the template's split */
+	ev_fix_scan(b, len, NULL, &msg, NULL, NULL);
+	ev_fix_template_set(&t, &msg);
+	size_t tag56 = (size_t)(strstr(b, "\00156=") - b) + 1;
+	char *tag = with_byte(b, len, tag56, '7');
+	CHECK_INT_EQ(ev_fix_rescan(tag, len, &t, &msg, diff, &problems, note, &s), 0);
+	free(tag);
+
+	/* another length: scanned, and the template kept for a field-by-field look */
+	ev_fix_scan(b, len, NULL, &msg, NULL, NULL);
+	ev_fix_template_set(&t, &msg);
+	CHECK_INT_EQ(ev_fix_rescan(b, len - 1, &t, &msg, diff, &problems, note, &s), 0);
+	CHECK_INT_EQ(t.len, len);
+
+	/* no template from a message with a syntax problem or a DATA field */
+	struct seen ignored;
+	scan_text("8=FIXT.1.1|9=?|35=0|34|10=?|", &ignored);
+	ev_fix_template_set(&t, &msg);
+	CHECK_INT_EQ(t.len, 0);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	valid_message_splits_into_fields();
@@ -243,5 +330,6 @@ int main(void)
 	data_values_may_hold_soh();
 	long_and_odd_length_messages_are_judged_the_same();
 	frame_finds_message_boundaries();
+	rescan_takes_the_template_only_for_changed_values();
 	return check_exit("fixmsg");
 }
