@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerate share/demo/campaign: a small synthetic campaign tree with the
 shapes a real llfix TX campaign leaves (plan, per-run run.json, native
-statistics block with ANSI colour codes, journals in the llfix layout, raw
+statistics block with ANSI colour codes, journals in the llfix layout (both endpoints' copies), raw
 per-call latency series as CSV). Deterministic: same output every run.
 Used once to make the committed sample; kept so that it can be checked."""
 import json, os, random, struct, sys
@@ -16,6 +16,16 @@ def fix(fields):
     head = b"8=FIXT.1.1\x019=%d\x01" % len(body)
     msg = head + body
     return msg + b"10=%03d\x01" % (sum(msg) % 256)
+
+
+def logon(ts):
+    return fix([(8, b""), (9, b""), (35, b"A"), (34, b"1"), (49, b"CLIENT1"), (52, ts),
+                (56, b"EXECUTOR"), (98, b"0"), (108, b"30"), (1137, b"7")])
+
+
+def logout(seq, ts):
+    return fix([(8, b""), (9, b""), (35, b"5"), (34, b"%d" % seq), (49, b"CLIENT1"), (52, ts),
+                (56, b"EXECUTOR")])
 
 
 def order(seq, clordid, ts):
@@ -64,13 +74,18 @@ def main():
             "warmups": WARMUPS, "measured": MEASURED, "repeats": 1, "order": "balanced"}
     write("plan.json", json.dumps(plan, indent=2, sort_keys=True) + "\n")
     write("README", "A synthetic sample campaign shipped with evidence for its demo.\n"
-                    "Two cells, one fresh-process run each; journals in the llfix layout.\n")
+                    "Two cells, one fresh-process run each; each run's journals in the llfix\n"
+                    "layout, the sender's outgoing and the receiver's incoming copy.\n")
     for index, cell in enumerate(cells):
         run = "runs/%s-1" % cell
         ts = b"20261202-08:03:14.257"
-        msgs = [order(i + 2, i + 1, ts) for i in range(WARMUPS + MEASURED)]
-        # git keeps 0644; scripts/demo.sh sets 0600 on its copy, as llfix does.
-        write(run + "/journal/1.bin", journal(msgs, 1796198594257000000))
+        orders = WARMUPS + MEASURED
+        msgs = [logon(ts)] + [order(i + 2, i + 1, ts) for i in range(orders)] + [logout(orders + 2, ts)]
+        # The sender's outgoing and the receiver's incoming copy, as the
+        # pair persisted them. git keeps 0644; scripts/demo.sh sets 0600 on
+        # its copy, as llfix does.
+        write(run + "/journal/sender/1.bin", journal(msgs, 1796198594257000000))
+        write(run + "/journal/receiver/1.bin", journal(msgs, 1796198594257004000))
         base = 1900 if cell == "A" else 2400
         samples = [base + int(rnd.expovariate(1 / 150)) for _ in range(MEASURED)]
         write(run + "/series/send.csv", "\n".join(str(v) for v in samples) + "\n")

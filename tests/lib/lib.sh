@@ -97,8 +97,8 @@ sha256_of () {
 make_campaign () {
 	mkdir -p "$1/runs/A-1/journal" "$1/runs/A-1/native" "$1/runs/A-1/series" \
 		"$1/runs/B-1/journal" "$1/summary" "$1/observe/empty" &&
-	cp "$EV_SRCDIR/share/demo/campaign/runs/A-1/journal/1.bin" "$1/runs/A-1/journal/1.bin" &&
-	cp "$EV_SRCDIR/share/demo/campaign/runs/B-1/journal/1.bin" "$1/runs/B-1/journal/1.bin" &&
+	cp "$EV_SRCDIR/share/demo/campaign/runs/A-1/journal/sender/1.bin" "$1/runs/A-1/journal/1.bin" &&
+	cp "$EV_SRCDIR/share/demo/campaign/runs/B-1/journal/sender/1.bin" "$1/runs/B-1/journal/1.bin" &&
 	chmod 600 "$1/runs/A-1/journal/1.bin" "$1/runs/B-1/journal/1.bin" &&
 	cp "$EV_SRCDIR/share/demo/campaign/runs/A-1/native/sender.stdout" "$1/runs/A-1/native/" &&
 	seq 1 5000 > "$1/runs/A-1/series/send.csv" &&

@@ -73,7 +73,10 @@ test_expect_success 'two members swapped: both are named, not their neighbours' 
 test_expect_success 'a flipped byte in the compressed stream: the frame, and the member it garbled' '
 	cp out/archive.tar.zst flip.tar.zst &&
 	size=$(stat -c %s flip.tar.zst) &&
-	printf "\125" | dd of=flip.tar.zst bs=1 seek=$((size * 3 / 4)) conv=notrunc 2>/dev/null &&
+	# Halfway in, the garbled bytes are a member'"'"'s content, so the frame
+	# checksum catches them (where they garble a tar header, libarchive
+	# reports a damaged tar first).
+	printf "\125" | dd of=flip.tar.zst bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null &&
 	rm -f receipt.json &&
 	test_expect_code 1 "$REPLICATE" verify --seal out/SEAL.json --receipt receipt.json flip.tar.zst >/dev/null 2>actual &&
 	grep -q "^replicate: [^ ]*: archive stream is damaged or truncated.* (found zstd frame damaged: the frame that starts at byte [0-9]* (Restored data doesn.t match checksum))$" actual &&
