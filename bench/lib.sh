@@ -1,12 +1,12 @@
-# bench/lib.sh: what the benchmarks share, sourced by bench/seal and
-# bench/replicate. Sets top, build, scale, dir and tree, generates the
-# campaign-shaped tree once, and defines measure.
+# bench/lib.sh: what the benchmarks share, sourced by bench/seal,
+# bench/replicate and bench/audit-journal. Sets top, build, dir and bench,
+# and defines need, measure, sha256_rate; campaign_tree generates the
+# campaign-shaped tree of bench/seal and bench/replicate once.
 #
-#   . bench/lib.sh "$@"      (arguments: [BUILDDIR] [SCALE_MIB])
+#   . bench/lib.sh "$@"      (arguments: [BUILDDIR] ...)
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$top/build/plain}" && pwd)
-scale=${2:-2048}
 dir=${BENCH_DIR:-/tmp/evidence-bench}
 bench=$(basename "$0")
 
@@ -18,13 +18,18 @@ need () { # need TOOL...: each is on PATH, or say which package is missing
 need /usr/bin/time openssl
 
 mkdir -p "$dir"
-tree=$dir/campaign-$scale
-if [ ! -d "$tree" ]; then
-	cc -O2 -o "$dir/gen-campaign" "$top/bench/gen-campaign.c"
-	echo "bench/$bench: generating a ${scale} MiB campaign-shaped tree in $tree"
-	"$dir/gen-campaign" "$tree.tmp" "$scale"
-	mv "$tree.tmp" "$tree"
-fi
+
+# campaign_tree SCALE_MIB: sets tree, generating it the first time.
+campaign_tree () {
+	scale=$1
+	tree=$dir/campaign-$scale
+	if [ ! -d "$tree" ]; then
+		cc -O2 -o "$dir/gen-campaign" "$top/bench/gen-campaign.c"
+		echo "bench/$bench: generating a ${scale} MiB campaign-shaped tree in $tree"
+		"$dir/gen-campaign" "$tree.tmp" "$scale"
+		mv "$tree.tmp" "$tree"
+	fi
+}
 
 # measure NAME COMMAND: best of two runs; sets T_NAME (s) and M_NAME (KiB).
 # Each run starts from an empty $dir/out, after sync: seal and replicate
