@@ -12,6 +12,7 @@
 
 #define READ_CHUNK ((size_t)1 << 20)
 #define WINDOW (READ_CHUNK + EV_FIXREAD_RECORD_MAX)
+#define STITCH ((size_t)64 << 10) /* added at a time to finish a record cut by a read */
 
 struct ev_fixread {
 	const struct ev_fixread_ops *ops;
@@ -247,26 +248,62 @@ static void consume(struct ev_fixread *r, int eof)
 	r->at += used;
 }
 
+/* A record longer than the window: the reader says why it cannot take it
+ * and a chunk is skipped. */
+static void overflow(struct ev_fixread *r)
+{
+	if (r->held < WINDOW)
+		return;
+	ev_fixread_damage(r, EV_RULE_STREAM_FRAMING, r->at, "a record longer than 4 MiB: skipped", NULL,
+			  NULL);
+	memmove(r->window, r->window + READ_CHUNK, r->held - READ_CHUNK);
+	r->held -= READ_CHUNK;
+	r->at += READ_CHUNK;
+}
+
 ev_status ev_fixread_feed(struct ev_fixread *r, const void *data, size_t len, struct ev_error *err)
 {
 	(void)err;
 	const unsigned char *p = data;
+	if (r->sink.fed)
+		r->sink.fed(r->sink.ctx, len);
 	while (len) {
-		size_t room = WINDOW - r->held, n = len < room ? len : room;
+		if (r->held == 0) {
+			/* Whole records straight from the caller's bytes; only the
+			 * record cut by their end is copied, to be finished. */
+			size_t used = r->ops->parse(r->state, r, p, len, r->at, 0);
+			if (used > len)
+				used = len;
+			r->at += used;
+			p += used;
+			len -= used;
+			size_t n = len < WINDOW ? len : WINDOW;
+			memcpy(r->window, p, n);
+			r->held = n;
+			p += n;
+			len -= n;
+			overflow(r);
+			continue;
+		}
+		/* A record is held: add bytes until it is whole. Once it is, the
+		 * rest of the caller's bytes are parsed where they are. */
+		size_t before = r->held, room = WINDOW - r->held;
+		size_t n = len < room ? len : room;
+		if (n > STITCH)
+			n = STITCH;
 		memcpy(r->window + r->held, p, n);
 		r->held += n;
+		consume(r, 0);
+		size_t used = before + n - r->held;
+		if (used > before) {
+			p += used - before;
+			len -= used - before;
+			r->held = 0; /* the copy of what follows is not needed */
+			continue;
+		}
 		p += n;
 		len -= n;
-		consume(r, 0);
-		if (r->held == WINDOW) {
-			/* A record longer than the window: the reader says why it
-			 * cannot take it and skips a chunk. */
-			ev_fixread_damage(r, EV_RULE_STREAM_FRAMING, r->at,
-					  "a record longer than 4 MiB: skipped", NULL, NULL);
-			memmove(r->window, r->window + READ_CHUNK, r->held - READ_CHUNK);
-			r->held -= READ_CHUNK;
-			r->at += READ_CHUNK;
-		}
+		overflow(r);
 	}
 	return EV_OK;
 }

@@ -9,11 +9,11 @@
  *   qf-store    QuickFIX FileStore: PREFIX.body (messages back to back)
  *               indexed by PREFIX.header ("seq,offset,size " records)
  *   qf-log      QuickFIX FileLog: "YYYYMMDD-HH:MM:SS.nnnnnnnnn : <message>"
- * A reader sees a file's bytes through a window (whole records, without a
- * copy; only a record split by a read boundary is assembled) and reports
- * the damage it can see itself (journal-count, journal-tail,
- * journal-overrun, journal-rotation, journal-send, stream-framing,
- * store-index, log-line) with the file and byte offset.
+ * A reader parses whole records where the caller's bytes are (no copy;
+ * only a record cut by the end of a feed is copied, to be finished from
+ * the next) and reports the damage it can see itself (journal-count,
+ * journal-tail, journal-overrun, journal-rotation, journal-send,
+ * stream-framing, store-index, log-line) with the file and byte offset.
  *
  * The sink gets records and damage in file order. A reader belongs to one
  * thread. free accepts NULL.
@@ -38,6 +38,7 @@ struct ev_fixread_sink {
 	void (*damage)(void *ctx, enum ev_fix_rule rule, const char *file, uint64_t record,
 		       uint64_t offset, const char *message, const char *expected, const char *found);
 	void *ctx;
+	void (*fed)(void *ctx, size_t bytes); /* may be NULL: bytes fed, for a progress line */
 };
 
 struct ev_fixread;
