@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "audit/audit.h"
@@ -95,13 +97,31 @@ static void on_finding(void *ctx, const struct ev_fix_finding *f)
 /* The sink: records and damage go to the side's checker. */
 static void sink_record(void *ctx, const struct ev_fix_record *r)
 {
-	ev_fixcheck_record(ctx, r);
+	ev_fixcheck_record(((struct side_session *)ctx)->checker, r);
 }
 
 static void sink_damage(void *ctx, enum ev_fix_rule rule, const char *file, uint64_t record,
 			uint64_t offset, const char *message, const char *expected, const char *found)
 {
-	ev_fixcheck_damage(ctx, rule, file, record, offset, message, expected, found);
+	ev_fixcheck_damage(((struct side_session *)ctx)->checker, rule, file, record, offset, message,
+			   expected, found);
+}
+
+/* Workers only count; the main thread draws the line (ev_progress is one
+ * thread's). */
+static void progress_note(struct journal_progress *pr, uint64_t bytes, uint64_t files)
+{
+	if (!pr)
+		return;
+	if (bytes)
+		atomic_fetch_add_explicit(&pr->fed, bytes, memory_order_relaxed);
+	if (files)
+		atomic_fetch_add_explicit(&pr->files, files, memory_order_relaxed);
+}
+
+static void sink_fed(void *ctx, size_t bytes)
+{
+	progress_note(((struct side_session *)ctx)->run->progress, bytes, 0);
 }
 
 /* The first side's record again, from disk, to show a disagreement. */
@@ -127,6 +147,7 @@ ev_status journal_side_open(const struct journal_run *run, struct pair *p, struc
 		.max_per_rule = run->max_findings, .prints = mode, .key = &run->key, .set = &p->prints,
 	};
 	memset(out, 0, sizeof *out);
+	out->run = run;
 	out->pair = p;
 	out->side = s;
 	out->mode = mode;
@@ -135,7 +156,7 @@ ev_status journal_side_open(const struct journal_run *run, struct pair *p, struc
 	ev_status st = ev_fixcheck_new(&out->checker, &co, on_finding, &p->findings, err);
 	if (st != EV_OK)
 		return st;
-	struct ev_fixread_sink sink = {sink_record, sink_damage, out->checker};
+	struct ev_fixread_sink sink = {sink_record, sink_damage, out, sink_fed};
 	if (!(out->reader = ev_fixread_new(s->kind, &sink))) {
 		ev_fixcheck_free(out->checker);
 		return ev_error_set(err, EV_ERROR, "out of memory");
@@ -180,6 +201,7 @@ static ev_status audit_side(const struct journal_run *run, struct pair *p, struc
 			st = ev_fixread_file(ss.reader, s->files[i], (uint32_t)i, pipe, s->digests[i],
 					     s->bytes + i, err);
 			s->records[i] = ev_fixread_records(ss.reader);
+			progress_note(run->progress, 0, 1);
 		}
 		ev_status hst = ev_hashpipe_finish(pipe, err);
 		if (st == EV_OK)
@@ -211,7 +233,7 @@ static void run_pair(const struct journal_run *run, struct pair *p)
 
 struct pool {
 	const struct journal_run *run;
-	atomic_size_t next;
+	atomic_size_t next, finished;
 };
 
 static void *worker(void *arg)
@@ -220,8 +242,24 @@ static void *worker(void *arg)
 	for (;;) {
 		size_t i = atomic_fetch_add(&pool->next, 1);
 		if (i >= pool->run->npairs)
-			return NULL;
+			break;
 		run_pair(pool->run, &pool->run->pairs[i]);
+	}
+	atomic_fetch_add(&pool->finished, 1);
+	return NULL;
+}
+
+/* Redraw the progress line from the counters until every worker is done. */
+static void watch_progress(struct journal_progress *pr, struct pool *pool, size_t workers)
+{
+	const struct timespec tick = {0, 50 * 1000 * 1000};
+	uint64_t shown = 0, shown_files = 0;
+	while (atomic_load(&pool->finished) < workers) {
+		nanosleep(&tick, NULL);
+		uint64_t fed = atomic_load(&pr->fed), files = atomic_load(&pr->files);
+		ev_progress_add(&pr->line, fed - shown, files - shown_files);
+		shown = fed;
+		shown_files = files;
 	}
 }
 
@@ -229,12 +267,17 @@ static ev_status run_pairs(struct journal_run *run, struct ev_error *err)
 {
 	struct pool pool = {.run = run};
 	size_t n = run->jobs < run->npairs ? run->jobs : run->npairs;
+	/* With a line to draw, this thread draws it; else it works too. */
+	int drawing = run->progress && run->progress->line.enabled;
 	pthread_t threads[JOURNAL_MAX_PAIRS];
-	size_t started = 0;
-	for (; started + 1 < n; started++)
+	size_t started = 0, spawn = drawing ? n : n - 1;
+	for (; started < spawn; started++)
 		if (pthread_create(&threads[started], NULL, worker, &pool) != 0)
 			break;
-	worker(&pool); /* this thread works too */
+	if (drawing && started > 0)
+		watch_progress(run->progress, &pool, started);
+	else
+		worker(&pool);
 	for (size_t i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
 	for (size_t i = 0; i < run->npairs; i++)
@@ -421,7 +464,8 @@ static ev_status hash_file(const char *path, char hex[EV_SHA256_HEX_LEN + 1], st
 	return st;
 }
 
-static ev_status prepare_side(struct journal_run *run, struct side *s, struct ev_error *err)
+static ev_status prepare_side(struct journal_run *run, struct side *s, uint64_t *total,
+			      uint64_t *files, struct ev_error *err)
 {
 	int kind = run->format >= 0 ? run->format : ev_fixread_detect(s->path, err);
 	if (kind < 0)
@@ -437,6 +481,12 @@ static ev_status prepare_side(struct journal_run *run, struct side *s, struct ev
 	s->records = calloc(s->nfiles, sizeof *s->records);
 	if (!s->digests || !s->bytes || !s->records)
 		return ev_error_set(err, EV_ERROR, "out of memory");
+	*files += s->nfiles;
+	for (size_t i = 0; i < s->nfiles; i++) { /* for the progress line's goal */
+		struct stat sb;
+		if (stat(s->files[i], &sb) == 0)
+			*total += (uint64_t)sb.st_size;
+	}
 	return EV_OK;
 }
 
@@ -513,12 +563,20 @@ static ev_status run_journal(struct journal_run *run, struct ev_error *err)
 	if (run->archive) {
 		st = journal_from_archive(run, err);
 	} else {
+		uint64_t bytes = 0, files = 0;
 		for (size_t i = 0; i < run->npairs && st == EV_OK; i++)
 			for (int k = 0; k < 2 && st == EV_OK; k++)
 				if (run->pairs[i].side[k].present)
-					st = prepare_side(run, &run->pairs[i].side[k], err);
-		if (st == EV_OK)
+					st = prepare_side(run, &run->pairs[i].side[k], &bytes, &files, err);
+		if (st == EV_OK) {
+			struct journal_progress progress = {0};
+			ev_progress_init(&progress.line, stderr, TOOL ": auditing", bytes, files);
+			progress.line.noun = "files";
+			run->progress = &progress;
 			st = run_pairs(run, err);
+			ev_progress_done(&progress.line);
+			run->progress = NULL;
+		}
 	}
 	uint64_t total = 0;
 	if (st != EV_OK) {

@@ -8,12 +8,14 @@
 #include <stdint.h>
 
 #include <jansson.h>
+#include <stdatomic.h>
 
 #include "lib/fixcheck.h"
 #include "lib/fixdict.h"
 #include "lib/fixprint.h"
 #include "lib/fixread.h"
 #include "lib/fixspec.h"
+#include "lib/progress.h"
 #include "lib/sha256.h"
 
 #define JOURNAL_MAX_PAIRS 256
@@ -47,6 +49,13 @@ struct pair {
 	struct ev_error err;
 };
 
+/* The progress line of a directory audit: workers count the bytes they
+ * feed and the files they finish; the main thread draws the line. */
+struct journal_progress {
+	atomic_uint_fast64_t fed, files;
+	struct ev_progress line;
+};
+
 struct journal_run {
 	const char *spec_path, *archive, *seal, *receipt, *sender_compid;
 	char *dicts[JOURNAL_MAX_DICTS];
@@ -63,11 +72,13 @@ struct journal_run {
 	struct pair *pairs;
 	size_t npairs;
 	json_t *doc;                /* the receipt, filled as the audit goes */
+	struct journal_progress *progress; /* NULL: none (from an archive: its own) */
 	unsigned archive_findings;  /* --archive: the archive's own against its seal */
 };
 
 /* One side being read: its reader feeds its checker. */
 struct side_session {
+	const struct journal_run *run;
 	struct pair *pair;
 	struct side *side;
 	enum ev_fixprint_mode mode; /* RECORD: the pair's first side; COMPARE: its second */

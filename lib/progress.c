@@ -36,6 +36,7 @@ void ev_progress_init(struct ev_progress *p, FILE *stream, const char *label,
 	memset(p, 0, sizeof *p);
 	p->stream = stream;
 	p->label = label;
+	p->noun = "members";
 	p->total_bytes = total_bytes;
 	p->total_members = total_members;
 	const char *force = getenv("EVIDENCE_PROGRESS");
@@ -50,18 +51,23 @@ void ev_progress_init(struct ev_progress *p, FILE *stream, const char *label,
 
 static void draw(struct ev_progress *p, double t)
 {
-	char done[32], total[32], rate[32], eta[32] = "";
+	char done[32], total[48] = "", members[64] = "", rate[32], eta[32] = "";
 	double elapsed = t - p->start;
 	double bps = elapsed > 0 ? (double)p->done_bytes / elapsed : 0;
 	ev_format_bytes(p->done_bytes, done, sizeof done);
-	ev_format_bytes(p->total_bytes, total, sizeof total);
+	if (p->total_bytes) {
+		char of[32];
+		ev_format_bytes(p->total_bytes, of, sizeof of);
+		snprintf(total, sizeof total, " of %s", of);
+	}
+	if (p->total_members)
+		snprintf(members, sizeof members, ", %llu/%llu %s", (unsigned long long)p->done_members,
+			 (unsigned long long)p->total_members, p->noun);
 	ev_format_bytes((uint64_t)bps, rate, sizeof rate);
 	if (p->total_bytes > p->done_bytes && bps > 0)
 		snprintf(eta, sizeof eta, ", ETA %.0fs",
 			 (double)(p->total_bytes - p->done_bytes) / bps);
-	fprintf(p->stream, "\r\033[K%s: %s of %s, %llu/%llu members, %s/s%s", p->label, done,
-		total, (unsigned long long)p->done_members,
-		(unsigned long long)p->total_members, rate, eta);
+	fprintf(p->stream, "\r\033[K%s: %s%s%s, %s/s%s", p->label, done, total, members, rate, eta);
 	fflush(p->stream);
 	p->printed = 1;
 	p->last_print = t;

@@ -18,13 +18,15 @@ struct ev_progress {
 	FILE *stream;
 	int enabled;
 	const char *label;        /* e.g. "seal: sealing" */
+	const char *noun;         /* what total_members counts; "members" unless set after init */
 	uint64_t total_bytes, total_members;
 	uint64_t done_bytes, done_members;
 	double start, last_print;
 	int printed;
 };
 
-/* Prepare; total_* may be 0 when unknown (then no ETA is shown). */
+/* Prepare; total_* may be 0 when unknown (then that total and the ETA are
+ * not shown). */
 void ev_progress_init(struct ev_progress *p, FILE *stream, const char *label,
 		      uint64_t total_bytes, uint64_t total_members);
 

@@ -88,6 +88,38 @@ test_expect_success '--max-findings bounds what is shown and kept; every finding
 	test "$(json_get many.json "len(d[\"facts\"][\"first_findings\"])")" = 2
 '
 
+test_expect_success 'a progress line only when asked for, and erased at the end' '
+	python3 -c "
+import struct
+d = open(\"p/sender/1.bin\", \"rb\").read()
+n, = struct.unpack_from(\"<Q\", d, 0)
+p, out = 8, []
+for _ in range(n):
+    ts, ok, ln = struct.unpack_from(\"<QBQ\", d, p)
+    out.append(d[p + 17:p + 17 + ln])
+    p += 17 + ln
+open(\"half1.fix\", \"wb\").write(b\"\".join(out[:5]))
+open(\"half2.fix\", \"wb\").write(b\"\".join(out[5:]))
+" &&
+	mkfifo slow.fix &&
+	# the second half a second after the first: the line is drawn meanwhile.
+	# The writer gives up by itself if audit never opens the FIFO.
+	{ timeout 20 sh -c "{ cat half1.fix; sleep 1; cat half2.fix; } >slow.fix" & } &&
+	{ EVIDENCE_PROGRESS=always timeout 20 "$AUDIT" journal --warmups 3 --measured 20 --format raw \
+		--sender slow.fix --receipt slow.json >/dev/null 2>err; st=$?; } &&
+	wait && test $st = 1 &&
+	grep -q "audit: auditing: 1020 B, 0/1 files, .*B/s" err &&
+	# erased before the first finding is printed, and not drawn again
+	python3 -c "
+import sys
+e = open(\"err\", \"rb\").read()
+line, rest = e.split(b\"audit: pair 1\", 1)
+sys.exit(not (line.endswith(b\"\\r\\033[K\") and b\"auditing\" not in rest))
+" &&
+	EVIDENCE_PROGRESS=never "$AUDIT" journal --warmups 3 --measured 20 --sender p/sender \
+		--receipt quiet.json >/dev/null 2>err && test ! -s err
+'
+
 test_expect_success 'the man page documents audit journal and its exit status' '
 	man -l "$EV_SRCDIR/share/man/audit.1" 2>/dev/null | col -b >page.txt &&
 	for w in "audit journal" "--archive" "--max-findings" "EXIT STATUS" "doc/formats.md"; do
