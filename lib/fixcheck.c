@@ -57,6 +57,7 @@ struct ev_fixcheck {
 	char compid[2][COMPID_MAX];
 	uint32_t compid_len[2];
 	int have_time;
+	struct ev_fix_time_memo times[EV_FIX_MAX_FIELDS]; /* per field position */
 	uint64_t last_secs;
 	uint32_t last_ns;
 	int have_seq;
@@ -326,7 +327,12 @@ static void check_value(struct ev_fixcheck *c, uint32_t i, const struct ev_fixdi
 		c->ok[i] = 1;
 		return;
 	}
-	if (!ev_fix_format_ok((enum ev_fix_type)def->type, v, f->len)) {
+	uint64_t secs;
+	uint32_t ns;
+	int well_formed = def->type == EV_FIX_T_UTCTIMESTAMP
+				  ? ev_fix_utc_timestamp_memo(&c->times[i], v, f->len, &secs, &ns) == 0
+				  : ev_fix_format_ok((enum ev_fix_type)def->type, v, f->len);
+	if (!well_formed) {
 		report_field(c, EV_RULE_DATA_FORMAT, i, ev_fix_type_name((enum ev_fix_type)def->type));
 	} else if (!ev_fixdict_enum_ok(c->o.dict, def, v, f->len)) {
 		report_field(c, EV_RULE_ENUM_VALUE, i, "one of the dictionary's values");
@@ -550,7 +556,8 @@ static void check_session(struct ev_fixcheck *c)
 	}
 	uint64_t secs;
 	uint32_t ns;
-	if (time && ev_fix_utc_timestamp(c->msg.data + time->off, time->len, &secs, &ns) == 0) {
+	if (time && ev_fix_utc_timestamp_memo(&c->times[time - c->msg.f], c->msg.data + time->off,
+					      time->len, &secs, &ns) == 0) {
 		if (c->have_time && (secs < c->last_secs || (secs == c->last_secs && ns < c->last_ns))) {
 			char want[64];
 			snprintf(want, sizeof want, "at or after %014llu.%09u", (unsigned long long)c->last_secs,

@@ -1,6 +1,8 @@
 #include "config.h"
 #include "fixformat.h"
 
+#include <string.h>
+
 static int digit(char c)
 {
 	return c >= '0' && c <= '9';
@@ -106,6 +108,31 @@ int ev_fix_utc_timestamp(const char *value, uint32_t len, uint64_t *seconds, uin
 	}
 	*seconds = s;
 	*nanos = ns;
+	return 0;
+}
+
+int ev_fix_utc_timestamp_memo(struct ev_fix_time_memo *memo, const char *value, uint32_t len,
+			      uint64_t *seconds, uint32_t *nanos)
+{
+	if (len > sizeof memo->head && len == memo->len &&
+	    memcmp(value, memo->head, sizeof memo->head) == 0) {
+		uint32_t frac = len - (uint32_t)sizeof memo->head;
+		long ns = digits(value + sizeof memo->head, frac);
+		if (ns < 0)
+			return -1;
+		for (uint32_t i = frac; i < 9; i++)
+			ns *= 10;
+		*seconds = memo->seconds;
+		*nanos = (uint32_t)ns;
+		return 0;
+	}
+	if (ev_fix_utc_timestamp(value, len, seconds, nanos) != 0)
+		return -1;
+	if (len > sizeof memo->head) {
+		memcpy(memo->head, value, sizeof memo->head);
+		memo->len = len;
+		memo->seconds = *seconds;
+	}
 	return 0;
 }
 

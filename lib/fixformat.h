@@ -23,6 +23,22 @@ int ev_fix_format_ok(enum ev_fix_type type, const char *value, uint32_t len);
  * @return 0, or -1 when it is not one. */
 int ev_fix_utc_timestamp(const char *value, uint32_t len, uint64_t *seconds, uint32_t *nanos);
 
+/* The last UTCTIMESTAMP found well-formed at one place (a field position):
+ * in a benchmark's orders consecutive timestamps share their date and
+ * second, so a value with the same length and the same first 18 bytes
+ * ("YYYYMMDD-HH:MM:SS.") is judged by its fraction digits alone. Zero it to
+ * start. */
+struct ev_fix_time_memo {
+	char head[18];
+	uint32_t len; /* 0: nothing remembered */
+	uint64_t seconds;
+};
+
+/* ev_fix_utc_timestamp through memo: the same verdict and values, in
+ * fewer steps when memo's head matches; a well-formed value becomes memo's. */
+int ev_fix_utc_timestamp_memo(struct ev_fix_time_memo *memo, const char *value, uint32_t len,
+			      uint64_t *seconds, uint32_t *nanos);
+
 /* The type's FIX name, for messages ("UTCTIMESTAMP", "PRICE", ...). */
 const char *ev_fix_type_name(enum ev_fix_type type);
 

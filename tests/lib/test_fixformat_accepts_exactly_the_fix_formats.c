@@ -1,6 +1,7 @@
 /* fixformat: each FIX data format accepts what the standard allows and
  * nothing else (signs, dots, exponents, ranges of dates and times,
- * fraction widths), and UTCTIMESTAMP orders as time does. */
+ * fraction widths), and UTCTIMESTAMP orders as time does; through a memo
+ * of the last well-formed value, every verdict and value is the same. */
 #include "config.h"
 
 #include "check.h"
@@ -53,5 +54,32 @@ int main(void)
 	CHECK(s2 == s1 + 1 && n2 == 0);
 	CHECK_INT_EQ(ev_fix_utc_timestamp("20261202-08:03", 14, &s2, &n2), -1);
 	CHECK_STR_EQ(ev_fix_type_name(EV_FIX_T_UTCTIMESTAMP), "UTCTIMESTAMP");
+
+	/* The memo takes the shortcut only for a matching head; each value's
+	 * verdict and parts equal the full parse's. */
+	static const char *series[] = {
+		"20261202-08:03:14.257000001", "20261202-08:03:14.257000002",
+		"20261202-08:03:14.25700000x", /* bad fraction, same head */
+		"20261202-08:03:14.999999999", "20261202-08:03:15.000000000", /* next second */
+		"20261202-08:03:15.000", /* other length */
+		"20261202-08:03:15.001", "20261202-08:03:15.0-1", "20261202-08:03:15",
+		"20261202-08:03:15.", /* a dot without digits: refused both ways */
+		"20261302-08:03:15.000", /* month 13 */
+		"20261302-08:03:15.001", /* the same head as a refused value: still refused */
+		"20261202-23:59:60.500", /* leap second */
+	};
+	struct ev_fix_time_memo memo = {0};
+	for (size_t i = 0; i < sizeof series / sizeof *series; i++) {
+		uint64_t fs = 7, ms = 7;
+		uint32_t fn = 7, mn = 7, len = (uint32_t)strlen(series[i]);
+		int full = ev_fix_utc_timestamp(series[i], len, &fs, &fn);
+		int memoed = ev_fix_utc_timestamp_memo(&memo, series[i], len, &ms, &mn);
+		if (full != memoed || (full == 0 && (fs != ms || fn != mn)))
+			fprintf(stderr, "  memo disagrees on %s\n", series[i]);
+		CHECK(full == memoed && (full != 0 || (fs == ms && fn == mn)));
+	}
+	CHECK_INT_EQ(ev_fix_utc_timestamp_memo(&memo, "20261202-08:03:14.257000002", 27, &s1, &n1), 0);
+	CHECK_INT_EQ(n1, 257000002);
+	CHECK_INT_EQ(s1, 20261202080314ull);
 	return check_exit("fixformat");
 }
