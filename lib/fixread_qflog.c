@@ -41,7 +41,8 @@ static size_t parse(void *st, struct ev_fixread *r, const unsigned char *d, size
 			/* an empty line */
 		} else if (!pre) {
 			char got[64];
-			snprintf(got, sizeof got, "%.40s", (const char *)d + p);
+			/* the line's own bytes only: nothing after it is ours to read */
+			snprintf(got, sizeof got, "%.*s", (int)(n < 40 ? n : 40), (const char *)d + p);
 			for (char *c = got; *c; c++)
 				if ((unsigned char)*c < 0x20)
 					*c = '.';

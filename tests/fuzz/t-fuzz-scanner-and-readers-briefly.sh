@@ -52,6 +52,15 @@ test_expect_success 'setup: seed corpora cut from a generated journal pair' '
 	PY
 '
 
+# Inputs that once crashed a target (tests/fuzz/regress/TARGET-what): each
+# is replayed alone before any fuzzing.
+test_expect_success 'every input that once crashed a target is replayed without a crash' '
+	for f in "$EV_SRCDIR"/tests/fuzz/regress/*; do
+		t=$(basename "$f" | sed "s/^\(scanner\|llfix\|raw\|qf-store\|qf-log\)-.*/\1/") &&
+		"$FUZZ/fuzz-$t" "$f" >replay.log 2>&1 || { tail -n 30 replay.log; return 1; }
+	done
+'
+
 for target in scanner llfix raw qf-store qf-log; do
 	test_expect_success "fuzz-$target: $RUNS runs without a crash, leak or undefined behaviour" "
 		fuzz fuzz-$target $target

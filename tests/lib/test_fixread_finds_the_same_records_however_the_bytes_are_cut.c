@@ -3,7 +3,8 @@
  * piece or cut at every size from 1 byte up (as reads and archive blocks
  * cut them): records are parsed where the bytes are, and one cut by the
  * end of a piece is finished from the next. A record longer than the
- * window is skipped with a finding, not a crash. */
+ * window is skipped with a finding, not a crash; a damaged line is
+ * described from its own bytes, never from what follows them. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -105,13 +106,24 @@ int main(void)
 	size_t llfix_size = (l + 1023) / 1024 * 1024; /* the zero tail */
 	same_records_for_every_cut(EV_FIXREAD_LLFIX, llfix, llfix_size, count);
 	same_records_for_every_cut(EV_FIXREAD_RAW, raw, w, count);
+	struct seen s;
+
+	/* a qf-log line of another shape, short, at the very end of the bytes
+	 * (ASan: the finding's excerpt must not read past them) */
+	static const char bad_line[] = "20261202-08:00:00.000 : x\n:00:00.0 :";
+	size_t bad_len = sizeof bad_line - 1;
+	char *exact = malloc(bad_len);
+	memcpy(exact, bad_line, bad_len);
+	read_cut(EV_FIXREAD_QF_LOG, (const unsigned char *)exact, bad_len, bad_len, &s);
+	CHECK_INT_EQ(s.n, 1);
+	CHECK_INT_EQ(s.damage, 1);
+	free(exact);
 
 	/* a raw "record" longer than the window: skipped with a finding */
 	size_t big = EV_FIXREAD_RECORD_MAX + (2u << 20);
 	unsigned char *junk = malloc(big);
 	memset(junk, 'x', big);
 	memcpy(junk, "8=FIX.4.4\0019=99999999\001", 22);
-	struct seen s;
 	read_cut(EV_FIXREAD_RAW, junk, big, 1u << 20, &s);
 	CHECK(s.damage >= 1);
 	CHECK_INT_EQ(s.n, 0);
