@@ -370,3 +370,24 @@ void ev_outdir_abort(struct ev_outdir *od)
 	}
 	outdir_free(od);
 }
+
+#define FRESH_NAME_TRIES 1000
+
+ev_status ev_publish_fresh(const char *dir, const char *stem, const char *ext, const void *buf,
+			   size_t len, mode_t mode, char *path_out, size_t cap, struct ev_error *err)
+{
+	for (int n = 1; n <= FRESH_NAME_TRIES; n++) {
+		int w = n == 1 ? snprintf(path_out, cap, "%s/%s.%s", dir, stem, ext)
+			       : snprintf(path_out, cap, "%s/%s-%d.%s", dir, stem, n, ext);
+		if (w < 0 || (size_t)w >= cap)
+			return ev_error_set(err, EV_USAGE, "%s/%s.%s: path too long", dir, stem, ext);
+		struct ev_error attempt;
+		ev_error_clear(&attempt);
+		ev_status one = ev_publish_bytes(path_out, buf, len, mode, &attempt);
+		if (one == EV_OK)
+			return EV_OK;
+		if (one != EV_REFUSED || n == FRESH_NAME_TRIES)
+			return ev_error_set(err, one, "%s", attempt.text);
+	}
+	return EV_OK;
+}

@@ -56,6 +56,13 @@ ev_status ev_publish_at(int dirfd, const char *tmp_name, const char *final_name,
 /* Remove the temporary file and free of. Safe on a zeroed or committed of. */
 void ev_outfile_abort(struct ev_outfile *of);
 
+/* Publish a whole buffer in dir under the first free name of
+ * "STEM.EXT", "STEM-2.EXT", ... "STEM-1000.EXT" (never replacing one); the
+ * path used goes to path_out (cap bytes). For documents a session writes
+ * again when it is run again (receipts, snapshots). */
+ev_status ev_publish_fresh(const char *dir, const char *stem, const char *ext, const void *buf,
+			   size_t len, mode_t mode, char *path_out, size_t cap, struct ev_error *err);
+
 /* Publish a whole buffer at path, atomically. */
 ev_status ev_publish_bytes(const char *path, const void *buf, size_t len, mode_t mode,
 			   struct ev_error *err);

@@ -184,7 +184,6 @@ ev_status ev_receipt_write(const json_t *r, const char *path, struct ev_error *e
 	return st;
 }
 
-#define FRESH_NAME_TRIES 1000
 
 ev_status ev_receipt_write_fresh(const json_t *r, const char *dir, const char *stem,
 				 char *path_out, size_t cap, struct ev_error *err)
@@ -192,21 +191,8 @@ ev_status ev_receipt_write_fresh(const json_t *r, const char *dir, const char *s
 	char *bytes = NULL;
 	size_t len = 0;
 	ev_status st = ev_json_dump(r, &bytes, &len, err);
-	for (int n = 1; st == EV_OK && n <= FRESH_NAME_TRIES; n++) {
-		int w = n == 1 ? snprintf(path_out, cap, "%s/%s.json", dir, stem)
-			       : snprintf(path_out, cap, "%s/%s-%d.json", dir, stem, n);
-		if (w < 0 || (size_t)w >= cap) {
-			st = ev_error_set(err, EV_USAGE, "%s/%s.json: receipt path too long", dir, stem);
-			break;
-		}
-		struct ev_error attempt;
-		ev_error_clear(&attempt);
-		ev_status one = ev_publish_bytes(path_out, bytes, len, 0644, &attempt);
-		if (one == EV_OK)
-			break;
-		if (one != EV_REFUSED || n == FRESH_NAME_TRIES)
-			st = ev_error_set(err, one, "%s", attempt.text);
-	}
+	if (st == EV_OK)
+		st = ev_publish_fresh(dir, stem, "json", bytes, len, 0644, path_out, cap, err);
 	free(bytes);
 	return st;
 }
