@@ -1,0 +1,51 @@
+/* capture tool internals: its commands, the campaign being run, and the
+ * messages they share. Only files in capture/ include this. */
+#ifndef CAPTURE_CAPTURE_H
+#define CAPTURE_CAPTURE_H
+
+#include <limits.h>
+
+#include <jansson.h>
+
+#include "capture/plan.h"
+#include "lib/cli.h"
+#include "lib/proc.h"
+#include "lib/status.h"
+
+#define TOOL "capture"
+
+int capture_run_main(int argc, char **argv);
+int capture_pin_main(int argc, char **argv);
+
+/* out = a "/" b (cap bytes). @return 0, or -1 when it does not fit. */
+int path_join(char *out, size_t cap, const char *a, const char *b);
+
+/* A usage problem: reason, then the command's synopsis and a --help hint. */
+int msg_usage(const char *subcommand, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* One capture session over a campaign directory. */
+struct campaign {
+	const char *plan_path;
+	char dir[PATH_MAX];          /* absolute */
+	int degrade, json;
+	struct plan plan;
+	int netns_ok, pmqos_ok;       /* what this process may do */
+	char netns_why[256], pmqos_why[256];
+	json_t *degraded;             /* what this session could not do, as sentences */
+	char boot_id[EV_BOOT_ID_LEN + 1];
+	char host[256];
+	int cpus[PLAN_MAX_CPUS * 2];  /* every CPU the campaign uses */
+	size_t ncpus;
+	int32_t pmqos_effective;      /* the current arm's held value read back (-1: none) */
+	int pmqos_held;
+};
+
+enum run_result { RUN_OK, RUN_FAILED, RUN_TIMEOUT, RUN_INTERRUPTED };
+
+/* Make run r inside c->dir/runs/r->name, write its run.json (unless
+ * interrupted) and say how it went in *summary (a new object).
+ * @return the result; err says why for anything but RUN_OK. */
+enum run_result run_one(struct campaign *c, const struct plan_run *r, json_t **summary,
+			struct ev_error *err);
+
+#endif

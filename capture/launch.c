@@ -1,0 +1,296 @@
+#include "config.h"
+#include "capture/launch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture/netns.h"
+#include "lib/cli.h"
+
+#define NETNS_PREFIX_LEN NETNS_PREFIX
+
+/* What the child reports: a step number and, on failure, an errno. */
+struct report {
+	unsigned char step; /* STEP_* */
+	unsigned char ok;
+	int err;
+};
+
+enum { STEP_SETUP = 1, STEP_CONFIGURE = 2, STEP_EXEC = 3 };
+
+static const char *step_name(int step, int detail)
+{
+	switch (step) {
+	case STEP_SETUP: return detail == 1 ? "pin to its CPU" : detail == 2 ? "unshare a network namespace" : "set up";
+	case STEP_CONFIGURE: return "configure its network";
+	case STEP_EXEC: return detail == 1 ? "open its files" : detail == 2 ? "enter the run directory" : "exec";
+	default: return "start";
+	}
+}
+
+double launch_monotonic(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Child side: report and, on failure, leave. */
+static void child_report(int fd, int step, int ok, int e)
+{
+	struct report r = {(unsigned char)step, (unsigned char)ok, e};
+	ssize_t ignored = write(fd, &r, sizeof r);
+	(void)ignored;
+	if (!ok)
+		_exit(127);
+}
+
+static char child_wait(int fd)
+{
+	char c = 0;
+	ssize_t n;
+	while ((n = read(fd, &c, 1)) < 0 && errno == EINTR)
+		;
+	if (n != 1)
+		_exit(126); /* capture went away: do not run */
+	return c;
+}
+
+static void child_main(struct side_proc *p, int ctl, int rep, pid_t parent)
+{
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(126);
+	/* the handlers capture installed are not the program's */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(p->cpu, &set);
+	if (sched_setaffinity(0, sizeof set, &set) != 0)
+		child_report(rep, STEP_SETUP * 16 + 1, 0, errno);
+	if (p->unshare_net && unshare(CLONE_NEWNET) != 0)
+		child_report(rep, STEP_SETUP * 16 + 2, 0, errno);
+	child_report(rep, STEP_SETUP, 1, 0);
+	char c = child_wait(ctl);
+	if (c == 'C') {
+		const char *step;
+		int e = netns_configure(p->ifname, p->addr, NETNS_PREFIX_LEN, &step);
+		child_report(rep, STEP_CONFIGURE, e == 0, e);
+		c = child_wait(ctl);
+	}
+	if (c != 'E')
+		_exit(126);
+	int null = open("/dev/null", O_RDONLY);
+	if (null < 0 || dup2(null, 0) < 0 || dup2(p->out_fd, 1) < 0 || dup2(p->err_fd, 2) < 0)
+		child_report(rep, STEP_EXEC * 16 + 1, 0, errno);
+	if (chdir(p->cwd) != 0)
+		child_report(rep, STEP_EXEC * 16 + 2, 0, errno);
+	execve(p->argv[0], p->argv, p->envp);
+	child_report(rep, STEP_EXEC * 16 + 3, 0, errno);
+}
+
+/* Parent: the child's next report. */
+static ev_status await_report(struct side_proc *p, int want, struct ev_error *err)
+{
+	struct report r;
+	ssize_t n;
+	while ((n = read(p->report, &r, sizeof r)) < 0 && errno == EINTR)
+		;
+	if (n == 0 && want == STEP_EXEC)
+		return EV_OK; /* closed by the exec */
+	if (n != (ssize_t)sizeof r)
+		return ev_error_set(err, EV_ERROR, "%s %s: the child stopped before it could %s", p->role,
+				    p->argv[0], step_name(want, 0));
+	if (!r.ok)
+		return ev_error_errno(err, r.err, "%s %s: cannot %s", p->role, p->argv[0],
+				      step_name(r.step / 16, r.step % 16));
+	return EV_OK;
+}
+
+static void abandon(struct side_proc *p)
+{
+	if (p->pid > 0) {
+		kill(p->pid, SIGKILL);
+		waitpid(p->pid, NULL, 0);
+	}
+	if (p->ctl >= 0)
+		close(p->ctl);
+	if (p->report >= 0)
+		close(p->report);
+	if (p->pidfd >= 0)
+		close(p->pidfd);
+	p->pid = -1;
+	p->ctl = p->report = p->pidfd = -1;
+	p->exited = p->reaped = 1;
+}
+
+ev_status launch_start(struct side_proc *p, struct ev_error *err)
+{
+	int ctl[2], rep[2];
+	p->pid = -1;
+	p->pidfd = p->ctl = p->report = -1;
+	if (pipe2(ctl, O_CLOEXEC) != 0)
+		return ev_error_errno(err, errno, "pipe");
+	if (pipe2(rep, O_CLOEXEC) != 0) {
+		int e = errno;
+		close(ctl[0]);
+		close(ctl[1]);
+		return ev_error_errno(err, e, "pipe");
+	}
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(ctl[0]), close(ctl[1]), close(rep[0]), close(rep[1]);
+		return ev_error_errno(err, e, "fork");
+	}
+	if (pid == 0) {
+		close(ctl[1]);
+		close(rep[0]);
+		child_main(p, ctl[0], rep[1], parent);
+		_exit(127);
+	}
+	close(ctl[0]);
+	close(rep[1]);
+	p->pid = pid;
+	p->ctl = ctl[1];
+	p->report = rep[0];
+	p->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (p->pidfd < 0) {
+		int e = errno;
+		abandon(p);
+		return ev_error_errno(err, e, "pidfd_open");
+	}
+	ev_status st = await_report(p, STEP_SETUP, err);
+	if (st != EV_OK)
+		abandon(p);
+	return st;
+}
+
+static ev_status tell(struct side_proc *p, char c, struct ev_error *err)
+{
+	if (write(p->ctl, &c, 1) != 1)
+		return ev_error_errno(err, errno, "%s: cannot reach the child", p->role);
+	return EV_OK;
+}
+
+ev_status launch_configure(struct side_proc *p, struct ev_error *err)
+{
+	ev_status st = tell(p, 'C', err);
+	if (st == EV_OK)
+		st = await_report(p, STEP_CONFIGURE, err);
+	if (st != EV_OK)
+		abandon(p);
+	return st;
+}
+
+ev_status launch_exec(struct side_proc *p, struct ev_error *err)
+{
+	clock_gettime(CLOCK_REALTIME, &p->exec_real);
+	p->exec_mono = launch_monotonic();
+	ev_status st = tell(p, 'E', err);
+	if (st == EV_OK)
+		st = await_report(p, STEP_EXEC, err);
+	close(p->out_fd);
+	close(p->err_fd);
+	p->out_fd = p->err_fd = -1;
+	if (st != EV_OK) {
+		abandon(p);
+		return st;
+	}
+	close(p->ctl);
+	close(p->report);
+	p->ctl = p->report = -1;
+	return EV_OK;
+}
+
+void launch_kill(struct side_proc *p, int sig)
+{
+	if (p->pid > 0 && !p->reaped)
+		kill(-p->pid, sig);
+}
+
+int launch_wait_any(struct side_proc *sides, int n, double deadline_mono)
+{
+	for (;;) {
+		for (int i = 0; i < n; i++) {
+			struct side_proc *p = &sides[i];
+			if (p->pid <= 0 || p->exited)
+				continue;
+			siginfo_t si;
+			memset(&si, 0, sizeof si);
+			if (waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == p->pid) {
+				p->exited = 1;
+				p->end_mono = launch_monotonic();
+				clock_gettime(CLOCK_REALTIME, &p->end_real);
+				p->status = si.si_code == CLD_EXITED ? (si.si_status & 0xff) << 8 : si.si_status & 0x7f;
+				return i;
+			}
+		}
+		if (ev_cli_interrupted)
+			return -2;
+		double left = deadline_mono - launch_monotonic();
+		if (left <= 0)
+			return -1;
+		struct pollfd fds[2];
+		int nf = 0;
+		for (int i = 0; i < n && nf < 2; i++)
+			if (sides[i].pid > 0 && !sides[i].exited)
+				fds[nf++] = (struct pollfd){sides[i].pidfd, POLLIN, 0};
+		if (nf == 0)
+			return -1;
+		int ms = left > 1 ? 1000 : (int)(left * 1000) + 1;
+		poll(fds, (nfds_t)nf, ms);
+	}
+}
+
+void launch_reap(struct side_proc *p)
+{
+	if (p->pid > 0 && !p->reaped) {
+		int status;
+		if (waitpid(p->pid, &status, 0) == p->pid)
+			p->status = status;
+		p->reaped = 1;
+	}
+	if (p->pidfd >= 0)
+		close(p->pidfd);
+	p->pidfd = -1;
+}
+
+int launch_listening(pid_t pid, unsigned port)
+{
+	static const char *files[] = {"tcp", "tcp6"};
+	for (int k = 0; k < 2; k++) {
+		char path[64], line[512];
+		snprintf(path, sizeof path, "/proc/%d/net/%s", (int)pid, files[k]);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		int found = 0;
+		while (!found && fgets(line, sizeof line, f)) {
+			unsigned lport, state;
+			char local[128];
+			if (sscanf(line, " %*d: %127[0-9A-Fa-f]:%x %*s %x", local, &lport, &state) == 3)
+				found = lport == port && state == 0x0A; /* TCP_LISTEN */
+		}
+		fclose(f);
+		if (found)
+			return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,69 @@
+/* launch: one side of a pair started fresh, pinned, in its namespace.
+ *
+ * A side is forked early and stops twice before it execs, so that capture
+ * can build the pair's network between its steps:
+ *   1. the child joins a process group of its own, asks to die with
+ *      capture (PR_SET_PDEATHSIG), pins itself to its CPU and, for the veth
+ *      topology, unshares a network namespace; it reports and waits;
+ *   2. (veth) told to, it brings up lo and its veth end with its address;
+ *      it reports and waits;
+ *   3. told to, it takes /dev/null as stdin and its files as stdout and
+ *      stderr, enters the run directory and execs.
+ * Each report is a byte on a pipe; a failure is the step and its errno.
+ * The exec is seen by the pipe closing (close-on-exec).
+ * Only capture/ includes this. */
+#ifndef CAPTURE_LAUNCH_H
+#define CAPTURE_LAUNCH_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lib/status.h"
+
+struct side_proc {
+	const char *role;
+	char **argv, **envp;
+	int cpu;
+	int unshare_net;
+	const char *ifname, *addr; /* veth: this side's end */
+	const char *cwd;
+	int out_fd, err_fd;         /* opened by the caller; closed by launch_exec */
+	/* filled in */
+	pid_t pid;
+	int pidfd;
+	int ctl, report;            /* the two pipes' parent ends */
+	int exited, reaped;
+	int status;                 /* wait status, once exited */
+	double exec_mono, end_mono; /* CLOCK_MONOTONIC seconds */
+	struct timespec exec_real, end_real;
+};
+
+/* Fork the side and let it run to the end of step 1. @return EV_OK, or
+ * EV_ERROR naming the step that failed (the child is then reaped). */
+ev_status launch_start(struct side_proc *p, struct ev_error *err);
+
+/* Step 2 (veth only). */
+ev_status launch_configure(struct side_proc *p, struct ev_error *err);
+
+/* Step 3: exec, and wait until it happened. */
+ev_status launch_exec(struct side_proc *p, struct ev_error *err);
+
+/* Kill the side's process group (signal), e.g. after a timeout. */
+void launch_kill(struct side_proc *p, int sig);
+
+/* Wait until one of the sides (n of them) exits or deadline_mono passes
+ * or a signal arrives. An exited side is marked (not reaped: its /proc
+ * entry stays readable). @return the index of a side that exited, -1 on
+ * the deadline, -2 when interrupted. */
+int launch_wait_any(struct side_proc *sides, int n, double deadline_mono);
+
+/* Reap an exited side (after its last snapshot). */
+void launch_reap(struct side_proc *p);
+
+/* Is there a TCP listener on port in pid's network namespace? (from
+ * /proc/PID/net/tcp and tcp6) */
+int launch_listening(pid_t pid, unsigned port);
+
+double launch_monotonic(void);
+
+#endif

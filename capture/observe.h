@@ -1,0 +1,56 @@
+/* observe: what capture records around and during a run, as JSON.
+ *
+ * Snapshots taken before and after: a process's faults, CPU time and
+ * context switches (/proc/PID/stat, /proc/PID/status) and its scheduler
+ * statistics (/proc/PID/schedstat); per CPU, cpuidle usage and time by
+ * state name; NMI and LOC interrupts by CPU, the columns mapped from the
+ * header of /proc/interrupts. A value that cannot be read is recorded as
+ * "unavailable: REASON", never left out silently.
+ *
+ * During a run, a sampler thread (on capture's own, controller CPUs) reads
+ * the pair's TCP sockets every interval through sock_diag. Only capture/
+ * includes this.
+ */
+#ifndef CAPTURE_OBSERVE_H
+#define CAPTURE_OBSERVE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#include "lib/status.h"
+
+/* /proc/PID/stat, status and schedstat of a running (or exited, not yet
+ * reaped) process. */
+json_t *observe_process(pid_t pid);
+
+/* cpuidle states of each CPU in cpus (n of them), and NMI/LOC counts for
+ * the same CPUs. */
+json_t *observe_cpus(const int *cpus, size_t n);
+
+/* The sampler: every interval_ms, the TCP sockets that the processes
+ * (pids, up to 2) hold, read through diag_fds (one per namespace; the same
+ * fd twice when they share one). */
+struct sampler {
+	pthread_t thread;
+	int running;
+	atomic_int stop;
+	pid_t pids[2];
+	int diag_fds[2];
+	uint64_t interval_ms;
+	double t0;                /* CLOCK_MONOTONIC seconds at start */
+	json_t *samples;          /* [{"t_ms": .., "sockets": [...]}, ...] */
+	uint64_t failures;
+	char first_failure[EV_ERROR_TEXT_MAX];
+	pthread_mutex_t lock;
+};
+
+ev_status sampler_start(struct sampler *s, const pid_t pids[2], const int diag_fds[2],
+			uint64_t interval_ms, struct ev_error *err);
+/* Stop, join, and hand over the samples (a new reference). */
+json_t *sampler_stop(struct sampler *s);
+
+#endif

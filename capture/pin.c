@@ -1,0 +1,91 @@
+/* capture pin: a plan with every program and launcher pinned by its
+ * SHA-256 as it is now, so that capture run can refuse any other file. */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture/capture.h"
+#include "capture/pins.h"
+#include "lib/atomic.h"
+#include "lib/json.h"
+
+static const char help[] =
+	"usage: capture pin PLAN -o PINNED_PLAN\n"
+	"\n"
+	"Write PLAN again with \"pins\": the SHA-256 of every program and launcher its cells\n"
+	"name, as the files are now. Each must be an absolute path to a regular file (not\n"
+	"a symbolic link) owned by root or by you and writable by its owner alone; what is\n"
+	"not is refused and named. PINNED_PLAN must not exist.\n"
+	"\n"
+	"  -o, --output FILE  the pinned plan\n"
+	"  -h, --help         show this help\n";
+
+int capture_pin_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"output", required_argument, NULL, 'o'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *out = NULL;
+	int opt;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'h': fputs(help, stdout); return 0;
+		case 'o': out = optarg; break;
+		default: return msg_usage("pin", "unknown or incomplete option");
+		}
+	}
+	if (optind + 1 != argc)
+		return msg_usage("pin", optind == argc ? "no plan given" : "one plan at a time");
+	if (!out)
+		return msg_usage("pin", "no output given (-o PINNED_PLAN)");
+	struct ev_error err;
+	ev_error_clear(&err);
+	struct plan plan;
+	ev_status st = plan_load(argv[optind], &plan, &err);
+	if (st != EV_OK) {
+		ev_cli_error(TOOL, &err);
+		return ev_status_exit_code(st);
+	}
+	json_t *pins = json_object();
+	for (size_t i = 0; i < plan.ncells && st == EV_OK; i++)
+		for (int k = 0; k < 2 && st == EV_OK; k++) {
+			const struct plan_side *s = &plan.cells[i].side[k];
+			const char *paths[2] = {json_string_value(json_array_get(s->argv, 0)),
+						s->launcher ? json_string_value(json_array_get(s->launcher, 0)) : NULL};
+			for (int b = 0; b < 2 && paths[b] && st == EV_OK; b++) {
+				struct pinned_binary pb;
+				struct ev_error one;
+				ev_error_clear(&one);
+				/* every check but the pin itself, which is what is made here */
+				ev_status check = pins_check(NULL, paths[b], &pb, &one);
+				if (check != EV_OK && pb.sha256[0] == 0)
+					st = ev_error_set(&err, check, "cell %s %s: %s", plan.cells[i].name, s->role, one.text);
+				else
+					json_object_set_new(pins, paths[b], json_string(pb.sha256));
+			}
+		}
+	if (st == EV_OK) {
+		json_object_set_new(plan.doc, "pins", pins);
+		pins = NULL;
+		char *bytes = NULL;
+		size_t len = 0;
+		if ((st = ev_json_dump(plan.doc, &bytes, &len, &err)) == EV_OK)
+			st = ev_publish_bytes(out, bytes, len, 0644, &err);
+		free(bytes);
+	}
+	json_decref(pins);
+	if (st == EV_OK) {
+		printf("pinned %zu program%s: %s\n", json_object_size(json_object_get(plan.doc, "pins")),
+		       json_object_size(json_object_get(plan.doc, "pins")) == 1 ? "" : "s", out);
+	} else {
+		ev_cli_error(TOOL, &err);
+	}
+	plan_free(&plan);
+	return ev_status_exit_code(st);
+}

@@ -1,0 +1,542 @@
+#include "config.h"
+#include "capture/plan.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/json.h"
+#include "lib/path.h"
+
+#define DEFAULT_PORT 11001
+#define DEFAULT_TIMEOUT_S 600
+#define DEFAULT_INTERVAL_MS 100
+#define NAME_MAX_LEN 40
+#define DMA_LATENCY_MAX 2000000000
+
+static ev_status refuse(struct ev_error *err, const char *plan, const char *where, const char *fmt,
+			...) __attribute__((format(printf, 4, 5)));
+
+static ev_status refuse(struct ev_error *err, const char *plan, const char *where, const char *fmt,
+			...)
+{
+	char what[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	return ev_error_set(err, EV_REFUSED, "%s: %s: %s", plan, where, what);
+}
+
+/* Every key of obj is one of allowed (NULL-terminated). */
+static ev_status only_keys(const json_t *obj, const char *const *allowed, const char *plan,
+			   const char *where, struct ev_error *err)
+{
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)obj, key, v) {
+		int known = 0;
+		for (const char *const *a = allowed; *a && !known; a++)
+			known = strcmp(*a, key) == 0;
+		if (!known) {
+			char list[512] = "";
+			for (const char *const *a = allowed; *a; a++)
+				snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+					 a == allowed ? "" : ", ", *a);
+			return refuse(err, plan, where, "unknown key \"%s\" (expected one of: %s)", key, list);
+		}
+	}
+	return EV_OK;
+}
+
+/* An optional unsigned integer in [min, max]. */
+static ev_status get_count(const json_t *obj, const char *key, uint64_t def, uint64_t min,
+			   uint64_t max, uint64_t *out, const char *plan, const char *where,
+			   struct ev_error *err)
+{
+	json_t *v = json_object_get(obj, key);
+	if (!v) {
+		*out = def;
+		return EV_OK;
+	}
+	if (!json_is_integer(v) || json_integer_value(v) < 0 || (uint64_t)json_integer_value(v) < min ||
+	    (uint64_t)json_integer_value(v) > max)
+		return refuse(err, plan, where, "\"%s\": expected an integer from %" PRIu64 " to %" PRIu64,
+			      key, min, max);
+	*out = (uint64_t)json_integer_value(v);
+	return EV_OK;
+}
+
+static int valid_name(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > NAME_MAX_LEN)
+		return 0;
+	for (const char *p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '_' || *p == '.' || (*p == '-' && p != s)))
+			return 0;
+	return 1;
+}
+
+static ev_status get_name(const json_t *obj, const char *key, const char **out, const char *plan,
+			  const char *where, struct ev_error *err)
+{
+	json_t *v = json_object_get(obj, key);
+	if (!json_is_string(v) || !valid_name(json_string_value(v)))
+		return refuse(err, plan, where,
+			      "\"%s\": expected a name of 1 to %d letters, digits, '_', '.' or '-'", key,
+			      NAME_MAX_LEN);
+	*out = json_string_value(v);
+	return EV_OK;
+}
+
+static const char *const variables[] = {"peer_addr", "sender_addr", "port", "warmups", "measured",
+					"run_dir", "cell", "arm", "repeat", NULL};
+
+/* Each {variable} in s is known; {out:NAME} names one of outputs. */
+static ev_status check_template(const char *s, const json_t *outputs, const char *plan,
+				const char *where, struct ev_error *err)
+{
+	for (const char *p = s; (p = strchr(p, '{')) != NULL;) {
+		if (p[1] == '{') {
+			p += 2;
+			continue;
+		}
+		const char *close = strchr(p, '}');
+		if (!close)
+			return refuse(err, plan, where, "\"%s\": a '{' without its '}' (write {{ for a '{')", s);
+		size_t n = (size_t)(close - p - 1);
+		int known = 0;
+		if (n > 4 && strncmp(p + 1, "out:", 4) == 0) {
+			char name[128];
+			snprintf(name, sizeof name, "%.*s", (int)(n - 4), p + 5);
+			if (!outputs || !json_object_get(outputs, name))
+				return refuse(err, plan, where, "\"%s\": {out:%s} names no output of this side", s,
+					      name);
+			known = 1;
+		}
+		for (const char *const *v = variables; *v && !known; v++)
+			known = strlen(*v) == n && strncmp(*v, p + 1, n) == 0;
+		if (!known)
+			return refuse(err, plan, where,
+				      "\"%s\": unknown variable {%.*s} (known: peer_addr, sender_addr, port, "
+				      "warmups, measured, run_dir, cell, arm, repeat, out:NAME)", s, (int)n, p + 1);
+		if (strncmp(p + 1, "run_dir", 7) == 0 && strstr(close, ".."))
+			return refuse(err, plan, where, "\"%s\": a path that leaves the run directory", s);
+		p = close + 1;
+	}
+	return EV_OK;
+}
+
+static ev_status get_strings(const json_t *side, const char *key, int required, json_t **out,
+			     const json_t *outputs, const char *plan, const char *where,
+			     struct ev_error *err)
+{
+	json_t *a = json_object_get(side, key);
+	*out = NULL;
+	if (!a && !required)
+		return EV_OK;
+	if (!json_is_array(a) || json_array_size(a) == 0 || json_array_size(a) > PLAN_MAX_ARGS)
+		return refuse(err, plan, where, "\"%s\": expected a list of 1 to %d strings", key, PLAN_MAX_ARGS);
+	size_t i;
+	json_t *v;
+	json_array_foreach(a, i, v) {
+		if (!json_is_string(v))
+			return refuse(err, plan, where, "\"%s\"[%zu]: expected a string", key, i);
+		ev_status st = check_template(json_string_value(v), outputs, plan, where, err);
+		if (st != EV_OK)
+			return st;
+	}
+	const char *program = json_string_value(json_array_get(a, 0));
+	if (program[0] != '/')
+		return refuse(err, plan, where,
+			      "\"%s\"[0]: \"%s\": expected an absolute path (a program is pinned by its path)",
+			      key, program);
+	*out = a;
+	return EV_OK;
+}
+
+static ev_status load_outputs(json_t *side, json_t **out, const char *plan, const char *where,
+			      struct ev_error *err)
+{
+	json_t *o = json_object_get(side, "outputs");
+	*out = NULL;
+	if (!o)
+		return EV_OK;
+	if (!json_is_object(o))
+		return refuse(err, plan, where, "\"outputs\": expected an object of name: relative path");
+	const char *name;
+	json_t *v;
+	json_object_foreach(o, name, v) {
+		const char *path = json_string_value(v);
+		const char *problem = path ? ev_path_problem(path, strlen(path)) : "is not a string";
+		if (!valid_name(name))
+			return refuse(err, plan, where, "output \"%s\": not a valid name", name);
+		if (problem)
+			return refuse(err, plan, where,
+				      "output \"%s\": \"%s\" %s (an output is a path inside the run directory)",
+				      name, path ? path : "", problem);
+		if (strcmp(path, "run.json") == 0 || strncmp(path, "native/", 7) == 0 ||
+		    strcmp(path, "native") == 0 || strncmp(path, "observe/", 8) == 0 ||
+		    strcmp(path, "observe") == 0)
+			return refuse(err, plan, where,
+				      "output \"%s\": \"%s\" is capture's own (run.json, native/, observe/)", name,
+				      path);
+	}
+	*out = o;
+	return EV_OK;
+}
+
+static ev_status load_side(json_t *cell, int role, struct plan_side *s, long ncpus,
+			   const char *plan, const char *cell_name, struct ev_error *err)
+{
+	static const char *const keys[] = {"argv", "launcher", "env", "cpu", "outputs", "ready",
+					   "after_sender", NULL};
+	char where[128];
+	s->role = role == PLAN_SENDER ? "sender" : "peer";
+	snprintf(where, sizeof where, "cell %s %s", cell_name, s->role);
+	json_t *side = json_object_get(cell, s->role);
+	if (!json_is_object(side))
+		return refuse(err, plan, where, "expected an object with argv and cpu");
+	ev_status st = only_keys(side, keys, plan, where, err);
+	if (st == EV_OK)
+		st = load_outputs(side, &s->outputs, plan, where, err);
+	if (st == EV_OK)
+		st = get_strings(side, "argv", 1, &s->argv, s->outputs, plan, where, err);
+	if (st == EV_OK)
+		st = get_strings(side, "launcher", 0, &s->launcher, s->outputs, plan, where, err);
+	if (st != EV_OK)
+		return st;
+	json_t *env = json_object_get(side, "env");
+	if (env) {
+		const char *k;
+		json_t *v;
+		if (!json_is_object(env))
+			return refuse(err, plan, where, "\"env\": expected an object of NAME: value");
+		json_object_foreach(env, k, v) {
+			if (!json_is_string(v) || !*k || strchr(k, '='))
+				return refuse(err, plan, where, "\"env\": \"%s\": expected NAME: \"value\"", k);
+			if ((st = check_template(json_string_value(v), s->outputs, plan, where, err)) != EV_OK)
+				return st;
+		}
+		s->env = env;
+	}
+	uint64_t cpu;
+	if (!json_object_get(side, "cpu"))
+		return refuse(err, plan, where, "\"cpu\": required (each process is pinned to its own CPU)");
+	if ((st = get_count(side, "cpu", 0, 0, (uint64_t)ncpus - 1, &cpu, plan, where, err)) != EV_OK)
+		return st;
+	s->cpu = (int)cpu;
+	json_t *after = json_object_get(side, "after_sender");
+	if (after) {
+		const char *a = json_string_value(after);
+		if (role != PLAN_PEER)
+			return refuse(err, plan, where, "\"after_sender\": only for the peer");
+		if (!a || (strcmp(a, "wait") != 0 && strcmp(a, "terminate") != 0))
+			return refuse(err, plan, where, "\"after_sender\": expected \"wait\" or \"terminate\"");
+		s->terminate = strcmp(a, "terminate") == 0;
+	}
+	json_t *ready = json_object_get(side, "ready");
+	if (ready) {
+		static const char *const rkeys[] = {"tcp_listen", "delay_ms", NULL};
+		if (role != PLAN_PEER)
+			return refuse(err, plan, where, "\"ready\": only a peer is waited for");
+		if (!json_is_object(ready) || json_object_size(ready) != 1)
+			return refuse(err, plan, where,
+				      "\"ready\": expected {\"tcp_listen\": PORT} or {\"delay_ms\": N}");
+		if ((st = only_keys(ready, rkeys, plan, where, err)) != EV_OK ||
+		    (st = get_count(ready, "tcp_listen", 0, 1, 65535, &s->ready_port, plan, where, err)) != EV_OK ||
+		    (st = get_count(ready, "delay_ms", 0, 1, 600000, &s->ready_delay_ms, plan, where, err)) != EV_OK)
+			return st;
+	}
+	return EV_OK;
+}
+
+static ev_status load_cells(struct plan *p, const char *path, long ncpus, struct ev_error *err)
+{
+	static const char *const keys[] = {"name", "description", "sender", "peer", NULL};
+	json_t *cells = json_object_get(p->doc, "cells");
+	if (!json_is_array(cells) || json_array_size(cells) == 0 || json_array_size(cells) > PLAN_MAX_CELLS)
+		return refuse(err, path, "cells", "expected a list of 1 to %d cells", PLAN_MAX_CELLS);
+	size_t i;
+	json_t *c;
+	json_array_foreach(cells, i, c) {
+		struct plan_cell *cell = &p->cells[i];
+		char where[64];
+		snprintf(where, sizeof where, "cells[%zu]", i);
+		if (!json_is_object(c))
+			return refuse(err, path, where, "expected an object");
+		ev_status st = only_keys(c, keys, path, where, err);
+		if (st == EV_OK)
+			st = get_name(c, "name", &cell->name, path, where, err);
+		if (st != EV_OK)
+			return st;
+		for (size_t k = 0; k < i; k++)
+			if (strcmp(p->cells[k].name, cell->name) == 0)
+				return refuse(err, path, where, "cell name \"%s\" is used twice", cell->name);
+		json_t *d = json_object_get(c, "description");
+		cell->description = json_is_string(d) ? json_string_value(d) : "";
+		for (int r = 0; r < 2; r++)
+			if ((st = load_side(c, r, &cell->side[r], ncpus, path, cell->name, err)) != EV_OK)
+				return st;
+		if (cell->side[PLAN_SENDER].cpu == cell->side[PLAN_PEER].cpu)
+			return refuse(err, path, where, "sender and peer are both on CPU %d; each needs its own",
+				      cell->side[PLAN_SENDER].cpu);
+		p->ncells++;
+	}
+	return EV_OK;
+}
+
+static ev_status load_arms(struct plan *p, const char *path, struct ev_error *err)
+{
+	static const char *const keys[] = {"name", "cpu_dma_latency", NULL};
+	json_t *arms = json_object_get(p->doc, "arms");
+	if (!arms) {
+		p->arms[0] = (struct plan_arm){.name = "baseline"};
+		p->narms = 1;
+		return EV_OK;
+	}
+	if (!json_is_array(arms) || json_array_size(arms) == 0 || json_array_size(arms) > PLAN_MAX_ARMS)
+		return refuse(err, path, "arms", "expected a list of 1 to %d arms", PLAN_MAX_ARMS);
+	size_t i;
+	json_t *a;
+	json_array_foreach(arms, i, a) {
+		struct plan_arm *arm = &p->arms[i];
+		char where[64];
+		snprintf(where, sizeof where, "arms[%zu]", i);
+		if (!json_is_object(a))
+			return refuse(err, path, where, "expected an object");
+		ev_status st = only_keys(a, keys, path, where, err);
+		if (st == EV_OK)
+			st = get_name(a, "name", &arm->name, path, where, err);
+		if (st != EV_OK)
+			return st;
+		for (size_t k = 0; k < i; k++)
+			if (strcmp(p->arms[k].name, arm->name) == 0)
+				return refuse(err, path, where, "arm name \"%s\" is used twice", arm->name);
+		if (json_object_get(a, "cpu_dma_latency")) {
+			uint64_t v;
+			if ((st = get_count(a, "cpu_dma_latency", 0, 0, DMA_LATENCY_MAX, &v, path, where, err)) != EV_OK)
+				return st;
+			arm->pm_qos = 1;
+			arm->cpu_dma_latency = (int32_t)v;
+		}
+		p->narms++;
+	}
+	return EV_OK;
+}
+
+static ev_status load_top(struct plan *p, const char *path, long ncpus, struct ev_error *err)
+{
+	static const char *const keys[] = {"format", "name", "description", "warmups", "measured",
+					   "repeats", "order", "namespaces", "port", "timeout_seconds",
+					   "on_failure", "controller_cpus", "observe", "pins", "arms",
+					   "cells", NULL};
+	json_t *d = p->doc;
+	ev_status st = only_keys(d, keys, path, "plan", err);
+	if (st == EV_OK)
+		st = get_name(d, "name", &p->name, path, "plan", err);
+	if (st == EV_OK)
+		st = get_count(d, "warmups", 1000, 0, (uint64_t)1 << 32, &p->warmups, path, "plan", err);
+	if (st == EV_OK)
+		st = get_count(d, "measured", 1000000, 1, (uint64_t)1 << 32, &p->measured, path, "plan", err);
+	if (st == EV_OK)
+		st = get_count(d, "repeats", 1, 1, 1000, &p->repeats, path, "plan", err);
+	if (st == EV_OK)
+		st = get_count(d, "port", DEFAULT_PORT, 1, 65535, &p->port, path, "plan", err);
+	if (st == EV_OK)
+		st = get_count(d, "timeout_seconds", DEFAULT_TIMEOUT_S, 1, 86400, &p->timeout_s, path, "plan", err);
+	if (st != EV_OK)
+		return st;
+	struct {
+		const char *key, *a, *b;
+		int *flag;
+	} choices[] = {
+		{"order", "listed", "balanced", &p->balanced},
+		{"namespaces", "none", "veth", &p->veth},
+		{"on_failure", "continue", "stop", &p->stop_on_failure},
+	};
+	for (size_t i = 0; i < sizeof choices / sizeof *choices; i++) {
+		json_t *v = json_object_get(d, choices[i].key);
+		const char *s = json_string_value(v);
+		if (v && (!s || (strcmp(s, choices[i].a) != 0 && strcmp(s, choices[i].b) != 0)))
+			return refuse(err, path, "plan", "\"%s\": expected \"%s\" or \"%s\"", choices[i].key,
+				      choices[i].a, choices[i].b);
+		*choices[i].flag = s && strcmp(s, choices[i].b) == 0;
+	}
+	if (!json_object_get(d, "order"))
+		p->balanced = 1;
+	json_t *observe = json_object_get(d, "observe");
+	static const char *const okeys[] = {"interval_ms", NULL};
+	if (observe && (!json_is_object(observe) ||
+			(st = only_keys(observe, okeys, path, "observe", err)) != EV_OK))
+		return st != EV_OK ? st : refuse(err, path, "observe", "expected {\"interval_ms\": N}");
+	if ((st = get_count(observe ? observe : d, "interval_ms", DEFAULT_INTERVAL_MS, 10, 60000,
+			    &p->interval_ms, path, "observe", err)) != EV_OK)
+		return st;
+	json_t *cpus = json_object_get(d, "controller_cpus");
+	if (!cpus) {
+		p->controller_cpus[0] = 0;
+		p->ncontroller = 1;
+	} else {
+		if (!json_is_array(cpus) || json_array_size(cpus) == 0 || json_array_size(cpus) > PLAN_MAX_CPUS)
+			return refuse(err, path, "plan", "\"controller_cpus\": expected a list of CPU numbers");
+		size_t i;
+		json_t *c;
+		json_array_foreach(cpus, i, c) {
+			if (!json_is_integer(c) || json_integer_value(c) < 0 || json_integer_value(c) >= ncpus)
+				return refuse(err, path, "plan", "\"controller_cpus\"[%zu]: expected a CPU from 0 to %ld", i,
+					      ncpus - 1);
+			p->controller_cpus[p->ncontroller++] = (int)json_integer_value(c);
+		}
+	}
+	json_t *pins = json_object_get(d, "pins");
+	if (pins) {
+		const char *k;
+		json_t *v;
+		if (!json_is_object(pins))
+			return refuse(err, path, "pins", "expected an object of absolute path: SHA-256");
+		json_object_foreach(pins, k, v) {
+			if (k[0] != '/')
+				return refuse(err, path, "pins", "\"%s\": expected an absolute path", k);
+			if (!json_is_string(v) || !ev_sha256_hex_valid(json_string_value(v)))
+				return refuse(err, path, "pins", "\"%s\": expected 64 lowercase hex digits", k);
+		}
+		p->pins = pins;
+	}
+	return EV_OK;
+}
+
+ev_status plan_load(const char *path, struct plan *p, struct ev_error *err)
+{
+	memset(p, 0, sizeof *p);
+	uint8_t digest[EV_SHA256_LEN];
+	ev_status st = ev_json_load(path, PLAN_FORMAT, 0, &p->doc, digest, NULL, NULL, err);
+	if (st != EV_OK)
+		return st;
+	ev_sha256_hex(digest, p->sha256);
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	if (ncpus < 1)
+		ncpus = 1;
+	if ((st = load_top(p, path, ncpus, err)) == EV_OK && (st = load_arms(p, path, err)) == EV_OK)
+		st = load_cells(p, path, ncpus, err);
+	if (st == EV_OK && p->ncells * p->narms * p->repeats > PLAN_MAX_RUNS)
+		st = refuse(err, path, "plan", "%zu cells x %zu arms x %" PRIu64 " repeats: more than %d runs",
+			    p->ncells, p->narms, p->repeats, PLAN_MAX_RUNS);
+	if (st != EV_OK)
+		plan_free(p);
+	return st;
+}
+
+void plan_free(struct plan *p)
+{
+	json_decref(p->doc);
+	p->doc = NULL;
+}
+
+size_t plan_schedule(const struct plan *p, struct plan_run *runs, size_t cap)
+{
+	size_t n = 0, total = p->ncells * p->narms * p->repeats;
+	int width = total >= 1000 ? 4 : 3;
+	for (size_t a = 0; a < p->narms; a++)
+		for (unsigned pass = 0; pass < p->repeats; pass++)
+			for (size_t k = 0; k < p->ncells && n < cap; k++) {
+				int backward = p->balanced && pass % 2 == 1;
+				const struct plan_cell *cell = &p->cells[backward ? p->ncells - 1 - k : k];
+				struct plan_run *r = &runs[n++];
+				r->index = n;
+				r->arm = &p->arms[a];
+				r->cell = cell;
+				r->repeat = pass + 1;
+				snprintf(r->name, sizeof r->name, "%0*zu-%s-%s-%u", width, r->index, r->arm->name,
+					 cell->name, r->repeat);
+			}
+	return n;
+}
+
+const char *plan_output(const struct plan_side *side, const char *name)
+{
+	return side->outputs ? json_string_value(json_object_get(side->outputs, name)) : NULL;
+}
+
+/* s with its {variables} replaced, malloc'd. */
+static char *expand(const char *s, const struct plan_side *side, const struct plan_vars *v)
+{
+	size_t cap = strlen(s) + 256, n = 0;
+	char *out = malloc(cap);
+	for (const char *p = s; out && *p;) {
+		char piece[4200];
+		const char *add = piece;
+		size_t len;
+		if (p[0] == '{' && p[1] == '{') {
+			add = "{";
+			len = 1;
+			p += 2;
+		} else if (p[0] == '{') {
+			const char *close = strchr(p, '}');
+			char name[128];
+			snprintf(name, sizeof name, "%.*s", (int)(close - p - 1), p + 1);
+			p = close + 1;
+			if (strncmp(name, "out:", 4) == 0)
+				snprintf(piece, sizeof piece, "%s/%s", v->run_dir, plan_output(side, name + 4));
+			else if (!strcmp(name, "peer_addr")) snprintf(piece, sizeof piece, "%s", v->peer_addr);
+			else if (!strcmp(name, "sender_addr")) snprintf(piece, sizeof piece, "%s", v->sender_addr);
+			else if (!strcmp(name, "port")) snprintf(piece, sizeof piece, "%" PRIu64, v->port);
+			else if (!strcmp(name, "warmups")) snprintf(piece, sizeof piece, "%" PRIu64, v->warmups);
+			else if (!strcmp(name, "measured")) snprintf(piece, sizeof piece, "%" PRIu64, v->measured);
+			else if (!strcmp(name, "repeat")) snprintf(piece, sizeof piece, "%" PRIu64, v->repeat);
+			else if (!strcmp(name, "run_dir")) snprintf(piece, sizeof piece, "%s", v->run_dir);
+			else if (!strcmp(name, "cell")) snprintf(piece, sizeof piece, "%s", v->cell);
+			else if (!strcmp(name, "arm")) snprintf(piece, sizeof piece, "%s", v->arm);
+			else piece[0] = 0; /* not reached: plan_load knows every name */
+			len = strlen(piece);
+		} else {
+			const char *next = strchr(p, '{');
+			len = next ? (size_t)(next - p) : strlen(p);
+			add = p;
+			p += len;
+		}
+		if (n + len + 1 > cap) {
+			char *bigger = realloc(out, (cap = (n + len + 1) * 2));
+			if (!bigger) {
+				free(out);
+				return NULL;
+			}
+			out = bigger;
+		}
+		memcpy(out + n, add, len);
+		n += len;
+	}
+	if (out)
+		out[n] = 0;
+	return out;
+}
+
+ev_status plan_expand(const struct plan_side *side, const struct plan_vars *v, char ***out,
+		      struct ev_error *err)
+{
+	size_t nl = side->launcher ? json_array_size(side->launcher) : 0;
+	size_t na = json_array_size(side->argv);
+	char **argv = calloc(nl + na + 1, sizeof *argv);
+	if (!argv)
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	for (size_t i = 0; i < nl + na; i++) {
+		json_t *t = i < nl ? json_array_get(side->launcher, i) : json_array_get(side->argv, i - nl);
+		if (!(argv[i] = expand(json_string_value(t), side, v))) {
+			plan_argv_free(argv);
+			return ev_error_set(err, EV_ERROR, "out of memory");
+		}
+	}
+	*out = argv;
+	return EV_OK;
+}
+
+void plan_argv_free(char **argv)
+{
+	for (size_t i = 0; argv && argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+}

@@ -1,0 +1,110 @@
+/* plan: a campaign plan ("evidence-plan/1", doc/formats.md "Campaign
+ * plan"), loaded strictly, and the order of its runs.
+ *
+ * The plan names cells (a sender and its peer, each with argv, launcher,
+ * environment, CPU and declared outputs), arms (phases run one after the
+ * other, each optionally holding a PM QoS value), counts, repeats, the
+ * order, the namespace topology, observers and the binaries' pins. Unknown
+ * keys, unknown {variables} in argv, outputs outside the run directory
+ * and CPUs out of range are refused at load, before anything runs.
+ *
+ * A loaded plan owns its JSON document; every string points into it.
+ * Only capture/ includes this. */
+#ifndef CAPTURE_PLAN_H
+#define CAPTURE_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "lib/sha256.h"
+#include "lib/status.h"
+
+#define PLAN_FORMAT "evidence-plan/1"
+#define PLAN_MAX_CELLS 64
+#define PLAN_MAX_ARMS 16
+#define PLAN_MAX_RUNS 4096
+#define PLAN_MAX_CPUS 1024
+#define PLAN_MAX_ARGS 256
+#define PLAN_RUN_NAME_MAX 160
+
+enum plan_role { PLAN_SENDER, PLAN_PEER };
+
+struct plan_side {
+	const char *role;        /* "sender" or "peer" */
+	json_t *argv;            /* array of strings, {variables} not yet expanded */
+	json_t *launcher;        /* array of strings, or NULL */
+	json_t *env;             /* object of strings, or NULL */
+	json_t *outputs;         /* object: name -> path relative to the run directory, or NULL */
+	int cpu;
+	uint64_t ready_port;     /* peer: wait for a TCP listener on this port (0: none) */
+	uint64_t ready_delay_ms; /* peer: or wait this long */
+	int terminate;           /* peer: SIGTERM it once the sender exited (a server that
+				    never exits by itself); else it must exit on its own */
+};
+
+struct plan_cell {
+	const char *name, *description;
+	struct plan_side side[2]; /* PLAN_SENDER, PLAN_PEER */
+};
+
+struct plan_arm {
+	const char *name;
+	int pm_qos;               /* hold /dev/cpu_dma_latency for the arm */
+	int32_t cpu_dma_latency;  /* the value held, microseconds */
+};
+
+struct plan {
+	json_t *doc;
+	char sha256[EV_SHA256_HEX_LEN + 1]; /* of the plan file's bytes */
+	const char *name;
+	uint64_t warmups, measured, repeats, port, timeout_s, interval_ms;
+	int balanced;             /* order "balanced" (else "listed") */
+	int veth;                 /* namespaces "veth" (else "none") */
+	int stop_on_failure;
+	int controller_cpus[PLAN_MAX_CPUS];
+	size_t ncontroller;
+	json_t *pins;             /* object: absolute path -> SHA-256 hex (may be empty) */
+	struct plan_cell cells[PLAN_MAX_CELLS];
+	size_t ncells;
+	struct plan_arm arms[PLAN_MAX_ARMS];
+	size_t narms;
+};
+
+/* One run in the planned order. */
+struct plan_run {
+	size_t index;             /* 1-based position in the order */
+	const struct plan_arm *arm;
+	const struct plan_cell *cell;
+	unsigned repeat;          /* 1-based, within its arm */
+	char name[PLAN_RUN_NAME_MAX]; /* "003-baseline-spin-2": the run directory's name */
+};
+
+/* Load and check path. @return EV_OK; EV_REFUSED (err names the key or
+ * value and what was expected) or EV_ERROR. Free with plan_free. */
+ev_status plan_load(const char *path, struct plan *p, struct ev_error *err);
+void plan_free(struct plan *p);
+
+/* The runs in order: per arm, `repeats` passes over the cells, forward,
+ * then (balanced) backward, forward, ... (A B C C B A ...), or forward
+ * each time (listed). @return how many (at most cap). */
+size_t plan_schedule(const struct plan *p, struct plan_run *runs, size_t cap);
+
+/* What {variables} stand for in one run. */
+struct plan_vars {
+	const char *peer_addr, *sender_addr, *run_dir, *cell, *arm;
+	uint64_t port, warmups, measured, repeat;
+};
+
+/* Expand side's argv (launcher first) into out (malloc'd strings, NULL
+ * terminated; free with plan_argv_free). {out:NAME} becomes
+ * run_dir/PATH. @return EV_OK or EV_ERROR. */
+ev_status plan_expand(const struct plan_side *side, const struct plan_vars *v, char ***out,
+		      struct ev_error *err);
+void plan_argv_free(char **argv);
+
+/* The path of output NAME of side relative to the run directory, or NULL. */
+const char *plan_output(const struct plan_side *side, const char *name);
+
+#endif

@@ -1,0 +1,141 @@
+#include "config.h"
+#include "capture/policy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+/* The first line of a small file, or "unavailable: PATH: reason". */
+static json_t *first_line(const char *path)
+{
+	char line[4096], text[4200];
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(text, sizeof text, "unavailable: %s: %s", path, strerror(errno));
+		return json_string(text);
+	}
+	if (!fgets(line, sizeof line, f))
+		line[0] = 0;
+	fclose(f);
+	line[strcspn(line, "\n")] = 0;
+	return json_string(line);
+}
+
+/* isolcpus=, nohz_full=, rcu_nocbs=, irqaffinity= of the command line
+ * (null when absent). */
+static json_t *isolation(const char *cmdline)
+{
+	static const char *params[] = {"isolcpus", "nohz_full", "rcu_nocbs", "irqaffinity", NULL};
+	json_t *o = json_object();
+	for (const char **p = params; *p; p++) {
+		json_t *v = json_null();
+		size_t n = strlen(*p);
+		for (const char *at = cmdline; (at = strstr(at, *p)) != NULL; at += n)
+			if ((at == cmdline || at[-1] == ' ') && at[n] == '=') {
+				json_decref(v);
+				v = json_stringn(at + n + 1, strcspn(at + n + 1, " "));
+			}
+		json_object_set_new(o, *p, v);
+	}
+	return o;
+}
+
+int pmqos_read(int32_t *value)
+{
+	int fd = open(PMQOS_DEVICE, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	ssize_t n = read(fd, value, sizeof *value);
+	int e = n == (ssize_t)sizeof *value ? 0 : n < 0 ? errno : EIO;
+	close(fd);
+	return e;
+}
+
+int pmqos_probe(void)
+{
+	int fd = open(PMQOS_DEVICE, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	close(fd); /* nothing was written: no request was made */
+	return 0;
+}
+
+ev_status pmqos_hold(int32_t value, struct pmqos_hold *h, int32_t *effective, struct ev_error *err)
+{
+	h->fd = open(PMQOS_DEVICE, O_RDWR | O_CLOEXEC);
+	h->value = value;
+	if (h->fd < 0)
+		return ev_error_errno(err, errno, "%s: cannot open to hold %d us", PMQOS_DEVICE, (int)value);
+	if (write(h->fd, &value, sizeof value) != (ssize_t)sizeof value) {
+		int e = errno;
+		close(h->fd);
+		h->fd = -1;
+		return ev_error_errno(err, e, "%s: cannot request %d us", PMQOS_DEVICE, (int)value);
+	}
+	int e = pmqos_read(effective);
+	if (e) {
+		pmqos_release(h);
+		return ev_error_errno(err, e, "%s: cannot read the value back", PMQOS_DEVICE);
+	}
+	return EV_OK;
+}
+
+void pmqos_release(struct pmqos_hold *h)
+{
+	if (h->fd >= 0)
+		close(h->fd); /* closing the descriptor withdraws the request */
+	h->fd = -1;
+}
+
+json_t *policy_snapshot(const int *cpus, size_t n)
+{
+	json_t *o = json_object();
+	json_t *cmdline = first_line("/proc/cmdline");
+	json_object_set_new(o, "kernel_cmdline", cmdline);
+	json_object_set_new(o, "isolation", isolation(json_string_value(cmdline)));
+	struct utsname u;
+	if (uname(&u) == 0)
+		json_object_set_new(o, "kernel", json_pack("{s:s, s:s, s:s}", "release", u.release, "version",
+							   u.version, "machine", u.machine));
+	json_t *per_cpu = json_object();
+	for (size_t i = 0; i < n; i++) {
+		char key[16], path[160];
+		snprintf(key, sizeof key, "%d", cpus[i]);
+		if (json_object_get(per_cpu, key))
+			continue;
+		snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", cpus[i]);
+		json_t *gov = first_line(path);
+		snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_driver", cpus[i]);
+		json_object_set_new(per_cpu, key,
+				    json_pack("{s:o, s:o}", "governor", gov, "driver", first_line(path)));
+	}
+	json_object_set_new(o, "cpus", per_cpu);
+	const char *no_turbo = "/sys/devices/system/cpu/intel_pstate/no_turbo";
+	json_object_set_new(o, "turbo",
+			    access(no_turbo, F_OK) == 0
+				    ? json_pack("{s:o}", "intel_pstate_no_turbo", first_line(no_turbo))
+				    : json_pack("{s:o}", "cpufreq_boost",
+						first_line("/sys/devices/system/cpu/cpufreq/boost")));
+	json_object_set_new(o, "tuned_profile", first_line("/etc/tuned/active_profile"));
+	json_object_set_new(o, "numa_balancing", first_line("/proc/sys/kernel/numa_balancing"));
+	json_object_set_new(o, "watchdog_cpumask", first_line("/proc/sys/kernel/watchdog_cpumask"));
+	json_object_set_new(o, "nmi_watchdog", first_line("/proc/sys/kernel/nmi_watchdog"));
+	json_object_set_new(o, "clocksource",
+			    first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource"));
+	json_object_set_new(o, "transparent_hugepage",
+			    first_line("/sys/kernel/mm/transparent_hugepage/enabled"));
+	int32_t v;
+	int e = pmqos_read(&v);
+	if (e) {
+		char text[160];
+		snprintf(text, sizeof text, "unavailable: %s: %s", PMQOS_DEVICE, strerror(e));
+		json_object_set_new(o, "cpu_dma_latency_us", json_string(text));
+	} else {
+		json_object_set_new(o, "cpu_dma_latency_us", json_integer(v));
+	}
+	return o;
+}

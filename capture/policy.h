@@ -1,0 +1,38 @@
+/* policy: the OS settings that change latency, read once per capture
+ * session (kernel command line and its isolation parameters, governor and
+ * driver per CPU, turbo/boost, tuned profile, NUMA balancing, watchdogs,
+ * clocksource, transparent huge pages, the current /dev/cpu_dma_latency),
+ * and the PM QoS hold of an arm. What cannot be read is recorded as
+ * "unavailable: REASON". Only capture/ includes this. */
+#ifndef CAPTURE_POLICY_H
+#define CAPTURE_POLICY_H
+
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "lib/status.h"
+
+#define PMQOS_DEVICE "/dev/cpu_dma_latency"
+
+/* The snapshot, for the CPUs a campaign uses (n of them). */
+json_t *policy_snapshot(const int *cpus, size_t n);
+
+/* The effective CPU latency constraint now (microseconds). @return 0, or
+ * a positive errno. */
+int pmqos_read(int32_t *value);
+
+/* Hold a constraint: the device stays open, with value written, until
+ * pmqos_release. *effective gets the value read back. @return EV_OK or
+ * EV_ERROR naming the device and the reason. */
+struct pmqos_hold {
+	int fd;
+	int32_t value;
+};
+ev_status pmqos_hold(int32_t value, struct pmqos_hold *h, int32_t *effective, struct ev_error *err);
+void pmqos_release(struct pmqos_hold *h);
+
+/* Can this process hold a constraint? @return 0, or a positive errno. */
+int pmqos_probe(void);
+
+#endif

@@ -1,0 +1,541 @@
+/* capture run: every run of a plan in its order, in a campaign directory
+ * that can be resumed; a capture receipt at the end. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "capture/capture.h"
+#include "capture/launch.h"
+#include "capture/netns.h"
+#include "capture/pins.h"
+#include "capture/policy.h"
+#include "lib/atomic.h"
+#include "lib/json.h"
+#include "lib/receipt.h"
+
+static const char help[] =
+	"usage: capture run PLAN -o CAMPAIGN_DIR [--degrade] [--json]\n"
+	"\n"
+	"Run every pair of a campaign plan in its order (balanced: A B C C B A ...), each\n"
+	"a fresh sender and peer pinned to their CPUs, in network namespaces of their own\n"
+	"joined by a veth pair when the plan says so, PM QoS held for the arms that ask.\n"
+	"Before each launch every program and launcher is checked against the plan's pins.\n"
+	"Each run's directory (runs/NNN-ARM-CELL-K) gets run.json (argv, environment,\n"
+	"binaries with SHA-256, PIDs and start times, CPUs read back, namespace inodes,\n"
+	"exit codes, wall times, before/after snapshots), native/ (stdout and stderr) and\n"
+	"observe/ (TCP state sampled during the run); the campaign gets plan.json,\n"
+	"policy.json (the OS settings) and a capture receipt.\n"
+	"\n"
+	"Run again on the same directory to resume: completed runs are kept, never\n"
+	"repeated; a run cut short is moved to interrupted/ and run again. A run whose\n"
+	"process failed is kept and marked, never retried.\n"
+	"\n"
+	"  -o, --output DIR   the campaign directory (new, or one to resume)\n"
+	"  --degrade          without the rights for namespaces or PM QoS, run anyway and\n"
+	"                     record what could not be done (default: refuse such a plan)\n"
+	"  --json             print the receipt on stdout\n"
+	"  -h, --help         show this help\n"
+	"\n"
+	"Exit status: 0 every run held, 1 a run failed (the receipt says which),\n"
+	"2 usage, refused plan, environment error or interrupted (nothing is claimed).\n";
+
+/* Can this process unshare a network namespace? @return 0 or an errno. */
+static int probe_netns(void)
+{
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWNET) == 0 ? 0 : errno);
+	int status;
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return errno ? errno : ECHILD;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : EPERM;
+}
+
+static void degrade(struct campaign *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void degrade(struct campaign *c, const char *fmt, ...)
+{
+	char text[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	json_array_append_new(c->degraded, json_string(text));
+	fprintf(stderr, TOOL ": degraded: %s\n", text);
+}
+
+/* What the plan needs that this process may not do: refused, or (with
+ * --degrade) recorded. */
+static ev_status check_rights(struct campaign *c, struct ev_error *err)
+{
+	int e;
+	c->netns_ok = 0;
+	if (c->plan.veth) {
+		if ((e = probe_netns()) == 0)
+			c->netns_ok = 1;
+		else
+			snprintf(c->netns_why, sizeof c->netns_why, "unshare(CLONE_NEWNET): %s", strerror(e));
+	}
+	int pm = 0;
+	for (size_t i = 0; i < c->plan.narms; i++)
+		pm |= c->plan.arms[i].pm_qos;
+	c->pmqos_ok = 0;
+	if (pm) {
+		if ((e = pmqos_probe()) == 0)
+			c->pmqos_ok = 1;
+		else
+			snprintf(c->pmqos_why, sizeof c->pmqos_why, "%s: %s", PMQOS_DEVICE, strerror(e));
+	}
+	if (!c->degrade) {
+		if (c->plan.veth && !c->netns_ok)
+			return ev_error_set(err, EV_REFUSED,
+					    "%s: the plan asks for network namespaces (\"namespaces\": \"veth\"), and "
+					    "this process cannot make them (%s); run capture as root, or pass --degrade "
+					    "to run both sides in this namespace and record that",
+					    c->plan_path, c->netns_why);
+		if (pm && !c->pmqos_ok)
+			return ev_error_set(err, EV_REFUSED,
+					    "%s: an arm asks to hold cpu_dma_latency, and this process cannot (%s); run "
+					    "capture as root, or pass --degrade to run the arm without it and record that",
+					    c->plan_path, c->pmqos_why);
+		return EV_OK;
+	}
+	if (c->plan.veth && !c->netns_ok)
+		degrade(c, "namespaces: veth asked for, not made (%s); both sides ran in capture's network "
+			   "namespace over loopback", c->netns_why);
+	if (pm && !c->pmqos_ok)
+		degrade(c, "pm_qos: cpu_dma_latency asked for, not held (%s)", c->pmqos_why);
+	return EV_OK;
+}
+
+/* Every program and launcher of every cell, before anything runs. */
+static ev_status check_all_binaries(struct campaign *c, json_t *receipt, struct ev_error *err)
+{
+	for (size_t i = 0; i < c->plan.ncells; i++)
+		for (int k = 0; k < 2; k++) {
+			const struct plan_side *s = &c->plan.cells[i].side[k];
+			const char *paths[2] = {json_string_value(json_array_get(s->argv, 0)),
+						s->launcher ? json_string_value(json_array_get(s->launcher, 0)) : NULL};
+			for (int b = 0; b < 2 && paths[b]; b++) {
+				struct pinned_binary pb;
+				ev_status st = pins_check(c->plan.pins, paths[b], &pb, err);
+				if (st != EV_OK)
+					return ev_error_wrap(err, "cell %s %s", c->plan.cells[i].name, s->role);
+				char name[4200];
+				snprintf(name, sizeof name, "binary %s", paths[b]);
+				int seen = 0;
+				size_t n;
+				json_t *in;
+				json_array_foreach(json_object_get(receipt, "inputs"), n, in)
+					seen |= strcmp(json_string_value(json_object_get(in, "name")), name) == 0;
+				if (!seen)
+					ev_receipt_add_input(receipt, name, paths[b], pb.sha256, err);
+			}
+		}
+	return EV_OK;
+}
+
+/* Create the campaign directory, or recognise it as this plan's. */
+static ev_status open_campaign(struct campaign *c, int *resumed, struct ev_error *err)
+{
+	char path[PATH_MAX + 32];
+	struct stat sb;
+	*resumed = 0;
+	snprintf(path, sizeof path, "%s/plan.json", c->dir);
+	if (stat(c->dir, &sb) == 0) {
+		uint8_t d[EV_SHA256_LEN];
+		char hex[EV_SHA256_HEX_LEN + 1];
+		if (!S_ISDIR(sb.st_mode))
+			return ev_error_set(err, EV_REFUSED, "%s: exists and is not a directory", c->dir);
+		if (access(path, F_OK) != 0)
+			return ev_error_set(err, EV_REFUSED,
+					    "%s: exists and holds no plan.json: not a campaign to resume; choose a new "
+					    "directory", c->dir);
+		ev_status st = ev_sha256_path(path, d, NULL, err);
+		if (st != EV_OK)
+			return st;
+		ev_sha256_hex(d, hex);
+		if (strcmp(hex, c->plan.sha256) != 0)
+			return ev_error_set(err, EV_REFUSED,
+					    "%s: holds the campaign of another plan (its plan.json has SHA-256 %s, %s has "
+					    "%s); a campaign's plan cannot change: choose a new directory", c->dir, hex,
+					    c->plan_path, c->plan.sha256);
+		*resumed = 1;
+	} else {
+		if (errno != ENOENT)
+			return ev_error_errno(err, errno, "%s", c->dir);
+		if (mkdir(c->dir, 0755) != 0)
+			return ev_error_errno(err, errno, "%s: cannot create the campaign directory", c->dir);
+		char *bytes = NULL;
+		size_t len = 0;
+		ev_status st = ev_file_read_all(c->plan_path, EV_JSON_MAX_BYTES, &bytes, &len, err);
+		if (st == EV_OK)
+			st = ev_publish_bytes(path, bytes, len, 0644, err);
+		free(bytes);
+		if (st != EV_OK)
+			return st;
+	}
+	static const char *const subs[] = {"runs", "interrupted"};
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof path, "%s/%s", c->dir, subs[i]);
+		if (mkdir(path, 0755) != 0 && errno != EEXIST)
+			return ev_error_errno(err, errno, "%s: cannot create", path);
+	}
+	return EV_OK;
+}
+
+/* A run done in an earlier session: its run.json's verdict. @return 1
+ * when it exists (summary set), 0 when the run is to be made, -1 on an
+ * error (err set). A directory without run.json was cut short: it is
+ * moved to interrupted/ (kept, never deleted). */
+static int earlier_run(struct campaign *c, const struct plan_run *r, json_t **summary,
+		       struct ev_error *err)
+{
+	char runs[PATH_MAX], dir[PATH_MAX], rec[PATH_MAX];
+	if (path_join(runs, sizeof runs, c->dir, "runs") != 0 || path_join(dir, sizeof dir, runs, r->name) != 0 ||
+	    path_join(rec, sizeof rec, dir, "run.json") != 0) {
+		ev_error_set(err, EV_REFUSED, "%s: path too long", c->dir);
+		return -1;
+	}
+	if (access(rec, F_OK) == 0) {
+		json_t *doc;
+		uint8_t d[EV_SHA256_LEN];
+		if (ev_json_load(rec, "evidence-run/1", EV_JSON_REQUIRE_CANONICAL, &doc, d, NULL, NULL, err) != EV_OK)
+			return -1;
+		const char *result = json_string_value(json_object_get(doc, "result"));
+		*summary = json_pack("{s:I, s:s, s:s, s:s, s:i, s:s, s:s}", "order_index", (json_int_t)r->index,
+				     "name", r->name, "arm", r->arm->name, "cell", r->cell->name, "repeat",
+				     (int)r->repeat, "result", result ? result : "unknown", "session", "earlier");
+		json_t *failure = json_object_get(doc, "failure");
+		if (failure)
+			json_object_set(*summary, "failure", failure);
+		json_decref(doc);
+		return 1;
+	}
+	if (access(dir, F_OK) != 0)
+		return 0;
+	for (int n = 1; n < 1000; n++) {
+		char aside[PATH_MAX], name[PLAN_RUN_NAME_MAX + 16], sub[PATH_MAX];
+		snprintf(name, sizeof name, "%s.%d", r->name, n);
+		if (path_join(sub, sizeof sub, c->dir, "interrupted") != 0 || path_join(aside, sizeof aside, sub, name) != 0) {
+			ev_error_set(err, EV_REFUSED, "%s: path too long", c->dir);
+			return -1;
+		}
+		if (renameat2(AT_FDCWD, dir, AT_FDCWD, aside, RENAME_NOREPLACE) == 0) {
+			fprintf(stderr, TOOL ": %s was cut short in an earlier session: kept as %s, run again\n",
+				r->name, aside + strlen(c->dir) + 1);
+			return 0;
+		}
+		if (errno != EEXIST) {
+			ev_error_errno(err, errno, "%s: cannot move the interrupted run aside", dir);
+			return -1;
+		}
+	}
+	ev_error_set(err, EV_ERROR, "%s: too many interrupted copies", dir);
+	return -1;
+}
+
+/* Pin capture (and the threads it starts) to the controller CPUs. */
+static ev_status pin_controller(struct campaign *c, struct ev_error *err)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	for (size_t i = 0; i < c->plan.ncontroller; i++)
+		CPU_SET(c->plan.controller_cpus[i], &set);
+	if (sched_setaffinity(0, sizeof set, &set) != 0)
+		return ev_error_errno(err, errno, "cannot pin capture to its controller CPUs");
+	return EV_OK;
+}
+
+static void collect_cpus(struct campaign *c)
+{
+	c->ncpus = 0;
+	int seen[PLAN_MAX_CPUS] = {0};
+	for (size_t i = 0; i < c->plan.ncontroller; i++)
+		if (!seen[c->plan.controller_cpus[i]]++)
+			c->cpus[c->ncpus++] = c->plan.controller_cpus[i];
+	for (size_t i = 0; i < c->plan.ncells; i++)
+		for (int k = 0; k < 2; k++)
+			if (c->plan.cells[i].side[k].cpu < PLAN_MAX_CPUS && !seen[c->plan.cells[i].side[k].cpu]++)
+				c->cpus[c->ncpus++] = c->plan.cells[i].side[k].cpu;
+}
+
+static ev_status write_policy(struct campaign *c, json_t *receipt, struct ev_error *err)
+{
+	json_t *doc = policy_snapshot(c->cpus, c->ncpus);
+	json_object_set_new(doc, "format", json_string("evidence-policy/1"));
+	json_object_set_new(doc, "host", json_string(c->host));
+	json_object_set_new(doc, "boot_id", json_string(c->boot_id));
+	char *bytes = NULL, path[PATH_MAX + 32];
+	size_t len = 0;
+	ev_status st = ev_json_dump(doc, &bytes, &len, err);
+	json_decref(doc);
+	if (st == EV_OK)
+		st = ev_publish_fresh(c->dir, "policy", "json", bytes, len, 0644, path, sizeof path, err);
+	if (st == EV_OK) {
+		uint8_t d[EV_SHA256_LEN];
+		char hex[EV_SHA256_HEX_LEN + 1];
+		ev_sha256_buffer(bytes, len, d, err);
+		ev_sha256_hex(d, hex);
+		ev_receipt_add_output(receipt, "policy", path, hex, err);
+	}
+	free(bytes);
+	return st;
+}
+
+struct session {
+	struct campaign *c;
+	json_t *receipt, *runs, *arms;
+	struct plan_run *order;
+	size_t n;
+	unsigned ok, failed, earlier, not_run, this_session;
+};
+
+/* The arm's runs; PM QoS held around them when asked. @return EV_OK, or
+ * an error that stops the campaign; *stop when the plan says to stop. */
+static ev_status run_arm(struct session *ss, size_t first, size_t last, int *stop, struct ev_error *err)
+{
+	struct campaign *c = ss->c;
+	const struct plan_arm *arm = ss->order[first].arm;
+	json_t *done[PLAN_MAX_RUNS] = {0};
+	size_t todo = 0;
+	for (size_t i = first; i < last; i++) {
+		int e = earlier_run(c, &ss->order[i], &done[i - first], err);
+		if (e < 0)
+			return err->status;
+		todo += e == 0;
+	}
+	json_t *arm_json = json_pack("{s:s}", "name", arm->name);
+	struct pmqos_hold hold = {-1, 0};
+	c->pmqos_held = 0;
+	if (arm->pm_qos && todo && c->pmqos_ok && !*stop) {
+		int32_t effective;
+		ev_status st = pmqos_hold(arm->cpu_dma_latency, &hold, &effective, err);
+		if (st != EV_OK) {
+			json_decref(arm_json);
+			for (size_t i = 0; i < last - first; i++)
+				json_decref(done[i]);
+			return st;
+		}
+		c->pmqos_held = 1;
+		json_object_set_new(arm_json, "cpu_dma_latency",
+				    json_pack("{s:i, s:i}", "requested_us", arm->cpu_dma_latency,
+					      "effective_during_us", effective));
+		printf("arm %s: holding %s at %d us (read back %d)\n", arm->name, PMQOS_DEVICE,
+		       (int)arm->cpu_dma_latency, (int)effective);
+	}
+	ev_status st = EV_OK;
+	for (size_t i = first; i < last; i++) {
+		const struct plan_run *r = &ss->order[i];
+		json_t *summary = done[i - first];
+		if (summary) {
+			ss->earlier++;
+			if (strcmp(json_string_value(json_object_get(summary, "result")), "ok") != 0)
+				ss->failed++;
+		} else if (*stop) {
+			summary = json_pack("{s:I, s:s, s:s, s:s, s:i, s:s}", "order_index", (json_int_t)r->index,
+					    "name", r->name, "arm", r->arm->name, "cell", r->cell->name, "repeat",
+					    (int)r->repeat, "result", "not-run");
+			ss->not_run++;
+		} else {
+			double t0 = launch_monotonic();
+			enum run_result res = run_one(c, r, &summary, err);
+			if (res == RUN_INTERRUPTED) {
+				json_decref(summary);
+				st = err->status != EV_OK ? err->status : EV_ERROR;
+				if (err->status == EV_OK)
+					ev_error_set(err, EV_ERROR, "%s: interrupted; run capture again to resume", r->name);
+				break;
+			}
+			printf("[%zu/%zu] %s: %s (%.1f s)%s%s\n", r->index, ss->n, r->name,
+			       res == RUN_OK ? "ok" : res == RUN_TIMEOUT ? "TIMEOUT" : "FAILED", launch_monotonic() - t0,
+			       res == RUN_OK ? "" : ": ", res == RUN_OK ? "" : err->text);
+			fflush(stdout);
+			ss->this_session++;
+			if (res == RUN_OK) {
+				ss->ok++;
+			} else {
+				ss->failed++;
+				*stop = c->plan.stop_on_failure;
+			}
+			ev_error_clear(err);
+			json_object_set_new(summary, "session", json_string("this"));
+		}
+		json_array_append_new(ss->runs, summary);
+		done[i - first] = NULL;
+	}
+	for (size_t i = 0; i < last - first; i++)
+		json_decref(done[i]);
+	if (hold.fd >= 0) {
+		pmqos_release(&hold);
+		c->pmqos_held = 0;
+		int32_t after;
+		int e = pmqos_read(&after);
+		json_t *pm = json_object_get(arm_json, "cpu_dma_latency");
+		if (e)
+			json_object_set_new(pm, "after_release", json_string(strerror(e)));
+		else
+			json_object_set_new(pm, "after_release_us", json_integer(after));
+		printf("arm %s: released %s (now %d us)\n", arm->name, PMQOS_DEVICE, e ? -1 : (int)after);
+	} else if (arm->pm_qos) {
+		json_object_set_new(arm_json, "cpu_dma_latency",
+				    json_pack("{s:i, s:b}", "requested_us", arm->cpu_dma_latency, "held", 0));
+	}
+	json_array_append_new(ss->arms, arm_json);
+	return st;
+}
+
+static ev_status run_campaign(struct campaign *c, json_t *receipt, char *receipt_path, size_t cap,
+			      int *all_ok, struct ev_error *err)
+{
+	static struct plan_run order[PLAN_MAX_RUNS];
+	struct session ss = {.c = c, .receipt = receipt, .runs = json_array(), .arms = json_array(),
+			     .order = order};
+	ss.n = plan_schedule(&c->plan, order, PLAN_MAX_RUNS);
+	int stop = 0;
+	ev_status st = EV_OK;
+	for (size_t first = 0; first < ss.n && st == EV_OK;) {
+		size_t last = first;
+		while (last < ss.n && order[last].arm == order[first].arm)
+			last++;
+		st = run_arm(&ss, first, last, &stop, err);
+		first = last;
+	}
+	if (st != EV_OK) {
+		json_decref(ss.runs);
+		json_decref(ss.arms);
+		return st;
+	}
+	size_t i;
+	json_t *run;
+	json_array_foreach(ss.runs, i, run) {
+		const char *result = json_string_value(json_object_get(run, "result"));
+		const char *failure = json_string_value(json_object_get(run, "failure"));
+		char name[PLAN_RUN_NAME_MAX + 8], path[PATH_MAX + PLAN_RUN_NAME_MAX + 16];
+		snprintf(name, sizeof name, "run %s", json_string_value(json_object_get(run, "name")));
+		ev_receipt_add_check(receipt, name, strcmp(result, "ok") == 0, failure ? failure : result, err);
+		snprintf(path, sizeof path, "%s/runs/%s/run.json", c->dir, json_string_value(json_object_get(run, "name")));
+		uint8_t d[EV_SHA256_LEN];
+		char hex[EV_SHA256_HEX_LEN + 1];
+		struct ev_error ignored;
+		ev_error_clear(&ignored);
+		if (ev_sha256_path(path, d, NULL, &ignored) == EV_OK) {
+			ev_sha256_hex(d, hex);
+			ev_receipt_add_output(receipt, name + 4, path, hex, err);
+		}
+	}
+	json_t *cpus = json_array();
+	for (size_t k = 0; k < c->plan.ncontroller; k++)
+		json_array_append_new(cpus, json_integer(c->plan.controller_cpus[k]));
+	ev_receipt_set_fact(receipt, "campaign", json_string(c->plan.name), err);
+	ev_receipt_set_fact(receipt, "plan_sha256", json_string(c->plan.sha256), err);
+	ev_receipt_set_fact(receipt, "order", json_string(c->plan.balanced ? "balanced" : "listed"), err);
+	ev_receipt_set_fact(receipt, "runs", ss.runs, err);
+	ev_receipt_set_fact(receipt, "arms", ss.arms, err);
+	ev_receipt_set_fact(receipt, "controller_cpus", cpus, err);
+	ev_receipt_set_fact(receipt, "degraded", json_incref(c->degraded), err);
+	ev_receipt_set_fact(receipt, "counts",
+			    json_pack("{s:I, s:I, s:I, s:I}", "this_session", (json_int_t)ss.this_session,
+				      "earlier", (json_int_t)ss.earlier, "failed", (json_int_t)ss.failed,
+				      "not_run", (json_int_t)ss.not_run), err);
+	if ((st = ev_receipt_finish(receipt, err)) == EV_OK)
+		st = ev_receipt_write_fresh(receipt, c->dir, "receipt-capture", receipt_path, cap, err);
+	*all_ok = ss.failed == 0 && ss.not_run == 0;
+	return st;
+}
+
+int capture_run_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"degrade", no_argument, NULL, 'D'},
+		{"help", no_argument, NULL, 'h'},
+		{"json", no_argument, NULL, 'j'},
+		{"output", required_argument, NULL, 'o'},
+		{NULL, 0, NULL, 0},
+	};
+	static struct campaign c;
+	const char *out = NULL;
+	int opt;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'D': c.degrade = 1; break;
+		case 'h': fputs(help, stdout); return 0;
+		case 'j': c.json = 1; break;
+		case 'o': out = optarg; break;
+		default: return msg_usage("run", "unknown or incomplete option");
+		}
+	}
+	if (optind + 1 != argc)
+		return msg_usage("run", optind == argc ? "no plan given" : "one plan at a time");
+	if (!out)
+		return msg_usage("run", "no campaign directory given (-o DIR)");
+	c.plan_path = argv[optind];
+	if (out[0] == '/') {
+		snprintf(c.dir, sizeof c.dir, "%s", out);
+	} else {
+		char cwd[PATH_MAX];
+		if (!getcwd(cwd, sizeof cwd) || snprintf(c.dir, sizeof c.dir, "%s/%s", cwd, out) >= (int)sizeof c.dir)
+			return msg_usage("run", "-o %s: path too long", out);
+	}
+	ev_cli_catch_signals();
+	struct ev_error err;
+	ev_error_clear(&err);
+	c.degraded = json_array();
+	json_t *receipt = NULL;
+	int resumed = 0, all_ok = 0;
+	char receipt_path[PATH_MAX + 64];
+	ev_status st = plan_load(c.plan_path, &c.plan, &err);
+	if (st == EV_OK)
+		st = check_rights(&c, &err);
+	if (st == EV_OK && gethostname(c.host, sizeof c.host) != 0)
+		snprintf(c.host, sizeof c.host, "unknown");
+	if (st == EV_OK)
+		st = ev_proc_boot_id(c.boot_id, &err);
+	if (st == EV_OK && !(receipt = ev_receipt_new("capture", TOOL, &err)))
+		st = err.status;
+	if (st == EV_OK)
+		st = ev_receipt_add_input(receipt, "plan", c.plan_path, c.plan.sha256, &err);
+	if (st == EV_OK)
+		st = check_all_binaries(&c, receipt, &err);
+	if (st == EV_OK)
+		st = pin_controller(&c, &err);
+	if (st == EV_OK)
+		st = open_campaign(&c, &resumed, &err);
+	if (st == EV_OK) {
+		collect_cpus(&c);
+		if (resumed)
+			printf("resuming the campaign in %s\n", c.dir);
+		st = write_policy(&c, receipt, &err);
+	}
+	if (st == EV_OK)
+		st = run_campaign(&c, receipt, receipt_path, sizeof receipt_path, &all_ok, &err);
+	if (st == EV_OK) {
+		if (c.json) {
+			char *bytes = NULL;
+			size_t len = 0;
+			if (ev_json_dump(receipt, &bytes, &len, &err) == EV_OK)
+				fwrite(bytes, 1, len, stdout);
+			free(bytes);
+		} else {
+			printf("%s: campaign %s; receipt %s\n", all_ok ? "OK" : "FAIL", c.dir, receipt_path);
+		}
+		st = all_ok ? EV_OK : EV_MISMATCH;
+	} else {
+		ev_cli_error(TOOL, &err);
+	}
+	json_decref(receipt);
+	json_decref(c.degraded);
+	plan_free(&c.plan);
+	return ev_status_exit_code(st);
+}

@@ -1,0 +1,610 @@
+/* One run of a campaign: a fresh pair of processes, pinned, in their
+ * namespaces, observed, and recorded in run.json. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture/capture.h"
+#include "capture/launch.h"
+#include "capture/netns.h"
+#include "capture/observe.h"
+#include "capture/pins.h"
+#include "capture/policy.h"
+#include "lib/atomic.h"
+#include "lib/json.h"
+
+#define READY_TIMEOUT_S 30.0
+#define PEER_GRACE_S 10.0
+#define KILL_GRACE_S 2.0
+#define ENV_MAX 96
+#define BASE_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+struct run_state {
+	struct campaign *c;
+	const struct plan_run *r;
+	char dir[PATH_MAX];
+	struct side_proc side[2];           /* PLAN_SENDER, PLAN_PEER */
+	struct pinned_binary bins[2][2];    /* [side][program, launcher] */
+	int nbins[2];
+	char *env[2][ENV_MAX + 1];
+	int route_fd[2], diag_fd[2];
+	uint64_t netns_inode[2];
+	json_t *doc;                        /* run.json */
+	json_t *before[2], *after[2], *links_before[2], *links_after[2];
+	json_t *cpus_before, *cpus_after, *tcp;
+	enum run_result result;
+	char failure[1024];
+	int pinned_ok[2];
+	char pinned_found[2][64];
+	int32_t dma_observed;
+	int dma_err;
+};
+
+static void fail_run(struct run_state *s, enum run_result result, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The first failure is the one reported. */
+static void fail_run(struct run_state *s, enum run_result result, const char *fmt, ...)
+{
+	if (s->result != RUN_OK)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->failure, sizeof s->failure, fmt, ap);
+	va_end(ap);
+	s->result = result;
+}
+
+/* mkdir -p of path's parent directories below base. */
+static ev_status make_parents(const char *base, const char *rel, struct ev_error *err)
+{
+	char path[PATH_MAX];
+	if (path_join(path, sizeof path, base, rel) != 0)
+		return ev_error_set(err, EV_REFUSED, "%s/%s: path too long", base, rel);
+	for (char *p = path + strlen(base) + 1; (p = strchr(p, '/')) != NULL; p++) {
+		*p = 0;
+		if (mkdir(path, 0755) != 0 && errno != EEXIST)
+			return ev_error_errno(err, errno, "%s: cannot create", path);
+		*p = '/';
+	}
+	return EV_OK;
+}
+
+static ev_status prepare_dirs(struct run_state *s, struct ev_error *err)
+{
+	if (mkdir(s->dir, 0755) != 0)
+		return ev_error_errno(err, errno, "%s: cannot create the run directory", s->dir);
+	char sub[PATH_MAX];
+	static const char *const subs[] = {"native", "observe"};
+	for (int i = 0; i < 2; i++) {
+		if (path_join(sub, sizeof sub, s->dir, subs[i]) != 0)
+			return ev_error_set(err, EV_REFUSED, "%s: path too long", s->dir);
+		if (mkdir(sub, 0755) != 0)
+			return ev_error_errno(err, errno, "%s: cannot create", sub);
+	}
+	for (int k = 0; k < 2; k++) {
+		const json_t *outs = s->r->cell->side[k].outputs;
+		const char *name;
+		json_t *v;
+		json_object_foreach((json_t *)outs, name, v) {
+			ev_status st = make_parents(s->dir, json_string_value(v), err);
+			if (st != EV_OK)
+				return st;
+		}
+	}
+	return EV_OK;
+}
+
+static ev_status build_env(struct run_state *s, int k, const struct plan_vars *vars, struct ev_error *err)
+{
+	const struct plan_side *side = &s->r->cell->side[k];
+	size_t n = 0;
+	const char *home = getenv("HOME");
+	char buf[PATH_MAX + 16];
+	snprintf(buf, sizeof buf, "PATH=%s", BASE_PATH);
+	s->env[k][n++] = strdup(buf);
+	snprintf(buf, sizeof buf, "HOME=%s", home ? home : "/");
+	s->env[k][n++] = strdup(buf);
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)side->env, key, v) {
+		if (n == ENV_MAX)
+			return ev_error_set(err, EV_REFUSED, "cell %s %s: more than %d environment variables",
+					    s->r->cell->name, side->role, ENV_MAX - 2);
+		/* a value may hold {variables}: expand it as a one-word argv */
+		struct plan_side one = {.argv = json_pack("[s]", json_string_value(v)), .outputs = side->outputs};
+		char **out = NULL;
+		ev_status st = plan_expand(&one, vars, &out, err);
+		json_decref(one.argv);
+		if (st != EV_OK)
+			return st;
+		/* a plan's value replaces the base one of the same name */
+		size_t klen = strlen(key), i;
+		for (i = 0; i < n; i++)
+			if (strncmp(s->env[k][i], key, klen) == 0 && s->env[k][i][klen] == '=')
+				break;
+		char *entry = malloc(klen + strlen(out[0]) + 2);
+		if (entry)
+			sprintf(entry, "%s=%s", key, out[0]);
+		plan_argv_free(out);
+		if (i < n)
+			free(s->env[k][i]);
+		s->env[k][i] = entry;
+		if (i == n)
+			n++;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!s->env[k][i])
+			return ev_error_set(err, EV_ERROR, "out of memory");
+	s->env[k][n] = NULL;
+	return EV_OK;
+}
+
+/* Check the side's program and launcher against the plan's pins. */
+static ev_status check_binaries(struct run_state *s, int k, struct ev_error *err)
+{
+	const struct plan_side *side = &s->r->cell->side[k];
+	const char *paths[2] = {json_string_value(json_array_get(side->argv, 0)),
+				side->launcher ? json_string_value(json_array_get(side->launcher, 0)) : NULL};
+	for (int b = 0; b < 2 && paths[b]; b++) {
+		ev_status st = pins_check(s->c->plan.pins, paths[b], &s->bins[k][b], err);
+		if (st != EV_OK)
+			return st;
+		s->nbins[k] = b + 1;
+	}
+	return EV_OK;
+}
+
+static int open_native(struct run_state *s, const char *role, const char *stream)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/native/%s.%s", s->dir, role, stream);
+	return open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+}
+
+/* Read back where the kernel lets the process run: exactly its CPU? */
+static void verify_pinning(struct run_state *s, int k)
+{
+	struct side_proc *p = &s->side[k];
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	if (sched_getaffinity(p->pid, sizeof set, &set) != 0) {
+		snprintf(s->pinned_found[k], sizeof s->pinned_found[k], "unreadable: %s", strerror(errno));
+		return;
+	}
+	char *w = s->pinned_found[k];
+	size_t left = sizeof s->pinned_found[k];
+	w[0] = 0;
+	for (int cpu = 0; cpu < CPU_SETSIZE && left > 8; cpu++)
+		if (CPU_ISSET(cpu, &set)) {
+			int n = snprintf(w, left, "%s%d", w == s->pinned_found[k] ? "" : ",", cpu);
+			w += n;
+			left -= (size_t)n;
+		}
+	s->pinned_ok[k] = CPU_COUNT(&set) == 1 && CPU_ISSET(p->cpu, &set);
+}
+
+static json_t *timespec_json(const struct timespec *t)
+{
+	char text[64];
+	struct tm tm;
+	gmtime_r(&t->tv_sec, &tm);
+	size_t n = strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(text + n, sizeof text - n, ".%09ldZ", t->tv_nsec);
+	return json_string(text);
+}
+
+static json_t *strings_json(char **v)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; v && v[i]; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+static json_t *exit_json(const struct side_proc *p)
+{
+	if (!p->exited)
+		return json_null();
+	if (WIFEXITED(p->status))
+		return json_pack("{s:i}", "code", WEXITSTATUS(p->status));
+	return json_pack("{s:i, s:s}", "signal", WTERMSIG(p->status), "name", strsignal(WTERMSIG(p->status)));
+}
+
+static json_t *process_json(struct run_state *s, int k)
+{
+	struct side_proc *p = &s->side[k];
+	const struct plan_side *ps = &s->r->cell->side[k];
+	uint64_t start = 0;
+	struct ev_error ignored;
+	ev_error_clear(&ignored);
+	json_t *o = json_pack("{s:s, s:o, s:o, s:s, s:i}", "role", ps->role, "argv", strings_json(p->argv),
+			      "env", strings_json(s->env[k]), "cwd", s->dir, "cpu", ps->cpu);
+	if (p->pid > 0) {
+		json_object_set_new(o, "pid", json_integer(p->pid));
+		if (s->before[k] && json_object_get(s->before[k], "start_ticks"))
+			start = (uint64_t)json_integer_value(json_object_get(s->before[k], "start_ticks"));
+		json_object_set_new(o, "start_ticks", json_integer((json_int_t)start));
+		json_object_set_new(o, "affinity", json_pack("{s:s, s:b}", "read_back", s->pinned_found[k],
+							     "exact", s->pinned_ok[k]));
+		json_object_set_new(o, "netns_inode", json_integer((json_int_t)s->netns_inode[k]));
+		json_object_set_new(o, "exit", exit_json(p));
+		if (p->exec_mono > 0)
+			json_object_set_new(o, "wall",
+					    json_pack("{s:o, s:o, s:f}", "exec", timespec_json(&p->exec_real), "end",
+						      p->exited ? timespec_json(&p->end_real) : json_null(), "seconds",
+						      p->exited ? p->end_mono - p->exec_mono : 0.0));
+	}
+	json_t *bins = json_array();
+	for (int b = 0; b < s->nbins[k]; b++)
+		json_array_append_new(bins, pins_json(&s->bins[k][b]));
+	json_object_set_new(o, "binaries", bins);
+	char out[64], errs[64];
+	snprintf(out, sizeof out, "native/%s.stdout", ps->role);
+	snprintf(errs, sizeof errs, "native/%s.stderr", ps->role);
+	json_object_set_new(o, "stdout", json_string(out));
+	json_object_set_new(o, "stderr", json_string(errs));
+	if (ps->outputs)
+		json_object_set(o, "outputs", ps->outputs);
+	json_object_set_new(o, "before", s->before[k] ? json_incref(s->before[k]) : json_null());
+	json_object_set_new(o, "after", s->after[k] ? json_incref(s->after[k]) : json_null());
+	return o;
+}
+
+/* The process's snapshot, with its start time (its name in this boot). */
+static json_t *snapshot(pid_t pid)
+{
+	json_t *o = observe_process(pid);
+	uint64_t ticks;
+	struct ev_error err;
+	ev_error_clear(&err);
+	if (ev_proc_start_ticks(pid, &ticks, &err) == EV_OK)
+		json_object_set_new(o, "start_ticks", json_integer((json_int_t)ticks));
+	return o;
+}
+
+static const char *result_name(enum run_result r)
+{
+	switch (r) {
+	case RUN_OK: return "ok";
+	case RUN_FAILED: return "failed";
+	case RUN_TIMEOUT: return "timeout";
+	default: return "interrupted";
+	}
+}
+
+static ev_status write_run_json(struct run_state *s, struct ev_error *err)
+{
+	struct campaign *c = s->c;
+	const struct plan_run *r = s->r;
+	json_t *procs = json_array();
+	/* the peer first: it was started first */
+	json_array_append_new(procs, process_json(s, PLAN_PEER));
+	json_array_append_new(procs, process_json(s, PLAN_SENDER));
+	json_t *dma;
+	if (s->dma_err) {
+		char text[160];
+		snprintf(text, sizeof text, "unavailable: %s: %s", PMQOS_DEVICE, strerror(s->dma_err));
+		dma = json_pack("{s:s}", "observed", text);
+	} else {
+		dma = json_pack("{s:i}", "observed_us", s->dma_observed);
+	}
+	if (r->arm->pm_qos)
+		json_object_set_new(dma, "requested_us", json_integer(r->arm->cpu_dma_latency));
+	json_object_set_new(dma, "held", json_boolean(r->arm->pm_qos && c->pmqos_held));
+	json_t *net = json_pack("{s:s}", "topology", c->plan.veth && c->netns_ok ? "veth" : "none");
+	if (c->plan.veth && c->netns_ok) {
+		json_object_set_new(net, "sender", json_pack("{s:s, s:s}", "interface", NETNS_SENDER_IF,
+							     "address", NETNS_SENDER_ADDR));
+		json_object_set_new(net, "peer", json_pack("{s:s, s:s}", "interface", NETNS_PEER_IF,
+							   "address", NETNS_PEER_ADDR));
+	}
+	for (int k = 0; k < (c->plan.veth && c->netns_ok ? 2 : 1); k++)
+		if (s->links_before[k] || s->links_after[k])
+			json_object_set_new(net, k == PLAN_SENDER ? "sender_links" : "peer_links",
+					    json_pack("{s:o, s:o}", "before",
+						      s->links_before[k] ? json_incref(s->links_before[k]) : json_null(),
+						      "after",
+						      s->links_after[k] ? json_incref(s->links_after[k]) : json_null()));
+	s->doc = json_pack("{s:s, s:s, s:s, s:s, s:I, s:s, s:s, s:i, s:s, s:s, s:o, s:o, s:o, s:o}",
+			   "format", "evidence-run/1", "campaign", c->plan.name, "plan_sha256", c->plan.sha256,
+			   "name", r->name, "order_index", (json_int_t)r->index, "arm", r->arm->name, "cell",
+			   r->cell->name, "repeat", (int)r->repeat, "boot_id", c->boot_id, "host", c->host,
+			   "processes", procs, "cpu_dma_latency", dma, "network", net, "degraded",
+			   json_incref(c->degraded));
+	json_object_set_new(s->doc, "result", json_string(result_name(s->result)));
+	if (s->result != RUN_OK)
+		json_object_set_new(s->doc, "failure", json_string(s->failure));
+	json_object_set_new(s->doc, "counts",
+			    json_pack("{s:I, s:I}", "warmups", (json_int_t)c->plan.warmups, "measured",
+				      (json_int_t)c->plan.measured));
+	json_object_set_new(s->doc, "cpus",
+			    json_pack("{s:o, s:o}", "before", s->cpus_before ? json_incref(s->cpus_before) : json_null(),
+				      "after", s->cpus_after ? json_incref(s->cpus_after) : json_null()));
+	if (s->tcp)
+		json_object_set_new(s->doc, "tcp_samples", json_string("observe/tcp.json"));
+
+	char *bytes = NULL, path[PATH_MAX];
+	size_t len = 0;
+	ev_status st = EV_OK;
+	if (s->tcp) {
+		json_object_set_new(s->tcp, "format", json_string("evidence-tcp-samples/1"));
+		snprintf(path, sizeof path, "%s/observe/tcp.json", s->dir);
+		if ((st = ev_json_dump(s->tcp, &bytes, &len, err)) == EV_OK)
+			st = ev_publish_bytes(path, bytes, len, 0644, err);
+		free(bytes);
+		bytes = NULL;
+	}
+	snprintf(path, sizeof path, "%s/run.json", s->dir);
+	if (st == EV_OK && (st = ev_json_dump(s->doc, &bytes, &len, err)) == EV_OK)
+		st = ev_publish_bytes(path, bytes, len, 0644, err);
+	free(bytes);
+	return st;
+}
+
+/* Launch, watch and end the pair. Failures go into s (fail_run). */
+static void run_pair(struct run_state *s, struct ev_error *err)
+{
+	struct campaign *c = s->c;
+	const struct plan *plan = &c->plan;
+	const struct plan_side *peer = &s->r->cell->side[PLAN_PEER];
+	int veth = plan->veth && c->netns_ok;
+	struct side_proc *sp = &s->side[PLAN_SENDER], *pp = &s->side[PLAN_PEER];
+	for (int k = PLAN_PEER; k >= PLAN_SENDER; k--)
+		if (launch_start(&s->side[k], err) != EV_OK) {
+			fail_run(s, RUN_FAILED, "%s", err->text);
+			return;
+		}
+	if (veth) {
+		if (netns_veth_create(NETNS_SENDER_IF, sp->pid, NETNS_PEER_IF, pp->pid, err) != EV_OK ||
+		    launch_configure(pp, err) != EV_OK || launch_configure(sp, err) != EV_OK) {
+			fail_run(s, RUN_FAILED, "%s", err->text);
+			return;
+		}
+	}
+	/* Sockets inside the namespaces: the counters can be read after the
+	 * processes are gone, and the namespaces go when these close. */
+	for (int k = 0; k < 2; k++) {
+		if (k == 1 && !veth) {
+			s->route_fd[1] = s->diag_fd[1] = -1;
+			break;
+		}
+		if (netns_sockets(veth ? s->side[k].pid : 0, &s->route_fd[k], &s->diag_fd[k], err) != EV_OK) {
+			fail_run(s, RUN_FAILED, "%s", err->text);
+			return;
+		}
+		s->netns_inode[k] = netns_inode(s->side[k].pid);
+		s->links_before[k] = netns_link_stats(s->route_fd[k], err);
+	}
+	if (!veth)
+		s->netns_inode[1] = netns_inode(s->side[1].pid);
+	s->cpus_before = observe_cpus(c->cpus, c->ncpus);
+	s->dma_err = pmqos_read(&s->dma_observed);
+
+	double deadline = launch_monotonic() + (double)plan->timeout_s;
+	if (launch_exec(pp, err) != EV_OK) {
+		fail_run(s, RUN_FAILED, "%s", err->text);
+		return;
+	}
+	s->before[PLAN_PEER] = snapshot(pp->pid);
+	verify_pinning(s, PLAN_PEER);
+	/* The peer is ready when it listens (or after a fixed delay). */
+	double ready_by = launch_monotonic() + READY_TIMEOUT_S;
+	if (peer->ready_delay_ms) {
+		struct timespec d = {(time_t)(peer->ready_delay_ms / 1000), (long)(peer->ready_delay_ms % 1000) * 1000000};
+		nanosleep(&d, NULL);
+	}
+	while (peer->ready_port && !launch_listening(pp->pid, (unsigned)peer->ready_port)) {
+		struct timespec tick = {0, 5 * 1000 * 1000};
+		if (launch_wait_any(pp, 1, launch_monotonic()) == 0) {
+			fail_run(s, RUN_FAILED, "peer exited before it listened on port %" PRIu64, peer->ready_port);
+			return;
+		}
+		if (ev_cli_interrupted) {
+			fail_run(s, RUN_INTERRUPTED, "interrupted");
+			return;
+		}
+		if (launch_monotonic() > ready_by) {
+			fail_run(s, RUN_FAILED, "peer did not listen on port %" PRIu64 " within %.0f s",
+				 peer->ready_port, READY_TIMEOUT_S);
+			return;
+		}
+		nanosleep(&tick, NULL);
+	}
+	if (launch_exec(sp, err) != EV_OK) {
+		fail_run(s, RUN_FAILED, "%s", err->text);
+		return;
+	}
+	s->before[PLAN_SENDER] = snapshot(sp->pid);
+	verify_pinning(s, PLAN_SENDER);
+	for (int k = 0; k < 2; k++)
+		if (!s->pinned_ok[k])
+			fail_run(s, RUN_FAILED, "%s: pinned to CPU %d, but the kernel lets it run on %s",
+				 s->side[k].role, s->side[k].cpu, s->pinned_found[k]);
+	struct sampler sampler;
+	pid_t pids[2] = {sp->pid, pp->pid};
+	int diag[2] = {s->diag_fd[0], veth ? s->diag_fd[1] : s->diag_fd[0]};
+	int sampling = sampler_start(&sampler, pids, diag, plan->interval_ms, err) == EV_OK;
+
+	/* Wait for the sender; then for the peer, a little. */
+	double peer_by = 0;
+	int killed = 0;
+	while (!sp->exited || !pp->exited) {
+		double until = !sp->exited ? deadline : peer_by;
+		int who = launch_wait_any(s->side, 2, until);
+		if (who == -2) {
+			fail_run(s, RUN_INTERRUPTED, "interrupted by a signal");
+			break;
+		}
+		if (who == -1 && !sp->exited) {
+			fail_run(s, RUN_TIMEOUT, "the sender did not finish within %" PRIu64 " s (timeout_seconds)",
+				 plan->timeout_s);
+			break;
+		}
+		if (who == -1) { /* the peer outlived its grace */
+			if (!killed && peer->terminate) {
+				launch_kill(pp, SIGTERM);
+				killed = 1;
+				peer_by = launch_monotonic() + KILL_GRACE_S;
+				continue;
+			}
+			fail_run(s, RUN_FAILED, "peer still running %.0f s after the sender; killed",
+				 killed ? KILL_GRACE_S : PEER_GRACE_S);
+			break;
+		}
+		struct side_proc *p = &s->side[who];
+		s->after[who] = snapshot(p->pid);
+		if (who == PLAN_SENDER) {
+			if (peer->terminate && !pp->exited) {
+				launch_kill(pp, SIGTERM);
+				killed = 1;
+				peer_by = launch_monotonic() + KILL_GRACE_S;
+			} else {
+				peer_by = launch_monotonic() + PEER_GRACE_S;
+			}
+		}
+		int expected_term = who == PLAN_PEER && killed && WIFSIGNALED(p->status) &&
+				    WTERMSIG(p->status) == SIGTERM;
+		if (!expected_term && !(WIFEXITED(p->status) && WEXITSTATUS(p->status) == 0)) {
+			if (WIFEXITED(p->status))
+				fail_run(s, RUN_FAILED, "%s exited with status %d (its stderr: native/%s.stderr)",
+					 p->role, WEXITSTATUS(p->status), p->role);
+			else
+				fail_run(s, RUN_FAILED, "%s was killed by signal %d (%s)", p->role,
+					 WTERMSIG(p->status), strsignal(WTERMSIG(p->status)));
+		}
+	}
+	/* Whatever still runs now is stopped: the run is over. */
+	for (int k = 0; k < 2; k++)
+		if (!s->side[k].exited) {
+			launch_kill(&s->side[k], SIGKILL);
+			launch_wait_any(&s->side[k], 1, launch_monotonic() + KILL_GRACE_S);
+		}
+	if (sampling)
+		s->tcp = sampler_stop(&sampler);
+	for (int k = 0; k < 2; k++)
+		launch_reap(&s->side[k]);
+}
+
+static void cleanup(struct run_state *s)
+{
+	for (int k = 0; k < 2; k++) {
+		struct side_proc *p = &s->side[k];
+		if (p->pid > 0 && !p->reaped) {
+			launch_kill(p, SIGKILL);
+			launch_reap(p);
+		}
+		if (p->out_fd >= 0)
+			close(p->out_fd);
+		if (p->err_fd >= 0)
+			close(p->err_fd);
+		if (p->ctl >= 0)
+			close(p->ctl);
+		if (p->report >= 0)
+			close(p->report);
+		plan_argv_free(p->argv);
+		for (size_t i = 0; s->env[k][i]; i++)
+			free(s->env[k][i]);
+		if (s->route_fd[k] >= 0)
+			close(s->route_fd[k]);
+		if (s->diag_fd[k] >= 0)
+			close(s->diag_fd[k]);
+		json_decref(s->before[k]);
+		json_decref(s->after[k]);
+		json_decref(s->links_before[k]);
+		json_decref(s->links_after[k]);
+	}
+	json_decref(s->cpus_before);
+	json_decref(s->cpus_after);
+	json_decref(s->tcp);
+	json_decref(s->doc);
+}
+
+enum run_result run_one(struct campaign *c, const struct plan_run *r, json_t **summary,
+			struct ev_error *err)
+{
+	struct run_state s = {.c = c, .r = r, .route_fd = {-1, -1}, .diag_fd = {-1, -1}};
+	const struct plan *plan = &c->plan;
+	int veth = plan->veth && c->netns_ok;
+	char runs[PATH_MAX];
+	if (path_join(runs, sizeof runs, c->dir, "runs") != 0 || path_join(s.dir, sizeof s.dir, runs, r->name) != 0) {
+		ev_error_set(err, EV_REFUSED, "%s: path too long", c->dir);
+		*summary = NULL;
+		return RUN_INTERRUPTED;
+	}
+	for (int k = 0; k < 2; k++)
+		s.side[k] = (struct side_proc){.role = k == PLAN_SENDER ? "sender" : "peer", .pid = -1,
+					       .pidfd = -1, .ctl = -1, .report = -1, .out_fd = -1,
+					       .err_fd = -1, .cpu = r->cell->side[k].cpu};
+	struct plan_vars vars = {
+		.peer_addr = veth ? NETNS_PEER_ADDR : "127.0.0.1",
+		.sender_addr = veth ? NETNS_SENDER_ADDR : "127.0.0.1",
+		.run_dir = s.dir, .cell = r->cell->name, .arm = r->arm->name,
+		.port = plan->port, .warmups = plan->warmups, .measured = plan->measured, .repeat = r->repeat,
+	};
+	if (prepare_dirs(&s, err) != EV_OK) /* nothing can be recorded there: stop */
+		fail_run(&s, RUN_INTERRUPTED, "%s", err->text);
+	for (int k = 0; k < 2 && s.result == RUN_OK; k++) {
+		struct side_proc *p = &s.side[k];
+		if (check_binaries(&s, k, err) != EV_OK || plan_expand(&r->cell->side[k], &vars, &p->argv, err) != EV_OK ||
+		    build_env(&s, k, &vars, err) != EV_OK) {
+			fail_run(&s, RUN_FAILED, "refused before launch: %s", err->text);
+			break;
+		}
+		p->envp = s.env[k];
+		p->cwd = s.dir;
+		p->unshare_net = veth;
+		p->ifname = k == PLAN_SENDER ? NETNS_SENDER_IF : NETNS_PEER_IF;
+		p->addr = k == PLAN_SENDER ? NETNS_SENDER_ADDR : NETNS_PEER_ADDR;
+		if ((p->out_fd = open_native(&s, p->role, "stdout")) < 0 ||
+		    (p->err_fd = open_native(&s, p->role, "stderr")) < 0)
+			fail_run(&s, RUN_FAILED, "%s/native: cannot create the %s's output files: %s", s.dir,
+				 p->role, strerror(errno));
+	}
+	if (s.result == RUN_OK)
+		run_pair(&s, err);
+	/* after: the counters of what is left, and whether the binaries
+	 * that were checked are still the files that ran */
+	for (int k = 0; k < 2; k++)
+		if (s.route_fd[k] >= 0)
+			s.links_after[k] = netns_link_stats(s.route_fd[k], err);
+	if (s.cpus_before)
+		s.cpus_after = observe_cpus(c->cpus, c->ncpus);
+	for (int k = 0; k < 2; k++)
+		for (int b = 0; b < s.nbins[k] && s.side[k].exec_mono > 0; b++)
+			if (!pins_unchanged(&s.bins[k][b]))
+				fail_run(&s, RUN_FAILED, "%s changed while the run started: what ran is not what was checked",
+					 s.bins[k][b].path);
+	enum run_result result = s.result;
+	if (result != RUN_INTERRUPTED) {
+		ev_error_clear(err);
+		/* the record says why; err says it again for the summary line */
+		if (write_run_json(&s, err) != EV_OK) {
+			char why[EV_ERROR_TEXT_MAX];
+			snprintf(why, sizeof why, "%s", err->text);
+			ev_error_clear(err);
+			ev_error_set(err, EV_ERROR, "%s: cannot record the run: %s", r->name, why);
+			result = RUN_INTERRUPTED; /* no record: as if it never ran */
+		}
+	}
+	*summary = json_pack("{s:I, s:s, s:s, s:s, s:i, s:s}", "order_index", (json_int_t)r->index, "name",
+			     r->name, "arm", r->arm->name, "cell", r->cell->name, "repeat", (int)r->repeat,
+			     "result", result_name(s.result));
+	if (s.result != RUN_OK) {
+		json_object_set_new(*summary, "failure", json_string(s.failure));
+		if (err->status == EV_OK)
+			ev_error_set(err, EV_MISMATCH, "%s", s.failure);
+	}
+	cleanup(&s);
+	return result;
+}
