@@ -13,6 +13,9 @@ SEAL="$EV_BUILDDIR/seal/seal"
 REPLICATE="$EV_BUILDDIR/replicate/replicate"
 SURGERY="$EV_SRCDIR/tests/replicate/archive-surgery.py"
 AUDIT="$EV_BUILDDIR/audit/audit"
+CAPTURE="$EV_BUILDDIR/capture/capture"
+FIX_SENDER="$EV_BUILDDIR/capture/pair/fix-sender"
+FIX_RECEIVER="$EV_BUILDDIR/capture/pair/fix-receiver"
 GEN_JOURNAL="$EV_BUILDDIR/bench/gen-journal"
 JOURNAL_SURGERY="$EV_SRCDIR/tests/audit/journal-surgery.py"
 export LC_ALL=C.UTF-8
@@ -114,4 +117,54 @@ make_campaign () {
 # over d (the document), e.g. 'd["result"]'.
 json_get () {
 	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+# probe_install: ./probe, a copy of tests/capture/probe owned by whoever
+# runs the test (capture refuses programs others could replace), and
+# PROBE, its absolute path.
+probe_install () {
+	cp "$EV_SRCDIR/tests/capture/probe" probe && chmod 755 probe && PROBE=$PWD/probe
+}
+
+# ticks_now: clock ticks since boot, the unit of a process's start time
+# (field 22 of /proc/PID/stat).
+ticks_now () {
+	awk -v hz="$(getconf CLK_TCK)" '{printf "%d\n", $1 * hz}' /proc/uptime
+}
+
+# netns_in_use INODE TICKS: a process that started before TICKS is in the
+# network namespace INODE. (An inode number is reused once its namespace is
+# gone: a process that started later is in another namespace.)
+netns_in_use () {
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/ns/net" 2>/dev/null | tr -dc 0-9)" = "$1" ] || continue
+		start=$(sed 's/.*) //' "$p/stat" 2>/dev/null | cut -d" " -f20)
+		[ -n "$start" ] && [ "$start" -le "$2" ] && { echo "${p#/proc/} is in namespace $1" >&2; return 0; }
+	done
+	return 1
+}
+
+# json_words FILE EXPR: the values of a Python expression over d (the
+# document), a list or tuple flattened one level, separated by spaces:
+# json_words run.json 'd["result"], d["cell"]' prints "ok A".
+json_words () {
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = eval(sys.argv[2])
+items = v if isinstance(v, (list, tuple)) else [v]
+out = []
+for i in items:
+    out.extend(map(str, i) if isinstance(i, (list, tuple)) else [str(i)])
+print(" ".join(out))' "$1" "$2"
+}
+
+# wait_for PATH [SECONDS]: until PATH exists (at most SECONDS, default 20).
+wait_for () {
+	n=0
+	while [ ! -e "$1" ]; do
+		[ $n -ge $((${2:-20} * 20)) ] && { echo "wait_for: $1 did not appear" >&2; return 1; }
+		sleep 0.05
+		n=$((n + 1))
+	done
 }
