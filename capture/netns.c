@@ -265,12 +265,15 @@ static void on_link(void *ctx, struct nlmsghdr *m)
 	struct ifinfomsg *ifi = NLMSG_DATA(m);
 	int len = (int)IFLA_PAYLOAD(m);
 	const char *name = NULL;
-	const struct rtnl_link_stats64 *s = NULL;
+	struct rtnl_link_stats64 stats, *s = NULL;
 	for (struct rtattr *a = IFLA_RTA(ifi); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
-		if (a->rta_type == IFLA_IFNAME)
+		if (a->rta_type == IFLA_IFNAME) {
 			name = RTA_DATA(a);
-		else if (a->rta_type == IFLA_STATS64 && RTA_PAYLOAD(a) >= sizeof *s)
-			s = RTA_DATA(a);
+		} else if (a->rta_type == IFLA_STATS64 && RTA_PAYLOAD(a) >= sizeof stats) {
+			/* attributes are 4-byte aligned; the counters are u64 */
+			memcpy(&stats, RTA_DATA(a), sizeof stats);
+			s = &stats;
+		}
 	}
 	if (!name || !s)
 		return;

@@ -151,7 +151,8 @@ static ev_status open_campaign(struct campaign *c, int *resumed, struct ev_error
 	char path[PATH_MAX + 32];
 	struct stat sb;
 	*resumed = 0;
-	snprintf(path, sizeof path, "%s/plan.json", c->dir);
+	if (path_join(path, sizeof path, c->dir, "plan.json") != 0)
+		return ev_error_set(err, EV_REFUSED, "%s: path too long", c->dir);
 	if (stat(c->dir, &sb) == 0) {
 		uint8_t d[EV_SHA256_LEN];
 		char hex[EV_SHA256_HEX_LEN + 1];
@@ -187,7 +188,8 @@ static ev_status open_campaign(struct campaign *c, int *resumed, struct ev_error
 	}
 	static const char *const subs[] = {"runs", "interrupted"};
 	for (int i = 0; i < 2; i++) {
-		snprintf(path, sizeof path, "%s/%s", c->dir, subs[i]);
+		if (path_join(path, sizeof path, c->dir, subs[i]) != 0)
+			return ev_error_set(err, EV_REFUSED, "%s: path too long", c->dir);
 		if (mkdir(path, 0755) != 0 && errno != EEXIST)
 			return ev_error_errno(err, errno, "%s: cannot create", path);
 	}
@@ -424,12 +426,13 @@ static ev_status run_campaign(struct campaign *c, json_t *receipt, char *receipt
 		char name[PLAN_RUN_NAME_MAX + 8], path[PATH_MAX + PLAN_RUN_NAME_MAX + 16];
 		snprintf(name, sizeof name, "run %s", json_string_value(json_object_get(run, "name")));
 		ev_receipt_add_check(receipt, name, strcmp(result, "ok") == 0, failure ? failure : result, err);
-		snprintf(path, sizeof path, "%s/runs/%s/run.json", c->dir, json_string_value(json_object_get(run, "name")));
+		char rel[PLAN_RUN_NAME_MAX + 32];
+		snprintf(rel, sizeof rel, "runs/%s/run.json", json_string_value(json_object_get(run, "name")));
 		uint8_t d[EV_SHA256_LEN];
 		char hex[EV_SHA256_HEX_LEN + 1];
 		struct ev_error ignored;
 		ev_error_clear(&ignored);
-		if (ev_sha256_path(path, d, NULL, &ignored) == EV_OK) {
+		if (path_join(path, sizeof path, c->dir, rel) == 0 && ev_sha256_path(path, d, NULL, &ignored) == EV_OK) {
 			ev_sha256_hex(d, hex);
 			ev_receipt_add_output(receipt, name + 4, path, hex, err);
 		}

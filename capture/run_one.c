@@ -167,8 +167,12 @@ static ev_status check_binaries(struct run_state *s, int k, struct ev_error *err
 
 static int open_native(struct run_state *s, const char *role, const char *stream)
 {
-	char path[PATH_MAX];
-	snprintf(path, sizeof path, "%s/native/%s.%s", s->dir, role, stream);
+	char path[PATH_MAX], name[64];
+	snprintf(name, sizeof name, "native/%s.%s", role, stream);
+	if (path_join(path, sizeof path, s->dir, name) != 0) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
 	return open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 }
 
@@ -339,13 +343,15 @@ static ev_status write_run_json(struct run_state *s, struct ev_error *err)
 	ev_status st = EV_OK;
 	if (s->tcp) {
 		json_object_set_new(s->tcp, "format", json_string("evidence-tcp-samples/1"));
-		snprintf(path, sizeof path, "%s/observe/tcp.json", s->dir);
-		if ((st = ev_json_dump(s->tcp, &bytes, &len, err)) == EV_OK)
+		if (path_join(path, sizeof path, s->dir, "observe/tcp.json") != 0)
+			st = ev_error_set(err, EV_ERROR, "%s: path too long", s->dir);
+		else if ((st = ev_json_dump(s->tcp, &bytes, &len, err)) == EV_OK)
 			st = ev_publish_bytes(path, bytes, len, 0644, err);
 		free(bytes);
 		bytes = NULL;
 	}
-	snprintf(path, sizeof path, "%s/run.json", s->dir);
+	if (st == EV_OK && path_join(path, sizeof path, s->dir, "run.json") != 0)
+		st = ev_error_set(err, EV_ERROR, "%s: path too long", s->dir);
 	if (st == EV_OK && (st = ev_json_dump(s->doc, &bytes, &len, err)) == EV_OK)
 		st = ev_publish_bytes(path, bytes, len, 0644, err);
 	free(bytes);
