@@ -352,11 +352,12 @@ static ev_status run_arm(struct session *ss, size_t first, size_t last, int *sto
 		} else {
 			double t0 = launch_monotonic();
 			enum run_result res = run_one(c, r, &summary, err);
-			if (res == RUN_INTERRUPTED) {
+			if (res == RUN_INTERRUPTED) { /* nothing is claimed for it */
+				char why[EV_ERROR_TEXT_MAX];
+				snprintf(why, sizeof why, "%s", err->text[0] ? err->text : "interrupted");
 				json_decref(summary);
-				st = err->status != EV_OK ? err->status : EV_ERROR;
-				if (err->status == EV_OK)
-					ev_error_set(err, EV_ERROR, "%s: interrupted; run capture again to resume", r->name);
+				ev_error_clear(err);
+				st = ev_error_set(err, EV_ERROR, "%s: %s; run capture again to resume", r->name, why);
 				break;
 			}
 			printf("[%zu/%zu] %s: %s (%.1f s)%s%s\n", r->index, ss->n, r->name,

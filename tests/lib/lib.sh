@@ -145,18 +145,18 @@ netns_in_use () {
 }
 
 # json_words FILE EXPR: the values of a Python expression over d (the
-# document), a list or tuple flattened one level, separated by spaces:
-# json_words run.json 'd["result"], d["cell"]' prints "ok A".
+# document), lists and tuples flattened, separated by spaces:
+# json_words run.json 'd["result"], [p["cpu"] for p in d["processes"]]'
+# prints "ok 0 1".
 json_words () {
 	python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-v = eval(sys.argv[2])
-items = v if isinstance(v, (list, tuple)) else [v]
-out = []
-for i in items:
-    out.extend(map(str, i) if isinstance(i, (list, tuple)) else [str(i)])
-print(" ".join(out))' "$1" "$2"
+def flat(v):
+    if isinstance(v, (list, tuple)):
+        return [w for i in v for w in flat(i)]
+    return [str(v)]
+print(" ".join(flat(eval(sys.argv[2]))))' "$1" "$2"
 }
 
 # wait_for PATH [SECONDS]: until PATH exists (at most SECONDS, default 20).
