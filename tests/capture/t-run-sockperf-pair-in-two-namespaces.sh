@@ -1,0 +1,49 @@
+#!/bin/sh
+# capture run with a pair nobody here wrote: Debian's sockperf, its server
+# as the peer (waited for until it listens, terminated once the client is
+# done) and its ping-pong client as the sender, each pinned, in two
+# network namespaces joined by a veth pair; their outputs (the client's
+# summary and --full-log) are recorded in the run, and so is the TCP state
+# of their connection, sampled while it ran.
+. "$EV_SRCDIR/tests/lib/lib.sh"
+
+[ "$(id -u)" = 0 ] || test_skip_all "network namespaces need root"
+command -v sockperf >/dev/null || test_skip_all "sockperf is not installed (Debian package sockperf)"
+[ "$(nproc)" -ge 2 ] || test_skip_all "needs two CPUs"
+SOCKPERF=$(readlink -f "$(command -v sockperf)")
+
+test_expect_success 'setup: a sockperf cell, server on CPU 0, client on CPU 1, veth' '
+	cat >plan.json <<-EOF &&
+	{"format": "evidence-plan/1", "name": "sockperf", "warmups": 0, "measured": 1,
+	 "namespaces": "veth", "port": 11111, "timeout_seconds": 60, "observe": {"interval_ms": 50},
+	 "cells": [{"name": "tcp",
+	  "peer": {"argv": ["$SOCKPERF", "server", "--tcp", "-i", "{peer_addr}", "-p", "{port}"], "cpu": 0,
+	           "ready": {"tcp_listen": 11111}, "after_sender": "terminate"},
+	  "sender": {"argv": ["$SOCKPERF", "ping-pong", "--tcp", "-i", "{peer_addr}", "-p", "{port}", "-t", "1",
+	                      "--full-log", "{out:log}"], "cpu": 1, "outputs": {"log": "sockperf/full-log.csv"}}}]}
+	EOF
+	"$CAPTURE" pin plan.json -o pinned.json >/dev/null
+'
+
+test_expect_success 'the pair runs pinned in its namespaces, and the run holds'"'"' what it printed and logged' '
+	"$CAPTURE" run pinned.json -o c >out 2>err &&
+	r=c/runs/001-baseline-tcp-1 &&
+	test "$(json_words $r/run.json "d[\"result\"], d[\"network\"][\"topology\"]")" = "ok veth" &&
+	json_words $r/run.json "[(p[\"role\"], p[\"affinity\"][\"read_back\"], p[\"affinity\"][\"exact\"]) for p in d[\"processes\"]]" >got &&
+	echo "peer 0 True sender 1 True" >expect && test_cmp expect got &&
+	test "$(json_words $r/run.json "[p[\"binaries\"][0][\"sha256\"] for p in d[\"processes\"]]")" = \
+		"$(sha256_of "$SOCKPERF") $(sha256_of "$SOCKPERF")" &&
+	grep -q "Summary: Latency is" $r/native/sender.stdout &&
+	grep -q "percentile 99.000 =" $r/native/sender.stdout &&
+	test "$(grep -c "^[0-9]" $r/sockperf/full-log.csv)" -gt 100 &&
+	test "$(json_words $r/run.json "[p[\"exit\"].get(\"code\", p[\"exit\"].get(\"signal\")) for p in d[\"processes\"]]")" = "15 0"
+'
+
+test_expect_success 'the connection was sampled while it ran, from inside the namespaces' '
+	r=c/runs/001-baseline-tcp-1 &&
+	test "$(json_words $r/observe/tcp.json "len([s for t in d[\"samples\"] for s in t[\"sockets\"] if s[\"state\"] == \"ESTABLISHED\" and s[\"remote\"] == \"10.201.0.2:11111\"]) > 3")" = True &&
+	test "$(json_words $r/observe/tcp.json "len([s for t in d[\"samples\"] for s in t[\"sockets\"] if s[\"local\"] == \"10.201.0.2:11111\" and \"rcvbuf\" in s and \"rtt_us\" in s]) > 3")" = True &&
+	test "$(json_words $r/run.json "d[\"network\"][\"sender_links\"][\"after\"][\"evs0\"][\"tx_packets\"] > 1000")" = True
+'
+
+test_done
