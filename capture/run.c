@@ -297,6 +297,7 @@ static ev_status write_policy(struct campaign *c, json_t *receipt, struct ev_err
 
 struct session {
 	struct campaign *c;
+	FILE *lines;                  /* where a line per run goes: stdout, stderr under --json */
 	json_t *receipt, *runs, *arms;
 	struct plan_run *order;
 	size_t n;
@@ -333,7 +334,7 @@ static ev_status run_arm(struct session *ss, size_t first, size_t last, int *sto
 		json_object_set_new(arm_json, "cpu_dma_latency",
 				    json_pack("{s:i, s:i}", "requested_us", arm->cpu_dma_latency,
 					      "effective_during_us", effective));
-		printf("arm %s: holding %s at %d us (read back %d)\n", arm->name, PMQOS_DEVICE,
+		fprintf(ss->lines, "arm %s: holding %s at %d us (read back %d)\n", arm->name, PMQOS_DEVICE,
 		       (int)arm->cpu_dma_latency, (int)effective);
 	}
 	ev_status st = EV_OK;
@@ -360,10 +361,10 @@ static ev_status run_arm(struct session *ss, size_t first, size_t last, int *sto
 				st = ev_error_set(err, EV_ERROR, "%s: %s; run capture again to resume", r->name, why);
 				break;
 			}
-			printf("[%zu/%zu] %s: %s (%.1f s)%s%s\n", r->index, ss->n, r->name,
+			fprintf(ss->lines, "[%zu/%zu] %s: %s (%.1f s)%s%s\n", r->index, ss->n, r->name,
 			       res == RUN_OK ? "ok" : res == RUN_TIMEOUT ? "TIMEOUT" : "FAILED", launch_monotonic() - t0,
 			       res == RUN_OK ? "" : ": ", res == RUN_OK ? "" : err->text);
-			fflush(stdout);
+			fflush(ss->lines);
 			ss->this_session++;
 			if (res == RUN_OK) {
 				ss->ok++;
@@ -389,7 +390,7 @@ static ev_status run_arm(struct session *ss, size_t first, size_t last, int *sto
 			json_object_set_new(pm, "after_release", json_string(strerror(e)));
 		else
 			json_object_set_new(pm, "after_release_us", json_integer(after));
-		printf("arm %s: released %s (now %d us)\n", arm->name, PMQOS_DEVICE, e ? -1 : (int)after);
+		fprintf(ss->lines, "arm %s: released %s (now %d us)\n", arm->name, PMQOS_DEVICE, e ? -1 : (int)after);
 	} else if (arm->pm_qos) {
 		json_object_set_new(arm_json, "cpu_dma_latency",
 				    json_pack("{s:i, s:b}", "requested_us", arm->cpu_dma_latency, "held", 0));
@@ -402,8 +403,8 @@ static ev_status run_campaign(struct campaign *c, json_t *receipt, char *receipt
 			      int *all_ok, struct ev_error *err)
 {
 	static struct plan_run order[PLAN_MAX_RUNS];
-	struct session ss = {.c = c, .receipt = receipt, .runs = json_array(), .arms = json_array(),
-			     .order = order};
+	struct session ss = {.c = c, .lines = c->json ? stderr : stdout, .receipt = receipt,
+			     .runs = json_array(), .arms = json_array(), .order = order};
 	ss.n = plan_schedule(&c->plan, order, PLAN_MAX_RUNS);
 	int stop = 0;
 	ev_status st = EV_OK;
@@ -519,7 +520,7 @@ int capture_run_main(int argc, char **argv)
 	if (st == EV_OK) {
 		collect_cpus(&c);
 		if (resumed)
-			printf("resuming the campaign in %s\n", c.dir);
+			fprintf(c.json ? stderr : stdout, "resuming the campaign in %s\n", c.dir);
 		st = write_policy(&c, receipt, &err);
 	}
 	if (st == EV_OK)

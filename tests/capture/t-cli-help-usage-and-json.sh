@@ -1,0 +1,68 @@
+#!/bin/sh
+# capture's command line: --help for the tool and each command on stdout
+# with exit 0; misuse names what is wrong, shows the synopsis, exit 2; a
+# plan that is not a plan is refused naming the file; --json prints the
+# receipt it writes; the man page documents the commands, the plan and
+# the exit status; the pair's programs have --help too.
+. "$EV_SRCDIR/tests/lib/lib.sh"
+
+test_expect_success 'capture --help lists the commands; each command has its own --help' '
+	"$CAPTURE" --help >out && grep -q "^  run PLAN -o DIR" out && grep -q "^  pin PLAN -o PINNED" out &&
+	"$CAPTURE" run --help >out && grep -q "^usage: capture run PLAN -o CAMPAIGN_DIR \[--degrade\] \[--json\]" out &&
+	grep -q -- "--degrade" out &&
+	"$CAPTURE" pin --help >out && grep -q "^usage: capture pin PLAN -o PINNED_PLAN" out &&
+	"$FIX_SENDER" --help >out && grep -q "^usage: fix-sender --connect ADDR:PORT" out &&
+	"$FIX_RECEIVER" --help >out && grep -q "^usage: fix-receiver --listen ADDR:PORT" out
+'
+
+test_expect_success 'misuse: the reason, the synopsis, a hint, exit 2' '
+	test_expect_code 2 "$CAPTURE" 2>err && grep -q "^capture: no command given" err &&
+	test_expect_code 2 "$CAPTURE" launch 2>err && grep -q "^capture: unknown command .launch." err &&
+	test_expect_code 2 "$CAPTURE" run plan.json 2>err &&
+	printf "%s\n" "capture: no campaign directory given (-o DIR)" "usage: capture run PLAN -o CAMPAIGN_DIR [--degrade] [--json]" \
+		"Try '"'"'capture run --help'"'"' for more." >expect && test_cmp expect err &&
+	test_expect_code 2 "$CAPTURE" run a.json b.json -o c 2>err && grep -q "^capture: one plan at a time" err &&
+	test_expect_code 2 "$CAPTURE" pin a.json 2>err && grep -q "^capture: no output given (-o PINNED_PLAN)" err &&
+	test_expect_code 2 "$FIX_SENDER" --connect 127.0.0.1:1 --clock tsc 2>err &&
+	grep -q "^fix-sender: option --clock: expected monotonic-raw or rdtscp, found '"'"'tsc'"'"'" err &&
+	test_expect_code 2 "$FIX_RECEIVER" --mode poll --listen 127.0.0.1:1 2>err &&
+	grep -q "^fix-receiver: option --mode: expected spin or epoll, found '"'"'poll'"'"'" err
+'
+
+test_expect_success 'a file that is not a plan is refused, naming it' '
+	echo "{\"format\": \"evidence-seal/1\"}" >seal.json &&
+	test_expect_code 2 "$CAPTURE" run seal.json -o c 2>err &&
+	echo "capture: seal.json: wrong format (expected \"evidence-plan/1\", found \"evidence-seal/1\")" >expect &&
+	test_cmp expect err &&
+	echo "{" >broken.json &&
+	test_expect_code 2 "$CAPTURE" pin broken.json -o p.json 2>err &&
+	grep -q "^capture: broken.json: not valid JSON (line 2" err &&
+	test_must_be_absent c p.json
+'
+
+test_expect_success '--json prints the receipt it writes; a pinned plan is never overwritten' '
+	probe_install &&
+	cat >plan.json <<-EOF &&
+	{"format": "evidence-plan/1", "name": "json", "warmups": 0, "measured": 1,
+	 "cells": [{"name": "A", "peer": {"argv": ["$PWD/probe", "{out:p}"], "cpu": 0, "outputs": {"p": "p/peer"}},
+	  "sender": {"argv": ["$PWD/probe", "{out:p}"], "cpu": 1, "outputs": {"p": "p/sender"}}}]}
+	EOF
+	"$CAPTURE" pin plan.json -o pinned.json >/dev/null &&
+	test_expect_code 2 "$CAPTURE" pin plan.json -o pinned.json 2>err &&
+	grep -q "^capture: pinned.json: already exists" err &&
+	if [ "$(nproc)" -ge 2 ]; then
+		"$CAPTURE" run --json pinned.json -o c >printed &&
+		cmp printed c/receipt-capture.json &&
+		test "$(json_words printed "d[\"kind\"], d[\"tool\"][\"name\"], d[\"result\"]")" = "capture capture pass"
+	fi
+'
+
+test_expect_success 'the man page documents the commands, the plan and the exit status' '
+	man -l "$EV_SRCDIR/share/man/capture.1" 2>/dev/null | col -b >page.txt &&
+	for w in "capture run" "capture pin" "--degrade" "cpu_dma_latency" "namespaces" "balanced" \
+		"interrupted/" "EXIT STATUS" "doc/formats.md" "fix-sender" "fix-receiver"; do
+		grep -q -- "$w" page.txt || { echo "man page lacks: $w"; return 1; }
+	done
+'
+
+test_done
