@@ -124,12 +124,17 @@ static ev_status resolve_side(struct streaming *x, struct pair *p, int k, struct
 	} else {
 		if (m->type != EV_MEMBER_DIR)
 			return ev_error_set(err, EV_USAGE, "%s: an llfix journal is a directory of N.bin", s->path);
-		/* Its N.bin, in seal order, which must be rotation order. */
+		/* Its N.bin, in seal order, which must be rotation order. Every
+		 * path with this prefix is contiguous in byte order, but a
+		 * sibling such as "sender-incoming/..." sorts among them ('-'
+		 * before '/'): skip it, stop only where the prefix ends. */
 		unsigned long last = 0;
 		for (size_t i = (size_t)at + 1; i < seal->count; i++) {
 			const char *q = seal->members[i].path;
-			if (strncmp(q, path, plen) != 0 || q[plen] != '/')
+			if (strncmp(q, path, plen) != 0)
 				break;
+			if (q[plen] != '/')
+				continue;
 			const char *name = q + plen + 1;
 			unsigned long n = strchr(name, '/') ? 0 : bin_number(name);
 			if (!n || seal->members[i].type != EV_MEMBER_FILE)

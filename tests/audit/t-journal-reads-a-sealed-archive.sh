@@ -57,6 +57,18 @@ test_expect_success 'member paths may be given with the root in front' '
 		--sender c/$J/sender --receiver c/$J/receiver --receipt rooted.json >/dev/null
 '
 
+test_expect_success 'a sibling whose name extends the journal'"'"'s (sender-incoming) sorts among its files: skipped, not an end' '
+	mkdir -p s/$J && "$GEN_JOURNAL" --file-size 4096 s/$J 3 20 &&
+	mkdir s/$J/sender-incoming s/$J/sender.old &&
+	cp s/$J/sender/1.bin s/$J/sender-incoming/1.bin && cp s/$J/sender/1.bin s/$J/sender.old/1.bin &&
+	"$SEAL" create s -o sout >/dev/null &&
+	"$AUDIT" journal $COUNTS --archive sout/archive.tar.zst --seal sout/SEAL.json \
+		--sender $J/sender --receiver $J/receiver --receipt sib.json >stdout &&
+	grep -q "^OK: 2 sides, 46 orders, 0 findings" stdout &&
+	test "$(json_get sib.json "[f[\"name\"] for f in d[\"facts\"][\"pairs\"][0][\"sender\"][\"files\"]]")" = \
+		"$(json_get a.json "[f[\"name\"] for f in d[\"facts\"][\"pairs\"][0][\"sender\"][\"files\"]]")"
+'
+
 test_expect_success 'a journal byte changed inside the archive: the seal check and the rule both name it' '
 	# 2.bin:2 is the second record of 2.bin: its message starts at byte 274, is 232 long;
 	# byte 497 is a digit of its TransactTime
