@@ -11,6 +11,8 @@ if [ "$(id -u)" = 0 ]; then
 	command -v setpriv >/dev/null || test_skip_all "setpriv (util-linux) is needed to drop root"
 	AS="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --"
 	chmod 755 "$trash"
+	# the build may sit where nobody cannot go (/root/...): run a copy
+	cp "$CAPTURE" "$trash/capture" && CAPTURE=$trash/capture
 else
 	AS=""
 fi
