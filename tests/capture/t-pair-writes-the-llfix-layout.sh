@@ -111,18 +111,22 @@ test_expect_success 'the sender refuses to replace a series, and says what it wa
 	grep -q "^fix-sender: --delay-series needs --rate (an unpaced run has no deadlines)" err
 '
 
-test_expect_success 'paced: the achieved rate is near the asked one, and the delay series is written' '
+test_expect_success 'paced: never faster than asked, and every missed deadline is a delay of a whole interval' '
 	port=$((20002 + $$ % 20000)) &&
 	{ "$FIX_RECEIVER" --listen 127.0.0.1:$port >/dev/null 2>&1 & } &&
-	"$FIX_SENDER" --connect 127.0.0.1:$port --warmups 0 --measured 2000 --rate 10000 \
+	"$FIX_SENDER" --connect 127.0.0.1:$port --warmups 100 --measured 2000 --rate 10000 \
 		--delay-series delay.bin --report paced.json >paced.out &&
 	wait &&
 	python3 -c "
 import json, struct
 r = json.load(open(\"paced.json\"))[\"pacing\"]
-assert r[\"rate\"] == 10000 and 5000 < r[\"achieved\"] < 10100, r
 d = open(\"delay.bin\", \"rb\").read()
-assert struct.unpack_from(\"<Q\", d, 64)[0] == 2000
+n, = struct.unpack_from(\"<Q\", d, 64)
+delays = struct.unpack_from(\"<%dQ\" % n, d, 80)
+# re-anchored, never caught up: no faster than the rate, whatever the load
+assert n == 2000 and r[\"rate\"] == 10000 and r[\"interval_ns\"] == 100000 and 0 < r[\"achieved\"] <= 10000 * 1.001, r
+assert r[\"missed\"] == sum(1 for x in delays if x >= 100000), (r[\"missed\"], sorted(delays)[-5:])
+assert r[\"delay\"][\"max\"] == max(delays) and r[\"delay\"][\"count\"] == n
 " &&
 	grep -q "^Pacing : 10000 orders/s asked" paced.out
 '
