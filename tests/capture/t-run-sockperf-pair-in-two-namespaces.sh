@@ -43,7 +43,8 @@ test_expect_success 'the connection was sampled while it ran, from inside the na
 	r=c/runs/001-baseline-tcp-1 &&
 	test "$(json_words $r/observe/tcp.json "len([s for t in d[\"samples\"] for s in t[\"sockets\"] if s[\"state\"] == \"ESTABLISHED\" and s[\"remote\"] == \"10.201.0.2:11111\"]) > 3")" = True &&
 	test "$(json_words $r/observe/tcp.json "len([s for t in d[\"samples\"] for s in t[\"sockets\"] if s[\"local\"] == \"10.201.0.2:11111\" and \"rcvbuf\" in s and \"rtt_us\" in s]) > 3")" = True &&
-	test "$(json_words $r/run.json "d[\"network\"][\"sender_links\"][\"after\"][\"evs0\"][\"tx_packets\"] > 1000")" = True
+	test "$(json_words $r/run.json "[d[\"network\"][k][\"after\"][i][c] > d[\"network\"][k][\"before\"][i][c] for k, i in ((\"sender_links\", \"evs0\"), (\"peer_links\", \"evp0\")) for c in (\"tx_packets\", \"rx_packets\")]")" = \
+		"True True True True"
 '
 
 test_done
