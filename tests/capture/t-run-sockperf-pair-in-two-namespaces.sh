@@ -35,7 +35,7 @@ test_expect_success 'the pair runs pinned in its namespaces, and the run holds'"
 		"$(sha256_of "$SOCKPERF") $(sha256_of "$SOCKPERF")" &&
 	grep -q "Summary: Latency is" $r/native/sender.stdout &&
 	grep -q "percentile 99.000 =" $r/native/sender.stdout &&
-	test "$(grep -c "^[0-9]" $r/sockperf/full-log.csv)" -gt 100 &&
+	test "$(grep -c "^[0-9]" $r/sockperf/full-log.csv)" -gt 10 &&
 	test "$(json_words $r/run.json "[p[\"exit\"].get(\"code\", p[\"exit\"].get(\"signal\")) for p in d[\"processes\"]]")" = "15 0"
 '
 
