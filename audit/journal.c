@@ -490,7 +490,7 @@ static ev_status prepare_side(struct journal_run *run, struct side *s, uint64_t 
 	return EV_OK;
 }
 
-static void free_run(struct journal_run *run)
+void journal_free(struct journal_run *run)
 {
 	for (size_t i = 0; run->pairs && i < run->npairs; i++) {
 		struct pair *p = &run->pairs[i];
@@ -533,7 +533,7 @@ static ev_status write_receipt(struct journal_run *run, json_t *r, char *path, s
 	return st;
 }
 
-static ev_status run_journal(struct journal_run *run, struct ev_error *err)
+ev_status journal_run_all(struct journal_run *run, struct ev_error *err)
 {
 	ev_status st;
 	json_t *receipt = NULL;
@@ -587,8 +587,10 @@ static ev_status run_journal(struct journal_run *run, struct ev_error *err)
 	    (st = write_receipt(run, receipt, receipt_path, sizeof receipt_path, err)) == EV_OK) {
 		if (!run->json) {
 			print_findings(run);
-			print_summary(run, total, receipt_path);
+			if (!run->quiet)
+				print_summary(run, total, receipt_path);
 		}
+		run->findings = total;
 		st = total ? EV_MISMATCH : EV_OK;
 	}
 	json_decref(receipt);
@@ -603,6 +605,45 @@ static const char *default_data(const char *rel, char *buf, size_t cap)
 		return buf;
 	snprintf(buf, cap, "%s/share/%s", EV_TOP_SRCDIR, rel);
 	return access(buf, R_OK) == 0 ? buf : NULL;
+}
+
+void journal_init(struct journal_run *run)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	memset(run, 0, sizeof *run);
+	run->format = -1;
+	run->warmups = -1;
+	run->measured = -1;
+	run->max_findings = DEFAULT_MAX_FINDINGS;
+	run->jobs = cores > 0 ? (size_t)cores : 1;
+}
+
+ev_status journal_prepare(struct journal_run *run, const char *const *senders, const char *const *receivers,
+			  size_t nsenders, size_t nreceivers, struct ev_error *err)
+{
+	if (!run->spec_path &&
+	    !(run->spec_path = default_data("audit/llfix-tx-new-order.json", run->spec_buf, sizeof run->spec_buf)))
+		return ev_error_set(err, EV_USAGE, "no --spec given, and the default spec is not installed");
+	if (!run->ndicts) {
+		run->dicts[0] = (char *)default_data("fix/FIXT11.xml", run->dict_buf[0], sizeof run->dict_buf[0]);
+		run->dicts[1] = (char *)default_data("fix/FIX50.xml", run->dict_buf[1], sizeof run->dict_buf[1]);
+		if (!run->dicts[0] || !run->dicts[1])
+			return ev_error_set(err, EV_USAGE, "no --dict given, and the default dictionaries are not installed");
+		run->ndicts = 2;
+	}
+	run->npairs = nsenders > nreceivers ? nsenders : nreceivers;
+	if (!(run->pairs = calloc(run->npairs ? run->npairs : 1, sizeof *run->pairs)))
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	for (size_t i = 0; i < run->npairs; i++) {
+		struct pair *p = &run->pairs[i];
+		p->number = i + 1;
+		p->side[0] = (struct side){.role = "sender", .path = i < nsenders ? senders[i] : NULL,
+					   .present = i < nsenders};
+		p->side[1] = (struct side){.role = "receiver", .path = i < nreceivers ? receivers[i] : NULL,
+					   .present = i < nreceivers};
+		ev_error_clear(&p->err);
+	}
+	return EV_OK;
 }
 
 int audit_journal_main(int argc, char **argv)
@@ -625,13 +666,11 @@ int audit_journal_main(int argc, char **argv)
 		{"warmups", required_argument, NULL, 'w'},
 		{NULL, 0, NULL, 0},
 	};
-	struct journal_run run = {.format = -1, .warmups = -1, .measured = -1,
-				  .max_findings = DEFAULT_MAX_FINDINGS};
+	struct journal_run run;
+	journal_init(&run);
 	const char *senders[JOURNAL_MAX_PAIRS], *receivers[JOURNAL_MAX_PAIRS];
 	size_t nsenders = 0, nreceivers = 0;
-	char spec_buf[PATH_MAX], dict_buf[2][PATH_MAX];
-	long v, cores = sysconf(_SC_NPROCESSORS_ONLN);
-	run.jobs = cores > 0 ? (size_t)cores : 1;
+	long v;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -697,37 +736,19 @@ int audit_journal_main(int argc, char **argv)
 				 nsenders, nreceivers);
 	if (!!run.archive != !!run.seal)
 		return msg_usage("journal", "--archive and --seal go together");
-	if (!run.spec_path && !(run.spec_path = default_data("audit/llfix-tx-new-order.json", spec_buf,
-							      sizeof spec_buf)))
-		return msg_usage("journal", "no --spec given, and the default spec is not installed");
-	if (!run.ndicts) {
-		run.dicts[0] = (char *)default_data("fix/FIXT11.xml", dict_buf[0], sizeof dict_buf[0]);
-		run.dicts[1] = (char *)default_data("fix/FIX50.xml", dict_buf[1], sizeof dict_buf[1]);
-		if (!run.dicts[0] || !run.dicts[1])
-			return msg_usage("journal", "no --dict given, and the default dictionaries are not installed");
-		run.ndicts = 2;
-	}
-	run.npairs = nsenders > nreceivers ? nsenders : nreceivers;
-	run.pairs = calloc(run.npairs, sizeof *run.pairs);
-	if (!run.pairs) {
-		fputs(TOOL ": out of memory\n", stderr);
-		return 2;
-	}
-	for (size_t i = 0; i < run.npairs; i++) {
-		struct pair *p = &run.pairs[i];
-		p->number = i + 1;
-		p->side[0] = (struct side){.role = "sender", .path = i < nsenders ? senders[i] : NULL,
-					   .present = i < nsenders};
-		p->side[1] = (struct side){.role = "receiver", .path = i < nreceivers ? receivers[i] : NULL,
-					   .present = i < nreceivers};
-		ev_error_clear(&p->err);
-	}
-	ev_cli_catch_signals();
 	struct ev_error err;
 	ev_error_clear(&err);
-	ev_status st = run_journal(&run, &err);
+	if (journal_prepare(&run, senders, receivers, nsenders, nreceivers, &err) != EV_OK) {
+		if (err.status == EV_USAGE)
+			return msg_usage("journal", "%s", err.text);
+		ev_cli_error(TOOL, &err);
+		journal_free(&run);
+		return 2;
+	}
+	ev_cli_catch_signals();
+	ev_status st = journal_run_all(&run, &err);
 	if (st >= EV_ERROR)
 		ev_cli_error(TOOL, &err);
-	free_run(&run);
+	journal_free(&run);
 	return ev_status_exit_code(st);
 }

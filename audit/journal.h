@@ -73,6 +73,9 @@ struct journal_run {
 	size_t npairs;
 	json_t *doc;                /* the receipt, filled as the audit goes */
 	struct journal_progress *progress; /* NULL: none (from an archive: its own) */
+	int quiet;                  /* findings only, no per-side summary lines */
+	uint64_t findings;          /* out: every finding counted */
+	char spec_buf[4096], dict_buf[2][4096]; /* the default spec's and dictionaries' paths */
 	unsigned archive_findings;  /* --archive: the archive's own against its seal */
 };
 
@@ -99,6 +102,22 @@ void journal_side_close(struct side_session *ss, const struct side *first, ev_fi
 
 /* Free a session that could not be finished (an I/O error). */
 void journal_side_abandon(struct side_session *ss);
+
+/* A run with nothing asked yet: no format, the spec's counts, every core. */
+void journal_init(struct journal_run *run);
+
+/* Pairs of sender and receiver journals (nsenders and nreceivers of
+ * them; one side alone when the other is 0), with the shipped spec and
+ * dictionaries unless run names its own. @return EV_OK, EV_USAGE (the
+ * defaults are not installed) or EV_ERROR. */
+ev_status journal_prepare(struct journal_run *run, const char *const *senders, const char *const *receivers,
+			  size_t nsenders, size_t nreceivers, struct ev_error *err);
+
+/* Audit, write the receipt (run->receipt, or a fresh name here), print
+ * the findings (and, unless quiet, a line per side and the verdict).
+ * run->findings counts them. @return EV_OK, EV_MISMATCH or an error. */
+ev_status journal_run_all(struct journal_run *run, struct ev_error *err);
+void journal_free(struct journal_run *run);
 
 /* Fill every side of run from the sealed archive, streamed once and
  * checked against its seal on the way: its findings and a check
