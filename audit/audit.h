@@ -9,6 +9,8 @@
 #define TOOL "audit"
 
 int audit_journal_main(int argc, char **argv);
+int audit_series_main(int argc, char **argv);
+int audit_campaign_main(int argc, char **argv);
 
 /* A usage problem: reason, then the command's synopsis and a --help hint. */
 int msg_usage(const char *subcommand, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

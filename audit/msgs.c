@@ -12,7 +12,12 @@ static const char *synopsis(const char *sub)
 		return "audit journal [--spec SPEC] [--dict DICT ...] [--format KIND] "
 		       "(--sender PATH | --receiver PATH) ... [--archive ARCHIVE --seal SEAL.json] "
 		       "[--warmups N] [--measured N] [--jobs N] [--max-findings N] [--receipt FILE] [--json]";
-	return "audit <command> [options]   (commands: journal)";
+	if (sub && strcmp(sub, "series") == 0)
+		return "audit series [--native REPORT] [--rule RULE] [--quantile P ...] [--delay SERIES --rate R] "
+		       "[--journal DIR --warmups N [--threshold T]] [--receipt FILE] [--json] SERIES";
+	if (sub && strcmp(sub, "campaign") == 0)
+		return "audit campaign CAMPAIGN_DIR -o OUTDIR [--json]";
+	return "audit <command> [options]   (commands: journal, series, campaign)";
 }
 
 int msg_usage(const char *sub, const char *fmt, ...)

@@ -8,8 +8,9 @@
 # and streamed from the archive; replicate pushes the archive to two
 # replica directories (standing in for hosts), compares the receipts,
 # names a tampered replica's member, and prune removes the runtime copy
-# once its guards hold; a summary closes. A step whose issue has not
-# landed says so.
+# once its guards hold; audit campaign sums the campaign up per cell (the
+# median of its runs' recomputed statistics) in a table and an HTML
+# report; a summary closes.
 #
 #   scripts/demo.sh BUILDDIR      (scripts/quickstart demo builds and calls it)
 set -euo pipefail
@@ -83,20 +84,11 @@ step "audit the same journals streamed from the sealed archive, every member che
 show "$audit" journal --warmups "$warmups" --measured "$measured" --archive sealed/archive.tar.zst \
 	--seal sealed/SEAL.json --receipt audit-archive.json "${pairs[@]}"
 
-step "audit series and audit campaign (recomputed quantiles, summary table, HTML report): not built yet (their issue is open)"
-echo "Until then, the pair's own statistics, labelled as its own report, not recomputed:"
-python3 - campaign "${runs[@]}" <<'PY'
-import json, sys
-camp, runs = sys.argv[1], sys.argv[2:]
-print("%-22s %-9s %-6s %10s %10s %12s  %s" % ("run", "arm", "cell", "p50 ns", "p99 ns", "max ns", "result"))
-for r in runs:
-    run = json.load(open("%s/runs/%s/run.json" % (camp, r)))
-    try:
-        s = json.load(open("%s/runs/%s/report.json" % (camp, r)))["stats"]
-        print("%-22s %-9s %-6s %10d %10d %12d  %s (native report)" % (r, run["arm"], run["cell"], s["p50"], s["p99"], s["max"], run["result"]))
-    except OSError:
-        print("%-22s %-9s %-6s %10s %10s %12s  %s" % (r, run["arm"], run["cell"], "-", "-", "-", run["result"]))
-PY
+step "audit campaign: every run's statistics recomputed from its raw series and held against what the pair printed, summed up per cell as the median of its runs"
+show "$audit" campaign campaign -o summary
+echo "(one run in detail: each statistic the pair printed, recomputed with its rule)"
+show "$audit" series --native "campaign/runs/$first/report.json" --journal "campaign/runs/$first/journal/sender" \
+	--warmups "$warmups" --receipt "audit-series-$first.json" "campaign/runs/$first/series/send.bin"
 
 step "replicate: copy seal and archive to two replicas, verify each there and here, compare"
 mkdir receipts
@@ -149,6 +141,9 @@ print("receipt comparable digest: " + r["comparable"])
 for path in sorted(glob.glob("receipts/replica-*.json")):
     q = json.load(open(path))
     print("replica receipt %-52s %s on %s, comparable %s" % (path, q["result"], q["host"], q["comparable"][:16]))
+s = json.load(open("summary/receipt.json"))
+print("audit campaign: %s, %d runs; summary/summary.md, summary/report.html; comparable %s" % (
+    s["result"], s["facts"]["runs"], s["comparable"][:16]))
 for name in ("audit-tree.json", "audit-archive.json", "audit-backup.json"):
     a = json.load(open(name))
     sides = [s for p in a["facts"]["pairs"] for s in p.values()]
@@ -170,4 +165,6 @@ for a in r["facts"]["arms"]:
     if "cpu_dma_latency" in a:
         print("  arm %s: cpu_dma_latency %s" % (a["name"], a["cpu_dma_latency"]))'
 echo
+echo "the campaign summary table: $work/summary/summary.md"
+echo "the HTML report:            $work/summary/report.html"
 echo "demo: done; outputs are in $work"

@@ -1,0 +1,310 @@
+/* What audit recomputes from a run's raw series. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit/analysis.h"
+#include "lib/fixread.h"
+
+#define NS_PER_SECOND 1000000000u
+
+void analysis_select(uint64_t *v, size_t n, struct wanted *want, size_t nwant)
+{
+	uint64_t idx[2 * ANALYSIS_MAX_QUANTILES] = {0};
+	size_t k = 0;
+	for (size_t i = 0; i < nwant && n; i++) {
+		if (want[i].given) {
+			want[i].g_num = 0;
+			want[i].index = want[i].index < n ? want[i].index : n - 1;
+		} else {
+			want[i].index = ev_quantile_index(want[i].rule, want[i].p, n, &want[i].g_num, &want[i].g_den);
+		}
+		idx[k++] = want[i].index;
+		if (want[i].g_num)
+			idx[k++] = want[i].index + 1;
+	}
+	ev_select_many(v, n, idx, k);
+	for (size_t i = 0; i < nwant; i++) {
+		if (!n) {
+			want[i].value = 0;
+			continue;
+		}
+		double a = (double)v[want[i].index];
+		if (!want[i].g_num) {
+			want[i].value = a;
+			continue;
+		}
+		double b = (double)v[want[i].index + 1], g = (double)want[i].g_num / (double)want[i].g_den;
+		/* numpy's blend, so that the same inputs give the same double */
+		want[i].value = g < 0.5 ? a + (b - a) * g : b - (b - a) * (1 - g);
+	}
+}
+
+json_t *analysis_moments_json(const struct ev_moments *m)
+{
+	char sum[48];
+	/* the sum is exact, and may pass 2^64: as text */
+	unsigned __int128 s = m->sum;
+	char rev[48];
+	size_t n = 0;
+	do {
+		rev[n++] = (char)('0' + (int)(s % 10));
+		s /= 10;
+	} while (s);
+	for (size_t i = 0; i < n; i++)
+		sum[i] = rev[n - 1 - i];
+	sum[n] = 0;
+	return json_pack("{s:I, s:I, s:I, s:s, s:f}", "count", (json_int_t)m->n, "min", (json_int_t)m->min,
+			 "max", (json_int_t)m->max, "sum", sum, "mean", ev_moments_mean(m));
+}
+
+/* sockperf's own rank: (int)(0.5 + p * N) - 1, in double */
+static uint64_t sockperf_index(struct ev_prob p, size_t n)
+{
+	double pd = (double)p.num / (double)p.den;
+	long r = (long)(0.5 + pd * (double)n) - 1;
+	return r < 0 ? 0 : (uint64_t)r;
+}
+
+json_t *analysis_compare_native(const struct ev_native *nat, struct ev_series *s,
+				const struct ev_moments *m, unsigned *differ)
+{
+	json_t *out = json_array();
+	*differ = 0;
+	char why[256] = "";
+	int sockperf = nat->kind == EV_NATIVE_SOCKPERF;
+	if (s->ticks_per_second && s->ticks_per_second != NS_PER_SECOND)
+		snprintf(why, sizeof why,
+			 "the series counts %" PRIu64 " ticks a second and %s prints nanoseconds; evidence "
+			 "never rescales", s->ticks_per_second, nat->tool);
+	else if (sockperf && s->kind == EV_SERIES_SOCKPERF && nat->half_rtt != s->half_rtt)
+		snprintf(why, sizeof why, "the summary is of %s, the log of %s",
+			 nat->half_rtt ? "half round trips" : "round trips",
+			 s->half_rtt ? "half round trips" : "round trips");
+	/* every quantile by the exact rule, and for sockperf at its double
+	 * rank too: all selected at once */
+	struct wanted want[2 * EV_NATIVE_MAX];
+	size_t nwant = 0, at[EV_NATIVE_MAX];
+	for (size_t i = 0; i < nat->n; i++)
+		if (nat->stats[i].what == EV_NSTAT_QUANTILE) {
+			at[i] = nwant;
+			want[nwant++] = (struct wanted){.rule = nat->rule, .p = nat->stats[i].p};
+			if (sockperf)
+				want[nwant++] = (struct wanted){.given = 1, .index = sockperf_index(nat->stats[i].p, s->n)};
+		}
+	if (!why[0])
+		analysis_select(s->v, s->n, want, nwant);
+	for (size_t i = 0; i < nat->n; i++) {
+		const struct ev_native_stat *st = &nat->stats[i];
+		long double value = 0, alt = -1;
+		switch (st->what) {
+		case EV_NSTAT_COUNT: value = (long double)m->n; break;
+		case EV_NSTAT_SUM: value = (long double)m->sum; break;
+		case EV_NSTAT_MIN: value = (long double)m->min; break;
+		case EV_NSTAT_MAX: value = (long double)m->max; break;
+		case EV_NSTAT_QUANTILE:
+			value = want[at[i]].value;
+			if (sockperf)
+				alt = want[at[i] + 1].value;
+			break;
+		case EV_NSTAT_MEAN:
+			if (sockperf && s->kind == EV_SERIES_SOCKPERF && m->n)
+				/* sockperf: the round trips' sum over the count, in whole
+				 * ticks, then halved, in whole ticks */
+				value = (long double)(uint64_t)(s->rtt_sum / m->n / (s->half_rtt ? 2 : 1));
+			else
+				value = ev_moments_mean(m);
+			break;
+		}
+		char text[64], alt_text[64] = "";
+		const char *verdict, *because = NULL;
+		ev_native_format_value(st, value, text, sizeof text);
+		if (alt >= 0)
+			ev_native_format_value(st, alt, alt_text, sizeof alt_text);
+		if (why[0] && st->what != EV_NSTAT_COUNT) {
+			verdict = "not compared";
+			because = why;
+		} else if (st->format == EV_NFMT_DOUBLE) {
+			verdict = (double)value == st->value ? "equal" : "differs";
+		} else if (strcmp(text, st->text) == 0) {
+			verdict = "equal";
+		} else if (sockperf && alt >= 0 && strcmp(alt_text, st->text) == 0) {
+			verdict = "equal at sockperf's double rank";
+			because = "sockperf takes element (int)(0.5 + p N) - 1 computed in double, here not the exact rank";
+			snprintf(text, sizeof text, "%s", alt_text);
+		} else if (sockperf && st->format == EV_NFMT_USEC3 &&
+			   fabsl(value - strtold(st->text, NULL) * 1000) <= 1.0L + 1e-6L) {
+			verdict = "equal within 1 ns";
+			because = "sockperf converts TSC ticks to ns for each logged timestamp apart, truncating: a "
+				  "latency rebuilt from the log may be 1 ns off its own";
+		} else {
+			verdict = "differs";
+		}
+		if (strcmp(verdict, "differs") == 0)
+			(*differ)++;
+		json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "name", st->name, "rule",
+				      st->what == EV_NSTAT_QUANTILE ? ev_qrule_name(nat->rule) : "exact", "native", st->text,
+				      "recomputed", strcmp(verdict, "not compared") == 0 ? "" : text, "verdict", verdict);
+		if (because)
+			json_object_set_new(o, "why", json_string(because));
+		json_array_append_new(out, o);
+	}
+	return out;
+}
+
+json_t *analysis_pacing(struct ev_series *d, uint64_t rate, uint64_t *missed_out)
+{
+	uint64_t tps = d->ticks_per_second ? d->ticks_per_second : NS_PER_SECOND;
+	uint64_t interval = (uint64_t)((double)tps / (double)rate);
+	/* The deadlines as the sender kept them: each an interval after the
+	 * last, or re-anchored where a call was a whole interval late. */
+	uint64_t deadline = 0, first = 0, last = 0, missed = 0;
+	for (size_t k = 0; k < d->n; k++) {
+		uint64_t start = deadline + d->v[k];
+		if (k == 0)
+			first = start;
+		last = start;
+		if (d->v[k] >= interval) {
+			missed++;
+			deadline = start;
+		}
+		deadline += interval;
+	}
+	*missed_out = missed;
+	double achieved = d->n > 1 && last > first ? (double)(d->n - 1) * (double)tps / (double)(last - first) : 0;
+	struct ev_moments m;
+	ev_moments_of(d->v, d->n, &m);
+	static const char *const pct[] = {"50", "90", "99", "99.9"};
+	struct wanted want[4] = {0};
+	for (int i = 0; i < 4; i++) {
+		want[i].rule = EV_QRULE_NEAREST_RANK;
+		ev_prob_parse_percent(pct[i], &want[i].p);
+	}
+	analysis_select(d->v, d->n, want, 4);
+	json_t *q = json_object();
+	for (int i = 0; i < 4; i++) {
+		char key[16];
+		snprintf(key, sizeof key, "p%s", pct[i]);
+		json_object_set_new(q, key, json_integer((json_int_t)want[i].value));
+	}
+	return json_pack("{s:I, s:I, s:I, s:f, s:I, s:I, s:o, s:s}", "rate", (json_int_t)rate,
+			 "interval_ticks", (json_int_t)interval, "calls", (json_int_t)d->n,
+			 "achieved_from_deadlines", achieved, "missed_and_reanchored", (json_int_t)missed,
+			 "max_delay", (json_int_t)m.max, "delay_quantiles", q, "rule", "nearest-rank");
+}
+
+static json_t *cohort_json(uint64_t *v, size_t n, size_t above, size_t total)
+{
+	struct ev_prob p99 = {99, 100};
+	double p = n ? ev_quantile(v, n, EV_QRULE_NEAREST_RANK, p99) : 0;
+	json_t *o = json_pack("{s:I, s:f, s:I, s:f}", "calls", (json_int_t)n, "share_of_calls",
+			      total ? (double)n / (double)total : 0.0, "above_threshold", (json_int_t)above,
+			      "share_above", n ? (double)above / (double)n : 0.0);
+	json_object_set_new(o, "p99", n ? json_integer((json_int_t)p) : json_null());
+	return o;
+}
+
+json_t *analysis_cohorts(const uint64_t *v, size_t n, const uint8_t *page, uint64_t threshold)
+{
+	static const size_t displacements[] = {0, 1, 8, 128};
+	uint64_t *scratch = malloc((n ? n : 1) * sizeof *scratch);
+	if (!scratch)
+		return NULL;
+	json_t *out = json_array();
+	for (size_t d = 0; d < sizeof displacements / sizeof *displacements; d++) {
+		size_t shift = displacements[d], front = 0, back = n, above_page = 0, above_other = 0;
+		for (size_t k = 0; k < n; k++) {
+			int labelled = k >= shift && page[k - shift];
+			if (labelled) {
+				scratch[front++] = v[k];
+				above_page += v[k] > threshold;
+			} else {
+				scratch[--back] = v[k];
+				above_other += v[k] > threshold;
+			}
+		}
+		json_t *o = json_pack("{s:I, s:s}", "displacement", (json_int_t)shift, "labels",
+				      shift ? "control: each call takes the label of the record this many before it"
+					    : "the call's own record");
+		json_object_set_new(o, "page", cohort_json(scratch, front, above_page, n));
+		json_object_set_new(o, "other", cohort_json(scratch + front, n - front, above_other, n));
+		size_t above = above_page + above_other;
+		json_object_set_new(o, "page_share_of_calls_above", json_real(above ? (double)above_page / (double)above : 0.0));
+		json_array_append_new(out, o);
+	}
+	free(scratch);
+	return out;
+}
+
+struct labelling {
+	uint64_t warmups, page_size, record;
+	size_t n;
+	uint8_t *labels;
+	uint32_t file;
+	int64_t max_page;
+};
+
+static void on_record(void *ctx, const struct ev_fix_record *r)
+{
+	struct labelling *l = ctx;
+	if (r->file_index != l->file || l->record == 0) {
+		l->file = r->file_index;
+		l->max_page = -1; /* a new file: every page is new */
+	}
+	/* a record reaches new ground when its last byte lies past every page
+	 * the file had before it (its header comes first, in lower pages) */
+	uint64_t to = r->offset + r->len - 1;
+	int64_t last = (int64_t)(to / l->page_size);
+	int fresh = last > l->max_page;
+	if (last > l->max_page)
+		l->max_page = last;
+	uint64_t k = l->record - l->warmups - 1; /* record 0 is the Logon */
+	if (l->record > l->warmups && k < l->n)
+		l->labels[k] = (uint8_t)fresh;
+	l->record++;
+}
+
+static void on_damage(void *ctx, enum ev_fix_rule rule, const char *file, uint64_t record,
+		      uint64_t offset, const char *message, const char *expected, const char *found)
+{
+	/* audit journal judges the journal; here only its records' places count */
+	(void)ctx, (void)rule, (void)file, (void)record, (void)offset, (void)message, (void)expected, (void)found;
+}
+
+ev_status analysis_page_labels(const char *dir, uint64_t warmups, size_t n, uint64_t page_size,
+			       uint8_t **labels, struct ev_error *err)
+{
+	struct labelling l = {.warmups = warmups, .page_size = page_size, .n = n};
+	char **files = NULL;
+	size_t nfiles = 0;
+	*labels = NULL;
+	ev_status st = ev_fixread_list(EV_FIXREAD_LLFIX, dir, &files, &nfiles, err);
+	if (st != EV_OK)
+		return st;
+	if (!(l.labels = calloc(n ? n : 1, 1))) {
+		ev_fixread_files_free(files, nfiles);
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	}
+	struct ev_fixread_sink sink = {on_record, on_damage, &l, NULL};
+	struct ev_fixread *r = ev_fixread_new(EV_FIXREAD_LLFIX, &sink);
+	if (!r)
+		st = ev_error_set(err, EV_ERROR, "out of memory");
+	for (size_t i = 0; i < nfiles && st == EV_OK; i++)
+		st = ev_fixread_file(r, files[i], (uint32_t)i, NULL, NULL, NULL, err);
+	ev_fixread_free(r);
+	ev_fixread_files_free(files, nfiles);
+	if (st == EV_OK && l.record < warmups + 1 + n)
+		st = ev_error_set(err, EV_MISMATCH,
+				  "%" PRIu64 " records, too few for a Logon, %" PRIu64 " warmups and the "
+				  "series' %zu measured calls", l.record, warmups, n);
+	if (st != EV_OK) {
+		free(l.labels);
+		return st;
+	}
+	*labels = l.labels;
+	return EV_OK;
+}

@@ -1,0 +1,75 @@
+/* analysis: what audit recomputes from one run's raw series, shared by
+ * audit series and audit campaign. Only audit/ includes this.
+ *
+ * Every order statistic of a series is selected in one pass over the
+ * samples in place (lib/quantile.h); the series' own order is used first,
+ * for what depends on it (the time series of a plot, the journal-page
+ * cohorts). Nothing is rescaled: values are in the series' own ticks.
+ */
+#ifndef AUDIT_ANALYSIS_H
+#define AUDIT_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "lib/nativestats.h"
+#include "lib/quantile.h"
+#include "lib/series.h"
+#include "lib/status.h"
+
+#define ANALYSIS_MAX_QUANTILES 64
+
+/* A quantile asked for, by rule. */
+struct wanted {
+	enum ev_qrule rule;
+	struct ev_prob p;
+	int given;                    /* index set by the caller, not by the rule */
+	uint64_t index, g_num, g_den; /* filled by analysis_plan */
+	double value;                 /* filled by analysis_select */
+};
+
+/* The order statistics of a series: fill want[] (n of them) with their
+ * indices, select them all at once (v is reordered), read the values. */
+void analysis_select(uint64_t *v, size_t n, struct wanted *want, size_t nwant);
+
+/* The series' moments (count, exact sum, min, max) as JSON, with mean. */
+json_t *analysis_moments_json(const struct ev_moments *m);
+
+/* Compare each statistic the native report states with its recomputation
+ * from s (whose samples are reordered): a JSON array of {name, rule,
+ * native, recomputed, verdict} and the number that differ. The verdict is
+ * "equal" (the same text, or the same integer or double), "differs", or
+ * "not compared" with why (another unit). For sockperf two more, each
+ * with why, for what its own arithmetic does and the log cannot show:
+ * "equal within 1 ns" (it converts TSC ticks to ns for each timestamp of
+ * the log apart, truncating, so a latency rebuilt from the log may be 1 ns
+ * off its own) and "equal at sockperf's double rank" (it computes the rank
+ * (int)(0.5 + p N) in double, which at a few N differs from the exact
+ * rank). */
+json_t *analysis_compare_native(const struct ev_native *nat, struct ev_series *s,
+				const struct ev_moments *m, unsigned *differ);
+
+/* Pacing from a scheduler-delay series (in the same ticks) and the rate
+ * asked: the deadlines rebuilt, calls, achieved rate, delay quantiles
+ * (nearest-rank), the true maximum, the deadlines missed and re-anchored.
+ * d is reordered. */
+json_t *analysis_pacing(struct ev_series *d, uint64_t rate, uint64_t *missed_out);
+
+/* The journal-page cohorts of a run: page[k] is 1 when measured call k's
+ * record made the first write to a new page of the journal. For the
+ * labels as they are and displaced by 1, 8 and 128 records: each cohort's
+ * calls, its calls above threshold and their share, its p99
+ * (nearest-rank). v is the series in its own order (not reordered). */
+json_t *analysis_cohorts(const uint64_t *v, size_t n, const uint8_t *page, uint64_t threshold);
+
+/* The page labels of the measured calls from the sender's llfix journal
+ * (dir): warmups orders after the Logon, then n measured ones. *labels is
+ * malloc'd (n bytes). @return EV_OK; EV_MISMATCH with err saying why the
+ * journal does not line up with the series (without naming dir); EV_ERROR
+ * on I/O. */
+ev_status analysis_page_labels(const char *dir, uint64_t warmups, size_t n, uint64_t page_size,
+			       uint8_t **labels, struct ev_error *err);
+
+#endif

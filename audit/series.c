@@ -1,0 +1,349 @@
+/* audit series: the statistics of a latency series recomputed from its
+ * raw samples, with the rule the benchmark used, beside what the
+ * benchmark printed. */
+#include "config.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "audit/analysis.h"
+#include "audit/audit.h"
+#include "lib/json.h"
+#include "lib/receipt.h"
+#include "lib/sha256.h"
+
+#define DEFAULT_PAGE 4096
+
+static const char help[] =
+	"usage: audit series [options] SERIES\n"
+	"\n"
+	"Recompute, from a raw per-call latency series, every statistic a benchmark\n"
+	"printed about it, with the rule its tool uses, and set each beside the printed\n"
+	"one: exact for integers, in the tool's own notation for the rest (%g, %f,\n"
+	"usec with three decimals). Quantiles are exact (integer ranks, selection in\n"
+	"place); the mean is the exact sum over the count. Nothing is rescaled.\n"
+	"\n"
+	"SERIES is evidence's raw series (binary or its CSV twin) or sockperf's --full-log.\n"
+	"\n"
+	"  --native REPORT     the benchmark's own statistics: an llfix statistics block,\n"
+	"                      sockperf's summary, or the reference pair's JSON report\n"
+	"  --rule RULE         nearest-rank, floor-index, round-half-up or linear, for the\n"
+	"                      quantiles of --quantile (default: the report's, else nearest-rank)\n"
+	"  --quantile P        a percentile to compute besides (repeatable; default without\n"
+	"                      --native: 50, 95, 99, 99.9)\n"
+	"  --delay SERIES      a paced run's scheduler-delay series, with --rate\n"
+	"  --rate R            the rate the run was paced at (orders a second)\n"
+	"  --journal DIR       the sender's llfix journal: label each measured call whose\n"
+	"                      record first wrote a new page, and compare the cohorts\n"
+	"  --warmups N         warmup orders before the measured ones (with --journal)\n"
+	"  --threshold T       calls above T ticks are slow (default: the recomputed p99)\n"
+	"  --page-size BYTES   the page of the cohorts (default 4096)\n"
+	"  --receipt FILE      the audit receipt (default: audit-series-TIME.json here)\n"
+	"  --json              print the receipt on stdout\n"
+	"  -h, --help          show this help\n"
+	"\n"
+	"Exit status: 0 every statistic agreed and the series held together, 1 a\n"
+	"statistic differs or the series is damaged (the receipt says which), 2 usage\n"
+	"or I/O error.\n";
+
+struct series_opts {
+	const char *series, *native, *delay, *journal, *receipt;
+	int rule, json;
+	const char *quantiles[ANALYSIS_MAX_QUANTILES];
+	size_t nquantiles;
+	uint64_t rate, warmups, threshold, page_size;
+	int have_threshold;
+};
+
+struct found {
+	json_t *list;
+	unsigned n;
+};
+
+static void on_finding(void *ctx, const struct ev_finding *f)
+{
+	struct found *x = ctx;
+	char line[2048];
+	ev_finding_format(f, line, sizeof line);
+	fprintf(stderr, TOOL ": %s\n", line);
+	if (x->n++ < 100)
+		json_array_append_new(x->list, ev_finding_to_json(f));
+}
+
+static ev_status add_input(json_t *r, const char *name, const char *path, struct ev_error *err)
+{
+	uint8_t d[EV_SHA256_LEN];
+	char hex[EV_SHA256_HEX_LEN + 1];
+	ev_status st = ev_sha256_path(path, d, NULL, err);
+	if (st != EV_OK)
+		return st;
+	ev_sha256_hex(d, hex);
+	return ev_receipt_add_input(r, name, path, hex, err);
+}
+
+static json_t *series_facts(const struct ev_series *s)
+{
+	json_t *o = json_pack("{s:s, s:s, s:I, s:I}", "shape", ev_series_kind_name(s->kind), "clock", s->clock,
+			      "ticks_per_second", (json_int_t)s->ticks_per_second, "samples", (json_int_t)s->n);
+	if (s->source_hz)
+		json_object_set_new(o, "source_hz", json_integer((json_int_t)s->source_hz));
+	if (s->has_declared)
+		json_object_set_new(o, "declared", json_integer((json_int_t)s->declared));
+	if (s->kind == EV_SERIES_SOCKPERF)
+		json_object_set_new(o, "half_round_trip", json_boolean(s->half_rtt));
+	return o;
+}
+
+static void print_table(const json_t *rows)
+{
+	size_t i;
+	json_t *r;
+	printf("%-10s %-14s %18s %18s  %s\n", "statistic", "rule", "native", "recomputed", "verdict");
+	json_array_foreach(rows, i, r) {
+		printf("%-10s %-14s %18s %18s  %s\n", json_string_value(json_object_get(r, "name")),
+		       json_string_value(json_object_get(r, "rule")), json_string_value(json_object_get(r, "native")),
+		       json_string_value(json_object_get(r, "recomputed")),
+		       json_string_value(json_object_get(r, "verdict")));
+	}
+}
+
+static ev_status run_series(const struct series_opts *o, struct ev_error *err)
+{
+	struct ev_series s = {0}, d = {0};
+	struct ev_native nat;
+	struct found found = {json_array(), 0};
+	json_t *r = NULL, *compared = NULL;
+	uint8_t *labels = NULL;
+	unsigned differ = 0;
+	uint64_t missed = 0;
+	ev_status st;
+	int have_native = o->native != NULL;
+	if (have_native && (st = ev_native_load(o->native, &nat, err)) != EV_OK)
+		goto out;
+	if ((st = ev_series_load(o->series, &s, on_finding, &found, err)) != EV_OK)
+		goto out;
+	if (!(r = ev_receipt_new("audit", TOOL, err))) {
+		st = err->status;
+		goto out;
+	}
+	if ((st = add_input(r, "series", o->series, err)) != EV_OK ||
+	    (have_native && (st = add_input(r, "native report", o->native, err)) != EV_OK))
+		goto out;
+	struct ev_moments m;
+	ev_moments_of(s.v, s.n, &m);
+	ev_receipt_set_fact(r, "series", series_facts(&s), err);
+
+	/* first what needs the samples in their own order */
+	if (o->journal) {
+		if ((st = analysis_page_labels(o->journal, o->warmups, s.n, o->page_size, &labels, err)) >= EV_ERROR)
+			goto out;
+		if (st == EV_MISMATCH) {
+			ev_finding_emit(on_finding, &found, o->journal, "cohort-align", err->text, NULL, NULL);
+			ev_error_clear(err);
+			st = EV_OK;
+		}
+	}
+	uint64_t threshold = o->threshold;
+	if (labels && !o->have_threshold) {
+		uint64_t *copy = malloc((s.n ? s.n : 1) * sizeof *copy);
+		struct ev_prob p99 = {99, 100};
+		if (!copy) {
+			st = ev_error_set(err, EV_ERROR, "out of memory");
+			goto out;
+		}
+		memcpy(copy, s.v, s.n * sizeof *copy);
+		threshold = (uint64_t)ev_quantile(copy, s.n, EV_QRULE_NEAREST_RANK, p99);
+		free(copy);
+	}
+	if (labels) {
+		json_t *c = analysis_cohorts(s.v, s.n, labels, threshold);
+		ev_receipt_set_fact(r, "cohorts", json_pack("{s:I, s:I, s:o}", "page_size", (json_int_t)o->page_size,
+							   "threshold", (json_int_t)threshold, "by_displacement", c), err);
+	}
+
+	/* then the order statistics, all selected in one pass */
+	if (have_native) {
+		compared = analysis_compare_native(&nat, &s, &m, &differ);
+		ev_receipt_set_fact(r, "native",
+				    json_pack("{s:s, s:s, s:s}", "tool", nat.tool, "rule", ev_qrule_name(nat.rule),
+					      "title", nat.title),
+				    err);
+		size_t i;
+		json_t *row;
+		json_array_foreach(compared, i, row) {
+			char name[64], detail[256];
+			const char *verdict = json_string_value(json_object_get(row, "verdict"));
+			snprintf(name, sizeof name, "native %s", json_string_value(json_object_get(row, "name")));
+			snprintf(detail, sizeof detail, "%s: native %s, recomputed %s (%s)", verdict,
+				 json_string_value(json_object_get(row, "native")),
+				 json_string_value(json_object_get(row, "recomputed")),
+				 json_string_value(json_object_get(row, "rule")));
+			ev_receipt_add_check(r, name, strcmp(verdict, "differs") != 0, detail, err);
+			if (strncmp(verdict, "equal ", 6) == 0) /* a documented cause of sockperf's own, shown */
+				fprintf(stderr, TOOL ": %s: %s: %s\n", o->series, json_string_value(json_object_get(row, "name")),
+					json_string_value(json_object_get(row, "why")));
+		}
+		ev_receipt_set_fact(r, "statistics", json_incref(compared), err);
+	}
+	static const char *const default_set[] = {"50", "95", "99", "99.9"};
+	const char *const *asked = o->nquantiles ? o->quantiles : default_set;
+	size_t nasked = o->nquantiles ? o->nquantiles : (have_native ? 0 : 4);
+	int rule = o->rule >= 0 ? o->rule : have_native ? (int)nat.rule : EV_QRULE_NEAREST_RANK;
+	struct wanted want[ANALYSIS_MAX_QUANTILES] = {0};
+	for (size_t i = 0; i < nasked; i++) {
+		want[i].rule = (enum ev_qrule)rule;
+		ev_prob_parse_percent(asked[i], &want[i].p);
+	}
+	analysis_select(s.v, s.n, want, nasked);
+	json_t *q = json_object();
+	for (size_t i = 0; i < nasked; i++) {
+		char key[32], pct[24];
+		ev_prob_format(want[i].p, pct, sizeof pct);
+		snprintf(key, sizeof key, "p%s", pct);
+		json_object_set_new(q, key, rule == EV_QRULE_LINEAR ? json_real(want[i].value)
+							 : json_integer((json_int_t)want[i].value));
+	}
+	json_t *moments = analysis_moments_json(&m);
+	json_object_set_new(moments, "rule", json_string(ev_qrule_name((enum ev_qrule)rule)));
+	json_object_set_new(moments, "quantiles", q);
+	ev_receipt_set_fact(r, "recomputed", moments, err);
+
+	if (o->delay) {
+		if ((st = ev_series_load(o->delay, &d, on_finding, &found, err)) != EV_OK ||
+		    (st = add_input(r, "delay series", o->delay, err)) != EV_OK)
+			goto out;
+		ev_receipt_set_fact(r, "pacing", analysis_pacing(&d, o->rate, &missed), err);
+	}
+	ev_receipt_add_check(r, "series", found.n == 0, found.n ? "findings in the series" : "every sample read", err);
+	ev_receipt_set_fact(r, "series_findings", json_incref(found.list), err);
+
+	char path[PATH_MAX];
+	if ((st = ev_receipt_finish(r, err)) != EV_OK)
+		goto out;
+	if (o->receipt) {
+		snprintf(path, sizeof path, "%s", o->receipt);
+		st = ev_receipt_write(r, o->receipt, err);
+	} else {
+		char stamp[32], stem[64];
+		ev_utc_stamp(stamp, sizeof stamp);
+		snprintf(stem, sizeof stem, "audit-series-%s", stamp);
+		st = ev_receipt_write_fresh(r, ".", stem, path, sizeof path, err);
+	}
+	if (st != EV_OK)
+		goto out;
+	if (o->json) {
+		char *bytes = NULL;
+		size_t len = 0;
+		if (ev_json_dump(r, &bytes, &len, err) == EV_OK)
+			fwrite(bytes, 1, len, stdout);
+		free(bytes);
+	} else {
+		printf("series %s: %s, %zu samples, clock %s, %" PRIu64 " ticks a second%s\n", o->series,
+		       ev_series_kind_name(s.kind), s.n, s.clock, s.ticks_per_second,
+		       s.kind == EV_SERIES_SOCKPERF && s.half_rtt ? " (half round trips, as sockperf reports)" : "");
+		if (compared)
+			print_table(compared);
+		if (o->delay)
+			printf("paced at %" PRIu64 "/s: %" PRIu64 " deadlines missed and re-anchored\n", o->rate, missed);
+		printf("%s: %u statistic%s differ, %u series finding%s; receipt %s\n",
+		       differ || found.n ? "FAIL" : "OK", differ, differ == 1 ? "" : "s", found.n,
+		       found.n == 1 ? "" : "s", path);
+	}
+	st = differ || found.n ? EV_MISMATCH : EV_OK;
+out:
+	json_decref(compared);
+	json_decref(found.list);
+	json_decref(r);
+	free(labels);
+	ev_series_free(&s);
+	ev_series_free(&d);
+	return st;
+}
+
+int audit_series_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"delay", required_argument, NULL, 'd'},
+		{"help", no_argument, NULL, 'h'},
+		{"journal", required_argument, NULL, 'J'},
+		{"json", no_argument, NULL, 'j'},
+		{"native", required_argument, NULL, 'n'},
+		{"page-size", required_argument, NULL, 'P'},
+		{"quantile", required_argument, NULL, 'q'},
+		{"rate", required_argument, NULL, 'r'},
+		{"receipt", required_argument, NULL, 'o'},
+		{"rule", required_argument, NULL, 'R'},
+		{"threshold", required_argument, NULL, 'T'},
+		{"warmups", required_argument, NULL, 'w'},
+		{NULL, 0, NULL, 0},
+	};
+	struct series_opts o = {.rule = -1, .page_size = DEFAULT_PAGE};
+	long v;
+	int c;
+	struct ev_prob p;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': o.delay = optarg; break;
+		case 'h': fputs(help, stdout); return 0;
+		case 'J': o.journal = optarg; break;
+		case 'j': o.json = 1; break;
+		case 'n': o.native = optarg; break;
+		case 'P':
+			if (ev_cli_parse_long(optarg, 512, 1 << 30, &v))
+				return msg_usage("series", "option --page-size: expected 512 or more bytes, found '%s'", optarg);
+			o.page_size = (uint64_t)v;
+			break;
+		case 'q':
+			if (ev_prob_parse_percent(optarg, &p) != 0)
+				return msg_usage("series", "option --quantile: expected a percentile from 0 to 100, found '%s'", optarg);
+			if (o.nquantiles == ANALYSIS_MAX_QUANTILES)
+				return msg_usage("series", "at most %d --quantile", ANALYSIS_MAX_QUANTILES);
+			o.quantiles[o.nquantiles++] = optarg;
+			break;
+		case 'r':
+			if (ev_cli_parse_long(optarg, 1, 1000000000, &v))
+				return msg_usage("series", "option --rate: expected orders a second, found '%s'", optarg);
+			o.rate = (uint64_t)v;
+			break;
+		case 'o': o.receipt = optarg; break;
+		case 'R':
+			if ((o.rule = ev_qrule_parse(optarg)) < 0)
+				return msg_usage("series", "option --rule: expected nearest-rank, floor-index, round-half-up or linear, found '%s'",
+						 optarg);
+			break;
+		case 'T':
+			if (ev_cli_parse_long(optarg, 0, LONG_MAX, &v))
+				return msg_usage("series", "option --threshold: expected ticks, found '%s'", optarg);
+			o.threshold = (uint64_t)v;
+			o.have_threshold = 1;
+			break;
+		case 'w':
+			if (ev_cli_parse_long(optarg, 0, LONG_MAX, &v))
+				return msg_usage("series", "option --warmups: expected a count, found '%s'", optarg);
+			o.warmups = (uint64_t)v;
+			break;
+		default: return msg_usage("series", "unknown or incomplete option");
+		}
+	}
+	if (optind + 1 != argc)
+		return msg_usage("series", optind == argc ? "no series given" : "one series at a time");
+	if (!!o.delay != !!o.rate)
+		return msg_usage("series", "--delay and --rate go together");
+	o.series = argv[optind];
+	if (o.receipt && access(o.receipt, F_OK) == 0) {
+		fprintf(stderr, TOOL ": %s: already exists; evidence is never overwritten (choose a new name)\n", o.receipt);
+		return 2;
+	}
+	struct ev_error err;
+	ev_error_clear(&err);
+	ev_status st = run_series(&o, &err);
+	if (st >= EV_ERROR)
+		ev_cli_error(TOOL, &err);
+	return ev_status_exit_code(st);
+}

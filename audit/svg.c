@@ -1,0 +1,184 @@
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit/svg.h"
+
+void text_add(struct text *t, const char *fmt, ...)
+{
+	if (t->oom)
+		return;
+	for (;;) {
+		va_list ap;
+		va_start(ap, fmt);
+		int n = vsnprintf(t->s ? t->s + t->n : NULL, t->s ? t->cap - t->n : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			t->oom = 1;
+			return;
+		}
+		if (t->s && t->n + (size_t)n < t->cap) {
+			t->n += (size_t)n;
+			return;
+		}
+		size_t cap = (t->cap ? t->cap * 2 : 65536) + (size_t)n;
+		char *s = realloc(t->s, cap);
+		if (!s) {
+			t->oom = 1;
+			return;
+		}
+		t->s = s;
+		t->cap = cap;
+	}
+}
+
+void text_escaped(struct text *t, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': text_add(t, "&amp;"); break;
+		case '<': text_add(t, "&lt;"); break;
+		case '>': text_add(t, "&gt;"); break;
+		case '"': text_add(t, "&quot;"); break;
+		default: text_add(t, "%c", *s);
+		}
+	}
+}
+
+void text_free(struct text *t)
+{
+	free(t->s);
+	memset(t, 0, sizeof *t);
+}
+
+const char *chart_colour(size_t k)
+{
+	static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+					      "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+	return palette[k % (sizeof palette / sizeof *palette)];
+}
+
+static double scale(double v, double a, double b, int logs)
+{
+	if (logs) {
+		v = log10(v > 0 ? v : 1e-9);
+		a = log10(a > 0 ? a : 1e-9);
+		b = log10(b > 0 ? b : 1e-9);
+	}
+	return b > a ? (v - a) / (b - a) : 0.5;
+}
+
+double chart_x(const struct chart *c, double x)
+{
+	return c->left + scale(x, c->x0, c->x1, c->logx) * (c->width - c->left - c->right);
+}
+
+double chart_y(const struct chart *c, double y)
+{
+	return c->height - c->bottom - scale(y, c->y0, c->y1, c->logy) * (c->height - c->top - c->bottom);
+}
+
+static void y_label(char *out, size_t cap, double v)
+{
+	if (v >= 1e9)
+		snprintf(out, cap, "%gs", v / 1e9);
+	else if (v >= 1e6)
+		snprintf(out, cap, "%gms", v / 1e6);
+	else if (v >= 1e3)
+		snprintf(out, cap, "%gus", v / 1e3);
+	else
+		snprintf(out, cap, "%g", v);
+}
+
+void chart_begin(struct text *t, const struct chart *c, const char *title, const char *xlabel,
+		 const char *ylabel, const double *xticks, const char *const *xtick_labels, size_t nx)
+{
+	text_add(t, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
+		 c->width, c->height, c->width, c->height);
+	text_add(t, "<title>");
+	text_escaped(t, title);
+	text_add(t, "</title>\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+	double l = c->left, r = c->width - c->right, top = c->top, b = c->height - c->bottom;
+	text_add(t, "<g class=\"axes\" stroke=\"#444\" fill=\"none\"><path d=\"M%.1f %.1fV%.1fH%.1f\"/></g>\n", l, top, b, r);
+	text_add(t, "<g class=\"ticks\" font-family=\"sans-serif\" font-size=\"11\" fill=\"#333\">\n");
+	for (size_t i = 0; i < nx; i++) {
+		double x = chart_x(c, xticks[i]);
+		text_add(t, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>", x, top, x, b);
+		text_add(t, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", x, b + 14);
+		text_escaped(t, xtick_labels[i]);
+		text_add(t, "</text>\n");
+	}
+	/* y ticks: decades on a log axis, five steps on a linear one */
+	double ys[40];
+	size_t ny = 0;
+	if (c->logy) {
+		for (double d = pow(10, floor(log10(c->y0 > 0 ? c->y0 : 1))); d <= c->y1 * 1.0001 && ny < 40; d *= 10)
+			if (d >= c->y0 * 0.9999)
+				ys[ny++] = d;
+	} else if (c->y1 > c->y0) {
+		/* round steps: 1, 2 or 5 times a power of ten, about five of them */
+		double raw = (c->y1 - c->y0) / 5, mag = pow(10, floor(log10(raw))), step = mag;
+		if (raw / mag > 5)
+			step = 10 * mag;
+		else if (raw / mag > 2)
+			step = 5 * mag;
+		else if (raw / mag > 1)
+			step = 2 * mag;
+		for (double y = ceil(c->y0 / step) * step; y <= c->y1 && ny < 40; y += step)
+			ys[ny++] = y;
+	}
+	for (size_t i = 0; i < ny; i++) {
+		char label[32];
+		double y = chart_y(c, ys[i]);
+		y_label(label, sizeof label, ys[i]);
+		text_add(t, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>", l, y, r, y);
+		text_add(t, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", l - 4, y + 4, label);
+	}
+	text_add(t, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", (l + r) / 2, c->height - 4);
+	text_escaped(t, xlabel);
+	text_add(t, "</text><text transform=\"translate(12 %.1f) rotate(-90)\" text-anchor=\"middle\">", (top + b) / 2);
+	text_escaped(t, ylabel);
+	text_add(t, "</text><text x=\"%.1f\" y=\"14\" font-size=\"13\" font-weight=\"bold\">", l);
+	text_escaped(t, title);
+	text_add(t, "</text></g>\n");
+}
+
+void chart_polyline(struct text *t, const struct chart *c, const double *xs, const double *ys, size_t n,
+		    const char *cls, const char *colour, const char *name)
+{
+	text_add(t, "<polyline class=\"%s\" data-series=\"", cls);
+	text_escaped(t, name);
+	text_add(t, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", colour);
+	for (size_t i = 0; i < n; i++)
+		text_add(t, "%s%.1f,%.1f", i ? " " : "", chart_x(c, xs[i]), chart_y(c, ys[i]));
+	text_add(t, "\"><title>");
+	text_escaped(t, name);
+	text_add(t, "</title></polyline>\n");
+}
+
+void chart_dot(struct text *t, const struct chart *c, double x, double y, const char *cls, const char *colour,
+	       const char *tip)
+{
+	text_add(t, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"><title>", cls, chart_x(c, x),
+		 chart_y(c, y), colour);
+	text_escaped(t, tip);
+	text_add(t, "</title></circle>\n");
+}
+
+void chart_legend(struct text *t, const struct chart *c, int k, const char *colour, const char *label)
+{
+	double x = c->width - c->right - 150, y = c->top + 12 + 16 * k;
+	text_add(t, "<g class=\"legend\" font-family=\"sans-serif\" font-size=\"11\"><rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"3\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">",
+		 x, y - 4, colour, x + 16, y);
+	text_escaped(t, label);
+	text_add(t, "</text></g>\n");
+}
+
+void chart_end(struct text *t)
+{
+	text_add(t, "</svg>\n");
+}

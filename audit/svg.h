@@ -1,0 +1,48 @@
+/* svg: the charts of a campaign report, as SVG text in a growing buffer:
+ * no script, no font or network resource, so that the HTML file stands on
+ * its own. Only audit/ includes this. */
+#ifndef AUDIT_SVG_H
+#define AUDIT_SVG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A text buffer that grows; on allocation failure it stops growing and
+ * says so (oom), and the caller reports it once. */
+struct text {
+	char *s;
+	size_t n, cap;
+	int oom;
+};
+
+void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* s with &, <, >, " escaped. */
+void text_escaped(struct text *t, const char *s);
+void text_free(struct text *t);
+
+/* A chart: a plot area mapping data to pixels, log or linear per axis. */
+struct chart {
+	double x0, x1, y0, y1; /* data ranges */
+	int logx, logy;
+	double width, height, left, right, top, bottom; /* pixels */
+};
+
+/* Open an <svg> of the chart's size with a title, axes, and tick labels
+ * (xticks at the given data values with their labels; y ticks chosen). */
+void chart_begin(struct text *t, const struct chart *c, const char *title, const char *xlabel,
+		 const char *ylabel, const double *xticks, const char *const *xtick_labels, size_t nx);
+double chart_x(const struct chart *c, double x);
+double chart_y(const struct chart *c, double y);
+/* A line through n points, of class cls and colour, data-series name. */
+void chart_polyline(struct text *t, const struct chart *c, const double *xs, const double *ys, size_t n,
+		    const char *cls, const char *colour, const char *name);
+void chart_dot(struct text *t, const struct chart *c, double x, double y, const char *cls, const char *colour,
+	       const char *tip);
+/* A legend entry in the top right corner, the k-th. */
+void chart_legend(struct text *t, const struct chart *c, int k, const char *colour, const char *label);
+void chart_end(struct text *t);
+
+/* The k-th colour of the palette. */
+const char *chart_colour(size_t k);
+
+#endif
