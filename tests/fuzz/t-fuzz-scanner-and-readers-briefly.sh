@@ -49,6 +49,19 @@ test_expect_success 'setup: seed corpora cut from a generated journal pair' '
 	hb += b" " * (len(body) - len(hb))
 	open("qf-store/a", "wb").write(b"\x03" + body + hb)
 	open("qf-log/a", "wb").write(b"\x05" + b"".join(b"20261202-08:00:00.000000000 : " + m + b"\n" for m in msgs))
+	# series and reports: each shape the readers know
+	import os
+	os.makedirs("series")
+	head = b"EVSERIES" + struct.pack("<II", 1, 80) + b"CLOCK_MONOTONIC_RAW".ljust(32, b"\0")
+	open("series/bin", "wb").write(head + struct.pack("<QQQQ", 10**9, 0, 5, 0) + struct.pack("<5Q", 5, 1, 9, 7, 3))
+	open("series/csv", "w").write("# evidence-series/1 clock=x ticks_per_second=1000000000 count=3\n3\n1\n2\n")
+	open("series/sockperf", "w").write("sockperf: ---> percentile 50.000 =   12.720\n"
+	    "sockperf: ====> avg-latency=13.352 (std-dev=1)\n------------------------------\n"
+	    "packet, txTime(sec), rxTime(sec), latency(usec)\n0, 2.435845963, 2.436907803, 530.920\n"
+	    "1, 2.436907953, 2.436969882, 30.965\n------------------------------\n")
+	open("series/llfix", "w").write("\033[0;34mTitle\033[0m : New order\n\033[0;34mSample count\033[0m : 3\n"
+	    "\033[0;34mMaximum\033[0m : 4.76819e+08 nanoseconds\n\033[0;34mP50\033[0m : 2.000000 nanoseconds\n")
+	open("series/pair", "w").write("{\"format\":\"evidence-pair-report/1\",\"stats\":{\"count\":3,\"mean\":2.5,\"p50\":2}}\n")
 	PY
 '
 
@@ -56,12 +69,12 @@ test_expect_success 'setup: seed corpora cut from a generated journal pair' '
 # is replayed alone before any fuzzing.
 test_expect_success 'every input that once crashed a target is replayed without a crash' '
 	for f in "$EV_SRCDIR"/tests/fuzz/regress/*; do
-		t=$(basename "$f" | sed "s/^\(scanner\|llfix\|raw\|qf-store\|qf-log\)-.*/\1/") &&
+		t=$(basename "$f" | sed "s/^\(scanner\|llfix\|raw\|qf-store\|qf-log\|series\)-.*/\1/") &&
 		"$FUZZ/fuzz-$t" "$f" >replay.log 2>&1 || { tail -n 30 replay.log; return 1; }
 	done
 '
 
-for target in scanner llfix raw qf-store qf-log; do
+for target in scanner llfix raw qf-store qf-log series; do
 	test_expect_success "fuzz-$target: $RUNS runs without a crash, leak or undefined behaviour" "
 		fuzz fuzz-$target $target
 	"
