@@ -14,8 +14,10 @@
 
 void analysis_select(uint64_t *v, size_t n, struct wanted *want, size_t nwant)
 {
-	uint64_t idx[2 * ANALYSIS_MAX_QUANTILES] = {0};
-	size_t k = 0;
+	uint64_t idx[2 * ANALYSIS_MAX_QUANTILES + 2] = {0}, val[2 * ANALYSIS_MAX_QUANTILES + 2] = {0};
+	size_t k = 0, at[ANALYSIS_MAX_QUANTILES + 1] = {0};
+	if (nwant > ANALYSIS_MAX_QUANTILES + 1)
+		nwant = ANALYSIS_MAX_QUANTILES + 1;
 	for (size_t i = 0; i < nwant && n; i++) {
 		if (want[i].given) {
 			want[i].g_num = 0;
@@ -23,22 +25,28 @@ void analysis_select(uint64_t *v, size_t n, struct wanted *want, size_t nwant)
 		} else {
 			want[i].index = ev_quantile_index(want[i].rule, want[i].p, n, &want[i].g_num, &want[i].g_den);
 		}
+		at[i] = k;
 		idx[k++] = want[i].index;
 		if (want[i].g_num)
 			idx[k++] = want[i].index + 1;
 	}
-	ev_select_many(v, n, idx, k);
+	/* read only, by histogram; in place if its scratch cannot be had */
+	if (n && ev_order_stats(v, n, idx, k, val) != 0) {
+		ev_select_many(v, n, idx, k);
+		for (size_t j = 0; j < k; j++)
+			val[j] = v[idx[j]];
+	}
 	for (size_t i = 0; i < nwant; i++) {
 		if (!n) {
 			want[i].value = 0;
 			continue;
 		}
-		double a = (double)v[want[i].index];
+		double a = (double)val[at[i]];
 		if (!want[i].g_num) {
 			want[i].value = a;
 			continue;
 		}
-		double b = (double)v[want[i].index + 1], g = (double)want[i].g_num / (double)want[i].g_den;
+		double b = (double)val[at[i] + 1], g = (double)want[i].g_num / (double)want[i].g_den;
 		/* numpy's blend, so that the same inputs give the same double */
 		want[i].value = g < 0.5 ? a + (b - a) * g : b - (b - a) * (1 - g);
 	}

@@ -1,8 +1,8 @@
 /* analysis: what audit recomputes from one run's raw series, shared by
  * audit series and audit campaign. Only audit/ includes this.
  *
- * Every order statistic of a series is selected in one pass over the
- * samples in place (lib/quantile.h); the series' own order is used first,
+ * Every order statistic of a series is found at once by histogram, the
+ * samples read only (lib/quantile.h), so the series keeps its own order
  * for what depends on it (the time series of a plot, the journal-page
  * cohorts). Nothing is rescaled: values are in the series' own ticks.
  */
@@ -30,8 +30,10 @@ struct wanted {
 	double value;                 /* filled by analysis_select */
 };
 
-/* The order statistics of a series: fill want[] (n of them) with their
- * indices, select them all at once (v is reordered), read the values. */
+/* The order statistics of a series: fill want[] (at most
+ * ANALYSIS_MAX_QUANTILES + 1 of them) with their indices and values, all
+ * found at once by histogram, v read only (reordered only when memory for
+ * the histogram's scratch is lacking). */
 void analysis_select(uint64_t *v, size_t n, struct wanted *want, size_t nwant);
 
 /* The series' moments (count, exact sum, min, max) as JSON, with mean. */

@@ -263,3 +263,214 @@ double ev_quantile(uint64_t *v, size_t n, enum ev_qrule rule, struct ev_prob p)
 	/* numpy's way of blending, so that the same inputs give the same double */
 	return g < 0.5 ? a + (b - a) * g : b - (b - a) * (1 - g);
 }
+
+/* --- order statistics by histogram ------------------------------------- */
+
+#define SUB_BITS 8
+#define LOG_BUCKETS ((64 - SUB_BITS + 1) << SUB_BITS)
+#define FINE_BITS 12
+#define FINE_BUCKETS ((size_t)1 << FINE_BITS)
+#define MAX_NARROWINGS 256
+
+/* The logarithmic bucket of x: x itself below 2^SUB_BITS, else its
+ * exponent and the SUB_BITS bits after its leading one. Monotonic. */
+static inline unsigned log_bucket(uint64_t x)
+{
+	if (x < (1u << SUB_BITS))
+		return (unsigned)x;
+	unsigned e = 63u - (unsigned)__builtin_clzll(x);
+	return ((e - SUB_BITS + 1) << SUB_BITS) | (unsigned)((x >> (e - SUB_BITS)) & ((1u << SUB_BITS) - 1));
+}
+
+/* The smallest and largest value of a logarithmic bucket. */
+static void log_bounds(size_t b, uint64_t *lo, uint64_t *hi)
+{
+	if (b < (1u << SUB_BITS)) {
+		*lo = *hi = b;
+		return;
+	}
+	unsigned e = (unsigned)(b >> SUB_BITS) + SUB_BITS - 1, m = (unsigned)(b & ((1u << SUB_BITS) - 1));
+	*lo = ((uint64_t)(m | (1u << SUB_BITS))) << (e - SUB_BITS);
+	*hi = *lo + ((uint64_t)1 << (e - SUB_BITS)) - 1;
+}
+
+/* A range of values holding some wanted ranks: [lo, hi], with `below`
+ * values under lo and `count` inside. Ranges never overlap, so a rank's
+ * range is the one whose [below, below + count) holds it. */
+struct vrange {
+	uint64_t lo, hi, below, count;
+};
+
+struct ranges {
+	struct vrange *v;
+	size_t n, cap;
+};
+
+static int add_range(struct ranges *rs, struct vrange r)
+{
+	for (size_t j = 0; j < rs->n; j++)
+		if (rs->v[j].lo == r.lo)
+			return 0;
+	if (rs->n == rs->cap) {
+		size_t cap = rs->cap ? rs->cap * 2 : 16;
+		struct vrange *bigger = realloc(rs->v, cap * sizeof *bigger);
+		if (!bigger)
+			return -1;
+		rs->v = bigger;
+		rs->cap = cap;
+	}
+	rs->v[rs->n++] = r;
+	return 0;
+}
+
+static int by_lo(const void *a, const void *b)
+{
+	const struct vrange *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Of sorted ranges, the one holding rank. */
+static size_t range_of_rank(const struct ranges *rs, uint64_t rank)
+{
+	size_t a = 0, b = rs->n;
+	while (b - a > 1) {
+		size_t m = (a + b) / 2;
+		if (rs->v[m].below <= rank)
+			a = m;
+		else
+			b = m;
+	}
+	return a;
+}
+
+/* For each rank in [first, first + count) of those asked, the bucket of
+ * counts (nb buckets starting after `below` values) that holds it, as a
+ * range; bucket b spans [lo0 + (b << shift), ... + (1 << shift) - 1], or
+ * the logarithmic buckets when shift is -1. */
+static int place(struct ranges *rs, const uint64_t *ranks, size_t k, uint64_t first, uint64_t count,
+		 const uint64_t *counts, size_t nb, uint64_t below, uint64_t lo0, int shift)
+{
+	for (size_t i = 0; i < k; i++) {
+		if (ranks[i] < first || ranks[i] >= first + count)
+			continue;
+		uint64_t acc = below;
+		size_t b = 0;
+		while (b + 1 < nb && acc + counts[b] <= ranks[i])
+			acc += counts[b++];
+		uint64_t lo, hi;
+		if (shift < 0) {
+			log_bounds(b, &lo, &hi);
+		} else {
+			lo = lo0 + ((uint64_t)b << shift);
+			hi = lo + ((uint64_t)1 << shift) - 1;
+		}
+		if (add_range(rs, (struct vrange){lo, hi, acc, counts[b]}) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int ev_order_stats(const uint64_t *v, size_t n, const uint64_t *ranks, size_t k, uint64_t *out)
+{
+	if (!n || !k)
+		return 0;
+	struct ranges rs = {0};
+	uint64_t *counts = calloc(LOG_BUCKETS, sizeof *counts), *scratch = NULL;
+	size_t *fill = NULL;
+	int rc = -1;
+	if (!counts)
+		goto out;
+	/* level one: every value into its logarithmic bucket */
+	for (size_t i = 0; i < n; i++)
+		counts[log_bucket(v[i])]++;
+	if (place(&rs, ranks, k, 0, n, counts, LOG_BUCKETS, 0, 0, -1) != 0)
+		goto out;
+	/* narrow the heaviest range while too much is left to gather */
+	uint64_t limit = n / 8 > 4096 ? n / 8 : 4096;
+	for (int round = 0; round < MAX_NARROWINGS; round++) {
+		uint64_t total = 0;
+		size_t heavy = rs.n;
+		for (size_t j = 0; j < rs.n; j++) {
+			if (rs.v[j].lo == rs.v[j].hi)
+				continue; /* one value: nothing to order */
+			total += rs.v[j].count;
+			if (heavy == rs.n || rs.v[j].count > rs.v[heavy].count)
+				heavy = j;
+		}
+		if (total <= limit || heavy == rs.n)
+			break;
+		struct vrange h = rs.v[heavy];
+		rs.v[heavy] = rs.v[--rs.n];
+		int shift = 0;
+		while (shift < 63 && ((h.hi - h.lo) >> shift) >= FINE_BUCKETS)
+			shift++;
+		size_t nb = (size_t)((h.hi - h.lo) >> shift) + 1;
+		memset(counts, 0, nb * sizeof *counts);
+		for (size_t i = 0; i < n; i++)
+			if (v[i] >= h.lo && v[i] <= h.hi)
+				counts[(v[i] - h.lo) >> shift]++;
+		if (place(&rs, ranks, k, h.below, h.count, counts, nb, h.below, h.lo, shift) != 0)
+			goto out;
+	}
+	/* gather what lies in the ranges still to order, and order it */
+	qsort(rs.v, rs.n, sizeof *rs.v, by_lo);
+	uint64_t total = 0;
+	if (!(fill = calloc(rs.n, sizeof *fill)))
+		goto out;
+	for (size_t j = 0; j < rs.n; j++)
+		total += rs.v[j].lo == rs.v[j].hi ? 0 : rs.v[j].count;
+	if (total && !(scratch = malloc((size_t)total * sizeof *scratch)))
+		goto out;
+	size_t *start = fill; /* reused: first each range's start, then its fill */
+	uint64_t at = 0;
+	for (size_t j = 0; j < rs.n; j++) {
+		start[j] = (size_t)at;
+		at += rs.v[j].lo == rs.v[j].hi ? 0 : rs.v[j].count;
+	}
+	if (total) {
+		/* each range lies inside one logarithmic bucket: index them by
+		 * it, so that most values are passed by with one lookup */
+		uint32_t *first = (uint32_t *)counts; /* reused: LOG_BUCKETS u64 hold 2 x LOG_BUCKETS u32 */
+		uint32_t *last = first + LOG_BUCKETS;
+		memset(counts, 0, LOG_BUCKETS * sizeof *counts);
+		for (size_t j = rs.n; j-- > 0;) {
+			if (rs.v[j].lo == rs.v[j].hi)
+				continue;
+			unsigned b = log_bucket(rs.v[j].lo);
+			if (!last[b])
+				last[b] = (uint32_t)j + 1;
+			first[b] = (uint32_t)j + 1;
+		}
+		for (size_t i = 0; i < n; i++) {
+			uint64_t x = v[i];
+			unsigned b = log_bucket(x);
+			if (!first[b])
+				continue;
+			for (uint32_t j = first[b] - 1; j < last[b]; j++)
+				if (x >= rs.v[j].lo && x <= rs.v[j].hi && rs.v[j].lo != rs.v[j].hi) {
+					scratch[start[j]++] = x;
+					break;
+				}
+		}
+	}
+	for (size_t j = rs.n; j-- > 0;) /* back to the starts */
+		start[j] -= rs.v[j].lo == rs.v[j].hi ? 0 : (size_t)rs.v[j].count;
+	for (size_t i = 0; i < k; i++) {
+		size_t j = range_of_rank(&rs, ranks[i]);
+		const struct vrange *r = &rs.v[j];
+		if (r->lo == r->hi) {
+			out[i] = r->lo;
+			continue;
+		}
+		uint64_t within = ranks[i] - r->below;
+		ev_select_many(scratch + start[j], (size_t)r->count, &within, 1);
+		out[i] = scratch[start[j] + within];
+	}
+	rc = 0;
+out:
+	free(scratch);
+	free(fill);
+	free(counts);
+	free(rs.v);
+	return rc;
+}

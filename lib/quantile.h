@@ -62,6 +62,16 @@ double ev_moments_mean(const struct ev_moments *m);
  * there. v is reordered. */
 void ev_select_many(uint64_t *v, size_t n, const uint64_t *want, size_t nwant);
 
+/* The values at the 0-based ranks (k of them, each < n) of v as a full
+ * sort would place them, into out, without reordering v: a histogram over
+ * logarithmic buckets (the exponent and 8 more bits) narrows each rank to
+ * a range of values, ranges still heavy are narrowed again with finer
+ * buckets, and the values in the final ranges (at most n/8 of them, or a
+ * range of one value) are gathered and selected. A few passes over v,
+ * read only. @return 0, or -1 when memory for the scratch is lacking
+ * (then nothing is written). */
+int ev_order_stats(const uint64_t *v, size_t n, const uint64_t *ranks, size_t k, uint64_t *out);
+
 /* The quantile of v (n values, selected in place as needed; call after
  * ev_select_many with this quantile's indices, or let it select). */
 double ev_quantile(uint64_t *v, size_t n, enum ev_qrule rule, struct ev_prob p);

@@ -18,9 +18,10 @@
  * what can be read is kept and summarised. A file of another shape, or a
  * binary header that is not version 1, is an error.
  *
- * Samples are held in one malloc'd array (8 bytes each): memory is the
- * series' own size. The caller owns the struct; ev_series_free accepts a
- * zeroed one.
+ * A binary series is mapped privately (its samples are the file's pages,
+ * not a copy; writing to them would copy the pages touched); a text one is
+ * parsed into one malloc'd array. Memory is the series' own size. The
+ * caller owns the struct; ev_series_free accepts a zeroed one.
  */
 #ifndef EV_SERIES_H
 #define EV_SERIES_H
@@ -46,8 +47,10 @@ struct ev_series {
 	int has_declared;
 	int half_rtt;                       /* sockperf: samples are half round trips */
 	unsigned __int128 rtt_sum;          /* sockperf: the round trips' sum, before halving */
-	uint64_t *v;
+	uint64_t *v;                        /* the samples (read only for a mapped binary series) */
 	size_t n;
+	void *map;                          /* a binary series is mapped, not copied */
+	size_t map_len;
 };
 
 const char *ev_series_kind_name(enum ev_series_kind kind);

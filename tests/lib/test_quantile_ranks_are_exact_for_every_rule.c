@@ -1,7 +1,9 @@
 /* quantile: every rule's rank is exact where a double is not (p N a whole
  * number at N = 1000 and 5000; 99.999 at 10^5), at the ends (N = 1, 2,
  * p = 0 and 100), with ties and huge outliers; percentages are read and
- * written back exactly; selection in place agrees with a full sort. */
+ * written back exactly; selection in place, and order statistics by
+ * histogram (which must not touch its input), agree with a full sort on
+ * ties, outliers, one repeated value, wide ranges and many ranks. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -100,6 +102,37 @@ int main(void)
 		b[i] = sorted[N - 1 - i];
 	ev_select_many(b, N, want + 3, 4);
 	CHECK_INT_EQ(b[9997], sorted[9997]);
+	/* order statistics by histogram: every shape that forces it to narrow */
+	static uint64_t c[N], c_sorted[N];
+	uint64_t ranks[64], got[64];
+	for (int shape = 0; shape < 5; shape++) {
+		for (int i = 0; i < N; i++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			uint64_t r = seed >> 11;
+			c[i] = shape == 0 ? a[i]                                   /* ties and outliers */
+			     : shape == 1 ? 7                                      /* one value */
+			     : shape == 2 ? r                                      /* the whole 53-bit range */
+			     : shape == 3 ? 1000000 + r % 3                        /* three values, heavy buckets */
+			     : (i % 2 ? UINT64_MAX - r % 5 : r % 100);             /* both ends of u64 */
+		}
+		memcpy(c_sorted, c, sizeof c);
+		qsort(c_sorted, N, sizeof *c_sorted, by_value);
+		size_t k = 0;
+		for (; k < 60; k++)
+			ranks[k] = (uint64_t)k * (N - 1) / 59;
+		ranks[k++] = 5003;
+		ranks[k++] = 5003; /* the same rank twice */
+		memcpy(b, c, sizeof c);
+		CHECK_INT_EQ(ev_order_stats(c, N, ranks, k, got), 0);
+		CHECK(memcmp(b, c, sizeof c) == 0); /* read only */
+		for (size_t q = 0; q < k; q++)
+			if (got[q] != c_sorted[ranks[q]]) {
+				fprintf(stderr, "  shape %d rank %llu: %llu, sorted %llu\n", shape,
+					(unsigned long long)ranks[q], (unsigned long long)got[q],
+					(unsigned long long)c_sorted[ranks[q]]);
+				CHECK(0);
+			}
+	}
 	struct ev_moments m;
 	ev_moments_of(a, N, &m);
 	CHECK_INT_EQ(m.min, sorted[0]);
