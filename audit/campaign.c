@@ -828,7 +828,8 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 			printf("\nreport: %s/report.html\n", ca->out);
 		}
 		const char *result = json_string_value(json_object_get(ca->receipt, "result"));
-		printf("%s: %zu runs; summary %s\n", strcmp(result, "pass") == 0 ? "OK" : "FAIL", ca->nruns, ca->out);
+		fprintf(ca->json ? stderr : stdout, "%s: %zu runs; summary %s\n",
+			strcmp(result, "pass") == 0 ? "OK" : "FAIL", ca->nruns, ca->out);
 		st = strcmp(result, "pass") == 0 ? EV_OK : EV_MISMATCH;
 	}
 out:

@@ -61,7 +61,9 @@ test_expect_success 'every run has its row, the failed one with its result' '
 	grep -q "^| B | 3 | nearest-rank | 200 | 200 | 200 | 300 | 248 | 5000 |" s/summary.md
 '
 
-test_expect_success 'the outputs are all there, named in the receipt with their digests' '
+test_expect_success 'the outputs are all there, named in the receipt with their digests; --json prints the summary alone' '
+	"$AUDIT" campaign --json two -o s4 >printed 2>err && cmp printed s4/summary.json &&
+	grep -q "^OK: 2 runs; summary s4" err &&
 	for f in summary.json summary.md report.html receipt.json; do test -s s/$f || return 1; done &&
 	test "$(json_words s/receipt.json "sorted(o[\"name\"] for o in d[\"outputs\"])")" = "report.html summary.json summary.md" &&
 	test "$(json_words s/receipt.json "[o[\"sha256\"] for o in d[\"outputs\"] if o[\"name\"] == \"summary.md\"]")" = "$(sha256_of s/summary.md)"
