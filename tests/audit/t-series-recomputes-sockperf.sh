@@ -30,8 +30,16 @@ test_expect_success 'every statistic sockperf printed, recomputed from its log, 
 		grep -q "^$s=equal\| $s=equal" got || { echo "missing or not equal: $s"; return 1; }
 	done &&
 	! grep -q "differs\|not compared" got &&
-	json_words r.json "[s[\"why\"] for s in d[\"facts\"][\"statistics\"] if s[\"verdict\"] != \"equal\"]" >whys &&
-	! grep -qv "sockperf converts TSC ticks\|sockperf takes element" whys &&
+	python3 - <<-\PY &&
+	# every statistic not equal to the letter is equal for one of the two
+	# documented causes; often there is none (then nothing to check)
+	import json
+	d = json.load(open("r.json"))
+	causes = ("sockperf converts TSC ticks", "sockperf takes element")
+	odd = [s for s in d["facts"]["statistics"]
+	       if s["verdict"] != "equal" and not s.get("why", "").startswith(causes)]
+	assert not odd, odd
+	PY
 	test "$(json_words r.json "d[\"facts\"][\"native\"][\"rule\"], d[\"facts\"][\"series\"][\"half_round_trip\"]")" = "round-half-up True" &&
 	"$AUDIT" series --native full.csv --receipt r2.json full.csv >/dev/null
 '
