@@ -21,6 +21,7 @@ void ev_seal_free(struct ev_seal *seal)
 		free(seal->members[i].path);
 	free(seal->members);
 	free(seal->root);
+	json_decref(seal->source);
 	ev_seal_init(seal);
 }
 
@@ -97,6 +98,8 @@ json_t *ev_seal_to_json(const struct ev_seal *seal)
 		if (!m || json_array_append_new(members, m) != 0)
 			goto fail;
 	}
+	if (seal->source && json_object_set(doc, "source", seal->source))
+		goto fail_doc;
 	if (json_object_set_new(doc, "format", json_string(EV_SEAL_FORMAT)) ||
 	    json_object_set_new(doc, "root", json_string(seal->root)) ||
 	    json_object_set_new(doc, "members", members) ||
@@ -237,10 +240,13 @@ ev_status ev_seal_from_json(const json_t *doc, const char *name, unsigned flags,
 	if (!json_is_array(members) || !json_is_object(totals))
 		return ev_error_set(err, EV_REFUSED,
 				    "%s: expected a \"members\" array and a \"totals\" object", name);
-	if (!(flags & EV_SEAL_SUBSET) && json_object_size(doc) != 4)
+	json_t *source = json_object_get(doc, "source");
+	if (source && !json_is_object(source))
+		return ev_error_set(err, EV_REFUSED, "%s: \"source\" is not an object", name);
+	if (!(flags & EV_SEAL_SUBSET) && json_object_size(doc) != 4 + (source != NULL))
 		return ev_error_set(err, EV_REFUSED,
 				    "%s: unexpected keys (a seal has exactly format, root, members, "
-				    "totals)",
+				    "totals, and maybe source)",
 				    name);
 	size_t n = json_array_size(members);
 	seal->root = strdup(root);
@@ -268,6 +274,7 @@ ev_status ev_seal_from_json(const json_t *doc, const char *name, unsigned flags,
 	    (st = ev_json_get_u64(totals, "dirs", name, &dirs, err)) != EV_OK ||
 	    (st = ev_json_get_u64(totals, "bytes", name, &bytes, err)) != EV_OK)
 		goto fail;
+	seal->source = json_incref(source);
 	ev_seal_finish(seal); /* already sorted; recomputes the totals */
 	if (files != seal->files || dirs != seal->dirs || bytes != seal->bytes) {
 		st = ev_error_set(err, EV_REFUSED,

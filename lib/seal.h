@@ -2,7 +2,8 @@
  *
  * A seal names a tree by its root name and lists every member in byte order
  * of path: type ("file" or "dir"), mode (permission bits as a 4-digit octal
- * string), and for files size and SHA-256; then totals. Its identity is the
+ * string), and for files size and SHA-256; then totals; and, for a tree
+ * that came from somewhere that names it (a git commit), "source". Its identity is the
  * SHA-256 of its canonical bytes. Every directory's parent directory is a
  * member too (the root itself is not a member).
  *
@@ -47,6 +48,8 @@ struct ev_member {
 
 struct ev_seal {
 	char *root;                 /* the tree's name: one valid component */
+	json_t *source;             /* optional: where the tree came from (a capsule's
+				       {"git": {"commit", "tree", ...}}); owned, NULL when none */
 	struct ev_member *members;  /* sorted by strcmp of path, no duplicates */
 	size_t count;
 	uint64_t files, dirs, bytes; /* totals */

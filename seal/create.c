@@ -23,11 +23,11 @@
 #include "lib/seal.h"
 #include "lib/sha256.h"
 #include "lib/tree.h"
+#include "seal/outputs.h"
 #include "seal/seal.h"
 
 #define SLOTS 8
 #define SLOT_BYTES ((size_t)1 << 20)
-#define OUTPUT_MODE 0644
 
 static const char help[] =
 	"usage: seal create [options] DIR -o OUTDIR\n"
@@ -273,12 +273,7 @@ struct run {
 	const char *root_name;
 	struct ev_tree tree;
 	struct ev_seal seal;   /* shallow copies of the tree entries (build_seal) */
-	struct ev_outdir od;
-	struct ev_outfile archive, seal_file, receipt_file;
-	struct ev_archive_writer *writer;
-	char *seal_bytes;
-	size_t seal_len;
-	char seal_hex[EV_SHA256_HEX_LEN + 1], archive_hex[EV_SHA256_HEX_LEN + 1];
+	struct seal_out out;
 	json_t *receipt;
 };
 
@@ -315,10 +310,10 @@ static ev_status seal_members(struct run *r, struct ev_error *err)
 	for (size_t i = 0; i < r->tree.count && st == EV_OK; i++) {
 		struct ev_tree_entry *e = &r->tree.entries[i];
 		if (e->m.type == EV_MEMBER_DIR) {
-			st = ev_archive_writer_begin(r->writer, &e->m, err);
+			st = ev_archive_writer_begin(r->out.writer, &e->m, err);
 			ev_progress_add(&progress, 0, 1);
 		} else {
-			st = seal_file(&r->tree, e, p, r->writer, &progress, err);
+			st = seal_file(&r->tree, e, p, r->out.writer, &progress, err);
 		}
 		if (st == EV_OK)
 			st = ev_hashpipe_status(p, err);
@@ -329,58 +324,18 @@ static ev_status seal_members(struct run *r, struct ev_error *err)
 	return st != EV_OK ? st : hashed;
 }
 
-static ev_status hash_archive(struct run *r, struct ev_error *err)
+/* The receipt's own part; seal_out_finish adds the outputs and totals. */
+static ev_status make_receipt(struct run *r, struct ev_error *err)
 {
-	int fd = openat(r->od.dirfd, r->archive.tmp_name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return ev_error_errno(err, errno, "%s: cannot reopen the archive to hash it",
-				      r->archive.display);
-	uint8_t digest[EV_SHA256_LEN];
-	ev_status st = ev_sha256_fd(fd, r->archive.display, digest, NULL, err);
-	close(fd);
-	if (st == EV_OK)
-		ev_sha256_hex(digest, r->archive_hex);
-	return st;
-}
-
-static ev_status write_receipt(struct run *r, struct ev_error *err)
-{
-	const struct create_opts *o = r->o;
-	const char *archive_name = ev_archive_filename(o->compression);
-	ev_status st = EV_OK;
-	r->receipt = ev_receipt_new("seal", TOOL, err);
-	if (!r->receipt)
+	ev_status st;
+	if (!(r->receipt = ev_receipt_new("seal", TOOL, err)))
 		return err->status;
-	json_t *totals = json_pack("{s:I, s:I, s:I}", "files", (json_int_t)r->seal.files, "dirs",
-				   (json_int_t)r->seal.dirs, "bytes", (json_int_t)r->seal.bytes);
 	if ((st = ev_receipt_add_input(r->receipt, "tree", r->root_real, NULL, err)) ||
-	    (st = ev_receipt_add_output(r->receipt, EV_SEAL_FILENAME, NULL, r->seal_hex, err)) ||
-	    (st = ev_receipt_add_output(r->receipt, archive_name, NULL, r->archive_hex, err)) ||
-	    (st = ev_receipt_set_fact(r->receipt, "root", json_string(r->root_name), err)) ||
-	    (st = ev_receipt_set_fact(r->receipt, "totals", totals, err)) ||
-	    (st = ev_receipt_set_fact(r->receipt, "compression",
-				      json_string(ev_compression_name(o->compression)), err)) ||
-	    (st = ev_receipt_set_fact(r->receipt, "compression_level",
-				      json_integer(ev_archive_writer_level(r->writer)), err)) ||
-	    (st = ev_receipt_set_fact(
-		     r->receipt, "archive_bytes",
-		     json_integer((json_int_t)ev_archive_writer_size(r->writer)), err)) ||
 	    (st = ev_receipt_add_check(r->receipt, "members-refused", 1, "none", err)) ||
 	    (st = ev_receipt_add_check(r->receipt, "members-unchanged-while-read", 1,
-				       "size and mtime held from walk to end of read", err)) ||
-	    (st = ev_receipt_finish(r->receipt, err)))
+				       "size and mtime held from walk to end of read", err)))
 		return st;
-	char *bytes = NULL;
-	size_t len = 0;
-	if ((st = ev_json_dump(r->receipt, &bytes, &len, err)) != EV_OK)
-		return st;
-	st = ev_outfile_openat(&r->receipt_file, r->od.dirfd, "receipt.json", "receipt.json", err);
-	if (st == EV_OK)
-		st = ev_outfile_write(&r->receipt_file, bytes, len, err);
-	if (st == EV_OK)
-		st = ev_outfile_commit(&r->receipt_file, OUTPUT_MODE, err);
-	free(bytes);
-	return st;
+	return EV_OK;
 }
 
 static void print_summary(const struct run *r)
@@ -395,15 +350,7 @@ static void print_summary(const struct run *r)
 		free(bytes);
 		return;
 	}
-	char size[32], asize[32];
-	ev_format_bytes(r->seal.bytes, size, sizeof size);
-	ev_format_bytes(ev_archive_writer_size(r->writer), asize, sizeof asize);
-	printf("sealed %s: %llu files, %llu dirs, %s into %s\n", r->root_name,
-	       (unsigned long long)r->seal.files, (unsigned long long)r->seal.dirs, size,
-	       r->o->outdir);
-	printf("  %-16s sha256 %s\n", EV_SEAL_FILENAME, r->seal_hex);
-	printf("  %-16s sha256 %s (%s)\n", ev_archive_filename(r->o->compression), r->archive_hex,
-	       asize);
+	seal_out_print(&r->out, &r->seal);
 }
 
 static ev_status run_create(struct run *r, struct ev_error *err)
@@ -430,60 +377,23 @@ static ev_status run_create(struct run *r, struct ev_error *err)
 		return st;
 	if ((st = build_seal(r, err)) != EV_OK)
 		return st;
-	/* Digests are still zero: the length is already final. */
-	if ((st = ev_seal_serialize(&r->seal, &r->seal_bytes, &r->seal_len, err)) != EV_OK)
-		return st;
-
-	if ((st = ev_outdir_open(&r->od, o->outdir, err)) != EV_OK)
-		return st;
-	const char *archive_name = ev_archive_filename(o->compression);
-	if ((st = ev_outfile_openat(&r->archive, r->od.dirfd, archive_name, archive_name, err)))
-		return st;
-	if ((st = ev_archive_writer_new(&r->writer, r->archive.fd, r->od.dirfd, archive_name,
-					o->compression, r->root_name, r->seal_len, o->threads,
-					o->level, err)) != EV_OK)
+	/* Digests are still zero: the length of SEAL.json is already final. */
+	if ((st = seal_out_begin(&r->out, o->outdir, o->compression, o->threads, o->level, &r->seal,
+				 err)) != EV_OK)
 		return st;
 	if ((st = seal_members(r, err)) != EV_OK)
 		return st;
-
 	copy_digests(r);
-	free(r->seal_bytes);
-	r->seal_bytes = NULL;
-	if ((st = ev_seal_serialize(&r->seal, &r->seal_bytes, &r->seal_len, err)) != EV_OK)
+	if ((st = make_receipt(r, err)) != EV_OK)
 		return st;
-	uint8_t digest[EV_SHA256_LEN];
-	if ((st = ev_sha256_buffer(r->seal_bytes, r->seal_len, digest, err)) != EV_OK)
-		return st;
-	ev_sha256_hex(digest, r->seal_hex);
-	if ((st = ev_archive_writer_finish(r->writer, r->seal_bytes, r->seal_len, err)) != EV_OK)
-		return st;
-	if ((st = hash_archive(r, err)) != EV_OK)
-		return st;
-	if ((st = ev_outfile_commit(&r->archive, OUTPUT_MODE, err)) != EV_OK)
-		return st;
-	if ((st = ev_outfile_openat(&r->seal_file, r->od.dirfd, EV_SEAL_FILENAME,
-				    EV_SEAL_FILENAME, err)) ||
-	    (st = ev_outfile_write(&r->seal_file, r->seal_bytes, r->seal_len, err)) ||
-	    (st = ev_outfile_commit(&r->seal_file, OUTPUT_MODE, err)))
-		return st;
-	if ((st = write_receipt(r, err)) != EV_OK)
-		return st;
-	if (ev_cli_interrupted)
-		return ev_error_set(err, EV_INTERRUPTED, "interrupted by a signal; nothing was written");
-	return ev_outdir_commit(&r->od, 0755, err);
+	return seal_out_finish(&r->out, &r->seal, r->receipt, err);
 }
 
 static void run_free(struct run *r)
 {
-	ev_archive_writer_free(r->writer);
-	ev_outfile_abort(&r->archive);
-	ev_outfile_abort(&r->seal_file);
-	ev_outfile_abort(&r->receipt_file);
-	if (r->od.tmp_name)
-		ev_outdir_abort(&r->od);
+	seal_out_free(&r->out);
 	free(r->seal.members); /* paths belong to the tree */
 	ev_tree_free(&r->tree);
-	free(r->seal_bytes);
 	json_decref(r->receipt);
 }
 
@@ -548,10 +458,10 @@ int seal_create_main(int argc, char **argv)
 	memset(&r, 0, sizeof r);
 	r.o = &o;
 	r.tree.rootfd = -1;
-	r.archive.fd = r.archive.dirfd = -1;
-	r.seal_file.fd = r.seal_file.dirfd = -1;
-	r.receipt_file.fd = r.receipt_file.dirfd = -1;
-	r.od.dirfd = r.od.parentfd = -1;
+	r.out.archive.fd = r.out.archive.dirfd = -1;
+	r.out.seal_file.fd = r.out.seal_file.dirfd = -1;
+	r.out.receipt_file.fd = r.out.receipt_file.dirfd = -1;
+	r.out.od.dirfd = r.out.od.parentfd = -1;
 	ev_status st = run_create(&r, &err);
 	if (st == EV_OK)
 		print_summary(&r);
