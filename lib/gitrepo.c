@@ -130,6 +130,24 @@ ev_status ev_git_blob(struct ev_git *g, const char *id, const void **data, size_
 	return EV_OK;
 }
 
+ev_status ev_git_blob_size(struct ev_git *g, const char *id, uint64_t *size, struct ev_error *err)
+{
+	git_oid oid;
+	git_odb *odb = NULL;
+	size_t len = 0;
+	git_object_t type;
+	int rc = git_oid_fromstr(&oid, id);
+	if (rc == 0)
+		rc = git_repository_odb(&odb, g->repo);
+	if (rc == 0)
+		rc = git_odb_read_header(&len, &type, odb, &oid);
+	git_odb_free(odb);
+	if (rc != 0)
+		return git_fail(err, EV_ERROR, "cannot read the blob's size", id);
+	*size = len;
+	return EV_OK;
+}
+
 ev_status ev_git_lookup(struct ev_git *g, const char *path, struct ev_git_entry *out,
 			struct ev_error *err)
 {

@@ -49,6 +49,9 @@ ev_status ev_git_walk(struct ev_git *g, ev_git_entry_fn fn, void *ctx, struct ev
 ev_status ev_git_blob(struct ev_git *g, const char *id, const void **data, size_t *len,
 		      struct ev_error *err);
 
+/* A blob's size, without reading its bytes. */
+ev_status ev_git_blob_size(struct ev_git *g, const char *id, uint64_t *size, struct ev_error *err);
+
 /* path in the commit's tree. @return EV_OK; EV_MISMATCH when absent. */
 ev_status ev_git_lookup(struct ev_git *g, const char *path, struct ev_git_entry *out,
 			struct ev_error *err);

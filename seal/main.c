@@ -14,6 +14,7 @@ static const char overview[] =
 	"  verify --seal S TARGET   check a tree or an archive against a seal\n"
 	"  diff A.json B.json       members added, removed and changed between two seals\n"
 	"  select --seal S ...      write a selection manifest naming a subset\n"
+	"  capsule --repo R ...     seal a git commit's tree (or --verify a capsule against one)\n"
 	"\n"
 	"'seal <command> --help' describes each one; 'man seal' has the details.\n"
 	"Exit status: 0 everything held, 1 a check failed, 2 usage, I/O or environment\n"
@@ -22,6 +23,7 @@ static const char overview[] =
 int main(int argc, char **argv)
 {
 	static const struct ev_cli_command commands[] = {
+		{"capsule", seal_capsule_main},
 		{"create", seal_create_main},
 		{"diff", seal_diff_main},
 		{"select", seal_select_main},

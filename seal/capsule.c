@@ -1,0 +1,481 @@
+/* seal capsule: the source a campaign was built from, sealed from a git
+ * commit (never the working tree), and checked against a commit later. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/archive_reader.h"
+#include "lib/gitrepo.h"
+#include "lib/json.h"
+#include "lib/namefold.h"
+#include "lib/path.h"
+#include "lib/receipt.h"
+#include "lib/seal.h"
+#include "lib/tree_check.h"
+#include "seal/outputs.h"
+#include "seal/seal.h"
+
+static const char help[] =
+	"usage: seal capsule --repo DIR [--commit REV] -o OUTDIR [options]\n"
+	"       seal capsule --verify --repo DIR [--commit REV] CAPSULE\n"
+	"\n"
+	"Seal a commit's tree as git records it, read through libgit2 (never the working\n"
+	"tree): every blob's bytes, modes as git stores them (100644 -> 0644, 100755 ->\n"
+	"0755), directories 0755, the commit and tree ids in SEAL.json's \"source\". The\n"
+	"outputs are those of seal create (SEAL.json, the archive, receipt.json).\n"
+	"\n"
+	"With --verify, check a capsule against a commit (by default the one it names),\n"
+	"member for member. CAPSULE is a capsule's OUTDIR (its seal and its archive are\n"
+	"checked), a SEAL.json, an extracted archive (SEAL.json beside ROOT/) or a tree\n"
+	"itself; a tree on disk is hashed and compared with the commit, directories and\n"
+	"their ancestors included.\n"
+	"\n"
+	"  --repo DIR            the repository (or a directory inside it)\n"
+	"  --commit REV          the commit: an id, a branch, a tag (default HEAD; for\n"
+	"                        --verify, the commit the capsule names)\n"
+	"  -o, --output OUTDIR   where the capsule goes (created; never overwritten)\n"
+	"  --name ROOT           the tree's name (default: the repository's name and the\n"
+	"                        commit's first 12 hex digits)\n"
+	"  --symlinks MODE       refuse (default) or record: a link is listed with its\n"
+	"                        target in the seal's source, not archived\n"
+	"  --submodules MODE     refuse (default) or record: a submodule is listed with\n"
+	"                        its commit in the seal's source, not archived\n"
+	"  --gzip, --level N, --threads N   as for seal create\n"
+	"  --json                print the receipt as JSON on stdout\n"
+	"  -h, --help            show this help\n"
+	"\n"
+	"Exit status: 0 sealed, or the capsule matches the commit; 1 a member differs\n"
+	"(each named); 2 usage, I/O or a refused tree (nothing written).\n";
+
+struct capsule_opts {
+	const char *repo, *commit, *outdir, *name, *target;
+	int verify, record_links, record_submodules, json, threads, level;
+	enum ev_compression compression;
+};
+
+/* The commit's tree as a seal: members, sizes, and (with digest) the
+ * SHA-256 of every blob. */
+struct listing {
+	const struct capsule_opts *o;
+	struct ev_git *git;
+	struct ev_seal *seal;
+	size_t cap;
+	json_t *links, *submodules;
+	unsigned refused;
+	int digest;
+	struct ev_namefold *fold;
+};
+
+static void refuse(struct listing *l, const char *path, const char *why)
+{
+	fprintf(stderr, TOOL ": %s: %s\n", path, why);
+	l->refused++;
+}
+
+static ev_status add_member(struct listing *l, const struct ev_git_entry *e, struct ev_error *err)
+{
+	if (l->seal->count == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 256;
+		struct ev_member *m = realloc(l->seal->members, cap * sizeof *m);
+		if (!m)
+			return ev_error_set(err, EV_ERROR, "out of memory");
+		l->seal->members = m;
+		l->cap = cap;
+	}
+	struct ev_member *m = &l->seal->members[l->seal->count];
+	memset(m, 0, sizeof *m);
+	if (!(m->path = strdup(e->path)))
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	l->seal->count++;
+	m->type = e->kind == EV_GIT_DIR ? EV_MEMBER_DIR : EV_MEMBER_FILE;
+	m->mode = e->kind == EV_GIT_FILE ? 0644 : 0755;
+	if (m->type == EV_MEMBER_DIR)
+		return ev_namefold_add(l->fold, e->path, err);
+	ev_status st = ev_git_blob_size(l->git, e->id, &m->size, err);
+	if (st == EV_OK && l->digest) {
+		const void *data;
+		size_t len;
+		if ((st = ev_git_blob(l->git, e->id, &data, &len, err)) == EV_OK)
+			st = ev_sha256_buffer(data, len, m->sha256, err);
+	}
+	if (st == EV_OK)
+		st = ev_namefold_add(l->fold, e->path, err);
+	return st;
+}
+
+static ev_status on_entry(void *ctx, const struct ev_git_entry *e, struct ev_error *err)
+{
+	struct listing *l = ctx;
+	const char *problem = ev_path_problem(e->path, strlen(e->path));
+	if (problem) {
+		char shown[1024], why[1200];
+		ev_path_quote(e->path, strlen(e->path), shown, sizeof shown);
+		snprintf(why, sizeof why, "a name that %s cannot be a member", problem);
+		refuse(l, shown, why);
+		return EV_OK;
+	}
+	if (e->kind == EV_GIT_LINK) {
+		const void *data;
+		size_t len;
+		ev_status st = ev_git_blob(l->git, e->id, &data, &len, err);
+		if (st != EV_OK)
+			return st;
+		if (!l->o->record_links) {
+			char why[600];
+			snprintf(why, sizeof why, "a symbolic link (to %.*s): --symlinks record lists it in the "
+				 "seal's source instead", (int)(len < 400 ? len : 400), (const char *)data);
+			refuse(l, e->path, why);
+		} else {
+			json_array_append_new(l->links, json_pack("{s:s, s:s%}", "path", e->path, "target",
+								 (const char *)data, len));
+		}
+		return EV_OK;
+	}
+	if (e->kind == EV_GIT_SUBMODULE) {
+		if (!l->o->record_submodules)
+			refuse(l, e->path, "a submodule: --submodules record lists it with its commit in the "
+					   "seal's source instead");
+		else
+			json_array_append_new(l->submodules, json_pack("{s:s, s:s}", "path", e->path, "commit", e->id));
+		return EV_OK;
+	}
+	return add_member(l, e, err);
+}
+
+static void count_refusal(void *ctx, const struct ev_finding *f)
+{
+	struct listing *l = ctx;
+	char line[2048];
+	ev_finding_format(f, line, sizeof line);
+	fprintf(stderr, TOOL ": %s\n", line);
+	l->refused++;
+}
+
+/* The seal the commit gives, with digests when asked (verify). */
+static ev_status list_commit(const struct capsule_opts *o, struct ev_git *g, const char *root,
+			     int digest, struct ev_seal *seal, struct ev_error *err)
+{
+	ev_seal_init(seal);
+	struct listing l = {.o = o, .git = g, .seal = seal, .links = json_array(),
+			    .submodules = json_array(), .digest = digest, .fold = ev_namefold_new()};
+	ev_status st = l.fold ? EV_OK : ev_error_set(err, EV_ERROR, "out of memory");
+	if (st == EV_OK && !(seal->root = strdup(root)))
+		st = ev_error_set(err, EV_ERROR, "out of memory");
+	if (st == EV_OK)
+		st = ev_git_walk(g, on_entry, &l, err);
+	if (st == EV_OK)
+		ev_namefold_report(l.fold, count_refusal, &l);
+	if (st == EV_OK && l.refused)
+		st = ev_error_set(err, EV_REFUSED, "commit %s: %u member%s refused; nothing was written",
+				  ev_git_commit_id(g), l.refused, l.refused == 1 ? "" : "s");
+	if (st == EV_OK) {
+		json_t *git = json_pack("{s:s, s:s}", "commit", ev_git_commit_id(g), "tree", ev_git_tree_id(g));
+		if (json_array_size(l.links))
+			json_object_set(git, "symlinks", l.links);
+		if (json_array_size(l.submodules))
+			json_object_set(git, "submodules", l.submodules);
+		seal->source = json_pack("{s:o}", "git", git);
+		ev_seal_finish(seal);
+	}
+	json_decref(l.links);
+	json_decref(l.submodules);
+	ev_namefold_free(l.fold);
+	return st;
+}
+
+static ev_status write_members(struct ev_git *g, const struct ev_seal *seal, struct seal_out *out,
+			       struct ev_error *err)
+{
+	ev_status st = EV_OK;
+	for (size_t i = 0; i < seal->count && st == EV_OK; i++) {
+		struct ev_member *m = &seal->members[i];
+		struct ev_git_entry e;
+		if ((st = ev_archive_writer_begin(out->writer, m, err)) != EV_OK || m->type != EV_MEMBER_FILE)
+			continue;
+		if ((st = ev_git_lookup(g, m->path, &e, err)) != EV_OK)
+			return st == EV_MISMATCH ? ev_error_set(err, EV_ERROR, "%s: gone from the commit", m->path) : st;
+		const void *data;
+		size_t len;
+		if ((st = ev_git_blob(g, e.id, &data, &len, err)) != EV_OK)
+			return st;
+		if ((uint64_t)len != m->size)
+			return ev_error_set(err, EV_ERROR, "%s: blob size changed while read", m->path);
+		if ((st = ev_sha256_buffer(data, len, m->sha256, err)) == EV_OK)
+			st = ev_archive_writer_data(out->writer, data, len, err);
+		if (ev_cli_interrupted)
+			st = ev_error_set(err, EV_INTERRUPTED, "interrupted by a signal; nothing was written");
+	}
+	return st;
+}
+
+static void default_root(const struct capsule_opts *o, struct ev_git *g, char *out, size_t cap)
+{
+	char top[PATH_MAX];
+	const char *wd = ev_git_workdir(g);
+	snprintf(top, sizeof top, "%s", wd ? wd : o->repo);
+	size_t n = strlen(top);
+	while (n > 1 && top[n - 1] == '/')
+		top[--n] = 0;
+	snprintf(out, cap, "%s-%.12s", basename(top), ev_git_commit_id(g));
+}
+
+static ev_status run_create(const struct capsule_opts *o, struct ev_error *err)
+{
+	struct ev_git *g = NULL;
+	struct ev_seal seal;
+	struct seal_out out;
+	json_t *receipt = NULL;
+	char root[256];
+	ev_seal_init(&seal);
+	memset(&out, 0, sizeof out);
+	ev_status st = ev_git_open(&g, o->repo, o->commit, err);
+	if (st != EV_OK)
+		return st;
+	if (o->name)
+		snprintf(root, sizeof root, "%s", o->name);
+	else
+		default_root(o, g, root, sizeof root);
+	const char *problem = ev_path_component_problem(root, strlen(root));
+	if (problem) {
+		st = ev_error_set(err, EV_USAGE, "root name \"%s\" %s; choose one with --name", root, problem);
+		goto out;
+	}
+	if ((st = list_commit(o, g, root, 0, &seal, err)) != EV_OK ||
+	    (st = seal_out_begin(&out, o->outdir, o->compression, o->threads, o->level, &seal, err)) != EV_OK ||
+	    (st = write_members(g, &seal, &out, err)) != EV_OK)
+		goto out;
+	if (!(receipt = ev_receipt_new("seal", TOOL, err))) {
+		st = err->status;
+		goto out;
+	}
+	const char *wd = ev_git_workdir(g);
+	if ((st = ev_receipt_add_input(receipt, "repository", wd ? wd : o->repo, NULL, err)) ||
+	    (st = ev_receipt_set_fact(receipt, "source", json_incref(seal.source), err)) ||
+	    (st = ev_receipt_add_check(receipt, "members-refused", 1, "none", err)) ||
+	    (st = seal_out_finish(&out, &seal, receipt, err)))
+		goto out;
+	if (o->json) {
+		char *bytes = NULL;
+		size_t len = 0;
+		if (ev_json_dump(receipt, &bytes, &len, err) == EV_OK)
+			fwrite(bytes, 1, len, stdout);
+		free(bytes);
+	} else {
+		seal_out_print(&out, &seal);
+		printf("  commit %s, tree %s\n", ev_git_commit_id(g), ev_git_tree_id(g));
+	}
+out:
+	seal_out_free(&out);
+	ev_seal_free(&seal);
+	json_decref(receipt);
+	ev_git_free(g);
+	return st;
+}
+
+/* --- verify ---------------------------------------------------------------- */
+
+struct verdict {
+	unsigned findings;
+	json_t *receipt;
+};
+
+static void on_finding(void *ctx, const struct ev_finding *f)
+{
+	struct verdict *v = ctx;
+	char line[2048];
+	ev_finding_format(f, line, sizeof line);
+	fprintf(stderr, TOOL ": %s\n", line);
+	v->findings++;
+	struct ev_error ignored;
+	ev_error_clear(&ignored);
+	ev_receipt_add_finding(v->receipt, f, &ignored);
+}
+
+/* The capsule's seal against the commit's, member by member. */
+static void compare_seals(const struct ev_seal *want, const struct ev_seal *got, struct verdict *v)
+{
+	size_t i = 0, j = 0;
+	while (i < want->count || j < got->count) {
+		int cmp = i == want->count ? 1 : j == got->count ? -1 : strcmp(want->members[i].path, got->members[j].path);
+		if (cmp < 0)
+			ev_finding_emit(on_finding, v, want->members[i++].path, "missing", "in the commit, not in the capsule", NULL, NULL);
+		else if (cmp > 0)
+			ev_finding_emit(on_finding, v, got->members[j++].path, "extra", "in the capsule, not in the commit", NULL, NULL);
+		else
+			ev_member_compare(&want->members[i++], &got->members[j++], 1, on_finding, v);
+	}
+}
+
+static int is_dir(const char *path)
+{
+	struct stat sb;
+	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static ev_status run_verify(const struct capsule_opts *o, struct ev_error *err)
+{
+	struct ev_git *g = NULL;
+	struct ev_seal capsule, commit;
+	struct verdict v = {0};
+	char seal_path[PATH_MAX] = "", archive[PATH_MAX] = "", tree[PATH_MAX] = "";
+	char *seal_bytes = NULL;
+	size_t seal_len = 0;
+	ev_seal_init(&capsule);
+	ev_seal_init(&commit);
+	ev_status st;
+	/* what CAPSULE is: a seal, a capsule's OUTDIR, an extracted archive, a tree */
+	if (!is_dir(o->target)) {
+		snprintf(seal_path, sizeof seal_path, "%s", o->target);
+	} else {
+		snprintf(seal_path, sizeof seal_path, "%s/" EV_SEAL_FILENAME, o->target);
+		if (access(seal_path, F_OK) != 0)
+			seal_path[0] = 0;
+		for (int k = 0; seal_path[0] && k < 2; k++) {
+			snprintf(archive, sizeof archive, "%s/%s", o->target,
+				 ev_archive_filename(k ? EV_COMPRESS_GZIP : EV_COMPRESS_ZSTD));
+			if (access(archive, F_OK) == 0)
+				break;
+			archive[0] = 0;
+		}
+	}
+	if (seal_path[0] && (st = ev_seal_load(seal_path, &capsule, NULL, &seal_bytes, &seal_len, err)) != EV_OK)
+		goto out;
+	if (is_dir(o->target) && !archive[0]) { /* a tree on disk */
+		if (seal_path[0])
+			snprintf(tree, sizeof tree, "%s/%s", o->target, capsule.root);
+		else
+			snprintf(tree, sizeof tree, "%s", o->target);
+	}
+	const char *named = NULL;
+	json_t *src = capsule.source ? json_object_get(json_object_get(capsule.source, "git"), "commit") : NULL;
+	named = json_string_value(src);
+	if ((st = ev_git_open(&g, o->repo, o->commit ? o->commit : named, err)) != EV_OK)
+		goto out;
+	char root[256], base[PATH_MAX];
+	snprintf(base, sizeof base, "%s", tree[0] ? tree : "");
+	snprintf(root, sizeof root, "%s", seal_path[0] ? capsule.root : basename(base));
+	if ((st = list_commit(o, g, root, 1, &commit, err)) != EV_OK)
+		goto out;
+	if (!(v.receipt = ev_receipt_new("verify", TOOL, err))) {
+		st = err->status;
+		goto out;
+	}
+	ev_receipt_add_input(v.receipt, "capsule", o->target, NULL, err);
+	ev_receipt_set_fact(v.receipt, "commit", json_string(ev_git_commit_id(g)), err);
+	ev_receipt_set_fact(v.receipt, "tree", json_string(ev_git_tree_id(g)), err);
+	if (named && strcmp(named, ev_git_commit_id(g)) != 0)
+		printf("the capsule names commit %s; checking it against %s\n", named, ev_git_commit_id(g));
+	if (seal_path[0])
+		compare_seals(&commit, &capsule, &v);
+	if (archive[0]) /* the archive against the capsule's own seal */
+	{
+		struct ev_archive_check result;
+		memset(&result, 0, sizeof result);
+		st = ev_archive_check(archive, &capsule, seal_bytes, seal_len, on_finding, &v, NULL, &result, err);
+	}
+	if (st == EV_OK && tree[0])
+		st = ev_tree_check(tree, &commit, 0, on_finding, &v, NULL, &ev_cli_interrupted, err);
+	if (st != EV_OK)
+		goto out;
+	ev_receipt_add_check(v.receipt, "members", v.findings == 0, v.findings ? "differences named" : "every member matches", err);
+	if ((st = ev_receipt_finish(v.receipt, err)) != EV_OK)
+		goto out;
+	if (o->json) {
+		char *bytes = NULL;
+		size_t len = 0;
+		if (ev_json_dump(v.receipt, &bytes, &len, err) == EV_OK)
+			fwrite(bytes, 1, len, stdout);
+		free(bytes);
+	}
+	printf("%s: %s: %zu members against commit %s, %u finding%s\n", v.findings ? "FAIL" : "OK", o->target,
+	       commit.count, ev_git_commit_id(g), v.findings, v.findings == 1 ? "" : "s");
+	st = v.findings ? EV_MISMATCH : EV_OK;
+out:
+	json_decref(v.receipt);
+	free(seal_bytes);
+	ev_seal_free(&capsule);
+	ev_seal_free(&commit);
+	ev_git_free(g);
+	return st;
+}
+
+int seal_capsule_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"commit", required_argument, NULL, 'c'},
+		{"gzip", no_argument, NULL, 'z'},
+		{"help", no_argument, NULL, 'h'},
+		{"json", no_argument, NULL, 'j'},
+		{"level", required_argument, NULL, 'l'},
+		{"name", required_argument, NULL, 'n'},
+		{"output", required_argument, NULL, 'o'},
+		{"repo", required_argument, NULL, 'r'},
+		{"submodules", required_argument, NULL, 'S'},
+		{"symlinks", required_argument, NULL, 'L'},
+		{"threads", required_argument, NULL, 't'},
+		{"verify", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	struct capsule_opts o = {.compression = EV_COMPRESS_ZSTD};
+	long n, cores = sysconf(_SC_NPROCESSORS_ONLN);
+	o.threads = cores > 0 ? (int)cores : 1;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': o.commit = optarg; break;
+		case 'h': fputs(help, stdout); return 0;
+		case 'j': o.json = 1; break;
+		case 'l':
+			if (ev_cli_parse_long(optarg, -7, 19, &n) || n == 0)
+				return msg_usage("capsule", "option --level: expected -7 to -1 or 1 to 19, found '%s'", optarg);
+			o.level = (int)n;
+			break;
+		case 'n': o.name = optarg; break;
+		case 'o': o.outdir = optarg; break;
+		case 'r': o.repo = optarg; break;
+		case 'L':
+		case 'S':
+			if (strcmp(optarg, "refuse") != 0 && strcmp(optarg, "record") != 0)
+				return msg_usage("capsule", "option --%s: expected refuse or record, found '%s'",
+						 c == 'L' ? "symlinks" : "submodules", optarg);
+			*(c == 'L' ? &o.record_links : &o.record_submodules) = strcmp(optarg, "record") == 0;
+			break;
+		case 't':
+			if (ev_cli_parse_long(optarg, 1, 256, &n))
+				return msg_usage("capsule", "option --threads: expected 1-256, found '%s'", optarg);
+			o.threads = (int)n;
+			break;
+		case 'V': o.verify = 1; break;
+		case 'z': o.compression = EV_COMPRESS_GZIP; break;
+		default: return msg_usage("capsule", "unknown or incomplete option");
+		}
+	}
+	if (!o.repo)
+		return msg_usage("capsule", "no repository given (--repo DIR)");
+	if (o.verify) {
+		if (optind + 1 != argc)
+			return msg_usage("capsule", "--verify takes one CAPSULE (its OUTDIR, SEAL.json, or a tree)");
+		o.target = argv[optind];
+	} else {
+		if (optind != argc)
+			return msg_usage("capsule", "unexpected argument '%s'", argv[optind]);
+		if (!o.outdir)
+			return msg_usage("capsule", "no output directory given (-o OUTDIR)");
+	}
+	ev_cli_catch_signals();
+	struct ev_error err;
+	ev_error_clear(&err);
+	ev_status st = o.verify ? run_verify(&o, &err) : run_create(&o, &err);
+	if (st >= EV_ERROR)
+		ev_cli_error(TOOL, &err);
+	return ev_status_exit_code(st);
+}
