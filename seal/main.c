@@ -15,6 +15,7 @@ static const char overview[] =
 	"  diff A.json B.json       members added, removed and changed between two seals\n"
 	"  select --seal S ...      write a selection manifest naming a subset\n"
 	"  capsule --repo R ...     seal a git commit's tree (or --verify a capsule against one)\n"
+	"  integrate --selection S --repo R   the selected files committed to git, against their seal\n"
 	"\n"
 	"'seal <command> --help' describes each one; 'man seal' has the details.\n"
 	"Exit status: 0 everything held, 1 a check failed, 2 usage, I/O or environment\n"
@@ -26,6 +27,7 @@ int main(int argc, char **argv)
 		{"capsule", seal_capsule_main},
 		{"create", seal_create_main},
 		{"diff", seal_diff_main},
+		{"integrate", seal_integrate_main},
 		{"select", seal_select_main},
 		{"verify", seal_verify_main},
 	};

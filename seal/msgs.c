@@ -9,7 +9,7 @@
 static const char *synopsis(const char *sub)
 {
 	if (!sub)
-		return "seal <command> [options]   (commands: create, verify, diff, select, capsule)";
+		return "seal <command> [options]   (commands: create, verify, diff, select, capsule, integrate)";
 	if (strcmp(sub, "create") == 0)
 		return "seal create [--gzip] [--threads N] [--level N] [--name ROOT] "
 		       "[--refuse-writable] [--json] DIR -o OUTDIR";
@@ -22,6 +22,9 @@ static const char *synopsis(const char *sub)
 	if (strcmp(sub, "select") == 0)
 		return "seal select --seal SEAL.json --include GLOB [--include GLOB ...] -o "
 		       "selection.json";
+	if (strcmp(sub, "integrate") == 0)
+		return "seal integrate --selection selection.json --repo DIR [--rev REV | --worktree] "
+		       "[--prefix PATH] [--receipt FILE] [--json]";
 	if (strcmp(sub, "capsule") == 0)
 		return "seal capsule --repo DIR [--commit REV] -o OUTDIR [--name ROOT] [--symlinks refuse|record] "
 		       "[--submodules refuse|record] [--gzip] [--level N] [--threads N] [--json]\n"

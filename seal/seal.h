@@ -16,6 +16,7 @@ int seal_verify_main(int argc, char **argv);
 int seal_diff_main(int argc, char **argv);
 int seal_select_main(int argc, char **argv);
 int seal_capsule_main(int argc, char **argv);
+int seal_integrate_main(int argc, char **argv);
 
 /* A usage problem: reason, then the subcommand's synopsis and a --help hint. */
 int msg_usage(const char *subcommand, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -1,0 +1,328 @@
+/* seal integrate: the selected part of the evidence, committed to a git
+ * repository, checked against its sealed originals under one explicit
+ * representation rule for modes. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/gitrepo.h"
+#include "lib/json.h"
+#include "lib/receipt.h"
+#include "lib/selection.h"
+#include "seal/seal.h"
+
+#define GIT_REGULAR 0100644u
+#define GIT_EXECUTABLE 0100755u
+
+static const char help[] =
+	"usage: seal integrate --selection selection.json --repo DIR [--rev REV | --worktree]\n"
+	"                      [--prefix PATH] [--receipt FILE] [--json]\n"
+	"\n"
+	"Check that every file of a selection manifest (seal select), committed to a git\n"
+	"repository, still equals its sealed original: its content (SHA-256; the git\n"
+	"blob id is recorded), its size, and its mode under one representation rule.\n"
+	"Git keeps only the executable bit: a sealed mode with no executable bit is\n"
+	"stored as 100644, with any as 100755. That mapping is accepted and recorded\n"
+	"(a 0600 log committed as 100644 passes); a change of content, size or of the\n"
+	"executable bit is refused, the member named. Writes an integration receipt.\n"
+	"\n"
+	"  --selection FILE   the selection manifest\n"
+	"  --repo DIR         the repository\n"
+	"  --rev REV          the commit to check (default HEAD)\n"
+	"  --worktree         check the working tree's files instead, each tracked and\n"
+	"                     staged as it is (the index agrees with the file)\n"
+	"  --prefix PATH      where the sealed tree's members live in the repository\n"
+	"                     (default: at its top)\n"
+	"  --receipt FILE     the receipt (default: integration-TIME.json here)\n"
+	"  --json             print the receipt on stdout\n"
+	"  -h, --help         show this help\n"
+	"\n"
+	"Exit status: 0 every selected file holds, 1 one differs (named), 2 usage or I/O.\n";
+
+struct integrate_opts {
+	const char *selection, *repo, *rev, *prefix, *receipt;
+	int worktree, json;
+};
+
+struct tally {
+	json_t *receipt, *members;
+	unsigned findings, accepted;
+};
+
+static void finding(struct tally *t, const char *path, const char *check, const char *message,
+		    const char *expected, const char *found)
+{
+	struct ev_finding f;
+	ev_finding_make(&f, path, check, message, expected, found);
+	char line[2048];
+	ev_finding_format(&f, line, sizeof line);
+	fprintf(stderr, TOOL ": %s\n", line);
+	struct ev_error ignored;
+	ev_error_clear(&ignored);
+	ev_receipt_add_finding(t->receipt, &f, &ignored);
+	t->findings++;
+}
+
+/* The git mode git would store for a sealed mode. */
+static unsigned git_mode_for(unsigned sealed)
+{
+	return sealed & 0111 ? GIT_EXECUTABLE : GIT_REGULAR;
+}
+
+/* A working-tree file: content, size and git mode as git would take them. */
+static ev_status read_worktree(const char *path, uint8_t sha[EV_SHA256_LEN], char blob[EV_GIT_ID_HEX + 1],
+			       uint64_t *size, unsigned *mode, int *is_file, struct ev_error *err)
+{
+	struct stat sb;
+	*is_file = 0;
+	if (lstat(path, &sb) != 0)
+		return errno == ENOENT ? EV_MISMATCH : ev_error_errno(err, errno, "%s: cannot check", path);
+	if (!S_ISREG(sb.st_mode))
+		return EV_OK;
+	*is_file = 1;
+	char *bytes = NULL;
+	size_t len = 0;
+	ev_status st = ev_file_read_all(path, (size_t)1 << 34, &bytes, &len, err);
+	if (st == EV_OK && (st = ev_sha256_buffer(bytes, len, sha, err)) == EV_OK)
+		st = ev_git_blob_id(bytes, len, blob, err);
+	free(bytes);
+	*size = len;
+	*mode = sb.st_mode & 0100 ? GIT_EXECUTABLE : GIT_REGULAR;
+	return st;
+}
+
+static ev_status check_member(const struct integrate_opts *o, struct ev_git *g, const struct ev_member *m,
+			      struct tally *t, struct ev_error *err)
+{
+	char where[PATH_MAX], mode[8], sha_hex[EV_SHA256_HEX_LEN + 1], want_hex[EV_SHA256_HEX_LEN + 1];
+	if (snprintf(where, sizeof where, "%s%s%s", o->prefix ? o->prefix : "", o->prefix ? "/" : "", m->path) >=
+	    (int)sizeof where)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", m->path);
+	ev_mode_format(m->mode, mode, sizeof mode);
+	if (m->type == EV_MEMBER_DIR)
+		return EV_OK; /* git keeps files; a directory is there when its files are */
+	uint8_t sha[EV_SHA256_LEN];
+	char blob[EV_GIT_ID_HEX + 1];
+	uint64_t size = 0;
+	unsigned gmode = 0;
+	int is_file = 0;
+	ev_status st;
+	if (o->worktree) {
+		char file[PATH_MAX + 8];
+		snprintf(file, sizeof file, "%s%s", ev_git_workdir(g), where);
+		st = read_worktree(file, sha, blob, &size, &gmode, &is_file, err);
+		if (st == EV_OK && is_file) {
+			struct ev_git_entry ie;
+			ev_status in = ev_git_index_lookup(g, where, &ie, err);
+			if (in == EV_MISMATCH)
+				finding(t, where, "untracked", "in the working tree but not tracked by git", "tracked", "untracked");
+			else if (in != EV_OK)
+				return in;
+			else if (strcmp(ie.id, blob) != 0)
+				finding(t, where, "unstaged", "the working tree's file is not the one staged (git add it)",
+					ie.id, blob);
+		}
+	} else {
+		struct ev_git_entry e;
+		st = ev_git_lookup(g, where, &e, err);
+		if (st == EV_OK && (e.kind == EV_GIT_FILE || e.kind == EV_GIT_EXEC)) {
+			const void *data;
+			size_t len;
+			is_file = 1;
+			gmode = e.mode;
+			memcpy(blob, e.id, sizeof blob);
+			if ((st = ev_git_blob(g, e.id, &data, &len, err)) == EV_OK)
+				st = ev_sha256_buffer(data, len, sha, err);
+			size = len;
+		} else if (st == EV_OK) {
+			finding(t, where, "type", "not a file in the repository",
+				"file", e.kind == EV_GIT_LINK ? "symlink" : e.kind == EV_GIT_DIR ? "dir" : "submodule");
+			return EV_OK;
+		}
+	}
+	if (st == EV_MISMATCH) {
+		finding(t, where, "missing",
+			o->prefix ? "a selected file the repository does not hold"
+				  : "a selected file the repository does not hold (committed under a directory? say --prefix DIR)",
+			NULL, NULL);
+		return EV_OK;
+	}
+	if (st != EV_OK)
+		return st;
+	if (!is_file) {
+		finding(t, where, "type", "not a regular file in the working tree", "file", "another type");
+		return EV_OK;
+	}
+	unsigned unfound = t->findings;
+	ev_sha256_hex(sha, sha_hex);
+	ev_sha256_hex(m->sha256, want_hex);
+	if (size != m->size) {
+		char a[32], b[32];
+		snprintf(a, sizeof a, "%llu", (unsigned long long)m->size);
+		snprintf(b, sizeof b, "%llu", (unsigned long long)size);
+		finding(t, where, "size", "size differs", a, b);
+	} else if (memcmp(sha, m->sha256, EV_SHA256_LEN) != 0) {
+		finding(t, where, "sha256", "content differs (SHA-256)", want_hex, sha_hex);
+	}
+	char want_mode[64], got_mode[16];
+	snprintf(want_mode, sizeof want_mode, "%06o (sealed %s)", git_mode_for(m->mode), mode);
+	snprintf(got_mode, sizeof got_mode, "%06o", gmode);
+	if (gmode != git_mode_for(m->mode))
+		finding(t, where, "executable", "the executable bit differs from the sealed mode's", want_mode, got_mode);
+	int represented = t->findings == unfound && (m->mode != 0644 && m->mode != 0755);
+	if (represented)
+		t->accepted++;
+	json_t *row = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b}", "path", m->path, "repository_path", where,
+				"sealed_mode", mode, "git_mode", got_mode, "blob", blob, "holds",
+				t->findings == unfound);
+	if (represented) {
+		char rule[96];
+		snprintf(rule, sizeof rule, "sealed %s stored by git as %06o: accepted (git keeps only the executable bit)",
+			 mode, gmode);
+		json_object_set_new(row, "representation", json_string(rule));
+	}
+	json_array_append_new(t->members, row);
+	return EV_OK;
+}
+
+static ev_status run_integrate(const struct integrate_opts *o, struct ev_error *err)
+{
+	struct ev_selection sel;
+	struct ev_git *g = NULL;
+	struct tally t = {0};
+	uint8_t sel_sha[EV_SHA256_LEN];
+	char hex[EV_SHA256_HEX_LEN + 1], path[PATH_MAX];
+	memset(&sel, 0, sizeof sel);
+	ev_status st = ev_sha256_path(o->selection, sel_sha, NULL, err);
+	if (st == EV_OK)
+		st = ev_selection_load(o->selection, &sel, err);
+	if (st == EV_OK)
+		st = ev_git_open(&g, o->repo, o->worktree ? NULL : o->rev, err);
+	if (st == EV_OK && o->worktree && !ev_git_workdir(g))
+		st = ev_error_set(err, EV_USAGE, "%s: a bare repository has no working tree", o->repo);
+	if (st != EV_OK)
+		goto out;
+	if (!(t.receipt = ev_receipt_new("integration", TOOL, err))) {
+		st = err->status;
+		goto out;
+	}
+	t.members = json_array();
+	ev_sha256_hex(sel_sha, hex);
+	ev_receipt_add_input(t.receipt, "selection", o->selection, hex, err);
+	ev_receipt_add_input(t.receipt, "repository", ev_git_workdir(g) ? ev_git_workdir(g) : o->repo, NULL, err);
+	for (size_t i = 0; i < sel.members.count && st == EV_OK; i++)
+		st = check_member(o, g, &sel.members.members[i], &t, err);
+	if (st != EV_OK)
+		goto out;
+	ev_receipt_set_fact(t.receipt, "checked", json_string(o->worktree ? "working tree and index" : "commit"), err);
+	ev_receipt_set_fact(t.receipt, "commit", json_string(ev_git_commit_id(g)), err);
+	ev_receipt_set_fact(t.receipt, "tree", json_string(ev_git_tree_id(g)), err);
+	ev_receipt_set_fact(t.receipt, "seal_sha256", json_string(sel.seal_sha256), err);
+	ev_receipt_set_fact(t.receipt, "prefix", json_string(o->prefix ? o->prefix : ""), err);
+	ev_receipt_set_fact(t.receipt, "mode_rule",
+			    json_string("a sealed mode maps to the mode git stores: no executable bit -> 100644, "
+					"any -> 100755; accepted; content, size and the executable bit must hold"), err);
+	ev_receipt_set_fact(t.receipt, "members", json_incref(t.members), err);
+	char detail[128];
+	snprintf(detail, sizeof detail, "%zu members, %u findings, %u modes represented by the rule",
+		 sel.members.count, t.findings, t.accepted);
+	ev_receipt_add_check(t.receipt, "members", t.findings == 0, detail, err);
+	if ((st = ev_receipt_finish(t.receipt, err)) != EV_OK)
+		goto out;
+	if (o->receipt) {
+		snprintf(path, sizeof path, "%s", o->receipt);
+		st = ev_receipt_write(t.receipt, o->receipt, err);
+	} else {
+		char stamp[32], stem[64];
+		ev_utc_stamp(stamp, sizeof stamp);
+		snprintf(stem, sizeof stem, "integration-%s", stamp);
+		st = ev_receipt_write_fresh(t.receipt, ".", stem, path, sizeof path, err);
+	}
+	if (st != EV_OK)
+		goto out;
+	if (o->json) {
+		char *bytes = NULL;
+		size_t len = 0;
+		if (ev_json_dump(t.receipt, &bytes, &len, err) == EV_OK)
+			fwrite(bytes, 1, len, stdout);
+		free(bytes);
+	} else {
+		printf("%s: %zu selected members against %s %.12s, %u finding%s, %u mode%s represented by the rule; receipt %s\n",
+		       t.findings ? "FAIL" : "OK", sel.members.count, o->worktree ? "the working tree at" : "commit",
+		       ev_git_commit_id(g), t.findings, t.findings == 1 ? "" : "s", t.accepted, t.accepted == 1 ? "" : "s",
+		       path);
+	}
+	st = t.findings ? EV_MISMATCH : EV_OK;
+out:
+	json_decref(t.members);
+	json_decref(t.receipt);
+	ev_selection_free(&sel);
+	ev_git_free(g);
+	return st;
+}
+
+int seal_integrate_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"json", no_argument, NULL, 'j'},
+		{"prefix", required_argument, NULL, 'p'},
+		{"receipt", required_argument, NULL, 'o'},
+		{"repo", required_argument, NULL, 'r'},
+		{"rev", required_argument, NULL, 'v'},
+		{"selection", required_argument, NULL, 's'},
+		{"worktree", no_argument, NULL, 'w'},
+		{NULL, 0, NULL, 0},
+	};
+	struct integrate_opts o = {0};
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h': fputs(help, stdout); return 0;
+		case 'j': o.json = 1; break;
+		case 'p': o.prefix = optarg; break;
+		case 'o': o.receipt = optarg; break;
+		case 'r': o.repo = optarg; break;
+		case 'v': o.rev = optarg; break;
+		case 's': o.selection = optarg; break;
+		case 'w': o.worktree = 1; break;
+		default: return msg_usage("integrate", "unknown or incomplete option");
+		}
+	}
+	if (optind != argc)
+		return msg_usage("integrate", "unexpected argument '%s'", argv[optind]);
+	if (!o.selection || !o.repo)
+		return msg_usage("integrate", "--selection and --repo are required");
+	if (o.rev && o.worktree)
+		return msg_usage("integrate", "--rev and --worktree: one or the other");
+	char prefix[PATH_MAX];
+	if (o.prefix) {
+		size_t n = strlen(o.prefix);
+		while (n && o.prefix[n - 1] == '/')
+			n--;
+		if (n >= sizeof prefix)
+			return msg_usage("integrate", "--prefix is too long");
+		memcpy(prefix, o.prefix, n);
+		prefix[n] = '\0';
+		o.prefix = n ? prefix : NULL;
+	}
+	if (o.receipt && access(o.receipt, F_OK) == 0) {
+		fprintf(stderr, TOOL ": %s: already exists; evidence is never overwritten (choose a new name)\n", o.receipt);
+		return 2;
+	}
+	struct ev_error err;
+	ev_error_clear(&err);
+	ev_status st = run_integrate(&o, &err);
+	if (st >= EV_ERROR)
+		ev_cli_error(TOOL, &err);
+	return ev_status_exit_code(st);
+}
