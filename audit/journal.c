@@ -524,11 +524,7 @@ static ev_status write_receipt(struct journal_run *run, json_t *r, char *path, s
 		st = ev_receipt_write_fresh(r, ".", stem, path, cap, err);
 	}
 	if (st == EV_OK && run->json) {
-		char *bytes = NULL;
-		size_t len = 0;
-		if ((st = ev_json_dump(r, &bytes, &len, err)) == EV_OK)
-			fwrite(bytes, 1, len, stdout);
-		free(bytes);
+		st = ev_json_print(r, stdout, err);
 	}
 	return st;
 }

@@ -276,11 +276,7 @@ static ev_status run_series(const struct series_opts *o, struct ev_error *err)
 	if (st != EV_OK)
 		goto out;
 	if (o->json) {
-		char *bytes = NULL;
-		size_t len = 0;
-		if (ev_json_dump(r, &bytes, &len, err) == EV_OK)
-			fwrite(bytes, 1, len, stdout);
-		free(bytes);
+		ev_json_print(r, stdout, err);
 	} else {
 		printf("series %s: %s, %zu samples, clock %s, %" PRIu64 " ticks a second%s\n", o->series,
 		       ev_series_kind_name(s.kind), s.n, s.clock, s.ticks_per_second,

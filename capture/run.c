@@ -527,11 +527,7 @@ int capture_run_main(int argc, char **argv)
 		st = run_campaign(&c, receipt, receipt_path, sizeof receipt_path, &all_ok, &err);
 	if (st == EV_OK) {
 		if (c.json) {
-			char *bytes = NULL;
-			size_t len = 0;
-			if (ev_json_dump(receipt, &bytes, &len, &err) == EV_OK)
-				fwrite(bytes, 1, len, stdout);
-			free(bytes);
+			ev_json_print(receipt, stdout, &err);
 		} else {
 			printf("%s: campaign %s; receipt %s\n", all_ok ? "OK" : "FAIL", c.dir, receipt_path);
 		}

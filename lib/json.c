@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -27,6 +28,17 @@ ev_status ev_json_dump(const json_t *value, char **out, size_t *len, struct ev_e
 	*out = buf;
 	*len = need + 1;
 	return EV_OK;
+}
+
+ev_status ev_json_print(const json_t *value, FILE *stream, struct ev_error *err)
+{
+	char *bytes = NULL;
+	size_t len = 0;
+	ev_status st = ev_json_dump(value, &bytes, &len, err);
+	if (st == EV_OK && fwrite(bytes, 1, len, stream) != len)
+		st = ev_error_set(err, EV_ERROR, "cannot write JSON to standard output");
+	free(bytes);
+	return st;
 }
 
 ev_status ev_json_parse(const char *bytes, size_t len, const char *name,

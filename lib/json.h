@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <stdio.h>
+
 #include <jansson.h>
 
 #include "sha256.h"
@@ -28,6 +30,9 @@
  * caller frees, *len its length (the trailing newline included, no NUL
  * counted; the buffer is NUL-terminated). */
 ev_status ev_json_dump(const json_t *value, char **out, size_t *len, struct ev_error *err);
+
+/* ev_json_dump's bytes written to stream (a tool's --json output). */
+ev_status ev_json_print(const json_t *value, FILE *stream, struct ev_error *err);
 
 /* Flags for ev_json_parse / ev_json_load. */
 #define EV_JSON_REQUIRE_CANONICAL 1u

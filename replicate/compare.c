@@ -122,11 +122,7 @@ int replicate_compare_main(int argc, char **argv)
 			json_array_append_new(list, receipt_summary(&set.items[i], trust != NULL));
 		json_t *doc = json_pack("{s:s, s:b, s:o, s:O}", "format", "evidence-comparison/1",
 					"agree", agree, "receipts", list, "findings", run.problems);
-		char *bytes = NULL;
-		size_t len = 0;
-		if (ev_json_dump(doc, &bytes, &len, &err) == EV_OK)
-			fwrite(bytes, 1, len, stdout);
-		free(bytes);
+		ev_json_print(doc, stdout, &err);
 		json_decref(doc);
 		goto out;
 	}

@@ -350,11 +350,7 @@ static ev_status write_cleanup_receipt(struct prune_run *p, char *path, size_t c
 		st = ev_receipt_write_fresh(p->receipt, dirname(copy), stem, path, cap, err);
 	}
 	if (st == EV_OK && p->o->json) {
-		char *bytes = NULL;
-		size_t len = 0;
-		if ((st = ev_json_dump(p->receipt, &bytes, &len, err)) == EV_OK)
-			fwrite(bytes, 1, len, stdout);
-		free(bytes);
+		st = ev_json_print(p->receipt, stdout, err);
 	}
 	return st;
 }

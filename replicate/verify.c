@@ -118,11 +118,7 @@ static ev_status write_receipt(struct report *r, const struct ev_signing_key *ke
 		free(copy);
 	}
 	if (st == EV_OK && o->json) {
-		char *bytes = NULL;
-		size_t len = 0;
-		if ((st = ev_json_dump(r->receipt, &bytes, &len, err)) == EV_OK)
-			fwrite(bytes, 1, len, stdout);
-		free(bytes);
+		st = ev_json_print(r->receipt, stdout, err);
 	}
 	return st;
 }

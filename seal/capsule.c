@@ -263,11 +263,7 @@ static ev_status run_create(const struct capsule_opts *o, struct ev_error *err)
 	    (st = seal_out_finish(&out, &seal, receipt, err)))
 		goto out;
 	if (o->json) {
-		char *bytes = NULL;
-		size_t len = 0;
-		if (ev_json_dump(receipt, &bytes, &len, err) == EV_OK)
-			fwrite(bytes, 1, len, stdout);
-		free(bytes);
+		ev_json_print(receipt, stdout, err);
 	} else {
 		seal_out_print(&out, &seal);
 		printf("  commit %s, tree %s\n", ev_git_commit_id(g), ev_git_tree_id(g));
@@ -389,11 +385,7 @@ static ev_status run_verify(const struct capsule_opts *o, struct ev_error *err)
 	if ((st = ev_receipt_finish(v.receipt, err)) != EV_OK)
 		goto out;
 	if (o->json) {
-		char *bytes = NULL;
-		size_t len = 0;
-		if (ev_json_dump(v.receipt, &bytes, &len, err) == EV_OK)
-			fwrite(bytes, 1, len, stdout);
-		free(bytes);
+		ev_json_print(v.receipt, stdout, err);
 	}
 	printf("%s: %s: %zu members against commit %s, %u finding%s\n", v.findings ? "FAIL" : "OK", o->target,
 	       commit.count, ev_git_commit_id(g), v.findings, v.findings == 1 ? "" : "s");

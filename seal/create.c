@@ -341,13 +341,9 @@ static ev_status make_receipt(struct run *r, struct ev_error *err)
 static void print_summary(const struct run *r)
 {
 	if (r->o->json) {
-		char *bytes = NULL;
-		size_t len = 0;
 		struct ev_error err;
 		ev_error_clear(&err);
-		if (ev_json_dump(r->receipt, &bytes, &len, &err) == EV_OK)
-			fwrite(bytes, 1, len, stdout);
-		free(bytes);
+		ev_json_print(r->receipt, stdout, &err);
 		return;
 	}
 	seal_out_print(&r->out, &r->seal);

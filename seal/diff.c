@@ -107,11 +107,7 @@ int seal_diff_main(int argc, char **argv)
 	if (d.json) {
 		json_t *doc = json_pack("{s:o, s:o, s:o}", "added", d.added, "removed", d.removed,
 					"changed", d.changed);
-		char *bytes = NULL;
-		size_t len = 0;
-		if (ev_json_dump(doc, &bytes, &len, &err) == EV_OK)
-			fwrite(bytes, 1, len, stdout);
-		free(bytes);
+		ev_json_print(doc, stdout, &err);
 		json_decref(doc);
 	} else {
 		json_decref(d.added);
