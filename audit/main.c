@@ -1,6 +1,8 @@
 /* audit: cold recomputation of what a benchmark claims, from its raw data. */
 #include "config.h"
 
+#include "lib/continue_cli.h"
+
 #include "audit/audit.h"
 
 static const char overview[] =
@@ -18,14 +20,28 @@ static const char overview[] =
 	"  campaign DIR -o OUTDIR            every run of a captured campaign audited, and\n"
 	"                                    summed up per cell as the median of its runs,\n"
 	"                                    with tables and an HTML report\n"
+	"  continue --original R --accept CHECK=PATTERN\n"
+	"                                    a failed journal or series receipt continued:\n"
+	"                                    its understood differences accepted, rerun\n"
 	"\n"
 	"'audit <command> --help' describes each one; 'man audit' has the details.\n"
 	"Exit status: 0 everything held, 1 a check failed (the receipt says which),\n"
 	"2 usage, I/O or environment error (nothing is claimed).\n";
 
+static int continue_main(int argc, char **argv)
+{
+	static const char *const every_finding[] = {"--max-findings", "0", NULL};
+	static const struct ev_continuable subs[] = {
+		{"journal", "--receipt", NULL, every_finding},
+		{"series", "--receipt", NULL, NULL},
+	};
+	return ev_continue_main(TOOL, subs, sizeof subs / sizeof *subs, argc, argv);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct ev_cli_command commands[] = {
+		{"continue", continue_main},
 		{"campaign", audit_campaign_main},
 		{"journal", audit_journal_main},
 		{"series", audit_series_main},

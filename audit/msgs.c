@@ -17,7 +17,7 @@ static const char *synopsis(const char *sub)
 		       "[--journal DIR --warmups N [--threshold T]] [--receipt FILE] [--json] SERIES";
 	if (sub && strcmp(sub, "campaign") == 0)
 		return "audit campaign CAMPAIGN_DIR -o OUTDIR [--json]";
-	return "audit <command> [options]   (commands: journal, series, campaign)";
+	return "audit <command> [options]   (commands: journal, series, campaign, continue)";
 }
 
 int msg_usage(const char *sub, const char *fmt, ...)

@@ -39,6 +39,37 @@ void ev_utc_stamp(char *buf, size_t cap)
 	strftime(buf, cap, "%Y%m%dT%H%M%SZ", &tm);
 }
 
+/* How the tool was run, for a continuation to run it again: argv from
+ * /proc/self/cmdline (the bytes the kernel holds, whoever parsed them)
+ * and the working directory its relative paths mean. NULL when unknown. */
+static json_t *invocation_object(void)
+{
+	char buf[65536], cwd[4096];
+	FILE *f = fopen("/proc/self/cmdline", "rb");
+	if (!f)
+		return NULL;
+	size_t len = fread(buf, 1, sizeof buf, f);
+	int complete = feof(f) && !ferror(f);
+	fclose(f);
+	if (!complete || len == 0 || buf[len - 1] != '\0' || !getcwd(cwd, sizeof cwd))
+		return NULL;
+	json_t *argv = json_array();
+	for (size_t at = 0; at < len; at += strlen(buf + at) + 1) {
+		json_t *arg = json_string(buf + at);
+		if (!arg) { /* not UTF-8: cannot be recorded, so cannot be rerun */
+			json_decref(argv);
+			return NULL;
+		}
+		json_array_append_new(argv, arg);
+	}
+	json_t *cwd_json = json_string(cwd);
+	if (!cwd_json) {
+		json_decref(argv);
+		return NULL;
+	}
+	return json_pack("{s:o, s:o}", "argv", argv, "cwd", cwd_json);
+}
+
 json_t *ev_receipt_new(const char *kind, const char *tool_name, struct ev_error *err)
 {
 	char host[256] = "unknown", now[32];
@@ -52,6 +83,9 @@ json_t *ev_receipt_new(const char *kind, const char *tool_name, struct ev_error 
 			      "facts");
 	if (!r)
 		ev_error_set(err, EV_ERROR, "receipt: out of memory");
+	json_t *invocation = r ? invocation_object() : NULL;
+	if (invocation)
+		json_object_set_new(r, "invocation", invocation);
 	return r;
 }
 
@@ -170,7 +204,14 @@ ev_status ev_receipt_add_finding(json_t *r, const struct ev_finding *f, struct e
 			 f->expected[0] ? f->expected : "nothing", f->found[0] ? f->found : "nothing");
 	else
 		snprintf(detail, sizeof detail, "%s", f->message);
-	return ev_receipt_add_check(r, name, 0, detail, err);
+	ev_status st = ev_receipt_add_check(r, name, 0, detail, err);
+	/* The values again, whole, for a continuation to match against. */
+	json_t *check = json_array_get(json_object_get(r, "checks"), json_array_size(json_object_get(r, "checks")) - 1);
+	if (st == EV_OK && f->expected[0])
+		json_object_set_new(check, "expected", json_string(f->expected));
+	if (st == EV_OK && f->found[0])
+		json_object_set_new(check, "found", json_string(f->found));
+	return st;
 }
 
 ev_status ev_receipt_write(const json_t *r, const char *path, struct ev_error *err)

@@ -1,6 +1,8 @@
 /* replicate: verified copies of sealed archives on several hosts. */
 #include "config.h"
 
+#include "lib/continue_cli.h"
+
 #include "replicate/replicate.h"
 
 static const char overview[] =
@@ -19,14 +21,27 @@ static const char overview[] =
 	"  prune --seal S --receipts R... DIR\n"
 	"                                 remove DIR once enough hosts hold verified copies\n"
 	"  receive DIR NAME SIZE SHA256   the far end of push (run by push, not by hand)\n"
+	"  continue --original R --accept CHECK=PATTERN\n"
+	"                                 a failed verify receipt continued: its understood\n"
+	"                                 differences accepted, the checks rerun\n"
 	"\n"
 	"'replicate <command> --help' describes each one; 'man replicate' has the details.\n"
 	"Exit status: 0 everything held, 1 a check failed, 2 usage, I/O or environment\n"
 	"error (nothing is claimed).\n";
 
+static int continue_main(int argc, char **argv)
+{
+	static const char *const receipt_dir[] = {"--receipt-dir", NULL};
+	static const struct ev_continuable subs[] = {
+		{"verify", "--receipt", receipt_dir, NULL},
+	};
+	return ev_continue_main(TOOL, subs, sizeof subs / sizeof *subs, argc, argv);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct ev_cli_command commands[] = {
+		{"continue", continue_main},
 		{"compare", replicate_compare_main}, {"keygen", replicate_keygen_main},
 		{"prune", replicate_prune_main},     {"push", replicate_push_main},
 		{"receive", replicate_receive_main}, {"verify", replicate_verify_main},

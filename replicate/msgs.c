@@ -26,7 +26,7 @@ static const char *synopsis(const char *sub)
 	for (size_t i = 0; sub && i < sizeof synopses / sizeof *synopses; i++)
 		if (strcmp(sub, synopses[i].name) == 0)
 			return synopses[i].text;
-	return "replicate <command> [options]   (commands: verify, push, compare, keygen, prune)";
+	return "replicate <command> [options]   (commands: verify, push, compare, keygen, prune, continue)";
 }
 
 int msg_usage(const char *sub, const char *fmt, ...)

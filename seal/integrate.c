@@ -218,6 +218,9 @@ static ev_status run_integrate(const struct integrate_opts *o, struct ev_error *
 	ev_sha256_hex(sel_sha, hex);
 	ev_receipt_add_input(t.receipt, "selection", o->selection, hex, err);
 	ev_receipt_add_input(t.receipt, "repository", ev_git_workdir(g) ? ev_git_workdir(g) : o->repo, NULL, err);
+	if (!o->worktree) /* the tree checked, for a continuation to rerun the same one */
+		json_object_set_new(json_array_get(json_object_get(t.receipt, "inputs"), 1), "git_tree",
+				    json_string(ev_git_tree_id(g)));
 	for (size_t i = 0; i < sel.members.count && st == EV_OK; i++)
 		st = check_member(o, g, &sel.members.members[i], &t, err);
 	if (st != EV_OK)
@@ -249,11 +252,7 @@ static ev_status run_integrate(const struct integrate_opts *o, struct ev_error *
 	if (st != EV_OK)
 		goto out;
 	if (o->json) {
-		char *bytes = NULL;
-		size_t len = 0;
-		if (ev_json_dump(t.receipt, &bytes, &len, err) == EV_OK)
-			fwrite(bytes, 1, len, stdout);
-		free(bytes);
+		ev_json_print(t.receipt, stdout, err);
 	} else {
 		printf("%s: %zu selected members against %s %.12s, %u finding%s, %u mode%s represented by the rule; receipt %s\n",
 		       t.findings ? "FAIL" : "OK", sel.members.count, o->worktree ? "the working tree at" : "commit",

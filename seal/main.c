@@ -1,6 +1,8 @@
 /* seal: hashed, mode-checked, deterministic archives of evidence trees. */
 #include "config.h"
 
+#include "lib/continue_cli.h"
+
 #include "seal/seal.h"
 
 static const char overview[] =
@@ -16,15 +18,27 @@ static const char overview[] =
 	"  select --seal S ...      write a selection manifest naming a subset\n"
 	"  capsule --repo R ...     seal a git commit's tree (or --verify a capsule against one)\n"
 	"  integrate --selection S --repo R   the selected files committed to git, against their seal\n"
+	"  continue --original R --accept CHECK=PATTERN   a failed verify or integrate receipt\n"
+	"                           continued: its understood differences accepted, rerun\n"
 	"\n"
 	"'seal <command> --help' describes each one; 'man seal' has the details.\n"
 	"Exit status: 0 everything held, 1 a check failed, 2 usage, I/O or environment\n"
 	"error (nothing is claimed).\n";
 
+static int continue_main(int argc, char **argv)
+{
+	static const struct ev_continuable subs[] = {
+		{"verify", "--receipt", NULL, NULL},
+		{"integrate", "--receipt", NULL, NULL},
+	};
+	return ev_continue_main(TOOL, subs, sizeof subs / sizeof *subs, argc, argv);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct ev_cli_command commands[] = {
 		{"capsule", seal_capsule_main},
+		{"continue", continue_main},
 		{"create", seal_create_main},
 		{"diff", seal_diff_main},
 		{"integrate", seal_integrate_main},

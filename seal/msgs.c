@@ -9,7 +9,7 @@
 static const char *synopsis(const char *sub)
 {
 	if (!sub)
-		return "seal <command> [options]   (commands: create, verify, diff, select, capsule, integrate)";
+		return "seal <command> [options]   (commands: create, verify, diff, select, capsule, integrate, continue)";
 	if (strcmp(sub, "create") == 0)
 		return "seal create [--gzip] [--threads N] [--level N] [--name ROOT] "
 		       "[--refuse-writable] [--json] DIR -o OUTDIR";
