@@ -27,11 +27,12 @@ int msg_usage(const char *subcommand, const char *fmt, ...) __attribute__((forma
 struct campaign {
 	const char *plan_path;
 	char dir[PATH_MAX];          /* absolute */
-	int degrade, json;
+	int degrade, json, allow_dirty;
 	struct plan plan;
 	int netns_ok, pmqos_ok;       /* what this process may do */
 	char netns_why[256], pmqos_why[256];
 	json_t *degraded;             /* what this session could not do, as sentences */
+	json_t *sources;              /* program -> its repository's commit, tree, clean (sources.h) */
 	char boot_id[EV_BOOT_ID_LEN + 1];
 	char host[256];
 	int cpus[PLAN_MAX_CPUS * 2];  /* every CPU the campaign uses */

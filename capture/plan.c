@@ -333,8 +333,8 @@ static ev_status load_top(struct plan *p, const char *path, long ncpus, struct e
 {
 	static const char *const keys[] = {"format", "name", "description", "warmups", "measured",
 					   "repeats", "order", "namespaces", "port", "timeout_seconds",
-					   "on_failure", "controller_cpus", "observe", "pins", "arms",
-					   "cells", NULL};
+					   "on_failure", "controller_cpus", "observe", "pins", "sources",
+					   "arms", "cells", NULL};
 	json_t *d = p->doc;
 	ev_status st = only_keys(d, keys, path, "plan", err);
 	if (st == EV_OK)
@@ -410,6 +410,37 @@ static ev_status load_top(struct plan *p, const char *path, long ncpus, struct e
 	return EV_OK;
 }
 
+/* "sources": a program or launcher of some side, built from a repository
+ * named by an absolute path. Checked once the cells are known. */
+static ev_status load_sources(struct plan *p, const char *path, struct ev_error *err)
+{
+	json_t *sources = json_object_get(p->doc, "sources");
+	if (!sources)
+		return EV_OK;
+	if (!json_is_object(sources))
+		return refuse(err, path, "sources", "expected an object of program path: repository path");
+	const char *prog;
+	json_t *v;
+	json_object_foreach(sources, prog, v) {
+		const char *repo = json_string_value(v);
+		if (!repo || repo[0] != '/')
+			return refuse(err, path, "sources", "\"%s\": expected the repository's absolute path", prog);
+		int used = 0;
+		for (size_t i = 0; i < p->ncells && !used; i++)
+			for (int k = 0; k < 2 && !used; k++) {
+				const struct plan_side *s = &p->cells[i].side[k];
+				used = strcmp(prog, json_string_value(json_array_get(s->argv, 0))) == 0 ||
+				       (s->launcher && strcmp(prog, json_string_value(json_array_get(s->launcher, 0))) == 0);
+			}
+		if (!used)
+			return refuse(err, path, "sources",
+				      "\"%s\": no side runs this program or launcher (a source names a binary the plan runs)",
+				      prog);
+	}
+	p->sources = sources;
+	return EV_OK;
+}
+
 ev_status plan_load(const char *path, struct plan *p, struct ev_error *err)
 {
 	memset(p, 0, sizeof *p);
@@ -423,6 +454,8 @@ ev_status plan_load(const char *path, struct plan *p, struct ev_error *err)
 		ncpus = 1;
 	if ((st = load_top(p, path, ncpus, err)) == EV_OK && (st = load_arms(p, path, err)) == EV_OK)
 		st = load_cells(p, path, ncpus, err);
+	if (st == EV_OK)
+		st = load_sources(p, path, err);
 	if (st == EV_OK && p->ncells * p->narms * p->repeats > PLAN_MAX_RUNS)
 		st = refuse(err, path, "plan", "%zu cells x %zu arms x %" PRIu64 " repeats: more than %d runs",
 			    p->ncells, p->narms, p->repeats, PLAN_MAX_RUNS);

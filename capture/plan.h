@@ -4,7 +4,8 @@
  * The plan names cells (a sender and its peer, each with argv, launcher,
  * environment, CPU and declared outputs), arms (phases run one after the
  * other, each optionally holding a PM QoS value), counts, repeats, the
- * order, the namespace topology, observers and the binaries' pins. Unknown
+ * order, the namespace topology, observers, the binaries' pins and the
+ * repositories their sources come from. Unknown
  * keys, unknown {variables} in argv, outputs outside the run directory
  * and CPUs out of range are refused at load, before anything runs.
  *
@@ -66,6 +67,7 @@ struct plan {
 	int controller_cpus[PLAN_MAX_CPUS];
 	size_t ncontroller;
 	json_t *pins;             /* object: absolute path -> SHA-256 hex (may be empty) */
+	json_t *sources;          /* object: absolute program path -> absolute repository path, or NULL */
 	struct plan_cell cells[PLAN_MAX_CELLS];
 	size_t ncells;
 	struct plan_arm arms[PLAN_MAX_ARMS];

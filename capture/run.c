@@ -19,17 +19,20 @@
 #include "capture/netns.h"
 #include "capture/pins.h"
 #include "capture/policy.h"
+#include "capture/sources.h"
 #include "lib/atomic.h"
 #include "lib/json.h"
 #include "lib/receipt.h"
 
 static const char help[] =
-	"usage: capture run PLAN -o CAMPAIGN_DIR [--degrade] [--json]\n"
+	"usage: capture run PLAN -o CAMPAIGN_DIR [--degrade] [--allow-dirty] [--json]\n"
 	"\n"
 	"Run every pair of a campaign plan in its order (balanced: A B C C B A ...), each\n"
 	"a fresh sender and peer pinned to their CPUs, in network namespaces of their own\n"
 	"joined by a veth pair when the plan says so, PM QoS held for the arms that ask.\n"
-	"Before each launch every program and launcher is checked against the plan's pins.\n"
+	"Before each launch every program and launcher is checked against the plan's pins;\n"
+	"a binary the plan's \"sources\" tie to a repository gets its commit, tree id and\n"
+	"whether the working tree was clean recorded (a dirty tree is refused).\n"
 	"Each run's directory (runs/NNN-ARM-CELL-K) gets run.json (argv, environment,\n"
 	"binaries with SHA-256, PIDs and start times, CPUs read back, namespace inodes,\n"
 	"exit codes, wall times, before/after snapshots), native/ (stdout and stderr) and\n"
@@ -43,6 +46,8 @@ static const char help[] =
 	"  -o, --output DIR   the campaign directory (new, or one to resume)\n"
 	"  --degrade          without the rights for namespaces or PM QoS, run anyway and\n"
 	"                     record what could not be done (default: refuse such a plan)\n"
+	"  --allow-dirty      run even when a source repository has uncommitted changes,\n"
+	"                     and record the tree as dirty (default: refuse)\n"
 	"  --json             print the receipt on stdout\n"
 	"  -h, --help         show this help\n"
 	"\n"
@@ -143,6 +148,34 @@ static ev_status check_all_binaries(struct campaign *c, json_t *receipt, struct 
 			}
 		}
 	return EV_OK;
+}
+
+/* The repositories the binaries were built from, before anything runs:
+ * an input each (the repository's path and tree), and a fact. */
+static ev_status check_sources(struct campaign *c, json_t *receipt, struct ev_error *err)
+{
+	ev_status st = sources_read(c->plan.sources, c->allow_dirty, &c->sources, err);
+	if (st != EV_OK)
+		return st;
+	json_t *facts = json_object();
+	const char *program;
+	json_t *src;
+	json_object_foreach(c->sources, program, src) {
+		char name[4200];
+		snprintf(name, sizeof name, "source of %s", program);
+		ev_receipt_add_input(receipt, name, json_string_value(json_object_get(src, "repository")), NULL, err);
+		json_t *inputs = json_object_get(receipt, "inputs");
+		json_object_set(json_array_get(inputs, json_array_size(inputs) - 1), "git_tree",
+				json_object_get(src, "tree"));
+		json_t *fact = json_deep_copy(src);
+		json_object_del(fact, "repository"); /* a path: host-specific, it is in inputs */
+		json_object_set_new(facts, program, fact);
+		if (!json_is_true(json_object_get(src, "clean")))
+			fprintf(stderr, TOOL ": warning: source of %s: %s has %lld uncommitted changes; recorded as dirty "
+				"(--allow-dirty)\n", program, json_string_value(json_object_get(src, "repository")),
+				(long long)json_integer_value(json_object_get(src, "changes")));
+	}
+	return ev_receipt_set_fact(receipt, "sources", facts, err);
 }
 
 /* Create the campaign directory, or recognise it as this plan's. */
@@ -462,6 +495,7 @@ static ev_status run_campaign(struct campaign *c, json_t *receipt, char *receipt
 int capture_run_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{"allow-dirty", no_argument, NULL, 'A'},
 		{"degrade", no_argument, NULL, 'D'},
 		{"help", no_argument, NULL, 'h'},
 		{"json", no_argument, NULL, 'j'},
@@ -474,6 +508,7 @@ int capture_run_main(int argc, char **argv)
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		switch (opt) {
+		case 'A': c.allow_dirty = 1; break;
 		case 'D': c.degrade = 1; break;
 		case 'h': fputs(help, stdout); return 0;
 		case 'j': c.json = 1; break;
@@ -514,6 +549,8 @@ int capture_run_main(int argc, char **argv)
 	if (st == EV_OK)
 		st = check_all_binaries(&c, receipt, &err);
 	if (st == EV_OK)
+		st = check_sources(&c, receipt, &err);
+	if (st == EV_OK)
 		st = pin_controller(&c, &err);
 	if (st == EV_OK)
 		st = open_campaign(&c, &resumed, &err);
@@ -537,6 +574,7 @@ int capture_run_main(int argc, char **argv)
 	}
 	json_decref(receipt);
 	json_decref(c.degraded);
+	json_decref(c.sources);
 	plan_free(&c.plan);
 	return ev_status_exit_code(st);
 }

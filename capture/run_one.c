@@ -250,8 +250,13 @@ static json_t *process_json(struct run_state *s, int k)
 						      p->exited ? p->end_mono - p->exec_mono : 0.0));
 	}
 	json_t *bins = json_array();
-	for (int b = 0; b < s->nbins[k]; b++)
-		json_array_append_new(bins, pins_json(&s->bins[k][b]));
+	for (int b = 0; b < s->nbins[k]; b++) {
+		json_t *bin = pins_json(&s->bins[k][b]);
+		json_t *source = json_object_get(s->c->sources, s->bins[k][b].path);
+		if (source)
+			json_object_set(bin, "source", source);
+		json_array_append_new(bins, bin);
+	}
 	json_object_set_new(o, "binaries", bins);
 	char out[64], errs[64];
 	snprintf(out, sizeof out, "native/%s.stdout", ps->role);

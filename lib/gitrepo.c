@@ -196,7 +196,8 @@ ev_status ev_git_blob_id(const void *data, size_t len, char id[EV_GIT_ID_HEX + 1
 	return EV_OK;
 }
 
-ev_status ev_git_clean(struct ev_git *g, int *clean, size_t *changes, struct ev_error *err)
+ev_status ev_git_clean(struct ev_git *g, int *clean, size_t *changes, char *first, size_t cap,
+		       struct ev_error *err)
 {
 	git_status_options opts;
 	git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION);
@@ -208,6 +209,14 @@ ev_status ev_git_clean(struct ev_git *g, int *clean, size_t *changes, struct ev_
 		return git_fail(err, EV_ERROR, "cannot read the working tree's status", "repository");
 	*changes = git_status_list_entrycount(list);
 	*clean = *changes == 0;
+	if (first && cap) {
+		first[0] = '\0';
+		const git_status_entry *e = *changes ? git_status_byindex(list, 0) : NULL;
+		const git_diff_delta *d = e ? (e->index_to_workdir ? e->index_to_workdir : e->head_to_index) : NULL;
+		if (d)
+			snprintf(first, cap, "%s%s", d->new_file.path ? d->new_file.path : d->old_file.path,
+				 e->status & GIT_STATUS_WT_NEW ? " (untracked)" : "");
+	}
 	git_status_list_free(list);
 	return EV_OK;
 }

@@ -65,7 +65,8 @@ ev_status ev_git_blob_id(const void *data, size_t len, char id[EV_GIT_ID_HEX + 1
 
 /* Is the working tree clean (no tracked file changed, staged or not, and
  * no untracked file; ignored files do not count)? *changes counts what is
- * not. */
-ev_status ev_git_clean(struct ev_git *g, int *clean, size_t *changes, struct ev_error *err);
+ * not; first (cap bytes, may be NULL) gets the first such path, to name. */
+ev_status ev_git_clean(struct ev_git *g, int *clean, size_t *changes, char *first, size_t cap,
+		       struct ev_error *err);
 
 #endif
