@@ -168,3 +168,19 @@ wait_for () {
 		n=$((n + 1))
 	done
 }
+
+# git_setup: git that reads no user or system configuration and needs no
+# identity; commits made at fixed times, so that their ids are the same on
+# every machine. `git` must be installed (scripts/quickstart installs it).
+git_setup () {
+	command -v git >/dev/null || test_skip_all "git missing (apt-get install git)"
+	export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+	export GIT_AUTHOR_NAME=evidence GIT_AUTHOR_EMAIL=evidence@example.org
+	export GIT_COMMITTER_NAME=evidence GIT_COMMITTER_EMAIL=evidence@example.org
+	export GIT_AUTHOR_DATE='2026-01-01T00:00:00Z' GIT_COMMITTER_DATE='2026-01-01T00:00:00Z'
+}
+
+# git_init DIR: a new repository whose first branch is main.
+git_init () {
+	git init -q -b main "$1"
+}
