@@ -252,8 +252,8 @@ int ev_receipt_same_inputs(const json_t *a, const json_t *b, char *why, size_t c
 	for (size_t i = 0; i < na || i < nb; i++) {
 		const json_t *x = json_array_get(ia, i), *y = json_array_get(ib, i);
 		if (!x || !y) {
-			snprintf(why, cap, "input %s is %s now", str_or_empty(x ? x : y, "name"),
-				 x ? "gone" : "new");
+			snprintf(why, cap, "input %s %s", str_or_empty(x ? x : y, "name"),
+				 x ? "is gone" : "is new");
 			return 0;
 		}
 		if (strcmp(str_or_empty(x, "name"), str_or_empty(y, "name")) != 0) {

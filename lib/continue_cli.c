@@ -268,16 +268,19 @@ static const struct ev_continuable *load_original(struct cont *c, const struct e
 	json_array_foreach(argv, i, a) if (!json_is_string(a)) sub = NULL;
 	if (!sub || !cwd) {
 		ev_error_set(err, EV_REFUSED,
-			     "%s: does not record how it was run (no \"invocation\"; written before evidence "
-			     "0.4?), so it cannot be rerun; run the command again and continue that receipt",
+			     "%s: does not record how it was run (no \"invocation\": written by an earlier "
+			     "version), so it cannot be rerun; run the command again and continue that receipt",
 			     c->original);
 		return NULL;
 	}
 	for (size_t k = 0; k < nsubs; k++)
 		if (strcmp(sub, subs[k].subcommand) == 0)
 			return &subs[k];
-	ev_error_set(err, EV_REFUSED, "%s: a receipt of '%s %s', which has no checks to continue", c->original,
-		     c->tool, sub);
+	char list[128] = "";
+	for (size_t k = 0; k < nsubs; k++)
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "", subs[k].subcommand);
+	ev_error_set(err, EV_REFUSED, "%s: a receipt of '%s %s'; '%s continue' continues receipts of: %s",
+		     c->original, c->tool, sub, c->tool, list);
 	return NULL;
 }
 
@@ -301,9 +304,7 @@ static ev_status conclude(struct cont *c, const struct ev_continuable *s, char *
 	size_t i;
 	json_t *item;
 	json_array_foreach(json_object_get(c->fresh, "inputs"), i, item)
-	ev_receipt_add_input(r, json_string_value(json_object_get(item, "name")),
-			     json_string_value(json_object_get(item, "path")),
-			     json_string_value(json_object_get(item, "sha256")), err);
+	json_array_append_new(json_object_get(r, "inputs"), json_deep_copy(item));
 	json_t *rules = json_array(), *took = json_array(), *left = json_array();
 	*accepted = *remaining = 0;
 	for (size_t d = 0; d < c->nfresh; d++) {

@@ -6,7 +6,9 @@
  * its own executable (an audit is only as good as the auditor that ran it),
  * the host, inputs and outputs with their SHA-256, host-independent facts,
  * every check (name, result, detail), the overall result, start and finish
- * times, and "comparable": the SHA-256 of the canonical JSON of the
+ * times, how it was invoked (argv and working directory, so that a
+ * continuation can run it again; host-specific, outside the comparable
+ * part), and "comparable": the SHA-256 of the canonical JSON of the
  * host-independent part
  *     {kind, tool name and version, inputs and outputs (name and sha256
  *      only), facts, checks, result}
@@ -49,7 +51,8 @@ ev_status ev_receipt_add_check(json_t *r, const char *name, int pass, const char
 
 /* Record a finding as one failed check named "<check>:<subject>" with the
  * message and values as its detail, so that receipts from two hosts can be
- * compared member by member. */
+ * compared member by member, and the values again as "expected" and
+ * "found" (when not empty), for a continuation to match. */
 ev_status ev_receipt_add_finding(json_t *r, const struct ev_finding *f, struct ev_error *err);
 
 /* Set result ("pass" when every check passed, else "fail"), the finish
