@@ -5,9 +5,14 @@
 # written; a receipt is never overwritten; the man page covers the command.
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
+SQ="'"
+
 test_expect_success 'audit --help lists the commands; audit journal --help the options' '
 	"$AUDIT" --help >help.txt && grep -q "^usage: audit <command>" help.txt &&
-	grep -q "^  journal " help.txt &&
+	grep -q "^  journal " help.txt && grep -q "^  continue " help.txt &&
+	"$AUDIT" continue --help >help.txt 2>err && test ! -s err &&
+	grep -q "^usage: audit continue --original RECEIPT" help.txt &&
+	grep -q "^Continues failed receipts of ${SQ}audit journal${SQ}, ${SQ}audit series${SQ}." help.txt &&
 	"$AUDIT" journal --help >help.txt 2>err && test ! -s err &&
 	grep -q "^usage: audit journal" help.txt &&
 	for o in --sender --receiver --format --spec --dict --warmups --measured --sender-compid \
@@ -122,7 +127,7 @@ sys.exit(not (line.endswith(b\"\\r\\033[K\") and b\"auditing\" not in rest))
 
 test_expect_success 'the man page documents audit journal and its exit status' '
 	man -l "$EV_SRCDIR/share/man/audit.1" 2>/dev/null | col -b >page.txt &&
-	for w in "audit journal" "--archive" "--max-findings" "EXIT STATUS" "doc/formats.md"; do
+	for w in "audit journal" "--archive" "--max-findings" "audit continue" "--accept-value" "EXIT STATUS" "doc/formats.md"; do
 		grep -q -- "$w" page.txt || { echo "man page lacks $w"; return 1; }
 	done
 '

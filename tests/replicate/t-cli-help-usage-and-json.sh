@@ -7,13 +7,13 @@
 test_expect_success 'replicate --help lists the commands and exits 0' '
 	"$REPLICATE" --help >help.txt &&
 	grep -q "^usage: replicate <command>" help.txt &&
-	for c in verify push compare keygen prune receive; do
+	for c in verify push compare keygen prune receive continue; do
 		grep -q "^  $c " help.txt || return 1
 	done
 '
 
 test_expect_success 'every subcommand has --help on stdout, nothing on stderr' '
-	for c in verify push compare keygen prune receive; do
+	for c in verify push compare keygen prune receive continue; do
 		"$REPLICATE" $c --help >help.txt 2>err &&
 		grep -q "^usage: replicate $c" help.txt &&
 		test ! -s err || return 1
@@ -55,7 +55,7 @@ test_expect_success 'each command names what is missing or malformed' '
 
 test_expect_success 'the man page documents every command and renders without complaint' '
 	page="$EV_SRCDIR/share/man/replicate.1" &&
-	for c in verify push compare keygen prune; do
+	for c in verify push compare keygen prune continue; do
 		grep -q "^\\.SS .*replicate $c" "$page" || return 1
 	done &&
 	if command -v man >/dev/null; then

@@ -10,7 +10,7 @@ test_expect_success 'seal --help lists the commands and exits 0' '
 '
 
 test_expect_success 'every subcommand has --help on stdout' '
-	for c in create verify diff select; do
+	for c in create verify diff select capsule integrate continue; do
 		"$SEAL" $c --help >help.txt 2>err &&
 		grep -q "^usage: seal $c" help.txt &&
 		test ! -s err || return 1
@@ -62,7 +62,7 @@ test_expect_success 'create --json and verify --json print canonical receipts' '
 
 test_expect_success 'the man page documents every command' '
 	man_page="$EV_SRCDIR/share/man/seal.1" &&
-	for c in create verify diff select; do
+	for c in create verify diff select capsule integrate continue; do
 		grep -q "^\.SS .*seal $c" "$man_page" || return 1
 	done &&
 	if command -v man >/dev/null; then
