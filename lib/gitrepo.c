@@ -35,6 +35,9 @@ ev_status ev_git_open(struct ev_git **out, const char *path, const char *rev, st
 {
 	*out = NULL;
 	git_libgit2_init();
+	/* libgit2 caches no tree over 4 KiB: a directory of a thousand runs
+	 * would be inflated again for every path looked up in it. */
+	git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE, (size_t)16 << 20);
 	struct ev_git *g = calloc(1, sizeof *g);
 	if (!g)
 		return ev_error_set(err, EV_ERROR, "out of memory");
