@@ -17,6 +17,7 @@
 #include "lib/json.h"
 #include "lib/namefold.h"
 #include "lib/path.h"
+#include "lib/progress.h"
 #include "lib/receipt.h"
 #include "lib/seal.h"
 #include "lib/tree_check.h"
@@ -72,6 +73,7 @@ struct listing {
 	unsigned refused;
 	int digest;
 	struct ev_namefold *fold;
+	struct ev_progress progress; /* while hashing (verify) */
 };
 
 static void refuse(struct listing *l, const char *path, const char *why)
@@ -105,6 +107,7 @@ static ev_status add_member(struct listing *l, const struct ev_git_entry *e, str
 		size_t len;
 		if ((st = ev_git_blob(l->git, e->id, &data, &len, err)) == EV_OK)
 			st = ev_sha256_buffer(data, len, m->sha256, err);
+		ev_progress_add(&l->progress, len, 1);
 	}
 	if (st == EV_OK)
 		st = ev_namefold_add(l->fold, e->path, err);
@@ -169,8 +172,10 @@ static ev_status list_commit(const struct capsule_opts *o, struct ev_git *g, con
 	ev_status st = l.fold ? EV_OK : ev_error_set(err, EV_ERROR, "out of memory");
 	if (st == EV_OK && !(seal->root = strdup(root)))
 		st = ev_error_set(err, EV_ERROR, "out of memory");
+	ev_progress_init(&l.progress, stderr, TOOL ": hashing the commit", 0, 0); /* drawn only when digesting */
 	if (st == EV_OK)
 		st = ev_git_walk(g, on_entry, &l, err);
+	ev_progress_done(&l.progress);
 	if (st == EV_OK)
 		ev_namefold_report(l.fold, count_refusal, &l);
 	if (st == EV_OK && l.refused)
@@ -195,24 +200,28 @@ static ev_status write_members(struct ev_git *g, const struct ev_seal *seal, str
 			       struct ev_error *err)
 {
 	ev_status st = EV_OK;
+	struct ev_progress progress;
+	ev_progress_init(&progress, stderr, TOOL ": sealing the commit", seal->bytes, seal->count);
 	for (size_t i = 0; i < seal->count && st == EV_OK; i++) {
 		struct ev_member *m = &seal->members[i];
 		struct ev_git_entry e;
+		ev_progress_add(&progress, m->type == EV_MEMBER_FILE ? m->size : 0, 1);
 		if ((st = ev_archive_writer_begin(out->writer, m, err)) != EV_OK || m->type != EV_MEMBER_FILE)
 			continue;
-		if ((st = ev_git_lookup(g, m->path, &e, err)) != EV_OK)
-			return st == EV_MISMATCH ? ev_error_set(err, EV_ERROR, "%s: gone from the commit", m->path) : st;
 		const void *data;
-		size_t len;
-		if ((st = ev_git_blob(g, e.id, &data, &len, err)) != EV_OK)
-			return st;
-		if ((uint64_t)len != m->size)
-			return ev_error_set(err, EV_ERROR, "%s: blob size changed while read", m->path);
-		if ((st = ev_sha256_buffer(data, len, m->sha256, err)) == EV_OK)
+		size_t len = 0;
+		if ((st = ev_git_lookup(g, m->path, &e, err)) == EV_MISMATCH)
+			st = ev_error_set(err, EV_ERROR, "%s: gone from the commit", m->path);
+		if (st == EV_OK)
+			st = ev_git_blob(g, e.id, &data, &len, err);
+		if (st == EV_OK && (uint64_t)len != m->size)
+			st = ev_error_set(err, EV_ERROR, "%s: blob size changed while read", m->path);
+		if (st == EV_OK && (st = ev_sha256_buffer(data, len, m->sha256, err)) == EV_OK)
 			st = ev_archive_writer_data(out->writer, data, len, err);
 		if (ev_cli_interrupted)
 			st = ev_error_set(err, EV_INTERRUPTED, "interrupted by a signal; nothing was written");
 	}
+	ev_progress_done(&progress);
 	return st;
 }
 

@@ -95,6 +95,19 @@ test_expect_success 'a submodule is refused unless recorded with its commit' '
 	test "$(json_get c3/SEAL.json "d[\"source\"][\"git\"][\"submodules\"][0][\"commit\"]")" = "$(git -C r rev-parse one)"
 '
 
+test_expect_success 'a progress line is drawn only when asked for, and erased' '
+	git_init big && mkdir big/data &&
+	for i in 1 2 3 4 5 6 7 8; do head -c 32M /dev/zero >big/data/zeros-$i.bin || return 1; done &&
+	git -C big add . && git -C big commit -q -m zeros &&
+	EVIDENCE_PROGRESS=always "$SEAL" capsule --repo big -o bigcap >/dev/null 2>err &&
+	grep -q "seal: sealing the commit: .* of 256.0 MiB, [0-9]*/9 members" err &&
+	test "$(tail -c 4 err | od -An -c | tr -d " ")" = "\\r033[K" &&
+	EVIDENCE_PROGRESS=always "$SEAL" capsule --verify --repo big bigcap >/dev/null 2>err &&
+	grep -q "seal: hashing the commit: " err &&
+	test "$(tail -c 4 err | od -An -c | tr -d " ")" = "\\r033[K" &&
+	EVIDENCE_PROGRESS=never "$SEAL" capsule --repo big -o bigcap2 >/dev/null 2>err && test ! -s err
+'
+
 test_expect_success 'an unknown commit and an existing OUTDIR are refused before anything is written' '
 	test_expect_code 2 "$SEAL" capsule --repo r --commit nope -o c4 2>err &&
 	echo "seal: nope: no such commit in the repository (revspec '"'"'nope'"'"' not found)" >expect &&
