@@ -38,6 +38,9 @@ ev_status ev_git_open(struct ev_git **out, const char *path, const char *rev, st
 	/* libgit2 caches no tree over 4 KiB: a directory of a thousand runs
 	 * would be inflated again for every path looked up in it. */
 	git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE, (size_t)16 << 20);
+	/* Every object read is hashed again and compared with its id (libgit2's
+	 * default, stated): a blob's bytes are the ones its id names. */
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 1);
 	struct ev_git *g = calloc(1, sizeof *g);
 	if (!g)
 		return ev_error_set(err, EV_ERROR, "out of memory");

@@ -141,6 +141,8 @@ static ev_status check_member(const struct integrate_opts *o, struct ev_git *g, 
 			memcpy(blob, e.id, sizeof blob);
 			if ((st = ev_git_blob(g, e.id, &data, &len, err)) == EV_OK)
 				st = ev_sha256_buffer(data, len, sha, err);
+			else
+				return ev_error_wrap(err, "%s", where);
 			size = len;
 		} else if (st == EV_OK) {
 			finding(t, where, "type", "not a file in the repository",

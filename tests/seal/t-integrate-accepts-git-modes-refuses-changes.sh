@@ -123,6 +123,16 @@ test_expect_success '--worktree names a file not staged, and one not tracked' '
 	test "$(json_get wt.json "d[\"facts\"][\"checked\"]")" = "working tree and index"
 '
 
+test_expect_success 'a git object whose bytes no longer match its id is an error naming the file, no receipt' '
+	git_init bad && cp -p ev/run.log ev/go.sh ev/summary.txt bad/ && git -C bad add . && git -C bad commit -q -m bad &&
+	id=$(git -C bad rev-parse HEAD:run.log) && obj=bad/.git/objects/$(echo $id | cut -c1-2)/$(echo $id | cut -c3-) &&
+	chmod u+w $obj &&
+	python3 -c "import sys, zlib; p = sys.argv[1]; d = zlib.decompress(open(p, \"rb\").read()); open(p, \"wb\").write(zlib.compress(d.replace(b\"private\", b\"Private\")))" $obj &&
+	test_expect_code 2 "$SEAL" integrate --selection sel.json --repo bad --receipt bad.json 2>err &&
+	grep -q "^seal: run.log: $id: cannot read the blob (object hash mismatch - expected $id but got " err &&
+	test_must_be_absent bad.json
+'
+
 test_expect_success 'an existing receipt is refused and left as it was; a bad revision is a usage error' '
 	cp ok.json ok.before &&
 	test_expect_code 2 "$SEAL" integrate --selection sel.json --repo repo --prefix results --receipt ok.json 2>err &&
