@@ -58,8 +58,8 @@ static const char help[] =
 
 struct capsule_opts {
 	const char *repo, *commit, *outdir, *name, *target;
-	int verify, record_links, record_submodules, json, threads, level;
-	enum ev_compression compression;
+	int verify, record_links, record_submodules, json;
+	struct seal_archive_opts archive;
 };
 
 /* The commit's tree as a seal: members, sizes, and (with digest) the
@@ -258,7 +258,7 @@ static ev_status run_create(const struct capsule_opts *o, struct ev_error *err)
 		goto out;
 	}
 	if ((st = list_commit(o, g, root, 0, &seal, err)) != EV_OK ||
-	    (st = seal_out_begin(&out, o->outdir, o->compression, o->threads, o->level, &seal, err)) != EV_OK ||
+	    (st = seal_out_begin(&out, o->outdir, &o->archive, &seal, err)) != EV_OK ||
 	    (st = write_members(g, &seal, &out, err)) != EV_OK)
 		goto out;
 	if (!(receipt = ev_receipt_new("seal", TOOL, err))) {
@@ -425,21 +425,20 @@ int seal_capsule_main(int argc, char **argv)
 		{"verify", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
-	struct capsule_opts o = {.compression = EV_COMPRESS_ZSTD};
-	long n, cores = sysconf(_SC_NPROCESSORS_ONLN);
-	o.threads = cores > 0 ? (int)cores : 1;
-	int c;
+	struct capsule_opts o = {0};
+	seal_archive_opts_init(&o.archive);
+	int c, bad;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+		if ((bad = seal_archive_opt(&o.archive, c, optarg, "capsule")) >= 0) {
+			if (bad)
+				return bad;
+			continue;
+		}
 		switch (c) {
 		case 'c': o.commit = optarg; break;
 		case 'h': fputs(help, stdout); return 0;
 		case 'j': o.json = 1; break;
-		case 'l':
-			if (ev_cli_parse_long(optarg, -7, 19, &n) || n == 0)
-				return msg_usage("capsule", "option --level: expected -7 to -1 or 1 to 19, found '%s'", optarg);
-			o.level = (int)n;
-			break;
 		case 'n': o.name = optarg; break;
 		case 'o': o.outdir = optarg; break;
 		case 'r': o.repo = optarg; break;
@@ -450,16 +449,12 @@ int seal_capsule_main(int argc, char **argv)
 						 c == 'L' ? "symlinks" : "submodules", optarg);
 			*(c == 'L' ? &o.record_links : &o.record_submodules) = strcmp(optarg, "record") == 0;
 			break;
-		case 't':
-			if (ev_cli_parse_long(optarg, 1, 256, &n))
-				return msg_usage("capsule", "option --threads: expected 1-256, found '%s'", optarg);
-			o.threads = (int)n;
-			break;
 		case 'V': o.verify = 1; break;
-		case 'z': o.compression = EV_COMPRESS_GZIP; break;
 		default: return msg_usage("capsule", "unknown or incomplete option");
 		}
 	}
+	if ((bad = seal_archive_opts_check(&o.archive, "capsule")) != 0)
+		return bad;
 	if (!o.repo)
 		return msg_usage("capsule", "no repository given (--repo DIR)");
 	if (o.verify) {

@@ -53,8 +53,8 @@ static const char help[] =
 
 struct create_opts {
 	const char *dir, *outdir, *name;
-	enum ev_compression compression;
-	int threads, level, refuse_writable, json;
+	struct seal_archive_opts archive;
+	int refuse_writable, json;
 };
 
 /* --- refusals ---------------------------------------------------------------- */
@@ -374,8 +374,7 @@ static ev_status run_create(struct run *r, struct ev_error *err)
 	if ((st = build_seal(r, err)) != EV_OK)
 		return st;
 	/* Digests are still zero: the length of SEAL.json is already final. */
-	if ((st = seal_out_begin(&r->out, o->outdir, o->compression, o->threads, o->level, &r->seal,
-				 err)) != EV_OK)
+	if ((st = seal_out_begin(&r->out, o->outdir, &o->archive, &r->seal, err)) != EV_OK)
 		return st;
 	if ((st = seal_members(r, err)) != EV_OK)
 		return st;
@@ -406,35 +405,24 @@ int seal_create_main(int argc, char **argv)
 		{"threads", required_argument, NULL, 't'},
 		{NULL, 0, NULL, 0},
 	};
-	struct create_opts o = {.compression = EV_COMPRESS_ZSTD};
-	long n;
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	o.threads = cores > 0 ? (int)cores : 1;
-	int c;
+	struct create_opts o = {0};
+	seal_archive_opts_init(&o.archive);
+	int c, bad;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+		if ((bad = seal_archive_opt(&o.archive, c, optarg, "create")) >= 0) {
+			if (bad)
+				return bad;
+			continue;
+		}
 		switch (c) {
 		case 'h':
 			fputs(help, stdout);
 			return 0;
 		case 'j': o.json = 1; break;
-		case 'l':
-			if (ev_cli_parse_long(optarg, -7, 19, &n) || n == 0)
-				return msg_usage("create",
-						 "option --level: expected -7 to -1 or 1 to 19, found '%s'",
-						 optarg);
-			o.level = (int)n;
-			break;
 		case 'n': o.name = optarg; break;
 		case 'o': o.outdir = optarg; break;
-		case 't':
-			if (ev_cli_parse_long(optarg, 1, 256, &n))
-				return msg_usage("create", "option --threads: expected 1-256, found '%s'",
-						 optarg);
-			o.threads = (int)n;
-			break;
 		case 'w': o.refuse_writable = 1; break;
-		case 'z': o.compression = EV_COMPRESS_GZIP; break;
 		default:
 			return msg_usage("create", "unknown or incomplete option");
 		}
@@ -444,8 +432,8 @@ int seal_create_main(int argc, char **argv)
 	o.dir = argv[optind];
 	if (!o.outdir)
 		return msg_usage("create", "no output directory given (-o OUTDIR)");
-	if (o.compression == EV_COMPRESS_GZIP && (o.level > 9 || o.level < 0))
-		return msg_usage("create", "option --level: gzip takes 1-9, found %d", o.level);
+	if ((bad = seal_archive_opts_check(&o.archive, "create")) != 0)
+		return bad;
 
 	ev_cli_catch_signals();
 	struct ev_error err;

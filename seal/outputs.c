@@ -16,9 +16,42 @@
 
 #define OUTPUT_MODE 0644
 
-ev_status seal_out_begin(struct seal_out *so, const char *outdir, enum ev_compression compression,
-			 int threads, int level, const struct ev_seal *seal, struct ev_error *err)
+void seal_archive_opts_init(struct seal_archive_opts *a)
 {
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	*a = (struct seal_archive_opts){.compression = EV_COMPRESS_ZSTD, .threads = cores > 0 ? (int)cores : 1};
+}
+
+int seal_archive_opt(struct seal_archive_opts *a, int c, const char *arg, const char *subcommand)
+{
+	long n;
+	switch (c) {
+	case 'z': a->compression = EV_COMPRESS_GZIP; return 0;
+	case 'l':
+		if (ev_cli_parse_long(arg, -7, 19, &n) || n == 0)
+			return msg_usage(subcommand, "option --level: expected -7 to -1 or 1 to 19, found '%s'", arg);
+		a->level = (int)n;
+		return 0;
+	case 't':
+		if (ev_cli_parse_long(arg, 1, 256, &n))
+			return msg_usage(subcommand, "option --threads: expected 1-256, found '%s'", arg);
+		a->threads = (int)n;
+		return 0;
+	default: return -1;
+	}
+}
+
+int seal_archive_opts_check(const struct seal_archive_opts *a, const char *subcommand)
+{
+	if (a->compression == EV_COMPRESS_GZIP && (a->level > 9 || a->level < 0))
+		return msg_usage(subcommand, "option --level: gzip takes 1-9, found %d", a->level);
+	return 0;
+}
+
+ev_status seal_out_begin(struct seal_out *so, const char *outdir, const struct seal_archive_opts *a,
+			 const struct ev_seal *seal, struct ev_error *err)
+{
+	enum ev_compression compression = a->compression;
 	memset(so, 0, sizeof *so);
 	so->archive.fd = so->archive.dirfd = -1;
 	so->seal_file.fd = so->seal_file.dirfd = -1;
@@ -33,7 +66,7 @@ ev_status seal_out_begin(struct seal_out *so, const char *outdir, enum ev_compre
 	if ((st = ev_outfile_openat(&so->archive, so->od.dirfd, name, name, err)) != EV_OK)
 		return st;
 	return ev_archive_writer_new(&so->writer, so->archive.fd, so->od.dirfd, name, compression,
-				     seal->root, so->seal_len, threads, level, err);
+				     seal->root, so->seal_len, a->threads, a->level, err);
 }
 
 static ev_status hash_archive(struct seal_out *so, struct ev_error *err)

@@ -15,6 +15,25 @@
 #include "lib/seal.h"
 #include "lib/sha256.h"
 
+/* How the archive is written, as seal create and seal capsule take it:
+ * --gzip, --level N, --threads N. */
+struct seal_archive_opts {
+	enum ev_compression compression;
+	int level, threads; /* level 0: the library's default */
+};
+
+/* zstd at its default level, one thread per online CPU. */
+void seal_archive_opts_init(struct seal_archive_opts *a);
+
+/* One option from getopt (c 'z', 'l' or 't', with arg). @return 0 when
+ * taken; -1 when c is none of these; or msg_usage's exit code when the
+ * value is out of range. */
+int seal_archive_opt(struct seal_archive_opts *a, int c, const char *arg, const char *subcommand);
+
+/* After the options, what holds only together (gzip takes levels 1-9).
+ * @return 0, or msg_usage's exit code. */
+int seal_archive_opts_check(const struct seal_archive_opts *a, const char *subcommand);
+
 struct seal_out {
 	const char *outdir;
 	enum ev_compression compression;
@@ -28,8 +47,8 @@ struct seal_out {
 
 /* Open OUTDIR (which must not exist) and the archive writer, for seal
  * (members listed, digests not yet known: the SEAL.json length is final). */
-ev_status seal_out_begin(struct seal_out *so, const char *outdir, enum ev_compression compression,
-			 int threads, int level, const struct ev_seal *seal, struct ev_error *err);
+ev_status seal_out_begin(struct seal_out *so, const char *outdir, const struct seal_archive_opts *a,
+			 const struct ev_seal *seal, struct ev_error *err);
 
 /* After every member: SEAL.json (seal's digests now filled) in front of
  * the archive, the archive hashed and committed, SEAL.json and receipt

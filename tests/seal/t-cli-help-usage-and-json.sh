@@ -2,6 +2,7 @@
 # Every command has --help (stdout, exit 0); misuse says why on stderr with a
 # usage line and exits 2; --json prints a receipt a program can read.
 . "$EV_SRCDIR/tests/lib/lib.sh"
+git_setup
 
 test_expect_success 'seal --help lists the commands and exits 0' '
 	"$SEAL" --help >help.txt &&
@@ -39,6 +40,22 @@ test_expect_success 'create without DIR or -o, or with a bad --threads: usage, e
 	head -n 1 err >actual && echo "seal: option --threads: expected 1-256, found '\''0'\''" >expect &&
 	test_cmp expect actual &&
 	test_must_be_absent out
+'
+
+test_expect_success 'create and capsule share the archive options, and refuse the same values' '
+	mkdir -p t && git_init r && echo a >r/a && git -C r add a && git -C r commit -q -m a &&
+	for sub in "create t" "capsule --repo r"; do
+		test_expect_code 2 "$SEAL" $sub --gzip --level 15 -o out 2>err &&
+		head -n 1 err >actual && echo "seal: option --level: gzip takes 1-9, found 15" >expect &&
+		test_cmp expect actual &&
+		test_expect_code 2 "$SEAL" $sub --level 0 -o out 2>err &&
+		head -n 1 err >actual && echo "seal: option --level: expected -7 to -1 or 1 to 19, found '\''0'\''" >expect &&
+		test_cmp expect actual &&
+		test_expect_code 2 "$SEAL" $sub --threads 300 -o out 2>err &&
+		head -n 1 err >actual && echo "seal: option --threads: expected 1-256, found '\''300'\''" >expect &&
+		test_cmp expect actual &&
+		test_must_be_absent out || return 1
+	done
 '
 
 test_expect_success 'verify without a seal, or with a malformed pin: usage, exit 2' '
