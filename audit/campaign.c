@@ -100,9 +100,9 @@ static int join(char *out, size_t cap, const char *a, const char *b)
 static void run_finding(void *ctx, const struct ev_finding *f)
 {
 	struct run *r = ctx;
-	char line[2048];
-	ev_finding_format(f, line, sizeof line);
-	fprintf(stderr, TOOL ": %s: %s\n", r->name, line);
+	char prefix[512];
+	snprintf(prefix, sizeof prefix, TOOL ": %s: ", r->name);
+	ev_cli_finding(stderr, prefix, f);
 	r->findings++;
 }
 

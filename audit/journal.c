@@ -514,15 +514,7 @@ static ev_status write_receipt(struct journal_run *run, json_t *r, char *path, s
 	ev_status st = ev_receipt_finish(r, err);
 	if (st != EV_OK)
 		return st;
-	if (run->receipt) {
-		snprintf(path, cap, "%s", run->receipt);
-		st = ev_receipt_write(r, run->receipt, err);
-	} else {
-		char stamp[32], stem[64];
-		ev_utc_stamp(stamp, sizeof stamp);
-		snprintf(stem, sizeof stem, "audit-journal-%s", stamp);
-		st = ev_receipt_write_fresh(r, ".", stem, path, cap, err);
-	}
+	st = ev_receipt_write_chosen(r, run->receipt, ".", "audit-journal", path, cap, err);
 	if (st == EV_OK && run->json) {
 		st = ev_json_print(r, stdout, err);
 	}

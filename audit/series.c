@@ -69,9 +69,7 @@ struct found {
 static void on_finding(void *ctx, const struct ev_finding *f)
 {
 	struct found *x = ctx;
-	char line[2048];
-	ev_finding_format(f, line, sizeof line);
-	fprintf(stderr, TOOL ": %s\n", line);
+	ev_cli_finding(stderr, TOOL ": ", f);
 	if (x->n++ < 100)
 		json_array_append_new(x->list, ev_finding_to_json(f));
 }
@@ -264,16 +262,7 @@ static ev_status run_series(const struct series_opts *o, struct ev_error *err)
 	char path[PATH_MAX];
 	if ((st = ev_receipt_finish(r, err)) != EV_OK)
 		goto out;
-	if (o->receipt) {
-		snprintf(path, sizeof path, "%s", o->receipt);
-		st = ev_receipt_write(r, o->receipt, err);
-	} else {
-		char stamp[32], stem[64];
-		ev_utc_stamp(stamp, sizeof stamp);
-		snprintf(stem, sizeof stem, "audit-series-%s", stamp);
-		st = ev_receipt_write_fresh(r, ".", stem, path, sizeof path, err);
-	}
-	if (st != EV_OK)
+	if ((st = ev_receipt_write_chosen(r, o->receipt, ".", "audit-series", path, sizeof path, err)) != EV_OK)
 		goto out;
 	if (o->json) {
 		ev_json_print(r, stdout, err);

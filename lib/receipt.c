@@ -238,6 +238,19 @@ ev_status ev_receipt_write_fresh(const json_t *r, const char *dir, const char *s
 	return st;
 }
 
+ev_status ev_receipt_write_chosen(const json_t *r, const char *path, const char *dir, const char *stem,
+				  char *path_out, size_t cap, struct ev_error *err)
+{
+	if (path) {
+		snprintf(path_out, cap, "%s", path);
+		return ev_receipt_write(r, path, err);
+	}
+	char stamp[32], stamped[1024];
+	ev_utc_stamp(stamp, sizeof stamp);
+	snprintf(stamped, sizeof stamped, "%s-%s", stem, stamp);
+	return ev_receipt_write_fresh(r, dir, stamped, path_out, cap, err);
+}
+
 ev_status ev_receipt_load(const char *path, json_t **out, uint8_t sha256_out[EV_SHA256_LEN],
 			  struct ev_error *err)
 {

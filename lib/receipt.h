@@ -72,6 +72,12 @@ ev_status ev_receipt_write(const json_t *r, const char *path, struct ev_error *e
 ev_status ev_receipt_write_fresh(const json_t *r, const char *dir, const char *stem,
 				 char *path_out, size_t cap, struct ev_error *err);
 
+/* Where a tool's receipt goes: to path when the user named one (refused
+ * if it exists), else into dir under "STEM-<UTC stamp>.json" (or the first
+ * free name after it). The path used goes to path_out (cap bytes). */
+ev_status ev_receipt_write_chosen(const json_t *r, const char *path, const char *dir, const char *stem,
+				  char *path_out, size_t cap, struct ev_error *err);
+
 /* Read a receipt: canonical bytes of an "evidence-receipt/1" document with
  * kind, tool, host, checks, result and comparable present. sha256_out (may
  * be NULL) gets the digest of the file's bytes. *out is a new reference.

@@ -337,18 +337,12 @@ static ev_status write_cleanup_receipt(struct prune_run *p, char *path, size_t c
 	ev_status st = ev_receipt_finish(p->receipt, err);
 	if (st != EV_OK)
 		return st;
-	if (p->o->receipt) {
-		snprintf(path, cap, "%s", p->o->receipt);
-		st = ev_receipt_write(p->receipt, p->o->receipt, err);
-	} else {
-		char copy[PATH_MAX], name_copy[PATH_MAX], label[200], stamp[32], stem[300];
-		snprintf(copy, sizeof copy, "%s", p->dir_real);
-		snprintf(name_copy, sizeof name_copy, "%s", p->dir_real);
-		file_label(basename(name_copy), label, sizeof label);
-		ev_utc_stamp(stamp, sizeof stamp);
-		snprintf(stem, sizeof stem, "cleanup-%s-%s", label, stamp);
-		st = ev_receipt_write_fresh(p->receipt, dirname(copy), stem, path, cap, err);
-	}
+	char copy[PATH_MAX], name_copy[PATH_MAX], label[200], stem[260];
+	snprintf(copy, sizeof copy, "%s", p->dir_real);
+	snprintf(name_copy, sizeof name_copy, "%s", p->dir_real);
+	file_label(basename(name_copy), label, sizeof label);
+	snprintf(stem, sizeof stem, "cleanup-%s", label);
+	st = ev_receipt_write_chosen(p->receipt, p->o->receipt, dirname(copy), stem, path, cap, err);
 	if (st == EV_OK && p->o->json) {
 		st = ev_json_print(p->receipt, stdout, err);
 	}

@@ -378,12 +378,11 @@ static ev_status verify_there(struct destination *d, struct ev_error *err)
 				   EV_JSON_REQUIRE_CANONICAL, &r, err);
 	if (st == EV_OK && !d->local_check) {
 		/* Named by destination: several may share one host. */
-		char stem[300], label[128], stamp[32];
+		char stem[160], label[128];
 		file_label(strncmp(d->spec, "./", 2) == 0 ? d->spec + 2 : d->spec, label, sizeof label);
-		ev_utc_stamp(stamp, sizeof stamp);
-		snprintf(stem, sizeof stem, "replica-%s-%s", label, stamp);
-		st = ev_receipt_write_fresh(r, o->receipts, stem, d->receipt_path,
-					    sizeof d->receipt_path, err);
+		snprintf(stem, sizeof stem, "replica-%s", label);
+		st = ev_receipt_write_chosen(r, NULL, o->receipts, stem, d->receipt_path, sizeof d->receipt_path,
+					     err);
 	}
 	if (st == EV_OK) {
 		d->outcome = code == 0 ? VERIFIED : FAILED_CHECK;

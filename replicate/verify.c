@@ -102,21 +102,15 @@ static ev_status write_receipt(struct report *r, const struct ev_signing_key *ke
 		st = ev_receipt_sign(r->receipt, key, err);
 	if (st != EV_OK)
 		return st;
-	if (o->receipt) {
-		snprintf(path, cap, "%s", o->receipt);
-		st = ev_receipt_write(r->receipt, o->receipt, err);
-	} else {
-		char label[128], stamp[32], stem[200];
-		file_label(json_string_value(json_object_get(r->receipt, "host")), label, sizeof label);
-		ev_utc_stamp(stamp, sizeof stamp);
-		snprintf(stem, sizeof stem, "replica-%s-%s", label, stamp);
-		char *copy = strdup(o->archive);
-		if (!copy)
-			return ev_error_set(err, EV_ERROR, "out of memory");
-		st = ev_receipt_write_fresh(r->receipt, o->receipt_dir ? o->receipt_dir : dirname(copy),
-					    stem, path, cap, err);
-		free(copy);
-	}
+	char label[128], stem[160];
+	file_label(json_string_value(json_object_get(r->receipt, "host")), label, sizeof label);
+	snprintf(stem, sizeof stem, "replica-%s", label);
+	char *copy = strdup(o->archive);
+	if (!copy)
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	st = ev_receipt_write_chosen(r->receipt, o->receipt, o->receipt_dir ? o->receipt_dir : dirname(copy), stem,
+				     path, cap, err);
+	free(copy);
 	if (st == EV_OK && o->json) {
 		st = ev_json_print(r->receipt, stdout, err);
 	}

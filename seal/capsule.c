@@ -156,9 +156,7 @@ static ev_status on_entry(void *ctx, const struct ev_git_entry *e, struct ev_err
 static void count_refusal(void *ctx, const struct ev_finding *f)
 {
 	struct listing *l = ctx;
-	char line[2048];
-	ev_finding_format(f, line, sizeof line);
-	fprintf(stderr, TOOL ": %s\n", line);
+	ev_cli_finding(stderr, TOOL ": ", f);
 	l->refused++;
 }
 
@@ -295,9 +293,7 @@ struct verdict {
 static void on_finding(void *ctx, const struct ev_finding *f)
 {
 	struct verdict *v = ctx;
-	char line[2048];
-	ev_finding_format(f, line, sizeof line);
-	fprintf(stderr, TOOL ": %s\n", line);
+	ev_cli_finding(stderr, TOOL ": ", f);
 	v->findings++;
 	struct ev_error ignored;
 	ev_error_clear(&ignored);

@@ -62,9 +62,7 @@ static void finding(struct tally *t, const char *path, const char *check, const 
 {
 	struct ev_finding f;
 	ev_finding_make(&f, path, check, message, expected, found);
-	char line[2048];
-	ev_finding_format(&f, line, sizeof line);
-	fprintf(stderr, TOOL ": %s\n", line);
+	ev_cli_finding(stderr, TOOL ": ", &f);
 	struct ev_error ignored;
 	ev_error_clear(&ignored);
 	ev_receipt_add_finding(t->receipt, &f, &ignored);
@@ -242,16 +240,8 @@ static ev_status run_integrate(const struct integrate_opts *o, struct ev_error *
 	ev_receipt_add_check(t.receipt, "members", t.findings == 0, detail, err);
 	if ((st = ev_receipt_finish(t.receipt, err)) != EV_OK)
 		goto out;
-	if (o->receipt) {
-		snprintf(path, sizeof path, "%s", o->receipt);
-		st = ev_receipt_write(t.receipt, o->receipt, err);
-	} else {
-		char stamp[32], stem[64];
-		ev_utc_stamp(stamp, sizeof stamp);
-		snprintf(stem, sizeof stem, "integration-%s", stamp);
-		st = ev_receipt_write_fresh(t.receipt, ".", stem, path, sizeof path, err);
-	}
-	if (st != EV_OK)
+	if ((st = ev_receipt_write_chosen(t.receipt, o->receipt, ".", "integration", path, sizeof path, err)) !=
+	    EV_OK)
 		goto out;
 	if (o->json) {
 		ev_json_print(t.receipt, stdout, err);
