@@ -78,21 +78,70 @@ static uint64_t sockperf_index(struct ev_prob p, size_t n)
 	return r < 0 ? 0 : (uint64_t)r;
 }
 
-json_t *analysis_compare_native(const struct ev_native *nat, struct ev_series *s,
-				const struct ev_moments *m, unsigned *differ)
+const char *analysis_sockperf_clock_name(enum analysis_sockperf_clock c)
+{
+	return c == SOCKPERF_CLOCK_TSC ? "tsc" : c == SOCKPERF_CLOCK_MONOTONIC ? "monotonic" : "unknown";
+}
+
+/* sockperf's TicksDuration::stdDev over the samples in their log order:
+ * sums in double, the sample variance, its root rounded to a whole tick.
+ * Ticks are ns on its monotonic clock. */
+static long double sockperf_stddev(const uint64_t *v, size_t n)
+{
+	if (n <= 1)
+		return 0;
+	double sum = 0, sum_sqr = 0;
+	for (size_t i = 0; i < n; i++) {
+		double t = (double)v[i];
+		sum += t;
+		sum_sqr += t * t;
+	}
+	double avg = sum / (double)n;
+	double variance = (sum_sqr - (double)n * avg * avg) / (double)(n - 1);
+	return (long double)(int64_t)(sqrt(variance) + 0.5);
+}
+
+static const char why_tsc_order[] =
+	"sockperf converts TSC ticks to ns for each logged timestamp apart, truncating: a latency rebuilt "
+	"from the log is its own or 1 ns above it, never below";
+static const char why_tsc_either[] =
+	"sockperf computes this in TSC ticks; from the log's truncated ns it is rebuilt within 1 ns, "
+	"either side";
+static const char why_clock_unknown[] =
+	"1 ns off, as sockperf's TSC conversion would make it, but nothing says sockperf ran on its TSC "
+	"clock: say --sockperf-clock tsc if it ran without --no-rdtsc";
+
+/* Does value + delta, formatted as st was printed, read as st's text? */
+static int equal_at(const struct ev_native_stat *st, long double value, long double delta)
+{
+	char t[64];
+	if (value + delta < 0)
+		return 0;
+	ev_native_format_value(st, value + delta, t, sizeof t);
+	return strcmp(t, st->text) == 0;
+}
+
+json_t *analysis_compare_native(const struct ev_native *nat, struct ev_series *s, const struct ev_moments *m,
+				enum analysis_sockperf_clock clock, unsigned *differ)
 {
 	json_t *out = json_array();
 	*differ = 0;
 	char why[256] = "";
 	int sockperf = nat->kind == EV_NATIVE_SOCKPERF;
+	int sockperf_log = sockperf && s->kind == EV_SERIES_SOCKPERF;
 	if (s->ticks_per_second && s->ticks_per_second != NS_PER_SECOND)
 		snprintf(why, sizeof why,
 			 "the series counts %" PRIu64 " ticks a second and %s prints nanoseconds; evidence "
 			 "never rescales", s->ticks_per_second, nat->tool);
-	else if (sockperf && s->kind == EV_SERIES_SOCKPERF && nat->half_rtt != s->half_rtt)
+	else if (sockperf_log && nat->half_rtt != s->half_rtt)
 		snprintf(why, sizeof why, "the summary is of %s, the log of %s",
 			 nat->half_rtt ? "half round trips" : "round trips",
 			 s->half_rtt ? "half round trips" : "round trips");
+	else if (s->n == 0)
+		snprintf(why, sizeof why, "the series is empty");
+	/* before anything may reorder the samples: sockperf's own sums run
+	 * in the log's order */
+	long double stddev = sockperf_log ? sockperf_stddev(s->v, s->n) : 0;
 	/* every quantile by the exact rule, and for sockperf at its double
 	 * rank too: all selected at once */
 	struct wanted want[2 * EV_NATIVE_MAX];
@@ -109,8 +158,10 @@ json_t *analysis_compare_native(const struct ev_native *nat, struct ev_series *s
 	for (size_t i = 0; i < nat->n; i++) {
 		const struct ev_native_stat *st = &nat->stats[i];
 		long double value = 0, alt = -1;
+		const char *not_here = NULL; /* why this one cannot be recomputed from this series */
 		switch (st->what) {
 		case EV_NSTAT_COUNT: value = (long double)m->n; break;
+		case EV_NSTAT_PER_PERCENTILE: value = (long double)m->n / 100; break;
 		case EV_NSTAT_SUM: value = (long double)m->sum; break;
 		case EV_NSTAT_MIN: value = (long double)m->min; break;
 		case EV_NSTAT_MAX: value = (long double)m->max; break;
@@ -120,12 +171,26 @@ json_t *analysis_compare_native(const struct ev_native *nat, struct ev_series *s
 				alt = want[at[i] + 1].value;
 			break;
 		case EV_NSTAT_MEAN:
-			if (sockperf && s->kind == EV_SERIES_SOCKPERF && m->n)
+			if (sockperf_log && m->n)
 				/* sockperf: the round trips' sum over the count, in whole
 				 * ticks, then halved, in whole ticks */
 				value = (long double)(uint64_t)(s->rtt_sum / m->n / (s->half_rtt ? 2 : 1));
 			else
 				value = ev_moments_mean(m);
+			break;
+		case EV_NSTAT_STDDEV:
+			if (!sockperf_log)
+				not_here = "sockperf's deviation needs its own log";
+			else if (!s->half_rtt)
+				not_here = "sockperf's deviation of a --full-rtt run: not recomputed by this audit";
+			value = stddev;
+			break;
+		case EV_NSTAT_RUNTIME:
+			if (!sockperf_log)
+				not_here = "sockperf's valid duration needs its own log";
+			else if (nat->dropped > 0 || nat->out_of_order > 0)
+				not_here = "packets dropped or out of order are not in the log, and may end the valid duration";
+			value = (long double)(s->last_rx - s->first_tx);
 			break;
 		}
 		char text[64], alt_text[64] = "";
@@ -133,9 +198,16 @@ json_t *analysis_compare_native(const struct ev_native *nat, struct ev_series *s
 		ev_native_format_value(st, value, text, sizeof text);
 		if (alt >= 0)
 			ev_native_format_value(st, alt, alt_text, sizeof alt_text);
-		if (why[0] && st->what != EV_NSTAT_COUNT) {
+		int counts = st->what == EV_NSTAT_COUNT || st->what == EV_NSTAT_PER_PERCENTILE;
+		int order_stat = st->what == EV_NSTAT_QUANTILE || st->what == EV_NSTAT_MIN || st->what == EV_NSTAT_MAX;
+		/* sockperf's TSC conversion moves a rebuilt order statistic up
+		 * by at most 1 ns; a mean, deviation or duration either way */
+		int off_by_tsc = sockperf_log && !counts && st->format != EV_NFMT_DOUBLE &&
+				 (order_stat ? equal_at(st, value, -1) || (alt >= 0 && equal_at(st, alt, -1))
+					     : equal_at(st, value, -1) || equal_at(st, value, 1));
+		if (not_here || (why[0] && !counts)) {
 			verdict = "not compared";
-			because = why;
+			because = not_here ? not_here : why;
 		} else if (st->format == EV_NFMT_DOUBLE) {
 			verdict = (double)value == st->value ? "equal" : "differs";
 		} else if (strcmp(text, st->text) == 0) {
@@ -144,13 +216,13 @@ json_t *analysis_compare_native(const struct ev_native *nat, struct ev_series *s
 			verdict = "equal at sockperf's double rank";
 			because = "sockperf takes element (int)(0.5 + p N) - 1 computed in double, here not the exact rank";
 			snprintf(text, sizeof text, "%s", alt_text);
-		} else if (sockperf && st->format == EV_NFMT_USEC3 &&
-			   fabsl(value - strtold(st->text, NULL) * 1000) <= 1.0L + 1e-6L) {
-			verdict = "equal within 1 ns";
-			because = "sockperf converts TSC ticks to ns for each logged timestamp apart, truncating: a "
-				  "latency rebuilt from the log may be 1 ns off its own";
+		} else if (off_by_tsc && clock == SOCKPERF_CLOCK_TSC) {
+			verdict = "equal within the TSC conversion";
+			because = order_stat ? why_tsc_order : why_tsc_either;
 		} else {
 			verdict = "differs";
+			if (off_by_tsc && clock == SOCKPERF_CLOCK_UNKNOWN)
+				because = why_clock_unknown;
 		}
 		if (strcmp(verdict, "differs") == 0)
 			(*differ)++;
@@ -161,7 +233,41 @@ json_t *analysis_compare_native(const struct ev_native *nat, struct ev_series *s
 			json_object_set_new(o, "why", json_string(because));
 		json_array_append_new(out, o);
 	}
+	for (size_t i = 0; i < nat->nmissing; i++) {
+		(*differ)++;
+		json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "name", nat->missing[i], "rule",
+						     "exact", "native", "", "recomputed", "", "verdict", "missing", "why",
+						     "the tool always prints it: a line was removed or the output was cut"));
+	}
+	for (size_t i = 0; i < nat->nnotes; i++)
+		json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "name", nat->notes[i].label,
+						     "rule", "none", "native", nat->notes[i].text, "recomputed", "",
+						     "verdict", "not recomputable", "why", nat->notes[i].why));
 	return out;
+}
+
+void analysis_native_coverage(const json_t *rows, char *out, size_t cap)
+{
+	size_t i, printed = 0, compared = 0, used = 0;
+	json_t *r;
+	char skipped[512] = "";
+	json_array_foreach(rows, i, r) {
+		const char *verdict = json_string_value(json_object_get(r, "verdict"));
+		printed += strcmp(verdict, "missing") != 0;
+		if (strncmp(verdict, "equal", 5) == 0 || strcmp(verdict, "differs") == 0) {
+			compared++;
+		} else if (strcmp(verdict, "missing") != 0) {
+			int n = snprintf(skipped + used, sizeof skipped - used, "%s%s", used ? ", " : "",
+					 json_string_value(json_object_get(r, "name")));
+			if (n > 0 && (size_t)n < sizeof skipped - used)
+				used += (size_t)n;
+		}
+	}
+	if (compared == printed)
+		snprintf(out, cap, "recomputed %zu of %zu printed statistics", compared, printed);
+	else
+		snprintf(out, cap, "recomputed %zu of %zu printed statistics (not recomputable: %s)", compared, printed,
+			 skipped);
 }
 
 json_t *analysis_pacing(struct ev_series *d, uint64_t rate, uint64_t *missed_out)

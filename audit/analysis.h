@@ -39,19 +39,36 @@ void analysis_select(uint64_t *v, size_t n, struct wanted *want, size_t nwant);
 /* The series' moments (count, exact sum, min, max) as JSON, with mean. */
 json_t *analysis_moments_json(const struct ev_moments *m);
 
+/* Which clock sockperf ran on, from the evidence (the run's argv, or the
+ * user's word): on its TSC clock (the default) a latency rebuilt from its
+ * log may be 1 ns off its own; on its monotonic clock (--no-rdtsc) never.
+ * Unknown: no tolerance, and a 1-ns difference says what to state. */
+enum analysis_sockperf_clock { SOCKPERF_CLOCK_UNKNOWN, SOCKPERF_CLOCK_TSC, SOCKPERF_CLOCK_MONOTONIC };
+
+const char *analysis_sockperf_clock_name(enum analysis_sockperf_clock c);
+
 /* Compare each statistic the native report states with its recomputation
- * from s (whose samples are reordered): a JSON array of {name, rule,
- * native, recomputed, verdict} and the number that differ. The verdict is
- * "equal" (the same text, or the same integer or double), "differs", or
- * "not compared" with why (another unit). For sockperf two more, each
- * with why, for what its own arithmetic does and the log cannot show:
- * "equal within 1 ns" (it converts TSC ticks to ns for each timestamp of
- * the log apart, truncating, so a latency rebuilt from the log may be 1 ns
- * off its own) and "equal at sockperf's double rank" (it computes the rank
- * (int)(0.5 + p N) in double, which at a few N differs from the exact
- * rank). */
-json_t *analysis_compare_native(const struct ev_native *nat, struct ev_series *s,
-				const struct ev_moments *m, unsigned *differ);
+ * from s (whose samples may be reordered): a JSON array of {name, rule,
+ * native, recomputed, verdict[, why]} and, in *differ, how many differ or
+ * are missing. Verdicts:
+ *   "equal"          the same text, or the same integer or double
+ *   "differs"        anything else
+ *   "missing"        a statistic the tool always prints is not there
+ *   "not compared"   this series cannot give it (another unit, empty), why
+ *   "not recomputable"  a printed fact no series shows (the report's notes)
+ *   "equal at sockperf's double rank"  its rank (int)(0.5 + p N) in double
+ *   "equal within the TSC conversion"  only when clock is TSC, and only in
+ *                    the direction its per-timestamp truncation moves a
+ *                    value: an order statistic rebuilt from the log is its
+ *                    own or 1 ns above; a mean, deviation or duration
+ *                    within 1 ns either side.
+ * Exact everywhere else. */
+json_t *analysis_compare_native(const struct ev_native *nat, struct ev_series *s, const struct ev_moments *m,
+				enum analysis_sockperf_clock clock, unsigned *differ);
+
+/* The coverage of rows (analysis_compare_native's) in words, into out:
+ * "recomputed 13 of 14 printed statistics (not recomputable: RunTime)". */
+void analysis_native_coverage(const json_t *rows, char *out, size_t cap);
 
 /* Pacing from a scheduler-delay series (in the same ticks) and the rate
  * asked: the deadlines rebuilt, calls, achieved rate, delay quantiles

@@ -59,6 +59,8 @@ struct run {
 	char name[160], arm[64], cell[64], result[24], dir[PATH_MAX];
 	int repeat;
 	char series[PATH_MAX], native[PATH_MAX], delay[PATH_MAX], sjournal[PATH_MAX], pjournal[PATH_MAX];
+	char native_log[PATH_MAX]; /* sockperf: the summary at the head of its full log, compared too */
+	enum analysis_sockperf_clock sockperf_clock;
 	uint64_t warmups, rate;
 	/* what the audit found */
 	int analysed;
@@ -123,6 +125,28 @@ static void output_path(const struct run *r, const json_t *doc, const char *role
 	}
 }
 
+/* sockperf's clock as the run's recorded argv says: --no-rdtsc is its
+ * monotonic clock, anything else its TSC default. Not sockperf: unknown. */
+static enum analysis_sockperf_clock recorded_sockperf_clock(const json_t *doc)
+{
+	size_t i, k;
+	json_t *p, *a;
+	json_array_foreach(json_object_get(doc, "processes"), i, p) {
+		if (strcmp(json_string_value(json_object_get(p, "role")) ?: "", "sender") != 0)
+			continue;
+		int sockperf = 0, no_rdtsc = 0;
+		json_array_foreach(json_object_get(p, "argv"), k, a) {
+			const char *w = json_string_value(a) ?: "";
+			const char *base = strrchr(w, '/') ? strrchr(w, '/') + 1 : w;
+			sockperf |= strcmp(base, "sockperf") == 0;
+			no_rdtsc |= strcmp(w, "--no-rdtsc") == 0;
+		}
+		if (sockperf)
+			return no_rdtsc ? SOCKPERF_CLOCK_MONOTONIC : SOCKPERF_CLOCK_TSC;
+	}
+	return SOCKPERF_CLOCK_UNKNOWN;
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(((const struct run *)a)->name, ((const struct run *)b)->name);
@@ -182,15 +206,18 @@ static ev_status load_runs(struct campaign_audit *ca, struct ev_error *err)
 		output_path(r, doc, "sender", "delay_series", r->delay, sizeof r->delay);
 		output_path(r, doc, "sender", "journal", r->sjournal, sizeof r->sjournal);
 		output_path(r, doc, "peer", "journal", r->pjournal, sizeof r->pjournal);
-		if (!r->series[0]) { /* sockperf: the full log is series and summary at once */
+		if (!r->series[0]) { /* sockperf: the full log is series and a copy of the summary */
 			output_path(r, doc, "sender", "log", r->series, sizeof r->series);
-			snprintf(r->native, sizeof r->native, "%s", r->series);
+			snprintf(r->native_log, sizeof r->native_log, "%s", r->series);
 		}
-		if (!r->native[0]) { /* the statistics block the sender printed */
+		if (!r->native[0]) { /* what the sender printed is what was published */
 			if (join(r->native, sizeof r->native, r->dir, "native/sender.stdout") != 0 ||
 			    access(r->native, R_OK) != 0)
-				r->native[0] = 0;
+				snprintf(r->native, sizeof r->native, "%s", r->native_log);
 		}
+		if (strcmp(r->native, r->native_log) == 0)
+			r->native_log[0] = 0;
+		r->sockperf_clock = recorded_sockperf_clock(doc);
 		json_decref(doc);
 		ca->nruns++;
 	}
@@ -226,6 +253,27 @@ static void decimate(struct run *r, const uint64_t *v, size_t n)
 	}
 }
 
+/* The native statistics of one file compared; each that differs or is
+ * missing named on stderr with its run, and counted. */
+static json_t *compare_native(struct run *r, const char *file, const struct ev_native *nat, struct ev_series *s)
+{
+	unsigned differ = 0;
+	json_t *rows = analysis_compare_native(nat, s, &r->m, r->sockperf_clock, &differ), *row;
+	size_t i;
+	r->differ += differ;
+	json_array_foreach(rows, i, row) {
+		const char *verdict = json_string_value(json_object_get(row, "verdict"));
+		if (strcmp(verdict, "differs") != 0 && strcmp(verdict, "missing") != 0)
+			continue;
+		const char *native = json_string_value(json_object_get(row, "native"));
+		const char *recomputed = json_string_value(json_object_get(row, "recomputed"));
+		fprintf(stderr, TOOL ": %s: %s: %s: %s (native %s, recomputed %s)\n", r->name, file,
+			json_string_value(json_object_get(row, "name")), verdict, *native ? native : "absent",
+			*recomputed ? recomputed : "nothing");
+	}
+	return rows;
+}
+
 /* One run: its series read, its statistics recomputed and checked. */
 static ev_status analyse_run(struct campaign_audit *ca, struct run *r, struct ev_error *err)
 {
@@ -248,8 +296,11 @@ static ev_status analyse_run(struct campaign_audit *ca, struct run *r, struct ev
 		struct ev_error nerr;
 		ev_error_clear(&nerr);
 		have_native = ev_native_load(r->native, &nat, &nerr) == EV_OK;
-		if (!have_native)
+		if (!have_native) { /* printed, yet not read: never a pass */
 			json_object_set_new(r->json, "native", json_string(nerr.text));
+			fprintf(stderr, TOOL ": %s: %s\n", r->name, nerr.text);
+			r->differ++;
+		}
 	}
 	if ((st = ev_series_load(r->series, &s, run_finding, r, err)) != EV_OK)
 		return ev_error_wrap(err, "run %s", r->name);
@@ -290,9 +341,21 @@ static ev_status analyse_run(struct campaign_audit *ca, struct run *r, struct ev
 	enum ev_qrule rule = have_native ? nat.rule : EV_QRULE_NEAREST_RANK;
 	snprintf(r->rule, sizeof r->rule, "%s", ev_qrule_name(rule));
 	if (have_native) {
-		json_t *rows = analysis_compare_native(&nat, &s, &r->m, &r->differ);
-		json_object_set_new(r->json, "native", json_pack("{s:s, s:s, s:o}", "tool", nat.tool, "rule",
-								 ev_qrule_name(nat.rule), "statistics", rows));
+		json_t *rows = compare_native(r, r->native, &nat, &s);
+		char coverage[640];
+		analysis_native_coverage(rows, coverage, sizeof coverage);
+		json_object_set_new(r->json, "native", json_pack("{s:s, s:s, s:s, s:s, s:o}", "tool", nat.tool, "rule",
+								 ev_qrule_name(nat.rule), "file", r->native, "coverage",
+								 coverage, "statistics", rows));
+		struct ev_native copy;
+		struct ev_error nerr;
+		ev_error_clear(&nerr);
+		if (r->native_log[0] && ev_native_load(r->native_log, &copy, &nerr) == EV_OK) {
+			snprintf(name, sizeof name, "%s native log summary", r->name);
+			add_input_file(ca->receipt, name, r->native_log, err);
+			json_object_set_new(r->json, "native_log", json_pack("{s:s, s:o}", "file", r->native_log,
+									     "statistics", compare_native(r, r->native_log, &copy, &s)));
+		}
 	}
 	/* the summary's quantiles and the plot's spectrum, selected at once */
 	struct wanted want[NQ + SPECTRUM_STEPS] = {0};
@@ -468,9 +531,9 @@ static void summarise_cell(const struct campaign_audit *ca, const char *arm, con
 		size_t n = 0;
 		for (size_t i = 0; i < ca->nruns; i++) {
 			const struct run *r = &ca->runs[i];
-			/* a failed run is shown, never summed up */
+			/* a failed run, or one that failed its audit, is shown, never summed up */
 			if (!r->analysed || strcmp(r->arm, arm) != 0 || strcmp(r->cell, cell) != 0 || !r->m.n ||
-			    strcmp(r->result, "ok") != 0)
+			    strcmp(r->result, "ok") != 0 || r->differ || r->findings)
 				continue;
 			cs->rule = r->rule;
 			cs->unit = r->tps == 1000000000u ? "ns" : "ticks";
@@ -500,6 +563,14 @@ static void summarise_cell(const struct campaign_audit *ca, const char *arm, con
 	free(col);
 }
 
+static int cell_has_runs(const struct campaign_audit *ca, const char *arm, const char *cell)
+{
+	for (size_t i = 0; i < ca->nruns; i++)
+		if (strcmp(ca->runs[i].arm, arm) == 0 && strcmp(ca->runs[i].cell, cell) == 0)
+			return 1;
+	return 0;
+}
+
 static void md_value(struct text *t, double v)
 {
 	if (v == floor(v) && fabs(v) < 1e15)
@@ -515,15 +586,19 @@ static void write_markdown(const struct campaign_audit *ca, struct text *t, json
 	text_add(t, "# Campaign %s\n\n", json_string_value(json_object_get(summary, "campaign")));
 	text_add(t, "Per arm and cell: the median over the runs of each run's statistic, recomputed from its raw\n"
 		    "series with the rule its benchmark used (never a quantile of pooled samples), and the largest\n"
-		    "maximum of any run. Every run follows in its own row.\n\n");
+		    "maximum of any run. Every run follows in its own row; a run that failed, or failed its\n"
+		    "audit (DIFFERS, DAMAGED), is shown there and left out of its cell's median.\n\n");
 	for (size_t a = 0; a < na; a++) {
 		text_add(t, "## Arm %s\n\n| cell | runs | rule | p50 | p95 | p99 | p99.9 | mean | largest max |\n"
 			    "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n", arms[a]);
 		for (size_t c = 0; c < nc; c++) {
 			struct cell_summary cs;
 			summarise_cell(ca, arms[a], cells[c], &cs);
-			if (!cs.runs)
+			if (!cs.runs) { /* shown, so that a cell none of whose runs held is not lost */
+				if (cell_has_runs(ca, arms[a], cells[c]))
+					text_add(t, "| %s | 0 | no run held | | | | | | |\n", cells[c]);
 				continue;
+			}
 			text_add(t, "| %s | %zu | %s |", cells[c], cs.runs, cs.rule ? cs.rule : "");
 			for (int k = 0; k < NQ; k++)
 				md_value(t, cs.q[k]);

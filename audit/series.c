@@ -44,6 +44,9 @@ static const char help[] =
 	"  --warmups N         warmup orders before the measured ones (with --journal)\n"
 	"  --threshold T       calls above T ticks are slow (default: the recomputed p99)\n"
 	"  --page-size BYTES   the page of the cohorts (default 4096)\n"
+	"  --sockperf-clock C  the clock sockperf ran on: tsc (its default) or monotonic\n"
+	"                      (--no-rdtsc); only on tsc may a value rebuilt from its log\n"
+	"                      be 1 ns off its own, and only in that conversion's direction\n"
 	"  --receipt FILE      the audit receipt (default: audit-series-TIME.json here)\n"
 	"  --json              print the receipt on stdout\n"
 	"  -h, --help          show this help\n"
@@ -55,6 +58,7 @@ static const char help[] =
 struct series_opts {
 	const char *series, *native, *delay, *journal, *receipt;
 	int rule, json;
+	enum analysis_sockperf_clock sockperf_clock;
 	const char *quantiles[ANALYSIS_MAX_QUANTILES];
 	size_t nquantiles;
 	uint64_t rate, warmups, threshold, page_size;
@@ -137,9 +141,9 @@ static void print_table(const json_t *rows)
 {
 	size_t i;
 	json_t *r;
-	printf("%-10s %-14s %18s %18s  %s\n", "statistic", "rule", "native", "recomputed", "verdict");
+	printf("%-28s %-14s %18s %18s  %s\n", "statistic", "rule", "native", "recomputed", "verdict");
 	json_array_foreach(rows, i, r) {
-		printf("%-10s %-14s %18s %18s  %s\n", json_string_value(json_object_get(r, "name")),
+		printf("%-28s %-14s %18s %18s  %s\n", json_string_value(json_object_get(r, "name")),
 		       json_string_value(json_object_get(r, "rule")), json_string_value(json_object_get(r, "native")),
 		       json_string_value(json_object_get(r, "recomputed")),
 		       json_string_value(json_object_get(r, "verdict")));
@@ -155,6 +159,7 @@ static ev_status run_series(const struct series_opts *o, struct ev_error *err)
 	uint8_t *labels = NULL;
 	unsigned differ = 0;
 	uint64_t missed = 0;
+	char coverage_text[640] = "";
 	ev_status st;
 	int have_native = o->native != NULL;
 	struct hash_job hash = {.path = o->series};
@@ -172,6 +177,13 @@ static ev_status run_series(const struct series_opts *o, struct ev_error *err)
 	struct ev_moments m;
 	ev_moments_of(s.v, s.n, &m);
 	ev_receipt_set_fact(r, "series", series_facts(&s), err);
+	if (s.n == 0) /* nothing was measured: no statistic holds */
+		ev_finding_emit(on_finding, &found, o->series, "series-empty", "the series holds no sample", "1 or more",
+				"0");
+	json_t *coverage = json_object();
+	ev_receipt_set_fact(r, "coverage", coverage, err);
+	json_object_set_new(coverage, "series", json_string(s.n ? "every sample read and recomputed"
+								    : "empty: nothing to recompute"));
 
 	/* first what needs the samples in their own order */
 	if (o->journal) {
@@ -203,25 +215,41 @@ static ev_status run_series(const struct series_opts *o, struct ev_error *err)
 
 	/* then the order statistics, all selected in one pass */
 	if (have_native) {
-		compared = analysis_compare_native(&nat, &s, &m, &differ);
-		ev_receipt_set_fact(r, "native",
-				    json_pack("{s:s, s:s, s:s}", "tool", nat.tool, "rule", ev_qrule_name(nat.rule),
-					      "title", nat.title),
-				    err);
+		compared = analysis_compare_native(&nat, &s, &m, o->sockperf_clock, &differ);
+		json_t *facts = json_pack("{s:s, s:s, s:s}", "tool", nat.tool, "rule", ev_qrule_name(nat.rule),
+					  "title", nat.title);
+		if (nat.kind == EV_NATIVE_SOCKPERF)
+			json_object_set_new(facts, "clock", json_string(analysis_sockperf_clock_name(o->sockperf_clock)));
+		ev_receipt_set_fact(r, "native", facts, err);
+		analysis_native_coverage(compared, coverage_text, sizeof coverage_text);
+		json_object_set_new(coverage, "native report", json_string(coverage_text));
 		size_t i;
 		json_t *row;
 		json_array_foreach(compared, i, row) {
 			char name[64], detail[256];
 			const char *verdict = json_string_value(json_object_get(row, "verdict"));
 			snprintf(name, sizeof name, "native %s", json_string_value(json_object_get(row, "name")));
-			snprintf(detail, sizeof detail, "%s: native %s, recomputed %s (%s)", verdict,
+			if (strcmp(verdict, "missing") == 0)
+				snprintf(detail, sizeof detail, "missing: %s always prints it, the report lacks it", nat.tool);
+			else
+				snprintf(detail, sizeof detail, "%s: native %s, recomputed %s (%s)", verdict,
 				 json_string_value(json_object_get(row, "native")),
 				 json_string_value(json_object_get(row, "recomputed")),
 				 json_string_value(json_object_get(row, "rule")));
-			ev_receipt_add_check(r, name, strcmp(verdict, "differs") != 0, detail, err);
-			if (strncmp(verdict, "equal ", 6) == 0) /* a documented cause of sockperf's own, shown */
+			if (strcmp(verdict, "not recomputable") == 0)
+				continue; /* named in the statistics and the coverage, not a check */
+			int bad = strcmp(verdict, "differs") == 0 || strcmp(verdict, "missing") == 0;
+			ev_receipt_add_check(r, name, !bad, detail, err);
+			const char *why = json_string_value(json_object_get(row, "why"));
+			if (bad)
+				fprintf(stderr, TOOL ": %s: %s: %s (native %s, recomputed %s)%s%s\n", o->native,
+					json_string_value(json_object_get(row, "name")), verdict,
+					*json_string_value(json_object_get(row, "native")) ? json_string_value(json_object_get(row, "native")) : "absent",
+					*json_string_value(json_object_get(row, "recomputed")) ? json_string_value(json_object_get(row, "recomputed")) : "nothing",
+					why ? ": " : "", why ? why : "");
+			else if (strncmp(verdict, "equal ", 6) == 0) /* a documented cause of sockperf's own, shown */
 				fprintf(stderr, TOOL ": %s: %s: %s\n", o->series, json_string_value(json_object_get(row, "name")),
-					json_string_value(json_object_get(row, "why")));
+					why);
 		}
 		ev_receipt_set_fact(r, "statistics", json_incref(compared), err);
 	}
@@ -274,6 +302,8 @@ static ev_status run_series(const struct series_opts *o, struct ev_error *err)
 			print_table(compared);
 		if (o->delay)
 			printf("paced at %" PRIu64 "/s: %" PRIu64 " deadlines missed and re-anchored\n", o->rate, missed);
+		if (coverage_text[0])
+			printf("%s\n", coverage_text);
 		printf("%s: %u statistic%s differ, %u series finding%s; receipt %s\n",
 		       differ || found.n ? "FAIL" : "OK", differ, differ == 1 ? "" : "s", found.n,
 		       found.n == 1 ? "" : "s", path);
@@ -304,6 +334,7 @@ int audit_series_main(int argc, char **argv)
 		{"rate", required_argument, NULL, 'r'},
 		{"receipt", required_argument, NULL, 'o'},
 		{"rule", required_argument, NULL, 'R'},
+		{"sockperf-clock", required_argument, NULL, 'C'},
 		{"threshold", required_argument, NULL, 'T'},
 		{"warmups", required_argument, NULL, 'w'},
 		{NULL, 0, NULL, 0},
@@ -315,6 +346,14 @@ int audit_series_main(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'C':
+			if (strcmp(optarg, "tsc") == 0)
+				o.sockperf_clock = SOCKPERF_CLOCK_TSC;
+			else if (strcmp(optarg, "monotonic") == 0)
+				o.sockperf_clock = SOCKPERF_CLOCK_MONOTONIC;
+			else
+				return msg_usage("series", "option --sockperf-clock: expected tsc or monotonic, found '%s'", optarg);
+			break;
 		case 'd': o.delay = optarg; break;
 		case 'h': fputs(help, stdout); return 0;
 		case 'J': o.journal = optarg; break;

@@ -26,23 +26,37 @@
 #include "status.h"
 
 #define EV_NATIVE_MAX 32
+#define EV_NATIVE_NOTES_MAX 24
 
 enum ev_native_kind { EV_NATIVE_LLFIX, EV_NATIVE_SOCKPERF, EV_NATIVE_PAIR };
 
-/* How a value was printed: %g ns, %f ns, %.3lf usec, an integer ns, or a
- * JSON number (compared as the same double). */
-enum ev_native_format { EV_NFMT_G, EV_NFMT_F, EV_NFMT_USEC3, EV_NFMT_INT, EV_NFMT_DOUBLE };
+/* How a value was printed: %g ns, %f ns, %.3lf usec, an integer ns, a
+ * JSON number (compared as the same double), %.3lf seconds, %.2lf. */
+enum ev_native_format { EV_NFMT_G, EV_NFMT_F, EV_NFMT_USEC3, EV_NFMT_INT, EV_NFMT_DOUBLE, EV_NFMT_SEC3,
+			EV_NFMT_FIX2 };
 
+/* What a printed number states. STDDEV is sockperf's sample standard
+ * deviation (its own double arithmetic, rounded to a whole tick); RUNTIME
+ * sockperf's valid duration, first tx to last rx; PER_PERCENTILE its
+ * "each percentile contains N/100 observations". */
 enum ev_native_what { EV_NSTAT_QUANTILE, EV_NSTAT_MIN, EV_NSTAT_MAX, EV_NSTAT_MEAN, EV_NSTAT_COUNT,
-		      EV_NSTAT_SUM };
+		      EV_NSTAT_SUM, EV_NSTAT_STDDEV, EV_NSTAT_RUNTIME, EV_NSTAT_PER_PERCENTILE };
 
 struct ev_native_stat {
-	char name[24];               /* "p50", "p99.999", "min", "max", "mean", "count", "sum" */
+	char name[40];               /* "p50", "p99.999", "min", "max", "mean", "count", "sum" */
 	enum ev_native_what what;
 	struct ev_prob p;            /* for a quantile */
 	enum ev_native_format format;
 	char text[64];               /* as printed (spaces trimmed) */
 	double value;                /* the JSON number, for EV_NFMT_DOUBLE */
+};
+
+/* A printed fact that the raw series cannot show (the CPU frequency, a
+ * dropped-packet count): read and named, with why, never passed over. */
+struct ev_native_note {
+	char label[48];
+	char text[96];
+	const char *why;             /* static text */
 };
 
 struct ev_native {
@@ -54,6 +68,16 @@ struct ev_native {
 	uint64_t warmups;            /* llfix: antistall mock orders; pair: warmups */
 	struct ev_native_stat stats[EV_NATIVE_MAX];
 	size_t n;
+	struct ev_native_note notes[EV_NATIVE_NOTES_MAX];
+	size_t nnotes;
+	/* what the tool always prints and this report lacks (names as in
+	 * stats[].name), each a finding for the caller: a block with a line
+	 * cut out is not a smaller comparison */
+	const char *missing[EV_NATIVE_MAX];
+	size_t nmissing;
+	/* sockperf: packets its summary says it dropped or saw out of order
+	 * (they are not in the log), -1 when not printed */
+	int64_t dropped, out_of_order;
 };
 
 /* Read a report. @return EV_OK; EV_REFUSED naming the file when it is

@@ -296,6 +296,9 @@ static ev_status load_sockperf(const char *path, const char *text, size_t len, s
 		if (grow(s, &cap) != 0)
 			return ev_error_set(err, EV_ERROR, "%s: out of memory", path);
 		s->rtt_sum += rx - tx;
+		if (s->n == 0)
+			s->first_tx = tx;
+		s->last_rx = rx;
 		s->v[s->n++] = s->half_rtt ? (rx - tx) / 2 : rx - tx;
 	}
 	return EV_OK;

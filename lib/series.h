@@ -47,6 +47,7 @@ struct ev_series {
 	int has_declared;
 	int half_rtt;                       /* sockperf: samples are half round trips */
 	unsigned __int128 rtt_sum;          /* sockperf: the round trips' sum, before halving */
+	uint64_t first_tx, last_rx;         /* sockperf: the first row's tx and the last row's rx, ns */
 	uint64_t *v;                        /* the samples (read only for a mapped binary series) */
 	size_t n;
 	void *map;                          /* a binary series is mapped, not copied */

@@ -47,4 +47,24 @@ test_expect_success 'the connection was sampled while it ran, from inside the na
 		"True True True True"
 '
 
+test_expect_success 'audit campaign compares what sockperf printed, on the clock its argv shows, and names an edited p99' '
+	r=001-baseline-tcp-1 &&
+	"$AUDIT" campaign c -o s >out 2>err &&
+	test "$(json_words s/summary.json "[x[\"native\"][\"file\"].endswith(\"native/sender.stdout\") and x[\"native_log\"][\"file\"].endswith(\"full-log.csv\") for x in d[\"runs\"]]")" = True &&
+	json_words s/summary.json "sorted(set(v[\"verdict\"] for x in d[\"runs\"] for k in (\"native\", \"native_log\") for v in x[k][\"statistics\"]))" >verdicts &&
+	! grep -q "differs\|missing\|not compared" verdicts &&
+	cp -R c edited && chmod u+w edited/runs/$r/native/sender.stdout &&
+	python3 - <<-\PY &&
+	import re
+	p = "edited/runs/001-baseline-tcp-1/native/sender.stdout"
+	t = open(p).read()
+	m = re.search(r"percentile 99\.000 = +([0-9.]+)", t)
+	open(p, "w").write(t.replace(m.group(0), m.group(0).replace(m.group(1), "%.3f" % (float(m.group(1)) + 5))))
+	PY
+	test_expect_code 1 "$AUDIT" campaign edited -o s2 >out 2>err &&
+	grep -q "^audit: $r: edited/runs/$r/native/sender.stdout: p99: differs (native [0-9.]*, recomputed [0-9.]*)$" err &&
+	grep -q "| $r | tcp | ok |.* DIFFERS | whole |" s2/summary.md &&
+	grep -q "^| tcp | 0 |" s2/summary.md
+'
+
 test_done

@@ -61,6 +61,17 @@ int main(void)
 	CHECK(find(&n, "p99") && find(&n, "p99")->p.num * 100 == find(&n, "p99")->p.den * 99);
 	CHECK(find(&n, "count") && strcmp(find(&n, "count")->text, "1000000") == 0);
 	char text[64];
+	/* a line the tool always prints and the block lacks is named, not skipped */
+	CHECK_INT_EQ(n.nmissing, 3);
+	CHECK_STR_EQ(n.missing[0], "p75");
+	CHECK_STR_EQ(n.missing[2], "p95");
+	/* every other line of the block is named as read, not recomputable */
+	CHECK_INT_EQ(n.nnotes, 4);
+	CHECK_STR_EQ(n.notes[0].label, "CPU frequency");
+	CHECK_STR_EQ(n.notes[0].text, "2096000000 hertz");
+	CHECK_STR_EQ(n.notes[1].label, "CPU isolation config");
+	CHECK_STR_EQ(n.notes[2].label, "Pinned to CPU core");
+	CHECK_STR_EQ(n.notes[3].label, "Antistall mock order count");
 	ev_native_format_value(find(&n, "max"), 476819123.0L, text, sizeof text);
 	CHECK_STR_EQ(text, "4.76819e+08"); /* %g keeps six digits: the same after rounding */
 	ev_native_format_value(find(&n, "mean"), 7446.4911144L, text, sizeof text);
@@ -87,6 +98,14 @@ int main(void)
 	CHECK(find(&n, "count") && strcmp(find(&n, "count")->text, "5228") == 0);
 	ev_native_format_value(find(&n, "p50"), 12720.0L, text, sizeof text);
 	CHECK_STR_EQ(text, "12.720");
+	CHECK(find(&n, "std-dev") && strcmp(find(&n, "std-dev")->text, "231.326") == 0);
+	CHECK(find(&n, "valid run time") && strcmp(find(&n, "valid run time")->text, "0.551") == 0);
+	ev_native_format_value(find(&n, "valid run time"), 551000000.0L, text, sizeof text);
+	CHECK_STR_EQ(text, "0.551");
+	CHECK(find(&n, "summary mean") != NULL);
+	CHECK(find(&n, "observations per percentile") && strcmp(find(&n, "observations per percentile")->text, "52.28") == 0);
+	CHECK_INT_EQ(n.nnotes, 1); /* SentMessages: the log cannot show it */
+	CHECK_STR_EQ(n.notes[0].label, "valid sent messages");
 
 	const char *pair = write_file("pair.json",
 		"{\"format\":\"evidence-pair-report/1\",\"title\":\"New order\",\"warmups\":10,"
