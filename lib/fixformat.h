@@ -4,10 +4,15 @@
  * digits. Decimals: an optional '-', digits with at most one '.', at least
  * one digit, no '+', no exponent. CHAR: one character; BOOLEAN: Y or N.
  * UTCTIMESTAMP: YYYYMMDD-HH:MM:SS with none, 3, 6 or 9 fractional digits
- * (17, 21, 24 or 27 characters), each part in range (second 60 for a leap
- * second). UTCTIMEONLY: HH:MM:SS[.fff...]; UTCDATEONLY and LOCALMKTDATE:
- * YYYYMMDD; MONTHYEAR: YYYYMM, YYYYMMDD or YYYYMMwN; TZ types: a time with
- * Z or +hh[:mm] / -hh[:mm]. Strings: anything non-empty. Pure functions.
+ * (17, 21, 24 or 27 characters). UTCTIMEONLY: HH:MM:SS[.fff...];
+ * UTCDATEONLY and LOCALMKTDATE: YYYYMMDD; MONTHYEAR: YYYYMM, YYYYMMDD or
+ * YYYYMMwN; TZ types: a time with Z or +hh[:mm] / -hh[:mm] (hh to 14).
+ * Calendar-valid: a date is a day of the Gregorian calendar (its month's
+ * length, 29 February in leap years only); second 60 only at 23:59:60 UTC
+ * (a TZ time moved to UTC by its offset), and in a UTCTIMESTAMP only on a
+ * day IERS inserted a leap second, or, after the last day its Bulletin C
+ * had ruled on when evidence was written (2025-12-31), on 30 June or
+ * 31 December. Strings: anything non-empty. Pure functions.
  */
 #ifndef EV_FIXFORMAT_H
 #define EV_FIXFORMAT_H

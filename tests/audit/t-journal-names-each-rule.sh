@@ -112,6 +112,12 @@ test_expect_success 'data-format: HeartBtInt that is not an INT' '
 	mutated && both sub 1.bin:1 "|108=30|" "|108=3x|" &&
 	findings_are -- "sender data-format 1.bin:1" "receiver data-format 1.bin:1"
 '
+test_expect_success 'data-format: a TransactTime dated 31 November, and a leap second on a day without one' '
+	mutated && both sub 1.bin:2 "|60=20261202-08:00:00.000|" "|60=20261131-08:00:00.000|" &&
+	findings_are -- "sender data-format 1.bin:2" "receiver data-format 1.bin:2" &&
+	mutated && both sub 1.bin:3 "|60=20261202-08:00:00.000|" "|60=20261202-23:59:60.000|" &&
+	findings_are -- "sender data-format 1.bin:3" "receiver data-format 1.bin:3"
+'
 test_expect_success 'unknown-msgtype: a MsgType the dictionary lacks (the spec allowing it)' '
 	json_get "$EV_SRCDIR/share/audit/llfix-tx-new-order.json" "json.dumps(dict(d, other_msgtypes=d[\"other_msgtypes\"] + [\"ZZ\"]))" >zz.json &&
 	mutated && both sub 2.bin:8 "|35=5|" "|35=ZZ|" &&
