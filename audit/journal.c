@@ -356,7 +356,7 @@ static json_t *side_json(const struct journal_run *run, const struct side *s)
 	if (s->stats.skipped)
 		json_object_set_new(o, "skipped_other_direction", json_integer((json_int_t)s->stats.skipped));
 	if (s->stats.compared)
-		json_object_set_new(o, "orders_compared", json_integer((json_int_t)s->stats.compared));
+		json_object_set_new(o, "messages_compared", json_integer((json_int_t)s->stats.compared));
 	return o;
 }
 

@@ -693,15 +693,19 @@ static void check_order(struct ev_fixcheck *c)
 	}
 }
 
-/* The other side's unmatched fingerprint with this seq, or -1. */
-static long find_print(const struct ev_fixcheck *c, uint64_t seq)
+/* The other side's unmatched fingerprint with this seq, or -1: one equal
+ * to p when there is one, so that a MsgSeqNum used twice (a reset, a
+ * resend) never pairs two identical records with two different ones. */
+static long find_print(const struct ev_fixcheck *c, const struct ev_fixprint *p)
 {
 	const struct ev_fixprint_set *s = c->o.set;
+	uint64_t seq = p->seq;
 	if (!s->n)
 		return -1;
 	size_t lo = 0, hi = s->n;
 	/* Usually the seqs run without a gap: try the direct place first. */
-	if (seq >= s->v[0].seq && seq - s->v[0].seq < s->n && s->v[seq - s->v[0].seq].seq == seq)
+	if (seq >= s->v[0].seq && seq - s->v[0].seq < s->n && s->v[seq - s->v[0].seq].seq == seq &&
+	    (seq - s->v[0].seq == 0 || s->v[seq - s->v[0].seq - 1].seq != seq))
 		lo = seq - s->v[0].seq, hi = lo + 1;
 	else
 		while (lo < hi) {
@@ -711,10 +715,16 @@ static long find_print(const struct ev_fixcheck *c, uint64_t seq)
 			else
 				hi = mid;
 		}
-	for (size_t i = lo; i < s->n && s->v[i].seq == seq; i++)
-		if (!c->matched[i])
+	long first = -1;
+	for (size_t i = lo; i < s->n && s->v[i].seq == seq; i++) {
+		if (c->matched[i])
+			continue;
+		if (s->v[i].hash == p->hash && s->v[i].len == p->len)
 			return (long)i;
-	return -1;
+		if (first < 0)
+			first = (long)i;
+	}
+	return first;
 }
 
 static void fingerprint(struct ev_fixcheck *c, uint64_t seq)
@@ -729,7 +739,7 @@ static void fingerprint(struct ev_fixcheck *c, uint64_t seq)
 			       "out of memory for fingerprints: the endpoints cannot be compared", NULL, NULL);
 		return;
 	}
-	long i = find_print(c, seq);
+	long i = find_print(c, &p);
 	c->st.compared++;
 	if (i < 0) {
 		if (!c->extra++) {
@@ -872,13 +882,15 @@ void ev_fixcheck_record(struct ev_fixcheck *c, const struct ev_fix_record *r)
 		if (readable)
 			check_order(c);
 		check_owner(c, readable);
-		if (c->o.prints != EV_FIXPRINT_NONE)
-			fingerprint(c, seq);
 	} else {
 		c->st.others++;
 		if (s) /* an order's verdicts are not an other message's */
 			memset(c->spec_ok, 0, s->nfields + s->ngroups);
 	}
+	/* every message, session ones too: a Logon changed in one copy is a
+	 * difference between the endpoints as much as an order is */
+	if (c->o.prints != EV_FIXPRINT_NONE)
+		fingerprint(c, seq);
 	remember(c);
 	c->rec = NULL;
 }
@@ -926,7 +938,7 @@ void ev_fixcheck_cross(struct ev_fixcheck *c, const char *first_name,
 		else
 			snprintf(b, sizeof b, "(out of memory)");
 		snprintf(msg, sizeof msg,
-			 "order MsgSeqNum %llu differs from the %s's copy (%s, byte %llu); %llu order%s in all",
+			 "message MsgSeqNum %llu differs from the %s's copy (%s, byte %llu); %llu message%s in all",
 			 (unsigned long long)o->seq, first_name, first_files ? first_files[o->file] : "?",
 			 (unsigned long long)o->offset, (unsigned long long)c->differing,
 			 c->differing == 1 ? " differs" : "s differ");
@@ -943,7 +955,7 @@ void ev_fixcheck_cross(struct ev_fixcheck *c, const char *first_name,
 			first_missing = i;
 	if (missing) {
 		const struct ev_fixprint *o = &set->v[first_missing];
-		snprintf(msg, sizeof msg, "%llu order%s of the %s %s missing here (the first at byte %llu of %s)",
+		snprintf(msg, sizeof msg, "%llu message%s of the %s %s missing here (the first at byte %llu of %s)",
 			 (unsigned long long)missing, missing == 1 ? "" : "s", first_name,
 			 missing == 1 ? "is" : "are", (unsigned long long)o->offset,
 			 first_files ? first_files[o->file] : "?");
@@ -954,7 +966,7 @@ void ev_fixcheck_cross(struct ev_fixcheck *c, const char *first_name,
 		struct ev_fix_record r = {.file = c->first_extra_file, .record = c->first_extra_record,
 					  .offset = c->first_extra_offset};
 		c->rec = &r;
-		snprintf(msg, sizeof msg, "%llu order%s here that the %s does not have",
+		snprintf(msg, sizeof msg, "%llu message%s here that the %s does not have",
 			 (unsigned long long)c->extra, c->extra == 1 ? "" : "s", first_name);
 		snprintf(b, sizeof b, "MsgSeqNum %llu", (unsigned long long)c->first_extra_seq);
 		report(c, EV_RULE_CROSS_AGREEMENT, 0, NO_OFFSET, msg, "nothing", b);

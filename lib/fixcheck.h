@@ -9,10 +9,10 @@
  * damage in too. Every finding is counted by rule; the first
  * `max_per_rule` of each are formatted and handed to the callback (0: all).
  *
- * Orders are fingerprinted (fixprint.h): the first side of a pair records
- * them, the second compares against that set as it goes, and
- * ev_fixcheck_cross reports the first disagreement and the orders only
- * one side has.
+ * Every message read (orders and session messages) is fingerprinted
+ * (fixprint.h): the first side of a pair records them, the second
+ * compares against that set as it goes, and ev_fixcheck_cross reports the
+ * first disagreement and the messages only one side has.
  *
  * One checker per thread; the dictionary and spec are shared read-only.
  * The checker copies nothing it is handed but the few values it compares
@@ -73,7 +73,7 @@ struct ev_fixcheck_stats {
 	uint64_t messages, orders, others, skipped; /* skipped: filtered out by CompID */
 	uint64_t bytes;
 	uint64_t by_rule[EV_RULE_COUNT];
-	uint64_t compared, matched;                 /* COMPARE: orders looked up, equal */
+	uint64_t compared, matched;                 /* COMPARE: messages looked up, equal */
 };
 
 struct ev_fixcheck;

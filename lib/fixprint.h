@@ -1,4 +1,4 @@
-/* fixprint: fingerprints of order records, to prove that two endpoints'
+/* fixprint: fingerprints of message records, to prove that two endpoints'
  * journals hold the same orders byte for byte without holding both.
  *
  * A fingerprint is a keyed universal hash over GF(2^61 - 1) of the

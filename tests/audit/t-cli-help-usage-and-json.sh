@@ -79,7 +79,7 @@ test_expect_success 'without --receipt, a fresh name in the current directory' '
 test_expect_success 'one side alone is audited without agreement' '
 	"$AUDIT" journal --warmups 3 --measured 20 --receiver p/receiver --receipt one.json >out &&
 	grep -q "^OK: 1 side, 23 orders, 0 findings" out &&
-	test "$(json_get one.json "\"orders_compared\" in d[\"facts\"][\"pairs\"][0][\"receiver\"]")" = False
+	test "$(json_get one.json "\"messages_compared\" in d[\"facts\"][\"pairs\"][0][\"receiver\"]")" = False
 '
 
 test_expect_success '--max-findings bounds what is shown and kept; every finding is counted' '

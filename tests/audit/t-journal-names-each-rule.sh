@@ -52,7 +52,7 @@ test_expect_success 'setup: the generated pair passes every rule' '
 		--receipt ok.json >stdout &&
 	grep -q "^OK: 2 sides, 46 orders, 0 findings" stdout &&
 	test "$(json_get ok.json "d[\"result\"]")" = pass &&
-	test "$(json_get ok.json "d[\"facts\"][\"pairs\"][0][\"receiver\"][\"orders_compared\"]")" = 23 &&
+	test "$(json_get ok.json "d[\"facts\"][\"pairs\"][0][\"receiver\"][\"messages_compared\"]")" = 25 &&
 	test "$(json_get ok.json "[f[\"records\"] for f in d[\"facts\"][\"pairs\"][0][\"sender\"][\"files\"]]")" = "[17, 8]"
 '
 
@@ -214,7 +214,7 @@ test_expect_success 'cross-agreement: the receiver holds another TransactTime fo
 	mutated &&
 	python3 "$JOURNAL_SURGERY" m/receiver sub 2.bin:2 "|60=20261202-08:00:00.000|" "|60=20261202-08:00:00.001|" &&
 	findings_are -- "receiver cross-agreement 2.bin:2" &&
-	grep -q "order MsgSeqNum 19 differs from the sender" stderr &&
+	grep -q "message MsgSeqNum 19 differs from the sender" stderr &&
 	grep -q "expected 8=FIXT.1.1|9=208|35=D|34=19|.*|60=20261202-08:00:00.000|10=" stderr &&
 	grep -q "found 8=FIXT.1.1|9=208|35=D|34=19|.*|60=20261202-08:00:00.001|10=" stderr
 '
@@ -223,6 +223,17 @@ test_expect_success 'cross-agreement: an order the receiver lacks is named with 
 	findings_are -- "receiver seqnum 2.bin:5" "receiver owner-sequence 2.bin:5" \
 		"receiver order-count -" "receiver cross-agreement -" &&
 	grep "cross-agreement" stderr
+'
+test_expect_success 'cross-agreement: a Logon changed in one copy only (its HeartBtInt) is a difference too' '
+	mutated && python3 "$JOURNAL_SURGERY" m/receiver sub 1.bin:1 "|108=30|" "|108=31|" &&
+	findings_are -- "receiver cross-agreement 1.bin:1" &&
+	grep -q "message MsgSeqNum 1 differs from the sender.*expected 8=FIXT.1.1|.*|35=A|.*|108=30|.*found 8=FIXT.1.1|.*|108=31|" stderr
+'
+test_expect_success 'cross-agreement: a MsgSeqNum used twice pairs each record with its identical twin, never with its neighbour' '
+	mutated && both renumber 34 2.bin:8 -1 && python3 "$JOURNAL_SURGERY" m/receiver delete 2.bin:7 && rm -f receipt.json &&
+	test_expect_code 1 "$AUDIT" journal $COUNTS --sender m/sender --receiver m/receiver --receipt receipt.json >stdout 2>stderr &&
+	grep -q "receiver: cross-agreement: 1 message of the sender is missing here" stderr &&
+	! grep -q "differs from the sender" stderr
 '
 
 test_done

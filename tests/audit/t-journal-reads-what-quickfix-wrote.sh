@@ -34,12 +34,12 @@ test_expect_success 'setup: QuickFIX sends 50 orders from initiator to acceptor 
 	grep -c "35=D" $LOG >orders && test "$(cat orders)" = 50
 '
 
-test_expect_success 'audit passes what QuickFIX wrote, both copies, every order compared' '
+test_expect_success 'audit passes what QuickFIX wrote, both copies, every message compared (Logon and Logout too)' '
 	audit_qf $STORE.body $LOG --receipt ok.json >stdout &&
 	grep -q "^pair 1 sender .*: qf-store, 1 file, 52 records: 50 orders (expected 50)" stdout &&
 	grep -q "^pair 1 receiver .*: qf-log, 1 file, .*: 50 orders (expected 50)" stdout &&
 	grep -q "^OK: 2 sides, 100 orders, 0 findings" stdout &&
-	test "$(json_get ok.json "d[\"facts\"][\"pairs\"][0][\"receiver\"][\"orders_compared\"]")" = 50 &&
+	test "$(json_get ok.json "d[\"facts\"][\"pairs\"][0][\"receiver\"][\"messages_compared\"]")" = 52 &&
 	test "$(json_get ok.json "d[\"facts\"][\"pairs\"][0][\"receiver\"][\"skipped_other_direction\"]")" -ge 2
 '
 
@@ -66,7 +66,7 @@ test_expect_success 'one byte flipped in the sender'"'"'s store: its checksum, a
 	test_expect_code 1 audit_qf m/initiator/store/FIX.4.4-INIT-ACPT.body \
 		m/acceptor/log/FIX.4.4-ACPT-INIT.messages.current.log --receipt f1.json >stdout 2>stderr &&
 	grep -q "pair 1 sender: m/initiator/store/FIX.4.4-INIT-ACPT.body: record 8 (byte [0-9]*): checksum" stderr &&
-	grep -q "pair 1 receiver: .*cross-agreement: order MsgSeqNum 8 differs from the sender" stderr &&
+	grep -q "pair 1 receiver: .*cross-agreement: message MsgSeqNum 8 differs from the sender" stderr &&
 	test "$(json_get f1.json "sorted(d[\"facts\"][\"pairs\"][0][\"sender\"][\"findings_by_rule\"])")" = "[${Q}checksum${Q}]"
 '
 
@@ -75,7 +75,7 @@ test_expect_success 'one byte flipped in the receiver'"'"'s log: its checksum th
 	test_expect_code 1 audit_qf m/initiator/store/FIX.4.4-INIT-ACPT.body \
 		m/acceptor/log/FIX.4.4-ACPT-INIT.messages.current.log --receipt f2.json >stdout 2>stderr &&
 	grep -q "pair 1 receiver: .*messages.current.log: record [0-9]* (byte [0-9]*): checksum" stderr &&
-	grep -q "cross-agreement: order MsgSeqNum 21 differs from the sender" stderr &&
+	grep -q "cross-agreement: message MsgSeqNum 21 differs from the sender" stderr &&
 	test "$(json_get f2.json "sorted(d[\"facts\"][\"pairs\"][0][\"sender\"][\"findings_by_rule\"])")" = "[]"
 '
 
