@@ -119,6 +119,25 @@ static void progress_note(struct journal_progress *pr, uint64_t bytes, uint64_t 
 		atomic_fetch_add_explicit(&pr->files, files, memory_order_relaxed);
 }
 
+static void sink_companion(void *ctx, const char *path, const uint8_t digest[EV_SHA256_LEN], const char *checked)
+{
+	struct side *s = ((struct side_session *)ctx)->side;
+	struct side_companion *more = realloc(s->companions, (s->ncompanions + 1) * sizeof *more);
+	if (!more)
+		return; /* out of memory: the receipt's inputs then lack it, and audit_side fails below */
+	s->companions = more;
+	struct side_companion *c = &s->companions[s->ncompanions];
+	c->path = strdup(path);
+	c->checked = strdup(checked);
+	if (!c->path || !c->checked) {
+		free(c->path);
+		free(c->checked);
+		return;
+	}
+	ev_sha256_hex(digest, c->hex);
+	s->ncompanions++;
+}
+
 static void sink_fed(void *ctx, size_t bytes)
 {
 	progress_note(((struct side_session *)ctx)->run->progress, bytes, 0);
@@ -156,7 +175,7 @@ ev_status journal_side_open(const struct journal_run *run, struct pair *p, struc
 	ev_status st = ev_fixcheck_new(&out->checker, &co, on_finding, &p->findings, err);
 	if (st != EV_OK)
 		return st;
-	struct ev_fixread_sink sink = {sink_record, sink_damage, out, sink_fed};
+	struct ev_fixread_sink sink = {sink_record, sink_damage, out, sink_fed, sink_companion};
 	if (!(out->reader = ev_fixread_new(s->kind, &sink))) {
 		ev_fixcheck_free(out->checker);
 		return ev_error_set(err, EV_ERROR, "out of memory");
@@ -357,6 +376,12 @@ static json_t *side_json(const struct journal_run *run, const struct side *s)
 		json_object_set_new(o, "skipped_other_direction", json_integer((json_int_t)s->stats.skipped));
 	if (s->stats.compared)
 		json_object_set_new(o, "messages_compared", json_integer((json_int_t)s->stats.compared));
+	if (s->ncompanions) {
+		json_t *beside = json_object();
+		for (size_t c = 0; c < s->ncompanions; c++)
+			json_object_set_new(beside, base_of(s->companions[c].path), json_string(s->companions[c].checked));
+		json_object_set_new(o, "read_beside", beside);
+	}
 	return o;
 }
 
@@ -384,6 +409,11 @@ static ev_status build_receipt(struct journal_run *run, json_t *r, uint64_t *tot
 				ev_sha256_hex(s->digests[f], digest);
 				snprintf(name, sizeof name, "pair %zu %s %s", p->number, s->role, base_of(s->files[f]));
 				ev_receipt_add_input(r, name, s->files[f], digest, err);
+			}
+			for (size_t c = 0; c < s->ncompanions; c++) {
+				snprintf(name, sizeof name, "pair %zu %s %s", p->number, s->role,
+					 base_of(s->companions[c].path));
+				ev_receipt_add_input(r, name, s->companions[c].path, s->companions[c].hex, err);
 			}
 			json_object_set_new(pj, s->role, side_json(run, s));
 			for (int q = 0; q < EV_RULE_COUNT; q++)
@@ -496,6 +526,11 @@ void journal_free(struct journal_run *run)
 		struct pair *p = &run->pairs[i];
 		for (int k = 0; k < 2; k++) {
 			ev_fixread_files_free(p->side[k].files, p->side[k].nfiles);
+			for (size_t c = 0; c < p->side[k].ncompanions; c++) {
+				free(p->side[k].companions[c].path);
+				free(p->side[k].companions[c].checked);
+			}
+			free(p->side[k].companions);
 			free(p->side[k].digests);
 			free(p->side[k].bytes);
 			free(p->side[k].records);

@@ -28,6 +28,13 @@ struct finding_list {
 	int oom;
 };
 
+/* A file read beside a journal file (a QuickFIX store's .header, .seqnums,
+ * .session): an input of the receipt like the journal's own files. */
+struct side_companion {
+	char *path, *checked;
+	char hex[EV_SHA256_HEX_LEN + 1];
+};
+
 struct side {
 	const char *role;           /* "sender" or "receiver" */
 	const char *path;
@@ -38,6 +45,8 @@ struct side {
 	uint8_t (*digests)[EV_SHA256_LEN];
 	uint64_t *bytes, *records;
 	struct ev_fixcheck_stats stats;
+	struct side_companion *companions;
+	size_t ncompanions;
 };
 
 struct pair {

@@ -60,11 +60,24 @@ int ev_fixread_detect(const char *path, struct ev_error *err)
 	struct stat sb;
 	char probe[4096];
 	if (stat(path, &sb) != 0) {
-		snprintf(probe, sizeof probe, "%s.body", path);
+		/* QuickFIX's session prefix, with or without its trailing dot */
+		snprintf(probe, sizeof probe, "%s%sbody", path, ends_with(path, ".") ? "" : ".");
 		if (stat(probe, &sb) == 0)
 			return EV_FIXREAD_QF_STORE;
 		ev_error_errno(err, errno, "%s: cannot read", path);
 		return -1;
+	}
+	static const char *const beside[] = {".header", ".seqnums", ".session"};
+	for (size_t i = 0; i < sizeof beside / sizeof *beside; i++) {
+		size_t n = strlen(path), m = strlen(beside[i]);
+		if (!ends_with(path, beside[i]) || n - m >= sizeof probe - 6)
+			continue;
+		snprintf(probe, sizeof probe, "%.*s.body", (int)(n - m), path);
+		if (access(probe, F_OK) == 0) {
+			ev_error_set(err, EV_USAGE, "%s: a QuickFIX store's %s, not its messages: name %s (or the "
+				     "prefix), and the %s is read beside it", path, beside[i] + 1, probe, beside[i] + 1);
+			return -1;
+		}
 	}
 	if (S_ISDIR(sb.st_mode)) {
 		snprintf(probe, sizeof probe, "%s/1.bin", path);
@@ -114,7 +127,7 @@ ev_status ev_fixread_list(enum ev_fixread_kind kind, const char *path, char ***f
 		if (kind == EV_FIXREAD_QF_STORE && !ends_with(path, ".body")) {
 			size_t n = strlen(path) + 6;
 			if ((one = malloc(n)))
-				snprintf(one, n, "%s.body", path);
+				snprintf(one, n, "%s%sbody", path, ends_with(path, ".") ? "" : ".");
 		} else {
 			one = strdup(path);
 		}
@@ -190,6 +203,8 @@ void ev_fixread_free(struct ev_fixread *r)
 {
 	if (!r)
 		return;
+	if (r->state && r->ops->release)
+		r->ops->release(r->state);
 	free(r->state);
 	free(r->window);
 	free(r);

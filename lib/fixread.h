@@ -7,7 +7,8 @@
  *               the end (../shared/formats/llfix.md)
  *   raw         concatenated FIX messages, framed by BodyLength
  *   qf-store    QuickFIX FileStore: PREFIX.body (messages back to back)
- *               indexed by PREFIX.header ("seq,offset,size " records)
+ *               indexed by PREFIX.header ("seq,offset,size " records),
+ *               with PREFIX.seqnums and PREFIX.session checked beside it
  *   qf-log      QuickFIX FileLog: "YYYYMMDD-HH:MM:SS.nnnnnnnnn : <message>"
  * A reader parses whole records where the caller's bytes are (no copy;
  * only a record cut by the end of a feed is copied, to be finished from
@@ -39,6 +40,11 @@ struct ev_fixread_sink {
 		       uint64_t offset, const char *message, const char *expected, const char *found);
 	void *ctx;
 	void (*fed)(void *ctx, size_t bytes); /* may be NULL: bytes fed, for a progress line */
+	/* may be NULL: a file read beside the one named (a qf-store's .header,
+	 * .seqnums, .session), its SHA-256 as read and what was checked in it,
+	 * so that every byte the audit relied on is among its inputs */
+	void (*companion)(void *ctx, const char *path, const uint8_t digest[EV_SHA256_LEN],
+			  const char *checked);
 };
 
 struct ev_fixread;
@@ -104,6 +110,8 @@ struct ev_fixread_ops {
 	void (*finish)(void *st, struct ev_fixread *r);
 	/* qf-store: the .header beside the .body (may be NULL). */
 	void (*companion)(void *st, struct ev_fixread *r, const char *body_path);
+	/* What the state holds besides memory (files, contexts); may be NULL. */
+	void (*release)(void *st);
 };
 
 /* For readers: hand over a record / damage for the current file. */

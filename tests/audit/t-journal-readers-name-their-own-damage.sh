@@ -32,6 +32,8 @@ test_expect_success 'setup: the messages of a pair as a raw stream, a FileStore 
 	    off += len(m)
 	open("store/S.body", "wb").write(b"".join(msgs))
 	open("store/S.header", "wb").write(b"".join(header))
+	open("store/S.seqnums", "wb").write(b"%010d : %010d" % (len(msgs) + 1, 1))
+	open("store/S.session", "wb").write(b"20261202-07:59:00")
 	lines = []
 	for i, m in enumerate(msgs):
 	    lines.append(b"20261202-08:00:00.%09d : " % i + m + b"\n")
@@ -47,6 +49,10 @@ test_expect_success 'each layout passes as written, and the log keeps only its d
 	grep -q "^pair 1 sender   stream.fix: raw, 1 file, 25 records" out1 &&
 	"$AUDIT" journal $COUNTS --sender store/S.body --receiver session.log --receipt r2.json >out2 &&
 	grep -q "qf-store, 1 file, 25 records" out2 &&
+	test "$(json_get r2.json "sorted(i[\"name\"] for i in d[\"inputs\"] if i[\"name\"].startswith(\"pair 1 sender\"))")" = \
+		"[${Q}pair 1 sender S.body${Q}, ${Q}pair 1 sender S.header${Q}, ${Q}pair 1 sender S.seqnums${Q}, ${Q}pair 1 sender S.session${Q}]" &&
+	test "$(json_get r2.json "d[\"facts\"][\"pairs\"][0][\"sender\"][\"read_beside\"][\"S.seqnums\"]")" = \
+		"next sender 26 checked against the last MsgSeqNum; next target 1 read, not checkable here (the peer${Q}s messages are in the peer${Q}s journal)" &&
 	grep -q "qf-log, 1 file, 50 records (25 of the other direction left out): 23 orders" out2
 '
 
@@ -69,7 +75,7 @@ test_expect_success 'stream-framing: a stream that ends inside a message' '
 '
 
 test_expect_success 'store-index: a .header record pointing a byte off, and one record too many' '
-	mkdir s2 && cp store/S.body s2/ &&
+	mkdir s2 && cp store/S.body store/S.seqnums store/S.session s2/ &&
 	python3 -c "
 recs = open(\"store/S.header\").read().split()
 seq, off, size = recs[4].split(\",\")

@@ -43,8 +43,24 @@ test_expect_success 'audit passes what QuickFIX wrote, both copies, every messag
 	test "$(json_get ok.json "d[\"facts\"][\"pairs\"][0][\"receiver\"][\"skipped_other_direction\"]")" -ge 2
 '
 
-test_expect_success 'the store is found from its prefix, as QuickFIX names it' '
-	audit_qf $STORE $LOG --receipt prefix.json >/dev/null
+test_expect_success 'every store file the audit relied on is among the receipt'"'"'s inputs, with its SHA-256' '
+	for f in body header seqnums session; do
+		test "$(json_get ok.json "[i[\"sha256\"] for i in d[\"inputs\"] if i[\"name\"] == \"pair 1 sender FIX.4.4-INIT-ACPT.$f\"][0]")" = \
+			"$(sha256_of $STORE.$f)" || return 1
+	done &&
+	json_get ok.json "d[\"facts\"][\"pairs\"][0][\"sender\"][\"read_beside\"][\"FIX.4.4-INIT-ACPT.header\"]" >said &&
+	grep -q "^52 records checked against .body (MsgSeqNum, offset, size), 0 did not fit$" said
+'
+
+test_expect_success 'the store is found from its prefix, as QuickFIX names it, with or without its dot' '
+	audit_qf $STORE $LOG --receipt prefix.json >/dev/null &&
+	audit_qf $STORE. $LOG --receipt prefix-dot.json >/dev/null
+'
+
+test_expect_success 'a .header named where the .body belongs: refused with the name to give' '
+	test_expect_code 2 audit_qf $STORE.header $LOG --receipt h.json 2>err &&
+	grep -q "^audit: $STORE.header: a QuickFIX store${Q}s header, not its messages: name $STORE.body (or the prefix), and the header is read beside it$" err &&
+	test_must_be_absent h.json
 '
 
 # flip_digit FILE N: the last digit of the N-th TransactTime (60=) in FILE
@@ -93,6 +109,41 @@ open(p, \"w\").write(\" \".join(recs) + \" \")
 	test_expect_code 1 audit_qf m/initiator/store/FIX.4.4-INIT-ACPT.body $LOG --receipt f3.json 2>stderr &&
 	grep -q "store-index: .header does not index this message where it is" stderr &&
 	test "$(json_get f3.json "sorted(d[\"facts\"][\"pairs\"][0][\"sender\"][\"findings_by_rule\"])")" = "[${Q}store-index${Q}]"
+'
+
+test_expect_success 'a .header sequence number edited: the message it no longer numbers is named' '
+	rm -rf m && cp -R qf m &&
+	sed -i "s/ 3,/ 30,/" m/initiator/store/FIX.4.4-INIT-ACPT.header &&
+	test_expect_code 1 audit_qf m/initiator/store/FIX.4.4-INIT-ACPT.body $LOG --receipt f4.json 2>stderr &&
+	grep -q "FIX.4.4-INIT-ACPT.body: byte [0-9]*: store-index: .header gives this message another sequence number than its MsgSeqNum (expected seq 3, offset [0-9]*, size [0-9]*, found seq 30, offset [0-9]*, size [0-9]*)" stderr
+'
+
+test_expect_success '.seqnums edited: the next sender number that is not the last MsgSeqNum + 1 is named' '
+	rm -rf m && cp -R qf m &&
+	printf "0000000060 : 0000000003" >m/initiator/store/FIX.4.4-INIT-ACPT.seqnums &&
+	test_expect_code 1 audit_qf m/initiator/store/FIX.4.4-INIT-ACPT.body $LOG --receipt f5.json 2>stderr &&
+	grep -q "store-index: .seqnums${Q} next sender number is not the last stored MsgSeqNum + 1 (expected next sender 53, found next sender 60)" stderr &&
+	test "$(json_get f5.json "[i[\"sha256\"] for i in d[\"inputs\"] if i[\"name\"].endswith(\".seqnums\")][0]")" = \
+		"$(sha256_of m/initiator/store/FIX.4.4-INIT-ACPT.seqnums)"
+'
+
+test_expect_success '.session later than the first message, or missing: named, never skipped' '
+	rm -rf m && cp -R qf m &&
+	printf "20991231-00:00:00" >m/initiator/store/FIX.4.4-INIT-ACPT.session &&
+	test_expect_code 1 audit_qf m/initiator/store/FIX.4.4-INIT-ACPT.body $LOG --receipt f6.json 2>stderr &&
+	grep -q "store-index: .session was created after the first stored message was sent" stderr &&
+	rm m/initiator/store/FIX.4.4-INIT-ACPT.session &&
+	test_expect_code 1 audit_qf m/initiator/store/FIX.4.4-INIT-ACPT.body $LOG --receipt f7.json 2>stderr &&
+	grep -q "store-index: m/initiator/store/FIX.4.4-INIT-ACPT.session beside the .body cannot be read (the session${Q}s creation time): No such file or directory" stderr
+'
+
+test_expect_success 'a FIFO where the .header belongs: refused at once, not waited on' '
+	rm -rf m && cp -R qf m && rm m/initiator/store/FIX.4.4-INIT-ACPT.header &&
+	mkfifo m/initiator/store/FIX.4.4-INIT-ACPT.header &&
+	test_expect_code 1 timeout 10 "$AUDIT" journal --spec "$SPEC" --dict "$DICT" \
+		--sender m/initiator/store/FIX.4.4-INIT-ACPT.body --receiver $LOG --receipt f8.json 2>stderr &&
+	grep -q "store-index: m/initiator/store/FIX.4.4-INIT-ACPT.header beside the .body cannot be read (the index of the .body): not a regular file (expected a regular file, found not a regular file)" stderr &&
+	rm m/initiator/store/FIX.4.4-INIT-ACPT.header
 '
 
 test_done
