@@ -27,6 +27,9 @@ struct llfix {
 	char prev_name[256];
 	int first_record_checked;
 	uint64_t end_of_records;
+	int tail_probed;          /* the bytes after the last counted record looked at */
+	uint64_t fixed_size;      /* 1.bin's size: every rotated file is created at it */
+	char first_name[256];
 };
 
 static uint64_t le64(const unsigned char *p)
@@ -61,7 +64,45 @@ static void begin(void *st, struct ev_fixread *r, const char *name)
 	s->phase = COUNT;
 	s->seen = 0;
 	s->first_record_checked = 0;
+	s->tail_probed = 0;
 	s->end_of_records = COUNT_BYTES;
+}
+
+/* Does a record start at h (n bytes seen)? A timestamp, success 0 or 1, a
+ * length a record may have, and a message that starts "8=". */
+static int looks_like_record(const unsigned char *h, size_t n)
+{
+	if (n < RECORD_HEADER + 2)
+		return 0;
+	uint64_t length = le64(h + 9);
+	return le64(h) != 0 && h[8] <= 1 && length >= 2 && length <= EV_FIXREAD_RECORD_MAX &&
+	       h[RECORD_HEADER] == '8' && h[RECORD_HEADER + 1] == '=';
+}
+
+/* After the last counted record: a whole record there means the count
+ * header says fewer records than the file holds (llfix rewrites it after
+ * each record), which the count rule names; anything else nonzero is the
+ * tail's. @return 1 when the count was named (nothing more is read). */
+static int probe_tail(struct llfix *s, struct ev_fixread *r, const unsigned char *d, size_t len, uint64_t at)
+{
+	s->tail_probed = 1;
+	if (!looks_like_record(d, len))
+		return 0;
+	uint64_t more = 0;
+	size_t p = 0;
+	while (looks_like_record(d + p, len - p) && len - p >= RECORD_HEADER + le64(d + p + 9)) {
+		more++;
+		p += RECORD_HEADER + (size_t)le64(d + p + 9);
+	}
+	char want[64], got[96];
+	snprintf(want, sizeof want, "%" PRIu64 " records", s->count);
+	snprintf(got, sizeof got, "%" PRIu64 " and %s%" PRIu64 " more after them", s->count,
+		 p < len && looks_like_record(d + p, len - p) ? "at least " : "", more ? more : 1);
+	ev_fixread_damage(r, EV_RULE_JOURNAL_COUNT, at,
+			  "the count header says fewer records than the file holds (a record follows the last "
+			  "counted one)", want, got);
+	s->phase = DAMAGED;
+	return 1;
 }
 
 /* The first record of a file, against the room the previous file left. */
@@ -124,7 +165,11 @@ static size_t parse(void *st, struct ev_fixread *r, const unsigned char *d, size
 	}
 	while (s->phase == RECORDS) {
 		if (s->seen == s->count) {
+			if (!s->tail_probed && len - p < RECORD_HEADER + 2 && !eof)
+				return p; /* the next read shows whether a record follows */
 			s->phase = TAIL;
+			if (!s->tail_probed && probe_tail(s, r, d + p, len - p, at + p))
+				return len;
 			break;
 		}
 		if (len - p < RECORD_HEADER) {
@@ -190,7 +235,24 @@ static size_t parse(void *st, struct ev_fixread *r, const unsigned char *d, size
 static void end(void *st, struct ev_fixread *r, uint64_t size)
 {
 	struct llfix *s = st;
-	(void)r;
+	char want[320], got[64];
+	/* llfix creates each file at max_serialised_file_size, a multiple of
+	 * 4096, zero-filled: a file of another size was cut or grown */
+	if (!s->fixed_size) {
+		s->fixed_size = size;
+		snprintf(s->first_name, sizeof s->first_name, "%s", ev_fixread_name(r));
+		if (size % 4096) {
+			snprintf(got, sizeof got, "%" PRIu64 " bytes", size);
+			ev_fixread_damage(r, EV_RULE_JOURNAL_ROTATION, size,
+					  "the journal file is not a whole number of 4096-byte pages, as llfix "
+					  "creates it", "a multiple of 4096 bytes", got);
+		}
+	} else if (size != s->fixed_size && s->phase != DAMAGED) { /* a cut record said it already */
+		snprintf(want, sizeof want, "%" PRIu64 " bytes, as %s", s->fixed_size, s->first_name);
+		snprintf(got, sizeof got, "%" PRIu64 " bytes", size);
+		ev_fixread_damage(r, EV_RULE_JOURNAL_ROTATION, size < s->fixed_size ? size : s->fixed_size,
+				  "a rotated file is not the journal's fixed size", want, got);
+	}
 	s->have_prev = 1;
 	s->prev_room = size > s->end_of_records ? size - s->end_of_records : 0;
 	snprintf(s->prev_name, sizeof s->prev_name, "%s", ev_fixread_name(r));

@@ -196,6 +196,16 @@ test_expect_success 'journal-count: a count header that overstates by one' '
 	mutated && both set-count 2.bin 9 &&
 	findings_are -- "sender journal-count 2.bin" "receiver journal-count 2.bin"
 '
+test_expect_success 'journal-count: a count header that understates by one names the count, not the tail' '
+	mutated && both set-count 2.bin 7 &&
+	findings_are -- "sender journal-count 2.bin" "receiver journal-count 2.bin" &&
+	grep -q "journal-count: the count header says fewer records than the file holds (a record follows the last counted one) (expected 7 records, found 7 and 1 more after them)" stderr
+'
+test_expect_success 'journal-rotation: a rotated file cut inside its zero tail is not the journal'"'"'s fixed size' '
+	mutated && truncate -s 4000 m/sender/2.bin && truncate -s 4000 m/receiver/2.bin &&
+	findings_are -- "sender journal-rotation 2.bin" "receiver journal-rotation 2.bin" &&
+	grep -q "2.bin: byte 4000: journal-rotation: a rotated file is not the journal.s fixed size (expected 4096 bytes, as m/sender/1.bin, found 4000 bytes)" stderr
+'
 test_expect_success 'journal-tail: a nonzero byte after the last committed record' '
 	mutated && both poke 2.bin -1 0x41 &&
 	findings_are -- "sender journal-tail 2.bin" "receiver journal-tail 2.bin"

@@ -103,7 +103,7 @@ int main(void)
 		memcpy(raw + w, m, len);
 		w += len;
 	}
-	size_t llfix_size = (l + 1023) / 1024 * 1024; /* the zero tail */
+	size_t llfix_size = (l + 4095) / 4096 * 4096; /* the zero tail, to a whole page as llfix makes it */
 	same_records_for_every_cut(EV_FIXREAD_LLFIX, llfix, llfix_size, count);
 	same_records_for_every_cut(EV_FIXREAD_RAW, raw, w, count);
 	struct seen s;
