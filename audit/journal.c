@@ -50,6 +50,9 @@ static const char help[] =
 	"  --receiver PATH      the receiver's incoming journal (the pair's other side)\n"
 	"  --format KIND        llfix (a directory of N.bin), raw, qf-store, qf-log\n"
 	"                       (default: told from each PATH)\n"
+	"  --sender-format KIND, --receiver-format KIND\n"
+	"                       the same for one side (a QuickFIX store against an llfix\n"
+	"                       journal, say)\n"
 	"  --spec SPEC          the expectation spec (default: the llfix TX NewOrderSingle\n"
 	"                       spec, share/evidence/audit/llfix-tx-new-order.json)\n"
 	"  --dict DICT          a QuickFIX data dictionary (repeatable; default: FIXT11.xml\n"
@@ -466,8 +469,28 @@ static void print_summary(const struct journal_run *run, uint64_t total, const c
 	       total == 1 ? "" : "s", receipt);
 }
 
+/* A spec whose counts miss the journals says so first, once: the other
+ * findings follow from it. */
+static void print_count_hint(const struct journal_run *run)
+{
+	uint64_t want = run->spec.warmups + run->spec.measured;
+	for (size_t i = 0; i < run->npairs; i++)
+		for (int k = 0; k < 2; k++) {
+			const struct side *s = &run->pairs[i].side[k];
+			if (!s->present || s->stats.orders == want)
+				continue;
+			fprintf(stderr,
+				TOOL ": pair %zu %s: expected %" PRIu64 " orders (%" PRIu64 " warmups + %" PRIu64
+				" measured), found %" PRIu64 ": if the run was of another size, say --warmups and "
+				"--measured\n",
+				run->pairs[i].number, s->role, want, run->spec.warmups, run->spec.measured, s->stats.orders);
+			return;
+		}
+}
+
 static void print_findings(const struct journal_run *run)
 {
+	print_count_hint(run);
 	for (size_t i = 0; i < run->npairs; i++) {
 		const struct pair *p = &run->pairs[i];
 		for (size_t f = 0; f < p->findings.n; f++)
@@ -497,7 +520,10 @@ static ev_status hash_file(const char *path, char hex[EV_SHA256_HEX_LEN + 1], st
 static ev_status prepare_side(struct journal_run *run, struct side *s, uint64_t *total,
 			      uint64_t *files, struct ev_error *err)
 {
-	int kind = run->format >= 0 ? run->format : ev_fixread_detect(s->path, err);
+	int chosen = run->side_format[strcmp(s->role, "receiver") == 0];
+	if (chosen < 0)
+		chosen = run->format;
+	int kind = chosen >= 0 ? chosen : ev_fixread_detect(s->path, err);
 	if (kind < 0)
 		return err->status;
 	s->kind = (enum ev_fixread_kind)kind;
@@ -516,6 +542,143 @@ static ev_status prepare_side(struct journal_run *run, struct side *s, uint64_t 
 		struct stat sb;
 		if (stat(s->files[i], &sb) == 0)
 			*total += (uint64_t)sb.st_size;
+	}
+	return EV_OK;
+}
+
+/* The first message of a side, for what must hold before any message is
+ * judged: the first record of its first file, its first bytes only. */
+struct first_message {
+	char bytes[4096];
+	uint32_t len;
+	int found;
+};
+
+static void first_record(void *ctx, const struct ev_fix_record *r)
+{
+	struct first_message *f = ctx;
+	if (f->found++)
+		return;
+	f->len = r->len < sizeof f->bytes ? r->len : (uint32_t)sizeof f->bytes;
+	memcpy(f->bytes, r->msg, f->len);
+}
+
+static void first_damage(void *ctx, enum ev_fix_rule rule, const char *file, uint64_t record,
+			 uint64_t offset, const char *message, const char *expected, const char *found)
+{
+	/* the audit itself reports the damage */
+	(void)ctx, (void)rule, (void)file, (void)record, (void)offset, (void)message, (void)expected, (void)found;
+}
+
+/* The value of tag in a message, as text (at most cap - 1 bytes), or "". */
+static void tag_value(const struct first_message *f, const char *tag, char *out, size_t cap)
+{
+	size_t t = strlen(tag);
+	out[0] = 0;
+	for (uint32_t i = 0; i + t + 1 < f->len; i++)
+		if ((i == 0 || f->bytes[i - 1] == 0x01) && memcmp(f->bytes + i, tag, t) == 0 && f->bytes[i + t] == '=') {
+			const char *v = f->bytes + i + t + 1, *e = memchr(v, 0x01, f->len - (i + t + 1));
+			size_t n = (size_t)((e ? e : f->bytes + f->len) - v);
+			snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), v);
+			return;
+		}
+}
+
+static ev_status read_first_message(const struct side *s, struct first_message *f, struct ev_error *err)
+{
+	struct ev_fixread_sink sink = {first_record, first_damage, f, NULL, NULL};
+	struct ev_fixread *r = ev_fixread_new(s->kind, &sink);
+	unsigned char *buf = malloc(1 << 16);
+	ev_status st = EV_OK;
+	memset(f, 0, sizeof *f);
+	int fd = open(s->files[0], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat sb;
+	if (!r || !buf)
+		st = ev_error_set(err, EV_ERROR, "out of memory");
+	else if (fd < 0)
+		st = ev_error_errno(err, errno, "%s: cannot open", s->files[0]);
+	else if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
+		; /* not read twice: a stream is left to the audit */
+	else if ((st = ev_fixread_begin(r, s->files[0], 0, err)) == EV_OK) {
+		ssize_t got;
+		while (!f->found && (got = read(fd, buf, 1 << 16)) > 0)
+			if ((st = ev_fixread_feed(r, buf, (size_t)got, err)) != EV_OK)
+				break;
+	}
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	ev_fixread_free(r);
+	return st;
+}
+
+/* The application version an ApplVerID names (FIX tag 1128 / 1137). */
+static const char *appl_version(const char *id)
+{
+	static const char *const names[] = {"", "", "FIX.4.0", "FIX.4.1", "FIX.4.2", "FIX.4.3", "FIX.4.4",
+					    "FIX.5.0", "FIX.5.0SP1", "FIX.5.0SP2"};
+	int n = id[0] && !id[1] ? id[0] - '0' : -1;
+	return n >= 2 && n <= 9 ? names[n] : NULL;
+}
+
+/* The shipped dictionary of a version, as --dict would name it. */
+static const char *shipped_dictionary(const char *version)
+{
+	static const struct { const char *version, *file; } shipped[] = {
+		{"FIX.4.4", "FIX44.xml"}, {"FIX.5.0", "FIX50.xml"}, {"FIX.5.0SP2", "FIX50SP2.xml"}, {"FIXT.1.1", "FIXT11.xml"},
+	};
+	for (size_t i = 0; i < sizeof shipped / sizeof *shipped; i++)
+		if (strcmp(shipped[i].version, version) == 0)
+			return shipped[i].file;
+	return NULL;
+}
+
+/* The dictionaries must be of the version the messages are: else every
+ * message would fail the dictionary's rules, thousands of findings that
+ * say nothing. Judged on the first message of the first side, before any
+ * is audited; a side whose first message cannot be read is left to the
+ * audit, which names the damage. */
+static ev_status dictionary_fits(const struct journal_run *run, struct ev_error *err)
+{
+	const struct side *s = NULL;
+	for (size_t i = 0; i < run->npairs && !s; i++)
+		for (int k = 0; k < 2 && !s; k++)
+			if (run->pairs[i].side[k].present && run->pairs[i].side[k].nfiles)
+				s = &run->pairs[i].side[k];
+	struct first_message f;
+	ev_status st;
+	if (!s || (st = read_first_message(s, &f, err)) != EV_OK)
+		return s ? st : EV_OK;
+	if (!f.found)
+		return EV_OK;
+	char begin[24], appl[8], wanted[2][24] = {"", ""}, given[256] = "";
+	tag_value(&f, "8", begin, sizeof begin);
+	snprintf(wanted[0], sizeof wanted[0], "%s", begin);
+	if (strcmp(begin, "FIXT.1.1") == 0) {
+		tag_value(&f, "1128", appl, sizeof appl);
+		if (!appl[0])
+			tag_value(&f, "1137", appl, sizeof appl);
+		const char *v = appl_version(appl);
+		if (v)
+			snprintf(wanted[1], sizeof wanted[1], "%s", v);
+	}
+	for (size_t i = 0, used = 0; i < run->dict->nversions; i++) {
+		int n = snprintf(given + used, sizeof given - used, "%s%s", i ? ", " : "", run->dict->versions[i]);
+		if (n > 0 && (size_t)n < sizeof given - used)
+			used += (size_t)n;
+	}
+	for (int w = 0; w < 2; w++) {
+		if (!wanted[w][0] || ev_fixdict_has_version(run->dict, wanted[w]))
+			continue;
+		const char *file = shipped_dictionary(wanted[w]);
+		char hint[96];
+		snprintf(hint, sizeof hint, file ? "--dict %s" : "a QuickFIX dictionary of %s", file ? file : wanted[w]);
+		return ev_error_set(err, EV_USAGE,
+				    "%s: its messages are %s%s%s, and the dictionaries given are %s: name the "
+				    "dictionary of that version (%s%s)",
+				    s->files[0], begin, w ? " with application version " : "", w ? wanted[1] : "",
+				    given[0] ? given : "of no version", hint,
+				    w == 0 && strncmp(begin, "FIXT", 4) == 0 ? " with its application dictionary" : "");
 	}
 	return EV_OK;
 }
@@ -591,6 +754,8 @@ ev_status journal_run_all(struct journal_run *run, struct ev_error *err)
 			for (int k = 0; k < 2 && st == EV_OK; k++)
 				if (run->pairs[i].side[k].present)
 					st = prepare_side(run, &run->pairs[i].side[k], &bytes, &files, err);
+		if (st == EV_OK)
+			st = dictionary_fits(run, err);
 		if (st == EV_OK) {
 			struct journal_progress progress = {0};
 			ev_progress_init(&progress.line, stderr, TOOL ": auditing", bytes, files);
@@ -635,6 +800,7 @@ void journal_init(struct journal_run *run)
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	memset(run, 0, sizeof *run);
 	run->format = -1;
+	run->side_format[0] = run->side_format[1] = -1;
 	run->warmups = -1;
 	run->measured = -1;
 	run->max_findings = DEFAULT_MAX_FINDINGS;
@@ -682,9 +848,11 @@ int audit_journal_main(int argc, char **argv)
 		{"measured", required_argument, NULL, 'm'},
 		{"receipt", required_argument, NULL, 'o'},
 		{"receiver", required_argument, NULL, 'R'},
+		{"receiver-format", required_argument, NULL, 'G'},
 		{"seal", required_argument, NULL, 'S'},
 		{"sender", required_argument, NULL, 's'},
 		{"sender-compid", required_argument, NULL, 'c'},
+		{"sender-format", required_argument, NULL, 'F'},
 		{"spec", required_argument, NULL, 'p'},
 		{"warmups", required_argument, NULL, 'w'},
 		{NULL, 0, NULL, 0},
@@ -706,10 +874,16 @@ int audit_journal_main(int argc, char **argv)
 			run.dicts[run.ndicts++] = optarg;
 			break;
 		case 'f':
-			if ((run.format = ev_fixread_kind_parse(optarg)) < 0)
-				return msg_usage("journal", "option --format: expected llfix, raw, qf-store or qf-log, found '%s'",
-						 optarg);
+		case 'F':
+		case 'G': {
+			int kind = ev_fixread_kind_parse(optarg);
+			const char *name = c == 'f' ? "--format" : c == 'F' ? "--sender-format" : "--receiver-format";
+			if (kind < 0)
+				return msg_usage("journal", "option %s: expected llfix, raw, qf-store or qf-log, found '%s'",
+						 name, optarg);
+			*(c == 'f' ? &run.format : &run.side_format[c == 'G']) = kind;
 			break;
+		}
 		case 'h':
 			fputs(help, stdout);
 			return 0;

@@ -92,7 +92,7 @@ static ev_status resolve_side(struct streaming *x, struct pair *p, int k, struct
 	const char *path = member_path(seal, s->path);
 	long at = ev_seal_find(seal, path);
 	size_t plen = strlen(path);
-	int format = x->run->format;
+	int format = x->run->side_format[k] >= 0 ? x->run->side_format[k] : x->run->format;
 	ev_status st;
 	if (at < 0)
 		return ev_error_set(err, EV_USAGE,

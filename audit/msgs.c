@@ -9,7 +9,7 @@
 static const char *synopsis(const char *sub)
 {
 	if (sub && strcmp(sub, "journal") == 0)
-		return "audit journal [--spec SPEC] [--dict DICT ...] [--format KIND] "
+		return "audit journal [--spec SPEC] [--dict DICT ...] [--format KIND] [--sender-format KIND] [--receiver-format KIND] "
 		       "(--sender PATH | --receiver PATH) ... [--archive ARCHIVE --seal SEAL.json] "
 		       "[--warmups N] [--measured N] [--jobs N] [--max-findings N] [--receipt FILE] [--json]";
 	if (sub && strcmp(sub, "series") == 0)

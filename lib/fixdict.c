@@ -1,6 +1,7 @@
 #include "config.h"
 #include "fixdict.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -566,6 +567,18 @@ ev_status ev_fixdict_load(struct ev_fixdict **out, char *const *paths, size_t n,
 				err->text[len - 1] = '\0';
 			goto out;
 		}
+		xmlChar *type = xmlGetProp(root, (const xmlChar *)"type"), *major = xmlGetProp(root, (const xmlChar *)"major"),
+			*minor = xmlGetProp(root, (const xmlChar *)"minor"),
+			*sp = xmlGetProp(root, (const xmlChar *)"servicepack");
+		if (type && major && minor && b.d->nversions < EV_FIXDICT_MAX_VERSIONS) {
+			int pack = sp ? atoi((const char *)sp) : 0;
+			char packs[16] = "";
+			if (pack > 0)
+				snprintf(packs, sizeof packs, "SP%d", pack);
+			snprintf(b.d->versions[b.d->nversions++], sizeof b.d->versions[0], "%.6s.%.3s.%.3s%s",
+				 (const char *)type, (const char *)major, (const char *)minor, packs);
+		}
+		xmlFree(type), xmlFree(major), xmlFree(minor), xmlFree(sp);
 	}
 	st = compile(&b, docs, paths, n);
 out:
@@ -593,6 +606,14 @@ out:
 	}
 	*out = b.d;
 	return EV_OK;
+}
+
+int ev_fixdict_has_version(const struct ev_fixdict *d, const char *version)
+{
+	for (size_t i = 0; i < d->nversions; i++)
+		if (strcmp(d->versions[i], version) == 0)
+			return 1;
+	return 0;
 }
 
 void ev_fixdict_free(struct ev_fixdict *d)

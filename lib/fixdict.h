@@ -71,7 +71,14 @@ struct ev_fixdict_message {
 	uint32_t body;         /* layout */
 };
 
+#define EV_FIXDICT_MAX_VERSIONS 8
+
 struct ev_fixdict {
+	/* the version of each file loaded, from its <fix type major minor
+	 * servicepack> root, as a BeginString names it: "FIX.4.4", "FIXT.1.1",
+	 * "FIX.5.0SP2" */
+	char versions[EV_FIXDICT_MAX_VERSIONS][24];
+	size_t nversions;
 	uint32_t max_tag;
 	struct ev_fixdict_field *fields; /* [max_tag + 1] */
 	const char **enums;
@@ -100,6 +107,9 @@ struct ev_fixdict {
 ev_status ev_fixdict_load(struct ev_fixdict **out, char *const *paths, size_t n,
 			  struct ev_error *err);
 void ev_fixdict_free(struct ev_fixdict *d);
+
+/* Was a dictionary of this version ("FIX.4.4", "FIX.5.0SP2") loaded? */
+int ev_fixdict_has_version(const struct ev_fixdict *d, const char *version);
 
 /* The entry for tag in layout, or NULL. */
 const struct ev_fixdict_entry *ev_fixdict_entry(const struct ev_fixdict *d, uint32_t layout,

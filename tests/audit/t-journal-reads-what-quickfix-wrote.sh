@@ -57,6 +57,29 @@ test_expect_success 'the store is found from its prefix, as QuickFIX names it, w
 	audit_qf $STORE. $LOG --receipt prefix-dot.json >/dev/null
 '
 
+test_expect_success 'a dictionary of another version is refused before the first message, with the one to name' '
+	test_expect_code 2 "$AUDIT" journal --spec "$SPEC" --sender $STORE.body --receiver $LOG --receipt d.json 2>err &&
+	grep -q "^audit: $STORE.body: its messages are FIX.4.4, and the dictionaries given are FIXT.1.1, FIX.5.0: name the dictionary of that version (--dict FIX44.xml)$" err &&
+	test "$(wc -l <err)" = 1 && test_must_be_absent d.json
+'
+
+test_expect_success 'a spec whose counts miss the store says so first' '
+	test_expect_code 1 audit_qf $STORE.body $LOG --measured 5000 --receipt n.json 2>err &&
+	head -n 1 err >first &&
+	echo "audit: pair 1 sender: expected 5000 orders (0 warmups + 5000 measured), found 50: if the run was of another size, say --warmups and --measured" >expect &&
+	test_cmp expect first
+'
+
+test_expect_success '--format per side: a raw copy named like a log read as raw beside the store' '
+	cp $STORE.body copy.log &&
+	test_expect_code 1 audit_qf $STORE.body copy.log --receipt wrong.json >out 2>err &&
+	grep -q "log-line" err &&
+	audit_qf $STORE.body copy.log --receiver-format raw --receipt right.json >out &&
+	grep -q "^pair 1 receiver copy.log: raw, 1 file, 52 records" out &&
+	test_expect_code 2 audit_qf $STORE.body copy.log --receiver-format tar --receipt no.json 2>err &&
+	grep -q "^audit: option --receiver-format: expected llfix, raw, qf-store or qf-log, found ${Q}tar${Q}$" err
+'
+
 test_expect_success 'a .header named where the .body belongs: refused with the name to give' '
 	test_expect_code 2 audit_qf $STORE.header $LOG --receipt h.json 2>err &&
 	grep -q "^audit: $STORE.header: a QuickFIX store${Q}s header, not its messages: name $STORE.body (or the prefix), and the header is read beside it$" err &&
