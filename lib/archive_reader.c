@@ -12,6 +12,7 @@
 #include <archive_entry.h>
 
 #include "decoder.h"
+#include "tarwalk.h"
 #include "hashpipe.h"
 #include "namefold.h"
 #include "path.h"
@@ -25,6 +26,7 @@
 struct tar_source {
 	struct ev_decoder *decoder;
 	struct ev_error io; /* an I/O error while reading, for the caller */
+	struct ev_tarwalk walk; /* the headers as written, beside libarchive */
 };
 
 static la_ssize_t tar_read(struct archive *a, void *ctx, const void **out)
@@ -39,6 +41,8 @@ static la_ssize_t tar_read(struct archive *a, void *ctx, const void **out)
 		archive_set_error(a, EIO, "%s", s->io.text);
 		return -1;
 	}
+	if (n > 0)
+		ev_tarwalk_feed(&s->walk, *out, (size_t)n);
 	return n;
 }
 
@@ -66,6 +70,16 @@ static void found(struct checker *c, const char *subject, const char *check, con
 {
 	ev_finding_emit(c->on_finding, c->ctx, subject, check, message, expected, what);
 	c->findings++;
+}
+
+/* A header whose own name is not its pax path: libarchive reads one file,
+ * a tar without pax support would write another. */
+static void header_names(void *ctx, const char *header, const char *pax)
+{
+	struct checker *c = ctx;
+	if (pax[0] && !ev_tarwalk_name_fits(header, pax))
+		found(c, pax, "pax-path", "the member's pax path record names another file than its tar header",
+		      pax, header);
 }
 
 static void count_finding(void *ctx, const struct ev_finding *f)
@@ -355,6 +369,8 @@ ev_status ev_archive_check_tapped(const char *path, const struct ev_seal *seal,
 	struct checker c = {.seal = seal, .on_finding = on_finding, .ctx = ctx, .progress = progress,
 			    .tap = tap};
 	struct tar_source src = {0};
+	src.walk.on_entry = header_names;
+	src.walk.ctx = &c;
 	int fd = -1, first = 1, broken = 0, stream_ended = 0;
 	struct archive *a = NULL;
 	size_t slots = seal->count ? seal->count : 1;
@@ -439,6 +455,14 @@ ev_status ev_archive_check_tapped(const char *path, const struct ev_seal *seal,
 		st = ev_error_set(err, EV_ERROR, "%s: %s", path, src.io.text);
 		goto out;
 	}
+	/* A stream cut where a frame or a tar header ends decodes cleanly and
+	 * reads as a shorter archive: only its missing end-of-archive marker
+	 * tells it from a whole one. */
+	if (!stream_ended && !broken && !first && !ev_tarwalk_complete(&src.walk)) {
+		found(&c, path, "stream", "archive stream is damaged or truncated", NULL,
+		      "the tar stream ends without its end-of-archive marker (cut where a frame or a header ends)");
+		stream_ended = 1;
+	}
 summarize:;
 	/* The archive's digest covers every byte of the file, trailing ones too. */
 	uint64_t trailing = 0, trailing_at = 0;
@@ -487,6 +511,7 @@ out:
 	if (a)
 		archive_read_free(a);
 	ev_decoder_free(src.decoder);
+	ev_tarwalk_free(&src.walk);
 	if (fd >= 0)
 		close(fd);
 	ev_hashpipe_free(c.pipe);

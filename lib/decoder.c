@@ -4,6 +4,7 @@
 #include "hashpipe.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,8 @@ struct ev_decoder {
 	int ended;              /* the compressed stream is over */
 	uint64_t trailing_at, trailing;
 	uint64_t frame_at;      /* where the frame (or member) being decoded starts */
+	uint64_t data_frames;   /* zstd frames begun (skippable ones not counted) */
+	uint64_t skippables;    /* skippable frames passed */
 	char problem[256];
 };
 
@@ -210,6 +213,64 @@ static int ready_input(struct ev_decoder *d, int *starting, struct ev_error *err
 	return 1;
 }
 
+static int is_skippable(const unsigned char *p)
+{
+	return (p[0] & 0xF0) == 0x50 && p[1] == 0x2A && p[2] == 0x4D && p[3] == 0x18;
+}
+
+/* A zstd skippable frame at a frame boundary, read past by evidence
+ * itself rather than by libzstd, which would skip any: an evidence archive
+ * has exactly one, right after SEAL.json's frame, of magic 0x184D2A50 and
+ * zeros only (doc/formats.md). Anything else could hide bytes that every
+ * decoder passes over, so it is damage. @return 0 passed, -1 a problem
+ * (set), -2 an I/O error. */
+static int skip_skippable(struct ev_decoder *d, struct ev_error *err)
+{
+	while (d->in_len - d->in_pos < 8) {
+		int r = refill(d, err);
+		if (r < 0)
+			return -2;
+		if (r == 0)
+			return (int)fail(d, "zstd data cut short: the file ends inside the skippable frame that starts",
+					 d->frame_at, NULL);
+	}
+	const unsigned char *h = d->in + d->in_pos;
+	uint32_t size = (uint32_t)h[4] | (uint32_t)h[5] << 8 | (uint32_t)h[6] << 16 | (uint32_t)h[7] << 24;
+	char why[128];
+	if (d->skippables || d->data_frames != 1 || h[0] != 0x50) {
+		snprintf(why, sizeof why, "magic 0x184D2A%02X, %" PRIu32 " bytes; only SEAL.json's zero padding, "
+			 "magic 0x184D2A50 right after its frame, belongs here", h[0], size);
+		return (int)fail(d, "zstd skippable frame where an evidence archive has none: the frame that starts",
+				 d->frame_at, why);
+	}
+	d->skippables++;
+	d->in_pos += 8;
+	uint64_t left = size, at = d->frame_at + 8;
+	while (left) {
+		if (d->in_pos == d->in_len) {
+			int r = refill(d, err);
+			if (r < 0)
+				return -2;
+			if (r == 0)
+				return (int)fail(d, "zstd data cut short: the file ends inside the skippable frame that starts",
+						 d->frame_at, NULL);
+		}
+		size_t n = d->in_len - d->in_pos < left ? d->in_len - d->in_pos : (size_t)left;
+		for (size_t i = 0; i < n; i++)
+			if (d->in[d->in_pos + i]) {
+				snprintf(why, sizeof why, "byte %" PRIu64 " is 0x%02x; the padding is zeros only",
+					 at + i, d->in[d->in_pos + i]);
+				return (int)fail(d, "zstd padding frame holds data: the skippable frame that starts",
+						 d->frame_at, why);
+			}
+		d->in_pos += n;
+		left -= n;
+		at += n;
+	}
+	d->between = 1;
+	return 0;
+}
+
 /* One call of the decompressor: *produced bytes into d->out.
  * @return 0, or -1 when the data is damaged (the problem is set; what was
  * produced before is still to be handed over). */
@@ -274,6 +335,14 @@ ssize_t ev_decoder_read(struct ev_decoder *d, const void **out, struct ev_error 
 			int r = ready_input(d, &starting, err);
 			if (r <= 0)
 				return r;
+			if (starting && d->kind == EV_DECODE_ZSTD) {
+				if (is_skippable(d->in + d->in_pos)) {
+					if ((r = skip_skippable(d, err)) < 0)
+						return r;
+					continue;
+				}
+				d->data_frames++;
+			}
 			size_t produced;
 			int damaged = d->kind == EV_DECODE_ZSTD ? step_zstd(d, starting, &produced)
 								: step_gzip(d, starting, &produced);

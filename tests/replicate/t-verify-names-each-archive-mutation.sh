@@ -3,10 +3,13 @@
 # right finding and exits 1 with a failing receipt: a flipped byte in the
 # compressed stream, in a member's content, a changed mode, an extra, a
 # missing and a duplicated member, two members swapped, truncation at
-# several points, trailing garbage. It never crashes and never says OK.
+# several points, trailing garbage, bytes in the padding frame or an extra
+# skippable frame, a cut where a frame ends, a header whose name is not its
+# pax path. It never crashes and never says OK.
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
 J=runs/A-1/journal/1.bin
+Q="'"
 
 # operated OP ARGS...: out/archive.tar.zst with one change, as m.tar.zst.
 operated () {
@@ -122,6 +125,50 @@ test_expect_success 'gzip archives: a truncation and trailing garbage are found 
 	head -c $((size / 2)) gout/archive.tar.gz >cut.tar.gz &&
 	test_expect_code 1 "$REPLICATE" verify --seal gout/SEAL.json --receipt gcut.json cut.tar.gz >/dev/null 2>actual &&
 	grep -q "gzip data cut short: the file ends inside the member that starts at byte [0-9]*)$" actual
+'
+
+test_expect_success 'bytes hidden in the padding frame after SEAL.json: named with their offset, not skipped' '
+	python3 - <<-\PY >at &&
+	d = bytearray(open("out/archive.tar.zst", "rb").read())
+	i = d.index(bytes([0x50, 0x2A, 0x4D, 0x18]))
+	size = int.from_bytes(d[i + 4:i + 8], "little")
+	d[i + 8 + size // 2] = 0x41
+	open("hidden.tar.zst", "wb").write(d)
+	print(i, i + 8 + size // 2)
+	PY
+	read frame byte <at &&
+	findings hidden.tar.zst \
+		"replicate: hidden.tar.zst: archive stream is damaged or truncated (found zstd padding frame holds data: the skippable frame that starts at byte $frame (byte $byte is 0x41; the padding is zeros only))" \
+		"replicate: hidden.tar.zst: sealed members left unchecked (found 19)"
+'
+
+test_expect_success 'an appended 100 KB skippable frame, which every zstd reader passes over, is named' '
+	size=$(stat -c %s out/archive.tar.zst) &&
+	{ cat out/archive.tar.zst && printf "\136\052\115\030\240\206\001\000" && head -c 100000 /dev/zero; } >appended.tar.zst &&
+	zstd -t -q appended.tar.zst &&
+	findings appended.tar.zst \
+		"replicate: appended.tar.zst: archive stream is damaged or truncated (found zstd skippable frame where an evidence archive has none: the frame that starts at byte $size (magic 0x184D2A5E, 100000 bytes; only SEAL.json${Q}s zero padding, magic 0x184D2A50 right after its frame, belongs here))"
+'
+
+test_expect_success 'a cut where a frame ends decodes cleanly, and is still a stream truncation, its members unreached once' '
+	python3 - <<-\PY &&
+	d = open("out/archive.tar.zst", "rb").read()
+	i = d.index(bytes([0x50, 0x2A, 0x4D, 0x18]))
+	size = int.from_bytes(d[i + 4:i + 8], "little")
+	open("at-frame.tar.zst", "wb").write(d[:i + 8 + size])
+	PY
+	zstd -t -q at-frame.tar.zst &&
+	findings at-frame.tar.zst \
+		"replicate: at-frame.tar.zst: archive stream is damaged or truncated (found the tar stream ends without its end-of-archive marker (cut where a frame or a header ends))" \
+		"replicate: at-frame.tar.zst: sealed members left unchecked (found 19)"
+'
+
+test_expect_success 'a header naming another file than its pax path record is refused, with no duplicate about' '
+	operated rename runs/run.sh c/runs/elsewhere.sh &&
+	mv m.tar.zst renamed.tar.zst &&
+	python3 "$SURGERY" renamed.tar.zst m.tar.zst pax-path runs/elsewhere.sh c/runs/run.sh &&
+	findings m.tar.zst \
+		"replicate: c/runs/run.sh: the member${Q}s pax path record names another file than its tar header (expected c/runs/run.sh, found c/runs/elsewhere.sh)"
 '
 
 test_expect_success 'several mutations at once: every one is reported' '

@@ -87,9 +87,11 @@ test_expect_success 'a device node and a FIFO' '
 '
 
 test_expect_success 'a pax path record naming a way out, or another member, under an innocent header name' '
-	refused pax-escape "replicate: c/../../../$escape: has a ${SQ}.${SQ} or ${SQ}..${SQ} component" \
+	refused pax-escape "replicate: c/../../../$escape: the member${SQ}s pax path record names another file than its tar header (expected c/../../../$escape, found c/runs/run.sh)" \
+		"replicate: c/../../../$escape: has a ${SQ}.${SQ} or ${SQ}..${SQ} component" \
 		"replicate: runs/run.sh: missing from the archive (expected file, found nothing)" &&
-	refused pax-other "replicate: runs/B-1/empty.log: member appears more than once" \
+	refused pax-other "replicate: c/runs/B-1/empty.log: the member${SQ}s pax path record names another file than its tar header (expected c/runs/B-1/empty.log, found c/runs/run.sh)" \
+		"replicate: runs/B-1/empty.log: member appears more than once" \
 		"replicate: runs/run.sh: missing from the archive (expected file, found nothing)"
 '
 

@@ -112,6 +112,20 @@ test_expect_success 'trailing garbage after the compressed stream is one finding
 	test_cmp expect actual
 '
 
+test_expect_success 'hidden bytes every zstd reader skips: in the padding frame, or an appended skippable frame' '
+	python3 - <<-\PY &&
+	d = bytearray(open("out/archive.tar.zst", "rb").read())
+	i = d.index(bytes([0x50, 0x2A, 0x4D, 0x18]))
+	d[i + 9] = 0x01
+	open("pad.tar.zst", "wb").write(d)
+	PY
+	test_expect_code 1 "$SEAL" verify --seal out/SEAL.json pad.tar.zst 2>actual >/dev/null &&
+	grep -q "^seal: pad.tar.zst: archive stream is damaged or truncated (found zstd padding frame holds data: the skippable frame that starts at byte [0-9]* (byte [0-9]* is 0x01; the padding is zeros only))$" actual &&
+	{ cat out/archive.tar.zst && printf "\120\052\115\030\004\000\000\000data"; } >skip.tar.zst &&
+	test_expect_code 1 "$SEAL" verify --seal out/SEAL.json skip.tar.zst 2>actual >/dev/null &&
+	grep -q "^seal: skip.tar.zst: archive stream is damaged or truncated (found zstd skippable frame where an evidence archive has none: the frame that starts at byte $(stat -c %s out/archive.tar.zst) (magic 0x184D2A50, 4 bytes;" actual
+'
+
 # behind_end KIND OUT 'what to append': the sealed tar, decompressed, then
 # the appended bytes, recompressed as one stream.
 behind_end () {
