@@ -329,6 +329,21 @@ ev_status ev_receipt_check_signature(const json_t *r, const struct ev_trust *t,
 	    from_hex(value, raw, sizeof raw) != 0)
 		return mismatch(why, why_cap, "has a malformed signature (expected ed25519, "
 					      "key_sha256 and a 128-digit hex value)");
+	/* the signature object is outside what it signs: a field beside the
+	 * three would ride along unsigned, so there is none */
+	if (!json_is_object(sig) || json_object_size(sig) != 3) {
+		const char *key;
+		json_t *v;
+		char extra[128] = "";
+		json_object_foreach((json_t *)sig, key, v)
+			if (strcmp(key, "algorithm") && strcmp(key, "key_sha256") && strcmp(key, "value")) {
+				snprintf(extra, sizeof extra, "%s", key);
+				break;
+			}
+		snprintf(why, why_cap, "has a signature object with a field the signature does not cover "
+			 "(\"%s\"; expected only algorithm, key_sha256 and value)", extra);
+		return EV_MISMATCH;
+	}
 	const struct trusted *key = NULL;
 	for (size_t i = 0; i < t->count && !key; i++)
 		if (strcmp(t->keys[i].id, id) == 0)

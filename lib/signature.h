@@ -5,6 +5,8 @@
  *                   "key_sha256": <SHA-256 of the raw 32-byte public key>,
  *                   "value": <the 64-byte signature, lower-case hex>}
  * over the canonical bytes of the receipt without its "signature" member.
+ * The signature object holds exactly those three fields: being outside
+ * what is signed, anything else in it is refused, never carried along.
  * Since receipts are read only in canonical form, any edit of a signed
  * receipt, however harmless it looks, breaks the signature.
  *

@@ -47,7 +47,8 @@ static void pax_records(struct ev_tarwalk *w)
 			size_t n = kvlen - 5 < sizeof digits - 1 ? kvlen - 5 : sizeof digits - 1;
 			memcpy(digits, kv + 5, n);
 			digits[n] = 0;
-			w->pax_size = (int64_t)strtoull(digits, NULL, 10);
+			w->pax_size = strtoull(digits, NULL, 10);
+			w->have_pax_size = 1;
 		}
 		at += len;
 	}
@@ -73,7 +74,7 @@ static void header(struct ev_tarwalk *w)
 		w->pax_len = 0;
 		w->pax_too_long = size > TARWALK_PAX_MAX;
 		w->skip = round_block(size);
-		w->pax_size = -1;
+		w->have_pax_size = 0;
 		w->pax_path[0] = 0;
 		if (!w->pax_too_long && !w->pax)
 			w->pax = malloc(TARWALK_PAX_MAX);
@@ -96,13 +97,13 @@ static void header(struct ev_tarwalk *w)
 		memcpy(name, b, n);
 		name[n] = 0;
 	}
-	if (w->pax_size >= 0)
-		size = (uint64_t)w->pax_size;
+	if (w->have_pax_size)
+		size = w->pax_size;
 	w->entries++;
 	if (w->on_entry)
 		w->on_entry(w->ctx, name, w->pax_path);
 	w->pax_path[0] = 0;
-	w->pax_size = -1;
+	w->have_pax_size = 0;
 	/* hard and symbolic links, directories, devices and FIFOs carry no data */
 	w->skip = type == '1' || type == '2' || type == '3' || type == '4' || type == '5' || type == '6'
 			  ? 0 : round_block(size);

@@ -40,7 +40,8 @@ struct ev_tarwalk {
 	uint64_t collect_left;       /* of the pax records still to come */
 	int pax_too_long;
 	char pax_path[TARWALK_NAME_MAX];
-	int64_t pax_size;            /* -1: none */
+	uint64_t pax_size;
+	int have_pax_size;           /* a pax size record overrides the header's */
 	unsigned zero_blocks;        /* consecutive, where a header belongs */
 	int ended;                   /* the end-of-archive marker was seen last */
 	uint64_t entries;

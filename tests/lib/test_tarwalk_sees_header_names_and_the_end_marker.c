@@ -66,10 +66,14 @@ int main(void)
 	snprintf(header, sizeof header, "elsewhere/%098d", 0);
 	CHECK(!ev_tarwalk_name_fits(header, longpath));
 
-	/* a pax header, its entry, a plain entry, the end marker, padding */
-	static unsigned char tar[512 * 12];
+	/* a file with data and no pax header (its data, which looks like a
+	 * header, is not read as one), a pax header, its entry, a directory,
+	 * the end marker, padding */
+	static unsigned char tar[512 * 14];
 	const char *records = "27 path=c/elsewhere/run.sh\n";
 	size_t at = 0;
+	block(tar + at, "c/SEAL.json", '0', 512), at += 512;
+	block(tar + at, "c/looks-like-a-header", '0', 0), at += 512;
 	block(tar + at, "c/PaxHeader/run.sh", 'x', strlen(records)), at += 512;
 	memcpy(tar + at, records, strlen(records)), at += 512;
 	block(tar + at, "c/runs/run.sh", '0', 600), at += 512;
@@ -81,16 +85,17 @@ int main(void)
 		struct ev_tarwalk w = {.on_entry = on_entry, .ctx = &seen};
 		for (size_t i = 0; i < whole; i += piece)
 			ev_tarwalk_feed(&w, tar + i, whole - i < piece ? whole - i : piece);
-		CHECK_INT_EQ(seen.n, 2);
-		CHECK_STR_EQ(seen.header[0], "c/runs/run.sh");
-		CHECK_STR_EQ(seen.pax[0], "c/elsewhere/run.sh");
-		CHECK_STR_EQ(seen.header[1], "c/runs");
-		CHECK_STR_EQ(seen.pax[1], "");
+		CHECK_INT_EQ(seen.n, 3);
+		CHECK_STR_EQ(seen.header[0], "c/SEAL.json");
+		CHECK_STR_EQ(seen.header[1], "c/runs/run.sh");
+		CHECK_STR_EQ(seen.pax[1], "c/elsewhere/run.sh");
+		CHECK_STR_EQ(seen.header[2], "c/runs");
+		CHECK_STR_EQ(seen.pax[2], "");
 		CHECK(ev_tarwalk_complete(&w));
 		ev_tarwalk_free(&w);
 	}
 	/* cut before the marker, or inside it: not complete */
-	size_t cuts[] = {at, at + 512, 3 * 512};
+	size_t cuts[] = {at, at + 512, 5 * 512};
 	for (size_t k = 0; k < sizeof cuts / sizeof *cuts; k++) {
 		struct ev_tarwalk w = {0};
 		ev_tarwalk_feed(&w, tar, cuts[k]);

@@ -97,6 +97,13 @@ test_expect_success 'compare --trust refuses a receipt edited after signing, eve
 	test_cmp expect actual
 '
 
+test_expect_success 'compare --trust refuses a field added to the signature object, which the signature cannot cover' '
+	edit a.json note.json "d[\"signature\"][\"note\"] = \"approved by the lab lead\"" &&
+	test_expect_code 1 "$REPLICATE" compare --trust hostA.pub a.json note.json >/dev/null 2>actual &&
+	echo "replicate: note.json: has a signature object with a field the signature does not cover (\"note\"; expected only algorithm, key_sha256 and value)" >expect &&
+	test_cmp expect actual
+'
+
 test_expect_success 'an edited result is caught twice: by its digest without --trust, by its signature with it' '
 	edit a.json forged.json "d[\"checks\"][0][\"detail\"] = \"19 members expected, 0 findings (really)\"" &&
 	test_expect_code 1 "$REPLICATE" compare a.json forged.json >/dev/null 2>actual &&
