@@ -591,14 +591,18 @@ static ev_status read_first_message(const struct side *s, struct first_message *
 	unsigned char *buf = malloc(1 << 16);
 	ev_status st = EV_OK;
 	memset(f, 0, sizeof *f);
-	int fd = open(s->files[0], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	/* a FIFO is not opened at all: opening its read end, even without
+	 * blocking, lets its writer in, and closing it again breaks the pipe */
 	struct stat sb;
+	int fd = -1;
 	if (!r || !buf)
 		st = ev_error_set(err, EV_ERROR, "out of memory");
-	else if (fd < 0)
+	else if (stat(s->files[0], &sb) != 0 || !S_ISREG(sb.st_mode))
+		; /* not read twice: a stream, or a missing file, is left to the audit */
+	else if ((fd = open(s->files[0], O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
 		st = ev_error_errno(err, errno, "%s: cannot open", s->files[0]);
 	else if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
-		; /* not read twice: a stream is left to the audit */
+		;
 	else if ((st = ev_fixread_begin(r, s->files[0], 0, err)) == EV_OK) {
 		ssize_t got;
 		while (!f->found && (got = read(fd, buf, 1 << 16)) > 0)

@@ -11,7 +11,7 @@ static const char *synopsis(const char *sub)
 	if (sub && strcmp(sub, "run") == 0)
 		return "capture run PLAN -o CAMPAIGN_DIR [--degrade] [--allow-dirty] [--json]";
 	if (sub && strcmp(sub, "pin") == 0)
-		return "capture pin PLAN -o PINNED_PLAN";
+		return "capture pin [--file PATH ...] PLAN -o PINNED_PLAN";
 	return "capture <command> [options]   (commands: run, pin)";
 }
 

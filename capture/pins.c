@@ -15,7 +15,7 @@ ev_status pins_check(const json_t *pins, const char *path, struct pinned_binary 
 		return ev_error_set(err, EV_REFUSED, "%s: path too long", path);
 	struct stat ls;
 	if (lstat(path, &ls) != 0)
-		return ev_error_errno(err, errno, "%s: cannot check the program", path);
+		return ev_error_errno(err, errno, "%s: cannot check it", path);
 	if (S_ISLNK(ls.st_mode)) {
 		char target[4096];
 		ssize_t n = readlink(path, target, sizeof target - 1);
@@ -24,14 +24,18 @@ ev_status pins_check(const json_t *pins, const char *path, struct pinned_binary 
 				    "%s: a symbolic link (to %s); a program is pinned as the file itself: "
 				    "name the file it points to in the plan", path, target);
 	}
+	/* a FIFO or a device is refused before it is opened: opening one can
+	 * wait for ever */
+	if (!S_ISREG(ls.st_mode))
+		return ev_error_set(err, EV_REFUSED, "%s: not a regular file", path);
 	/* Hash through the descriptor that was checked: what is hashed is what
 	 * was stat'ed. */
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
-		return ev_error_errno(err, errno, "%s: cannot open the program", path);
+		return ev_error_errno(err, errno, "%s: cannot open it", path);
 	ev_status st = EV_OK;
 	if (fstat(fd, &out->st) != 0) {
-		st = ev_error_errno(err, errno, "%s: cannot check the program", path);
+		st = ev_error_errno(err, errno, "%s: cannot check it", path);
 		goto out;
 	}
 	if (!S_ISREG(out->st.st_mode)) {
@@ -64,7 +68,7 @@ ev_status pins_check(const json_t *pins, const char *path, struct pinned_binary 
 	else if (strcmp(want, out->sha256) != 0)
 		st = ev_error_set(err, EV_REFUSED,
 				  "%s: SHA-256 differs from the plan's pin (expected %s, found %s): the "
-				  "program changed since it was pinned", path, want, out->sha256);
+				  "file changed since it was pinned", path, want, out->sha256);
 out:
 	close(fd);
 	return st;

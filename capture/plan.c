@@ -573,3 +573,16 @@ void plan_argv_free(char **argv)
 		free(argv[i]);
 	free(argv);
 }
+
+int plan_runs_program(const struct plan *p, const char *path)
+{
+	for (size_t i = 0; i < p->ncells; i++)
+		for (int k = 0; k < 2; k++) {
+			const struct plan_side *s = &p->cells[i].side[k];
+			const char *prog = json_string_value(json_array_get(s->argv, 0));
+			const char *launcher = s->launcher ? json_string_value(json_array_get(s->launcher, 0)) : NULL;
+			if ((prog && strcmp(prog, path) == 0) || (launcher && strcmp(launcher, path) == 0))
+				return 1;
+		}
+	return 0;
+}

@@ -88,6 +88,11 @@ struct plan_run {
 ev_status plan_load(const char *path, struct plan *p, struct ev_error *err);
 void plan_free(struct plan *p);
 
+/* Is path a program or launcher of some cell (argv[0] of a side or of its
+ * launcher)? 1 yes; 0: a pinned file of another kind (a config, a
+ * launcher's profile, a helper's input). */
+int plan_runs_program(const struct plan *p, const char *path);
+
 /* The runs in order: per arm, `repeats` passes over the cells, forward,
  * then (balanced) backward, forward, ... (A B C C B A ...), or forward
  * each time (listed). @return how many (at most cap). */

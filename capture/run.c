@@ -147,6 +147,20 @@ static ev_status check_all_binaries(struct campaign *c, json_t *receipt, struct 
 					ev_receipt_add_input(receipt, name, paths[b], pb.sha256, err);
 			}
 		}
+	/* and every other pinned file, as the runs will check it */
+	const char *path;
+	json_t *v;
+	json_object_foreach(c->plan.pins, path, v) {
+		if (plan_runs_program(&c->plan, path))
+			continue;
+		struct pinned_binary pb;
+		ev_status st = pins_check(c->plan.pins, path, &pb, err);
+		if (st != EV_OK)
+			return ev_error_wrap(err, "pinned file");
+		char name[4200];
+		snprintf(name, sizeof name, "pinned file %s", path);
+		ev_receipt_add_input(receipt, name, path, pb.sha256, err);
+	}
 	return EV_OK;
 }
 

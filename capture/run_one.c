@@ -36,6 +36,8 @@ struct run_state {
 	struct side_proc side[2];           /* PLAN_SENDER, PLAN_PEER */
 	struct pinned_binary bins[2][2];    /* [side][program, launcher] */
 	int nbins[2];
+	struct pinned_binary *files;        /* the plan's other pinned files */
+	size_t nfiles;
 	char *env[2][ENV_MAX + 1];
 	int route_fd[2], diag_fd[2];
 	uint64_t netns_inode[2];
@@ -161,6 +163,29 @@ static ev_status check_binaries(struct run_state *s, int k, struct ev_error *err
 		if (st != EV_OK)
 			return st;
 		s->nbins[k] = b + 1;
+	}
+	return EV_OK;
+}
+
+/* Every other file the plan pins (configs, a launcher's profile, a
+ * helper's input), checked before the launch exactly as the programs. */
+static ev_status check_pinned_files(struct run_state *s, struct ev_error *err)
+{
+	const json_t *pins = s->c->plan.pins;
+	const char *path;
+	json_t *v;
+	s->nfiles = 0;
+	if (!json_object_size(pins))
+		return EV_OK;
+	if (!(s->files = calloc(json_object_size(pins), sizeof *s->files)))
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	json_object_foreach((json_t *)pins, path, v) {
+		if (plan_runs_program(&s->c->plan, path))
+			continue;
+		ev_status st = pins_check(pins, path, &s->files[s->nfiles], err);
+		if (st != EV_OK)
+			return ev_error_wrap(err, "pinned file");
+		s->nfiles++;
 	}
 	return EV_OK;
 }
@@ -342,6 +367,12 @@ static ev_status write_run_json(struct run_state *s, struct ev_error *err)
 				      "after", s->cpus_after ? json_incref(s->cpus_after) : json_null()));
 	if (s->tcp)
 		json_object_set_new(s->doc, "tcp_samples", json_string("observe/tcp.json"));
+	if (s->nfiles) {
+		json_t *files = json_array();
+		for (size_t f = 0; f < s->nfiles; f++)
+			json_array_append_new(files, pins_json(&s->files[f]));
+		json_object_set_new(s->doc, "pinned_files", files);
+	}
 
 	char *bytes = NULL, path[PATH_MAX];
 	size_t len = 0;
@@ -509,6 +540,8 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 
 static void cleanup(struct run_state *s)
 {
+	free(s->files);
+	s->files = NULL;
 	for (int k = 0; k < 2; k++) {
 		struct side_proc *p = &s->side[k];
 		if (p->pid > 0 && !p->reaped) {
@@ -565,6 +598,8 @@ enum run_result run_one(struct campaign *c, const struct plan_run *r, json_t **s
 	};
 	if (prepare_dirs(&s, err) != EV_OK) /* nothing can be recorded there: stop */
 		fail_run(&s, RUN_INTERRUPTED, "%s", err->text);
+	if (s.result == RUN_OK && check_pinned_files(&s, err) != EV_OK)
+		fail_run(&s, RUN_FAILED, "refused before launch: %s", err->text);
 	for (int k = 0; k < 2 && s.result == RUN_OK; k++) {
 		struct side_proc *p = &s.side[k];
 		if (check_binaries(&s, k, err) != EV_OK || plan_expand(&r->cell->side[k], &vars, &p->argv, err) != EV_OK ||
@@ -596,6 +631,10 @@ enum run_result run_one(struct campaign *c, const struct plan_run *r, json_t **s
 			if (!pins_unchanged(&s.bins[k][b]))
 				fail_run(&s, RUN_FAILED, "%s changed while the run started: what ran is not what was checked",
 					 s.bins[k][b].path);
+	for (size_t f = 0; f < s.nfiles && s.side[PLAN_SENDER].exec_mono > 0; f++)
+		if (!pins_unchanged(&s.files[f]))
+			fail_run(&s, RUN_FAILED, "%s changed during the run: what the run read is not what was checked",
+				 s.files[f].path);
 	enum run_result result = s.result;
 	if (result != RUN_INTERRUPTED) {
 		ev_error_clear(err);

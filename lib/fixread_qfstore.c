@@ -135,10 +135,16 @@ static void companion(void *st, struct ev_fixread *r, const char *body_path)
 		s->hash = ev_sha256_new();
 	if (!s->hash || ev_sha256_reset(s->hash, &ignored) != EV_OK)
 		return; /* reported at the end as not read */
-	/* a FIFO or device would hang or never end: only a regular file */
-	int fd = open(s->header_name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	/* a FIFO or device would hang or never end: only a regular file, and
+	 * a FIFO is not even opened (that would let its writer in) */
 	struct stat sb;
-	s->header_errno = errno;
+	int fd = -1;
+	if (stat(s->header_name, &sb) != 0)
+		s->header_errno = errno;
+	else if (!S_ISREG(sb.st_mode))
+		s->header_errno = 0;
+	else if ((fd = open(s->header_name, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+		s->header_errno = errno;
 	if (fd >= 0 && (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))) {
 		close(fd);
 		fd = -1;
@@ -233,10 +239,16 @@ static size_t parse(void *st, struct ev_fixread *r, const unsigned char *d, size
  * length, or -1 (errno). */
 static ssize_t read_small(const char *path, char *buf, size_t cap, uint8_t digest[EV_SHA256_LEN])
 {
+	struct stat sb;
+	if (stat(path, &sb) != 0)
+		return -1;
+	if (!S_ISREG(sb.st_mode)) {
+		errno = 0;
+		return -1;
+	}
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
-	struct stat sb;
 	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || (size_t)sb.st_size >= cap) {
 		close(fd);
 		errno = S_ISREG(sb.st_mode) ? EFBIG : 0;

@@ -10,7 +10,7 @@ test_expect_success 'capture --help lists the commands; each command has its own
 	"$CAPTURE" --help >out && grep -q "^  run PLAN -o DIR" out && grep -q "^  pin PLAN -o PINNED" out &&
 	"$CAPTURE" run --help >out && grep -q "^usage: capture run PLAN -o CAMPAIGN_DIR \[--degrade\] \[--allow-dirty\] \[--json\]" out &&
 	grep -q -- "--degrade" out &&
-	"$CAPTURE" pin --help >out && grep -q "^usage: capture pin PLAN -o PINNED_PLAN" out &&
+	"$CAPTURE" pin --help >out && grep -q "^usage: capture pin \[--file PATH ...\] PLAN -o PINNED_PLAN" out &&
 	"$FIX_SENDER" --help >out && grep -q "^usage: fix-sender --connect ADDR:PORT" out &&
 	"$FIX_RECEIVER" --help >out && grep -q "^usage: fix-receiver --listen ADDR:PORT" out
 '

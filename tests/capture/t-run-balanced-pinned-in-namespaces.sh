@@ -23,7 +23,7 @@ test_expect_success 'setup: two probe cells on swapped CPUs, two repeats, balanc
 	   "sender": {"argv": ["$PROBE", "{out:probe}", "0", "0.2"], "cpu": 0, "outputs": {"probe": "probe/sender"}}}]}
 	EOF
 	"$CAPTURE" pin plan.json -o pinned.json >out &&
-	grep -q "pinned 1 program: pinned.json" out
+	grep -q "pinned 1 program and 0 files: pinned.json" out
 '
 
 test_expect_success 'the runs happen in the planned order, A B B A, one after the other' '

@@ -2,9 +2,9 @@
 # capture refuses, before anything runs and with the exact reason, a plan
 # whose outputs leave the run directory, whose argv names an unknown
 # variable or climbs out of {run_dir}, whose keys are misspelt, whose
-# sides share a CPU, and any program that is not the pinned file: not
-# pinned, changed since it was pinned (also between two runs), a symbolic
-# link, or writable by others. Nothing is created for a refused plan, and
+# sides share a CPU, and any program or other pinned file (a config) that
+# is not the pinned file: not pinned, changed since it was pinned (also
+# between two runs), a symbolic link, a FIFO, or writable by others. Nothing is created for a refused plan, and
 # a campaign directory holds one plan only.
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
@@ -77,7 +77,7 @@ test_expect_success 'a program changed after it was pinned is refused with both 
 	"$CAPTURE" pin p.json -o pinned.json >/dev/null &&
 	pinned=$(sha256_of probe) &&
 	cp probe probe.orig && echo "# changed" >>probe &&
-	refused pinned.json "capture: cell A sender: $PROBE: SHA-256 differs from the plan'"'"'s pin (expected $pinned, found $(sha256_of probe)): the program changed since it was pinned" &&
+	refused pinned.json "capture: cell A sender: $PROBE: SHA-256 differs from the plan'"'"'s pin (expected $pinned, found $(sha256_of probe)): the file changed since it was pinned" &&
 	cp probe.orig probe
 '
 
@@ -121,9 +121,37 @@ test_expect_success 'a program changed between two runs: that run is refused and
 	{ wait $!; st=$?; } && test $st = 1 &&
 	test "$(json_words s/runs/001-baseline-A-1/run.json "d[\"result\"]")" = ok &&
 	test "$(json_words s/runs/002-baseline-B-1/run.json "d[\"result\"], d[\"failure\"]")" = \
-		"failed refused before launch: $P2: SHA-256 differs from the plan'"'"'s pin (expected $pinned, found $(sha256_of probe2)): the program changed since it was pinned" &&
+		"failed refused before launch: $P2: SHA-256 differs from the plan'"'"'s pin (expected $pinned, found $(sha256_of probe2)): the file changed since it was pinned" &&
 	test_must_be_absent s/runs/002-baseline-B-1/probe/sender s/runs/002-baseline-B-1/probe/peer &&
 	test "$(json_words s/receipt-capture.json "d[\"result\"]")" = fail
+'
+
+test_expect_success 'a pinned config is checked before every run as programs are: edited, it is refused and named' '
+	echo "EF_POLL_USEC=-1" >profile.cfg && chmod 644 profile.cfg && CFG=$PWD/profile.cfg &&
+	plan cfg.json "\"{out:probe}\"" &&
+	"$CAPTURE" pin --file "$CFG" cfg.json -o cfg-pinned.json >out &&
+	grep -q "^pinned 1 program and 1 file: cfg-pinned.json$" out &&
+	test "$(json_words cfg-pinned.json "d[\"pins\"][\"$CFG\"]")" = "$(sha256_of profile.cfg)" &&
+	"$CAPTURE" run cfg-pinned.json -o cfg-ok >/dev/null 2>&1 &&
+	test "$(json_words cfg-ok/runs/001-baseline-A-1/run.json "[f[\"path\"] for f in d[\"pinned_files\"]]")" = "$CFG" &&
+	test "$(json_words cfg-ok/receipt-capture.json "[i[\"sha256\"] for i in d[\"inputs\"] if i[\"name\"] == \"pinned file $CFG\"]")" = "$(sha256_of profile.cfg)" &&
+	pinned=$(sha256_of profile.cfg) && echo "EF_POLL_USEC=0" >profile.cfg &&
+	refused cfg-pinned.json "capture: pinned file: $CFG: SHA-256 differs from the plan'"'"'s pin (expected $pinned, found $(sha256_of profile.cfg)): the file changed since it was pinned"
+'
+
+test_expect_success 'capture pin keeps the plan'"'"'s file pins and refuses one capture run would refuse, a FIFO without opening it' '
+	CFG=$PWD/profile.cfg &&
+	"$CAPTURE" pin cfg-pinned.json -o repinned.json >out &&
+	grep -q "^pinned 1 program and 1 file: repinned.json$" out &&
+	test "$(json_words repinned.json "d[\"pins\"][\"$CFG\"]")" = "$(sha256_of profile.cfg)" &&
+	chmod 666 profile.cfg &&
+	test_expect_code 2 "$CAPTURE" pin cfg-pinned.json -o no.json 2>err &&
+	echo "capture: pinned file $CFG: group- or world-writable (mode 0666; expected no write bit but the owner'"'"'s): chmod go-w it, then pin it again (capture run checks it before every run and would refuse it)" >expect &&
+	test_cmp expect err && test_must_be_absent no.json && chmod 644 profile.cfg &&
+	mkfifo fifo.cfg &&
+	test_expect_code 2 timeout 10 "$CAPTURE" pin --file "$PWD/fifo.cfg" cfg.json -o no.json 2>err &&
+	echo "capture: pinned file $PWD/fifo.cfg: not a regular file (capture run checks it before every run and would refuse it)" >expect &&
+	test_cmp expect err && test_must_be_absent no.json
 '
 
 test_expect_success 'a campaign directory holds one plan: another plan, or a directory that is no campaign, is refused' '
