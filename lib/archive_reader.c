@@ -2,6 +2,7 @@
 #include "archive_reader.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -488,6 +489,7 @@ summarize:;
 		size_t unreached = 0;
 		for (size_t i = 0; i < seal->count; i++)
 			unreached += !c.seen[i];
+		result->unreached = unreached;
 		if (unreached) {
 			char n[32];
 			snprintf(n, sizeof n, "%zu", unreached);
@@ -521,4 +523,41 @@ out:
 	free(c.digests);
 	ev_namefold_free(c.names);
 	return st;
+}
+
+json_t *ev_archive_coverage(const struct ev_archive_check *res, int seal_pinned, int archive_pinned,
+			    char *line, size_t cap)
+{
+	uint64_t unreached = res->unreached;
+	json_t *o = json_object(), *done = json_array(), *pins = json_array(), *not = json_array();
+	json_array_append_new(done, json_string("the SHA-256, size, mode (all 12 bits) and type of every sealed member"));
+	json_array_append_new(done, json_string("SEAL.json, the first member, byte for byte against the seal"));
+	json_array_append_new(done, json_string("every member named once, in seal order, its tar header name against its "
+						"pax path; no extra, missing, linked or special member; no name colliding "
+						"by case or Unicode normalization"));
+	json_array_append_new(done, json_string("the compressed stream to its end: every frame and checksum, SEAL.json's "
+						"padding frame zeros only, no other skippable frame, tar's end-of-archive "
+						"marker, no trailing bytes"));
+	json_array_append_new(done, json_string("the SHA-256 of every byte of the archive file"));
+	json_array_append_new(pins, json_string(seal_pinned ? "SEAL.json pinned by --seal-sha256"
+							    : "SEAL.json not pinned: it is trusted as given (--seal-sha256 pins it)"));
+	if (archive_pinned >= 0)
+		json_array_append_new(pins, json_string(archive_pinned ? "the archive pinned by --archive-sha256"
+								       : "the archive not pinned (--archive-sha256 pins it)"));
+	json_array_append_new(not, json_string("members' owners, groups and modification times: the seal does not hold "
+					       "them (evidence writes uid/gid 0 and a fixed time, and does not check them)"));
+	json_array_append_new(not, json_string("extended attributes and ACLs: not sealed, not read"));
+	json_object_set_new(o, "recomputed", done);
+	json_object_set_new(o, "pinned", pins);
+	json_object_set_new(o, "not_checked", not);
+	char unread[128];
+	if (unreached)
+		snprintf(unread, sizeof unread, "%" PRIu64 " sealed members after the damage were never reached", unreached);
+	else
+		snprintf(unread, sizeof unread, "none: every byte was read");
+	json_object_set_new(o, "not_read", json_string(unread));
+	snprintf(line, cap, "checked %" PRIu64 " members' content, size, mode and type, and every byte of the archive%s; "
+		 "not checked: owners and times (not sealed)%s", res->members_checked,
+		 seal_pinned ? "" : "; SEAL.json not pinned", unreached ? "; some members unreached" : "");
+	return o;
 }

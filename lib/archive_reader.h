@@ -29,7 +29,10 @@
 #ifndef EV_ARCHIVE_READER_H
 #define EV_ARCHIVE_READER_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include <jansson.h>
 
 #include "finding.h"
 #include "progress.h"
@@ -41,6 +44,7 @@ struct ev_archive_check {
 	uint8_t archive_sha256[EV_SHA256_LEN]; /* of the whole file, as read */
 	uint64_t archive_bytes;
 	uint64_t members_checked; /* entries seen after SEAL.json */
+	uint64_t unreached;       /* sealed members never reached after damage */
 	const char *compression;  /* "zstd", "gzip" or "unknown" (static) */
 	unsigned findings;
 };
@@ -75,5 +79,14 @@ ev_status ev_archive_check_tapped(const char *path, const struct ev_seal *seal,
 				  void *ctx, const struct ev_archive_tap *tap,
 				  struct ev_progress *progress, struct ev_archive_check *result,
 				  struct ev_error *err);
+
+/* What a pass of ev_archive_check means, for a receipt's "coverage" fact:
+ * {"recomputed": [...], "pinned": [...], "not_checked": [...],
+ *  "not_read": "..."}, each an English sentence, and into line (cap bytes)
+ * the same in one line for a closing message. seal_pinned and
+ * archive_pinned: whether --seal-sha256 / --archive-sha256 pinned them
+ * (archive_pinned -1: the command has no such pin). @return a new object. */
+json_t *ev_archive_coverage(const struct ev_archive_check *res, int seal_pinned, int archive_pinned,
+			    char *line, size_t cap);
 
 #endif

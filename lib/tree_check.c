@@ -123,3 +123,26 @@ out:
 	return st;
 }
 
+json_t *ev_tree_coverage(int subset, int seal_pinned, char *line, size_t cap)
+{
+	json_t *o = json_object(), *done = json_array(), *pins = json_array(), *not = json_array();
+	json_array_append_new(done, json_string(subset ? "the SHA-256, size, mode and type of every selected member"
+						       : "the SHA-256, size, mode and type of every sealed member"));
+	if (!subset)
+		json_array_append_new(done, json_string("every entry of the tree walked: none extra, none missing, no link "
+							"or special file"));
+	json_array_append_new(pins, json_string(seal_pinned ? "SEAL.json pinned by --seal-sha256"
+							    : "SEAL.json not pinned: it is trusted as given (--seal-sha256 pins it)"));
+	json_array_append_new(not, json_string("owners, groups, modification times, extended attributes and ACLs: "
+					       "the seal does not hold them"));
+	if (subset)
+		json_array_append_new(not, json_string("the tree's other entries: a selection looks only for its members"));
+	json_object_set_new(o, "recomputed", done);
+	json_object_set_new(o, "pinned", pins);
+	json_object_set_new(o, "not_checked", not);
+	json_object_set_new(o, "not_read", json_string("none: every byte of every member was read"));
+	snprintf(line, cap, "checked every %s member's content, size, mode and type%s; not checked: owners and "
+		 "times (not sealed)%s%s", subset ? "selected" : "sealed", subset ? "" : ", and nothing else is there",
+		 seal_pinned ? "" : "; SEAL.json not pinned", subset ? "; entries outside the selection" : "");
+	return o;
+}

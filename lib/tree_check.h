@@ -16,6 +16,8 @@
 
 #include <signal.h>
 
+#include <jansson.h>
+
 #include "finding.h"
 #include "progress.h"
 #include "seal.h"
@@ -30,5 +32,11 @@
 ev_status ev_tree_check(const char *dir, const struct ev_seal *expected, int subset,
 			ev_finding_fn on_finding, void *ctx, struct ev_progress *progress,
 			volatile sig_atomic_t *interrupted, struct ev_error *err);
+
+/* What a pass of ev_tree_check means, for a receipt's "coverage" fact
+ * (as ev_archive_coverage), and in one line into line. subset: only the
+ * selection's members were looked for; seal_pinned: --seal-sha256 pinned
+ * the seal. @return a new object. */
+json_t *ev_tree_coverage(int subset, int seal_pinned, char *line, size_t cap);
 
 #endif

@@ -198,7 +198,11 @@ static ev_status run_verify(struct report *r, char *receipt_path, size_t cap,
 	char detail[128];
 	snprintf(detail, sizeof detail, "%zu members expected, %u finding%s", seal.count,
 		 r->findings, r->findings == 1 ? "" : "s");
-	if ((st = ev_receipt_set_fact(r->receipt, "root", json_string(seal.root), err)) ||
+	char coverage[512];
+	if ((st = ev_receipt_set_fact(r->receipt, "coverage",
+				      ev_archive_coverage(&res, o->seal_sha256 != NULL, o->archive_sha256 != NULL,
+							  coverage, sizeof coverage), err)) ||
+	    (st = ev_receipt_set_fact(r->receipt, "root", json_string(seal.root), err)) ||
 	    (st = ev_receipt_set_fact(r->receipt, "totals", totals, err)) ||
 	    (st = ev_receipt_set_fact(r->receipt, "archive_bytes",
 				      json_integer((json_int_t)res.archive_bytes), err)) ||
@@ -209,7 +213,7 @@ static ev_status run_verify(struct report *r, char *receipt_path, size_t cap,
 	if ((st = write_receipt(r, key, receipt_path, cap, err)) != EV_OK)
 		goto out;
 	if (!o->json)
-		printf("%s: %s: %zu members, %u finding%s against %s; receipt %s\n",
+		printf("%s\n%s: %s: %zu members, %u finding%s against %s; receipt %s\n", coverage,
 		       r->findings ? "FAIL" : "OK", o->archive, seal.count, r->findings,
 		       r->findings == 1 ? "" : "s", o->seal, receipt_path);
 	st = r->findings ? EV_MISMATCH : EV_OK;

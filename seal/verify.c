@@ -108,6 +108,7 @@ static ev_status run_verify(const struct verify_opts *o, struct report *r, struc
 	char *seal_bytes = NULL;
 	size_t seal_len = 0;
 	char seal_hex[EV_SHA256_HEX_LEN + 1] = "";
+	char coverage[512] = "";
 	ev_status st = EV_OK;
 	ev_seal_init(&seal);
 	memset(&sel, 0, sizeof sel);
@@ -177,6 +178,9 @@ static ev_status run_verify(const struct verify_opts *o, struct report *r, struc
 		ev_progress_done(&progress);
 		if (st != EV_OK)
 			goto out;
+		ev_receipt_set_fact(r->receipt, "coverage",
+				    ev_tree_coverage(o->selection != NULL, o->seal_sha256 != NULL, coverage, sizeof coverage),
+				    err);
 	} else {
 		struct ev_archive_check res;
 		struct ev_progress progress;
@@ -189,6 +193,8 @@ static ev_status run_verify(const struct verify_opts *o, struct report *r, struc
 		char hex[EV_SHA256_HEX_LEN + 1];
 		ev_sha256_hex(res.archive_sha256, hex);
 		ev_receipt_add_input(r->receipt, "archive", o->target, hex, err);
+		ev_receipt_set_fact(r->receipt, "coverage",
+				    ev_archive_coverage(&res, o->seal_sha256 != NULL, -1, coverage, sizeof coverage), err);
 		st = EV_OK;
 	}
 	char detail[128];
@@ -201,7 +207,9 @@ out:
 		ev_status wst = emit_receipt(r, err);
 		if (wst != EV_OK)
 			st = wst;
-		else if (!o->json)
+		else if (!o->json && coverage[0])
+			printf("%s\n", coverage);
+		if (wst == EV_OK && !o->json)
 			printf("%s: %s: %zu members, %u finding%s against %s\n",
 			       st == EV_OK ? "OK" : "FAIL", o->target, expected->count, r->findings,
 			       r->findings == 1 ? "" : "s", o->selection ? o->selection : o->seal);

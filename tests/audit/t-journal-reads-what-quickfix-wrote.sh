@@ -39,6 +39,10 @@ test_expect_success 'audit passes what QuickFIX wrote, both copies, every messag
 	grep -q "^pair 1 sender .*: qf-store, 1 file, 52 records: 50 orders (expected 50)" stdout &&
 	grep -q "^pair 1 receiver .*: qf-log, 1 file, .*: 50 orders (expected 50)" stdout &&
 	grep -q "^OK: 2 sides, 100 orders, 0 findings" stdout &&
+	grep -q "^checked every record against [0-9]* rules; copies compared message by message; the log${Q}s other direction left out$" stdout &&
+	test "$(json_get ok.json "d[\"facts\"][\"coverage\"][\"not_read\"]")" = "none: every byte of every journal file, zero tails included" &&
+	json_get ok.json "\"\\n\".join(d[\"facts\"][\"coverage\"][\"not_checked\"])" >not &&
+	grep -q "^2 messages of the other direction in a log: read, left out$" not &&
 	test "$(json_get ok.json "d[\"facts\"][\"pairs\"][0][\"receiver\"][\"messages_compared\"]")" = 52 &&
 	test "$(json_get ok.json "d[\"facts\"][\"pairs\"][0][\"receiver\"][\"skipped_other_direction\"]")" -ge 2
 '

@@ -4,6 +4,7 @@
 # the same comparable digest for every copy; pins are checks; an existing
 # receipt is never replaced.
 . "$EV_SRCDIR/tests/lib/lib.sh"
+Q="'"
 
 test_expect_success 'setup: seal a campaign (zstd and gzip)' '
 	make_campaign c && "$SEAL" create c -o out >/dev/null &&
@@ -20,6 +21,9 @@ test_expect_success 'an intact archive: OK, exit 0, receipt beside the archive' 
 	test "$(json_get "$receipt" "\" \".join(i[\"name\"] for i in d[\"inputs\"])")" = "SEAL.json archive" &&
 	test "$(json_get "$receipt" "d[\"inputs\"][1][\"sha256\"]")" = "$(sha256_of out/archive.tar.zst)" &&
 	test "$(json_get "$receipt" "d[\"inputs\"][0][\"sha256\"]")" = "$(sha256_of out/SEAL.json)" &&
+	grep -q "^checked 19 members${Q} content, size, mode and type, and every byte of the archive; SEAL.json not pinned; not checked: owners and times (not sealed)$" stdout &&
+	test "$(json_get "$receipt" "d[\"facts\"][\"coverage\"][\"pinned\"]")" = \
+		"[${Q}SEAL.json not pinned: it is trusted as given (--seal-sha256 pins it)${Q}, ${Q}the archive not pinned (--archive-sha256 pins it)${Q}]" &&
 	test "$(json_get "$receipt" "d[\"inputs\"][1][\"path\"]")" = "$(pwd)/out/archive.tar.zst" &&
 	test "$(json_get "$receipt" "d[\"facts\"][\"totals\"][\"files\"], d[\"facts\"][\"members_read\"]")" = "9 19" &&
 	test "$(json_get "$receipt" "\" \".join(c[\"name\"] + \"=\" + c[\"result\"] for c in d[\"checks\"])")" = "members=pass"
