@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "audit/analysis.h"
+#include "lib/json.h"
 #include "lib/fixread.h"
 
 #define NS_PER_SECOND 1000000000u
@@ -39,8 +40,12 @@ void analysis_select(uint64_t *v, size_t n, struct wanted *want, size_t nwant)
 	for (size_t i = 0; i < nwant; i++) {
 		if (!n) {
 			want[i].value = 0;
+			want[i].lo = want[i].hi = 0;
 			continue;
 		}
+		want[i].lo = want[i].hi = val[at[i]];
+		if (want[i].g_num)
+			want[i].hi = val[at[i] + 1];
 		double a = (double)val[at[i]];
 		if (!want[i].g_num) {
 			want[i].value = a;
@@ -66,8 +71,17 @@ json_t *analysis_moments_json(const struct ev_moments *m)
 	for (size_t i = 0; i < n; i++)
 		sum[i] = rev[n - 1 - i];
 	sum[n] = 0;
-	return json_pack("{s:I, s:I, s:I, s:s, s:f}", "count", (json_int_t)m->n, "min", (json_int_t)m->min,
-			 "max", (json_int_t)m->max, "sum", sum, "mean", ev_moments_mean(m));
+	return json_pack("{s:I, s:I, s:I, s:s, s:o}", "count", (json_int_t)m->n, "min", (json_int_t)m->min,
+			 "max", (json_int_t)m->max, "sum", sum, "mean", ev_json_decimal(m->sum, m->n ? m->n : 1, 9));
+}
+
+json_t *analysis_quantile_json(const struct wanted *w)
+{
+	if (!w->g_num || w->hi == w->lo)
+		return json_integer((json_int_t)w->lo);
+	/* lo + (hi - lo) g = (lo (den - num) + hi num) / den, exactly */
+	unsigned __int128 num = (unsigned __int128)w->lo * (w->g_den - w->g_num) + (unsigned __int128)w->hi * w->g_num;
+	return ev_json_decimal(num, w->g_den, 9);
 }
 
 /* sockperf's own rank: (int)(0.5 + p * N) - 1, in double */
@@ -289,7 +303,9 @@ json_t *analysis_pacing(struct ev_series *d, uint64_t rate, uint64_t *missed_out
 		deadline += interval;
 	}
 	*missed_out = missed;
-	double achieved = d->n > 1 && last > first ? (double)(d->n - 1) * (double)tps / (double)(last - first) : 0;
+	json_t *achieved = d->n > 1 && last > first
+				   ? ev_json_decimal((unsigned __int128)(d->n - 1) * tps, last - first, 3)
+				   : json_string("0.000");
 	struct ev_moments m;
 	ev_moments_of(d->v, d->n, &m);
 	static const char *const pct[] = {"50", "90", "99", "99.9"};
@@ -305,7 +321,7 @@ json_t *analysis_pacing(struct ev_series *d, uint64_t rate, uint64_t *missed_out
 		snprintf(key, sizeof key, "p%s", pct[i]);
 		json_object_set_new(q, key, json_integer((json_int_t)want[i].value));
 	}
-	return json_pack("{s:I, s:I, s:I, s:f, s:I, s:I, s:o, s:s}", "rate", (json_int_t)rate,
+	return json_pack("{s:I, s:I, s:I, s:o, s:I, s:I, s:o, s:s}", "rate", (json_int_t)rate,
 			 "interval_ticks", (json_int_t)interval, "calls", (json_int_t)d->n,
 			 "achieved_from_deadlines", achieved, "missed_and_reanchored", (json_int_t)missed,
 			 "max_delay", (json_int_t)m.max, "delay_quantiles", q, "rule", "nearest-rank");
@@ -315,9 +331,9 @@ static json_t *cohort_json(uint64_t *v, size_t n, size_t above, size_t total)
 {
 	struct ev_prob p99 = {99, 100};
 	double p = n ? ev_quantile(v, n, EV_QRULE_NEAREST_RANK, p99) : 0;
-	json_t *o = json_pack("{s:I, s:f, s:I, s:f}", "calls", (json_int_t)n, "share_of_calls",
-			      total ? (double)n / (double)total : 0.0, "above_threshold", (json_int_t)above,
-			      "share_above", n ? (double)above / (double)n : 0.0);
+	json_t *o = json_pack("{s:I, s:o, s:I, s:o}", "calls", (json_int_t)n, "share_of_calls",
+			      ev_json_decimal(n, total ? total : 1, 9), "above_threshold", (json_int_t)above,
+			      "share_above", ev_json_decimal(above, n ? n : 1, 9));
 	json_object_set_new(o, "p99", n ? json_integer((json_int_t)p) : json_null());
 	return o;
 }
@@ -347,7 +363,7 @@ json_t *analysis_cohorts(const uint64_t *v, size_t n, const uint8_t *page, uint6
 		json_object_set_new(o, "page", cohort_json(scratch, front, above_page, n));
 		json_object_set_new(o, "other", cohort_json(scratch + front, n - front, above_other, n));
 		size_t above = above_page + above_other;
-		json_object_set_new(o, "page_share_of_calls_above", json_real(above ? (double)above_page / (double)above : 0.0));
+		json_object_set_new(o, "page_share_of_calls_above", ev_json_decimal(above_page, above ? above : 1, 9));
 		json_array_append_new(out, o);
 	}
 	free(scratch);

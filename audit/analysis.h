@@ -28,6 +28,7 @@ struct wanted {
 	int given;                    /* index set by the caller, not by the rule */
 	uint64_t index, g_num, g_den; /* filled by analysis_plan */
 	double value;                 /* filled by analysis_select */
+	uint64_t lo, hi;              /* the order statistics value blends: value = lo + (hi - lo) g */
 };
 
 /* The order statistics of a series: fill want[] (at most
@@ -36,8 +37,13 @@ struct wanted {
  * the histogram's scratch is lacking). */
 void analysis_select(uint64_t *v, size_t n, struct wanted *want, size_t nwant);
 
-/* The series' moments (count, exact sum, min, max) as JSON, with mean. */
+/* The series' moments (count, exact sum, min, max) as JSON, with mean
+ * (the exact sum over the count, a decimal string of 9 digits). */
 json_t *analysis_moments_json(const struct ev_moments *m);
+
+/* A selected quantile for canonical JSON: an integer, or for a blend of
+ * two order statistics (linear) its exact value as a decimal string. */
+json_t *analysis_quantile_json(const struct wanted *w);
 
 /* Which clock sockperf ran on, from the evidence (the run's argv, or the
  * user's word): on its TSC clock (the default) a latency rebuilt from its

@@ -378,7 +378,7 @@ static ev_status analyse_run(struct campaign_audit *ca, struct run *r, struct ev
 	json_t *q = json_object();
 	for (int i = 0; i < NQ; i++) {
 		r->q[i] = want[i].value;
-		json_object_set_new(q, q_names[i], rule == EV_QRULE_LINEAR ? json_real(r->q[i]) : json_integer((json_int_t)r->q[i]));
+		json_object_set_new(q, q_names[i], analysis_quantile_json(&want[i]));
 	}
 	for (size_t k = 0; k < r->nspectrum; k++)
 		r->spectrum[k] = want[NQ + k].value > 0 ? want[NQ + k].value : 1;
@@ -632,7 +632,7 @@ static void write_markdown(const struct campaign_audit *ca, struct text *t, json
 			 (long long)json_integer_value(json_object_get(scales, "runs")),
 			 (long long)json_integer_value(json_object_get(scales, "min_hz")),
 			 (long long)json_integer_value(json_object_get(scales, "max_hz")),
-			 json_real_value(json_object_get(scales, "spread_ppm")));
+			 strtod(json_string_value(json_object_get(scales, "spread_ppm")) ?: "0", NULL));
 	else
 		text_add(t, "Conversion scales: no run converted its clock (each series is in its clock's own ticks).\n");
 }
@@ -765,7 +765,7 @@ static json_t *scales_json(const struct campaign_audit *ca)
 	if (n) {
 		json_object_set_new(o, "min_hz", json_integer((json_int_t)lo));
 		json_object_set_new(o, "max_hz", json_integer((json_int_t)hi));
-		json_object_set_new(o, "spread_ppm", json_real((double)(hi - lo) / (double)lo * 1e6));
+		json_object_set_new(o, "spread_ppm", ev_json_decimal((unsigned __int128)(hi - lo) * 1000000u, lo, 3));
 	}
 	return o;
 }
@@ -783,11 +783,12 @@ static json_t *cells_json(const struct campaign_audit *ca)
 				continue;
 			json_t *med = json_object();
 			for (int k = 0; k < NQ; k++)
-				json_object_set_new(med, q_names[k], json_real(cs.q[k]));
-			json_object_set_new(med, "mean", json_real(cs.mean));
-			json_array_append_new(out, json_pack("{s:s, s:s, s:I, s:s, s:s, s:o, s:f}", "arm", arms[a], "cell",
+				json_object_set_new(med, q_names[k], ev_json_decimal_of(cs.q[k], 9));
+			json_object_set_new(med, "mean", ev_json_decimal_of(cs.mean, 9));
+			json_array_append_new(out, json_pack("{s:s, s:s, s:I, s:s, s:s, s:o, s:I}", "arm", arms[a], "cell",
 							     cells[c], "runs", (json_int_t)cs.runs, "rule", cs.rule ? cs.rule : "",
-							     "unit", cs.unit, "median_of_runs", med, "largest_max", cs.largest_max));
+							     "unit", cs.unit, "median_of_runs", med, "largest_max",
+							     (json_int_t)cs.largest_max));
 		}
 	return out;
 }

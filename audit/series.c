@@ -268,8 +268,7 @@ static ev_status run_series(const struct series_opts *o, struct ev_error *err)
 		char key[32], pct[24];
 		ev_prob_format(want[i].p, pct, sizeof pct);
 		snprintf(key, sizeof key, "p%s", pct);
-		json_object_set_new(q, key, rule == EV_QRULE_LINEAR ? json_real(want[i].value)
-							 : json_integer((json_int_t)want[i].value));
+		json_object_set_new(q, key, analysis_quantile_json(&want[i]));
 	}
 	json_t *moments = analysis_moments_json(&m);
 	json_object_set_new(moments, "rule", json_string(ev_qrule_name((enum ev_qrule)rule)));

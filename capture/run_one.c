@@ -270,9 +270,9 @@ static json_t *process_json(struct run_state *s, int k)
 		json_object_set_new(o, "exit", exit_json(p));
 		if (p->exec_mono > 0)
 			json_object_set_new(o, "wall",
-					    json_pack("{s:o, s:o, s:f}", "exec", timespec_json(&p->exec_real), "end",
+					    json_pack("{s:o, s:o, s:o}", "exec", timespec_json(&p->exec_real), "end",
 						      p->exited ? timespec_json(&p->end_real) : json_null(), "seconds",
-						      p->exited ? p->end_mono - p->exec_mono : 0.0));
+						      ev_json_decimal_of(p->exited ? p->end_mono - p->exec_mono : 0.0, 9)));
 	}
 	json_t *bins = json_array();
 	for (int b = 0; b < s->nbins[k]; b++) {

@@ -11,8 +11,81 @@
 
 #define CANONICAL_FLAGS (JSON_SORT_KEYS | JSON_COMPACT)
 
+json_t *ev_json_decimal(unsigned __int128 num, uint64_t den, unsigned digits)
+{
+	if (digits > 18)
+		digits = 18;
+	unsigned __int128 scale = 1;
+	for (unsigned i = 0; i < digits; i++)
+		scale *= 10;
+	unsigned __int128 whole = num / den, rest = num % den;
+	/* the fraction's digits, rounded half up: rest * scale / den, in
+	 * two steps so that rest * scale cannot overflow (rest < den < 2^64,
+	 * scale <= 10^18 < 2^60) */
+	unsigned __int128 frac = rest * scale / den, left = rest * scale % den;
+	if (left * 2 >= den)
+		frac++;
+	if (frac == scale) {
+		whole++;
+		frac = 0;
+	}
+	char rev[64], out[80];
+	size_t n = 0;
+	do {
+		rev[n++] = (char)('0' + (int)(whole % 10));
+		whole /= 10;
+	} while (whole && n < sizeof rev);
+	size_t o = 0;
+	while (n)
+		out[o++] = rev[--n];
+	if (digits) {
+		out[o++] = '.';
+		for (unsigned i = digits; i-- > 0;) {
+			out[o + i] = (char)('0' + (int)(frac % 10));
+			frac /= 10;
+		}
+		o += digits;
+	}
+	out[o] = 0;
+	return json_string(out);
+}
+
+json_t *ev_json_decimal_of(double value, unsigned digits)
+{
+	char out[400];
+	snprintf(out, sizeof out, "%.*f", (int)(digits > 18 ? 18 : digits), value);
+	return json_string(out);
+}
+
+/* The first real number in v, its key into where; 1 when there is one. */
+static int find_real(const json_t *v, char *where, size_t cap)
+{
+	if (json_is_real(v))
+		return 1;
+	const char *key;
+	json_t *x;
+	size_t i;
+	if (json_is_object(v)) {
+		json_object_foreach((json_t *)v, key, x)
+			if (find_real(x, where, cap)) {
+				if (!where[0])
+					snprintf(where, cap, "%s", key);
+				return 1;
+			}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, x)
+			if (find_real(x, where, cap))
+				return 1;
+	}
+	return 0;
+}
+
 ev_status ev_json_dump(const json_t *value, char **out, size_t *len, struct ev_error *err)
 {
+	char where[128] = "";
+	if (find_real(value, where, sizeof where))
+		return ev_error_set(err, EV_ERROR, "JSON: a real number at \"%s\": canonical JSON holds integers "
+				    "only, a fraction as a string of decimal digits (a defect of this tool)", where);
 	size_t need = json_dumpb(value, NULL, 0, CANONICAL_FLAGS);
 	if (need == 0)
 		return ev_error_set(err, EV_ERROR, "JSON: cannot serialize document");

@@ -26,7 +26,21 @@
  * members stay well below it). */
 #define EV_JSON_MAX_BYTES ((size_t)1 << 30)
 
-/* Serialize value canonically. On success *out is a malloc'd buffer the
+/* Canonical JSON holds integers only: a fraction is written as a string
+ * of decimal digits, the same bytes on every host. */
+
+/* num / den (den > 0) with exactly `digits` fractional digits (at most
+ * 18), rounded half up, computed in integers: "7446.491114000". A JSON
+ * string. */
+json_t *ev_json_decimal(unsigned __int128 num, uint64_t den, unsigned digits);
+
+/* A double computed elsewhere (a median of means, a ratio for a plot) as
+ * the decimal string printf("%.*f") gives for its exact binary value: the
+ * same text for the same double on every host. digits at most 18. */
+json_t *ev_json_decimal_of(double value, unsigned digits);
+
+/* Serialize value canonically (a real anywhere in it is refused: EV_ERROR
+ * naming its key). On success *out is a malloc'd buffer the
  * caller frees, *len its length (the trailing newline included, no NUL
  * counted; the buffer is NUL-terminated). */
 ev_status ev_json_dump(const json_t *value, char **out, size_t *len, struct ev_error *err);

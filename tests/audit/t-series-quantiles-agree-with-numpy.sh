@@ -56,13 +56,22 @@ for n in 1 2 999 1000 1001 5000 1000000; do
 		    d = json.load(open('out-%d-%s.json' % (n, rule)))['facts']['recomputed']
 		    assert d['count'] == n and d['min'] == ints[0] and d['max'] == ints[-1], d
 		    assert int(d['sum']) == sum(ints), (d['sum'], sum(ints))
-		    assert abs(d['mean'] - sum(ints) / n) <= 1e-9 * max(1, sum(ints) / n)
+		    def decimal9(num, den):           # exact, rounded half up, as evidence writes a fraction
+		        q, r = divmod(num * 10 ** 9, den)
+		        q += 2 * r >= den
+		        return '%d.%09d' % (q // 10 ** 9, q % 10 ** 9)
+		    assert d['mean'] == decimal9(sum(ints), n), (d['mean'], decimal9(sum(ints), n))
 		    for p, got in d['quantiles'].items():
 		        num, den = frac(p[1:])
 		        q = float(p[1:])
 		        if rule == 'linear':
 		            want = float(np.percentile(v.astype(np.float64), q, method='linear'))
-		            assert abs(got - want) <= 1e-9 * max(1.0, abs(want)), (rule, p, got, want)
+		            assert abs(float(got) - want) <= 1e-9 * max(1.0, abs(want)), (rule, p, got, want)
+		            # and exactly: rank (n - 1) p between two order statistics
+		            lo, rem = divmod((n - 1) * num, den)
+		            a, b = ints[lo], ints[min(lo + 1, n - 1)]
+		            exact = (a * den + (b - a) * rem, den)
+		            assert got == (a if rem == 0 or a == b else decimal9(*exact)), (p, got, exact)
 		            continue
 		        if rule == 'nearest-rank':
 		            want = ints[max(1, -(-n * num // den)) - 1]

@@ -53,5 +53,28 @@ int main(void)
 		     EV_REFUSED); /* no trailing newline */
 	CHECK_INT_EQ(parse("{\"format\":\"evidence-test/1\"", NULL, 0, &err), EV_REFUSED);
 	CHECK(strncmp(err.text, "doc.json: not valid JSON (line 1", 32) == 0);
+	/* integers only: a fraction is a decimal string computed in integers,
+	 * the same bytes on every host; a real is refused, named */
+	struct { unsigned __int128 num; uint64_t den; unsigned digits; const char *text; } dec[] = {
+		{7446491114ULL, 1000000, 9, "7446.491114000"}, {1, 3, 9, "0.333333333"}, {2, 3, 9, "0.666666667"},
+		{11, 2, 0, "6"}, {1, 2, 0, "1"}, {0, 7, 3, "0.000"}, {999999, 1000000, 3, "1.000"},
+		{(unsigned __int128)UINT64_MAX * 1000, 1000, 1, "18446744073709551615.0"},
+	};
+	for (size_t i = 0; i < sizeof dec / sizeof *dec; i++) {
+		json_t *d = ev_json_decimal(dec[i].num, dec[i].den, dec[i].digits);
+		CHECK_STR_EQ(json_string_value(d), dec[i].text);
+		json_decref(d);
+	}
+	json_t *d = ev_json_decimal_of(5.5, 9);
+	CHECK_STR_EQ(json_string_value(d), "5.500000000");
+	json_decref(d);
+	json_t *real = json_pack("{s:s, s:{s:f}}", "format", "evidence-test/1", "facts", "mean", 30.2);
+	char *bytes = NULL;
+	size_t blen = 0;
+	ev_error_clear(&err);
+	CHECK_INT_EQ(ev_json_dump(real, &bytes, &blen, &err), EV_ERROR);
+	CHECK(strstr(err.text, "a real number at \"mean\"") != NULL);
+	CHECK(bytes == NULL);
+	json_decref(real);
 	return check_exit("test_json_is_canonical_and_strict");
 }
