@@ -86,6 +86,8 @@ struct campaign_audit {
 	char tmpdir[PATH_MAX];
 	uint64_t journal_findings;
 	int journals_audited;
+	size_t journal_pairs;     /* runs with both journals */
+	int journals_left;        /* not audited here: the runs' counts differ */
 };
 
 /* out = a "/" b; 0, or -1 (out empty) when it does not fit */
@@ -501,10 +503,12 @@ static ev_status audit_journals(struct campaign_audit *ca, struct ev_error *err)
 		senders[n] = r->sjournal;
 		receivers[n++] = r->pjournal;
 	}
+	ca->journal_pairs = n;
 	if (!n)
 		return EV_OK;
 	if (!uniform) {
 		fprintf(stderr, TOOL ": the runs' counts differ: journals left to audit journal, run by run\n");
+		ca->journals_left = 1;
 		return EV_OK;
 	}
 	char receipt[PATH_MAX];
@@ -860,6 +864,41 @@ static json_t *cells_json(const struct campaign_audit *ca)
 	return out;
 }
 
+/* What this campaign's pass means: per run, what could be recomputed;
+ * the journals, audited here or left (named). */
+static json_t *campaign_coverage(const struct campaign_audit *ca)
+{
+	json_t *o = json_object(), *done = json_array(), *not = json_array();
+	size_t series = 0, without = 0;
+	for (size_t i = 0; i < ca->nruns; i++)
+		if (ca->runs[i].analysed)
+			series++;
+		else
+			without++;
+	char text[256];
+	snprintf(text, sizeof text, "%zu run%s: every sample of the raw series read, every printed statistic compared "
+		 "or named not recomputable (each run's native.coverage in summary.json)", series, series == 1 ? "" : "s");
+	json_array_append_new(done, json_string(text));
+	if (ca->journals_audited) {
+		snprintf(text, sizeof text, "both journals of %zu run%s audited as audit journal does (audit-journal.json)",
+			 ca->journal_pairs, ca->journal_pairs == 1 ? "" : "s");
+		json_array_append_new(done, json_string(text));
+	}
+	if (without) {
+		snprintf(text, sizeof text, "%zu run%s without a raw series: the printed statistics shown, only the sample "
+			 "count compared (with the plan)", without, without == 1 ? "" : "s");
+		json_array_append_new(not, json_string(text));
+	}
+	if (ca->journals_left) {
+		snprintf(text, sizeof text, "the journals of %zu runs: their counts differ, left to audit journal, run by run",
+			 ca->journal_pairs);
+		json_array_append_new(not, json_string(text));
+	}
+	json_object_set_new(o, "recomputed", done);
+	json_object_set_new(o, "not_checked", not);
+	return o;
+}
+
 static ev_status publish(struct campaign_audit *ca, const char *name, const char *bytes, size_t len,
 			 struct ev_error *err)
 {
@@ -955,6 +994,7 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 	}
 	ev_receipt_set_fact(ca->receipt, "campaign", json_string(name ? name : ""), err);
 	ev_receipt_set_fact(ca->receipt, "runs", json_integer((json_int_t)ca->nruns), err);
+	ev_receipt_set_fact(ca->receipt, "coverage", campaign_coverage(ca), err);
 	if (st == EV_OK && (st = ev_receipt_finish(ca->receipt, err)) == EV_OK) {
 		char *rb = NULL;
 		size_t rlen = 0;

@@ -36,7 +36,9 @@ test_expect_success 'the journals are audited with the plan'"'"'s counts; the pr
 	echo "count equal max not recomputable p50 not recomputable" >expect && test_cmp expect got &&
 	test "$(json_words s/summary.json "d[\"runs\"][0][\"native\"][\"coverage\"]")" = \
 		"recomputed 1 of 9 printed statistics (the count, from the plan; the rest not recomputable: the run recorded no raw series)" &&
-	test "$(json_words s/receipt.json "[c[\"result\"] for c in d[\"checks\"] if c[\"name\"] == \"run 001-baseline-plain-1 statistics\"]")" = pass
+	test "$(json_words s/receipt.json "[c[\"result\"] for c in d[\"checks\"] if c[\"name\"] == \"run 001-baseline-plain-1 statistics\"]")" = pass &&
+	test "$(json_words s/receipt.json "d[\"facts\"][\"coverage\"][\"not_checked\"]")" = \
+		"1 run without a raw series: the printed statistics shown, only the sample count compared (with the plan)"
 '
 
 test_expect_success 'a block without its P75 line, or a sample count that is not the plan'"'"'s, fails the run, named' '
