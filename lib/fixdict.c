@@ -572,10 +572,10 @@ ev_status ev_fixdict_load(struct ev_fixdict **out, char *const *paths, size_t n,
 			*sp = xmlGetProp(root, (const xmlChar *)"servicepack");
 		if (type && major && minor && b.d->nversions < EV_FIXDICT_MAX_VERSIONS) {
 			int pack = sp ? atoi((const char *)sp) : 0;
-			char packs[16] = "";
-			if (pack > 0)
+			char packs[8] = "";
+			if (pack > 0 && pack < 100)
 				snprintf(packs, sizeof packs, "SP%d", pack);
-			snprintf(b.d->versions[b.d->nversions++], sizeof b.d->versions[0], "%.6s.%.3s.%.3s%s",
+			snprintf(b.d->versions[b.d->nversions++], sizeof b.d->versions[0], "%.6s.%.3s.%.3s%.4s",
 				 (const char *)type, (const char *)major, (const char *)minor, packs);
 		}
 		xmlFree(type), xmlFree(major), xmlFree(minor), xmlFree(sp);

@@ -77,7 +77,7 @@ struct ev_fixdict {
 	/* the version of each file loaded, from its <fix type major minor
 	 * servicepack> root, as a BeginString names it: "FIX.4.4", "FIXT.1.1",
 	 * "FIX.5.0SP2" */
-	char versions[EV_FIXDICT_MAX_VERSIONS][24];
+	char versions[EV_FIXDICT_MAX_VERSIONS][24]; /* at most 6 + 1 + 3 + 1 + 3 + 4 bytes */
 	size_t nversions;
 	uint32_t max_tag;
 	struct ev_fixdict_field *fields; /* [max_tag + 1] */

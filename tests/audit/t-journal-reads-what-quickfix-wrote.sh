@@ -11,7 +11,7 @@
 QF_PAIR="$EV_BUILDDIR/tests/audit/qf-pair"
 [ -x "$QF_PAIR" ] || test_skip_all "QuickFIX not found at configure time (apt-get install libquickfix-dev)"
 
-SPEC="$EV_SRCDIR/tests/audit/qf-fix44-spec.json"
+SPEC="$EV_SRCDIR/share/audit/quickfix-fix44-new-order.json" # shipped: the spec of a QuickFIX FIX.4.4 order session
 DICT="$EV_SRCDIR/share/fix/FIX44.xml"
 STORE=qf/initiator/store/FIX.4.4-INIT-ACPT
 LOG=qf/acceptor/log/FIX.4.4-ACPT-INIT.messages.current.log

@@ -60,6 +60,16 @@ int main(void)
 	CHECK_INT_EQ(s.owner_tag, 11);
 	CHECK_INT_EQ(s.sequence_first, 1);
 	CHECK_INT_EQ(s.warmups + s.measured, 1001000);
+	{
+		/* the QuickFIX FIX.4.4 session's spec ships beside it */
+		struct ev_fixspec q;
+		char qpath[4096], qhex[EV_SHA256_HEX_LEN + 1];
+		snprintf(qpath, sizeof qpath, "%s/share/audit/quickfix-fix44-new-order.json", src ? src : ".");
+		CHECK_INT_EQ(ev_fixspec_load(qpath, &q, qhex, &err), EV_OK);
+		CHECK_STR_EQ(q.begin_string, "FIX.4.4");
+		CHECK_INT_EQ(q.nother, 3); /* Logon, Logout, Heartbeat */
+		ev_fixspec_free(&q);
+	}
 	CHECK_INT_EQ(strlen(hex), 64);
 	const struct ev_fixspec_field *t52 = &s.fields[4];
 	CHECK_INT_EQ(t52->tag, 52);
