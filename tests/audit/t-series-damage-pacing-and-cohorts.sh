@@ -22,6 +22,27 @@ test_expect_success 'the sender'"'"'s statistics, block and report, agree with i
 	test "$(json_words b.json "sorted(set(s[\"verdict\"] for s in d[\"facts\"][\"statistics\"]))")" = "equal not recomputable"
 '
 
+test_expect_success 'every line of the llfix block the sender printed is in the receipt, compared or named as not recomputable' '
+	python3 - <<-\PY
+	import json, re
+	d = json.load(open("b.json"))
+	said = {}
+	for s in d["facts"]["statistics"]:
+	    said.setdefault(s["native"], []).append(s["verdict"])
+	text = re.sub(r"\x1b\[[0-9;]*m", "", open("stdout.txt").read())
+	lines = [l for l in text.splitlines() if l.strip()]
+	assert lines, "no block"
+	for line in lines:
+	    if line.startswith("Title"):
+	        continue                  # the title names the block, it states no number
+	    # as printed: "CPU frequency 2596000000 hertz", "Pinned to CPU core 1", "Label : value"
+	    value = line.split(" : ", 1)[1] if " : " in line else " ".join(line.split(" ")[-2:]) if line.endswith("hertz") else line.rsplit(" ", 1)[-1]
+	    value = value.replace(" nanoseconds", "").strip()
+	    assert value in said, (line, value)
+	    assert all(v == "equal" or v == "not recomputable" for v in said[value]), (line, said[value])
+	PY
+'
+
 test_expect_success 'pacing rebuilt from the delays: the missed count and the true maximum the sender reported' '
 	"$AUDIT" series --native report.json --delay d.bin --rate 20000 --receipt p.json s.bin >out &&
 	grep -q "^paced at 20000/s: [0-9]* deadlines missed and re-anchored" out &&
