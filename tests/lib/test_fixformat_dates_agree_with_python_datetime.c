@@ -56,7 +56,7 @@ int main(void)
 	for (int y = FIRST_YEAR; y <= LAST_YEAR; y++)
 		for (int m = 0; m <= 13; m++)
 			for (int d = 0; d <= 32; d++) {
-				char date[16], stamp[40];
+				char date[48], stamp[80];
 				snprintf(date, sizeof date, "%04d%02d%02d", y, m, d);
 				snprintf(stamp, sizeof stamp, "%s-12:34:56.789", date);
 				int want = exists[y - FIRST_YEAR][m][d];
