@@ -225,7 +225,8 @@ static ev_status load_runs(struct campaign_audit *ca, struct ev_error *err)
 		ca->nruns++;
 	}
 	closedir(d);
-	qsort(ca->runs, ca->nruns, sizeof *ca->runs, by_name);
+	if (ca->nruns > 1)
+		qsort(ca->runs, ca->nruns, sizeof *ca->runs, by_name);
 	return st;
 }
 

@@ -178,7 +178,7 @@ ev_status journal_side_open(const struct journal_run *run, struct pair *p, struc
 	ev_status st = ev_fixcheck_new(&out->checker, &co, on_finding, &p->findings, err);
 	if (st != EV_OK)
 		return st;
-	struct ev_fixread_sink sink = {sink_record, sink_damage, out, sink_fed, sink_companion};
+	struct ev_fixread_sink sink = {sink_record, sink_damage, out, sink_fed, sink_companion, &ev_cli_interrupted};
 	if (!(out->reader = ev_fixread_new(s->kind, &sink))) {
 		ev_fixcheck_free(out->checker);
 		return ev_error_set(err, EV_ERROR, "out of memory");
@@ -641,7 +641,7 @@ static void tag_value(const struct first_message *f, const char *tag, char *out,
 
 static ev_status read_first_message(const struct side *s, struct first_message *f, struct ev_error *err)
 {
-	struct ev_fixread_sink sink = {first_record, first_damage, f, NULL, NULL};
+	struct ev_fixread_sink sink = {first_record, first_damage, f, NULL, NULL, NULL};
 	struct ev_fixread *r = ev_fixread_new(s->kind, &sink);
 	unsigned char *buf = malloc(1 << 16);
 	ev_status st = EV_OK;

@@ -28,11 +28,18 @@ struct tar_source {
 	struct ev_decoder *decoder;
 	struct ev_error io; /* an I/O error while reading, for the caller */
 	struct ev_tarwalk walk; /* the headers as written, beside libarchive */
+	volatile sig_atomic_t *interrupted; /* NULL: never */
+	int stopped;
 };
 
 static la_ssize_t tar_read(struct archive *a, void *ctx, const void **out)
 {
 	struct tar_source *s = ctx;
+	if (s->interrupted && *s->interrupted) {
+		s->stopped = 1;
+		archive_set_error(a, EINTR, "interrupted by a signal");
+		return -1;
+	}
 	ssize_t n = ev_decoder_read(s->decoder, out, &s->io);
 	if (n == -1) {
 		archive_set_error(a, EILSEQ, "%s", ev_decoder_problem(s->decoder));
@@ -64,6 +71,7 @@ struct checker {
 	struct ev_progress *progress; /* NULL: none */
 	const struct ev_archive_tap *tap; /* NULL: none */
 	int out_of_memory;
+	const int *stopped;    /* the source stopped for a signal: its errors are not findings */
 };
 
 static void found(struct checker *c, const char *subject, const char *check, const char *message,
@@ -128,9 +136,10 @@ static int hash_data(struct archive *a, struct checker *c, const char *subject, 
 		if (r == ARCHIVE_EOF)
 			break;
 		if (r != ARCHIVE_OK) {
-			found(c, subject, "stream",
-			      "archive stream is damaged or truncated while this member is read", NULL,
-			      archive_error_string(a));
+			if (!(c->stopped && *c->stopped))
+				found(c, subject, "stream",
+				      "archive stream is damaged or truncated while this member is read", NULL,
+				      archive_error_string(a));
 			if (tapped)
 				tap->end(tapped, 0);
 			return -1;
@@ -352,18 +361,18 @@ static void compare_digests(struct checker *c)
 
 ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const char *seal_bytes,
 			   size_t seal_len, ev_finding_fn on_finding, void *ctx,
-			   struct ev_progress *progress, struct ev_archive_check *result,
-			   struct ev_error *err)
+			   struct ev_progress *progress, volatile sig_atomic_t *interrupted,
+			   struct ev_archive_check *result, struct ev_error *err)
 {
 	return ev_archive_check_tapped(path, seal, seal_bytes, seal_len, on_finding, ctx, NULL,
-				       progress, result, err);
+				       progress, interrupted, result, err);
 }
 
 ev_status ev_archive_check_tapped(const char *path, const struct ev_seal *seal,
 				  const char *seal_bytes, size_t seal_len, ev_finding_fn on_finding,
 				  void *ctx, const struct ev_archive_tap *tap,
-				  struct ev_progress *progress, struct ev_archive_check *result,
-				  struct ev_error *err)
+				  struct ev_progress *progress, volatile sig_atomic_t *interrupted,
+				  struct ev_archive_check *result, struct ev_error *err)
 {
 	memset(result, 0, sizeof *result);
 	ev_status st = EV_OK;
@@ -371,6 +380,8 @@ ev_status ev_archive_check_tapped(const char *path, const struct ev_seal *seal,
 			    .tap = tap};
 	struct tar_source src = {0};
 	src.walk.on_entry = header_names;
+	src.interrupted = interrupted;
+	c.stopped = &src.stopped;
 	src.walk.ctx = &c;
 	int fd = -1, first = 1, broken = 0, stream_ended = 0;
 	struct archive *a = NULL;
@@ -410,6 +421,10 @@ ev_status ev_archive_check_tapped(const char *path, const struct ev_seal *seal,
 		goto out;
 	}
 	if (archive_read_open(a, &src, NULL, tar_read, NULL) != ARCHIVE_OK) {
+		if (src.stopped) {
+			st = ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal; nothing is claimed", path);
+			goto out;
+		}
 		if (src.io.status != EV_OK) {
 			st = ev_error_set(err, EV_ERROR, "%s: %s", path, src.io.text);
 			goto out;
@@ -435,6 +450,8 @@ ev_status ev_archive_check_tapped(const char *path, const struct ev_seal *seal,
 			st = ev_error_set(err, EV_ERROR, "%s: %s", path, src.io.text);
 			goto out;
 		}
+		if (src.stopped)
+			break;
 		if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
 			found(&c, path, "stream", "archive stream is damaged or truncated", NULL,
 			      archive_error_string(a));
@@ -451,6 +468,12 @@ ev_status ev_archive_check_tapped(const char *path, const struct ev_seal *seal,
 		}
 		result->members_checked++;
 		check_member(a, e, &c, &broken);
+		if (src.stopped)
+			break;
+	}
+	if (src.stopped || (interrupted && *interrupted)) {
+		st = ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal; nothing is claimed", path);
+		goto out;
 	}
 	if (src.io.status != EV_OK) {
 		st = ev_error_set(err, EV_ERROR, "%s: %s", path, src.io.text);

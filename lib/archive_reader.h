@@ -29,6 +29,7 @@
 #ifndef EV_ARCHIVE_READER_H
 #define EV_ARCHIVE_READER_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,12 +53,15 @@ struct ev_archive_check {
 /* Check the archive at path against seal (whose canonical bytes are
  * seal_bytes/seal_len). progress (may be NULL) is advanced by member bytes
  * and files read, from the calling thread: the seal's totals are its goal.
+ * interrupted (may be NULL) is looked at with every decoded block (128 KiB),
+ * inside a member too: once nonzero, the check stops.
  * @return EV_OK when nothing was found, EV_MISMATCH when findings were
- * reported, EV_ERROR when the file could not be read. */
+ * reported, EV_ERROR when the file could not be read, EV_INTERRUPTED when
+ * stopped (nothing is claimed: the findings so far are not the archive's). */
 ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const char *seal_bytes,
 			   size_t seal_len, ev_finding_fn on_finding, void *ctx,
-			   struct ev_progress *progress, struct ev_archive_check *result,
-			   struct ev_error *err);
+			   struct ev_progress *progress, volatile sig_atomic_t *interrupted,
+			   struct ev_archive_check *result, struct ev_error *err);
 
 /* A tap: the content of chosen members as it streams by, for a reader that
  * works on members without extracting them (audit journal --archive).
@@ -77,8 +81,8 @@ struct ev_archive_tap {
 ev_status ev_archive_check_tapped(const char *path, const struct ev_seal *seal,
 				  const char *seal_bytes, size_t seal_len, ev_finding_fn on_finding,
 				  void *ctx, const struct ev_archive_tap *tap,
-				  struct ev_progress *progress, struct ev_archive_check *result,
-				  struct ev_error *err);
+				  struct ev_progress *progress, volatile sig_atomic_t *interrupted,
+				  struct ev_archive_check *result, struct ev_error *err);
 
 /* What a pass of ev_archive_check means, for a receipt's "coverage" fact:
  * {"recomputed": [...], "pinned": [...], "not_checked": [...],

@@ -414,7 +414,8 @@ static ev_status compile(struct builder *b, xmlDocPtr *docs, char *const *paths,
 			if (is(c, "component"))
 				PUSH(b, b->comps, ((struct component){attr(b, c, "name"), c, paths[i]}));
 	}
-	qsort(b->names.v, b->names.n, sizeof *b->names.v, by_name);
+	if (b->names.n > 1)
+		qsort(b->names.v, b->names.n, sizeof *b->names.v, by_name);
 
 	int have_header = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -487,7 +488,8 @@ static ev_status compile(struct builder *b, xmlDocPtr *docs, char *const *paths,
 	}
 
 	/* Messages sorted, later duplicates dropped (the first file wins). */
-	qsort(b->messages.v, b->messages.n, sizeof *b->messages.v, by_msgtype);
+	if (b->messages.n > 1)
+		qsort(b->messages.v, b->messages.n, sizeof *b->messages.v, by_msgtype);
 	size_t kept = 0;
 	for (size_t i = 0; i < b->messages.n; i++)
 		if (kept == 0 || strcmp(b->messages.v[i].msgtype, b->messages.v[kept - 1].msgtype) != 0)

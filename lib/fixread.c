@@ -162,7 +162,8 @@ ev_status ev_fixread_list(enum ev_fixread_kind kind, const char *path, char ***f
 		numbers[n++] = k;
 	}
 	closedir(d);
-	qsort(numbers, n, sizeof *numbers, by_number);
+	if (n > 1)
+		qsort(numbers, n, sizeof *numbers, by_number);
 	*files = calloc(n ? n : 1, sizeof **files);
 	for (size_t i = 0; *files && i < n; i++) {
 		size_t len = strlen(path) + 32;
@@ -363,6 +364,14 @@ ev_status ev_fixread_file(struct ev_fixread *r, const char *path, uint32_t index
 	ev_fixread_begin(r, path, index, err);
 	uint64_t total = 0;
 	for (;;) {
+		if (r->sink.stop && *r->sink.stop) {
+			st = ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal; nothing is claimed", path);
+			if (pipe) { /* the digest of a file not read whole is void */
+				ev_hashpipe_buffer(pipe);
+				ev_hashpipe_publish(pipe, 0, 1, digest);
+			}
+			break;
+		}
 		/* Read into the hasher's slot: the bytes are hashed there and
 		 * parsed from the same place. */
 		unsigned char *into = pipe ? ev_hashpipe_buffer(pipe) : buf;

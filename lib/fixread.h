@@ -22,6 +22,7 @@
 #ifndef EV_FIXREAD_H
 #define EV_FIXREAD_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,6 +46,9 @@ struct ev_fixread_sink {
 	 * so that every byte the audit relied on is among its inputs */
 	void (*companion)(void *ctx, const char *path, const uint8_t digest[EV_SHA256_LEN],
 			  const char *checked);
+	/* may be NULL: looked at before every read of ev_fixread_file; once
+	 * nonzero, the file is left with EV_INTERRUPTED */
+	volatile sig_atomic_t *stop;
 };
 
 struct ev_fixread;

@@ -98,7 +98,8 @@ unsigned ev_namefold_report(struct ev_namefold *set, ev_finding_fn on_finding, v
 {
 	if (set->count < 2)
 		return 0; /* and qsort must not be handed a NULL array */
-	qsort(set->items, set->count, sizeof *set->items, by_key_then_name);
+	if (set->count > 1)
+		qsort(set->items, set->count, sizeof *set->items, by_key_then_name);
 	unsigned reported = 0;
 	size_t first = 0; /* the first name of the current group of equal keys */
 	for (size_t i = 1; i < set->count; i++) {

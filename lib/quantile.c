@@ -242,7 +242,8 @@ void ev_select_many(uint64_t *v, size_t n, const uint64_t *want, size_t nwant)
 		return;
 	}
 	memcpy(w, want, nwant * sizeof *w);
-	qsort(w, nwant, sizeof *w, by_index);
+	if (nwant > 1)
+		qsort(w, nwant, sizeof *w, by_index);
 	int depth = 0;
 	for (size_t k = n; k > 1; k >>= 1)
 		depth += 2;
@@ -413,7 +414,8 @@ int ev_order_stats(const uint64_t *v, size_t n, const uint64_t *ranks, size_t k,
 			goto out;
 	}
 	/* gather what lies in the ranges still to order, and order it */
-	qsort(rs.v, rs.n, sizeof *rs.v, by_lo);
+	if (rs.n > 1)
+		qsort(rs.v, rs.n, sizeof *rs.v, by_lo);
 	uint64_t total = 0;
 	if (!(fill = calloc(rs.n, sizeof *fill)))
 		goto out;

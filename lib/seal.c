@@ -33,7 +33,8 @@ static int member_order(const void *a, const void *b)
 
 void ev_seal_finish(struct ev_seal *seal)
 {
-	qsort(seal->members, seal->count, sizeof seal->members[0], member_order);
+	if (seal->count > 1)
+		qsort(seal->members, seal->count, sizeof seal->members[0], member_order);
 	seal->files = seal->dirs = seal->bytes = 0;
 	for (size_t i = 0; i < seal->count; i++) {
 		if (seal->members[i].type == EV_MEMBER_DIR) {

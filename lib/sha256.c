@@ -83,6 +83,12 @@ ev_status ev_sha256_buffer(const void *data, size_t len, uint8_t out[EV_SHA256_L
 ev_status ev_sha256_fd(int fd, const char *name, uint8_t out[EV_SHA256_LEN],
 		       uint64_t *size_out, struct ev_error *err)
 {
+	return ev_sha256_fd_until(fd, name, out, size_out, NULL, err);
+}
+
+ev_status ev_sha256_fd_until(int fd, const char *name, uint8_t out[EV_SHA256_LEN], uint64_t *size_out,
+			     volatile sig_atomic_t *stop, struct ev_error *err)
+{
 	ev_status st = EV_OK;
 	uint64_t total = 0;
 	struct ev_sha256 *ctx = ev_sha256_new();
@@ -92,6 +98,10 @@ ev_status ev_sha256_fd(int fd, const char *name, uint8_t out[EV_SHA256_LEN],
 		goto out;
 	}
 	for (;;) {
+		if (stop && *stop) {
+			st = ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal; nothing is claimed", name);
+			goto out;
+		}
 		ssize_t n = read(fd, buf, READ_CHUNK);
 		if (n < 0) {
 			if (errno == EINTR)

@@ -7,6 +7,7 @@
 #ifndef EV_SHA256_H
 #define EV_SHA256_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +44,11 @@ ev_status ev_sha256_buffer(const void *data, size_t len, uint8_t out[EV_SHA256_L
  * If size_out is not NULL it receives the number of bytes read. */
 ev_status ev_sha256_fd(int fd, const char *name, uint8_t out[EV_SHA256_LEN],
 		       uint64_t *size_out, struct ev_error *err);
+
+/* ev_sha256_fd, looking at *stop (may be NULL) before every read: once
+ * nonzero, @return EV_INTERRUPTED (out is not set). */
+ev_status ev_sha256_fd_until(int fd, const char *name, uint8_t out[EV_SHA256_LEN], uint64_t *size_out,
+			     volatile sig_atomic_t *stop, struct ev_error *err);
 
 /* Digest a file by path. */
 ev_status ev_sha256_path(const char *path, uint8_t out[EV_SHA256_LEN],

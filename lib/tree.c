@@ -183,7 +183,8 @@ ev_status ev_tree_scan(const char *root, struct ev_tree *tree, ev_finding_fn on_
 		ev_tree_free(tree);
 		return st;
 	}
-	qsort(tree->entries, tree->count, sizeof tree->entries[0], entry_order);
+	if (tree->count > 1) /* qsort must not be handed the NULL of an empty tree */
+		qsort(tree->entries, tree->count, sizeof tree->entries[0], entry_order);
 	return EV_OK;
 }
 

@@ -39,7 +39,8 @@ static int collect_ancestors(const struct ev_seal *expected, struct ancestors *a
 				return -1;
 		}
 	}
-	qsort(an->paths, an->count, sizeof *an->paths, cmp_str);
+	if (an->count > 1)
+		qsort(an->paths, an->count, sizeof *an->paths, cmp_str);
 	return 0;
 }
 
@@ -100,7 +101,7 @@ ev_status ev_tree_check(const char *dir, const struct ev_seal *expected, int sub
 				continue;
 			}
 			uint64_t size = 0;
-			st = ev_sha256_fd(fd, got.path, got.sha256, &size, err);
+			st = ev_sha256_fd_until(fd, got.path, got.sha256, &size, interrupted, err);
 			close(fd);
 			if (st != EV_OK)
 				goto out;

@@ -177,7 +177,7 @@ static ev_status run_verify(struct report *r, char *receipt_path, size_t cap,
 
 	struct ev_progress progress;
 	ev_progress_init(&progress, stderr, TOOL ": verifying", seal.bytes, seal.files);
-	st = ev_archive_check(o->archive, &seal, seal_bytes, seal_len, on_finding, r, &progress,
+	st = ev_archive_check(o->archive, &seal, seal_bytes, seal_len, on_finding, r, &progress, &ev_cli_interrupted,
 			      &res, err);
 	ev_progress_done(&progress);
 	if (st != EV_OK && st != EV_MISMATCH)

@@ -380,7 +380,8 @@ static ev_status run_verify(const struct capsule_opts *o, struct ev_error *err)
 	{
 		struct ev_archive_check result;
 		memset(&result, 0, sizeof result);
-		st = ev_archive_check(archive, &capsule, seal_bytes, seal_len, on_finding, &v, NULL, &result, err);
+		st = ev_archive_check(archive, &capsule, seal_bytes, seal_len, on_finding, &v, NULL,
+				      &ev_cli_interrupted, &result, err);
 	}
 	if (st == EV_OK && tree[0])
 		st = ev_tree_check(tree, &commit, 0, on_finding, &v, NULL, &ev_cli_interrupted, err);

@@ -186,7 +186,7 @@ static ev_status run_verify(const struct verify_opts *o, struct report *r, struc
 		struct ev_progress progress;
 		ev_progress_init(&progress, stderr, TOOL ": verifying", seal.bytes, seal.files);
 		st = ev_archive_check(o->target, &seal, seal_bytes, seal_len, on_finding, r, &progress,
-				      &res, err);
+				      &ev_cli_interrupted, &res, err);
 		ev_progress_done(&progress);
 		if (st == EV_ERROR || st >= EV_USAGE)
 			goto out;

@@ -123,13 +123,13 @@ int main(void)
 
 	struct ev_archive_check res;
 	ev_error_clear(&err);
-	CHECK_INT_EQ(ev_archive_check(one, &s, json, len, note, NULL, NULL, &res, &err), EV_OK);
+	CHECK_INT_EQ(ev_archive_check(one, &s, json, len, note, NULL, NULL, NULL, &res, &err), EV_OK);
 	CHECK_INT_EQ(findings, 0);
 	CHECK_INT_EQ(res.members_checked, 2);
 	CHECK_INT_EQ(res.archive_bytes, (uint64_t)n1);
 
 	CHECK(write_archive(dir, gz, EV_COMPRESS_GZIP, 2, &s, json, len) > 0);
-	CHECK_INT_EQ(ev_archive_check(gz, &s, json, len, note, NULL, NULL, &res, &err), EV_OK);
+	CHECK_INT_EQ(ev_archive_check(gz, &s, json, len, note, NULL, NULL, NULL, &res, &err), EV_OK);
 	CHECK_INT_EQ(findings, 0);
 
 	/* The same archive against a seal whose file mode differs. */
@@ -137,7 +137,7 @@ int main(void)
 	char *json2 = NULL;
 	size_t len2 = 0;
 	ev_seal_serialize(&s, &json2, &len2, &err);
-	CHECK_INT_EQ(ev_archive_check(one, &s, json2, len2, note, NULL, NULL, &res, &err), EV_MISMATCH);
+	CHECK_INT_EQ(ev_archive_check(one, &s, json2, len2, note, NULL, NULL, NULL, &res, &err), EV_MISMATCH);
 	CHECK_INT_EQ(findings, 2); /* the embedded SEAL.json, then the member */
 	CHECK_STR_EQ(last_subject, "runs/1.bin");
 	CHECK_STR_EQ(last_check, "mode");

@@ -3,8 +3,10 @@
 # '..', backslashes, symbolic and hard links (escapes included), devices,
 # FIFOs, pax path records that say another name than the header, names
 # that collide by case, and a respelled duplicate. Each is named and the
-# run exits 1; since nothing is ever extracted, nothing appears outside the
-# receipts, which find / before and after confirms.
+# run exits 1; since nothing is ever extracted, nothing is written outside
+# the receipts: each run is traced (strace), and every system call that
+# could create, change or remove a file names a path in the test's own
+# directory. The proof is the tool's own behaviour, not a quiet machine.
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
 escape=evidence-escape-$$
@@ -16,23 +18,43 @@ hostile () { # NAME OP ARGS...: out/archive.tar.zst with one hostile change
 	python3 "$SURGERY" out/archive.tar.zst "h-$name.tar.zst" "$@"
 }
 
-# refused NAME 'expected stderr lines...': exit 1 and exactly these lines.
+command -v strace >/dev/null || test_skip_all "strace is not installed (Debian package strace)"
+
+# refused NAME 'expected stderr lines...': exit 1 and exactly these lines,
+# the run traced into trace-NAME.
 refused () {
 	name=$1
 	shift
 	printf "%s\n" "$@" >expect &&
-	test_expect_code 1 "$REPLICATE" verify --seal out/SEAL.json --receipt "r-$name.json" \
-		"h-$name.tar.zst" >/dev/null 2>actual &&
+	test_expect_code 1 strace -f -y -qq -o "trace-$name" -e signal=none \
+		-e trace=open,openat,openat2,creat,mkdir,mkdirat,rename,renameat,renameat2,link,linkat,symlink,symlinkat,unlink,unlinkat,rmdir,truncate,chmod,fchmodat,chown,fchownat,mknod,mknodat \
+		"$REPLICATE" verify --seal out/SEAL.json --receipt "r-$name.json" "h-$name.tar.zst" >/dev/null 2>actual &&
 	test_cmp expect actual
 }
 
-# The file system as find sees it, without what other tests and this one
-# may write: /tmp and friends, the build and source trees, automake logs.
-snapshot () {
-	find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /run -o -path /tmp \
-		-o -path /var/tmp -o -path /var/log -o -path "$trash" -o -path "$EV_BUILDDIR" \
-		-o -path "$EV_SRCDIR" -o -path "${TMPDIR:-/tmp}" \) -prune -o -printf "%p %y %s\n" 2>/dev/null |
-		grep -v "\.log \|\.trs " | sort
+# written_outside TRACE...: the paths outside this directory that a traced
+# run opened for writing, created, renamed, linked, removed or changed.
+written_outside () {
+	python3 - "$trash" "$@" <<-\PY
+	import os, re, sys
+	here = os.path.realpath(sys.argv[1])
+	bad = []
+	for trace in sys.argv[2:]:
+	    for line in open(trace):
+	        m = re.match(r"\d+ +(\w+)\((.*)\) += (-?\d+)", line)
+	        if not m or int(m.group(3)) < 0:
+	            continue                       # failed calls changed nothing
+	        call, args = m.group(1), m.group(2)
+	        if call in ("open", "openat", "openat2") and not re.search(r"O_WRONLY|O_RDWR|O_CREAT|O_TRUNC", args):
+	            continue                       # read only
+	        # each path argument, joined to the directory its descriptor names (-y)
+	        for dirfd, path in re.findall(r"(?:(?:AT_FDCWD|\d+<([^>]*)>), )?\"([^\"]*)\"", args):
+	            full = os.path.normpath(os.path.join(dirfd or here, path))
+	            if not (full + "/").startswith(here + "/"):
+	                bad.append("%s: %s %s" % (trace, call, full))
+	for b in bad:
+	    print(b)
+	PY
 }
 
 test_expect_success 'setup: a sealed campaign and its hostile twins' '
@@ -50,10 +72,6 @@ test_expect_success 'setup: a sealed campaign and its hostile twins' '
 	hostile case add runs/RUN.sh "#!/bin/sh" &&
 	hostile respelled add "summary/$(printf "re\\314\\201sume\\314\\201").txt" "p99 1" &&
 	for f in out/archive.tar.zst h-*.tar.zst; do test -s "$f" || return 1; done
-'
-
-test_expect_success 'find / before the hostile archives are verified' '
-	snapshot >before && test -s before
 '
 
 test_expect_success 'an absolute name' '
@@ -104,10 +122,17 @@ test_expect_success 'a sealed name respelled in NFD arrives as a second copy of 
 	refused respelled "replicate: summary/$(printf "r\\303\\251sum\\303\\251").txt: member appears more than once"
 '
 
-test_expect_success 'find / after: nothing was written anywhere, nothing escaped' '
-	snapshot >after && test_cmp before after &&
+test_expect_success 'traced: no run wrote, created or removed anything outside this directory; nothing escaped' '
+	ls trace-* >traces && test "$(wc -l <traces)" -eq 12 &&
+	written_outside trace-* >outside && test_cmp /dev/null outside &&
+	grep -q "r-absolute.json" trace-absolute &&
 	test_must_be_absent "/$escape" /etc/passwd.new &&
 	ls r-*.json >receipts && test "$(wc -l <receipts)" -eq 12
+'
+
+test_expect_success 'the trace check can fail: a run that writes outside is caught' '
+	strace -f -y -qq -o trace-probe -e signal=none -e trace=openat sh -c ": >/tmp/evidence-probe-$$; rm -f /tmp/evidence-probe-$$" &&
+	written_outside trace-probe >outside && grep -q "openat /tmp/evidence-probe-$$" outside
 '
 
 test_done
