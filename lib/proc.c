@@ -74,6 +74,18 @@ ev_status ev_proc_boot_id(char out[EV_BOOT_ID_LEN + 1], struct ev_error *err)
 	return EV_OK;
 }
 
+int ev_proc_boot_id_valid(const char *s)
+{
+	if (!s || strlen(s) != EV_BOOT_ID_LEN)
+		return 0;
+	for (int i = 0; i < EV_BOOT_ID_LEN; i++) {
+		int dash = i == 8 || i == 13 || i == 18 || i == 23;
+		if (dash ? s[i] != '-' : !((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	}
+	return 1;
+}
+
 int ev_proc_is_running(pid_t pid, uint64_t start_ticks, const char *boot_id,
 		       struct ev_error *err)
 {

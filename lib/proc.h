@@ -28,6 +28,12 @@ ev_status ev_proc_boot_id(char out[EV_BOOT_ID_LEN + 1], struct ev_error *err);
 /* Is the recorded process still running? boot_id may be NULL (then only
  * PID and start time are compared). @return 1 running, 0 gone, -1 cannot
  * tell (err set). */
+/* Is s a well-formed boot id, as the kernel writes one: 36 characters,
+ * lower-case hex in groups of 8-4-4-4-12 joined by '-'? 1 yes, 0 no (an
+ * "unavailable: ..." record, upper case, junk: whoever reads it cannot
+ * tell which boot it names). */
+int ev_proc_boot_id_valid(const char *s);
+
 int ev_proc_is_running(pid_t pid, uint64_t start_ticks, const char *boot_id,
 		       struct ev_error *err);
 

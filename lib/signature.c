@@ -125,8 +125,13 @@ static int is_ed25519(EVP_PKEY *pkey)
 ev_status ev_signing_key_load(const char *path, struct ev_signing_key **out,
 			      struct ev_error *err)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat sb;
+	/* a FIFO is refused before it is opened: opening one waits for a writer */
+	if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+		return ev_error_set(err, EV_REFUSED, "%s: a private key must be a regular file (this is %s)", path,
+				    S_ISFIFO(sb.st_mode) ? "a FIFO" : S_ISLNK(sb.st_mode) ? "a symbolic link"
+				    : S_ISDIR(sb.st_mode) ? "a directory" : "a special file");
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return ev_error_errno(err, errno, "%s: cannot open the signing key", path);
 	if (fstat(fd, &sb) != 0) {
@@ -141,6 +146,12 @@ ev_status ev_signing_key_load(const char *path, struct ev_signing_key **out,
 				    "%s: a private key must be a regular file that only its owner "
 				    "can read (expected mode 0600, found %s); chmod 600 it",
 				    path, mode);
+	}
+	/* as ssh does: a key another user owns is not yours to sign with */
+	if (sb.st_uid != geteuid()) {
+		close(fd);
+		return ev_error_set(err, EV_REFUSED, "%s: owned by uid %u, not by uid %u who signs with it: a "
+				    "private key signs for its owner only", path, (unsigned)sb.st_uid, (unsigned)geteuid());
 	}
 	FILE *f = fdopen(fd, "r");
 	if (!f) {

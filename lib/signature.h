@@ -11,7 +11,8 @@
  * receipt, however harmless it looks, breaks the signature.
  *
  * Keys are PEM: PKCS#8 "PRIVATE KEY" (written 0600, and refused when group
- * or others may read it, as ssh does) and SubjectPublicKeyInfo "PUBLIC
+ * or others may read it, when another user owns it, or when it is not a
+ * regular file, as ssh does) and SubjectPublicKeyInfo "PUBLIC
  * KEY", so `openssl pkey` and `openssl pkeyutl -rawin` read them too.
  *
  * Used by replicate (keygen, verify --sign-key, compare/prune --trust).

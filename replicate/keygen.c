@@ -1,6 +1,9 @@
 /* replicate keygen: an Ed25519 key pair for signing receipts. */
 #include "config.h"
 
+#include <errno.h>
+#include <sys/stat.h>
+
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,6 +47,11 @@ int replicate_keygen_main(int argc, char **argv)
 		return msg_usage("keygen", "unexpected argument '%s'", argv[optind]);
 	if (!name || !*name)
 		return msg_usage("keygen", "no key name given (-o NAME)");
+	struct stat sb;
+	size_t len = strlen(name);
+	if (name[len - 1] == '/' || (stat(name, &sb) == 0 && S_ISDIR(sb.st_mode)))
+		return msg_usage("keygen", "-o %s names a directory; give the pair's name in it, e.g. -o %s%shost",
+				 name, name, name[len - 1] == '/' ? "" : "/");
 	char key[4096], pub[4096], id[EV_SHA256_HEX_LEN + 1];
 	if ((size_t)snprintf(key, sizeof key, "%s.key", name) >= sizeof key ||
 	    (size_t)snprintf(pub, sizeof pub, "%s.pub", name) >= sizeof pub)
@@ -55,6 +63,13 @@ int replicate_keygen_main(int argc, char **argv)
 		ev_cli_error(TOOL, &err);
 		return ev_status_exit_code(st);
 	}
-	printf("%s: private key (0600)\n%s: public key (0644)\nkey_sha256 %s\n", key, pub, id);
+	/* the modes as created (the umask may have narrowed the public key's) */
+	struct stat ks, ps;
+	if (stat(key, &ks) != 0 || stat(pub, &ps) != 0) {
+		fprintf(stderr, TOOL ": %s: cannot read back the pair's modes: %s\n", name, strerror(errno));
+		return 2;
+	}
+	printf("%s: private key (%04o)\n%s: public key (%04o)\nkey_sha256 %s\n", key, (unsigned)(ks.st_mode & 07777),
+	       pub, (unsigned)(ps.st_mode & 07777), id);
 	return 0;
 }

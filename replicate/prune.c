@@ -271,10 +271,24 @@ static ev_status judge_processes(struct prune_run *p, const struct ev_tree *tree
 			char what[128];
 			snprintf(what, sizeof what, "%s pid %lld", role ? role : "process",
 				 json_is_integer(pid) ? (long long)json_integer_value(pid) : -1LL);
-			if (!json_is_integer(pid) || !json_is_integer(ticks) || json_integer_value(pid) <= 0) {
+			if (!json_is_integer(pid) || !json_is_integer(ticks) || json_integer_value(pid) <= 0 ||
+			    json_integer_value(pid) > INT_MAX || json_integer_value(ticks) < 0) {
 				refuse_because(p, e->m.path, "processes",
-					       "records a process without an integer pid and start_ticks",
+					       "records a process without a pid a process can have (1 to 2147483647) "
+					       "and an integer start_ticks",
 					       NULL, what);
+				continue;
+			}
+			/* a boot id that is not one cannot say the process is gone:
+			 * presumed alive, fail closed */
+			if (boot && !ev_proc_boot_id_valid(boot)) {
+				char found[160];
+				snprintf(found, sizeof found, "boot_id \"%.100s\"", boot);
+				refuse_because(p, e->m.path, "processes",
+					       "records a boot id that is not a well-formed one, so whether its "
+					       "processes have ended cannot be told",
+					       "36 lower-case hex digits and dashes, as /proc/sys/kernel/random/boot_id",
+					       found);
 				continue;
 			}
 			int alive = ev_proc_is_running((pid_t)json_integer_value(pid),

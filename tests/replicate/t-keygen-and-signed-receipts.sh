@@ -5,6 +5,7 @@
 # its reason, an unsigned receipt, one signed by another key, and one
 # edited after signing.
 . "$EV_SRCDIR/tests/lib/lib.sh"
+Q="'"
 
 # canonical_without_signature RECEIPT OUT: the bytes the signature covers.
 canonical_without_signature () {
@@ -47,6 +48,18 @@ test_expect_success 'keygen never overwrites either file, and writes nothing whe
 	test_must_be_absent half.key && test ! -s half.pub
 '
 
+test_expect_success 'keygen says the modes it created, under umask 077 too; a directory as NAME is refused' '
+	(umask 077 && "$REPLICATE" keygen -o tight >tight.out) &&
+	test "$(stat -c %a tight.key) $(stat -c %a tight.pub)" = "600 600" &&
+	grep -q "^tight.key: private key (0600)$" tight.out && grep -q "^tight.pub: public key (0600)$" tight.out &&
+	mkdir keys &&
+	test_expect_code 2 "$REPLICATE" keygen -o keys/ 2>err &&
+	grep -q "^replicate: -o keys/ names a directory; give the pair${Q}s name in it, e.g. -o keys/host$" err &&
+	test_expect_code 2 "$REPLICATE" keygen -o keys 2>err &&
+	grep -q "^replicate: -o keys names a directory; give the pair${Q}s name in it, e.g. -o keys/host$" err &&
+	test -z "$(ls -A keys)"
+'
+
 test_expect_success 'setup: a second key, a sealed archive, receipts signed by A, by B, and unsigned' '
 	"$REPLICATE" keygen -o hostB >/dev/null &&
 	make_campaign c && "$SEAL" create c -o out >/dev/null &&
@@ -56,6 +69,19 @@ test_expect_success 'setup: a second key, a sealed archive, receipts signed by A
 	"$REPLICATE" verify --seal out/SEAL.json --receipt plain.json out/archive.tar.zst >/dev/null &&
 	test "$(json_get a.json "d[\"signature\"][\"algorithm\"]")" = ed25519 &&
 	test "$(json_get a.json "d[\"signature\"][\"key_sha256\"]")" = "$(openssl pkey -pubin -in hostA.pub -outform DER | tail -c 32 | sha256sum | cut -c1-64)"
+'
+
+test_expect_success 'a signing key that is a FIFO is refused at once; one another user owns is refused' '
+	mkfifo fifo.key &&
+	test_expect_code 2 timeout 10 "$REPLICATE" verify --seal out/SEAL.json --sign-key fifo.key --receipt f.json out/archive.tar.zst 2>err &&
+	test_must_be_absent f.json &&
+	grep -q "fifo.key: a private key must be a regular file (this is a FIFO)" err &&
+	if [ "$(id -u)" = 0 ]; then
+		cp hostA.key other.key && chown nobody other.key && chmod 600 other.key &&
+		test_expect_code 2 "$REPLICATE" verify --seal out/SEAL.json --sign-key other.key --receipt o.json out/archive.tar.zst 2>err &&
+		grep -q "other.key: owned by uid [0-9]*, not by uid 0 who signs with it: a private key signs for its owner only" err &&
+		test_must_be_absent o.json
+	fi
 '
 
 test_expect_success 'openssl verifies the signature over the canonical receipt without its signature' '

@@ -142,6 +142,30 @@ test_expect_success 'a run.json that names no processes cannot show its run ende
 	test_cmp expect actual
 '
 
+# guarded_by 'RUN.JSON' 'EXPECTED STDERR': prune of run, with B-1's run.json
+# replaced, refuses with exactly that line; nothing removed.
+guarded_by () {
+	cp run/runs/B-1/run.json saved-run.json &&
+	printf "%s\n" "$1" >run/runs/B-1/run.json &&
+	rm -rf out-g && "$SEAL" create run -o out-g >/dev/null &&
+	as_host hostA "$REPLICATE" verify --seal out-g/SEAL.json --receipt ga.json out-g/archive.tar.zst >/dev/null &&
+	as_host hostB "$REPLICATE" verify --seal out-g/SEAL.json --receipt gb.json out-g/archive.tar.zst >/dev/null &&
+	rm -f cleanup.json &&
+	test_expect_code 1 "$REPLICATE" prune --seal out-g/SEAL.json --receipt cleanup.json --receipts ga.json gb.json run >/dev/null 2>actual;
+	status=$?; cp saved-run.json run/runs/B-1/run.json; rm -f ga.json gb.json; test $status = 0 &&
+	echo "$2" >expect && test_cmp expect actual && test -d run/runs/B-1
+}
+
+test_expect_success 'the process guard fails closed: a boot id that is not one, a pid outside pid_t' '
+	for boot in "unavailable: /proc/sys/kernel/random/boot_id: No such file or directory" \
+		"$(tr a-f A-F </proc/sys/kernel/random/boot_id)" "not-a-boot-id"; do
+		guarded_by "{\"boot_id\":\"$boot\",\"format\":\"evidence-run/1\",\"processes\":[{\"role\":\"sender\",\"pid\":1,\"start_ticks\":1}]}" \
+			"replicate: refused: runs/B-1/run.json: records a boot id that is not a well-formed one, so whether its processes have ended cannot be told (expected 36 lower-case hex digits and dashes, as /proc/sys/kernel/random/boot_id, found boot_id \"$boot\")" || return 1
+	done &&
+	guarded_by "{\"boot_id\":\"$(cat /proc/sys/kernel/random/boot_id)\",\"format\":\"evidence-run/1\",\"processes\":[{\"role\":\"sender\",\"pid\":4294967297,\"start_ticks\":1}]}" \
+		"replicate: refused: runs/B-1/run.json: records a process without a pid a process can have (1 to 2147483647) and an integer start_ticks (found sender pid 4294967297)"
+'
+
 test_expect_success 'a symbolic link inside the directory, pointing outside: refused, and its target survives' '
 	ln -s "$(pwd)/neighbour" run/runs/escape &&
 	rm -f cleanup.json &&
