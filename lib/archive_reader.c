@@ -13,6 +13,7 @@
 #include <archive_entry.h>
 
 #include "decoder.h"
+#include "input.h"
 #include "tarwalk.h"
 #include "hashpipe.h"
 #include "namefold.h"
@@ -398,9 +399,8 @@ ev_status ev_archive_check_tapped(const char *path, const struct ev_seal *seal,
 	}
 	if ((st = ev_hashpipe_new(&c.pipe, HASH_SLOTS, HASH_SLOT_BYTES, err)) != EV_OK)
 		goto out;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		st = ev_error_errno(err, errno, "%s: cannot open", path);
+	if ((fd = ev_input_open(path, "archive", err)) < 0) {
+		st = err->status;
 		goto out;
 	}
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "json.h"
+#include "input.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -170,9 +171,9 @@ ev_status ev_file_read_all(const char *path, size_t limit, char **out, size_t *l
 {
 	ev_status st = EV_OK;
 	char *buf = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = ev_input_open(path, "document", err);
 	if (fd < 0)
-		return ev_error_errno(err, errno, "%s: cannot open", path);
+		return err->status;
 	struct stat sb;
 	if (fstat(fd, &sb) != 0) {
 		st = ev_error_errno(err, errno, "%s: cannot stat", path);

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "series.h"
+#include "input.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -309,9 +310,9 @@ ev_status ev_series_load(const char *path, struct ev_series *s, ev_finding_fn fn
 {
 	memset(s, 0, sizeof *s);
 	snprintf(s->clock, sizeof s->clock, "unknown");
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = ev_input_open(path, "series", err);
 	if (fd < 0)
-		return ev_error_errno(err, errno, "%s: cannot open the series", path);
+		return err->status;
 	struct stat sb;
 	char magic[8] = {0};
 	ev_status st;

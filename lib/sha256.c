@@ -1,5 +1,6 @@
 #include "config.h"
 #include "sha256.h"
+#include "input.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -127,9 +128,9 @@ out:
 ev_status ev_sha256_path(const char *path, uint8_t out[EV_SHA256_LEN],
 			 uint64_t *size_out, struct ev_error *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = ev_input_open(path, "file to hash", err);
 	if (fd < 0)
-		return ev_error_errno(err, errno, "%s: cannot open", path);
+		return err->status;
 	ev_status st = ev_sha256_fd(fd, path, out, size_out, err);
 	close(fd);
 	return st;

@@ -1,0 +1,48 @@
+#!/bin/sh
+# Every input is checked for its kind before it is read: a FIFO where a
+# seal, a receipt, a series or an archive belongs, and /dev/zero as a
+# series, are refused at once (exit 2, the path and what it is named,
+# nothing written), never waited on and never read for ever.
+. "$EV_SRCDIR/tests/lib/lib.sh"
+
+# refused_at_once 'MESSAGE' COMMAND...: exit 2 within 5 s, exactly MESSAGE.
+refused_at_once () {
+	msg=$1
+	shift
+	test_expect_code 2 timeout 5 "$@" >stdout 2>err &&
+	echo "$msg" >expect && test_cmp expect err
+}
+
+test_expect_success 'setup: a FIFO, and a sealed tree' '
+	mkfifo fifo && mkdir t && echo x >t/a && "$SEAL" create t -o out >/dev/null
+'
+
+test_expect_success 'seal diff and seal verify --seal: a FIFO as the seal' '
+	refused_at_once "seal: fifo: a FIFO, not a regular file: a document is read from a file, never waited on" \
+		"$SEAL" diff fifo out/SEAL.json &&
+	refused_at_once "seal: fifo: a FIFO, not a regular file: a document is read from a file, never waited on" \
+		"$SEAL" verify --seal fifo t
+'
+
+test_expect_success 'seal verify and replicate verify: a FIFO as the archive, no receipt' '
+	refused_at_once "seal: fifo: neither a directory nor an archive file" \
+		"$SEAL" verify --seal out/SEAL.json --receipt r.json fifo &&
+	test_must_be_absent r.json &&
+	test_expect_code 2 timeout 5 "$REPLICATE" verify --seal out/SEAL.json --receipt r.json fifo 2>err &&
+	grep -q "fifo" err && test_must_be_absent r.json
+'
+
+test_expect_success 'replicate compare: a FIFO as a receipt' '
+	refused_at_once "replicate: fifo: a FIFO, not a regular file: a document is read from a file, never waited on" \
+		"$REPLICATE" compare fifo fifo
+'
+
+test_expect_success 'audit series: a FIFO, and /dev/zero, as the series' '
+	refused_at_once "audit: fifo: a FIFO, not a regular file: a series is read from a file, never waited on" \
+		"$AUDIT" series --receipt s.json fifo &&
+	refused_at_once "audit: /dev/zero: a character device, not a regular file: a series is read from a file, never waited on" \
+		"$AUDIT" series --receipt s.json /dev/zero &&
+	test_must_be_absent s.json
+'
+
+test_done
