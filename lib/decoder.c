@@ -224,9 +224,11 @@ static int is_skippable(const unsigned char *p)
  * zeros only (doc/formats.md). Anything else could hide bytes that every
  * decoder passes over, so it is damage. @return 0 passed, -1 a problem
  * (set), -2 an I/O error. */
-static int skip_skippable(struct ev_decoder *d, struct ev_error *err)
+/* At least want raw bytes of the skippable frame at hand. @return 0, -1
+ * the file ends first (the problem is set), -2 an I/O error. */
+static int skippable_bytes(struct ev_decoder *d, size_t want, struct ev_error *err)
 {
-	while (d->in_len - d->in_pos < 8) {
+	while (d->in_len - d->in_pos < want) {
 		int r = refill(d, err);
 		if (r < 0)
 			return -2;
@@ -234,6 +236,14 @@ static int skip_skippable(struct ev_decoder *d, struct ev_error *err)
 			return (int)fail(d, "zstd data cut short: the file ends inside the skippable frame that starts",
 					 d->frame_at, NULL);
 	}
+	return 0;
+}
+
+static int skip_skippable(struct ev_decoder *d, struct ev_error *err)
+{
+	int r = skippable_bytes(d, 8, err);
+	if (r < 0)
+		return r;
 	const unsigned char *h = d->in + d->in_pos;
 	uint32_t size = (uint32_t)h[4] | (uint32_t)h[5] << 8 | (uint32_t)h[6] << 16 | (uint32_t)h[7] << 24;
 	char why[128];
@@ -247,14 +257,8 @@ static int skip_skippable(struct ev_decoder *d, struct ev_error *err)
 	d->in_pos += 8;
 	uint64_t left = size, at = d->frame_at + 8;
 	while (left) {
-		if (d->in_pos == d->in_len) {
-			int r = refill(d, err);
-			if (r < 0)
-				return -2;
-			if (r == 0)
-				return (int)fail(d, "zstd data cut short: the file ends inside the skippable frame that starts",
-						 d->frame_at, NULL);
-		}
+		if ((r = skippable_bytes(d, 1, err)) < 0)
+			return r;
 		size_t n = d->in_len - d->in_pos < left ? d->in_len - d->in_pos : (size_t)left;
 		for (size_t i = 0; i < n; i++)
 			if (d->in[d->in_pos + i]) {

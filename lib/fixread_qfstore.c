@@ -289,16 +289,37 @@ static int parse_seqnums(const char *t, size_t n, uint64_t *sender, uint64_t *ta
 	       whole(t + 13, 10, target) == 0 ? 0 : -1;
 }
 
+/* PREFIX + suffix read whole into text (its path into path), hashed
+ * into digest. @return its length, or -1 after naming it absent (what:
+ * what it holds, for the finding). */
+static ssize_t read_companion(const struct qfstore *s, struct ev_fixread *r, const char *suffix,
+			      const char *what, char *path, size_t path_cap, char *text, size_t cap,
+			      uint8_t digest[EV_SHA256_LEN])
+{
+	snprintf(path, path_cap, "%s%s", s->prefix, suffix);
+	ssize_t n = read_small(path, text, cap, digest);
+	if (n < 0)
+		absent(r, path, what, errno);
+	return n;
+}
+
+/* A companion read, with what was checked in it, to the sink. */
+static void report_companion(struct ev_fixread *r, const char *path, const uint8_t digest[EV_SHA256_LEN],
+			     const char *checked)
+{
+	const struct ev_fixread_sink *sink = ev_fixread_sink_of(r);
+	if (sink->companion)
+		sink->companion(sink->ctx, path, digest, checked);
+}
+
 static void check_seqnums(struct qfstore *s, struct ev_fixread *r)
 {
 	char path[4096 + 16], text[SMALL_FILE_MAX], cover[256], want[64], found[96];
 	uint8_t digest[EV_SHA256_LEN];
-	snprintf(path, sizeof path, "%s.seqnums", s->prefix);
-	ssize_t n = read_small(path, text, sizeof text, digest);
-	if (n < 0) {
-		absent(r, path, "the next sequence numbers", errno);
+	ssize_t n = read_companion(s, r, ".seqnums", "the next sequence numbers", path, sizeof path, text,
+				   sizeof text, digest);
+	if (n < 0)
 		return;
-	}
 	uint64_t sender, target;
 	if (parse_seqnums(text, (size_t)n, &sender, &target) != 0) {
 		snprintf(found, sizeof found, "\"%.40s\"", text);
@@ -319,21 +340,17 @@ static void check_seqnums(struct qfstore *s, struct ev_fixread *r)
 			 " read, not checkable here (the peer's messages are in the peer's journal)",
 			 sender, target);
 	}
-	const struct ev_fixread_sink *sink = ev_fixread_sink_of(r);
-	if (sink->companion)
-		sink->companion(sink->ctx, path, digest, cover);
+	report_companion(r, path, digest, cover);
 }
 
 static void check_session(struct qfstore *s, struct ev_fixread *r)
 {
 	char path[4096 + 16], text[SMALL_FILE_MAX], cover[256], want[64], found[96];
 	uint8_t digest[EV_SHA256_LEN];
-	snprintf(path, sizeof path, "%s.session", s->prefix);
-	ssize_t n = read_small(path, text, sizeof text, digest);
-	if (n < 0) {
-		absent(r, path, "the session's creation time", errno);
+	ssize_t n = read_companion(s, r, ".session", "the session's creation time", path, sizeof path, text,
+				   sizeof text, digest);
+	if (n < 0)
 		return;
-	}
 	size_t len = (size_t)n;
 	if (len > 0 && text[len - 1] == '\n')
 		len--;
@@ -354,9 +371,7 @@ static void check_session(struct qfstore *s, struct ev_fixread *r)
 		snprintf(cover, sizeof cover, "creation time %.*s checked: a UTC timestamp, not after the first "
 			 "SendingTime", (int)len, text);
 	}
-	const struct ev_fixread_sink *sink = ev_fixread_sink_of(r);
-	if (sink->companion)
-		sink->companion(sink->ctx, path, digest, cover);
+	report_companion(r, path, digest, cover);
 }
 
 static void end(void *st, struct ev_fixread *r, uint64_t size)
@@ -385,16 +400,15 @@ static void end(void *st, struct ev_fixread *r, uint64_t size)
 		uint8_t digest[EV_SHA256_LEN];
 		struct ev_error ignored;
 		char cover[160];
-		const struct ev_fixread_sink *sink = ev_fixread_sink_of(r);
 		if (s->header_failed) {
 			char msg[4200];
 			snprintf(msg, sizeof msg, "%s: read failed", s->header_name);
 			ev_fixread_damage(r, EV_RULE_STORE_INDEX, 0, msg, "the whole index", "a read error");
-		} else if (ev_sha256_final(s->hash, digest, &ignored) == EV_OK && sink->companion) {
+		} else if (ev_sha256_final(s->hash, digest, &ignored) == EV_OK) {
 			snprintf(cover, sizeof cover,
 				 "%" PRIu64 " records checked against .body (MsgSeqNum, offset, size), %" PRIu64
 				 " did not fit", s->index, s->mismatched);
-			sink->companion(sink->ctx, s->header_name, digest, cover);
+			report_companion(r, s->header_name, digest, cover);
 		}
 		close_header(s);
 	}
