@@ -247,17 +247,21 @@ json_t *analysis_compare_native(const struct ev_native *nat, struct ev_series *s
 			json_object_set_new(o, "why", json_string(because));
 		json_array_append_new(out, o);
 	}
-	for (size_t i = 0; i < nat->nmissing; i++) {
-		(*differ)++;
-		json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "name", nat->missing[i], "rule",
-						     "exact", "native", "", "recomputed", "", "verdict", "missing", "why",
-						     "the tool always prints it: a line was removed or the output was cut"));
-	}
-	for (size_t i = 0; i < nat->nnotes; i++)
-		json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "name", nat->notes[i].label,
-						     "rule", "none", "native", nat->notes[i].text, "recomputed", "",
-						     "verdict", "not recomputable", "why", nat->notes[i].why));
+	*differ += (unsigned)analysis_native_rest(nat, out);
 	return out;
+}
+
+size_t analysis_native_rest(const struct ev_native *nat, json_t *rows)
+{
+	for (size_t i = 0; i < nat->nmissing; i++)
+		json_array_append_new(rows, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "name", nat->missing[i], "rule",
+						      "exact", "native", "", "recomputed", "", "verdict", "missing", "why",
+						      "the tool always prints it: a line was removed or the output was cut"));
+	for (size_t i = 0; i < nat->nnotes; i++)
+		json_array_append_new(rows, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "name", nat->notes[i].label,
+						      "rule", "none", "native", nat->notes[i].text, "recomputed", "",
+						      "verdict", "not recomputable", "why", nat->notes[i].why));
+	return nat->nmissing;
 }
 
 void analysis_native_coverage(const json_t *rows, char *out, size_t cap)

@@ -72,6 +72,11 @@ const char *analysis_sockperf_clock_name(enum analysis_sockperf_clock c);
 json_t *analysis_compare_native(const struct ev_native *nat, struct ev_series *s, const struct ev_moments *m,
 				enum analysis_sockperf_clock clock, unsigned *differ);
 
+/* The rows of what a report lacks ("missing") and of what it prints that
+ * no series shows ("not recomputable"), appended to rows. @return how many
+ * are missing (each a failure). */
+size_t analysis_native_rest(const struct ev_native *nat, json_t *rows);
+
 /* The coverage of rows (analysis_compare_native's) in words, into out:
  * "recomputed 13 of 14 printed statistics (not recomputable: RunTime)". */
 void analysis_native_coverage(const json_t *rows, char *out, size_t cap);

@@ -318,16 +318,9 @@ static void native_as_printed(struct campaign_audit *ca, struct run *r)
 						      ev_qrule_name(nat.rule), "native", st->text, "recomputed", "", "verdict",
 						      "not recomputable", "why", "the run recorded no raw series"));
 	}
-	for (size_t i = 0; i < nat.nmissing; i++) {
-		r->differ++;
+	for (size_t i = 0; i < nat.nmissing; i++)
 		fprintf(stderr, TOOL ": %s: %s: %s: missing (native absent)\n", r->name, r->native, nat.missing[i]);
-		json_array_append_new(rows, json_pack("{s:s, s:s, s:s, s:s, s:s}", "name", nat.missing[i], "rule", "exact",
-						      "native", "", "recomputed", "", "verdict", "missing"));
-	}
-	for (size_t i = 0; i < nat.nnotes; i++)
-		json_array_append_new(rows, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "name", nat.notes[i].label, "rule",
-						      "none", "native", nat.notes[i].text, "recomputed", "", "verdict",
-						      "not recomputable", "why", nat.notes[i].why));
+	r->differ += (unsigned)analysis_native_rest(&nat, rows);
 	char coverage[256];
 	snprintf(coverage, sizeof coverage, "recomputed %zu of %zu printed statistics (the count, from the plan; "
 		 "the rest not recomputable: the run recorded no raw series)", recomputed, printed);

@@ -477,8 +477,7 @@ static ev_status build_receipt(struct journal_run *run, json_t *r, uint64_t *tot
 			json_array_append_new(first, finding_json(p, &p->findings.v[f]));
 	}
 	ev_receipt_set_fact(r, "pairs", pairs, err);
-	char line[512];
-	ev_receipt_set_fact(r, "coverage", journal_coverage(run, line, sizeof line), err);
+	ev_receipt_set_fact(r, "coverage", journal_coverage(run, run->coverage_line, sizeof run->coverage_line), err);
 	ev_receipt_set_fact(r, "first_findings", first, err);
 	ev_receipt_set_fact(r, "max_findings_per_rule", json_integer(run->max_findings), err);
 	*total = run->archive_findings;
@@ -516,9 +515,7 @@ static void print_summary(const struct journal_run *run, uint64_t total, const c
 			       run->spec.warmups + run->spec.measured, s->stats.others, side_findings(s));
 		}
 	}
-	char line[512];
-	json_decref(journal_coverage(run, line, sizeof line));
-	printf("%s\n", line);
+	printf("%s\n", run->coverage_line);
 	printf("%s: %" PRIu64 " side%s, %" PRIu64 " orders, %" PRIu64 " finding%s; receipt %s\n",
 	       total ? "FAIL" : "OK", sides, sides == 1 ? "" : "s", orders, total,
 	       total == 1 ? "" : "s", receipt);

@@ -72,6 +72,7 @@ struct journal_run {
 	char spec_hex[EV_SHA256_HEX_LEN + 1], dict_hex[JOURNAL_MAX_DICTS][EV_SHA256_HEX_LEN + 1];
 	char archive_hex[EV_SHA256_HEX_LEN + 1], seal_hex[EV_SHA256_HEX_LEN + 1];
 	int format, json;
+	char coverage_line[512];    /* what a pass means here, in one line (set with the receipt) */
 	int side_format[2];         /* --sender-format, --receiver-format; -1: --format's */
 	long warmups, measured;
 	size_t jobs;
