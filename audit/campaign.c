@@ -939,15 +939,17 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 		st = ev_error_set(err, EV_USAGE, "%s: path too long", ca->out);
 		goto out;
 	}
-	for (size_t i = 0; i < ca->nruns && st == EV_OK; i++) {
+	for (size_t i = 0; i < ca->nruns && st == EV_OK && !ev_cli_interrupted; i++) {
 		if (isatty(2))
 			fprintf(stderr, "\r\033[K" TOOL ": run %zu of %zu: %s", i + 1, ca->nruns, ca->runs[i].name);
 		st = analyse_run(ca, &ca->runs[i], err);
 	}
 	if (isatty(2))
 		fprintf(stderr, "\r\033[K");
-	if (st == EV_OK)
+	if (st == EV_OK && !ev_cli_interrupted)
 		st = audit_journals(ca, err);
+	if (st == EV_OK && ev_cli_interrupted)
+		st = ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal; nothing is claimed", ca->dir);
 	if (st != EV_OK)
 		goto out;
 	const char *name = ca->plan ? json_string_value(json_object_get(ca->plan, "name")) : NULL;
@@ -998,6 +1000,9 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 			st = ev_publish_bytes(path, rb, rlen, 0644, err);
 		free(rb);
 	}
+	/* the last moment a signal can keep the outputs from appearing */
+	if (st == EV_OK && ev_cli_interrupted)
+		st = ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal; nothing is claimed", ca->dir);
 	if (st == EV_OK && (st = ev_outdir_commit(&od, 0755, err)) == EV_OK) {
 		opened = 0;
 		if (!ca->json) {
@@ -1049,6 +1054,7 @@ int audit_campaign_main(int argc, char **argv)
 	ca.dir = argv[optind];
 	struct ev_error err;
 	ev_error_clear(&err);
+	ev_cli_catch_signals();
 	ev_status st = run_campaign(&ca, &err);
 	if (st >= EV_ERROR)
 		ev_cli_error(TOOL, &err);

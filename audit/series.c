@@ -14,6 +14,7 @@
 
 #include "audit/analysis.h"
 #include "audit/audit.h"
+#include "lib/input.h"
 #include "lib/json.h"
 #include "lib/receipt.h"
 #include "lib/sha256.h"
@@ -94,7 +95,14 @@ static void *hash_job_run(void *arg)
 {
 	struct hash_job *j = arg;
 	ev_error_clear(&j->err);
-	j->st = ev_sha256_path(j->path, j->digest, NULL, &j->err);
+	int fd = ev_input_open(j->path, "series", &j->err);
+	if (fd < 0) {
+		j->st = j->err.status;
+		return NULL;
+	}
+	/* a signal stops the hashing too, so that the command can end */
+	j->st = ev_sha256_fd_until(fd, j->path, j->digest, NULL, &ev_cli_interrupted, &j->err);
+	close(fd);
 	return NULL;
 }
 
@@ -287,6 +295,11 @@ static ev_status run_series(const struct series_opts *o, struct ev_error *err)
 	ev_receipt_set_fact(r, "series_findings", json_incref(found.list), err);
 
 	char path[PATH_MAX];
+	/* stopped while reading or computing: no receipt, nothing claimed */
+	if (ev_cli_interrupted) {
+		st = ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal; nothing is claimed", o->series);
+		goto out;
+	}
 	if ((st = ev_receipt_finish(r, err)) != EV_OK)
 		goto out;
 	if ((st = ev_receipt_write_chosen(r, o->receipt, ".", "audit-series", path, sizeof path, err)) != EV_OK)
@@ -406,6 +419,7 @@ int audit_series_main(int argc, char **argv)
 	}
 	struct ev_error err;
 	ev_error_clear(&err);
+	ev_cli_catch_signals();
 	ev_status st = run_series(&o, &err);
 	if (st >= EV_ERROR)
 		ev_cli_error(TOOL, &err);

@@ -54,4 +54,15 @@ test_expect_success 'a block without its P75 line, or a sample count that is not
 	grep -q "^audit: 001-baseline-plain-1: count/runs/001-baseline-plain-1/native/sender.stdout: count: differs (native 401, the plan${Q}s measured 400)$" err
 '
 
+test_expect_success 'a SIGTERM in the middle of audit campaign: exit 2, no outputs, no receipt' '
+	command -v strace >/dev/null || { echo "strace is not installed (Debian package strace)"; return 1; } &&
+	# every read after start-up held 0.1 s (strace), so that the signal lands in its middle
+	n=$(startup_reads "$AUDIT") &&
+	STOPPED_WITHIN=5 stopped SIGTERM s9/receipt.json env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		strace -f -qq -o /dev/null -e trace=read -e inject=read:delay_enter=100000:when=$((n + 5))+ \
+		"$AUDIT" campaign c -o s9 &&
+	grep -q "interrupted by a signal; nothing is claimed" stopped.err &&
+	test_must_be_absent s9 && test -z "$(ls -a | grep "^\.s9")"
+'
+
 test_done

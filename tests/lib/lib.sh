@@ -184,3 +184,51 @@ git_setup () {
 git_init () {
 	git init -q -b main "$1"
 }
+
+# stopped SIGNAL RECEIPT COMMAND...: start COMMAND, send SIGNAL once it has
+# run 0.7 s (STOPPED_AFTER seconds when set), and require exit 2 within
+# 0.5 s of the signal (STOPPED_WITHIN seconds when set), no RECEIPT,
+# and no process of the command left (its stderr in stopped.err). A command
+# that would finish sooner can run under strace with its reads delayed (see
+# startup_reads; the sanitizers' leak check cannot run under ptrace: give
+# env ASAN_OPTIONS=...detect_leaks=0 first); the signal then goes to the
+# traced command, not to strace, which would only detach.
+stopped () {
+	python3 - "$@" <<-\PY
+	import os, signal, subprocess, sys, time
+	sig, receipt, cmd = getattr(signal, sys.argv[1]), sys.argv[2], sys.argv[3:]
+	within = float(os.environ.get("STOPPED_WITHIN", "0.5"))
+	after = float(os.environ.get("STOPPED_AFTER", "0.7"))
+	p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open("stopped.err", "w"))
+	time.sleep(after)
+	assert p.poll() is None, "finished before the signal: the test needs a longer input"
+	t = time.monotonic()
+	# under strace (slowed down on purpose) the signal goes to the traced
+	# command: strace itself would only detach
+	target = p.pid
+	if "strace" in [os.path.basename(c) for c in cmd[:3]]:
+	    kids = open("/proc/%d/task/%d/children" % (p.pid, p.pid)).read().split()
+	    target = int(kids[0])
+	os.kill(target, sig)
+	try:
+	    code = p.wait(timeout=within + 5)
+	except subprocess.TimeoutExpired:
+	    p.kill()
+	    sys.exit("still running %g s after %s" % (within + 5, sys.argv[1]))
+	took = time.monotonic() - t
+	assert code == 2, "exit %d after %s" % (code, sys.argv[1])
+	assert took <= within, "took %.2f s to stop" % took
+	assert not os.path.exists(receipt), "a receipt was written: " + receipt
+	left = subprocess.run(["pgrep", "-f", cmd[0] + " "], capture_output=True, text=True).stdout.split()
+	assert str(p.pid) not in left, left
+	PY
+}
+
+# startup_reads PROGRAM: how many read(2) calls PROGRAM makes to start
+# (the loader, a sanitizer's own), counted from PROGRAM --help: a command
+# slowed with strace -e inject=read:delay_enter=... is signalled once they
+# are past (strace's when=N+ counts each thread apart, so it cannot skip
+# them for a thread started later).
+startup_reads () {
+	env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o /dev/stdout -e trace=read "$1" --help 2>/dev/null | grep -c " read("
+}
