@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/atomic.h"
@@ -22,6 +23,7 @@
 #include "lib/selection.h"
 #include "lib/tree.h"
 #include "lib/tree_check.h"
+#include "lib/tree_remove.h"
 #include "replicate/receipts.h"
 #include "replicate/replicate.h"
 
@@ -42,8 +44,11 @@ static const char help[] =
 	"  - no process recorded in DIR's run.json files is still running (same PID and\n"
 	"    start time);\n"
 	"  - nothing in DIR is a link or another mounted file system.\n"
-	"Nothing outside DIR is touched and no link is followed. A cleanup receipt lists\n"
-	"what was removed, or why nothing was.\n"
+	"Nothing outside DIR is touched and no link is followed. DIR is moved aside,\n"
+	"then each file is removed only if it is still what was checked (same inode,\n"
+	"size and times; content hashed again if it changed near the check) and no\n"
+	"other process holds it open; what changed is kept and named, and is left in\n"
+	"DIR. A cleanup receipt lists what was removed, or why nothing was.\n"
 	"\n"
 	"  --seal SEAL.json     the seal DIR was sealed with\n"
 	"  --receipts R ...     replica receipts (the words after it up to the next\n"
@@ -57,8 +62,8 @@ static const char help[] =
 	"  --json               print the cleanup receipt on stdout\n"
 	"  -h, --help           show this help\n"
 	"\n"
-	"Exit status: 0 DIR was removed; 1 it was not, for the reasons given (a cleanup\n"
-	"receipt says so); 2 usage or I/O error.\n";
+	"Exit status: 0 DIR was removed; 1 it was not, or not whole, for the reasons\n"
+	"given (a cleanup receipt says so); 2 usage or I/O error, or a signal.\n";
 
 struct prune_opts {
 	const char *seal, *selection, *receipt, *dir;
@@ -98,6 +103,47 @@ static void refuse_because(struct prune_run *p, const char *subject, const char 
 static void on_tree_finding(void *ctx, const struct ev_finding *f)
 {
 	refuse(ctx, f);
+}
+
+/* An entry that changed between the check and its removal stays. */
+static void on_kept(void *ctx, const struct ev_finding *f)
+{
+	struct prune_run *p = ctx;
+	p->reasons++;
+	if (!p->o->json)
+		ev_cli_finding(stderr, TOOL ": kept: ", f);
+	struct ev_error ignored;
+	ev_error_clear(&ignored);
+	ev_receipt_add_finding(p->receipt, f, &ignored);
+}
+
+/* What the removal proved of each file, and what it could not. */
+static json_t *removal_coverage(const struct ev_tree_removal *r, char *line, size_t cap)
+{
+	json_t *o = json_object(), *done = json_array(), *not = json_array();
+	json_array_append_new(done, json_string("before removal: DIR matched the seal member for member "
+						"(tree check), and no recorded process was running"));
+	json_array_append_new(done, json_string("at each file's removal: the same inode, size, modification and "
+						"change times as when it was checked; content hashed again when "
+						"its change time was near the check"));
+	if (r->unleased)
+		json_array_append_new(not, json_pack("{s:s, s:I, s:s}", "check",
+						     "no other process held the file open (write lease)", "files",
+						     (json_int_t)r->unleased, "why", r->unleased_why));
+	else
+		json_array_append_new(done, json_string("at each file's removal: no other process held it open "
+							"(a write lease was granted)"));
+	json_object_set_new(o, "recomputed", done);
+	json_object_set_new(o, "not_checked", not);
+	json_object_set_new(o, "rehashed_files", json_integer((json_int_t)r->rehashed));
+	if (r->unleased)
+		snprintf(line, cap, "each file proved unchanged at its removal (%zu hashed again); not checked for "
+			 "%zu file%s: that no other process held it open (the lease was refused: %s)",
+			 r->rehashed, r->unleased, r->unleased == 1 ? "" : "s", r->unleased_why);
+	else
+		snprintf(line, cap, "each file proved unchanged and held open by no other process at its removal "
+			 "(%zu hashed again)", r->rehashed);
+	return o;
 }
 
 static void on_receipt_finding(void *ctx, const char *receipt_path, const struct ev_finding *f)
@@ -310,41 +356,6 @@ static ev_status judge_processes(struct prune_run *p, const struct ev_tree *tree
 	return EV_OK;
 }
 
-/* Remove the tree, deepest first, each entry only if it is still the one
- * that was checked. @return the index of the first entry still present
- * (0 when all are gone). */
-static size_t remove_entries(const struct ev_tree *tree, struct ev_error *err)
-{
-	for (size_t i = tree->count; i-- > 0;) {
-		const struct ev_tree_entry *e = &tree->entries[i];
-		const char *base;
-		struct stat sb;
-		int dfd = ev_tree_open_parent(tree, e->m.path, &base);
-		if (dfd < 0) {
-			ev_error_errno(err, errno, "%s: cannot open the directory that holds it", e->m.path);
-			return i + 1;
-		}
-		if (fstatat(dfd, base, &sb, AT_SYMLINK_NOFOLLOW) != 0 || sb.st_ino != e->ino ||
-		    sb.st_dev != e->dev) {
-			close(dfd);
-			ev_error_set(err, EV_ERROR, "%s: changed after it was checked; stopped", e->m.path);
-			return i + 1;
-		}
-		int r = unlinkat(dfd, base, S_ISDIR(sb.st_mode) ? AT_REMOVEDIR : 0);
-		int saved = errno;
-		close(dfd);
-		if (r != 0) {
-			ev_error_errno(err, saved, "%s: cannot remove", e->m.path);
-			return i + 1;
-		}
-		if (ev_cli_interrupted) {
-			ev_error_set(err, EV_INTERRUPTED, "interrupted by a signal");
-			return i;
-		}
-	}
-	return 0;
-}
-
 static ev_status write_cleanup_receipt(struct prune_run *p, char *path, size_t cap,
 				       struct ev_error *err)
 {
@@ -430,6 +441,8 @@ static ev_status run_prune(struct prune_run *p, char *receipt_path, size_t cap, 
 	/* The tree as it is now: the same walk finds links, other file
 	 * systems and run.json files; ev_tree_check then hashes every member. */
 	unsigned before = p->reasons;
+	struct timespec scanned_at;
+	clock_gettime(CLOCK_REALTIME, &scanned_at);
 	if ((st = ev_tree_scan(o->dir, &tree, on_tree_finding, p, err)) != EV_OK)
 		goto out;
 	for (size_t i = 0; i < tree.count; i++)
@@ -463,7 +476,9 @@ static ev_status run_prune(struct prune_run *p, char *receipt_path, size_t cap, 
 		goto out;
 	}
 
-	/* Take DIR out of its name in one step, then empty it from below. */
+	/* Take DIR out of its name in one step, so that no new path reaches
+	 * it, then empty it from below, each entry only if it is provably
+	 * what was checked. */
 	char parent_buf[PATH_MAX], name[PATH_MAX], hidden[PATH_MAX + 64];
 	snprintf(parent_buf, sizeof parent_buf, "%s", p->dir_real);
 	snprintf(name, sizeof name, "%s", p->dir_real);
@@ -486,13 +501,40 @@ static ev_status run_prune(struct prune_run *p, char *receipt_path, size_t cap, 
 	}
 	struct ev_error rerr;
 	ev_error_clear(&rerr);
-	size_t kept = remove_entries(&tree, &rerr);
-	if (kept == 0 && unlinkat(parentfd, hidden, AT_REMOVEDIR) != 0)
-		ev_error_errno(&rerr, errno, "%s: cannot remove the emptied directory", hidden);
+	struct ev_tree_removal removal = {.removed = calloc(tree.count ? tree.count : 1, 1)};
+	if (!removal.removed) {
+		st = ev_error_set(err, EV_ERROR, "out of memory");
+		goto out;
+	}
+	unsigned before_removal = p->reasons;
+	ev_tree_remove_unchanged(&tree, expected, &scanned_at, on_kept, p, &removal,
+				 &ev_cli_interrupted, &rerr);
+	int root_gone = 0;
+	if (rerr.status == EV_OK && removal.kept == 0) {
+		if (unlinkat(parentfd, hidden, AT_REMOVEDIR) == 0)
+			root_gone = 1;
+		else if (errno == ENOTEMPTY || errno == EEXIST)
+			refuse_because(p, o->dir, "added",
+				       "holds entries that were not there when it was checked; kept with them",
+				       NULL, NULL);
+		else
+			ev_error_errno(&rerr, errno, "%s: cannot remove the emptied directory", o->dir);
+	}
+	/* What is left goes back under its own name, where its owner looks. */
+	char left_at[3 * PATH_MAX + 160] = "";
+	if (!root_gone) {
+		if (renameat2(parentfd, hidden, parentfd, base, RENAME_NOREPLACE) == 0)
+			snprintf(left_at, sizeof left_at, "%s", p->dir_real);
+		else
+			snprintf(left_at, sizeof left_at, "%s/%s (%s was taken again)", parent, hidden,
+				 p->dir_real);
+	}
 	ev_fsync_dir(parentfd, o->dir, &rerr);
 	uint64_t files = 0, dirs = 0, bytes = 0;
-	for (size_t i = kept; i < tree.count; i++) {
+	for (size_t i = 0; i < tree.count; i++) {
 		const struct ev_member *m = &tree.entries[i].m;
+		if (!removal.removed[i])
+			continue;
 		json_array_append_new(removed, json_string(m->path));
 		if (m->type == EV_MEMBER_FILE) {
 			files++;
@@ -501,17 +543,37 @@ static ev_status run_prune(struct prune_run *p, char *receipt_path, size_t cap, 
 			dirs++;
 		}
 	}
+	free(removal.removed);
 	ev_receipt_set_fact(p->receipt, "removed_totals",
 			    json_pack("{s:I, s:I, s:I}", "files", (json_int_t)files, "dirs",
 				      (json_int_t)dirs, "bytes", (json_int_t)bytes),
 			    err);
+	char line[512];
+	ev_receipt_set_fact(p->receipt, "coverage", removal_coverage(&removal, line, sizeof line), err);
+	if (!o->json)
+		printf("%s\n", line);
 	if (rerr.status != EV_OK) {
-		char why[EV_ERROR_TEXT_MAX + 2 * PATH_MAX + 100];
-		snprintf(why, sizeof why, "%s; what is left is at %s/%s", rerr.text, parent, hidden);
+		char why[EV_ERROR_TEXT_MAX + 4 * PATH_MAX + 200];
+		snprintf(why, sizeof why, "%s; what is left is at %s", rerr.text, left_at);
 		ev_receipt_add_check(p->receipt, "removed", 0, why, err);
 		if (write_cleanup_receipt(p, receipt_path, cap, err) == EV_OK)
 			fprintf(stderr, TOOL ": removal stopped; receipt %s\n", receipt_path);
 		st = ev_error_set(err, rerr.status, "%s", why);
+		goto out;
+	}
+	if (p->reasons != before_removal) {
+		char why[4 * PATH_MAX + 200];
+		snprintf(why, sizeof why, "%u entr%s kept (above): changed or open after the check; what is "
+			 "left is at %s", p->reasons - before_removal,
+			 p->reasons - before_removal == 1 ? "y" : "ies", left_at);
+		ev_receipt_add_check(p->receipt, "removed", 0, why, err);
+		if ((st = write_cleanup_receipt(p, receipt_path, cap, err)) == EV_OK) {
+			if (!o->json)
+				printf("KEPT: %s was not removed whole: %u entr%s changed after the check, "
+				       "left at %s; receipt %s\n", o->dir, p->reasons - before_removal,
+				       p->reasons - before_removal == 1 ? "y" : "ies", left_at, receipt_path);
+			st = EV_MISMATCH;
+		}
 		goto out;
 	}
 	ev_receipt_add_check(p->receipt, "removed", 1, "DIR and every member in it", err);

@@ -113,6 +113,18 @@ make_campaign () {
 	chmod 750 "$1/observe"
 }
 
+# as_host NAME COMMAND...: run COMMAND with the host name NAME (a UTS
+# namespace: as root, or in a user namespace where the kernel allows it).
+as_host () {
+	name=$1
+	shift
+	if [ "$(id -u)" = 0 ]; then
+		unshare --uts sh -c "hostname $name && exec \"\$@\"" sh "$@"
+	else
+		unshare --user --map-root-user --uts sh -c "hostname $name && exec \"\$@\"" sh "$@"
+	fi
+}
+
 # json_get FILE EXPR: print a value of a JSON file, EXPR a Python expression
 # over d (the document), e.g. 'd["result"]'.
 json_get () {

@@ -7,17 +7,6 @@
 # the directory.
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
-# as_host NAME COMMAND...: run COMMAND with the host name NAME (a UTS
-# namespace: as root, or in a user namespace where the kernel allows it).
-as_host () {
-	name=$1
-	shift
-	if [ "$(id -u)" = 0 ]; then
-		unshare --uts sh -c "hostname $name && exec \"\$@\"" sh "$@"
-	else
-		unshare --user --map-root-user --uts sh -c "hostname $name && exec \"\$@\"" sh "$@"
-	fi
-}
 as_host probe true 2>/dev/null || test_skip_all "cannot give a command its own host name (no UTS namespaces here)"
 
 # record_process ROLE PID: a process object as capture writes it.
