@@ -548,6 +548,76 @@ out:
 	return st;
 }
 
+ev_status ev_archive_embedded_seal(const char *path, size_t max, char **bytes, size_t *len,
+				   struct ev_error *err)
+{
+	struct tar_source src = {0};
+	struct archive *a = NULL;
+	struct archive_entry *e;
+	char *buf = NULL;
+	size_t got = 0;
+	ev_status st = EV_OK;
+	ev_error_clear(&src.io);
+	*bytes = NULL;
+	*len = 0;
+	int fd = ev_input_open(path, "archive", err);
+	if (fd < 0)
+		return err->status;
+	if ((st = ev_decoder_open(&src.decoder, fd, err)) != EV_OK) {
+		ev_error_wrap(err, "%s", path);
+		goto out;
+	}
+	if (!(a = archive_read_new()) || archive_read_support_format_tar(a) != ARCHIVE_OK) {
+		st = ev_error_set(err, EV_ERROR, "%s: libarchive lacks tar support", path);
+		goto out;
+	}
+	if (archive_read_open(a, &src, NULL, tar_read, NULL) != ARCHIVE_OK ||
+	    archive_read_next_header(a, &e) != ARCHIVE_OK) {
+		st = src.io.status != EV_OK
+			     ? ev_error_set(err, EV_ERROR, "%s: %s", path, src.io.text)
+			     : ev_error_set(err, EV_MISMATCH, "%s: not a readable compressed tar archive (%s)",
+					    path, ev_decoder_problem(src.decoder)[0]
+							  ? ev_decoder_problem(src.decoder)
+							  : archive_error_string(a));
+		goto out;
+	}
+	const char *name = archive_entry_pathname(e);
+	if (!name || strcmp(name, EV_SEAL_FILENAME) != 0 || entry_type(e) != EV_MEMBER_FILE ||
+	    archive_entry_size(e) < 0 || (uint64_t)archive_entry_size(e) > max) {
+		st = ev_error_set(err, EV_MISMATCH,
+				  "%s: its first member is not SEAL.json of at most %zu bytes (found %s '%.200s', "
+				  "%lld bytes)", path, max, ev_member_type_name(entry_type(e)),
+				  name ? name : "(unnamed)", (long long)archive_entry_size(e));
+		goto out;
+	}
+	size_t want = (size_t)archive_entry_size(e);
+	if (!(buf = malloc(want + 1))) {
+		st = ev_error_set(err, EV_ERROR, "out of memory");
+		goto out;
+	}
+	while (got < want) {
+		la_ssize_t n = archive_read_data(a, buf + got, want - got);
+		if (n <= 0) {
+			st = ev_error_set(err, EV_MISMATCH, "%s: the stream breaks inside SEAL.json (%s)", path,
+					  n < 0 ? archive_error_string(a) : "it ends early");
+			goto out;
+		}
+		got += (size_t)n;
+	}
+	buf[got] = '\0';
+	*bytes = buf;
+	*len = got;
+	buf = NULL;
+out:
+	free(buf);
+	if (a)
+		archive_read_free(a);
+	ev_decoder_free(src.decoder);
+	ev_tarwalk_free(&src.walk);
+	close(fd);
+	return st;
+}
+
 json_t *ev_archive_coverage(const struct ev_archive_check *res, int seal_pinned, int archive_pinned,
 			    char *line, size_t cap)
 {

@@ -84,6 +84,15 @@ ev_status ev_archive_check_tapped(const char *path, const struct ev_seal *seal,
 				  struct ev_progress *progress, volatile sig_atomic_t *interrupted,
 				  struct ev_archive_check *result, struct ev_error *err);
 
+/* The archive's first member, SEAL.json, read without going further: what
+ * a command checks before it relies on the archive (replicate push, before
+ * it copies a byte). *bytes (malloc'd, NUL-terminated) receives its
+ * content, at most max bytes. @return EV_OK; EV_MISMATCH when the archive
+ * cannot be decoded or its first member is not a SEAL.json file of at most
+ * max bytes (err says what was found); EV_ERROR when it cannot be read. */
+ev_status ev_archive_embedded_seal(const char *path, size_t max, char **bytes, size_t *len,
+				   struct ev_error *err);
+
 /* What a pass of ev_archive_check means, for a receipt's "coverage" fact:
  * {"recomputed": [...], "pinned": [...], "not_checked": [...],
  *  "not_read": "..."}, each an English sentence, and into line (cap bytes)

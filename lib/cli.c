@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,31 @@ void ev_cli_catch_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+}
+
+static void *watch_stdin(void *unused)
+{
+	(void)unused;
+	char buf[512];
+	for (;;) {
+		ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
+		if (n > 0 || (n < 0 && errno == EINTR))
+			continue;
+		kill(getpid(), SIGHUP);
+		return NULL;
+	}
+}
+
+int ev_cli_stop_when_stdin_closes(void)
+{
+	pthread_t t;
+	pthread_attr_t attr;
+	if (pthread_attr_init(&attr) != 0)
+		return -1;
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	int r = pthread_create(&t, &attr, watch_stdin, NULL);
+	pthread_attr_destroy(&attr);
+	return r == 0 ? 0 : -1;
 }
 
 void ev_cli_error(const char *tool, const struct ev_error *err)

@@ -30,6 +30,12 @@ extern volatile sig_atomic_t ev_cli_interrupted;
 /* Catch SIGINT, SIGTERM and SIGHUP into ev_cli_interrupted. */
 void ev_cli_catch_signals(void);
 
+/* For a command another one runs over a pipe or ssh (replicate push's
+ * verifiers): once stdin reaches its end or breaks, the command stops as
+ * on SIGHUP. A thread reads stdin and discards what it reads. Call after
+ * ev_cli_catch_signals. @return 0, or -1 when the thread cannot start. */
+int ev_cli_stop_when_stdin_closes(void);
+
 /* "TOOL: <err->text>" on stderr. */
 void ev_cli_error(const char *tool, const struct ev_error *err);
 

@@ -8,11 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define READ_CHUNK 65536
+#define STOP_POLL_MS 100
 
 static double now(void)
 {
@@ -22,7 +24,8 @@ static double now(void)
 }
 
 ev_status child_start(struct child *c, char *const argv[], const char *env_add, size_t outmax,
-		      int idle_seconds, const char *label, struct ev_error *err)
+		      int idle_seconds, const char *label, volatile sig_atomic_t *stop,
+		      struct ev_error *err)
 {
 	int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1};
 	memset(c, 0, sizeof *c);
@@ -32,6 +35,7 @@ ev_status child_start(struct child *c, char *const argv[], const char *env_add, 
 	c->idle_seconds = idle_seconds;
 	c->label = label;
 	c->doing = "starting";
+	c->stop = stop;
 	if (pipe2(pin, O_CLOEXEC) || pipe2(pout, O_CLOEXEC) || pipe2(perr, O_CLOEXEC)) {
 		ev_status st = ev_error_errno(err, errno, "%s: cannot make pipes", label);
 		for (int i = 0; i < 2; i++) {
@@ -60,6 +64,7 @@ ev_status child_start(struct child *c, char *const argv[], const char *env_add, 
 	if (env_add)
 		envp[nenv] = (char *)env_add;
 	static const char exec_failed[] = "cannot run the helper program\n";
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		free(envp);
@@ -72,6 +77,10 @@ ev_status child_start(struct child *c, char *const argv[], const char *env_add, 
 		return st;
 	}
 	if (pid == 0) {
+		/* Dies with us, even by SIGKILL: a verify left running would
+		 * go on to write a receipt nobody asked for any more. */
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent)
+			_exit(127);
 		setpgid(0, 0);
 		signal(SIGPIPE, SIG_DFL);
 		dup2(pin[0], 0);
@@ -180,6 +189,14 @@ static ev_status ended_early(struct child *c, struct ev_error *err)
 	return ev_error_set(err, EV_ERROR, "%s: failed while %s: %s", c->label, c->doing, why);
 }
 
+static int stopped(const struct child *c, struct ev_error *err)
+{
+	if (!c->stop || !*c->stop)
+		return 0;
+	ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal while %s", c->label, c->doing);
+	return 1;
+}
+
 /* Move bytes until done(c) says so or the child goes idle. want_write:
  * return as soon as stdin takes more. needs_stdout: a closed stdout before
  * done(c) is the child giving up. */
@@ -214,7 +231,12 @@ static ev_status pump(struct child *c, int want_write, int (*done)(const struct 
 			return ev_error_set(err, EV_ERROR,
 					    "%s: no progress for %d s while %s; stopped it",
 					    c->label, c->idle_seconds, c->doing);
-		int r = poll(p, (nfds_t)n, (int)(left * 1000) + 1);
+		int wait_ms = (int)(left * 1000) + 1;
+		if (c->stop && wait_ms > STOP_POLL_MS)
+			wait_ms = STOP_POLL_MS;
+		int r = poll(p, (nfds_t)n, wait_ms);
+		if (stopped(c, err))
+			return EV_INTERRUPTED;
 		if (r < 0 && errno != EINTR)
 			return ev_error_errno(err, errno, "%s: poll failed", c->label);
 		if (r <= 0)
@@ -326,6 +348,8 @@ ev_status child_wait(struct child *c, int *exit_code, struct ev_error *err)
 		}
 		if (r < 0 && errno != EINTR)
 			return ev_error_errno(err, errno, "%s: cannot wait for it", c->label);
+		if (stopped(c, err))
+			return EV_INTERRUPTED;
 		if (now() > deadline)
 			return ev_error_set(err, EV_ERROR, "%s: did not exit after closing its output",
 					    c->label);

@@ -6,8 +6,13 @@
  * deadlocks. Any byte moved counts as progress; a child that moves none
  * for `idle_seconds` is declared stuck, and the caller kills it. The child
  * runs in its own process group, so that killing it also stops what it
- * started (an ssh ProxyCommand, say). One child per thread.
+ * started (an ssh ProxyCommand, say), and gets SIGTERM when the thread that
+ * started it dies (PR_SET_PDEATHSIG), so that a killed push leaves nothing
+ * running. Every wait also watches the caller's stop flag: once it is set,
+ * the call returns EV_INTERRUPTED within a tenth of a second. One child per
+ * thread.
  */
+#include <signal.h>
 #ifndef REPLICATE_CHILD_H
 #define REPLICATE_CHILD_H
 
@@ -29,13 +34,16 @@ struct child {
 	int idle_seconds;
 	const char *label;         /* for messages: "hostA:/srv/replica" */
 	const char *doing;         /* what we wait for, for messages */
+	volatile sig_atomic_t *stop; /* NULL: never; nonzero: stop waiting */
 };
 
 /* Start argv[0] (searched in PATH) with pipes on fds 0-2; env_add (may be
  * NULL) is one "NAME=value" put into its environment. outmax bounds the
- * stdout it may send (a receipt), to keep memory bounded. */
+ * stdout it may send (a receipt), to keep memory bounded; stop (may be
+ * NULL) is the caller's interrupt flag. */
 ev_status child_start(struct child *c, char *const argv[], const char *env_add, size_t outmax,
-		      int idle_seconds, const char *label, struct ev_error *err);
+		      int idle_seconds, const char *label, volatile sig_atomic_t *stop,
+		      struct ev_error *err);
 
 /* Write all of buf to the child's stdin. */
 ev_status child_write(struct child *c, const void *buf, size_t len, struct ev_error *err);

@@ -18,11 +18,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/archive_reader.h"
+#include "lib/input.h"
 #include "lib/json.h"
 #include "lib/progress.h"
 #include "lib/receipt.h"
 #include "lib/seal.h"
 #include "lib/sha256.h"
+#include "lib/signature.h"
 #include "replicate/child.h"
 #include "replicate/receipts.h"
 #include "replicate/replicate.h"
@@ -193,6 +196,10 @@ static ev_status local_prefix_sha(const char *path, uint64_t bytes, char hex[EV_
 	ev_status st = h && buf ? EV_OK : ev_error_set(err, EV_ERROR, "out of memory");
 	uint64_t done = 0;
 	while (st == EV_OK && done < bytes) {
+		if (ev_cli_interrupted) {
+			st = ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal", path);
+			break;
+		}
 		size_t want = bytes - done < SEND_CHUNK ? (size_t)(bytes - done) : SEND_CHUNK;
 		ssize_t n = read(fd, buf, want);
 		if (n < 0 && errno == EINTR)
@@ -228,7 +235,8 @@ static ev_status send_file(struct destination *d, const struct payload *f, int *
 	args[5] = NULL;
 	build_command(d, NULL, args, &cmd);
 	struct child c;
-	ev_status st = child_start(&c, cmd.argv, NULL, 1 << 16, d->o->idle_seconds, d->spec, err);
+	ev_status st = child_start(&c, cmd.argv, NULL, 1 << 16, d->o->idle_seconds, d->spec,
+				   &ev_cli_interrupted, err);
 	if (st != EV_OK)
 		return st;
 	char doing[512];
@@ -340,6 +348,7 @@ static ev_status verify_there(struct destination *d, struct ev_error *err)
 	args[n++] = (char *)"--archive-sha256";
 	args[n++] = (char *)d->files[1].sha256;
 	args[n++] = (char *)"--json";
+	args[n++] = (char *)"--stop-when-stdin-closes";
 	if (d->local_check) {
 		args[n++] = (char *)"--receipt";
 		args[n++] = d->receipt_path;
@@ -358,12 +367,13 @@ static ev_status verify_there(struct destination *d, struct ev_error *err)
 	build_command(d, progress_env, args, &cmd);
 	struct child c;
 	ev_status st = child_start(&c, cmd.argv, progress_env, RECEIPT_MAX, o->idle_seconds, d->spec,
-				   err);
+				   &ev_cli_interrupted, err);
 	if (st != EV_OK)
 		return st;
 	c.doing = "verifying the copy";
 	int code = -1;
-	child_close_input(&c);
+	/* Its stdin stays open while it verifies: when it closes (we, or the
+	 * ssh between us, are gone) the verifier stops without a receipt. */
 	if ((st = child_read_all(&c, err)) == EV_OK)
 		st = child_wait(&c, &code, err);
 	if (st == EV_OK && code != 0 && code != 1) {
@@ -376,6 +386,8 @@ static ev_status verify_there(struct destination *d, struct ev_error *err)
 	if (st == EV_OK)
 		st = ev_json_parse(c.outbuf, c.outlen, d->spec, EV_RECEIPT_FORMAT,
 				   EV_JSON_REQUIRE_CANONICAL, &r, err);
+	if (st == EV_OK && ev_cli_interrupted)
+		st = ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal", d->spec);
 	if (st == EV_OK && !d->local_check) {
 		/* Named by destination: several may share one host. */
 		char stem[160], label[128];
@@ -456,10 +468,52 @@ static ev_status describe(struct payload *f, const char *path, const char *name,
 	uint8_t digest[EV_SHA256_LEN];
 	f->path = path;
 	f->name = name;
-	ev_status st = ev_sha256_path(path, digest, &f->size, err);
+	int fd = ev_input_open(path, name, err);
+	if (fd < 0)
+		return err->status;
+	ev_status st = ev_sha256_fd_until(fd, path, digest, &f->size, &ev_cli_interrupted, err);
+	close(fd);
 	if (st == EV_OK)
 		ev_sha256_hex(digest, f->sha256);
 	return st;
+}
+
+/* A wrong seal or an unusable key found after the copy would leave a
+ * destination holding files that refuse every later, correct push. */
+static ev_status check_before_copying(const struct push_opts *o, const struct payload *seal,
+				      struct ev_error *err)
+{
+	char *embedded = NULL;
+	size_t len = 0;
+	char why[EV_ERROR_TEXT_MAX];
+	ev_status st = ev_archive_embedded_seal(o->archive, (size_t)64 << 20, &embedded, &len, err);
+	if (st != EV_OK) {
+		snprintf(why, sizeof why, "%s", err->text);
+		ev_error_clear(err);
+		return ev_error_set(err, st == EV_MISMATCH ? EV_REFUSED : st, "%s; nothing was copied", why);
+	}
+	uint8_t digest[EV_SHA256_LEN];
+	char hex[EV_SHA256_HEX_LEN + 1];
+	st = ev_sha256_buffer(embedded, len, digest, err);
+	free(embedded);
+	if (st != EV_OK)
+		return st;
+	ev_sha256_hex(digest, hex);
+	if (strcmp(hex, seal->sha256) != 0)
+		return ev_error_set(err, EV_REFUSED,
+				    "%s: is not the seal %s was made with (its embedded SEAL.json has SHA-256 "
+				    "%s, %s has %s); give the archive's own seal; nothing was copied",
+				    o->seal, o->archive, hex, o->seal, seal->sha256);
+	if (o->sign_key) {
+		struct ev_signing_key *key = NULL;
+		if ((st = ev_signing_key_load(o->sign_key, &key, err)) != EV_OK) {
+			snprintf(why, sizeof why, "%s", err->text);
+			ev_error_clear(err);
+			return ev_error_set(err, st, "--sign-key %s; nothing was copied", why);
+		}
+		ev_signing_key_free(key);
+	}
+	return EV_OK;
 }
 
 struct judging {
@@ -507,6 +561,7 @@ static int run_push(struct push_opts *o)
 		goto out;
 	}
 	if (describe(&files[0], o->seal, EV_SEAL_FILENAME, &err) != EV_OK ||
+	    check_before_copying(o, &files[0], &err) != EV_OK ||
 	    describe(&files[1], o->archive, archive_name, &err) != EV_OK) {
 		ev_cli_error(TOOL, &err);
 		goto out;
@@ -577,12 +632,19 @@ static int run_push(struct push_opts *o)
 		shown = sent;
 		if (!running)
 			break;
-		struct timespec pause = {0, 200 * 1000 * 1000};
+		/* On a signal the workers see the flag, stop their children
+		 * and end; the loop waits for them. */
+		struct timespec pause = {0, 50 * 1000 * 1000};
 		nanosleep(&pause, NULL);
 	}
 	ev_progress_done(&progress);
 	for (size_t i = 0; i < n; i++)
 		pthread_join(dests[i].thread, NULL);
+	if (ev_cli_interrupted) {
+		fputs(TOOL ": interrupted by a signal; every helper was stopped, no receipt written, nothing "
+		      "is claimed (what was stored stays; a new push resumes it)\n", stderr);
+		goto out;
+	}
 
 	/* Every destination's result, then the receipts judged together. */
 	char *paths[MAX_DESTINATIONS + 1];
@@ -735,6 +797,7 @@ int replicate_push_main(int argc, char **argv)
 		return 2;
 	if (!o.receipts)
 		o.receipts = dirname(archive_dir);
+	ev_cli_catch_signals();
 	int code = run_push(&o);
 	free(archive_dir);
 	return code;

@@ -38,6 +38,9 @@ static const char help[] =
 	"                         (default: the directory holding ARCHIVE)\n"
 	"  --sign-key KEY         sign the receipt with this Ed25519 key (replicate keygen)\n"
 	"  --json                 print the receipt as JSON on stdout\n"
+	"  --stop-when-stdin-closes  stop as on SIGHUP (exit 2, no receipt) once stdin\n"
+	"                         ends: replicate push runs its verifiers so, to end\n"
+	"                         them when it ends\n"
 	"  -h, --help             show this help\n"
 	"\n"
 	"Findings go to stderr as 'replicate: MEMBER: what (expected X, found Y)'.\n"
@@ -46,7 +49,7 @@ static const char help[] =
 
 struct verify_opts {
 	const char *seal, *seal_sha256, *archive_sha256, *receipt, *receipt_dir, *sign_key, *archive;
-	int json;
+	int json, stop_when_stdin_closes;
 };
 
 struct report {
@@ -235,6 +238,7 @@ int replicate_verify_main(int argc, char **argv)
 		{"seal", required_argument, NULL, 's'},
 		{"seal-sha256", required_argument, NULL, 'p'},
 		{"sign-key", required_argument, NULL, 'k'},
+		{"stop-when-stdin-closes", no_argument, NULL, 'w'},
 		{NULL, 0, NULL, 0},
 	};
 	struct verify_opts o = {0};
@@ -252,6 +256,7 @@ int replicate_verify_main(int argc, char **argv)
 		case 'p': o.seal_sha256 = optarg; break;
 		case 'r': o.receipt = optarg; break;
 		case 's': o.seal = optarg; break;
+		case 'w': o.stop_when_stdin_closes = 1; break;
 		default:
 			return msg_usage("verify", "unknown or incomplete option");
 		}
@@ -269,6 +274,10 @@ int replicate_verify_main(int argc, char **argv)
 		return msg_usage("verify", "--receipt and --receipt-dir both given; choose one");
 
 	ev_cli_catch_signals();
+	if (o.stop_when_stdin_closes && ev_cli_stop_when_stdin_closes() != 0) {
+		fputs(TOOL ": cannot start the thread that watches stdin\n", stderr);
+		return 2;
+	}
 	struct ev_error err;
 	ev_error_clear(&err);
 	struct report r = {.o = &o};

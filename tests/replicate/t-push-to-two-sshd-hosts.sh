@@ -167,6 +167,30 @@ test_expect_success 'a host whose sshd is stopped times out; the other host is r
 	test_must_be_absent "$T/replica-b3/archive.tar.zst"
 '
 
+# remote_left DIR: what still runs on the far host for DIR (the hosts share
+# this PID namespace).
+remote_left () {
+	pgrep -af "$1/archive.tar.zst" | grep -v pgrep || true
+}
+
+test_expect_success 'push stopped or killed while the far hosts verify: their verifiers end, no receipt' '
+	mkdir -p big/runs && truncate -s 6G big/runs/series.bin && "$SEAL" create big -o outbig >/dev/null &&
+	STOPPED_AFTER=1.2 stopped SIGINT receipts/none "$REPLICATE" push outbig/archive.tar.zst --seal outbig/SEAL.json \
+		--receipts receipts --ssh-config "$T/ssh_config" --remote-replicate "$REPLICATE" \
+		--to "hostA:$T/big-a" || return 1
+	"$REPLICATE" push outbig/archive.tar.zst --seal outbig/SEAL.json --receipts receipts \
+		--ssh-config "$T/ssh_config" --remote-replicate "$REPLICATE" --to "hostB:$T/big-b" >/dev/null 2>&1 &
+	pid=$!
+	sleep 1.2 && test -n "$(remote_left "$T/big-b")" && kill -KILL $pid && { wait $pid; true; } &&
+	for i in $(seq 1 10); do
+		[ -z "$(remote_left "$T/big-a")$(remote_left "$T/big-b")" ] && break
+		sleep 0.1
+	done &&
+	test -z "$(remote_left "$T/big-a")$(remote_left "$T/big-b")" &&
+	test -z "$(ls "$T/big-a" "$T/big-b" receipts | grep "replica-.*big")" &&
+	test -z "$(find "$T/big-a" "$T/big-b" -name "replica-*.json")"
+'
+
 test_expect_success 'teardown: the sshds stop and the namespaces go' '
 	stop_hosts && sleep 0.2 &&
 	if [ $isolated = 1 ]; then ! ip netns list | grep -q "ev$tag"; fi

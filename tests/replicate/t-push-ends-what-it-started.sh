@@ -1,0 +1,106 @@
+#!/bin/sh
+# replicate push ends what it started. Stopped by SIGINT, SIGTERM or
+# SIGHUP while it copies or while the copies are verified, it stops its
+# local verifiers and its ssh sessions within half a second, exits 2 and
+# writes no receipt, here or at a destination; killed outright (SIGKILL),
+# its helpers notice (parent-death signal) and end without writing. It
+# checks what it can before it copies a byte: an archive with another
+# seal inside, an unusable --sign-key. Run again to its end, it passes.
+. "$EV_SRCDIR/tests/lib/lib.sh"
+Q="'"
+
+FAKE_SSH="$EV_SRCDIR/tests/replicate/fake-ssh"
+
+# Every helper's command line holds the trash directory's path: what is
+# still running of this test is what names it.
+helpers_left () {
+	pgrep -af "$trash/" | grep -v "pgrep" || true
+}
+
+no_helper_left_within () {
+	for i in $(seq 1 $(($1 * 10))); do
+		[ -z "$(helpers_left)" ] && return 0
+		sleep 0.1
+	done
+	echo "still running:" && helpers_left
+	return 1
+}
+
+no_receipt_anywhere () {
+	test -z "$(find r dest-* -name "replica-*.json" 2>/dev/null)" || {
+		find r dest-* -name "replica-*.json"
+		return 1
+	}
+}
+
+push () {
+	"$REPLICATE" push "$trash/out/archive.tar.zst" --seal "$trash/out/SEAL.json" --receipts r \
+		--remote-replicate "$REPLICATE" --ssh "$FAKE_SSH" "$@"
+}
+
+# stopped_push SIGNAL ARGS...: push ARGS stopped by SIGNAL (see stopped).
+stopped_push () {
+	sig=$1
+	shift
+	stopped $sig r/none "$REPLICATE" push "$trash/out/archive.tar.zst" --seal "$trash/out/SEAL.json" \
+		--receipts r --remote-replicate "$REPLICATE" --ssh "$FAKE_SSH" "$@"
+}
+
+test_expect_success 'setup: a sealed tree with one 3 GiB member (sparse: verifying takes seconds)' '
+	mkdir -p big/runs && truncate -s 3G big/runs/series.bin &&
+	head -c 3000000 /dev/urandom >big/runs/noise.bin && echo ok >big/runs/note.txt &&
+	"$SEAL" create big -o out >/dev/null && mkdir r
+'
+
+test_expect_success 'a signal while the copies are verified: exit 2 at once, no verifier left, no receipt' '
+	for s in SIGINT SIGTERM SIGHUP; do
+		STOPPED_AFTER=1 stopped_push $s --to "$trash/dest-local-$s" --to "hostA:$trash/dest-ssh-$s" ||
+			return 1
+		grep -q "^replicate: interrupted by a signal; every helper was stopped, no receipt written, nothing is claimed (what was stored stays; a new push resumes it)$" stopped.err ||
+			return 1
+		no_helper_left_within 1 && no_receipt_anywhere || return 1
+	done
+'
+
+test_expect_success 'a signal while a copy is under way: the ssh session ends, nothing is published' '
+	FAKE_SSH_HOLD_INPUT=30 stopped_push SIGTERM --to "hostA:$trash/dest-held" &&
+	no_helper_left_within 1 && no_receipt_anywhere &&
+	test_must_be_absent dest-held/archive.tar.zst
+'
+
+test_expect_success 'push killed outright: its verifiers notice and end without writing' '
+	"$REPLICATE" push "$trash/out/archive.tar.zst" --seal "$trash/out/SEAL.json" --receipts r \
+		--remote-replicate "$REPLICATE" --ssh "$FAKE_SSH" \
+		--to "$trash/dest-killed" --to "hostA:$trash/dest-killed-ssh" >/dev/null 2>&1 &
+	pid=$!
+	sleep 1 && test -n "$(helpers_left)" && kill -KILL $pid && { wait $pid; true; } &&
+	no_helper_left_within 2 && no_receipt_anywhere
+'
+
+test_expect_success 'run again to its end, the same push passes where it was stopped' '
+	push --to "$trash/dest-local-SIGINT" --to "hostA:$trash/dest-killed-ssh" >stdout &&
+	grep -q "^AGREE: 3 receipts" stdout &&
+	test "$(ls dest-local-SIGINT/replica-*.json | wc -l)" = 1
+'
+
+test_expect_success 'an archive with another seal inside is refused before a byte is copied' '
+	make_campaign other && "$SEAL" create other -o out-other >/dev/null &&
+	test_expect_code 2 "$REPLICATE" push out/archive.tar.zst --seal out-other/SEAL.json --receipts r \
+		--to dest-wrong 2>stderr &&
+	echo "replicate: out-other/SEAL.json: is not the seal out/archive.tar.zst was made with (its embedded SEAL.json has SHA-256 $(sha256_of out/SEAL.json), out-other/SEAL.json has $(sha256_of out-other/SEAL.json)); give the archive${Q}s own seal; nothing was copied" >expect &&
+	test_cmp expect stderr && test_must_be_absent dest-wrong &&
+	"$REPLICATE" push out/archive.tar.zst --seal out/SEAL.json --receipts r --to dest-wrong >/dev/null
+'
+
+test_expect_success 'a file that is not an archive, or an unusable --sign-key: refused before copying' '
+	cp out/SEAL.json not-an-archive.tar.zst &&
+	test_expect_code 2 "$REPLICATE" push not-an-archive.tar.zst --seal out/SEAL.json --receipts r --to dest-x 2>stderr &&
+	grep -q "^replicate: not-an-archive.tar.zst: not a readable compressed tar archive (.*); nothing was copied$" stderr &&
+	echo "not a key" >bad.key && chmod 600 bad.key &&
+	test_expect_code 2 "$REPLICATE" push out/archive.tar.zst --seal out/SEAL.json --receipts r \
+		--sign-key bad.key --to dest-x 2>stderr &&
+	grep -q "^replicate: --sign-key .*bad.key.*; nothing was copied$" stderr &&
+	test_must_be_absent dest-x
+'
+
+test_done
