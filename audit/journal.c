@@ -23,6 +23,7 @@
 #include "lib/fixdict.h"
 #include "lib/fixprint.h"
 #include "lib/fixread.h"
+#include "lib/input.h"
 #include "lib/fixspec.h"
 #include "lib/hashpipe.h"
 #include "lib/json.h"
@@ -643,23 +644,24 @@ static ev_status read_first_message(const struct side *s, struct first_message *
 	unsigned char *buf = malloc(1 << 16);
 	ev_status st = EV_OK;
 	memset(f, 0, sizeof *f);
-	/* a FIFO is not opened at all: opening its read end, even without
-	 * blocking, lets its writer in, and closing it again breaks the pipe */
-	struct stat sb;
+	/* a journal is a regular file: a FIFO or a device is refused here,
+	 * before anything is printed (ev_input_open never waits on one) */
 	int fd = -1;
 	if (!r || !buf)
 		st = ev_error_set(err, EV_ERROR, "out of memory");
-	else if (stat(s->files[0], &sb) != 0 || !S_ISREG(sb.st_mode))
-		; /* not read twice: a stream, or a missing file, is left to the audit */
-	else if ((fd = open(s->files[0], O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
-		st = ev_error_errno(err, errno, "%s: cannot open", s->files[0]);
-	else if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
-		;
+	else if ((fd = ev_input_open(s->files[0], "journal", err)) < 0)
+		st = err->status;
 	else if ((st = ev_fixread_begin(r, s->files[0], 0, err)) == EV_OK) {
 		ssize_t got;
-		while (!f->found && (got = read(fd, buf, 1 << 16)) > 0)
+		while (!f->found && (got = read(fd, buf, 1 << 16)) > 0) {
+			if (ev_cli_interrupted) {
+				st = ev_error_set(err, EV_INTERRUPTED,
+						  "%s: interrupted by a signal; nothing is claimed", s->files[0]);
+				break;
+			}
 			if ((st = ev_fixread_feed(r, buf, (size_t)got, err)) != EV_OK)
 				break;
+		}
 	}
 	if (fd >= 0)
 		close(fd);

@@ -1,6 +1,7 @@
 #include "config.h"
 #include "capture/launch.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -272,6 +273,40 @@ void launch_reap(struct side_proc *p)
 	p->pidfd = -1;
 }
 
+/* Does pid, or a process it started (a launcher's child), hold the
+ * socket with this inode? Depth-first over /proc/PID/task/TID/children. */
+static int holds_socket(pid_t pid, unsigned long inode, int depth)
+{
+	char path[96], link[64], want[64];
+	snprintf(want, sizeof want, "socket:[%lu]", inode);
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+	DIR *d = opendir(path);
+	if (d) {
+		struct dirent *e;
+		int found = 0;
+		while (!found && (e = readdir(d))) {
+			char fd_path[400];
+			snprintf(fd_path, sizeof fd_path, "%s/%s", path, e->d_name);
+			ssize_t n = readlink(fd_path, link, sizeof link - 1);
+			found = n > 0 && (link[n] = '\0', strcmp(link, want) == 0);
+		}
+		closedir(d);
+		if (found)
+			return 1;
+	}
+	if (depth >= 4)
+		return 0;
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	int child, found = 0;
+	while (!found && fscanf(f, "%d", &child) == 1)
+		found = holds_socket((pid_t)child, inode, depth + 1);
+	fclose(f);
+	return found;
+}
+
 int launch_listening(pid_t pid, unsigned port)
 {
 	static const char *files[] = {"tcp", "tcp6"};
@@ -284,9 +319,15 @@ int launch_listening(pid_t pid, unsigned port)
 		int found = 0;
 		while (!found && fgets(line, sizeof line, f)) {
 			unsigned lport, state;
+			unsigned long inode;
 			char local[128];
-			if (sscanf(line, " %*d: %127[0-9A-Fa-f]:%x %*s %x", local, &lport, &state) == 3)
-				found = lport == port && state == 0x0A; /* TCP_LISTEN */
+			/* sl local rem st tx:rx tr:when retrnsmt uid timeout inode */
+			if (sscanf(line, " %*d: %127[0-9A-Fa-f]:%x %*s %x %*s %*s %*s %*s %*s %lu", local,
+				   &lport, &state, &inode) == 4)
+				/* another process's listener on the same port (a
+				 * second capture on the host network) is not ours */
+				found = lport == port && state == 0x0A /* TCP_LISTEN */ &&
+					holds_socket(pid, inode, 0);
 		}
 		fclose(f);
 		if (found)

@@ -60,8 +60,10 @@ int launch_wait_any(struct side_proc *sides, int n, double deadline_mono);
 /* Reap an exited side (after its last snapshot). */
 void launch_reap(struct side_proc *p);
 
-/* Is there a TCP listener on port in pid's network namespace? (from
- * /proc/PID/net/tcp and tcp6) */
+/* Is pid (or a process it started) listening on TCP port? The listener is
+ * found in /proc/PID/net/tcp and tcp6 and must be a socket that pid or its
+ * descendants hold, so that another program's listener on the same port
+ * never passes for the peer's. */
 int launch_listening(pid_t pid, unsigned port);
 
 double launch_monotonic(void);

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "fixread.h"
+#include "input.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -139,6 +140,11 @@ ev_status ev_fixread_list(enum ev_fixread_kind kind, const char *path, char ***f
 		*nfiles = 1;
 		return EV_OK;
 	}
+	struct stat sb;
+	if (stat(path, &sb) == 0 && !S_ISDIR(sb.st_mode))
+		return ev_error_set(err, EV_USAGE,
+				    "%s: %s, not a directory: an llfix journal is a directory of numbered "
+				    ".bin files", path, ev_input_kind(sb.st_mode));
 	DIR *d = opendir(path);
 	if (!d)
 		return ev_error_errno(err, errno, "%s: cannot open the journal directory", path);
@@ -354,10 +360,10 @@ ev_status ev_fixread_file(struct ev_fixread *r, const char *path, uint32_t index
 	ev_status st = EV_OK;
 	if (!pipe && !buf)
 		return ev_error_set(err, EV_ERROR, "out of memory");
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = ev_input_open(path, "journal", err);
 	if (fd < 0) {
 		free(buf);
-		return ev_error_errno(err, errno, "%s: cannot open", path);
+		return err->status;
 	}
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	ev_fixread_companion(r, path);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/archive_reader.h"
+#include "lib/input.h"
 #include "lib/json.h"
 #include "lib/progress.h"
 #include "lib/receipt.h"
@@ -146,7 +147,9 @@ static ev_status run_verify(struct report *r, char *receipt_path, size_t cap,
 	if (stat(o->archive, &sb) != 0)
 		return ev_error_errno(err, errno, "%s: cannot stat the archive", o->archive);
 	if (!S_ISREG(sb.st_mode))
-		return ev_error_set(err, EV_USAGE, "%s: not a regular file", o->archive);
+		return ev_error_set(err, EV_USAGE,
+				    "%s: %s, not a regular file: an archive is read from a file, never waited on",
+				    o->archive, ev_input_kind(sb.st_mode));
 	if (o->sign_key && (st = ev_signing_key_load(o->sign_key, &key, err)) != EV_OK)
 		return st;
 	if (!(r->receipt = ev_receipt_new("replica", TOOL, err))) {

@@ -12,6 +12,7 @@
 
 #include "lib/archive_reader.h"
 #include "lib/atomic.h"
+#include "lib/input.h"
 #include "lib/json.h"
 #include "lib/progress.h"
 #include "lib/receipt.h"
@@ -80,7 +81,9 @@ static int is_directory(const char *path, struct ev_error *err, ev_status *st)
 		return 1;
 	if (S_ISREG(sb.st_mode))
 		return 0;
-	*st = ev_error_set(err, EV_USAGE, "%s: neither a directory nor an archive file", path);
+	*st = ev_error_set(err, EV_USAGE,
+			   "%s: %s, neither a directory nor an archive file: seal verify reads a tree or "
+			   "a regular file, never waits on one", path, ev_input_kind(sb.st_mode));
 	return -1;
 }
 

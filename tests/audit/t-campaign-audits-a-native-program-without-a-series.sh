@@ -15,11 +15,11 @@ Q="'"
 test_expect_success 'setup: a captured campaign of a program that keeps no series' '
 	P=$EV_BUILDDIR/capture/pair &&
 	cat >plan.json <<-EOF &&
-	{"format": "evidence-plan/1", "name": "native", "warmups": 50, "measured": 400, "repeats": 1,
+	{"format": "evidence-plan/1", "name": "native", "warmups": 50, "measured": 400, "repeats": 1, "port": 11002,
 	 "cells": [
 	  {"name": "plain", "peer": {"argv": ["$P/fix-receiver", "--listen", "{peer_addr}:{port}", "--mode", "spin",
 	     "--journal", "{out:journal}", "--journal-file-size", "262144"], "cpu": 0,
-	     "outputs": {"journal": "journal/receiver"}, "ready": {"tcp_listen": 11001}},
+	     "outputs": {"journal": "journal/receiver"}, "ready": {"tcp_listen": 11002}},
 	   "sender": {"argv": ["$P/fix-sender", "--connect", "{peer_addr}:{port}", "--warmups", "{warmups}",
 	     "--measured", "{measured}", "--journal", "{out:journal}", "--journal-file-size", "262144"], "cpu": 1,
 	     "outputs": {"journal": "journal/sender"}}}]}

@@ -103,17 +103,19 @@ for _ in range(n):
     ts, ok, ln = struct.unpack_from(\"<QBQ\", d, p)
     out.append(d[p + 17:p + 17 + ln])
     p += 17 + ln
-open(\"half1.fix\", \"wb\").write(b\"\".join(out[:5]))
-open(\"half2.fix\", \"wb\").write(b\"\".join(out[5:]))
+open(\"slow.fix\", \"wb\").write(b\"\".join(out))
 " &&
-	mkfifo slow.fix &&
-	# the second half a second after the first: the line is drawn meanwhile.
-	# The writer gives up by itself if audit never opens the FIFO.
-	{ timeout 20 sh -c "{ cat half1.fix; sleep 1; cat half2.fix; } >slow.fix" & } &&
-	{ EVIDENCE_PROGRESS=always timeout 20 "$AUDIT" journal --warmups 3 --measured 20 --format raw \
+	command -v strace >/dev/null || { echo "strace is not installed (Debian package strace)"; return 1; }
+	"$AUDIT" journal --warmups 3 --measured 20 --format raw --sender slow.fix --receipt fast.json \
+		>/dev/null 2>fast.err; fast=$? &&
+	# every read of the journal held 0.6 s (strace -P): the line is drawn
+	# while it is read
+	{ EVIDENCE_PROGRESS=always env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		strace -f -qq -o /dev/null -P slow.fix -e trace=read -e inject=read:delay_enter=600000 \
+		"$AUDIT" journal --warmups 3 --measured 20 --format raw \
 		--sender slow.fix --receipt slow.json >/dev/null 2>err; st=$?; } &&
-	wait && test $st = 1 &&
-	grep -q "audit: auditing: 1020 B, 0/1 files, .*B/s" err &&
+	test $st = $fast && test $st = 1 &&
+	grep -q "audit: auditing: [0-9.]* [KMG]*i*B of 3.7 KiB, 0/1 files, .*B/s" err &&
 	# erased before the first finding is printed, and not drawn again
 	python3 -c "
 import sys

@@ -108,4 +108,26 @@ test_expect_success 'on_failure stop: the runs after the failed one are not made
 	test "$(json_words s/receipt-capture.json "d[\"facts\"][\"counts\"][\"not_run\"]")" = 1
 '
 
+test_expect_success 'another program listening on the peer'"'"'s port does not make the peer ready' '
+	port=$((30000 + $$ % 20000)) &&
+	cat >listen.json <<-EOF &&
+	{"format": "evidence-plan/1", "name": "foreign", "warmups": 0, "measured": 1, "port": $port,
+	 "cells": [
+	  {"name": "A", "peer": {"argv": ["$PROBE", "{out:probe}", "0", "1"], "cpu": 0, "outputs": {"probe": "p/peer"},
+	     "ready": {"tcp_listen": $port}},
+	   "sender": {"argv": ["$PROBE", "{out:probe}"], "cpu": 1, "outputs": {"probe": "p/sender"}}}]}
+	EOF
+	"$CAPTURE" pin listen.json -o pinned-listen.json >/dev/null || return 1
+	python3 -c "
+import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((\"127.0.0.1\", int(sys.argv[1]))); s.listen(); open(\"listening\", \"w\").close(); time.sleep(30)
+" $port &
+	foreign=$!
+	wait_for listening && test_expect_code 1 "$CAPTURE" run pinned-listen.json -o l >out 2>err; st=$?
+	kill $foreign; test $st = 0 &&
+	test "$(json_words l/runs/001-baseline-A-1/run.json "d[\"result\"]")" = failed &&
+	grep -q "^\[1/1\] 001-baseline-A-1: FAILED (.*): peer exited before it listened on port $port" out
+'
+
 test_done

@@ -1,6 +1,6 @@
 #!/bin/sh
 # A signal stops a verifier inside one large member, or an audit inside one
-# endless journal, within half a second: exit 2, one sentence, no receipt
+# large journal, within half a second: exit 2, one sentence, no receipt
 # (never a pass), no process left behind; the same command run again to
 # its end passes. SIGINT, SIGTERM and SIGHUP each, across seal verify,
 # replicate verify, audit journal on a file and from a sealed archive.
@@ -29,9 +29,14 @@ test_expect_success 'replicate verify stops inside the member, no receipt anywhe
 	test_must_be_absent out/replica-*.json
 '
 
-test_expect_success 'audit journal stops inside an endless journal, and inside a sealed archive' '
-	stopped SIGTERM j.json "$AUDIT" journal --format raw --warmups 0 --measured 1 --sender /dev/zero --receipt j.json &&
-	grep -q "^audit: pair 1: /dev/zero: interrupted by a signal; nothing is claimed$" stopped.err &&
+test_expect_success 'audit journal stops inside a 2 GiB journal, and inside a sealed archive' '
+	truncate -s 2G long.raw &&
+	stopped SIGTERM j.json "$AUDIT" journal --format raw --warmups 0 --measured 1 --sender long.raw --receipt j.json &&
+	grep -q "^audit: long.raw: interrupted by a signal; nothing is claimed$" stopped.err &&
+	# one message first, so that the stop comes in the audit proper, not the first look
+	printf "8=FIXT.1.1\0019=5\00135=0\00110=163\001" >msg.raw && truncate -s 2G msg.raw &&
+	stopped SIGINT j.json "$AUDIT" journal --format raw --warmups 0 --measured 1 --sender msg.raw --receipt j.json &&
+	grep -q "^audit: pair 1: msg.raw: interrupted by a signal; nothing is claimed$" stopped.err &&
 	stopped SIGINT j.json "$AUDIT" journal --format raw --warmups 0 --measured 1 --archive out/archive.tar.zst \
 		--seal out/SEAL.json --sender runs/series.bin --receipt j.json
 '

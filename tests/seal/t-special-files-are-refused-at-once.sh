@@ -1,7 +1,7 @@
 #!/bin/sh
 # Every input is checked for its kind before it is read: a FIFO where a
-# seal, a receipt, a series or an archive belongs, and /dev/zero as a
-# series, are refused at once (exit 2, the path and what it is named,
+# seal, a receipt, a series, a journal or an archive belongs, and /dev/zero
+# as a series or a journal, are refused at once (exit 2, the path and what it is named,
 # nothing written), never waited on and never read for ever.
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
@@ -25,11 +25,24 @@ test_expect_success 'seal diff and seal verify --seal: a FIFO as the seal' '
 '
 
 test_expect_success 'seal verify and replicate verify: a FIFO as the archive, no receipt' '
-	refused_at_once "seal: fifo: neither a directory nor an archive file" \
+	refused_at_once "seal: fifo: a FIFO, neither a directory nor an archive file: seal verify reads a tree or a regular file, never waits on one" \
 		"$SEAL" verify --seal out/SEAL.json --receipt r.json fifo &&
 	test_must_be_absent r.json &&
-	test_expect_code 2 timeout 5 "$REPLICATE" verify --seal out/SEAL.json --receipt r.json fifo 2>err &&
-	grep -q "fifo" err && test_must_be_absent r.json
+	refused_at_once "replicate: fifo: a FIFO, not a regular file: an archive is read from a file, never waited on" \
+		"$REPLICATE" verify --seal out/SEAL.json --receipt r.json fifo &&
+	test_must_be_absent r.json
+'
+
+test_expect_success 'audit journal: a FIFO, and /dev/zero, as a journal, in every format' '
+	for f in raw qf-log; do
+		refused_at_once "audit: fifo: a FIFO, not a regular file: a journal is read from a file, never waited on" \
+			"$AUDIT" journal --format $f --warmups 0 --measured 1 --sender fifo --receipt j.json || return 1
+		refused_at_once "audit: /dev/zero: a character device, not a regular file: a journal is read from a file, never waited on" \
+			"$AUDIT" journal --format $f --warmups 0 --measured 1 --receiver /dev/zero --receipt j.json || return 1
+	done &&
+	refused_at_once "audit: fifo: a FIFO, not a directory: an llfix journal is a directory of numbered .bin files" \
+		"$AUDIT" journal --format llfix --warmups 0 --measured 1 --sender fifo --receipt j.json &&
+	test_must_be_absent j.json
 '
 
 test_expect_success 'replicate compare: a FIFO as a receipt' '

@@ -64,7 +64,7 @@ test_expect_success 'a rename: the old name missing, the new one extra' '
 '
 
 test_expect_success 'a file replaced by a symbolic link to an identical copy' '
-	mutated m "cp runs/run.sh /tmp/evidence-run-copy.$$ && rm runs/run.sh && ln -s /tmp/evidence-run-copy.$$ runs/run.sh" &&
+	mutated m "cp runs/run.sh $trash/run-copy && rm runs/run.sh && ln -s $trash/run-copy runs/run.sh" &&
 	findings m "seal: runs/run.sh: type differs (expected file, found symlink)"
 '
 
