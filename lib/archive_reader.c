@@ -22,6 +22,7 @@
 
 #define HASH_SLOTS 8
 #define HASH_SLOT_BYTES ((size_t)1 << 20)
+#define EXTRA_NAMES_FOLDED 65536
 
 /* libarchive reads the plain tar through this; the decoder knows where
  * the compressed stream ends or breaks. */
@@ -72,6 +73,8 @@ struct checker {
 	struct ev_progress *progress; /* NULL: none */
 	const struct ev_archive_tap *tap; /* NULL: none */
 	int out_of_memory;
+	uint64_t extras_folded;     /* extra names compared for collisions */
+	struct ev_archive_check *result;
 	const int *stopped;    /* the source stopped for a signal: its errors are not findings */
 };
 
@@ -257,11 +260,19 @@ static void check_member(struct archive *a, struct archive_entry *e, struct chec
 		return;
 	}
 	char *path = name + rootlen + 1;
-	struct ev_error oom;
-	ev_error_clear(&oom);
-	if (ev_namefold_add(c->names, path, &oom) != EV_OK)
-		c->out_of_memory = 1;
 	long idx = ev_seal_find(seal, path);
+	/* Sealed names are bounded by the seal; extras only by the archive,
+	 * so past a limit they are counted, not folded (each is a finding
+	 * already, the archive fails whatever they collide with). */
+	if (idx < 0 && c->extras_folded >= EXTRA_NAMES_FOLDED) {
+		c->result->extra_names_not_folded++;
+	} else {
+		struct ev_error oom;
+		ev_error_clear(&oom);
+		if (ev_namefold_add(c->names, path, &oom) != EV_OK)
+			c->out_of_memory = 1;
+		c->extras_folded += idx < 0;
+	}
 	if (idx < 0) {
 		found(c, path, "extra", "member not in the seal", NULL, ev_member_type_name(type));
 		return;
@@ -378,7 +389,7 @@ ev_status ev_archive_check_tapped(const char *path, const struct ev_seal *seal,
 	memset(result, 0, sizeof *result);
 	ev_status st = EV_OK;
 	struct checker c = {.seal = seal, .on_finding = on_finding, .ctx = ctx, .progress = progress,
-			    .tap = tap};
+			    .tap = tap, .result = result};
 	struct tar_source src = {0};
 	src.walk.on_entry = header_names;
 	src.interrupted = interrupted;
@@ -640,6 +651,12 @@ json_t *ev_archive_coverage(const struct ev_archive_check *res, int seal_pinned,
 	json_array_append_new(not, json_string("members' owners, groups and modification times: the seal does not hold "
 					       "them (evidence writes uid/gid 0 and a fixed time, and does not check them)"));
 	json_array_append_new(not, json_string("extended attributes and ACLs: not sealed, not read"));
+	if (res->extra_names_not_folded) {
+		char why[256];
+		snprintf(why, sizeof why, "collisions by case or Unicode normalization of %" PRIu64 " extra members past "
+			 "the first %d: each is an extra finding already", res->extra_names_not_folded, EXTRA_NAMES_FOLDED);
+		json_array_append_new(not, json_string(why));
+	}
 	json_object_set_new(o, "recomputed", done);
 	json_object_set_new(o, "pinned", pins);
 	json_object_set_new(o, "not_checked", not);

@@ -48,6 +48,8 @@ struct ev_archive_check {
 	uint64_t unreached;       /* sealed members never reached after damage */
 	const char *compression;  /* "zstd", "gzip" or "unknown" (static) */
 	unsigned findings;
+	uint64_t extra_names_not_folded; /* extra members past the first 65536,
+					     not compared for name collisions */
 };
 
 /* Check the archive at path against seal (whose canonical bytes are

@@ -1,7 +1,9 @@
 #include "config.h"
 #include "cli.h"
+#include "receipt.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <locale.h>
 #include <pthread.h>
@@ -75,6 +77,68 @@ void ev_cli_finding(FILE *stream, const char *prefix, const struct ev_finding *f
 	char line[4096];
 	ev_finding_format(f, line, sizeof line);
 	fprintf(stream, "%s%s\n", prefix, line);
+}
+
+void ev_cli_findings_init(struct ev_cli_findings *s, FILE *stream, const char *prefix, int quiet,
+			  json_t *receipt, uint64_t max_per_check)
+{
+	*s = (struct ev_cli_findings){.stream = stream, .prefix = prefix, .quiet = quiet,
+				      .receipt = receipt, .max_per_check = max_per_check,
+				      .by_check = json_object()};
+}
+
+void ev_cli_findings_add(struct ev_cli_findings *s, const struct ev_finding *shown,
+			 const struct ev_finding *recorded)
+{
+	s->total++;
+	json_int_t n = 0;
+	if (s->by_check) {
+		n = json_integer_value(json_object_get(s->by_check, shown->check)) + 1;
+		json_object_set_new(s->by_check, shown->check, json_integer(n));
+	}
+	if (s->max_per_check && (uint64_t)n > s->max_per_check)
+		return;
+	if (!s->quiet)
+		ev_cli_finding(s->stream, s->prefix, shown);
+	if (s->receipt) {
+		struct ev_error ignored;
+		ev_error_clear(&ignored);
+		ev_receipt_add_finding(s->receipt, recorded, &ignored);
+	}
+}
+
+ev_status ev_cli_findings_finish(struct ev_cli_findings *s, struct ev_error *err)
+{
+	if (!s->by_check)
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	const char *check;
+	json_t *count;
+	ev_status st = EV_OK;
+	json_object_foreach(s->by_check, check, count)
+	{
+		uint64_t n = (uint64_t)json_integer_value(count);
+		if (!s->max_per_check || n <= s->max_per_check)
+			continue;
+		char name[256], detail[256];
+		snprintf(detail, sizeof detail, "%" PRIu64 " more not shown (--max-findings %" PRIu64 "; %" PRIu64
+			 " in all)", n - s->max_per_check, s->max_per_check, n);
+		if (!s->quiet)
+			fprintf(s->stream, "%s%s: %s\n", s->prefix, check, detail);
+		snprintf(name, sizeof name, "%s:more", check);
+		if (s->receipt && st == EV_OK)
+			st = ev_receipt_add_check(s->receipt, name, 0, detail, err);
+	}
+	if (s->receipt && st == EV_OK &&
+	    (st = ev_receipt_set_fact(s->receipt, "findings_by_check", json_deep_copy(s->by_check), err)) == EV_OK)
+		st = ev_receipt_set_fact(s->receipt, "max_findings_per_check",
+					 json_integer((json_int_t)s->max_per_check), err);
+	return st;
+}
+
+void ev_cli_findings_free(struct ev_cli_findings *s)
+{
+	json_decref(s->by_check);
+	s->by_check = NULL;
 }
 
 int ev_cli_usage(const char *tool, const char *subcommand, const char *synopsis,

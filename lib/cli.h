@@ -13,7 +13,10 @@
 #define EV_CLI_H
 
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
+
+#include <jansson.h>
 
 #include "finding.h"
 #include "status.h"
@@ -41,6 +44,40 @@ void ev_cli_error(const char *tool, const struct ev_error *err);
 
 /* One finding as one line: "<prefix>subject: message (expected X, found Y)". */
 void ev_cli_finding(FILE *stream, const char *prefix, const struct ev_finding *f);
+
+/* A command's findings, reported the one way every command that writes a
+ * receipt reports them: each printed (unless quiet) and kept in the
+ * receipt, up to max_per_check of each check (0: no limit), and every one
+ * counted, so that a hostile input with a million extra members costs a
+ * bounded receipt, a bounded stderr and bounded memory while the counts
+ * stay exact. */
+struct ev_cli_findings {
+	FILE *stream;
+	const char *prefix;       /* "seal: " */
+	int quiet;                /* --json: nothing printed */
+	json_t *receipt;          /* borrowed; NULL: none kept */
+	uint64_t max_per_check;
+	uint64_t total;
+	json_t *by_check;         /* check -> count */
+};
+
+#define EV_CLI_DEFAULT_MAX_FINDINGS 100
+
+void ev_cli_findings_init(struct ev_cli_findings *s, FILE *stream, const char *prefix, int quiet,
+			  json_t *receipt, uint64_t max_per_check);
+
+/* Count f; print shown and keep recorded (each may be f: the receipt may
+ * name things by role where the line names them by path) while f's check
+ * is under the limit. */
+void ev_cli_findings_add(struct ev_cli_findings *s, const struct ev_finding *shown,
+			 const struct ev_finding *recorded);
+
+/* For each check past the limit, print "<prefix>CHECK: N more not shown
+ * (--max-findings)" and add the failed check "CHECK:more" saying so; set
+ * the facts findings_by_check (every count) and max_findings_per_check. */
+ev_status ev_cli_findings_finish(struct ev_cli_findings *s, struct ev_error *err);
+
+void ev_cli_findings_free(struct ev_cli_findings *s);
 
 /* A usage problem: "TOOL: reason", then "usage: SYNOPSIS" and a hint to run
  * "TOOL [SUBCOMMAND] --help". @return 2, the exit code for misuse. */

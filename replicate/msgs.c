@@ -21,7 +21,7 @@ static const char *synopsis(const char *sub)
 			 "[--remote-sign-key PATH] [--trust FILE ...] [--json]"},
 		{"receive", "replicate receive DIR NAME SIZE SHA256"},
 		{"verify", "replicate verify --seal SEAL.json [--seal-sha256 HEX] [--archive-sha256 HEX] "
-			   "[--receipt FILE | --receipt-dir DIR] [--sign-key KEY] [--json] ARCHIVE"},
+			   "[--receipt FILE | --receipt-dir DIR] [--sign-key KEY] [--max-findings N] [--json] ARCHIVE"},
 	};
 	for (size_t i = 0; sub && i < sizeof synopses / sizeof *synopses; i++)
 		if (strcmp(sub, synopses[i].name) == 0)

@@ -39,6 +39,8 @@ static const char help[] =
 	"                         (default: the directory holding ARCHIVE)\n"
 	"  --sign-key KEY         sign the receipt with this Ed25519 key (replicate keygen)\n"
 	"  --json                 print the receipt as JSON on stdout\n"
+	"  --max-findings N       findings shown and kept in the receipt per check\n"
+	"                         (default 100; 0: all); every one is counted\n"
 	"  --stop-when-stdin-closes  stop as on SIGHUP (exit 2, no receipt) once stdin\n"
 	"                         ends: replicate push runs its verifiers so, to end\n"
 	"                         them when it ends\n"
@@ -51,20 +53,20 @@ static const char help[] =
 struct verify_opts {
 	const char *seal, *seal_sha256, *archive_sha256, *receipt, *receipt_dir, *sign_key, *archive;
 	int json, stop_when_stdin_closes;
+	long max_findings;
 };
 
 struct report {
 	const struct verify_opts *o;
 	json_t *receipt;
 	unsigned findings;
+	struct ev_cli_findings shown; /* printed and kept, up to --max-findings per check */
 };
 
 static void on_finding(void *ctx, const struct ev_finding *f)
 {
 	struct report *r = ctx;
 	r->findings++;
-	if (!r->o->json)
-		ev_cli_finding(stderr, TOOL ": ", f);
 	/* The receipt names the archive and the seal by role, not by path:
 	 * paths differ between hosts and the comparable part must not. */
 	struct ev_finding stable = *f;
@@ -72,9 +74,7 @@ static void on_finding(void *ctx, const struct ev_finding *f)
 		stable.subject = "archive";
 	else if (strcmp(f->subject, r->o->seal) == 0)
 		stable.subject = EV_SEAL_FILENAME;
-	struct ev_error ignored;
-	ev_error_clear(&ignored);
-	ev_receipt_add_finding(r->receipt, &stable, &ignored);
+	ev_cli_findings_add(&r->shown, f, &stable);
 }
 
 /* A pin is one check, passing or failing, so that receipts with and
@@ -101,7 +101,9 @@ static ev_status write_receipt(struct report *r, const struct ev_signing_key *ke
 			       char *path, size_t cap, struct ev_error *err)
 {
 	const struct verify_opts *o = r->o;
-	ev_status st = ev_receipt_finish(r->receipt, err);
+	ev_status st = ev_cli_findings_finish(&r->shown, err);
+	if (st == EV_OK)
+		st = ev_receipt_finish(r->receipt, err);
 	if (st == EV_OK && key)
 		st = ev_receipt_sign(r->receipt, key, err);
 	if (st != EV_OK)
@@ -156,6 +158,7 @@ static ev_status run_verify(struct report *r, char *receipt_path, size_t cap,
 		st = err->status;
 		goto out;
 	}
+	ev_cli_findings_init(&r->shown, stderr, TOOL ": ", o->json, r->receipt, o->max_findings);
 
 	st = ev_seal_load_pinned(o->seal, o->seal_sha256, &seal, seal_hex, &seal_bytes, &seal_len,
 				 err);
@@ -236,6 +239,7 @@ int replicate_verify_main(int argc, char **argv)
 		{"archive-sha256", required_argument, NULL, 'a'},
 		{"help", no_argument, NULL, 'h'},
 		{"json", no_argument, NULL, 'j'},
+		{"max-findings", required_argument, NULL, 'M'},
 		{"receipt", required_argument, NULL, 'r'},
 		{"receipt-dir", required_argument, NULL, 'd'},
 		{"seal", required_argument, NULL, 's'},
@@ -244,7 +248,7 @@ int replicate_verify_main(int argc, char **argv)
 		{"stop-when-stdin-closes", no_argument, NULL, 'w'},
 		{NULL, 0, NULL, 0},
 	};
-	struct verify_opts o = {0};
+	struct verify_opts o = {.max_findings = EV_CLI_DEFAULT_MAX_FINDINGS};
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -256,6 +260,11 @@ int replicate_verify_main(int argc, char **argv)
 			return 0;
 		case 'j': o.json = 1; break;
 		case 'k': o.sign_key = optarg; break;
+		case 'M':
+			if (ev_cli_parse_long(optarg, 0, 1000000, &o.max_findings))
+				return msg_usage("verify", "option --max-findings: expected 0-1000000, found '%s'",
+						 optarg);
+			break;
 		case 'p': o.seal_sha256 = optarg; break;
 		case 'r': o.receipt = optarg; break;
 		case 's': o.seal = optarg; break;
@@ -288,6 +297,7 @@ int replicate_verify_main(int argc, char **argv)
 	ev_status st = run_verify(&r, receipt_path, sizeof receipt_path, &err);
 	if (st >= EV_ERROR)
 		ev_cli_error(TOOL, &err);
+	ev_cli_findings_free(&r.shown);
 	json_decref(r.receipt);
 	return ev_status_exit_code(st);
 }

@@ -14,7 +14,7 @@ static const char *synopsis(const char *sub)
 		return "seal create [--gzip] [--threads N] [--level N] [--name ROOT] "
 		       "[--refuse-writable] [--json] DIR -o OUTDIR";
 	if (strcmp(sub, "verify") == 0)
-		return "seal verify --seal SEAL.json [--seal-sha256 HEX] [--receipt FILE] [--json] "
+		return "seal verify --seal SEAL.json [--seal-sha256 HEX] [--receipt FILE] [--max-findings N] [--json] "
 		       "(DIR | ARCHIVE)\n       seal verify --selection selection.json [--seal "
 		       "SEAL.json] [--json] DIR";
 	if (strcmp(sub, "diff") == 0)

@@ -36,6 +36,8 @@ static const char help[] =
 	"  --selection FILE      check DIR against a selection manifest\n"
 	"  --receipt FILE        also write the verification receipt to FILE\n"
 	"  --json                print the receipt as JSON on stdout\n"
+	"  --max-findings N      findings shown and kept in the receipt per check\n"
+	"                        (default 100; 0: all); every one is counted\n"
 	"  -h, --help            show this help\n"
 	"\n"
 	"Findings go to stderr as 'seal: MEMBER: what (expected X, found Y)', the verdict\n"
@@ -45,23 +47,21 @@ static const char help[] =
 struct verify_opts {
 	const char *seal, *seal_sha256, *selection, *receipt, *target;
 	int json;
+	long max_findings;
 };
 
 struct report {
 	const struct verify_opts *o;
 	unsigned findings;
 	json_t *receipt;
+	struct ev_cli_findings shown; /* printed and kept, up to --max-findings per check */
 };
 
 static void on_finding(void *ctx, const struct ev_finding *f)
 {
 	struct report *r = ctx;
 	r->findings++;
-	if (!r->o->json)
-		ev_cli_finding(stderr, TOOL ": ", f);
-	struct ev_error ignored;
-	ev_error_clear(&ignored);
-	ev_receipt_add_finding(r->receipt, f, &ignored);
+	ev_cli_findings_add(&r->shown, f, f);
 }
 
 static void report_simple(struct report *r, const char *subject, const char *check,
@@ -89,7 +89,9 @@ static int is_directory(const char *path, struct ev_error *err, ev_status *st)
 
 static ev_status emit_receipt(struct report *r, struct ev_error *err)
 {
-	ev_status st = ev_receipt_finish(r->receipt, err);
+	ev_status st = ev_cli_findings_finish(&r->shown, err);
+	if (st == EV_OK)
+		st = ev_receipt_finish(r->receipt, err);
 	if (st != EV_OK)
 		return st;
 	char *bytes = NULL;
@@ -123,6 +125,7 @@ static ev_status run_verify(const struct verify_opts *o, struct report *r, struc
 	r->receipt = ev_receipt_new("verify", TOOL, err);
 	if (!r->receipt)
 		return err->status;
+	ev_cli_findings_init(&r->shown, stderr, TOOL ": ", o->json, r->receipt, o->max_findings);
 	if (o->seal) {
 		st = ev_seal_load_pinned(o->seal, o->seal_sha256, &seal, seal_hex, &seal_bytes,
 					 &seal_len, err);
@@ -228,13 +231,14 @@ int seal_verify_main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"help", no_argument, NULL, 'h'},
 		{"json", no_argument, NULL, 'j'},
+		{"max-findings", required_argument, NULL, 'M'},
 		{"receipt", required_argument, NULL, 'r'},
 		{"seal", required_argument, NULL, 's'},
 		{"seal-sha256", required_argument, NULL, 'p'},
 		{"selection", required_argument, NULL, 'S'},
 		{NULL, 0, NULL, 0},
 	};
-	struct verify_opts o = {0};
+	struct verify_opts o = {.max_findings = EV_CLI_DEFAULT_MAX_FINDINGS};
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -243,6 +247,11 @@ int seal_verify_main(int argc, char **argv)
 			fputs(help, stdout);
 			return 0;
 		case 'j': o.json = 1; break;
+		case 'M':
+			if (ev_cli_parse_long(optarg, 0, 1000000, &o.max_findings))
+				return msg_usage("verify", "option --max-findings: expected 0-1000000, found '%s'",
+						 optarg);
+			break;
 		case 'p': o.seal_sha256 = optarg; break;
 		case 'r': o.receipt = optarg; break;
 		case 's': o.seal = optarg; break;
@@ -269,6 +278,7 @@ int seal_verify_main(int argc, char **argv)
 	ev_status st = run_verify(&o, &r, &err);
 	if (st >= EV_ERROR)
 		ev_cli_error(TOOL, &err);
+	ev_cli_findings_free(&r.shown);
 	json_decref(r.receipt);
 	return ev_status_exit_code(st);
 }

@@ -30,13 +30,14 @@ test_expect_success 'faithful copies agree: exit 0, one comparable digest' '
 
 test_expect_success 'the changed copy differs, and the member is named' '
 	test_expect_code 1 "$REPLICATE" compare hostA/receipt.json hostB/receipt.json hostC/receipt.json >stdout 2>actual &&
-	grep -x "DIFFER: 1 of 2 receipts differ from hostA/receipt.json; 5 problems named above" stdout &&
+	grep -x "DIFFER: 1 of 2 receipts differ from hostA/receipt.json; 6 problems named above" stdout &&
 	grep -x "replicate: hostC/receipt.json: check sha256:$J: only in this receipt (found fail: content differs (SHA-256) (expected $(sha256_of c/$J), found $(zstd -dcq hostC/archive.tar.zst | tar -xOf - c/$J | sha256sum | cut -c1-64)))" actual &&
 	grep -x "replicate: hostC/receipt.json: input archive: differs between the receipts (expected $(sha256_of out/archive.tar.zst), found $(sha256_of hostC/archive.tar.zst))" actual &&
 	grep -x "replicate: hostC/receipt.json: result: differs between the receipts (expected pass, found fail)" actual &&
 	grep -q "^replicate: hostC/receipt.json: check members: differs between the receipts" actual &&
 	grep -x "replicate: hostC/receipt.json: fact archive_bytes: differs between the receipts (expected $(stat -c %s out/archive.tar.zst), found $(stat -c %s hostC/archive.tar.zst))" actual &&
-	test "$(wc -l <actual)" -eq 5
+	grep -x "replicate: hostC/receipt.json: fact findings_by_check: differs between the receipts (expected {}, found {\"sha256\":1})" actual &&
+	test "$(wc -l <actual)" -eq 6
 '
 
 test_expect_success 'a receipt edited by hand (comparable left as it was) is named as edited' '

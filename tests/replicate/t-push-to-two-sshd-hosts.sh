@@ -181,8 +181,12 @@ test_expect_success 'push stopped or killed while the far hosts verify: their ve
 	"$REPLICATE" push outbig/archive.tar.zst --seal outbig/SEAL.json --receipts receipts \
 		--ssh-config "$T/ssh_config" --remote-replicate "$REPLICATE" --to "hostB:$T/big-b" >/dev/null 2>&1 &
 	pid=$!
-	sleep 1.2 && test -n "$(remote_left "$T/big-b")" && kill -KILL $pid && { wait $pid; true; } &&
-	for i in $(seq 1 10); do
+	for i in $(seq 1 100); do
+		[ -n "$(remote_left "$T/big-b")" ] && break
+		sleep 0.1
+	done
+	test -n "$(remote_left "$T/big-b")" && kill -KILL $pid && { wait $pid; true; } &&
+	for i in $(seq 1 20); do
 		[ -z "$(remote_left "$T/big-a")$(remote_left "$T/big-b")" ] && break
 		sleep 0.1
 	done &&
