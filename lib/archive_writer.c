@@ -30,6 +30,7 @@ struct ev_archive_writer {
 	struct archive *tar;
 	struct archive_entry *entry;
 	ZSTD_CCtx *zc;
+	int closed;                /* archive_write_close was called */
 	z_stream gz;
 	int gz_ready;
 	unsigned char *outbuf;
@@ -451,6 +452,7 @@ ev_status ev_archive_writer_finish(struct ev_archive_writer *w, const char *seal
 		return ev_error_set(err, EV_ERROR,
 				    "%s: internal error: SEAL.json is %zu bytes, %zu were announced",
 				    w->display, len, w->seal_json_len);
+	w->closed = 1;
 	if (archive_write_close(w->tar) != ARCHIVE_OK)
 		return tar_failed(w, "closing the tar stream", err);
 	ev_status st = w->compression == EV_COMPRESS_ZSTD
@@ -484,8 +486,15 @@ void ev_archive_writer_free(struct ev_archive_writer *w)
 {
 	if (!w)
 		return;
-	if (w->tar)
+	/* Freed without a finish (an error, a signal): the archive is thrown
+	 * away, so libarchive must not close it cleanly, which would pad the
+	 * member being written to its declared size (gigabytes of zeros,
+	 * compressed, after the user asked to stop). */
+	if (w->tar) {
+		if (!w->closed)
+			archive_write_fail(w->tar);
 		archive_write_free(w->tar);
+	}
 	archive_entry_free(w->entry);
 	ZSTD_freeCCtx(w->zc);
 	if (w->gz_ready)

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -172,6 +174,7 @@ static ev_status rerun(struct cont *c, const struct ev_continuable *s, struct ev
 	if (!args)
 		return ev_error_set(err, EV_ERROR, "continuation: out of memory");
 	fflush(NULL);
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = errno;
@@ -179,6 +182,9 @@ static ev_status rerun(struct cont *c, const struct ev_continuable *s, struct ev
 		return ev_error_errno(err, e, "cannot start the rerun");
 	}
 	if (pid == 0) {
+		/* the rerun ends with its continuation, even one killed outright */
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent)
+			_exit(127);
 		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		if (fd < 0 || null < 0 || dup2(null, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
@@ -192,10 +198,18 @@ static ev_status rerun(struct cont *c, const struct ev_continuable *s, struct ev
 		_exit(127);
 	}
 	free(args);
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
+	int status, passed_on = 0;
+	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR)
 			return ev_error_errno(err, errno, "waiting for the rerun");
+		if (ev_cli_interrupted && !passed_on) {
+			kill(pid, (int)ev_cli_interrupted);
+			passed_on = 1;
+		}
+	}
+	if (ev_cli_interrupted)
+		return ev_error_set(err, EV_INTERRUPTED, "interrupted by a signal; the rerun was stopped, "
+				    "nothing is claimed, no receipt written");
 	char said[2048];
 	tail_of(log, said, sizeof said);
 	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -356,6 +370,9 @@ static ev_status conclude(struct cont *c, const struct ev_continuable *s, char *
 	json_object_set(r, "fresh_receipt", c->fresh);
 	if (err->status != EV_OK)
 		return err->status;
+	if (ev_cli_interrupted)
+		return ev_error_set(err, EV_INTERRUPTED, "interrupted by a signal; nothing is claimed, no "
+				    "receipt written");
 	ev_status st = ev_receipt_finish(r, err);
 	if (st != EV_OK)
 		return st;
@@ -498,6 +515,7 @@ int ev_continue_main(const char *tool, const struct ev_continuable *subs, size_t
 			c.receipt_path);
 		goto out;
 	}
+	ev_cli_catch_signals();
 	ev_status st = run(&c, subs, nsubs, &err);
 	if (st >= EV_ERROR)
 		ev_cli_error(tool, &err);

@@ -221,8 +221,17 @@ static ev_status run_integrate(const struct integrate_opts *o, struct ev_error *
 	if (!o->worktree) /* the tree checked, for a continuation to rerun the same one */
 		json_object_set_new(json_array_get(json_object_get(t.receipt, "inputs"), 1), "git_tree",
 				    json_string(ev_git_tree_id(g)));
-	for (size_t i = 0; i < sel.members.count && st == EV_OK; i++)
-		st = check_member(o, g, &sel.members.members[i], &t, err);
+	for (size_t i = 0; i < sel.members.count && st == EV_OK; i++) {
+		/* a stop never passes: what was not checked is not claimed */
+		if (ev_cli_interrupted)
+			st = ev_error_set(err, EV_INTERRUPTED, "interrupted by a signal; nothing is claimed, "
+					  "no receipt written");
+		else
+			st = check_member(o, g, &sel.members.members[i], &t, err);
+	}
+	if (st == EV_OK && ev_cli_interrupted)
+		st = ev_error_set(err, EV_INTERRUPTED, "interrupted by a signal; nothing is claimed, "
+				  "no receipt written");
 	if (st != EV_OK)
 		goto out;
 	ev_receipt_set_fact(t.receipt, "checked", json_string(o->worktree ? "working tree and index" : "commit"), err);
@@ -310,6 +319,7 @@ int seal_integrate_main(int argc, char **argv)
 		fprintf(stderr, TOOL ": %s: already exists; evidence is never overwritten (choose a new name)\n", o.receipt);
 		return 2;
 	}
+	ev_cli_catch_signals();
 	struct ev_error err;
 	ev_error_clear(&err);
 	ev_status st = run_integrate(&o, &err);

@@ -52,6 +52,18 @@ test_expect_success 'SIGINT: capture stops at once, exit 2, run 1 recorded, run 
 	! kill -0 "$pid" 2>/dev/null
 '
 
+test_expect_success 'SIGTERM and SIGHUP stop it the same way: exit 2, the cut run unrecorded, no receipt, no side left' '
+	for sig in TERM HUP; do
+		cut_short $sig $sig || return 1
+		test "$(cat $sig.status)" = 2 &&
+		test "$(json_words $sig/runs/001-baseline-A-1/run.json "d[\"result\"]")" = ok &&
+		test_must_be_absent $sig/runs/002-baseline-B-1/run.json $sig/receipt-capture.json &&
+		grep -q "^capture: 002-baseline-B-1: interrupted by a signal; run capture again to resume" $sig.err &&
+		! kill -0 "$(cat $sig/runs/002-baseline-B-1/p/sender/pid)" 2>/dev/null &&
+		! kill -0 "$(cat $sig/runs/002-baseline-B-1/p/peer/pid)" 2>/dev/null || return 1
+	done
+'
+
 test_expect_success 'resumed: the completed run is kept as it was, the cut one is set aside and run again' '
 	before=$(sha256_of i/runs/001-baseline-A-1/run.json) &&
 	started=$(cat i/runs/001-baseline-A-1/p/sender/started) &&
