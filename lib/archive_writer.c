@@ -31,6 +31,7 @@ struct ev_archive_writer {
 	struct archive_entry *entry;
 	ZSTD_CCtx *zc;
 	int closed;                /* archive_write_close was called */
+	int discarding;            /* freed unfinished: write nothing more */
 	z_stream gz;
 	int gz_ready;
 	unsigned char *outbuf;
@@ -110,6 +111,10 @@ static ev_status gzip_pump(struct ev_archive_writer *w, const void *buf, size_t 
 static la_ssize_t tar_to_compressor(struct archive *a, void *ctx, const void *buf, size_t len)
 {
 	struct ev_archive_writer *w = ctx;
+	if (w->discarding) {
+		archive_set_error(a, ECANCELED, "the archive is being thrown away");
+		return -1;
+	}
 	ev_status st = w->compression == EV_COMPRESS_ZSTD
 			       ? zstd_pump(w, buf, len, ZSTD_e_continue, &w->cb_error)
 			       : gzip_pump(w, buf, len, Z_NO_FLUSH, &w->cb_error);
@@ -487,12 +492,13 @@ void ev_archive_writer_free(struct ev_archive_writer *w)
 	if (!w)
 		return;
 	/* Freed without a finish (an error, a signal): the archive is thrown
-	 * away, so libarchive must not close it cleanly, which would pad the
-	 * member being written to its declared size (gigabytes of zeros,
-	 * compressed, after the user asked to stop). */
+	 * away. libarchive's close would pad the member being written to its
+	 * declared size (gigabytes of zeros, compressed, after the user asked
+	 * to stop): the first block it writes is refused instead, which ends
+	 * the close at once. (archive_write_fail would skip the close but
+	 * leaks the client filter's state.) */
 	if (w->tar) {
-		if (!w->closed)
-			archive_write_fail(w->tar);
+		w->discarding = !w->closed;
 		archive_write_free(w->tar);
 	}
 	archive_entry_free(w->entry);

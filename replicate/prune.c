@@ -121,8 +121,9 @@ static void on_kept(void *ctx, const struct ev_finding *f)
 static json_t *removal_coverage(const struct ev_tree_removal *r, char *line, size_t cap)
 {
 	json_t *o = json_object(), *done = json_array(), *not = json_array();
-	json_array_append_new(done, json_string("before removal: DIR matched the seal member for member "
-						"(tree check), and no recorded process was running"));
+	json_array_append_new(done, json_string("before removal: DIR matched the seal (or the selection) "
+						"member for member (tree check), and no recorded process was "
+						"running"));
 	json_array_append_new(done, json_string("at each file's removal: the same inode, size, modification and "
 						"change times as when it was checked; content hashed again when "
 						"its change time was near the check"));

@@ -641,8 +641,18 @@ static int run_push(struct push_opts *o)
 	for (size_t i = 0; i < n; i++)
 		pthread_join(dests[i].thread, NULL);
 	if (ev_cli_interrupted) {
-		fputs(TOOL ": interrupted by a signal; every helper was stopped, no receipt written, nothing "
-		      "is claimed (what was stored stays; a new push resumes it)\n", stderr);
+		/* A verification that ended before the signal wrote a true
+		 * receipt: it stays, and is said, so that "no receipt" is exact. */
+		int kept = 0;
+		for (size_t i = 0; i < n; i++)
+			if (dests[i].outcome == VERIFIED || dests[i].outcome == FAILED_CHECK) {
+				fprintf(stderr, TOOL ": %s: verified before the signal; its receipt stays: %s\n",
+					dests[i].local_check ? "here" : dests[i].spec, dests[i].receipt_path);
+				kept++;
+			}
+		fprintf(stderr, TOOL ": interrupted by a signal; every helper was stopped, %s, nothing "
+			"is claimed (what was stored stays; a new push resumes it)\n",
+			kept ? "no other receipt written" : "no receipt written");
 		goto out;
 	}
 
