@@ -1044,7 +1044,7 @@ int audit_campaign_main(int argc, char **argv)
 		case 'h': fputs(help, stdout); return 0;
 		case 'j': ca.json = 1; break;
 		case 'o': ca.out = optarg; break;
-		default: return msg_usage("campaign", "unknown or incomplete option");
+		default: return msg_usage("campaign", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	if (optind + 1 != argc)

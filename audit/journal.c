@@ -978,7 +978,7 @@ int audit_journal_main(int argc, char **argv)
 				return msg_usage("journal", "option --warmups: expected a count, found '%s'", optarg);
 			break;
 		default:
-			return msg_usage("journal", "unknown or incomplete option");
+			return msg_usage("journal", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	if (optind != argc)

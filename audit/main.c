@@ -24,7 +24,7 @@ static const char overview[] =
 	"                                    a failed journal or series receipt continued:\n"
 	"                                    its understood differences accepted, rerun\n"
 	"\n"
-	"'audit <command> --help' describes each one; 'man audit' has the details.\n"
+	"'audit help <command>' describes each one; 'man audit' has the details.\n"
 	"Exit status: 0 everything held, 1 a check failed (the receipt says which),\n"
 	"2 usage, I/O or environment error (nothing is claimed).\n";
 

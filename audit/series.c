@@ -405,7 +405,7 @@ int audit_series_main(int argc, char **argv)
 				return msg_usage("series", "option --warmups: expected a count, found '%s'", optarg);
 			o.warmups = (uint64_t)v;
 			break;
-		default: return msg_usage("series", "unknown or incomplete option");
+		default: return msg_usage("series", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	if (optind + 1 != argc)

@@ -15,7 +15,7 @@ static const char overview[] =
 	"  run PLAN -o DIR        run (or resume) the campaign of PLAN in DIR\n"
 	"  pin PLAN -o PINNED     pin every program the plan runs by its SHA-256\n"
 	"\n"
-	"'capture <command> --help' describes each one; 'man capture' has the details.\n"
+	"'capture help <command>' describes each one; 'man capture' has the details.\n"
 	"Exit status: 0 every run held, 1 a run failed (the receipt says which),\n"
 	"2 usage, refused plan, environment error or interrupted (nothing is claimed).\n";
 

@@ -66,7 +66,7 @@ int capture_pin_main(int argc, char **argv)
 			break;
 		case 'h': fputs(help, stdout); return 0;
 		case 'o': out = optarg; break;
-		default: return msg_usage("pin", "unknown or incomplete option");
+		default: return msg_usage("pin", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	if (optind + 1 != argc)

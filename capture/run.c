@@ -527,7 +527,7 @@ int capture_run_main(int argc, char **argv)
 		case 'h': fputs(help, stdout); return 0;
 		case 'j': c.json = 1; break;
 		case 'o': out = optarg; break;
-		default: return msg_usage("run", "unknown or incomplete option");
+		default: return msg_usage("run", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	if (optind + 1 != argc)

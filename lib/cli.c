@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <locale.h>
 #include <pthread.h>
 #include <signal.h>
@@ -155,6 +156,19 @@ int ev_cli_usage(const char *tool, const char *subcommand, const char *synopsis,
 	return 2;
 }
 
+const char *ev_cli_option_problem(char *const argv[])
+{
+	static char text[320];
+	const char *word = optind > 0 ? argv[optind - 1] : "";
+	if (optopt && strncmp(word, "--", 2) == 0)
+		snprintf(text, sizeof text, "option '%.250s' needs a value", word);
+	else if (optopt) /* the tools' one short option, -h, takes no value */
+		snprintf(text, sizeof text, "unknown option '-%c'", optopt);
+	else
+		snprintf(text, sizeof text, "unknown option '%.250s'", word);
+	return text;
+}
+
 int ev_cli_parse_long(const char *text, long min, long max, long *out)
 {
 	char *end;
@@ -171,9 +185,18 @@ int ev_cli_main(const char *tool, const char *overview, const struct ev_cli_comm
 		int argc, char **argv)
 {
 	ev_cli_init();
+	opterr = 0; /* a bad option is named once, by the tool, with its usage */
 	if (argc < 2)
 		return usage(NULL, "no command given");
 	const char *cmd = argv[1];
+	if (strcmp(cmd, "help") == 0 && argc > 2) { /* TOOL help COMMAND: the command's own help */
+		for (size_t i = 0; i < ncommands; i++)
+			if (strcmp(argv[2], commands[i].name) == 0) {
+				char *args[] = {argv[2], (char *)"--help", NULL};
+				return commands[i].run(2, args);
+			}
+		return usage(NULL, "unknown command '%s'", argv[2]);
+	}
 	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
 		fputs(overview, stdout);
 		return 0;

@@ -90,13 +90,19 @@ struct ev_cli_command {
 };
 
 /* The main of a tool made of commands: ev_cli_init, then "--help", "-h"
- * or "help" print overview on stdout; "--version" prints the version; a
+ * or "help" print overview on stdout, "help COMMAND" runs COMMAND --help; "--version" prints the version; a
  * known command runs with the arguments after the tool's name; a missing
  * or unknown one goes to usage(NULL, reason), which returns the exit code.
  * @return the exit code. */
 int ev_cli_main(const char *tool, const char *overview, const struct ev_cli_command *commands,
 		size_t ncommands, int (*usage)(const char *subcommand, const char *fmt, ...),
 		int argc, char **argv);
+
+/* What was wrong with the option getopt_long just refused (it returned
+ * '?'): "unknown option '--bogus'" or "option '--seal' needs a value".
+ * Tools run with opterr 0 (ev_cli_main), so this is the one message. The
+ * text lives until the next call. */
+const char *ev_cli_option_problem(char *const argv[]);
 
 /* Parse a decimal integer option in [min, max]. @return 0, or -1 when text
  * is not such a number. */

@@ -493,7 +493,7 @@ int ev_continue_main(const char *tool, const struct ev_continuable *subs, size_t
 		case 'o': c.original = optarg; break;
 		case 's': c.original_sha = optarg; break;
 		case 'r': c.receipt_path = optarg; break;
-		default: code = ev_cli_usage(tool, "continue", synopsis, "unknown or incomplete option"); goto out;
+		default: code = ev_cli_usage(tool, "continue", synopsis, "%s", ev_cli_option_problem(argv)); goto out;
 		}
 	}
 	if (optind != argc) {

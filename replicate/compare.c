@@ -97,7 +97,7 @@ int replicate_compare_main(int argc, char **argv)
 			break;
 		default:
 			ev_trust_free(trust);
-			return msg_usage("compare", "unknown or incomplete option");
+			return msg_usage("compare", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	if (optind == argc) {

@@ -40,7 +40,7 @@ int replicate_keygen_main(int argc, char **argv)
 			return 0;
 		case 'o': name = optarg; break;
 		default:
-			return msg_usage("keygen", "unknown or incomplete option");
+			return msg_usage("keygen", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	if (optind != argc)

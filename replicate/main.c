@@ -25,7 +25,7 @@ static const char overview[] =
 	"                                 a failed verify receipt continued: its understood\n"
 	"                                 differences accepted, the checks rerun\n"
 	"\n"
-	"'replicate <command> --help' describes each one; 'man replicate' has the details.\n"
+	"'replicate help <command>' describes each one; 'man replicate' has the details.\n"
 	"Exit status: 0 everything held, 1 a check failed, 2 usage, I/O or environment\n"
 	"error (nothing is claimed).\n";
 

@@ -636,7 +636,7 @@ int replicate_prune_main(int argc, char **argv)
 			o.trust[o.n_trust++] = optarg;
 			break;
 		default:
-			return msg_usage("prune", "unknown or incomplete option");
+			return msg_usage("prune", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	/* getopt moves the words after --receipts R1 to the end: all but the

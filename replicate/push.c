@@ -792,7 +792,7 @@ int replicate_push_main(int argc, char **argv)
 			o.trust[o.n_trust++] = optarg;
 			break;
 		default:
-			return msg_usage("push", "unknown or incomplete option");
+			return msg_usage("push", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	if (optind + 1 != argc)

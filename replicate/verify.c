@@ -270,7 +270,7 @@ int replicate_verify_main(int argc, char **argv)
 		case 's': o.seal = optarg; break;
 		case 'w': o.stop_when_stdin_closes = 1; break;
 		default:
-			return msg_usage("verify", "unknown or incomplete option");
+			return msg_usage("verify", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	if (optind + 1 != argc)

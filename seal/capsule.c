@@ -447,7 +447,7 @@ int seal_capsule_main(int argc, char **argv)
 			*(c == 'L' ? &o.record_links : &o.record_submodules) = strcmp(optarg, "record") == 0;
 			break;
 		case 'V': o.verify = 1; break;
-		default: return msg_usage("capsule", "unknown or incomplete option");
+		default: return msg_usage("capsule", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	if ((bad = seal_archive_opts_check(&o.archive, "capsule")) != 0)

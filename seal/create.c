@@ -424,7 +424,7 @@ int seal_create_main(int argc, char **argv)
 		case 'o': o.outdir = optarg; break;
 		case 'w': o.refuse_writable = 1; break;
 		default:
-			return msg_usage("create", "unknown or incomplete option");
+			return msg_usage("create", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	if (optind + 1 != argc)

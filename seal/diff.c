@@ -68,7 +68,7 @@ int seal_diff_main(int argc, char **argv)
 			return 0;
 		case 'j': d.json = 1; break;
 		default:
-			return msg_usage("diff", "unknown option");
+			return msg_usage("diff", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	if (optind + 2 != argc)

@@ -295,7 +295,7 @@ int seal_integrate_main(int argc, char **argv)
 		case 'v': o.rev = optarg; break;
 		case 's': o.selection = optarg; break;
 		case 'w': o.worktree = 1; break;
-		default: return msg_usage("integrate", "unknown or incomplete option");
+		default: return msg_usage("integrate", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	if (optind != argc)

@@ -21,7 +21,7 @@ static const char overview[] =
 	"  continue --original R --accept CHECK=PATTERN   a failed verify or integrate receipt\n"
 	"                           continued: its understood differences accepted, rerun\n"
 	"\n"
-	"'seal <command> --help' describes each one; 'man seal' has the details.\n"
+	"'seal help <command>' describes each one; 'man seal' has the details.\n"
 	"Exit status: 0 everything held, 1 a check failed, 2 usage, I/O or environment\n"
 	"error (nothing is claimed).\n";
 

@@ -78,7 +78,7 @@ int seal_select_main(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 's': seal_path = optarg; break;
 		default:
-			return msg_usage("select", "unknown or incomplete option");
+			return msg_usage("select", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	if (optind != argc)

@@ -257,7 +257,7 @@ int seal_verify_main(int argc, char **argv)
 		case 's': o.seal = optarg; break;
 		case 'S': o.selection = optarg; break;
 		default:
-			return msg_usage("verify", "unknown or incomplete option");
+			return msg_usage("verify", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	if (optind + 1 != argc)
