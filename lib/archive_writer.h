@@ -1,4 +1,4 @@
-/* archive_writer: the evidence archive (DESIGN.md "Archive"), written in
+/* archive_writer: the evidence archive (doc/formats.md "Archive"), written in
  * one pass while the members are read.
  *
  * Layout: a POSIX pax tar stream whose first member is SEAL.json, then

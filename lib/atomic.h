@@ -1,6 +1,6 @@
 /* atomic: outputs that are either complete at their final name or absent.
  *
- * DESIGN.md principle 2. A file is written under a temporary name in the
+ * doc/design.md principle 2. A file is written under a temporary name in the
  * same directory, fsync'ed, then moved to its final name with
  * renameat2(RENAME_NOREPLACE) (link + unlink where the file system lacks
  * it), and the directory is fsync'ed. An existing final name is never

@@ -1,7 +1,7 @@
 /* continuation: a failed receipt kept as it is, and a new receipt that
  * names it, states exactly which differences it accepts, and records a
- * fresh run of the same checks on the same inputs (DESIGN.md, kind
- * "continuation"; doc/formats.md "Continuations").
+ * fresh run of the same checks on the same inputs (doc/design.md principle
+ * 1, kind "continuation"; doc/formats.md "Continuations").
  *
  * The pieces here are pure (no text, no processes): reading a receipt's
  * differences, compiling and vetting accept rules, and classifying a fresh

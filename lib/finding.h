@@ -1,7 +1,7 @@
 /* finding: one thing a check saw that differs from what was expected.
  *
  * Checks never stop at the first difference: they hand every finding to a
- * caller's callback (DESIGN.md principle 4, "a finding names its
+ * caller's callback (doc/design.md principle 4, "a finding names its
  * evidence"), and the tool prints them all. A finding is only valid during
  * the callback; copy what you keep.
  */

@@ -1,4 +1,4 @@
-/* json: canonical JSON documents (DESIGN.md "Formats").
+/* json: canonical JSON documents (doc/design.md "Formats and their owners").
  *
  * Canonical means: keys sorted, no insignificant white space, UTF-8, one
  * trailing newline; so the SHA-256 of a document's bytes is reproducible and

@@ -1,6 +1,6 @@
 /* quantile: order statistics of a latency series, exactly, by a named rule.
  *
- * A quantile is named by its rule (DESIGN.md "Quantiles"); for N sorted
+ * A quantile is named by its rule (doc/design.md "Quantiles"); for N sorted
  * values x[0..N-1] and p in [0, 1]:
  *   nearest-rank   x[r-1], r = ceil(p N), at least 1
  *   floor-index    x[floor(p N)], at most N-1 (llfix's benchmark)

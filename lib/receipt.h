@@ -1,5 +1,5 @@
 /* receipt: what a tool did, on which host, with which inputs, and what it
- * found ("evidence-receipt/1", DESIGN.md).
+ * found ("evidence-receipt/1", doc/formats.md "Receipts").
  *
  * A receipt records: kind (seal, replica, audit, capture, cleanup,
  * integration, continuation), the tool's name, version and the SHA-256 of

@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 
-/* Ordered by severity; tools map them to exit codes (DESIGN.md):
+/* Ordered by severity; tools map them to exit codes (doc/design.md principle 5):
  * EV_OK -> 0, EV_MISMATCH -> 1, everything from EV_ERROR up -> 2. */
 typedef enum ev_status {
 	EV_OK = 0,
