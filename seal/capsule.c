@@ -49,7 +49,7 @@ static const char help[] =
 	"                        target in the seal's source, not archived\n"
 	"  --submodules MODE     refuse (default) or record: a submodule is listed with\n"
 	"                        its commit in the seal's source, not archived\n"
-	"  --gzip, --level N, --threads N   as for seal create\n"
+	"  --gzip, --level N, --jobs N      as for seal create\n"
 	"  --json                print the receipt as JSON on stdout\n"
 	"  -h, --help            show this help\n"
 	"\n"
@@ -418,6 +418,7 @@ int seal_capsule_main(int argc, char **argv)
 		{"repo", required_argument, NULL, 'r'},
 		{"submodules", required_argument, NULL, 'S'},
 		{"symlinks", required_argument, NULL, 'L'},
+		{"jobs", required_argument, NULL, 'J'},
 		{"threads", required_argument, NULL, 't'},
 		{"verify", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},

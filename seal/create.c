@@ -38,7 +38,8 @@ static const char help[] =
 	"\n"
 	"  -o, --output OUTDIR   where the outputs go (created; never overwritten)\n"
 	"      --gzip            write archive.tar.gz instead of archive.tar.zst\n"
-	"      --threads N       compression workers (default: all cores)\n"
+	"      --jobs N          compression workers (default: all cores); --threads N\n"
+	"                        is the same\n"
 	"      --level N         compression level (zstd -7 to 19, default 1; gzip 1-9, default 6)\n"
 	"      --name ROOT       the tree's name in the seal and archive (default: DIR's name)\n"
 	"      --refuse-writable refuse group- or world-writable members\n"
@@ -402,6 +403,7 @@ int seal_create_main(int argc, char **argv)
 		{"name", required_argument, NULL, 'n'},
 		{"output", required_argument, NULL, 'o'},
 		{"refuse-writable", no_argument, NULL, 'w'},
+		{"jobs", required_argument, NULL, 'J'},
 		{"threads", required_argument, NULL, 't'},
 		{NULL, 0, NULL, 0},
 	};

@@ -11,7 +11,7 @@ static const char *synopsis(const char *sub)
 	if (!sub)
 		return "seal <command> [options]   (commands: create, verify, diff, select, capsule, integrate, continue)";
 	if (strcmp(sub, "create") == 0)
-		return "seal create [--gzip] [--threads N] [--level N] [--name ROOT] "
+		return "seal create [--gzip] [--jobs N] [--level N] [--name ROOT] "
 		       "[--refuse-writable] [--json] DIR -o OUTDIR";
 	if (strcmp(sub, "verify") == 0)
 		return "seal verify --seal SEAL.json [--seal-sha256 HEX] [--receipt FILE] [--max-findings N] [--json] "
@@ -27,7 +27,7 @@ static const char *synopsis(const char *sub)
 		       "[--prefix PATH] [--receipt FILE] [--json]";
 	if (strcmp(sub, "capsule") == 0)
 		return "seal capsule --repo DIR [--commit REV] -o OUTDIR [--name ROOT] [--symlinks refuse|record] "
-		       "[--submodules refuse|record] [--gzip] [--level N] [--threads N] [--json]\n"
+		       "[--submodules refuse|record] [--gzip] [--level N] [--jobs N] [--json]\n"
 		       "       seal capsule --verify --repo DIR [--commit REV] [--json] CAPSULE";
 	return "seal <command> [options]";
 }

@@ -32,9 +32,11 @@ int seal_archive_opt(struct seal_archive_opts *a, int c, const char *arg, const 
 			return msg_usage(subcommand, "option --level: expected -7 to -1 or 1 to 19, found '%s'", arg);
 		a->level = (int)n;
 		return 0;
+	case 'J': /* --jobs, as in audit; --threads, its older name */
 	case 't':
 		if (ev_cli_parse_long(arg, 1, 256, &n))
-			return msg_usage(subcommand, "option --threads: expected 1-256, found '%s'", arg);
+			return msg_usage(subcommand, "option %s: expected 1-256, found '%s'",
+					 c == 'J' ? "--jobs" : "--threads", arg);
 		a->threads = (int)n;
 		return 0;
 	default: return -1;

@@ -30,7 +30,7 @@ test_expect_success 'create without DIR or -o, or with a bad --threads: usage, e
 	test_expect_code 2 "$SEAL" create -o out 2>err &&
 	sed -n 1,2p err >actual &&
 	printf "%s\n" "seal: no DIR given" \
-		"usage: seal create [--gzip] [--threads N] [--level N] [--name ROOT] [--refuse-writable] [--json] DIR -o OUTDIR" >expect &&
+		"usage: seal create [--gzip] [--jobs N] [--level N] [--name ROOT] [--refuse-writable] [--json] DIR -o OUTDIR" >expect &&
 	test_cmp expect actual &&
 	mkdir t &&
 	test_expect_code 2 "$SEAL" create t 2>err &&
@@ -42,7 +42,7 @@ test_expect_success 'create without DIR or -o, or with a bad --threads: usage, e
 	test_must_be_absent out
 '
 
-test_expect_success 'create and capsule share the archive options, and refuse the same values' '
+test_expect_success 'create and capsule share the archive options (--jobs, or its old name --threads), and refuse the same values' '
 	mkdir -p t && git_init r && echo a >r/a && git -C r add a && git -C r commit -q -m a &&
 	for sub in "create t" "capsule --repo r"; do
 		test_expect_code 2 "$SEAL" $sub --gzip --level 15 -o out 2>err &&
@@ -53,6 +53,9 @@ test_expect_success 'create and capsule share the archive options, and refuse th
 		test_cmp expect actual &&
 		test_expect_code 2 "$SEAL" $sub --threads 300 -o out 2>err &&
 		head -n 1 err >actual && echo "seal: option --threads: expected 1-256, found '\''300'\''" >expect &&
+		test_cmp expect actual &&
+		test_expect_code 2 "$SEAL" $sub --jobs 300 -o out 2>err &&
+		head -n 1 err >actual && echo "seal: option --jobs: expected 1-256, found '\''300'\''" >expect &&
 		test_cmp expect actual &&
 		test_must_be_absent out || return 1
 	done

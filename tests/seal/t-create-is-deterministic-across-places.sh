@@ -25,7 +25,7 @@ test_expect_success 'setup: one campaign, and a copy made in reverse order elsew
 '
 
 test_expect_success 'zstd: identical SEAL.json and archive bytes, 2 threads vs 1' '
-	"$SEAL" create --threads 2 here/campaign -o z1 >/dev/null &&
+	"$SEAL" create --jobs 2 here/campaign -o z1 >/dev/null &&
 	"$SEAL" create --threads 1 elsewhere/deep/campaign -o z2 >/dev/null &&
 	cmp z1/SEAL.json z2/SEAL.json &&
 	cmp z1/archive.tar.zst z2/archive.tar.zst &&
