@@ -65,6 +65,7 @@ static const char help[] =
 	"  --archive ARCHIVE    read the journals from a sealed archive, streamed; PATHs\n"
 	"                       are then member paths of the sealed tree\n"
 	"  --seal SEAL.json     the archive's seal (required with --archive)\n"
+	"  --seal-sha256 HEX    refuse a SEAL.json whose bytes hash differently\n"
 	"  --jobs N             pairs audited at once (default: the cores)\n"
 	"  --max-findings N     findings shown per rule and side (default 10; 0: all);\n"
 	"                       all are counted\n"
@@ -908,6 +909,7 @@ int audit_journal_main(int argc, char **argv)
 		{"receiver", required_argument, NULL, 'R'},
 		{"receiver-format", required_argument, NULL, 'G'},
 		{"seal", required_argument, NULL, 'S'},
+		{"seal-sha256", required_argument, NULL, 'P'},
 		{"sender", required_argument, NULL, 's'},
 		{"sender-compid", required_argument, NULL, 'c'},
 		{"sender-format", required_argument, NULL, 'F'},
@@ -968,6 +970,7 @@ int audit_journal_main(int argc, char **argv)
 			receivers[nreceivers++] = optarg;
 			break;
 		case 'S': run.seal = optarg; break;
+		case 'P': run.seal_sha256 = optarg; break;
 		case 's':
 			if (nsenders == JOURNAL_MAX_PAIRS)
 				return msg_usage("journal", "at most %d pairs", JOURNAL_MAX_PAIRS);
@@ -991,6 +994,10 @@ int audit_journal_main(int argc, char **argv)
 				 nsenders, nreceivers);
 	if (!!run.archive != !!run.seal)
 		return msg_usage("journal", "--archive and --seal go together");
+	if (run.seal_sha256 && !run.seal)
+		return msg_usage("journal", "--seal-sha256 pins a --seal; none given");
+	if (run.seal_sha256 && !ev_sha256_hex_valid(run.seal_sha256))
+		return msg_usage("journal", "option --seal-sha256: expected 64 lower-case hex digits");
 	struct ev_error err;
 	ev_error_clear(&err);
 	if (journal_prepare(&run, senders, receivers, nsenders, nreceivers, &err) != EV_OK) {

@@ -66,7 +66,7 @@ struct journal_progress {
 };
 
 struct journal_run {
-	const char *spec_path, *archive, *seal, *receipt, *sender_compid;
+	const char *spec_path, *archive, *seal, *seal_sha256, *receipt, *sender_compid;
 	char *dicts[JOURNAL_MAX_DICTS];
 	size_t ndicts;
 	char spec_hex[EV_SHA256_HEX_LEN + 1], dict_hex[JOURNAL_MAX_DICTS][EV_SHA256_HEX_LEN + 1];

@@ -274,8 +274,10 @@ ev_status journal_from_archive(struct journal_run *run, struct ev_error *err)
 	struct streaming x = {.run = run, .seal = &seal};
 	ev_error_clear(&x.err);
 	ev_seal_init(&seal);
-	ev_status st = ev_seal_load_pinned(run->seal, NULL, &seal, run->seal_hex, &seal_bytes,
+	ev_status st = ev_seal_load_pinned(run->seal, run->seal_sha256, &seal, run->seal_hex, &seal_bytes,
 					   &seal_len, err);
+	if (st == EV_MISMATCH)
+		st = ev_seal_refuse_unpinned(run->seal, run->seal_hex, run->seal_sha256, err);
 	if (st != EV_OK)
 		goto out;
 	x.slots = calloc(seal.count ? seal.count : 1, sizeof *x.slots);

@@ -10,7 +10,7 @@ static const char *synopsis(const char *sub)
 {
 	if (sub && strcmp(sub, "journal") == 0)
 		return "audit journal [--spec SPEC] [--dict DICT ...] [--format KIND] [--sender-format KIND] [--receiver-format KIND] "
-		       "(--sender PATH | --receiver PATH) ... [--archive ARCHIVE --seal SEAL.json] "
+		       "(--sender PATH | --receiver PATH) ... [--archive ARCHIVE --seal SEAL.json [--seal-sha256 HEX]] "
 		       "[--warmups N] [--measured N] [--jobs N] [--max-findings N] [--receipt FILE] [--json]";
 	if (sub && strcmp(sub, "series") == 0)
 		return "audit series [--native REPORT] [--rule RULE] [--quantile P ...] [--delay SERIES --rate R] "

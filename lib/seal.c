@@ -400,3 +400,12 @@ unsigned ev_member_compare(const struct ev_member *expected, const struct ev_mem
 	}
 	return n;
 }
+
+ev_status ev_seal_refuse_unpinned(const char *path, const char *found_hex, const char *pin_hex,
+				  struct ev_error *err)
+{
+	return ev_error_set(err, EV_REFUSED,
+			    "%s: not the pinned seal: its bytes hash to %s, --seal-sha256 says %s; nothing "
+			    "else was read",
+			    path, found_hex, pin_hex);
+}

@@ -94,6 +94,12 @@ ev_status ev_seal_load_pinned(const char *path, const char *pin_hex, struct ev_s
 			      char sha256_hex[EV_SHA256_HEX_LEN + 1], char **bytes_out,
 			      size_t *len_out, struct ev_error *err);
 
+/* The refusal of a command that relies on a seal (push, prune, audit
+ * journal --archive) when ev_seal_load_pinned found another one: the
+ * path and both digests, in one sentence. @return EV_REFUSED. */
+ev_status ev_seal_refuse_unpinned(const char *path, const char *found_hex, const char *pin_hex,
+				  struct ev_error *err);
+
 /* @return the index of the member with this path, or -1. */
 long ev_seal_find(const struct ev_seal *seal, const char *path);
 

@@ -13,9 +13,9 @@ static const char *synopsis(const char *sub)
 	} synopses[] = {
 		{"compare", "replicate compare [--trust KEYS.pub ...] [--json] RECEIPT..."},
 		{"keygen", "replicate keygen -o NAME   (writes NAME.key 0600 and NAME.pub 0644)"},
-		{"prune", "replicate prune --seal SEAL.json --receipts R1 R2 ... [--min-hosts N] "
+		{"prune", "replicate prune --seal SEAL.json [--seal-sha256 HEX] --receipts R1 R2 ... [--min-hosts N] "
 			  "[--trust KEYS.pub ...] [--selection FILE] [--receipt FILE] DIR"},
-		{"push", "replicate push ARCHIVE --seal SEAL.json --to [HOST:]DIR [--to ...] "
+		{"push", "replicate push ARCHIVE --seal SEAL.json [--seal-sha256 HEX] --to [HOST:]DIR [--to ...] "
 			 "[--receipts DIR] [--timeout S] [--ssh PROG] [--ssh-config FILE] "
 			 "[--ssh-option OPT ...] [--remote-replicate PATH] [--sign-key KEY] "
 			 "[--remote-sign-key PATH] [--trust FILE ...] [--json]"},

@@ -51,6 +51,7 @@ static const char help[] =
 	"DIR. A cleanup receipt lists what was removed, or why nothing was.\n"
 	"\n"
 	"  --seal SEAL.json     the seal DIR was sealed with\n"
+	"  --seal-sha256 HEX    refuse a SEAL.json whose bytes hash differently\n"
 	"  --receipts R ...     replica receipts (the words after it up to the next\n"
 	"                       option, and any before DIR, are receipts)\n"
 	"  --min-hosts N        distinct hosts required (default 2)\n"
@@ -66,7 +67,7 @@ static const char help[] =
 	"given (a cleanup receipt says so); 2 usage or I/O error, or a signal.\n";
 
 struct prune_opts {
-	const char *seal, *selection, *receipt, *dir;
+	const char *seal, *seal_sha256, *selection, *receipt, *dir;
 	char *receipts[MAX_RECEIPTS];
 	size_t n_receipts;
 	const char *trust[MAX_TRUST];
@@ -407,8 +408,11 @@ static ev_status run_prune(struct prune_run *p, char *receipt_path, size_t cap, 
 				    "put it elsewhere", o->receipt);
 	if (!(p->receipt = ev_receipt_new("cleanup", TOOL, err)))
 		return err->status;
-	if ((st = ev_seal_load_pinned(o->seal, NULL, &seal, seal_hex, NULL, NULL, err)) != EV_OK)
+	if ((st = ev_seal_load_pinned(o->seal, o->seal_sha256, &seal, seal_hex, NULL, NULL, err)) != EV_OK) {
+		if (st == EV_MISMATCH)
+			st = ev_seal_refuse_unpinned(o->seal, seal_hex, o->seal_sha256, err);
 		goto out;
+	}
 	ev_receipt_add_input(p->receipt, EV_SEAL_FILENAME, o->seal, seal_hex, err);
 	ev_receipt_add_input(p->receipt, "dir", p->dir_real, NULL, err);
 	const struct ev_seal *expected = &seal;
@@ -604,6 +608,7 @@ int replicate_prune_main(int argc, char **argv)
 		{"receipt", required_argument, NULL, 'o'},
 		{"receipts", required_argument, NULL, 'r'},
 		{"seal", required_argument, NULL, 's'},
+		{"seal-sha256", required_argument, NULL, 'p'},
 		{"selection", required_argument, NULL, 'S'},
 		{"trust", required_argument, NULL, 't'},
 		{NULL, 0, NULL, 0},
@@ -628,6 +633,7 @@ int replicate_prune_main(int argc, char **argv)
 				return msg_usage("prune", "at most %d receipts", MAX_RECEIPTS);
 			o.receipts[o.n_receipts++] = optarg;
 			break;
+		case 'p': o.seal_sha256 = optarg; break;
 		case 's': o.seal = optarg; break;
 		case 'S': o.selection = optarg; break;
 		case 't':
@@ -651,6 +657,8 @@ int replicate_prune_main(int argc, char **argv)
 	o.dir = argv[argc - 1];
 	if (!o.seal)
 		return msg_usage("prune", "no seal given (--seal SEAL.json)");
+	if (o.seal_sha256 && !ev_sha256_hex_valid(o.seal_sha256))
+		return msg_usage("prune", "option --seal-sha256: expected 64 lower-case hex digits");
 	if (!o.n_receipts)
 		return msg_usage("prune", "no receipts given (--receipts R1 R2 ...)");
 

@@ -48,6 +48,7 @@ static const char help[] =
 	"seconds is stopped and reported, and the others go on.\n"
 	"\n"
 	"  --seal SEAL.json         the seal the archive was made with\n"
+	"  --seal-sha256 HEX        refuse a SEAL.json whose bytes hash differently\n"
 	"  --to [HOST:]DIR          a destination (repeatable, at least one)\n"
 	"  --receipts DIR           where the receipts are kept here (default: ARCHIVE's\n"
 	"                           directory)\n"
@@ -68,7 +69,7 @@ static const char help[] =
 	"reached or written (the others are still reported).\n";
 
 struct push_opts {
-	const char *archive, *seal, *receipts, *ssh, *ssh_config, *remote_replicate, *sign_key,
+	const char *archive, *seal, *seal_sha256, *receipts, *ssh, *ssh_config, *remote_replicate, *sign_key,
 		*remote_sign_key;
 	const char *ssh_options[MAX_SSH_OPTIONS];
 	size_t n_ssh_options;
@@ -486,6 +487,12 @@ static ev_status check_before_copying(const struct push_opts *o, const struct pa
 	char *embedded = NULL;
 	size_t len = 0;
 	char why[EV_ERROR_TEXT_MAX];
+	if (o->seal_sha256 && strcmp(o->seal_sha256, seal->sha256) != 0) {
+		ev_seal_refuse_unpinned(o->seal, seal->sha256, o->seal_sha256, err);
+		snprintf(why, sizeof why, "%s", err->text);
+		ev_error_clear(err);
+		return ev_error_set(err, EV_REFUSED, "%s; nothing was copied", why);
+	}
 	ev_status st = ev_archive_embedded_seal(o->archive, (size_t)64 << 20, &embedded, &len, err);
 	if (st != EV_OK) {
 		snprintf(why, sizeof why, "%s", err->text);
@@ -743,6 +750,7 @@ int replicate_push_main(int argc, char **argv)
 		{"remote-replicate", required_argument, NULL, 'R'},
 		{"remote-sign-key", required_argument, NULL, 'K'},
 		{"seal", required_argument, NULL, 's'},
+		{"seal-sha256", required_argument, NULL, 'p'},
 		{"sign-key", required_argument, NULL, 'k'},
 		{"ssh", required_argument, NULL, 'S'},
 		{"ssh-config", required_argument, NULL, 'F'},
@@ -774,6 +782,7 @@ int replicate_push_main(int argc, char **argv)
 		case 'R': o.remote_replicate = optarg; break;
 		case 'r': o.receipts = optarg; break;
 		case 'S': o.ssh = optarg; break;
+		case 'p': o.seal_sha256 = optarg; break;
 		case 's': o.seal = optarg; break;
 		case 'T':
 			if (o.n_to == MAX_DESTINATIONS)
@@ -800,6 +809,8 @@ int replicate_push_main(int argc, char **argv)
 	o.archive = argv[optind];
 	if (!o.seal)
 		return msg_usage("push", "no seal given (--seal SEAL.json)");
+	if (o.seal_sha256 && !ev_sha256_hex_valid(o.seal_sha256))
+		return msg_usage("push", "option --seal-sha256: expected 64 lower-case hex digits");
 	if (!o.n_to)
 		return msg_usage("push", "no destination given (--to [HOST:]DIR)");
 	char *archive_dir = strdup(o.archive);
