@@ -88,9 +88,9 @@ test_expect_success 'misuse and refusals: named, exit 2, no receipt' '
 	test_must_be_absent j.json &&
 	test_expect_code 2 "$AUDIT" series --native s.bin --receipt k.json s.bin 2>err &&
 	test_must_be_absent k.json &&
-	"$AUDIT" series --help | grep -q "^usage: audit series" &&
-	"$AUDIT" campaign --help | grep -q "^usage: audit campaign CAMPAIGN_DIR -o OUTDIR" &&
-	"$AUDIT" --help | grep -q "^  series \[--native REPORT\] SERIES"
+	"$AUDIT" series --help >help.txt && grep -q "^usage: audit series" help.txt &&
+	"$AUDIT" campaign --help >help.txt && grep -q "^usage: audit campaign CAMPAIGN_DIR -o OUTDIR" help.txt &&
+	"$AUDIT" --help >help.txt && grep -q "^  series \[--native REPORT\] SERIES" help.txt
 '
 
 test_done

@@ -242,5 +242,6 @@ stopped () {
 # are past (strace's when=N+ counts each thread apart, so it cannot skip
 # them for a thread started later).
 startup_reads () {
-	env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o /dev/stdout -e trace=read "$1" --help 2>/dev/null | grep -c " read("
+	env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o startup-reads.txt -e trace=read "$1" --help >/dev/null &&
+	grep -c " read(" startup-reads.txt
 }
