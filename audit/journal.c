@@ -24,6 +24,7 @@
 #include "lib/fixprint.h"
 #include "lib/fixread.h"
 #include "lib/input.h"
+#include "lib/seal.h"
 #include "lib/fixspec.h"
 #include "lib/hashpipe.h"
 #include "lib/json.h"
@@ -449,7 +450,7 @@ static ev_status build_receipt(struct journal_run *run, json_t *r, uint64_t *tot
 	if (run->archive)
 		ev_receipt_add_input(r, "archive", run->archive, run->archive_hex, err);
 	if (run->seal)
-		ev_receipt_add_input(r, EV_SEAL_NAME, run->seal, run->seal_hex, err);
+		ev_receipt_add_input(r, EV_SEAL_FILENAME, run->seal, run->seal_hex, err);
 	json_t *pairs = json_array(), *first = json_array();
 	uint64_t by_rule[EV_RULE_COUNT] = {0};
 	for (size_t i = 0; i < run->npairs; i++) {

@@ -20,7 +20,6 @@
 
 #define JOURNAL_MAX_PAIRS 256
 #define JOURNAL_MAX_DICTS 8
-#define EV_SEAL_NAME "SEAL.json"
 
 struct finding_list {
 	struct ev_fix_finding *v;

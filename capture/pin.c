@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "capture/capture.h"
-#include "capture/pins.h"
+#include "capture/pin_check.h"
 #include "lib/atomic.h"
 #include "lib/json.h"
 
@@ -35,7 +35,7 @@ static ev_status pin_file(json_t *pins, const char *path, struct ev_error *err)
 	struct pinned_binary pb;
 	struct ev_error one;
 	ev_error_clear(&one);
-	ev_status st = pins_check(NULL, path, &pb, &one);
+	ev_status st = capture_pin_check(NULL, path, &pb, &one);
 	if (st != EV_OK && pb.sha256[0] == 0)
 		return ev_error_set(err, st, "pinned file %s (capture run checks it before every run and would "
 				    "refuse it)", one.text);
@@ -92,7 +92,7 @@ int capture_pin_main(int argc, char **argv)
 				struct ev_error one;
 				ev_error_clear(&one);
 				/* every check but the pin itself, which is what is made here */
-				ev_status check = pins_check(NULL, paths[b], &pb, &one);
+				ev_status check = capture_pin_check(NULL, paths[b], &pb, &one);
 				if (check != EV_OK && pb.sha256[0] == 0)
 					st = ev_error_set(&err, check, "cell %s %s: %s", plan.cells[i].name, s->role, one.text);
 				else

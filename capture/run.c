@@ -17,7 +17,7 @@
 #include "capture/capture.h"
 #include "capture/launch.h"
 #include "capture/netns.h"
-#include "capture/pins.h"
+#include "capture/pin_check.h"
 #include "capture/policy.h"
 #include "capture/sources.h"
 #include "lib/atomic.h"
@@ -133,7 +133,7 @@ static ev_status check_all_binaries(struct campaign *c, json_t *receipt, struct 
 						s->launcher ? json_string_value(json_array_get(s->launcher, 0)) : NULL};
 			for (int b = 0; b < 2 && paths[b]; b++) {
 				struct pinned_binary pb;
-				ev_status st = pins_check(c->plan.pins, paths[b], &pb, err);
+				ev_status st = capture_pin_check(c->plan.pins, paths[b], &pb, err);
 				if (st != EV_OK)
 					return ev_error_wrap(err, "cell %s %s", c->plan.cells[i].name, s->role);
 				char name[4200];
@@ -154,7 +154,7 @@ static ev_status check_all_binaries(struct campaign *c, json_t *receipt, struct 
 		if (plan_runs_program(&c->plan, path))
 			continue;
 		struct pinned_binary pb;
-		ev_status st = pins_check(c->plan.pins, path, &pb, err);
+		ev_status st = capture_pin_check(c->plan.pins, path, &pb, err);
 		if (st != EV_OK)
 			return ev_error_wrap(err, "pinned file");
 		char name[4200];

@@ -18,7 +18,7 @@
 #include "capture/launch.h"
 #include "capture/netns.h"
 #include "capture/observe.h"
-#include "capture/pins.h"
+#include "capture/pin_check.h"
 #include "capture/policy.h"
 #include "lib/atomic.h"
 #include "lib/json.h"
@@ -159,7 +159,7 @@ static ev_status check_binaries(struct run_state *s, int k, struct ev_error *err
 	const char *paths[2] = {json_string_value(json_array_get(side->argv, 0)),
 				side->launcher ? json_string_value(json_array_get(side->launcher, 0)) : NULL};
 	for (int b = 0; b < 2 && paths[b]; b++) {
-		ev_status st = pins_check(s->c->plan.pins, paths[b], &s->bins[k][b], err);
+		ev_status st = capture_pin_check(s->c->plan.pins, paths[b], &s->bins[k][b], err);
 		if (st != EV_OK)
 			return st;
 		s->nbins[k] = b + 1;
@@ -182,7 +182,7 @@ static ev_status check_pinned_files(struct run_state *s, struct ev_error *err)
 	json_object_foreach((json_t *)pins, path, v) {
 		if (plan_runs_program(&s->c->plan, path))
 			continue;
-		ev_status st = pins_check(pins, path, &s->files[s->nfiles], err);
+		ev_status st = capture_pin_check(pins, path, &s->files[s->nfiles], err);
 		if (st != EV_OK)
 			return ev_error_wrap(err, "pinned file");
 		s->nfiles++;

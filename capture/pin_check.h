@@ -1,11 +1,11 @@
-/* pins: a program or launcher is run only when it is the file the plan
+/* pin_check: a program or launcher is run only when it is the file the plan
  * pinned: an absolute path to a regular file, not a symbolic link, owned
  * by root or by the user running capture, writable by its owner alone, and
  * with the SHA-256 the plan's "pins" give it. The check runs before each
  * launch; its stat is kept so that the file can be seen not to have
  * changed between the check and the launch. Only capture/ includes this. */
-#ifndef CAPTURE_PINS_H
-#define CAPTURE_PINS_H
+#ifndef CAPTURE_PIN_CHECK_H
+#define CAPTURE_PIN_CHECK_H
 
 #include <jansson.h>
 #include <sys/stat.h>
@@ -22,7 +22,7 @@ struct pinned_binary {
 /* Check path against pins (an object of path: SHA-256 hex, may be NULL).
  * @return EV_OK; EV_REFUSED naming the path, what was expected and what
  * was found, and what to do; EV_ERROR when it cannot be read. */
-ev_status pins_check(const json_t *pins, const char *path, struct pinned_binary *out,
+ev_status capture_pin_check(const json_t *pins, const char *path, struct pinned_binary *out,
 		     struct ev_error *err);
 
 /* Is the file at b->path still the one checked (device, inode, size,

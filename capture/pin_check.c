@@ -1,5 +1,5 @@
 #include "config.h"
-#include "capture/pins.h"
+#include "capture/pin_check.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-ev_status pins_check(const json_t *pins, const char *path, struct pinned_binary *out,
+ev_status capture_pin_check(const json_t *pins, const char *path, struct pinned_binary *out,
 		     struct ev_error *err)
 {
 	memset(out, 0, sizeof *out);
