@@ -16,7 +16,7 @@ static const char *synopsis(const char *sub)
 		{"prune", "replicate prune --seal SEAL.json [--seal-sha256 HEX] --receipts R1 R2 ... [--min-hosts N] "
 			  "[--trust KEYS.pub ...] [--selection FILE] [--receipt FILE] DIR"},
 		{"push", "replicate push ARCHIVE --seal SEAL.json [--seal-sha256 HEX] --to [HOST:]DIR [--to ...] "
-			 "[--receipts DIR] [--timeout S] [--ssh PROG] [--ssh-config FILE] "
+			 "[--receipt-dir DIR] [--timeout S] [--ssh PROG] [--ssh-config FILE] "
 			 "[--ssh-option OPT ...] [--remote-replicate PATH] [--sign-key KEY] "
 			 "[--remote-sign-key PATH] [--trust FILE ...] [--json]"},
 		{"receive", "replicate receive DIR NAME SIZE SHA256"},

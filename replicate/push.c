@@ -50,8 +50,8 @@ static const char help[] =
 	"  --seal SEAL.json         the seal the archive was made with\n"
 	"  --seal-sha256 HEX        refuse a SEAL.json whose bytes hash differently\n"
 	"  --to [HOST:]DIR          a destination (repeatable, at least one)\n"
-	"  --receipts DIR           where the receipts are kept here (default: ARCHIVE's\n"
-	"                           directory)\n"
+	"  --receipt-dir DIR        where the receipts are kept here (default: ARCHIVE's\n"
+	"                           directory); --receipts DIR is its older name\n"
 	"  --timeout S              seconds without progress before a destination is\n"
 	"                           given up (default 60)\n"
 	"  --ssh PROGRAM            the ssh client (default: ssh)\n"
@@ -564,7 +564,7 @@ static int run_push(struct push_opts *o)
 	}
 	struct stat sb;
 	if (stat(o->receipts, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-		fprintf(stderr, TOOL ": %s: the receipts directory does not exist\n", o->receipts);
+		fprintf(stderr, TOOL ": %s: the receipt directory (--receipt-dir) does not exist\n", o->receipts);
 		goto out;
 	}
 	if (describe(&files[0], o->seal, EV_SEAL_FILENAME, &err) != EV_OK ||
@@ -746,6 +746,7 @@ int replicate_push_main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"help", no_argument, NULL, 'h'},
 		{"json", no_argument, NULL, 'j'},
+		{"receipt-dir", required_argument, NULL, 'r'},
 		{"receipts", required_argument, NULL, 'r'},
 		{"remote-replicate", required_argument, NULL, 'R'},
 		{"remote-sign-key", required_argument, NULL, 'K'},

@@ -92,7 +92,7 @@ show "$audit" series --native "campaign/runs/$first/report.json" --journal "camp
 
 step "replicate: copy seal and archive to two replicas, verify each there and here, compare"
 mkdir receipts
-show "$replicate" push sealed/archive.tar.zst --seal sealed/SEAL.json --receipts receipts \
+show "$replicate" push sealed/archive.tar.zst --seal sealed/SEAL.json --receipt-dir receipts \
 	--to replicas/lab2 --to replicas/backup
 show "$replicate" compare receipts/replica-*.json
 

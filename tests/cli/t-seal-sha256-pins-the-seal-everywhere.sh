@@ -35,10 +35,10 @@ test_expect_success 'audit journal --archive: a wrong pin refused before any jou
 
 test_expect_success 'replicate push: a wrong pin refused before a byte is copied' '
 	test_expect_code 2 "$REPLICATE" push out/archive.tar.zst --seal out/SEAL.json --seal-sha256 $WRONG \
-		--to dest --receipts . 2>err &&
+		--to dest --receipt-dir . 2>err &&
 	refusal replicate "; nothing was copied" >expect && test_cmp expect err && test_must_be_absent dest &&
 	"$REPLICATE" push out/archive.tar.zst --seal out/SEAL.json --seal-sha256 "$(cat pin)" --to dest \
-		--receipts . >stdout && grep -q "^AGREE: 2 receipts" stdout
+		--receipt-dir . >stdout && grep -q "^AGREE: 2 receipts" stdout
 '
 
 test_expect_success 'replicate prune: a wrong pin refused, nothing removed; the right one removes' '

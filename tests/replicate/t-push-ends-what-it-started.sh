@@ -34,7 +34,7 @@ no_receipt_anywhere () {
 }
 
 push () {
-	"$REPLICATE" push "$trash/out/archive.tar.zst" --seal "$trash/out/SEAL.json" --receipts r \
+	"$REPLICATE" push "$trash/out/archive.tar.zst" --seal "$trash/out/SEAL.json" --receipt-dir r \
 		--remote-replicate "$REPLICATE" --ssh "$FAKE_SSH" "$@"
 }
 
@@ -43,7 +43,7 @@ stopped_push () {
 	sig=$1
 	shift
 	stopped $sig r/none "$REPLICATE" push "$trash/out/archive.tar.zst" --seal "$trash/out/SEAL.json" \
-		--receipts r --remote-replicate "$REPLICATE" --ssh "$FAKE_SSH" "$@"
+		--receipt-dir r --remote-replicate "$REPLICATE" --ssh "$FAKE_SSH" "$@"
 }
 
 test_expect_success 'setup: a sealed tree with one 3 GiB member (sparse: verifying takes seconds)' '
@@ -69,7 +69,7 @@ test_expect_success 'a signal while a copy is under way: the ssh session ends, n
 '
 
 test_expect_success 'push killed outright: its verifiers notice and end without writing' '
-	"$REPLICATE" push "$trash/out/archive.tar.zst" --seal "$trash/out/SEAL.json" --receipts r \
+	"$REPLICATE" push "$trash/out/archive.tar.zst" --seal "$trash/out/SEAL.json" --receipt-dir r \
 		--remote-replicate "$REPLICATE" --ssh "$FAKE_SSH" \
 		--to "$trash/dest-killed" --to "hostA:$trash/dest-killed-ssh" >/dev/null 2>&1 &
 	pid=$!
@@ -85,19 +85,19 @@ test_expect_success 'run again to its end, the same push passes where it was sto
 
 test_expect_success 'an archive with another seal inside is refused before a byte is copied' '
 	make_campaign other && "$SEAL" create other -o out-other >/dev/null &&
-	test_expect_code 2 "$REPLICATE" push out/archive.tar.zst --seal out-other/SEAL.json --receipts r \
+	test_expect_code 2 "$REPLICATE" push out/archive.tar.zst --seal out-other/SEAL.json --receipt-dir r \
 		--to dest-wrong 2>stderr &&
 	echo "replicate: out-other/SEAL.json: is not the seal out/archive.tar.zst was made with (its embedded SEAL.json has SHA-256 $(sha256_of out/SEAL.json), out-other/SEAL.json has $(sha256_of out-other/SEAL.json)); give the archive${Q}s own seal; nothing was copied" >expect &&
 	test_cmp expect stderr && test_must_be_absent dest-wrong &&
-	"$REPLICATE" push out/archive.tar.zst --seal out/SEAL.json --receipts r --to dest-wrong >/dev/null
+	"$REPLICATE" push out/archive.tar.zst --seal out/SEAL.json --receipt-dir r --to dest-wrong >/dev/null
 '
 
 test_expect_success 'a file that is not an archive, or an unusable --sign-key: refused before copying' '
 	cp out/SEAL.json not-an-archive.tar.zst &&
-	test_expect_code 2 "$REPLICATE" push not-an-archive.tar.zst --seal out/SEAL.json --receipts r --to dest-x 2>stderr &&
+	test_expect_code 2 "$REPLICATE" push not-an-archive.tar.zst --seal out/SEAL.json --receipt-dir r --to dest-x 2>stderr &&
 	grep -q "^replicate: not-an-archive.tar.zst: not a readable compressed tar archive (.*); nothing was copied$" stderr &&
 	echo "not a key" >bad.key && chmod 600 bad.key &&
-	test_expect_code 2 "$REPLICATE" push out/archive.tar.zst --seal out/SEAL.json --receipts r \
+	test_expect_code 2 "$REPLICATE" push out/archive.tar.zst --seal out/SEAL.json --receipt-dir r \
 		--sign-key bad.key --to dest-x 2>stderr &&
 	grep -q "^replicate: --sign-key .*bad.key.*; nothing was copied$" stderr &&
 	test_must_be_absent dest-x

@@ -95,7 +95,7 @@ stop_hosts () {
 trap stop_hosts EXIT
 
 push () {
-	"$REPLICATE" push out/archive.tar.zst --seal out/SEAL.json --receipts receipts \
+	"$REPLICATE" push out/archive.tar.zst --seal out/SEAL.json --receipt-dir receipts \
 		--ssh-config "$T/ssh_config" --remote-replicate "$REPLICATE" "$@"
 }
 
@@ -176,9 +176,9 @@ remote_left () {
 test_expect_success 'push stopped or killed while the far hosts verify: their verifiers end, no receipt' '
 	mkdir -p big/runs && truncate -s 6G big/runs/series.bin && "$SEAL" create big -o outbig >/dev/null &&
 	STOPPED_AFTER=1.2 stopped SIGINT receipts/none "$REPLICATE" push outbig/archive.tar.zst --seal outbig/SEAL.json \
-		--receipts receipts --ssh-config "$T/ssh_config" --remote-replicate "$REPLICATE" \
+		--receipt-dir receipts --ssh-config "$T/ssh_config" --remote-replicate "$REPLICATE" \
 		--to "hostA:$T/big-a" || return 1
-	"$REPLICATE" push outbig/archive.tar.zst --seal outbig/SEAL.json --receipts receipts \
+	"$REPLICATE" push outbig/archive.tar.zst --seal outbig/SEAL.json --receipt-dir receipts \
 		--ssh-config "$T/ssh_config" --remote-replicate "$REPLICATE" --to "hostB:$T/big-b" >/dev/null 2>&1 &
 	pid=$!
 	for i in $(seq 1 100); do
