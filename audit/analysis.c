@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "audit/analysis.h"
-#include "lib/json.h"
-#include "lib/fixread.h"
+#include "lib/core/json.h"
+#include "lib/fix/fixread.h"
 
 #define NS_PER_SECOND 1000000000u
 

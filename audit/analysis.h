@@ -2,7 +2,7 @@
  * audit series and audit campaign. Only audit/ includes this.
  *
  * Every order statistic of a series is found at once by histogram, the
- * samples read only (lib/quantile.h), so the series keeps its own order
+ * samples read only (lib/stats/quantile.h), so the series keeps its own order
  * for what depends on it (the time series of a plot, the journal-page
  * cohorts). Nothing is rescaled: values are in the series' own ticks.
  */
@@ -14,10 +14,10 @@
 
 #include <jansson.h>
 
-#include "lib/nativestats.h"
-#include "lib/quantile.h"
-#include "lib/series.h"
-#include "lib/status.h"
+#include "lib/stats/nativestats.h"
+#include "lib/stats/quantile.h"
+#include "lib/stats/series.h"
+#include "lib/core/status.h"
 
 #define ANALYSIS_MAX_QUANTILES 64
 

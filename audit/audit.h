@@ -3,8 +3,8 @@
 #ifndef AUDIT_AUDIT_H
 #define AUDIT_AUDIT_H
 
-#include "lib/cli.h"
-#include "lib/status.h"
+#include "lib/cli/cli.h"
+#include "lib/core/status.h"
 
 #define TOOL "audit"
 

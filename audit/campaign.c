@@ -22,10 +22,10 @@
 #include "audit/audit.h"
 #include "audit/journal.h"
 #include "audit/svg.h"
-#include "lib/atomic.h"
-#include "lib/json.h"
-#include "lib/receipt.h"
-#include "lib/sha256.h"
+#include "lib/core/atomic.h"
+#include "lib/core/json.h"
+#include "lib/receipt/receipt.h"
+#include "lib/core/sha256.h"
 
 #define MAX_RUNS 4096
 #define SPECTRUM_STEPS 51      /* 0 to 5 nines, a tenth at a time */

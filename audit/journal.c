@@ -19,17 +19,17 @@
 
 #include "audit/audit.h"
 #include "audit/journal.h"
-#include "lib/fixcheck.h"
-#include "lib/fixdict.h"
-#include "lib/fixprint.h"
-#include "lib/fixread.h"
-#include "lib/input.h"
-#include "lib/seal.h"
-#include "lib/fixspec.h"
-#include "lib/hashpipe.h"
-#include "lib/json.h"
-#include "lib/receipt.h"
-#include "lib/sha256.h"
+#include "lib/fix/fixcheck.h"
+#include "lib/fix/fixdict.h"
+#include "lib/fix/fixprint.h"
+#include "lib/fix/fixread.h"
+#include "lib/core/input.h"
+#include "lib/archive/seal.h"
+#include "lib/fix/fixspec.h"
+#include "lib/core/hashpipe.h"
+#include "lib/core/json.h"
+#include "lib/receipt/receipt.h"
+#include "lib/core/sha256.h"
 
 #define HASH_SLOTS 4
 #define HASH_SLOT_BYTES ((size_t)1 << 20)

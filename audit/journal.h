@@ -10,13 +10,13 @@
 #include <jansson.h>
 #include <stdatomic.h>
 
-#include "lib/fixcheck.h"
-#include "lib/fixdict.h"
-#include "lib/fixprint.h"
-#include "lib/fixread.h"
-#include "lib/fixspec.h"
-#include "lib/progress.h"
-#include "lib/sha256.h"
+#include "lib/fix/fixcheck.h"
+#include "lib/fix/fixdict.h"
+#include "lib/fix/fixprint.h"
+#include "lib/fix/fixread.h"
+#include "lib/fix/fixspec.h"
+#include "lib/cli/progress.h"
+#include "lib/core/sha256.h"
 
 #define JOURNAL_MAX_PAIRS 256
 #define JOURNAL_MAX_DICTS 8

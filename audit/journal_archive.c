@@ -21,10 +21,10 @@
 
 #include "audit/audit.h"
 #include "audit/journal.h"
-#include "lib/archive_reader.h"
-#include "lib/progress.h"
-#include "lib/receipt.h"
-#include "lib/seal.h"
+#include "lib/archive/archive_reader.h"
+#include "lib/cli/progress.h"
+#include "lib/receipt/receipt.h"
+#include "lib/archive/seal.h"
 
 /* Which side, and which of its files, a sealed member is. */
 struct slot {

@@ -1,7 +1,7 @@
 /* audit: cold recomputation of what a benchmark claims, from its raw data. */
 #include "config.h"
 
-#include "lib/continue_cli.h"
+#include "lib/cli/continue_cli.h"
 
 #include "audit/audit.h"
 

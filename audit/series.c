@@ -14,10 +14,10 @@
 
 #include "audit/analysis.h"
 #include "audit/audit.h"
-#include "lib/input.h"
-#include "lib/json.h"
-#include "lib/receipt.h"
-#include "lib/sha256.h"
+#include "lib/core/input.h"
+#include "lib/core/json.h"
+#include "lib/receipt/receipt.h"
+#include "lib/core/sha256.h"
 
 #define DEFAULT_PAGE 4096
 

@@ -8,9 +8,9 @@
 #include <jansson.h>
 
 #include "capture/plan.h"
-#include "lib/cli.h"
-#include "lib/proc.h"
-#include "lib/status.h"
+#include "lib/cli/cli.h"
+#include "lib/core/proc.h"
+#include "lib/core/status.h"
 
 #define TOOL "capture"
 

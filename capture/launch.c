@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "capture/netns.h"
-#include "lib/cli.h"
+#include "lib/cli/cli.h"
 
 #define NETNS_PREFIX_LEN NETNS_PREFIX
 

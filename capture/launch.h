@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "lib/status.h"
+#include "lib/core/status.h"
 
 struct side_proc {
 	const char *role;

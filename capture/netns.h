@@ -21,7 +21,7 @@
 
 #include <jansson.h>
 
-#include "lib/status.h"
+#include "lib/core/status.h"
 
 #define NETNS_SENDER_IF "evs0"
 #define NETNS_PEER_IF "evp0"

@@ -21,7 +21,7 @@
 
 #include <jansson.h>
 
-#include "lib/status.h"
+#include "lib/core/status.h"
 
 /* /proc/PID/stat, status and schedstat of a running (or exited, not yet
  * reaped) process. */

@@ -10,8 +10,8 @@
 
 #include "capture/capture.h"
 #include "capture/pin_check.h"
-#include "lib/atomic.h"
-#include "lib/json.h"
+#include "lib/core/atomic.h"
+#include "lib/core/json.h"
 
 static const char help[] =
 	"usage: capture pin [--file PATH ...] PLAN -o PINNED_PLAN\n"

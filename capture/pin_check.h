@@ -10,8 +10,8 @@
 #include <jansson.h>
 #include <sys/stat.h>
 
-#include "lib/sha256.h"
-#include "lib/status.h"
+#include "lib/core/sha256.h"
+#include "lib/core/status.h"
 
 struct pinned_binary {
 	char path[4096];

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/json.h"
-#include "lib/path.h"
+#include "lib/core/json.h"
+#include "lib/core/path.h"
 
 #define DEFAULT_PORT 11001
 #define DEFAULT_TIMEOUT_S 600

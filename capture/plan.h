@@ -19,8 +19,8 @@
 
 #include <jansson.h>
 
-#include "lib/sha256.h"
-#include "lib/status.h"
+#include "lib/core/sha256.h"
+#include "lib/core/status.h"
 
 #define PLAN_FORMAT "evidence-plan/1"
 #define PLAN_MAX_CELLS 64

@@ -11,7 +11,7 @@
 
 #include <jansson.h>
 
-#include "lib/status.h"
+#include "lib/core/status.h"
 
 #define PMQOS_DEVICE "/dev/cpu_dma_latency"
 

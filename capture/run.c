@@ -20,9 +20,9 @@
 #include "capture/pin_check.h"
 #include "capture/policy.h"
 #include "capture/sources.h"
-#include "lib/atomic.h"
-#include "lib/json.h"
-#include "lib/receipt.h"
+#include "lib/core/atomic.h"
+#include "lib/core/json.h"
+#include "lib/receipt/receipt.h"
 
 static const char help[] =
 	"usage: capture run PLAN -o CAMPAIGN_DIR [--degrade] [--allow-dirty] [--json]\n"

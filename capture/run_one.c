@@ -20,8 +20,8 @@
 #include "capture/observe.h"
 #include "capture/pin_check.h"
 #include "capture/policy.h"
-#include "lib/atomic.h"
-#include "lib/json.h"
+#include "lib/core/atomic.h"
+#include "lib/core/json.h"
 
 #define READY_TIMEOUT_S 30.0
 #define PEER_GRACE_S 10.0

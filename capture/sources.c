@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 
-#include "lib/gitrepo.h"
+#include "lib/git/gitrepo.h"
 
 static ev_status read_one(const char *program, const char *repo, int allow_dirty, json_t *out,
 			  struct ev_error *err)

@@ -9,7 +9,7 @@
 
 #include <jansson.h>
 
-#include "lib/status.h"
+#include "lib/core/status.h"
 
 /* Read every source of sources (program -> repository; NULL: none).
  * *out gets {program: {repository, commit, tree, clean, changes}}. A dirty

@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "lib/status.h"
+#include "lib/core/status.h"
 
 #define CHILD_ERR_TAIL 4096
 

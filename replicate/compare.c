@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/json.h"
-#include "lib/signature.h"
+#include "lib/core/json.h"
+#include "lib/receipt/signature.h"
 #include "replicate/receipts.h"
 #include "replicate/replicate.h"
 

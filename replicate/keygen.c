@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lib/signature.h"
+#include "lib/receipt/signature.h"
 #include "replicate/replicate.h"
 
 static const char help[] =

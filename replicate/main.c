@@ -1,7 +1,7 @@
 /* replicate: verified copies of sealed archives on several hosts. */
 #include "config.h"
 
-#include "lib/continue_cli.h"
+#include "lib/cli/continue_cli.h"
 
 #include "replicate/replicate.h"
 

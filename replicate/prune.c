@@ -14,16 +14,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/atomic.h"
-#include "lib/json.h"
-#include "lib/proc.h"
-#include "lib/progress.h"
-#include "lib/receipt.h"
-#include "lib/seal.h"
-#include "lib/selection.h"
-#include "lib/tree.h"
-#include "lib/tree_check.h"
-#include "lib/tree_remove.h"
+#include "lib/core/atomic.h"
+#include "lib/core/json.h"
+#include "lib/core/proc.h"
+#include "lib/cli/progress.h"
+#include "lib/receipt/receipt.h"
+#include "lib/archive/seal.h"
+#include "lib/archive/selection.h"
+#include "lib/archive/tree.h"
+#include "lib/archive/tree_check.h"
+#include "lib/archive/tree_remove.h"
 #include "replicate/receipts.h"
 #include "replicate/replicate.h"
 

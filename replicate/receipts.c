@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/receipt.h"
-#include "lib/receipt_diff.h"
+#include "lib/receipt/receipt.h"
+#include "lib/receipt/receipt_diff.h"
 
 void receipt_set_free(struct receipt_set *set)
 {

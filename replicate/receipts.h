@@ -13,10 +13,10 @@
 
 #include <jansson.h>
 
-#include "lib/finding.h"
-#include "lib/sha256.h"
-#include "lib/signature.h"
-#include "lib/status.h"
+#include "lib/core/finding.h"
+#include "lib/core/sha256.h"
+#include "lib/receipt/signature.h"
+#include "lib/core/status.h"
 
 struct judged_receipt {
 	const char *path;

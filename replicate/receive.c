@@ -24,9 +24,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/atomic.h"
-#include "lib/path.h"
-#include "lib/sha256.h"
+#include "lib/core/atomic.h"
+#include "lib/core/path.h"
+#include "lib/core/sha256.h"
 #include "replicate/replicate.h"
 
 #define COPY_CHUNK ((size_t)1 << 20)

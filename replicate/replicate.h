@@ -3,8 +3,8 @@
 #ifndef REPLICATE_REPLICATE_H
 #define REPLICATE_REPLICATE_H
 
-#include "lib/cli.h"
-#include "lib/status.h"
+#include "lib/cli/cli.h"
+#include "lib/core/status.h"
 
 #define TOOL "replicate"
 

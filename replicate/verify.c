@@ -11,14 +11,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/archive_reader.h"
-#include "lib/input.h"
-#include "lib/json.h"
-#include "lib/progress.h"
-#include "lib/receipt.h"
-#include "lib/seal.h"
-#include "lib/sha256.h"
-#include "lib/signature.h"
+#include "lib/archive/archive_reader.h"
+#include "lib/core/input.h"
+#include "lib/core/json.h"
+#include "lib/cli/progress.h"
+#include "lib/receipt/receipt.h"
+#include "lib/archive/seal.h"
+#include "lib/core/sha256.h"
+#include "lib/receipt/signature.h"
 #include "replicate/replicate.h"
 
 static const char help[] =

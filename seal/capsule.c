@@ -12,15 +12,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/archive_reader.h"
-#include "lib/gitrepo.h"
-#include "lib/json.h"
-#include "lib/namefold.h"
-#include "lib/path.h"
-#include "lib/progress.h"
-#include "lib/receipt.h"
-#include "lib/seal.h"
-#include "lib/tree_check.h"
+#include "lib/archive/archive_reader.h"
+#include "lib/git/gitrepo.h"
+#include "lib/core/json.h"
+#include "lib/archive/namefold.h"
+#include "lib/core/path.h"
+#include "lib/cli/progress.h"
+#include "lib/receipt/receipt.h"
+#include "lib/archive/seal.h"
+#include "lib/archive/tree_check.h"
 #include "seal/outputs.h"
 #include "seal/seal.h"
 

@@ -12,17 +12,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/archive_writer.h"
-#include "lib/atomic.h"
-#include "lib/hashpipe.h"
-#include "lib/json.h"
-#include "lib/namefold.h"
-#include "lib/path.h"
-#include "lib/progress.h"
-#include "lib/receipt.h"
-#include "lib/seal.h"
-#include "lib/sha256.h"
-#include "lib/tree.h"
+#include "lib/archive/archive_writer.h"
+#include "lib/core/atomic.h"
+#include "lib/core/hashpipe.h"
+#include "lib/core/json.h"
+#include "lib/archive/namefold.h"
+#include "lib/core/path.h"
+#include "lib/cli/progress.h"
+#include "lib/receipt/receipt.h"
+#include "lib/archive/seal.h"
+#include "lib/core/sha256.h"
+#include "lib/archive/tree.h"
 #include "seal/outputs.h"
 #include "seal/seal.h"
 

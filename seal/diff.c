@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/json.h"
-#include "lib/seal.h"
+#include "lib/core/json.h"
+#include "lib/archive/seal.h"
 #include "seal/seal.h"
 
 static const char help[] =

@@ -13,10 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/gitrepo.h"
-#include "lib/json.h"
-#include "lib/receipt.h"
-#include "lib/selection.h"
+#include "lib/git/gitrepo.h"
+#include "lib/core/json.h"
+#include "lib/receipt/receipt.h"
+#include "lib/archive/selection.h"
 #include "seal/seal.h"
 
 #define GIT_REGULAR 0100644u

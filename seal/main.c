@@ -1,7 +1,7 @@
 /* seal: hashed, mode-checked, deterministic archives of evidence trees. */
 #include "config.h"
 
-#include "lib/continue_cli.h"
+#include "lib/cli/continue_cli.h"
 
 #include "seal/seal.h"
 

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/cli.h"
-#include "lib/json.h"
-#include "lib/progress.h"
-#include "lib/receipt.h"
+#include "lib/cli/cli.h"
+#include "lib/core/json.h"
+#include "lib/cli/progress.h"
+#include "lib/receipt/receipt.h"
 #include "seal/seal.h"
 
 #define OUTPUT_MODE 0644

@@ -5,9 +5,9 @@
 
 #include <stdio.h>
 
-#include "lib/cli.h"
-#include "lib/finding.h"
-#include "lib/status.h"
+#include "lib/cli/cli.h"
+#include "lib/core/finding.h"
+#include "lib/core/status.h"
 
 #define TOOL "seal"
 

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/atomic.h"
-#include "lib/json.h"
-#include "lib/path.h"
-#include "lib/seal.h"
-#include "lib/selection.h"
+#include "lib/core/atomic.h"
+#include "lib/core/json.h"
+#include "lib/core/path.h"
+#include "lib/archive/seal.h"
+#include "lib/archive/selection.h"
 #include "seal/seal.h"
 
 #define MAX_PATTERNS 1024

@@ -10,16 +10,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/archive_reader.h"
-#include "lib/atomic.h"
-#include "lib/input.h"
-#include "lib/json.h"
-#include "lib/progress.h"
-#include "lib/receipt.h"
-#include "lib/seal.h"
-#include "lib/selection.h"
-#include "lib/sha256.h"
-#include "lib/tree_check.h"
+#include "lib/archive/archive_reader.h"
+#include "lib/core/atomic.h"
+#include "lib/core/input.h"
+#include "lib/core/json.h"
+#include "lib/cli/progress.h"
+#include "lib/receipt/receipt.h"
+#include "lib/archive/seal.h"
+#include "lib/archive/selection.h"
+#include "lib/core/sha256.h"
+#include "lib/archive/tree_check.h"
 #include "seal/seal.h"
 
 static const char help[] =

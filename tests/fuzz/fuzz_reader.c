@@ -13,11 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fixcheck.h"
-#include "fixdict.h"
-#include "fixprint.h"
-#include "fixread.h"
-#include "fixspec.h"
+#include "lib/fix/fixcheck.h"
+#include "lib/fix/fixdict.h"
+#include "lib/fix/fixprint.h"
+#include "lib/fix/fixread.h"
+#include "lib/fix/fixspec.h"
 
 static struct ev_fixdict *dict;
 static struct ev_fixspec spec;

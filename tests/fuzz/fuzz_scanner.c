@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fixmsg.h"
+#include "lib/fix/fixmsg.h"
 
 static struct ev_fix_msg msg;
 

@@ -10,9 +10,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "nativestats.h"
-#include "quantile.h"
-#include "series.h"
+#include "lib/stats/nativestats.h"
+#include "lib/stats/quantile.h"
+#include "lib/stats/series.h"
 
 static void ignore(void *ctx, const struct ev_finding *f)
 {

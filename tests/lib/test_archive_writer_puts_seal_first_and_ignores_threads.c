@@ -14,9 +14,9 @@
 #include <zstd.h>
 
 #include "check.h"
-#include "lib/archive_reader.h"
-#include "lib/archive_writer.h"
-#include "lib/json.h"
+#include "lib/archive/archive_reader.h"
+#include "lib/archive/archive_writer.h"
+#include "lib/core/json.h"
 
 static const char content[] = "8=FIXT.1.1\0019=5\00135=D\00110=000\001";
 

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "lib/atomic.h"
-#include "lib/json.h"
+#include "lib/core/atomic.h"
+#include "lib/core/json.h"
 
 static int entries_in(const char *dir)
 {

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "lib/continuation.h"
-#include "lib/receipt.h"
+#include "lib/receipt/continuation.h"
+#include "lib/receipt/receipt.h"
 
 static json_t *failed_integration(void)
 {

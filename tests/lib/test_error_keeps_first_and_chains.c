@@ -5,7 +5,7 @@
 #include <errno.h>
 
 #include "check.h"
-#include "lib/status.h"
+#include "lib/core/status.h"
 
 int main(void)
 {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "fixdict.h"
+#include "lib/fix/fixdict.h"
 
 static char dir[] = "/tmp/evidence-fixdict-XXXXXX";
 

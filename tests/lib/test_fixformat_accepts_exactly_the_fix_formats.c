@@ -5,7 +5,7 @@
 #include "config.h"
 
 #include "check.h"
-#include "fixformat.h"
+#include "lib/fix/fixformat.h"
 
 static int ok(enum ev_fix_type t, const char *v)
 {

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "fixformat.h"
+#include "lib/fix/fixformat.h"
 
 #define FIRST_YEAR 1999
 #define LAST_YEAR 2101

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "fixmsg.h"
+#include "lib/fix/fixmsg.h"
 
 struct seen {
 	unsigned n;

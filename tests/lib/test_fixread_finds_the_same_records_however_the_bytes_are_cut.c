@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "fixread.h"
+#include "lib/fix/fixread.h"
 
 #define MAX_RECORDS 64
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "fixspec.h"
+#include "lib/fix/fixspec.h"
 
 static char dir[] = "/tmp/evidence-fixspec-XXXXXX";
 

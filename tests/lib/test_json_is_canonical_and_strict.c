@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "lib/json.h"
+#include "lib/core/json.h"
 
 static ev_status parse(const char *text, const char *format, unsigned flags, struct ev_error *err)
 {

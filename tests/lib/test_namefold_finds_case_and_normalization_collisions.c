@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "lib/namefold.h"
+#include "lib/archive/namefold.h"
 
 struct seen {
 	unsigned count;

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "nativestats.h"
+#include "lib/stats/nativestats.h"
 
 static const char *write_file(const char *name, const char *text)
 {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "lib/path.h"
+#include "lib/core/path.h"
 
 static const char *problem(const char *p)
 {

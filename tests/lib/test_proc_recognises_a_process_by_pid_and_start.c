@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "lib/proc.h"
+#include "lib/core/proc.h"
 
 int main(void)
 {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "quantile.h"
+#include "lib/stats/quantile.h"
 
 static struct ev_prob pct(const char *s)
 {

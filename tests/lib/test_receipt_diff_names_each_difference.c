@@ -7,8 +7,8 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "lib/receipt.h"
-#include "lib/receipt_diff.h"
+#include "lib/receipt/receipt.h"
+#include "lib/receipt/receipt_diff.h"
 
 #define MAX_SEEN 16
 

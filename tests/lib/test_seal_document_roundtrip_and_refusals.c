@@ -5,8 +5,8 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "lib/json.h"
-#include "lib/seal.h"
+#include "lib/core/json.h"
+#include "lib/archive/seal.h"
 
 static const char *digest = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "lib/sha256.h"
+#include "lib/core/sha256.h"
 
 static void hex_of(const void *data, size_t len, char hex[65])
 {

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "lib/receipt.h"
-#include "lib/signature.h"
+#include "lib/receipt/receipt.h"
+#include "lib/receipt/signature.h"
 
 static char dir[] = "/tmp/evidence-test-signature.XXXXXX";
 

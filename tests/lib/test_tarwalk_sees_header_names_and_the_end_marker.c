@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "tarwalk.h"
+#include "lib/archive/tarwalk.h"
 
 struct names {
 	char header[8][256], pax[8][256];

@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "lib/sha256.h"
-#include "lib/tree.h"
-#include "lib/tree_remove.h"
+#include "lib/core/sha256.h"
+#include "lib/archive/tree.h"
+#include "lib/archive/tree_remove.h"
 
 struct seen {
 	char text[8][2048];

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "lib/tree.h"
+#include "lib/archive/tree.h"
 
 static unsigned findings;
 

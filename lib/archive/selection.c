@@ -1,0 +1,34 @@
+#include "config.h"
+#include "lib/archive/selection.h"
+
+#include <string.h>
+
+#include "lib/core/json.h"
+
+ev_status ev_selection_load(const char *path, struct ev_selection *sel, struct ev_error *err)
+{
+	json_t *doc = NULL;
+	memset(sel, 0, sizeof *sel);
+	ev_status st = ev_json_load(path, EV_SELECTION_FORMAT, EV_JSON_REQUIRE_CANONICAL, &doc, NULL,
+				    NULL, NULL, err);
+	if (st != EV_OK)
+		return st;
+	const char *hex;
+	if ((st = ev_json_get_string(doc, "seal_sha256", path, &hex, err)) != EV_OK)
+		goto out;
+	if (!ev_sha256_hex_valid(hex)) {
+		st = ev_error_set(err, EV_REFUSED, "%s: seal_sha256 must be 64 lower-case hex digits",
+				  path);
+		goto out;
+	}
+	memcpy(sel->seal_sha256, hex, EV_SHA256_HEX_LEN + 1);
+	st = ev_seal_from_json(doc, path, EV_SEAL_SUBSET, &sel->members, err);
+out:
+	json_decref(doc);
+	return st;
+}
+
+void ev_selection_free(struct ev_selection *sel)
+{
+	ev_seal_free(&sel->members);
+}

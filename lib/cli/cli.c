@@ -1,0 +1,212 @@
+#include "config.h"
+#include "lib/cli/cli.h"
+#include "lib/receipt/receipt.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <locale.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+volatile sig_atomic_t ev_cli_interrupted;
+
+void ev_cli_init(void)
+{
+	for (int fd = 0; fd < 3; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
+			_exit(2);
+	signal(SIGPIPE, SIG_IGN);
+	/* libarchive converts names through the locale. */
+	if (!setlocale(LC_CTYPE, "C.UTF-8"))
+		setlocale(LC_CTYPE, "");
+}
+
+static void on_signal(int sig)
+{
+	ev_cli_interrupted = sig;
+}
+
+void ev_cli_catch_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static void *watch_stdin(void *unused)
+{
+	(void)unused;
+	char buf[512];
+	for (;;) {
+		ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
+		if (n > 0 || (n < 0 && errno == EINTR))
+			continue;
+		kill(getpid(), SIGHUP);
+		return NULL;
+	}
+}
+
+int ev_cli_stop_when_stdin_closes(void)
+{
+	pthread_t t;
+	pthread_attr_t attr;
+	if (pthread_attr_init(&attr) != 0)
+		return -1;
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	int r = pthread_create(&t, &attr, watch_stdin, NULL);
+	pthread_attr_destroy(&attr);
+	return r == 0 ? 0 : -1;
+}
+
+void ev_cli_error(const char *tool, const struct ev_error *err)
+{
+	fprintf(stderr, "%s: %s\n", tool, err->text);
+}
+
+void ev_cli_finding(FILE *stream, const char *prefix, const struct ev_finding *f)
+{
+	char line[4096];
+	ev_finding_format(f, line, sizeof line);
+	fprintf(stream, "%s%s\n", prefix, line);
+}
+
+void ev_cli_findings_init(struct ev_cli_findings *s, FILE *stream, const char *prefix, int quiet,
+			  json_t *receipt, uint64_t max_per_check)
+{
+	*s = (struct ev_cli_findings){.stream = stream, .prefix = prefix, .quiet = quiet,
+				      .receipt = receipt, .max_per_check = max_per_check,
+				      .by_check = json_object()};
+}
+
+void ev_cli_findings_add(struct ev_cli_findings *s, const struct ev_finding *shown,
+			 const struct ev_finding *recorded)
+{
+	s->total++;
+	json_int_t n = 0;
+	if (s->by_check) {
+		n = json_integer_value(json_object_get(s->by_check, shown->check)) + 1;
+		json_object_set_new(s->by_check, shown->check, json_integer(n));
+	}
+	if (s->max_per_check && (uint64_t)n > s->max_per_check)
+		return;
+	if (!s->quiet)
+		ev_cli_finding(s->stream, s->prefix, shown);
+	if (s->receipt) {
+		struct ev_error ignored;
+		ev_error_clear(&ignored);
+		ev_receipt_add_finding(s->receipt, recorded, &ignored);
+	}
+}
+
+ev_status ev_cli_findings_finish(struct ev_cli_findings *s, struct ev_error *err)
+{
+	if (!s->by_check)
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	const char *check;
+	json_t *count;
+	ev_status st = EV_OK;
+	json_object_foreach(s->by_check, check, count)
+	{
+		uint64_t n = (uint64_t)json_integer_value(count);
+		if (!s->max_per_check || n <= s->max_per_check)
+			continue;
+		char name[256], detail[256];
+		snprintf(detail, sizeof detail, "%" PRIu64 " more not shown (--max-findings %" PRIu64 "; %" PRIu64
+			 " in all)", n - s->max_per_check, s->max_per_check, n);
+		if (!s->quiet)
+			fprintf(s->stream, "%s%s: %s\n", s->prefix, check, detail);
+		snprintf(name, sizeof name, "%s:more", check);
+		if (s->receipt && st == EV_OK)
+			st = ev_receipt_add_check(s->receipt, name, 0, detail, err);
+	}
+	if (s->receipt && st == EV_OK &&
+	    (st = ev_receipt_set_fact(s->receipt, "findings_by_check", json_deep_copy(s->by_check), err)) == EV_OK)
+		st = ev_receipt_set_fact(s->receipt, "max_findings_per_check",
+					 json_integer((json_int_t)s->max_per_check), err);
+	return st;
+}
+
+void ev_cli_findings_free(struct ev_cli_findings *s)
+{
+	json_decref(s->by_check);
+	s->by_check = NULL;
+}
+
+int ev_cli_usage(const char *tool, const char *subcommand, const char *synopsis,
+		 const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: ", tool);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	fprintf(stderr, "usage: %s\nTry '%s %s%s--help' for more.\n", synopsis, tool,
+		subcommand ? subcommand : "", subcommand ? " " : "");
+	return 2;
+}
+
+const char *ev_cli_option_problem(char *const argv[])
+{
+	static char text[320];
+	const char *word = optind > 0 ? argv[optind - 1] : "";
+	if (optopt && strncmp(word, "--", 2) == 0)
+		snprintf(text, sizeof text, "option '%.250s' needs a value", word);
+	else if (optopt) /* the tools' one short option, -h, takes no value */
+		snprintf(text, sizeof text, "unknown option '-%c'", optopt);
+	else
+		snprintf(text, sizeof text, "unknown option '%.250s'", word);
+	return text;
+}
+
+int ev_cli_parse_long(const char *text, long min, long max, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(text, &end, 10);
+	if (errno || end == text || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int ev_cli_main(const char *tool, const char *overview, const struct ev_cli_command *commands,
+		size_t ncommands, int (*usage)(const char *subcommand, const char *fmt, ...),
+		int argc, char **argv)
+{
+	ev_cli_init();
+	opterr = 0; /* a bad option is named once, by the tool, with its usage */
+	if (argc < 2)
+		return usage(NULL, "no command given");
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "help") == 0 && argc > 2) { /* TOOL help COMMAND: the command's own help */
+		for (size_t i = 0; i < ncommands; i++)
+			if (strcmp(argv[2], commands[i].name) == 0) {
+				char *args[] = {argv[2], (char *)"--help", NULL};
+				return commands[i].run(2, args);
+			}
+		return usage(NULL, "unknown command '%s'", argv[2]);
+	}
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+		fputs(overview, stdout);
+		return 0;
+	}
+	if (strcmp(cmd, "--version") == 0) {
+		printf("%s (evidence) %s\n", tool, PACKAGE_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < ncommands; i++)
+		if (strcmp(cmd, commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	return usage(NULL, "unknown command '%s'", cmd);
+}

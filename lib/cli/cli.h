@@ -1,0 +1,111 @@
+/* cli: the process chores and stderr text that every tool's main shares.
+ *
+ * Tools call these from main and from their subcommands; the library
+ * proper never does (it returns statuses and findings). This is, with
+ * progress.h, the one part of libevidence that writes text, and it writes
+ * only to the stream a tool passes in.
+ *
+ * Global state: ev_cli_interrupted, set by the signal handler that
+ * ev_cli_catch_signals installs, read by long loops. It is process-wide
+ * because signals are.
+ */
+#ifndef EV_CLI_H
+#define EV_CLI_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "lib/core/finding.h"
+#include "lib/core/status.h"
+
+/* Make sure fds 0-2 are open (so that no output file can land on them),
+ * ignore SIGPIPE (a closed pipe is an I/O error to report, not a death),
+ * and read member names as UTF-8 whatever the user's locale. Exits 2 only
+ * when /dev/null cannot be opened. */
+void ev_cli_init(void);
+
+/* The signal (SIGINT, SIGTERM or SIGHUP) that asked us to stop, else 0. */
+extern volatile sig_atomic_t ev_cli_interrupted;
+
+/* Catch SIGINT, SIGTERM and SIGHUP into ev_cli_interrupted. */
+void ev_cli_catch_signals(void);
+
+/* For a command another one runs over a pipe or ssh (replicate push's
+ * verifiers): once stdin reaches its end or breaks, the command stops as
+ * on SIGHUP. A thread reads stdin and discards what it reads. Call after
+ * ev_cli_catch_signals. @return 0, or -1 when the thread cannot start. */
+int ev_cli_stop_when_stdin_closes(void);
+
+/* "TOOL: <err->text>" on stderr. */
+void ev_cli_error(const char *tool, const struct ev_error *err);
+
+/* One finding as one line: "<prefix>subject: message (expected X, found Y)". */
+void ev_cli_finding(FILE *stream, const char *prefix, const struct ev_finding *f);
+
+/* A command's findings, reported the one way every command that writes a
+ * receipt reports them: each printed (unless quiet) and kept in the
+ * receipt, up to max_per_check of each check (0: no limit), and every one
+ * counted, so that a hostile input with a million extra members costs a
+ * bounded receipt, a bounded stderr and bounded memory while the counts
+ * stay exact. */
+struct ev_cli_findings {
+	FILE *stream;
+	const char *prefix;       /* "seal: " */
+	int quiet;                /* --json: nothing printed */
+	json_t *receipt;          /* borrowed; NULL: none kept */
+	uint64_t max_per_check;
+	uint64_t total;
+	json_t *by_check;         /* check -> count */
+};
+
+#define EV_CLI_DEFAULT_MAX_FINDINGS 100
+
+void ev_cli_findings_init(struct ev_cli_findings *s, FILE *stream, const char *prefix, int quiet,
+			  json_t *receipt, uint64_t max_per_check);
+
+/* Count f; print shown and keep recorded (each may be f: the receipt may
+ * name things by role where the line names them by path) while f's check
+ * is under the limit. */
+void ev_cli_findings_add(struct ev_cli_findings *s, const struct ev_finding *shown,
+			 const struct ev_finding *recorded);
+
+/* For each check past the limit, print "<prefix>CHECK: N more not shown
+ * (--max-findings)" and add the failed check "CHECK:more" saying so; set
+ * the facts findings_by_check (every count) and max_findings_per_check. */
+ev_status ev_cli_findings_finish(struct ev_cli_findings *s, struct ev_error *err);
+
+void ev_cli_findings_free(struct ev_cli_findings *s);
+
+/* A usage problem: "TOOL: reason", then "usage: SYNOPSIS" and a hint to run
+ * "TOOL [SUBCOMMAND] --help". @return 2, the exit code for misuse. */
+int ev_cli_usage(const char *tool, const char *subcommand, const char *synopsis,
+		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+struct ev_cli_command {
+	const char *name;
+	int (*run)(int argc, char **argv); /* argv[0] is the command's name */
+};
+
+/* The main of a tool made of commands: ev_cli_init, then "--help", "-h"
+ * or "help" print overview on stdout, "help COMMAND" runs COMMAND --help; "--version" prints the version; a
+ * known command runs with the arguments after the tool's name; a missing
+ * or unknown one goes to usage(NULL, reason), which returns the exit code.
+ * @return the exit code. */
+int ev_cli_main(const char *tool, const char *overview, const struct ev_cli_command *commands,
+		size_t ncommands, int (*usage)(const char *subcommand, const char *fmt, ...),
+		int argc, char **argv);
+
+/* What was wrong with the option getopt_long just refused (it returned
+ * '?'): "unknown option '--bogus'" or "option '--seal' needs a value".
+ * Tools run with opterr 0 (ev_cli_main), so this is the one message. The
+ * text lives until the next call. */
+const char *ev_cli_option_problem(char *const argv[]);
+
+/* Parse a decimal integer option in [min, max]. @return 0, or -1 when text
+ * is not such a number. */
+int ev_cli_parse_long(const char *text, long min, long max, long *out);
+
+#endif

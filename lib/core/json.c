@@ -1,0 +1,277 @@
+#include "config.h"
+#include "lib/core/json.h"
+#include "lib/core/input.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CANONICAL_FLAGS (JSON_SORT_KEYS | JSON_COMPACT)
+
+json_t *ev_json_decimal(unsigned __int128 num, uint64_t den, unsigned digits)
+{
+	if (digits > 18)
+		digits = 18;
+	unsigned __int128 scale = 1;
+	for (unsigned i = 0; i < digits; i++)
+		scale *= 10;
+	unsigned __int128 whole = num / den, rest = num % den;
+	/* the fraction's digits, rounded half up: rest * scale / den, in
+	 * two steps so that rest * scale cannot overflow (rest < den < 2^64,
+	 * scale <= 10^18 < 2^60) */
+	unsigned __int128 frac = rest * scale / den, left = rest * scale % den;
+	if (left * 2 >= den)
+		frac++;
+	if (frac == scale) {
+		whole++;
+		frac = 0;
+	}
+	char rev[64], out[80];
+	size_t n = 0;
+	do {
+		rev[n++] = (char)('0' + (int)(whole % 10));
+		whole /= 10;
+	} while (whole && n < sizeof rev);
+	size_t o = 0;
+	while (n)
+		out[o++] = rev[--n];
+	if (digits) {
+		out[o++] = '.';
+		for (unsigned i = digits; i-- > 0;) {
+			out[o + i] = (char)('0' + (int)(frac % 10));
+			frac /= 10;
+		}
+		o += digits;
+	}
+	out[o] = 0;
+	return json_string(out);
+}
+
+json_t *ev_json_decimal_of(double value, unsigned digits)
+{
+	char out[400];
+	snprintf(out, sizeof out, "%.*f", (int)(digits > 18 ? 18 : digits), value);
+	return json_string(out);
+}
+
+/* The first real number in v, its key into where; 1 when there is one. */
+static int find_real(const json_t *v, char *where, size_t cap)
+{
+	if (json_is_real(v))
+		return 1;
+	const char *key;
+	json_t *x;
+	size_t i;
+	if (json_is_object(v)) {
+		json_object_foreach((json_t *)v, key, x)
+			if (find_real(x, where, cap)) {
+				if (!where[0])
+					snprintf(where, cap, "%s", key);
+				return 1;
+			}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, x)
+			if (find_real(x, where, cap))
+				return 1;
+	}
+	return 0;
+}
+
+ev_status ev_json_dump(const json_t *value, char **out, size_t *len, struct ev_error *err)
+{
+	char where[128] = "";
+	if (find_real(value, where, sizeof where))
+		return ev_error_set(err, EV_ERROR, "JSON: a real number at \"%s\": canonical JSON holds integers "
+				    "only, a fraction as a string of decimal digits (a defect of this tool)", where);
+	size_t need = json_dumpb(value, NULL, 0, CANONICAL_FLAGS);
+	if (need == 0)
+		return ev_error_set(err, EV_ERROR, "JSON: cannot serialize document");
+	char *buf = malloc(need + 2);
+	if (!buf)
+		return ev_error_set(err, EV_ERROR, "JSON: out of memory");
+	if (json_dumpb(value, buf, need, CANONICAL_FLAGS) != need) {
+		free(buf);
+		return ev_error_set(err, EV_ERROR, "JSON: serialization changed size");
+	}
+	buf[need] = '\n';
+	buf[need + 1] = '\0';
+	*out = buf;
+	*len = need + 1;
+	return EV_OK;
+}
+
+ev_status ev_json_print(const json_t *value, FILE *stream, struct ev_error *err)
+{
+	char *bytes = NULL;
+	size_t len = 0;
+	ev_status st = ev_json_dump(value, &bytes, &len, err);
+	if (st == EV_OK && fwrite(bytes, 1, len, stream) != len)
+		st = ev_error_set(err, EV_ERROR, "cannot write JSON to standard output");
+	free(bytes);
+	return st;
+}
+
+ev_status ev_json_parse(const char *bytes, size_t len, const char *name,
+			const char *expected_format, unsigned flags, json_t **out,
+			struct ev_error *err)
+{
+	json_error_t jerr;
+	json_t *doc = json_loadb(bytes, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!doc)
+		return ev_error_set(err, EV_REFUSED, "%s: not valid JSON (line %d, column %d: %s)",
+				    name, jerr.line, jerr.column, jerr.text);
+	ev_status st = EV_OK;
+	if (!json_is_object(doc)) {
+		st = ev_error_set(err, EV_REFUSED, "%s: expected a JSON object at the top", name);
+		goto fail;
+	}
+	if (expected_format) {
+		json_t *fmt = json_object_get(doc, "format");
+		if (!json_is_string(fmt)) {
+			st = ev_error_set(err, EV_REFUSED,
+					  "%s: no \"format\" tag (expected \"%s\")", name,
+					  expected_format);
+			goto fail;
+		}
+		if (strcmp(json_string_value(fmt), expected_format) != 0) {
+			st = ev_error_set(err, EV_REFUSED,
+					  "%s: wrong format (expected \"%s\", found \"%s\")", name,
+					  expected_format, json_string_value(fmt));
+			goto fail;
+		}
+	}
+	if (flags & EV_JSON_REQUIRE_CANONICAL) {
+		char *again = NULL;
+		size_t again_len = 0;
+		if ((st = ev_json_dump(doc, &again, &again_len, err)) != EV_OK)
+			goto fail;
+		int same = again_len == len && memcmp(again, bytes, len) == 0;
+		free(again);
+		if (!same) {
+			st = ev_error_set(err, EV_REFUSED,
+					  "%s: not in canonical form (sorted keys, no spaces, one "
+					  "trailing newline); it was edited or not written by evidence",
+					  name);
+			goto fail;
+		}
+	}
+	*out = doc;
+	return EV_OK;
+fail:
+	json_decref(doc);
+	return st;
+}
+
+ev_status ev_file_read_all(const char *path, size_t limit, char **out, size_t *len,
+			   struct ev_error *err)
+{
+	ev_status st = EV_OK;
+	char *buf = NULL;
+	int fd = ev_input_open(path, "document", err);
+	if (fd < 0)
+		return err->status;
+	struct stat sb;
+	if (fstat(fd, &sb) != 0) {
+		st = ev_error_errno(err, errno, "%s: cannot stat", path);
+		goto out;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		st = ev_error_set(err, EV_USAGE, "%s: not a regular file", path);
+		goto out;
+	}
+	if ((uint64_t)sb.st_size > limit) {
+		st = ev_error_set(err, EV_REFUSED, "%s: too large (%lld bytes, limit %zu)", path,
+				  (long long)sb.st_size, limit);
+		goto out;
+	}
+	size_t cap = (size_t)sb.st_size + 1, used = 0;
+	buf = malloc(cap);
+	if (!buf) {
+		st = ev_error_set(err, EV_ERROR, "%s: out of memory", path);
+		goto out;
+	}
+	for (;;) {
+		if (used == cap - 1) {
+			/* The file grew since fstat; read on, within the limit. */
+			if (cap - 1 >= limit) {
+				st = ev_error_set(err, EV_REFUSED, "%s: too large (limit %zu)", path,
+						  limit);
+				goto out;
+			}
+			char *bigger = realloc(buf, cap * 2);
+			if (!bigger) {
+				st = ev_error_set(err, EV_ERROR, "%s: out of memory", path);
+				goto out;
+			}
+			buf = bigger;
+			cap *= 2;
+		}
+		ssize_t n = read(fd, buf + used, cap - 1 - used);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			st = ev_error_errno(err, errno, "%s: read failed", path);
+			goto out;
+		}
+		if (n == 0)
+			break;
+		used += (size_t)n;
+	}
+	buf[used] = '\0';
+	*out = buf;
+	*len = used;
+	buf = NULL;
+out:
+	free(buf);
+	close(fd);
+	return st;
+}
+
+ev_status ev_json_load(const char *path, const char *expected_format, unsigned flags,
+		       json_t **out, uint8_t sha256_out[EV_SHA256_LEN], char **bytes_out,
+		       size_t *len_out, struct ev_error *err)
+{
+	char *bytes = NULL;
+	size_t len = 0;
+	ev_status st = ev_file_read_all(path, EV_JSON_MAX_BYTES, &bytes, &len, err);
+	if (st != EV_OK)
+		return st;
+	if (sha256_out && (st = ev_sha256_buffer(bytes, len, sha256_out, err)) != EV_OK)
+		goto out;
+	if ((st = ev_json_parse(bytes, len, path, expected_format, flags, out, err)) != EV_OK)
+		goto out;
+	if (bytes_out) {
+		*bytes_out = bytes;
+		bytes = NULL;
+	}
+	if (len_out)
+		*len_out = len;
+out:
+	free(bytes);
+	return st;
+}
+
+ev_status ev_json_get_string(const json_t *obj, const char *key, const char *what,
+			     const char **out, struct ev_error *err)
+{
+	json_t *v = json_object_get(obj, key);
+	if (!json_is_string(v))
+		return ev_error_set(err, EV_REFUSED, "%s: \"%s\" must be a string", what, key);
+	*out = json_string_value(v);
+	return EV_OK;
+}
+
+ev_status ev_json_get_u64(const json_t *obj, const char *key, const char *what,
+			  uint64_t *out, struct ev_error *err)
+{
+	json_t *v = json_object_get(obj, key);
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return ev_error_set(err, EV_REFUSED,
+				    "%s: \"%s\" must be a non-negative integer", what, key);
+	*out = (uint64_t)json_integer_value(v);
+	return EV_OK;
+}

@@ -1,0 +1,975 @@
+#include "config.h"
+#include "lib/fix/fixcheck.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/fix/fixformat.h"
+#include "lib/fix/fixmsg.h"
+#include "lib/core/path.h"
+
+#define TRACKED_TAGS_MIN 10000 /* tags tracked per message without a dictionary */
+#define COMPID_MAX 64
+#define NO_OFFSET UINT32_MAX    /* a finding about the record, not a field */
+#define GROUP_DEPTH_MAX 16
+#define MEMO_GROUPS_MAX 64
+
+struct ev_fixcheck {
+	struct ev_fixcheck_opts o;
+	ev_fix_finding_fn fn;
+	void *ctx;
+	struct ev_fixcheck_stats st;
+	const struct ev_fix_record *rec; /* the record being checked */
+	/* per message: tag -> the message's serial when seen, its first position */
+	uint32_t tracked, serial, *seen, *first_pos;
+	/* per group instance: the same; top-level fields of the dictionary pass */
+	uint32_t instance, *inst_seen, top_serial, *top_seen;
+	int stamps_are_prev; /* seen and first_pos describe the previous message */
+	struct ev_fix_msg msg;
+	/* tag -> entry index + 1 for each layout used so far (0: not in it),
+	 * built when first needed: most messages touch the same few */
+	uint32_t **dense;
+	/* per message type: tag -> (region << 30 | entry index + 1) over the
+	 * header, its body and the trailer, in one lookup */
+	uint32_t **top;
+	const struct ev_fixdict_message *last_def;
+	/* The previous message, to reuse verdicts. A rule's verdict on a
+	 * value is the same for the same bytes, and the dictionary's rules on
+	 * structure (tags known and defined, required, repeated, header
+	 * order, groups) depend only on the tags in order and the NumInGroup
+	 * values; in a benchmark's orders only a few fields change from one
+	 * to the next. So each message is compared once with the previous
+	 * (same[i]: field i's value is unchanged) and a clean verdict on
+	 * unchanged bytes is kept. Stateful rules always run. */
+	int shape;                       /* this message's tags are the previous one's */
+	int rescanned;                   /* split as the template: tpl was updated */
+	int prev_struct_ok, struct_ok;
+	struct ev_fix_template tpl;      /* the previous message (fixmsg.h) */
+	uint64_t changed[EV_FIX_TEMPLATE_MAX / 64]; /* bytes that differ from the template */
+	uint32_t prev_groups, groups;
+	uint8_t same[EV_FIX_MAX_FIELDS];
+	uint8_t ok[EV_FIX_MAX_FIELDS], prev_ok[EV_FIX_MAX_FIELDS]; /* value verdicts */
+	uint32_t group_pos[MEMO_GROUPS_MAX], prev_group_pos[MEMO_GROUPS_MAX];
+	uint8_t *spec_ok, *prev_spec_ok;  /* per spec field, then per spec group */
+	/* session */
+	int have_compids;
+	char compid[2][COMPID_MAX];
+	uint32_t compid_len[2];
+	int have_time;
+	struct ev_fix_time_memo times[EV_FIX_MAX_FIELDS]; /* per field position */
+	uint64_t last_secs;
+	uint32_t last_ns;
+	int have_seq;
+	uint64_t next_seq, next_owner;
+	/* COMPARE: which of the other side's orders were seen, and the first
+	 * disagreement and extra order */
+	unsigned char *matched;
+	int have_diff, have_extra;
+	struct ev_fixprint diff_other;   /* the other side's record */
+	struct ev_fix_finding diff;      /* this side's, formatted when found */
+	char *diff_mine;                 /* a copy of this side's message */
+	uint32_t diff_mine_len;
+	uint64_t differing, extra, first_extra_seq, first_extra_record, first_extra_offset;
+	const char *first_extra_file;
+};
+
+static const char *sentence(enum ev_fix_rule rule)
+{
+	switch (rule) {
+	case EV_RULE_ENVELOPE_ORDER: return "fields 8, 9 and 35 must come first and 10 last";
+	case EV_RULE_BODY_LENGTH: return "BodyLength (9) is not the length of the body";
+	case EV_RULE_CHECKSUM: return "CheckSum (10) is not the byte sum mod 256 in three digits";
+	case EV_RULE_FIELD_SYNTAX: return "not a field of the form tag=value<SOH>";
+	case EV_RULE_UNKNOWN_MSGTYPE: return "MsgType not in the dictionary";
+	case EV_RULE_UNKNOWN_TAG: return "tag not in the dictionary";
+	case EV_RULE_TAG_NOT_IN_MESSAGE: return "tag not defined for this message type";
+	case EV_RULE_REQUIRED_FIELD: return "required field missing";
+	case EV_RULE_EMPTY_VALUE: return "field without a value";
+	case EV_RULE_REPEATED_TAG: return "tag appears more than once";
+	case EV_RULE_HEADER_ORDER: return "header field after the body began";
+	case EV_RULE_ENUM_VALUE: return "value not one of the field's enumerated values";
+	case EV_RULE_DATA_FORMAT: return "value not in the field's data format";
+	case EV_RULE_GROUP_COUNT: return "NumInGroup is not the number of instances";
+	case EV_RULE_GROUP_DELIMITER: return "group instance does not start with its first field";
+	case EV_RULE_GROUP_ORDER: return "group member out of dictionary order";
+	case EV_RULE_COMPID: return "SenderCompID/TargetCompID changed within one direction";
+	case EV_RULE_SENDING_TIME: return "SendingTime (52) went back";
+	case EV_RULE_SEQNUM: return "MsgSeqNum is not the next number";
+	case EV_RULE_SPEC_MSGTYPE: return "a message type the spec does not allow";
+	case EV_RULE_SPEC_VALUE: return "order field differs from the spec";
+	case EV_RULE_SPEC_GROUP: return "repeating group differs from the spec";
+	case EV_RULE_OWNER_SEQUENCE: return "owner value (ClOrdID) is not the next number";
+	case EV_RULE_ORDER_COUNT: return "orders found differ from warmups + measured";
+	default: return "finding";
+	}
+}
+
+/* A value as it may be shown: every byte outside printable ASCII as \xHH. */
+static void show(const char *v, uint32_t len, char *out, size_t cap)
+{
+	ev_path_quote_bytes(v, len, out, cap);
+}
+
+/* Count a finding; format and hand over the first max_per_rule. */
+static void report(struct ev_fixcheck *c, enum ev_fix_rule rule, uint32_t tag, uint32_t at,
+		   const char *message, const char *expected, const char *found)
+{
+	uint64_t n = ++c->st.by_rule[rule];
+	if (c->o.max_per_rule && n > c->o.max_per_rule)
+		return;
+	struct ev_fix_finding f = {.rule = rule, .side = c->o.side, .tag = tag};
+	snprintf(f.message, sizeof f.message, "%s", message ? message : sentence(rule));
+	if (c->rec) {
+		f.file = c->rec->file;
+		f.record = c->rec->record;
+		f.offset = c->rec->offset + (at == NO_OFFSET ? 0 : at);
+	}
+	snprintf(f.expected, sizeof f.expected, "%s", expected ? expected : "");
+	snprintf(f.found, sizeof f.found, "%s", found ? found : "");
+	c->fn(c->ctx, &f);
+}
+
+/* The same, with the field's value as what was found. */
+static void report_field(struct ev_fixcheck *c, enum ev_fix_rule rule, uint32_t i,
+			 const char *expected)
+{
+	const struct ev_fix_field *f = &c->msg.f[i];
+	char found[EV_FIX_VALUE_MAX];
+	int n = snprintf(found, sizeof found, "%u=", f->tag);
+	show(ev_fix_value(&c->msg, i), f->len, found + n, sizeof found - (size_t)n);
+	report(c, rule, f->tag, f->off, NULL, expected, found);
+}
+
+static void on_envelope(void *ctx, enum ev_fix_rule rule, uint32_t at, const char *expected,
+			const char *found)
+{
+	report(ctx, rule, 0, at, NULL, expected, found);
+}
+
+ev_status ev_fixcheck_new(struct ev_fixcheck **out, const struct ev_fixcheck_opts *opts,
+			  ev_fix_finding_fn on_finding, void *ctx, struct ev_error *err)
+{
+	struct ev_fixcheck *c = calloc(1, sizeof *c);
+	if (!c)
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	c->o = *opts;
+	c->fn = on_finding;
+	c->ctx = ctx;
+	c->tracked = TRACKED_TAGS_MIN;
+	if (opts->dict && opts->dict->max_tag >= c->tracked)
+		c->tracked = opts->dict->max_tag + 1;
+	c->seen = calloc(c->tracked, sizeof *c->seen);
+	c->first_pos = calloc(c->tracked, sizeof *c->first_pos);
+	c->inst_seen = calloc(c->tracked, sizeof *c->inst_seen);
+	c->top_seen = calloc(c->tracked, sizeof *c->top_seen);
+	if (opts->prints == EV_FIXPRINT_COMPARE)
+		c->matched = calloc(opts->set->n ? opts->set->n : 1, 1);
+	size_t nspec = opts->spec ? opts->spec->nfields + opts->spec->ngroups : 0;
+	c->spec_ok = calloc(nspec + 1, 1);
+	c->prev_spec_ok = calloc(nspec + 1, 1);
+	if (!c->spec_ok || !c->prev_spec_ok) {
+		ev_fixcheck_free(c);
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	}
+	if (opts->dict && (!(c->dense = calloc(opts->dict->nlayouts, sizeof *c->dense)) ||
+			   !(c->top = calloc(opts->dict->nmessages, sizeof *c->top)))) {
+		ev_fixcheck_free(c);
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	}
+	if (!c->seen || !c->first_pos || !c->inst_seen || !c->top_seen ||
+	    (opts->prints == EV_FIXPRINT_COMPARE && !c->matched)) {
+		ev_fixcheck_free(c);
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	}
+	if (opts->spec) {
+		c->next_owner = opts->spec->owner_first;
+		c->next_seq = opts->spec->sequence_first;
+		c->have_seq = 1;
+	}
+	*out = c;
+	return EV_OK;
+}
+
+void ev_fixcheck_free(struct ev_fixcheck *c)
+{
+	if (!c)
+		return;
+	free(c->seen);
+	free(c->first_pos);
+	free(c->inst_seen);
+	free(c->top_seen);
+	free(c->matched);
+	free(c->diff_mine);
+	free(c->spec_ok);
+	free(c->prev_spec_ok);
+	for (size_t i = 0; c->dense && i < c->o.dict->nlayouts; i++)
+		free(c->dense[i]);
+	free(c->dense);
+	for (size_t i = 0; c->top && i < c->o.dict->nmessages; i++)
+		free(c->top[i]);
+	free(c->top);
+	free(c);
+}
+
+const struct ev_fixcheck_stats *ev_fixcheck_stats(const struct ev_fixcheck *c)
+{
+	return &c->st;
+}
+
+void ev_fixcheck_damage(struct ev_fixcheck *c, enum ev_fix_rule rule, const char *file,
+			uint64_t record, uint64_t offset, const char *message,
+			const char *expected, const char *found)
+{
+	struct ev_fix_record r = {.file = file, .record = record, .offset = offset};
+	const struct ev_fix_record *saved = c->rec;
+	c->rec = &r;
+	report(c, rule, 0, NO_OFFSET, message, expected, found);
+	c->rec = saved;
+}
+
+/* The value of the first field with this tag in the message, or NULL. */
+static const struct ev_fix_field *field_of(const struct ev_fixcheck *c, uint32_t tag)
+{
+	if (tag < c->tracked)
+		return c->seen[tag] == c->serial ? &c->msg.f[c->first_pos[tag]] : NULL;
+	long i = ev_fix_find(&c->msg, tag, 0);
+	return i < 0 ? NULL : &c->msg.f[i];
+}
+
+/* The entry of tag in layout: a dense table once the layout is in use,
+ * the dictionary's hash table when memory for one is short. */
+static const struct ev_fixdict_entry *entry_of(struct ev_fixcheck *c, uint32_t layout, uint32_t tag)
+{
+	const struct ev_fixdict *d = c->o.dict;
+	if (tag > d->max_tag)
+		return NULL;
+	uint32_t *t = c->dense[layout];
+	if (!t) {
+		const struct ev_fixdict_layout *l = &d->layouts[layout];
+		if (!(t = calloc(d->max_tag + 1, sizeof *t)))
+			return ev_fixdict_entry(d, layout, tag);
+		for (uint32_t i = l->first + l->count; i-- > l->first;) /* the first of a repeat wins */
+			t[d->entries[i].tag] = i + 1;
+		c->dense[layout] = t;
+	}
+	return t[tag] ? &d->entries[t[tag] - 1] : NULL;
+}
+
+enum region { HEADER = 1, BODY = 2, TRAILER = 3 };
+#define REGION_SHIFT 30
+#define ENTRY_MASK ((1u << REGION_SHIFT) - 1)
+
+/* The table of a message type's top level: header, then body, then
+ * trailer (a tag in the header is a header field wherever it stands). */
+static const uint32_t *top_of(struct ev_fixcheck *c, const struct ev_fixdict_message *def)
+{
+	const struct ev_fixdict *d = c->o.dict;
+	size_t m = (size_t)(def - d->messages);
+	if (c->top[m])
+		return c->top[m];
+	uint32_t *t = calloc(d->max_tag + 1, sizeof *t);
+	if (!t)
+		return NULL;
+	const uint32_t layouts[3] = {d->trailer, def->body, d->header};
+	const enum region regions[3] = {TRAILER, BODY, HEADER};
+	for (int k = 0; k < 3; k++) { /* later layouts overwrite: the header wins */
+		const struct ev_fixdict_layout *l = &d->layouts[layouts[k]];
+		for (uint32_t i = l->first + l->count; i-- > l->first;)
+			t[d->entries[i].tag] = (uint32_t)regions[k] << REGION_SHIFT | (i + 1);
+	}
+	return c->top[m] = t;
+}
+
+/* c->same for a message split as the template was: its bits mark the
+ * changed bytes, each inside a value; fields are in offset order. */
+static void same_from_diff(struct ev_fixcheck *c)
+{
+	const struct ev_fix_msg *m = &c->msg;
+	memset(c->same, 1, m->n);
+	uint32_t j = 0;
+	for (size_t w = 0; w * 64 < m->len; w++)
+		for (uint64_t bits = c->changed[w]; bits; bits &= bits - 1) {
+			uint32_t at = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
+			while (j < m->n && m->f[j].off + m->f[j].len <= at)
+				j++;
+			if (j < m->n)
+				c->same[j] = 0;
+		}
+}
+
+/* c->same for a message of the template's tags whose values moved (one
+ * grew or shrank): value by value. */
+static void same_by_fields(struct ev_fixcheck *c)
+{
+	const struct ev_fix_msg *m = &c->msg;
+	for (uint32_t i = 0; i < m->n; i++) {
+		const struct ev_fix_field *f = &m->f[i], *g = &c->tpl.f[i];
+		c->same[i] = f->len == g->len &&
+			     memcmp(m->data + f->off, c->tpl.bytes + g->off, f->len) == 0;
+	}
+}
+
+/* Format and enum checks for one field against its definition. */
+static void check_value(struct ev_fixcheck *c, uint32_t i, const struct ev_fixdict_field *def)
+{
+	const struct ev_fix_field *f = &c->msg.f[i];
+	const char *v = ev_fix_value(&c->msg, i);
+	c->ok[i] = 1;
+	if (c->prev_ok[i] && c->same[i])
+		return; /* the same bytes were found clean a message ago */
+	c->ok[i] = 0;
+	if (f->len == 0) {
+		report(c, EV_RULE_EMPTY_VALUE, f->tag, f->off, NULL, "a value", "nothing");
+		return;
+	}
+	if (!def) {
+		c->ok[i] = 1;
+		return;
+	}
+	uint64_t secs;
+	uint32_t ns;
+	int well_formed = def->type == EV_FIX_T_UTCTIMESTAMP
+				  ? ev_fix_utc_timestamp_memo(&c->times[i], v, f->len, &secs, &ns) == 0
+				  : ev_fix_format_ok((enum ev_fix_type)def->type, v, f->len);
+	if (!well_formed) {
+		report_field(c, EV_RULE_DATA_FORMAT, i, ev_fix_type_name((enum ev_fix_type)def->type));
+	} else if (!ev_fixdict_enum_ok(c->o.dict, def, v, f->len)) {
+		report_field(c, EV_RULE_ENUM_VALUE, i, "one of the dictionary's values");
+	} else {
+		c->ok[i] = 1;
+	}
+}
+
+/* Findings under the rules that judge a message's structure: they depend
+ * only on its tags and its NumInGroup values. */
+static uint64_t structural_findings(const struct ev_fixcheck *c)
+{
+	static const enum ev_fix_rule rules[] = {
+		EV_RULE_UNKNOWN_MSGTYPE, EV_RULE_UNKNOWN_TAG, EV_RULE_TAG_NOT_IN_MESSAGE,
+		EV_RULE_REQUIRED_FIELD, EV_RULE_REPEATED_TAG, EV_RULE_HEADER_ORDER,
+		EV_RULE_GROUP_COUNT, EV_RULE_GROUP_DELIMITER, EV_RULE_GROUP_ORDER,
+	};
+	uint64_t n = 0;
+	for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
+		n += c->st.by_rule[rules[i]];
+	return n;
+}
+
+static void check_required(struct ev_fixcheck *c, const struct ev_fixdict_layout *l,
+			   const uint32_t *stamp, uint32_t serial, const char *where)
+{
+	const struct ev_fixdict *d = c->o.dict;
+	for (uint32_t k = l->req_first; k < l->req_first + l->req_count; k++) {
+		uint32_t tag = d->required[k];
+		if (tag < c->tracked && stamp[tag] == serial)
+			continue;
+		char want[96];
+		const struct ev_fixdict_field *def = ev_fixdict_field(d, tag);
+		snprintf(want, sizeof want, "%u (%s)%s", tag, def ? def->name : "?", where);
+		report(c, EV_RULE_REQUIRED_FIELD, tag, NO_OFFSET, NULL, want, "nothing");
+	}
+}
+
+/* A repeating group whose NumInGroup is field i: its instances, their
+ * members' order, values and required members. @return the index after it. */
+static uint32_t check_group(struct ev_fixcheck *c, uint32_t i, const struct ev_fixdict_group *g,
+			    int depth)
+{
+	const struct ev_fixdict *d = c->o.dict;
+	const struct ev_fixdict_layout *l = &d->layouts[g->layout];
+	uint64_t stated = 0;
+	int count_ok = ev_fix_parse_u64(ev_fix_value(&c->msg, i), c->msg.f[i].len, &stated) == 0;
+	if (c->groups < MEMO_GROUPS_MAX)
+		c->group_pos[c->groups] = i;
+	c->groups++;
+	uint32_t count_at = i, instances = 0;
+	long last = -1;
+	uint32_t inst = 0;
+	for (i = i + 1; i < c->msg.n;) {
+		const struct ev_fix_field *f = &c->msg.f[i];
+		const struct ev_fixdict_entry *e = entry_of(c, g->layout, f->tag);
+		if (!e)
+			break; /* the group ended */
+		long pos = (long)(e - &d->entries[l->first]);
+		if (f->tag == g->delimiter || instances == 0) {
+			if (instances)
+				check_required(c, l, c->inst_seen, inst, " in a group instance");
+			if (f->tag != g->delimiter) {
+				char want[64];
+				snprintf(want, sizeof want, "%u first in the instance", g->delimiter);
+				report_field(c, EV_RULE_GROUP_DELIMITER, i, want);
+			}
+			instances++;
+			if ((inst = ++c->instance) == 0) { /* wrapped: start the stamps again */
+				memset(c->inst_seen, 0, c->tracked * sizeof *c->inst_seen);
+				inst = c->instance = 1;
+			}
+			last = -1;
+		}
+		if (pos <= last) {
+			char want[64];
+			snprintf(want, sizeof want, "after tag %u", d->entries[l->first + (uint32_t)last].tag);
+			report_field(c, EV_RULE_GROUP_ORDER, i, want);
+		}
+		last = pos;
+		if (f->tag < c->tracked)
+			c->inst_seen[f->tag] = inst;
+		check_value(c, i, ev_fixdict_field(d, f->tag));
+		if (e->group >= 0 && depth < GROUP_DEPTH_MAX)
+			i = check_group(c, i, &d->groups[e->group], depth + 1);
+		else
+			i++;
+	}
+	if (instances)
+		check_required(c, l, c->inst_seen, inst, " in a group instance");
+	if (count_ok && stated != instances) {
+		char want[32];
+		snprintf(want, sizeof want, "%u instances", instances);
+		report_field(c, EV_RULE_GROUP_COUNT, count_at, want);
+	}
+	return i;
+}
+
+/* The dictionary's rules for the whole message. */
+static void check_dictionary(struct ev_fixcheck *c)
+{
+	const struct ev_fixdict *d = c->o.dict;
+	struct ev_fix_msg *m = &c->msg;
+	const struct ev_fixdict_message *def = NULL;
+	const struct ev_fix_field *t = field_of(c, 35);
+	if (t) {
+		const char *type = m->data + t->off;
+		def = c->last_def;
+		if (!def || ev_fix_cmp_str(def->msgtype, type, t->len) != 0)
+			def = c->last_def = ev_fixdict_message(d, type, t->len);
+	}
+	if (!def) {
+		if (t)
+			report_field(c, EV_RULE_UNKNOWN_MSGTYPE, (uint32_t)(t - m->f),
+				     "a MsgType of the dictionary");
+		return;
+	}
+	/* Same tags, same NumInGroup values, clean last time: the structure
+	 * is as it was, only the values need judging. */
+	int same_structure = c->shape && c->prev_struct_ok && c->prev_groups <= MEMO_GROUPS_MAX;
+	for (uint32_t g = 0; same_structure && g < c->prev_groups; g++)
+		same_structure = c->same[c->prev_group_pos[g]];
+	if (same_structure) {
+		for (uint32_t i = 0; i < m->n; i++) {
+			if (c->prev_ok[i] && c->same[i]) { /* check_value would keep it: no call */
+				c->ok[i] = 1;
+				continue;
+			}
+			check_value(c, i, ev_fixdict_field(d, m->f[i].tag));
+		}
+		c->groups = c->prev_groups;
+		memcpy(c->group_pos, c->prev_group_pos, sizeof c->group_pos);
+		c->struct_ok = 1;
+		return;
+	}
+	uint64_t before = structural_findings(c);
+	int body_began = 0;
+	if (++c->top_serial == 0) { /* wrapped: start the stamps again */
+		memset(c->top_seen, 0, c->tracked * sizeof *c->top_seen);
+		c->top_serial = 1;
+	}
+	const uint32_t *top = top_of(c, def);
+	if (!top) {
+		report(c, EV_RULE_UNKNOWN_MSGTYPE, 35, NO_OFFSET,
+		       "out of memory: the dictionary's rules were not applied", NULL, NULL);
+		return;
+	}
+	for (uint32_t i = 0; i < m->n;) {
+		const struct ev_fix_field *f = &m->f[i];
+		const struct ev_fixdict_field *fdef = ev_fixdict_field(d, f->tag);
+		const struct ev_fixdict_entry *e = NULL;
+		if (!fdef) {
+			report_field(c, EV_RULE_UNKNOWN_TAG, i, "a tag of the dictionary");
+			i++;
+			continue;
+		}
+		uint32_t where = top[f->tag];
+		if (where)
+			e = &d->entries[(where & ENTRY_MASK) - 1];
+		if (where >> REGION_SHIFT == HEADER) {
+			if (body_began)
+				report_field(c, EV_RULE_HEADER_ORDER, i, "header fields before the body");
+		} else if (where) {
+			body_began = 1;
+		} else {
+			char want[96];
+			snprintf(want, sizeof want, "a field of %s (%s)", def->name, def->msgtype);
+			report_field(c, EV_RULE_TAG_NOT_IN_MESSAGE, i, want);
+		}
+		/* Outside groups a tag may appear once; group members repeat per
+		 * instance and are judged by check_group. */
+		if (f->tag < c->tracked) {
+			if (c->top_seen[f->tag] == c->top_serial)
+				report_field(c, EV_RULE_REPEATED_TAG, i, "once");
+			c->top_seen[f->tag] = c->top_serial;
+		}
+		check_value(c, i, fdef);
+		if (e && e->group >= 0)
+			i = check_group(c, i, &d->groups[e->group], 0);
+		else
+			i++;
+	}
+	check_required(c, &d->layouts[d->header], c->seen, c->serial, "");
+	check_required(c, &d->layouts[def->body], c->seen, c->serial, "");
+	check_required(c, &d->layouts[d->trailer], c->seen, c->serial, "");
+	c->struct_ok = structural_findings(c) == before;
+}
+
+static int same(const struct ev_fix_field *f, const struct ev_fix_msg *m, const char *v, uint32_t len)
+{
+	if (f->len != len)
+		return 0;
+	const char *a = m->data + f->off;
+	for (uint32_t i = 0; i < len; i++) /* values are short: no call */
+		if (a[i] != v[i])
+			return 0;
+	return 1;
+}
+
+static void check_session(struct ev_fixcheck *c)
+{
+	const struct ev_fix_field *s = field_of(c, 49), *t = field_of(c, 56), *time = field_of(c, 52);
+	if (s && t && s->len < COMPID_MAX && t->len < COMPID_MAX) {
+		if (!c->have_compids) {
+			memcpy(c->compid[0], c->msg.data + s->off, s->len);
+			memcpy(c->compid[1], c->msg.data + t->off, t->len);
+			c->compid_len[0] = s->len;
+			c->compid_len[1] = t->len;
+			c->have_compids = 1;
+		} else if (!same(s, &c->msg, c->compid[0], c->compid_len[0]) ||
+			   !same(t, &c->msg, c->compid[1], c->compid_len[1])) {
+			char want[2 * COMPID_MAX + 16], got[2 * EV_FIX_VALUE_MAX + 16], a[EV_FIX_VALUE_MAX],
+				b[EV_FIX_VALUE_MAX];
+			snprintf(want, sizeof want, "49=%.*s 56=%.*s", (int)c->compid_len[0], c->compid[0],
+				 (int)c->compid_len[1], c->compid[1]);
+			show(c->msg.data + s->off, s->len, a, sizeof a);
+			show(c->msg.data + t->off, t->len, b, sizeof b);
+			snprintf(got, sizeof got, "49=%s 56=%s", a, b);
+			report(c, EV_RULE_COMPID, 49, s->off, NULL, want, got);
+		}
+	}
+	uint64_t secs;
+	uint32_t ns;
+	if (time && ev_fix_utc_timestamp_memo(&c->times[time - c->msg.f], c->msg.data + time->off,
+					      time->len, &secs, &ns) == 0) {
+		if (c->have_time && (secs < c->last_secs || (secs == c->last_secs && ns < c->last_ns))) {
+			char want[64];
+			snprintf(want, sizeof want, "at or after %014llu.%09u", (unsigned long long)c->last_secs,
+				 c->last_ns);
+			report_field(c, EV_RULE_SENDING_TIME, (uint32_t)(time - c->msg.f), want);
+		}
+		c->have_time = 1;
+		c->last_secs = secs;
+		c->last_ns = ns;
+	}
+}
+
+/* MsgSeqNum continuity. In a message whose fields could not all be read
+ * (readable 0: field-syntax said so) a sequence number that is not there
+ * is taken to be the next: the damage is reported once, not again as a
+ * gap at the next message. */
+static void check_sequence(struct ev_fixcheck *c, int readable, uint64_t *seq_out)
+{
+	uint32_t tag = c->o.spec ? c->o.spec->sequence_tag : 34;
+	const struct ev_fix_field *f = field_of(c, tag);
+	uint64_t seq;
+	*seq_out = UINT64_MAX;
+	if (!f || ev_fix_parse_u64(c->msg.data + f->off, f->len, &seq) != 0) {
+		if (readable)
+			report(c, EV_RULE_SEQNUM, tag, f ? f->off : NO_OFFSET, "no MsgSeqNum to follow",
+			       "a number", f ? "another value" : "none");
+		else if (c->have_seq)
+			c->next_seq++;
+		return;
+	}
+	*seq_out = seq;
+	if (c->have_seq && seq != c->next_seq) {
+		char want[32];
+		snprintf(want, sizeof want, "%llu", (unsigned long long)c->next_seq);
+		report_field(c, EV_RULE_SEQNUM, (uint32_t)(f - c->msg.f),
+			     want);
+	}
+	c->have_seq = 1;
+	c->next_seq = seq + 1;
+}
+
+/* The owner tag (ClOrdID) counts up by one across the orders; readable
+ * as for check_sequence. */
+static void check_owner(struct ev_fixcheck *c, int readable)
+{
+	const struct ev_fixspec *s = c->o.spec;
+	char want[64];
+	const struct ev_fix_field *owner = field_of(c, s->owner_tag);
+	uint64_t v;
+	int owner_ok = owner && ev_fix_parse_u64(c->msg.data + owner->off, owner->len, &v) == 0;
+	if (owner_ok && v == c->next_owner) {
+		c->next_owner = v + 1;
+		return;
+	}
+	if (!owner_ok && !readable) {
+		c->next_owner++;
+		return;
+	}
+	snprintf(want, sizeof want, "%u=%llu", s->owner_tag, (unsigned long long)c->next_owner);
+	if (!owner_ok) {
+		if (owner)
+			report_field(c, EV_RULE_OWNER_SEQUENCE, (uint32_t)(owner - c->msg.f), want);
+		else
+			report(c, EV_RULE_OWNER_SEQUENCE, s->owner_tag, NO_OFFSET, NULL, want, "nothing");
+		c->next_owner++;
+		return;
+	}
+	report_field(c, EV_RULE_OWNER_SEQUENCE, (uint32_t)(owner - c->msg.f), want);
+	c->next_owner = v + 1;
+}
+
+/* The spec's fields and groups, for an order. */
+static void check_order(struct ev_fixcheck *c)
+{
+	const struct ev_fixspec *s = c->o.spec;
+	char want[EV_FIX_VALUE_MAX];
+	for (size_t k = 0; k < s->nfields; k++) {
+		const struct ev_fixspec_field *sf = &s->fields[k];
+		const struct ev_fix_field *f = field_of(c, sf->tag);
+		c->spec_ok[k] = 1;
+		if (f && c->prev_spec_ok[k] && c->same[f - c->msg.f])
+			continue;
+		if (f && ev_fixspec_field_ok(sf, c->msg.data + f->off, f->len))
+			continue;
+		int n = snprintf(want, sizeof want, "%u=", sf->tag);
+		ev_fixspec_field_describe(sf, want + n, sizeof want - (size_t)n);
+		if (f)
+			report_field(c, EV_RULE_SPEC_VALUE, (uint32_t)(f - c->msg.f), want);
+		else
+			report(c, EV_RULE_SPEC_VALUE, sf->tag, NO_OFFSET, NULL, want, "nothing");
+		c->spec_ok[k] = 0;
+	}
+	for (size_t k = 0; k < s->ngroups; k++) {
+		const struct ev_fixspec_group *g = &s->groups[k];
+		const struct ev_fix_field *f = field_of(c, g->tag);
+		uint8_t *ok = &c->spec_ok[s->nfields + k];
+		if (f && c->prev_spec_ok[s->nfields + k]) {
+			uint32_t at = (uint32_t)(f - c->msg.f);
+			int same_group = at + g->nmembers < c->msg.n;
+			for (uint32_t m = 0; same_group && m <= g->nmembers; m++)
+				same_group = c->same[at + m];
+			if (same_group)
+				continue;
+		}
+		*ok = 0;
+		uint64_t count;
+		if (!f || ev_fix_parse_u64(c->msg.data + f->off, f->len, &count) != 0 || count != g->count) {
+			snprintf(want, sizeof want, "%u=%u", g->tag, g->count);
+			if (f)
+				report_field(c, EV_RULE_SPEC_GROUP, (uint32_t)(f - c->msg.f), want);
+			else
+				report(c, EV_RULE_SPEC_GROUP, g->tag, NO_OFFSET, NULL, want, "nothing");
+			continue;
+		}
+		uint32_t at = (uint32_t)(f - c->msg.f);
+		*ok = 1;
+		for (size_t m = 0; m < g->nmembers; m++) {
+			const struct ev_fixspec_field *sm = &g->members[m];
+			uint32_t i = at + 1 + (uint32_t)m;
+			const struct ev_fix_field *mf = i < c->msg.n ? &c->msg.f[i] : NULL;
+			if (mf && mf->tag == sm->tag && ev_fixspec_field_ok(sm, c->msg.data + mf->off, mf->len))
+				continue;
+			*ok = 0;
+			int n = snprintf(want, sizeof want, "instance %zu: %u=", m * g->count / g->nmembers + 1,
+					 sm->tag);
+			ev_fixspec_field_describe(sm, want + n, sizeof want - (size_t)n);
+			if (mf)
+				report_field(c, EV_RULE_SPEC_GROUP, i, want);
+			else
+				report(c, EV_RULE_SPEC_GROUP, sm->tag, NO_OFFSET, NULL, want, "nothing");
+			break; /* the first difference says it; the rest would follow from it */
+		}
+	}
+}
+
+/* The other side's unmatched fingerprint with this seq, or -1: one equal
+ * to p when there is one, so that a MsgSeqNum used twice (a reset, a
+ * resend) never pairs two identical records with two different ones. */
+static long find_print(const struct ev_fixcheck *c, const struct ev_fixprint *p)
+{
+	const struct ev_fixprint_set *s = c->o.set;
+	uint64_t seq = p->seq;
+	if (!s->n)
+		return -1;
+	size_t lo = 0, hi = s->n;
+	/* Usually the seqs run without a gap: try the direct place first. */
+	if (seq >= s->v[0].seq && seq - s->v[0].seq < s->n && s->v[seq - s->v[0].seq].seq == seq &&
+	    (seq - s->v[0].seq == 0 || s->v[seq - s->v[0].seq - 1].seq != seq))
+		lo = seq - s->v[0].seq, hi = lo + 1;
+	else
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (s->v[mid].seq < seq)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	long first = -1;
+	for (size_t i = lo; i < s->n && s->v[i].seq == seq; i++) {
+		if (c->matched[i])
+			continue;
+		if (s->v[i].hash == p->hash && s->v[i].len == p->len)
+			return (long)i;
+		if (first < 0)
+			first = (long)i;
+	}
+	return first;
+}
+
+static void fingerprint(struct ev_fixcheck *c, uint64_t seq)
+{
+	struct ev_fixprint p = {seq, ev_fixprint_hash(c->o.key, c->msg.data, c->msg.len), c->msg.len,
+				c->rec->file_index, c->rec->offset};
+	if (c->o.prints == EV_FIXPRINT_RECORD) {
+		struct ev_error ignored;
+		ev_error_clear(&ignored);
+		if (ev_fixprint_add(c->o.set, &p, &ignored) != EV_OK)
+			report(c, EV_RULE_CROSS_AGREEMENT, 0, NO_OFFSET,
+			       "out of memory for fingerprints: the endpoints cannot be compared", NULL, NULL);
+		return;
+	}
+	long i = find_print(c, &p);
+	c->st.compared++;
+	if (i < 0) {
+		if (!c->extra++) {
+			c->first_extra_seq = seq;
+			c->first_extra_file = c->rec->file;
+			c->first_extra_record = c->rec->record;
+			c->first_extra_offset = c->rec->offset;
+		}
+		return;
+	}
+	c->matched[i] = 1;
+	const struct ev_fixprint *o = &c->o.set->v[i];
+	if (o->hash == p.hash && o->len == p.len) {
+		c->st.matched++;
+		return;
+	}
+	if (c->differing++)
+		return;
+	c->have_diff = 1;
+	c->diff_other = *o;
+	c->diff.file = c->rec->file;
+	c->diff.record = c->rec->record;
+	c->diff.offset = c->rec->offset;
+	free(c->diff_mine);
+	if ((c->diff_mine = malloc(c->msg.len)) != NULL) {
+		memcpy(c->diff_mine, c->msg.data, c->msg.len);
+		c->diff_mine_len = c->msg.len;
+	}
+}
+
+/* Keep this message and its verdicts for the next one. */
+static void remember(struct ev_fixcheck *c)
+{
+	const struct ev_fix_msg *m = &c->msg;
+	if (!c->rescanned)
+		ev_fix_template_set(&c->tpl, m);
+	if (!c->tpl.len)
+		return;
+	c->stamps_are_prev = 1;
+	memcpy(c->prev_ok, c->ok, m->n);
+	if (c->o.spec)
+		memcpy(c->prev_spec_ok, c->spec_ok, c->o.spec->nfields + c->o.spec->ngroups);
+	c->prev_struct_ok = c->struct_ok && c->o.dict;
+	c->prev_groups = c->groups;
+	memcpy(c->prev_group_pos, c->group_pos, sizeof c->group_pos);
+}
+
+void ev_fixcheck_record(struct ev_fixcheck *c, const struct ev_fix_record *r)
+{
+	c->rec = r;
+	c->st.bytes += r->len;
+	struct ev_fix_msg *m = &c->msg;
+	unsigned ignored;
+	c->rescanned = ev_fix_rescan(r->msg, r->len, &c->tpl, m, c->changed, &ignored, on_envelope, c);
+	if (c->rescanned) {
+		c->shape = 1;
+		same_from_diff(c);
+	} else {
+		ev_fix_scan(r->msg, r->len, c->o.dict ? &c->o.dict->data_tags : NULL, m, on_envelope, c);
+		c->shape = c->tpl.len && m->n == c->tpl.n;
+		for (uint32_t i = 0; c->shape && i < m->n; i++)
+			c->shape = m->f[i].tag == c->tpl.f[i].tag;
+		if (c->shape) {
+			same_by_fields(c);
+		} else {
+			memset(c->same, 0, m->n);
+			c->prev_struct_ok = 0;
+		}
+	}
+	c->struct_ok = 0;
+	c->groups = 0;
+
+	/* Stamp the tags of this message, each at its first position, unless
+	 * the stamps of the previous message, of the same tags, still hold. */
+	if (!c->shape || !c->stamps_are_prev) {
+		if (++c->serial == 0) { /* wrapped: start the stamps again */
+			memset(c->seen, 0, c->tracked * sizeof *c->seen);
+			c->serial = 1;
+		}
+		for (uint32_t i = 0; i < m->n; i++) {
+			uint32_t tag = m->f[i].tag;
+			if (tag < c->tracked && c->seen[tag] != c->serial) {
+				c->seen[tag] = c->serial;
+				c->first_pos[tag] = i;
+			}
+		}
+		c->stamps_are_prev = 0;
+	}
+	if (c->o.sender_compid) {
+		const struct ev_fix_field *s = field_of(c, 49);
+		if (!s || !same(s, m, c->o.sender_compid, (uint32_t)strlen(c->o.sender_compid))) {
+			c->st.skipped++;
+			c->st.bytes -= r->len;
+			c->rec = NULL;
+			/* The template may be this message now: the verdicts kept
+			 * are not about it, so nothing is kept. */
+			c->tpl.len = 0;
+			c->prev_struct_ok = 0;
+			c->stamps_are_prev = 0;
+			return;
+		}
+	}
+	c->st.messages++;
+	/* A message whose fields could not all be read (field-syntax) is
+	 * judged only for what continues across messages, from the fields
+	 * read before the damage: a rule on its values or structure would
+	 * only repeat the one finding. */
+	int readable = m->syntax_ok;
+	if (readable) {
+		if (c->o.dict) {
+			check_dictionary(c);
+		} else {
+			for (uint32_t i = 0; i < m->n; i++)
+				check_value(c, i, NULL);
+		}
+		check_session(c);
+	}
+	uint64_t seq;
+	check_sequence(c, readable, &seq);
+	const struct ev_fixspec *s = c->o.spec;
+	const struct ev_fix_field *begin = field_of(c, 8);
+	if (s && readable && begin && !same(begin, m, s->begin_string, (uint32_t)strlen(s->begin_string)))
+		report_field(c, EV_RULE_SPEC_VALUE, (uint32_t)(begin - m->f), s->begin_string);
+	/* MsgType wherever it stands: envelope-order judged its place. */
+	const struct ev_fix_field *t = field_of(c, 35);
+	int order = 0;
+	if (s && t) {
+		if (same(t, m, s->order_msgtype, (uint32_t)strlen(s->order_msgtype))) {
+			order = 1;
+		} else {
+			int allowed = 0;
+			for (size_t k = 0; k < s->nother && !allowed; k++)
+				allowed = same(t, m, s->other_msgtypes[k], (uint32_t)strlen(s->other_msgtypes[k]));
+			if (!allowed)
+				report_field(c, EV_RULE_SPEC_MSGTYPE, (uint32_t)(t - m->f), s->order_msgtype);
+		}
+	}
+	if (order) {
+		c->st.orders++;
+		if (readable)
+			check_order(c);
+		check_owner(c, readable);
+	} else {
+		c->st.others++;
+		if (s) /* an order's verdicts are not an other message's */
+			memset(c->spec_ok, 0, s->nfields + s->ngroups);
+	}
+	/* every message, session ones too: a Logon changed in one copy is a
+	 * difference between the endpoints as much as an order is */
+	if (c->o.prints != EV_FIXPRINT_NONE)
+		fingerprint(c, seq);
+	remember(c);
+	c->rec = NULL;
+}
+
+void ev_fixcheck_finish(struct ev_fixcheck *c)
+{
+	const struct ev_fixspec *s = c->o.spec;
+	if (!s)
+		return;
+	uint64_t want = s->warmups + s->measured;
+	if (c->st.orders != want) {
+		char a[96], b[32];
+		snprintf(a, sizeof a, "%llu (%llu warmups + %llu measured)", (unsigned long long)want,
+			 (unsigned long long)s->warmups, (unsigned long long)s->measured);
+		snprintf(b, sizeof b, "%llu", (unsigned long long)c->st.orders);
+		report(c, EV_RULE_ORDER_COUNT, 0, NO_OFFSET, NULL, a, b);
+	}
+}
+
+/* A message for showing whole: SOH as '|', other unprintable bytes \xHH. */
+static void show_message(const char *m, uint32_t len, char *out, size_t cap)
+{
+	char tmp[EV_FIX_VALUE_MAX];
+	uint32_t n = len < sizeof tmp - 1 ? len : (uint32_t)sizeof tmp - 1;
+	for (uint32_t i = 0; i < n; i++)
+		tmp[i] = m[i] == EV_FIX_SOH ? '|' : m[i];
+	show(tmp, n, out, cap);
+}
+
+void ev_fixcheck_cross(struct ev_fixcheck *c, const char *first_name,
+		       const char *const *first_files, ev_fix_reread_fn reread, void *reread_ctx)
+{
+	char a[EV_FIX_VALUE_MAX], b[EV_FIX_VALUE_MAX], msg[300];
+	if (c->have_diff) {
+		const struct ev_fixprint *o = &c->diff_other;
+		char other[EV_FIX_VALUE_MAX];
+		long got = reread ? reread(reread_ctx, o->file, o->offset, other, o->len < sizeof other ? o->len : sizeof other) : -1;
+		if (got >= 0)
+			show_message(other, (uint32_t)got, a, sizeof a);
+		else
+			snprintf(a, sizeof a, "the record at byte %llu of %s (%u bytes, no longer readable)",
+				 (unsigned long long)o->offset, first_files ? first_files[o->file] : "?", o->len);
+		if (c->diff_mine)
+			show_message(c->diff_mine, c->diff_mine_len, b, sizeof b);
+		else
+			snprintf(b, sizeof b, "(out of memory)");
+		snprintf(msg, sizeof msg,
+			 "message MsgSeqNum %llu differs from the %s's copy (%s, byte %llu); %llu message%s in all",
+			 (unsigned long long)o->seq, first_name, first_files ? first_files[o->file] : "?",
+			 (unsigned long long)o->offset, (unsigned long long)c->differing,
+			 c->differing == 1 ? " differs" : "s differ");
+		struct ev_fix_record r = {.file = c->diff.file, .record = c->diff.record, .offset = c->diff.offset};
+		c->rec = &r;
+		report(c, EV_RULE_CROSS_AGREEMENT, 0, NO_OFFSET, msg, a, b);
+		c->rec = NULL;
+	}
+	const struct ev_fixprint_set *set = c->o.set;
+	uint64_t missing = 0;
+	size_t first_missing = 0;
+	for (size_t i = 0; i < set->n; i++)
+		if (!c->matched[i] && !missing++)
+			first_missing = i;
+	if (missing) {
+		const struct ev_fixprint *o = &set->v[first_missing];
+		snprintf(msg, sizeof msg, "%llu message%s of the %s %s missing here (the first at byte %llu of %s)",
+			 (unsigned long long)missing, missing == 1 ? "" : "s", first_name,
+			 missing == 1 ? "is" : "are", (unsigned long long)o->offset,
+			 first_files ? first_files[o->file] : "?");
+		snprintf(a, sizeof a, "MsgSeqNum %llu", (unsigned long long)o->seq);
+		report(c, EV_RULE_CROSS_AGREEMENT, 0, NO_OFFSET, msg, a, "nothing");
+	}
+	if (c->extra) {
+		struct ev_fix_record r = {.file = c->first_extra_file, .record = c->first_extra_record,
+					  .offset = c->first_extra_offset};
+		c->rec = &r;
+		snprintf(msg, sizeof msg, "%llu message%s here that the %s does not have",
+			 (unsigned long long)c->extra, c->extra == 1 ? "" : "s", first_name);
+		snprintf(b, sizeof b, "MsgSeqNum %llu", (unsigned long long)c->first_extra_seq);
+		report(c, EV_RULE_CROSS_AGREEMENT, 0, NO_OFFSET, msg, "nothing", b);
+		c->rec = NULL;
+	}
+}

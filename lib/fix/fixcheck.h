@@ -1,0 +1,112 @@
+/* fixcheck: every rule, for the stream of messages one endpoint persisted.
+ *
+ * A checker takes the records of one side (a sender's outgoing or a
+ * receiver's incoming journal) in order and applies, to each message, the
+ * envelope rules (fixmsg.h), the data dictionary's rules when there is a
+ * dictionary (fixdict.h), the session rules (CompIDs fixed, SendingTime
+ * never going back, MsgSeqNum contiguous) and, with a spec, the spec's
+ * rules for orders; at the end, the order count. Readers hand their own
+ * damage in too. Every finding is counted by rule; the first
+ * `max_per_rule` of each are formatted and handed to the callback (0: all).
+ *
+ * Every message read (orders and session messages) is fingerprinted
+ * (fixprint.h): the first side of a pair records them, the second
+ * compares against that set as it goes, and ev_fixcheck_cross reports the
+ * first disagreement and the messages only one side has.
+ *
+ * One checker per thread; the dictionary and spec are shared read-only.
+ * The checker copies nothing it is handed but the few values it compares
+ * later (CompIDs). free accepts NULL.
+ */
+#ifndef EV_FIXCHECK_H
+#define EV_FIXCHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/fix/fixdict.h"
+#include "lib/fix/fixprint.h"
+#include "lib/fix/fixrules.h"
+#include "lib/fix/fixspec.h"
+#include "lib/core/status.h"
+
+#define EV_FIX_VALUE_MAX 640 /* a whole order fits, for a disagreement */
+
+/* One record as a reader hands it over. */
+struct ev_fix_record {
+	const char *msg;      /* the message's bytes, valid during the call */
+	uint32_t len;
+	const char *file;     /* the journal file's name, for findings */
+	uint32_t file_index;  /* the reader's number for the file */
+	uint64_t record;      /* 1-based position in its file */
+	uint64_t offset;      /* of the message's first byte in its file */
+};
+
+struct ev_fix_finding {
+	enum ev_fix_rule rule;
+	const char *side;     /* "sender", "receiver", ... */
+	const char *file;     /* may be NULL (a finding about the whole stream) */
+	uint64_t record;      /* 0: none */
+	uint64_t offset;      /* in the file */
+	uint32_t tag;         /* 0: none */
+	char message[EV_FIX_VALUE_MAX / 2];
+	char expected[EV_FIX_VALUE_MAX], found[EV_FIX_VALUE_MAX];
+};
+
+typedef void (*ev_fix_finding_fn)(void *ctx, const struct ev_fix_finding *f);
+
+enum ev_fixprint_mode { EV_FIXPRINT_NONE, EV_FIXPRINT_RECORD, EV_FIXPRINT_COMPARE };
+
+struct ev_fixcheck_opts {
+	const char *side;
+	const struct ev_fixdict *dict;   /* NULL: no dictionary rules */
+	const struct ev_fixspec *spec;   /* NULL: no spec rules, no order count */
+	const char *sender_compid;       /* NULL, or keep only messages with this 49
+					    (a log holding both directions) */
+	unsigned max_per_rule;           /* findings handed over per rule; 0: all */
+	enum ev_fixprint_mode prints;
+	const struct ev_fixprint_key *key;
+	struct ev_fixprint_set *set;     /* RECORD: filled; COMPARE: the other side's, sorted */
+};
+
+struct ev_fixcheck_stats {
+	uint64_t messages, orders, others, skipped; /* skipped: filtered out by CompID */
+	uint64_t bytes;
+	uint64_t by_rule[EV_RULE_COUNT];
+	uint64_t compared, matched;                 /* COMPARE: messages looked up, equal */
+};
+
+struct ev_fixcheck;
+
+ev_status ev_fixcheck_new(struct ev_fixcheck **out, const struct ev_fixcheck_opts *opts,
+			  ev_fix_finding_fn on_finding, void *ctx, struct ev_error *err);
+void ev_fixcheck_free(struct ev_fixcheck *c);
+
+/* One message. */
+void ev_fixcheck_record(struct ev_fixcheck *c, const struct ev_fix_record *r);
+
+/* A reader's own finding about the files (journal-count, ...). */
+void ev_fixcheck_damage(struct ev_fixcheck *c, enum ev_fix_rule rule, const char *file,
+			uint64_t record, uint64_t offset, const char *message,
+			const char *expected, const char *found);
+
+/* End of the stream: the order count. */
+void ev_fixcheck_finish(struct ev_fixcheck *c);
+
+const struct ev_fixcheck_stats *ev_fixcheck_stats(const struct ev_fixcheck *c);
+
+/* The record bytes of an order, for showing a disagreement: called with
+ * the other side's file index, offset and length; fills buf (cap bytes)
+ * and returns the length read, or -1 when they cannot be read again (an
+ * archive streamed by). */
+typedef long (*ev_fix_reread_fn)(void *ctx, uint32_t file, uint64_t offset, char *buf,
+				 size_t cap);
+
+/* After the second side (COMPARE) ended: report, under rule
+ * cross-agreement, the first order whose bytes differ (both records shown,
+ * the first side's re-read through reread when it can be), and the orders
+ * each side lacks. first_name names the other side. */
+void ev_fixcheck_cross(struct ev_fixcheck *c, const char *first_name,
+		       const char *const *first_files, ev_fix_reread_fn reread, void *reread_ctx);
+
+#endif

@@ -1,0 +1,137 @@
+#include "config.h"
+#include "lib/fix/fixprint.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#define P61 ((((uint64_t)1) << 61) - 1)
+
+static uint64_t mulmod(uint64_t a, uint64_t b)
+{
+	unsigned __int128 t = (unsigned __int128)a * b;
+	uint64_t lo = (uint64_t)t & P61, hi = (uint64_t)(t >> 61);
+	uint64_t r = lo + hi;
+	return r >= P61 ? r - P61 : r;
+}
+
+static uint64_t addmod(uint64_t a, uint64_t b)
+{
+	uint64_t r = a + b;
+	return r >= P61 ? r - P61 : r;
+}
+
+ev_status ev_fixprint_key_new(struct ev_fixprint_key *k, struct ev_error *err)
+{
+	uint64_t seed[2 + EV_FIXPRINT_LINEAR_WORDS];
+	if (getrandom(seed, sizeof seed, 0) != (ssize_t)sizeof seed)
+		return ev_error_errno(err, errno, "cannot draw a fingerprint key (getrandom)");
+	uint64_t r = seed[0] % (P61 - 2) + 2;
+	k->r[0] = r;
+	for (int i = 1; i < 4; i++)
+		k->r[i] = mulmod(k->r[i - 1], r);
+	k->s = seed[1] % (P61 - 1) + 1;
+	for (size_t i = 0; i < EV_FIXPRINT_LINEAR_WORDS; i++)
+		k->k[i] = seed[2 + i] % P61;
+	return EV_OK;
+}
+
+/* sum(k_i * m_i) over 7-byte words: each product is below 2^117 and at
+ * most 147 of them below 2^125, so they add up in 128 bits and are
+ * reduced once. */
+static uint64_t multilinear(const struct ev_fixprint_key *k, const unsigned char *p, size_t len)
+{
+	unsigned __int128 acc = 0;
+	size_t i = 0, w = 0;
+	for (; i + 8 <= len; i += 7, w++) {
+		uint64_t m;
+		memcpy(&m, p + i, 8);
+		acc += (unsigned __int128)k->k[w] * (m & (((uint64_t)1 << 56) - 1));
+	}
+	if (i < len) {
+		unsigned char tail[8] = {0};
+		memcpy(tail, p + i, len - i);
+		uint64_t m;
+		memcpy(&m, tail, 8);
+		acc += (unsigned __int128)k->k[w] * (m & (((uint64_t)1 << 56) - 1));
+	}
+	/* acc mod 2^61 - 1: fold the high bits down (2^61 = 1). */
+	uint64_t lo = (uint64_t)acc & P61, mid = (uint64_t)(acc >> 61) & P61,
+		 hi = (uint64_t)(acc >> 122);
+	return addmod(addmod(lo, mid), hi);
+}
+
+/* 7 bytes, little-endian: below 2^56, so below the prime. */
+static uint64_t word7(const unsigned char *p)
+{
+	uint64_t w;
+	memcpy(&w, p, 8);
+	return w & (((uint64_t)1 << 56) - 1);
+}
+
+uint64_t ev_fixprint_hash(const struct ev_fixprint_key *k, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	if (len <= EV_FIXPRINT_LINEAR_BYTES)
+		return addmod(multilinear(k, p, len), mulmod(k->s, (uint64_t)len % P61));
+	uint64_t h[4] = {0, 0, 0, 0};
+	size_t i = 0;
+	/* Horner in four lanes (each steps by r^4), so that the multiplies do
+	 * not wait on each other; 28 bytes a round, reading 29 at most. */
+	for (; i + 29 <= len; i += 28)
+		for (int l = 0; l < 4; l++)
+			h[l] = addmod(mulmod(h[l], k->r[3]), word7(p + i + 7 * (size_t)l) + 1);
+	/* h = h0 r^3 + h1 r^2 + h2 r + h3: the same polynomial as one lane. */
+	uint64_t acc = addmod(addmod(mulmod(h[0], k->r[2]), mulmod(h[1], k->r[1])),
+			      addmod(mulmod(h[2], k->r[0]), h[3]));
+	unsigned char tail[8];
+	for (; i < len; i += 7) {
+		size_t n = len - i < 7 ? len - i : 7;
+		memset(tail, 0, sizeof tail);
+		memcpy(tail, p + i, n);
+		acc = addmod(mulmod(acc, k->r[0]), word7(tail) + 1);
+	}
+	return addmod(acc, mulmod(k->s, (uint64_t)len % P61));
+}
+
+ev_status ev_fixprint_add(struct ev_fixprint_set *s, const struct ev_fixprint *p,
+			  struct ev_error *err)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 4096;
+		struct ev_fixprint *bigger = realloc(s->v, cap * sizeof *bigger);
+		if (!bigger)
+			return ev_error_set(err, EV_ERROR, "out of memory for order fingerprints");
+		s->v = bigger;
+		s->cap = cap;
+	}
+	s->v[s->n++] = *p;
+	return EV_OK;
+}
+
+static int by_seq(const void *a, const void *b)
+{
+	const struct ev_fixprint *x = a, *y = b;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	/* equal sequence numbers: keep journal order */
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+void ev_fixprint_sort(struct ev_fixprint_set *s)
+{
+	for (size_t i = 1; i < s->n; i++)
+		if (by_seq(&s->v[i - 1], &s->v[i]) > 0) {
+			qsort(s->v, s->n, sizeof *s->v, by_seq);
+			return;
+		}
+}
+
+void ev_fixprint_set_free(struct ev_fixprint_set *s)
+{
+	free(s->v);
+	memset(s, 0, sizeof *s);
+}

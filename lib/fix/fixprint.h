@@ -1,0 +1,62 @@
+/* fixprint: fingerprints of message records, to prove that two endpoints'
+ * journals hold the same orders byte for byte without holding both.
+ *
+ * A fingerprint is a keyed universal hash over GF(2^61 - 1) of the
+ * message's bytes, taken 7 at a time, under a key drawn at random for
+ * each audit (getrandom): for records up to EV_FIXPRINT_LINEAR_BYTES the
+ * multilinear hash sum(k_i * m_i) + k_len * len (strongly universal: two
+ * different messages agree with probability 1/2^61), longer ones a
+ * polynomial hash (at most L / 2^61 for L words). Whoever wrote the
+ * journals, as long as they wrote them before the key was drawn, cannot
+ * make two different orders agree. The multilinear form has no chain of
+ * dependent multiplies, which keeps it cheap on the hot path. A set keeps, per
+ * order of the side read first, the MsgSeqNum, the fingerprint, the
+ * length and where the record is, 32 bytes each: the one place where
+ * audit's memory grows with a journal (32 MB for a million orders).
+ *
+ * A key is plain data; a set belongs to one thread. free accepts NULL.
+ */
+#ifndef EV_FIXPRINT_H
+#define EV_FIXPRINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/core/status.h"
+
+#define EV_FIXPRINT_LINEAR_BYTES 1024
+#define EV_FIXPRINT_LINEAR_WORDS ((EV_FIXPRINT_LINEAR_BYTES + 6) / 7)
+
+struct ev_fixprint_key {
+	uint64_t r[4]; /* r, r^2, r^3, r^4 mod 2^61 - 1 (long records) */
+	uint64_t s;    /* mixes in the length */
+	uint64_t k[EV_FIXPRINT_LINEAR_WORDS]; /* one per word (short records) */
+};
+
+struct ev_fixprint {
+	uint64_t seq, hash;
+	uint32_t len, file;   /* file: the reader's index of the journal file */
+	uint64_t offset;      /* of the message in that file */
+};
+
+struct ev_fixprint_set {
+	struct ev_fixprint *v;
+	size_t n, cap;
+};
+
+/* Draw a fresh key. @return EV_OK, or EV_ERROR when no randomness. */
+ev_status ev_fixprint_key_new(struct ev_fixprint_key *k, struct ev_error *err);
+
+/* The fingerprint of len bytes. */
+uint64_t ev_fixprint_hash(const struct ev_fixprint_key *k, const void *data, size_t len);
+
+/* Append one. @return EV_OK or EV_ERROR (memory). */
+ev_status ev_fixprint_add(struct ev_fixprint_set *s, const struct ev_fixprint *p,
+			  struct ev_error *err);
+
+/* Sort by seq (stable: equal seqs keep their order), for matching. */
+void ev_fixprint_sort(struct ev_fixprint_set *s);
+
+void ev_fixprint_set_free(struct ev_fixprint_set *s);
+
+#endif

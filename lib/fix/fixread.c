@@ -1,0 +1,407 @@
+#include "config.h"
+#include "lib/fix/fixread.h"
+#include "lib/core/input.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define READ_CHUNK ((size_t)1 << 20)
+#define WINDOW (READ_CHUNK + EV_FIXREAD_RECORD_MAX)
+#define STITCH ((size_t)64 << 10) /* added at a time to finish a record cut by a read */
+
+struct ev_fixread {
+	const struct ev_fixread_ops *ops;
+	struct ev_fixread_sink sink;
+	void *state;
+	unsigned char *window; /* unconsumed bytes of the current file first */
+	size_t held;           /* bytes in window */
+	uint64_t at;           /* file offset of window[0] */
+	const char *name;
+	uint32_t index;
+	uint64_t records;
+};
+
+static const struct {
+	const char *name;
+	const struct ev_fixread_ops *ops;
+} kinds[] = {
+	[EV_FIXREAD_LLFIX] = {"llfix", &ev_fixread_llfix_ops},
+	[EV_FIXREAD_RAW] = {"raw", &ev_fixread_raw_ops},
+	[EV_FIXREAD_QF_STORE] = {"qf-store", &ev_fixread_qfstore_ops},
+	[EV_FIXREAD_QF_LOG] = {"qf-log", &ev_fixread_qflog_ops},
+};
+
+const char *ev_fixread_kind_name(enum ev_fixread_kind kind)
+{
+	return (unsigned)kind < sizeof kinds / sizeof *kinds ? kinds[kind].name : "unknown";
+}
+
+int ev_fixread_kind_parse(const char *name)
+{
+	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+		if (strcmp(kinds[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+int ev_fixread_detect(const char *path, struct ev_error *err)
+{
+	struct stat sb;
+	char probe[4096];
+	if (stat(path, &sb) != 0) {
+		/* QuickFIX's session prefix, with or without its trailing dot */
+		snprintf(probe, sizeof probe, "%s%sbody", path, ends_with(path, ".") ? "" : ".");
+		if (stat(probe, &sb) == 0)
+			return EV_FIXREAD_QF_STORE;
+		ev_error_errno(err, errno, "%s: cannot read", path);
+		return -1;
+	}
+	static const char *const beside[] = {".header", ".seqnums", ".session"};
+	for (size_t i = 0; i < sizeof beside / sizeof *beside; i++) {
+		size_t n = strlen(path), m = strlen(beside[i]);
+		if (!ends_with(path, beside[i]) || n - m >= sizeof probe - 6)
+			continue;
+		snprintf(probe, sizeof probe, "%.*s.body", (int)(n - m), path);
+		if (access(probe, F_OK) == 0) {
+			ev_error_set(err, EV_USAGE, "%s: a QuickFIX store's %s, not its messages: name %s (or the "
+				     "prefix), and the %s is read beside it", path, beside[i] + 1, probe, beside[i] + 1);
+			return -1;
+		}
+	}
+	if (S_ISDIR(sb.st_mode)) {
+		snprintf(probe, sizeof probe, "%s/1.bin", path);
+		if (access(probe, F_OK) == 0)
+			return EV_FIXREAD_LLFIX;
+		ev_error_set(err, EV_USAGE, "%s: a directory without 1.bin (not an llfix journal); "
+			     "name the journal file, or say --format", path);
+		return -1;
+	}
+	if (ends_with(path, ".body"))
+		return EV_FIXREAD_QF_STORE;
+	if (ends_with(path, ".log"))
+		return EV_FIXREAD_QF_LOG;
+	return EV_FIXREAD_RAW;
+}
+
+void ev_fixread_files_free(char **files, size_t n)
+{
+	for (size_t i = 0; files && i < n; i++)
+		free(files[i]);
+	free(files);
+}
+
+/* The N of "N.bin" (no leading zero), or 0. */
+static unsigned long bin_number(const char *name)
+{
+	char *end;
+	if (name[0] < '1' || name[0] > '9')
+		return 0;
+	unsigned long n = strtoul(name, &end, 10);
+	return strcmp(end, ".bin") == 0 ? n : 0;
+}
+
+static int by_number(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+	return x < y ? -1 : x > y;
+}
+
+ev_status ev_fixread_list(enum ev_fixread_kind kind, const char *path, char ***files,
+			  size_t *nfiles, struct ev_error *err)
+{
+	*files = NULL;
+	*nfiles = 0;
+	if (kind != EV_FIXREAD_LLFIX) {
+		char *one;
+		if (kind == EV_FIXREAD_QF_STORE && !ends_with(path, ".body")) {
+			size_t n = strlen(path) + 6;
+			if ((one = malloc(n)))
+				snprintf(one, n, "%s%sbody", path, ends_with(path, ".") ? "" : ".");
+		} else {
+			one = strdup(path);
+		}
+		if (!one || !(*files = malloc(sizeof **files))) {
+			free(one);
+			return ev_error_set(err, EV_ERROR, "out of memory");
+		}
+		(*files)[0] = one;
+		*nfiles = 1;
+		return EV_OK;
+	}
+	struct stat sb;
+	if (stat(path, &sb) == 0 && !S_ISDIR(sb.st_mode))
+		return ev_error_set(err, EV_USAGE,
+				    "%s: %s, not a directory: an llfix journal is a directory of numbered "
+				    ".bin files", path, ev_input_kind(sb.st_mode));
+	DIR *d = opendir(path);
+	if (!d)
+		return ev_error_errno(err, errno, "%s: cannot open the journal directory", path);
+	unsigned long *numbers = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		unsigned long k = bin_number(e->d_name);
+		if (!k)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			unsigned long *bigger = realloc(numbers, cap * sizeof *bigger);
+			if (!bigger) {
+				closedir(d);
+				free(numbers);
+				return ev_error_set(err, EV_ERROR, "out of memory");
+			}
+			numbers = bigger;
+		}
+		numbers[n++] = k;
+	}
+	closedir(d);
+	if (n > 1)
+		qsort(numbers, n, sizeof *numbers, by_number);
+	*files = calloc(n ? n : 1, sizeof **files);
+	for (size_t i = 0; *files && i < n; i++) {
+		size_t len = strlen(path) + 32;
+		if (((*files)[i] = malloc(len)) == NULL)
+			break;
+		snprintf((*files)[i], len, "%s/%lu.bin", path, numbers[i]);
+		*nfiles = i + 1;
+	}
+	free(numbers);
+	if (!*files || *nfiles != n) {
+		ev_fixread_files_free(*files, *nfiles);
+		*files = NULL;
+		*nfiles = 0;
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	}
+	return EV_OK;
+}
+
+struct ev_fixread *ev_fixread_new(enum ev_fixread_kind kind, const struct ev_fixread_sink *sink)
+{
+	if ((unsigned)kind >= sizeof kinds / sizeof *kinds)
+		return NULL;
+	struct ev_fixread *r = calloc(1, sizeof *r);
+	if (!r)
+		return NULL;
+	r->ops = kinds[kind].ops;
+	r->sink = *sink;
+	r->state = calloc(1, r->ops->state_size ? r->ops->state_size : 1);
+	r->window = malloc(WINDOW);
+	if (!r->state || !r->window) {
+		ev_fixread_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void ev_fixread_free(struct ev_fixread *r)
+{
+	if (!r)
+		return;
+	if (r->state && r->ops->release)
+		r->ops->release(r->state);
+	free(r->state);
+	free(r->window);
+	free(r);
+}
+
+const char *ev_fixread_name(const struct ev_fixread *r)
+{
+	return r->name;
+}
+
+const struct ev_fixread_sink *ev_fixread_sink_of(const struct ev_fixread *r)
+{
+	return &r->sink;
+}
+
+uint64_t ev_fixread_records(const struct ev_fixread *r)
+{
+	return r->records;
+}
+
+void ev_fixread_emit(struct ev_fixread *r, const unsigned char *msg, uint32_t len, uint64_t at)
+{
+	struct ev_fix_record rec = {(const char *)msg, len, r->name, r->index, ++r->records, at};
+	r->sink.record(r->sink.ctx, &rec);
+}
+
+void ev_fixread_damage(struct ev_fixread *r, enum ev_fix_rule rule, uint64_t at,
+		       const char *message, const char *expected, const char *found)
+{
+	r->sink.damage(r->sink.ctx, rule, r->name, 0, at, message, expected, found);
+}
+
+ev_status ev_fixread_begin(struct ev_fixread *r, const char *name, uint32_t index,
+			   struct ev_error *err)
+{
+	(void)err;
+	r->name = name;
+	r->index = index;
+	r->held = 0;
+	r->at = 0;
+	r->records = 0;
+	if (r->ops->begin)
+		r->ops->begin(r->state, r, name);
+	return EV_OK;
+}
+
+/* Let the reader consume what the window holds; keep the rest in front. */
+static void consume(struct ev_fixread *r, int eof)
+{
+	size_t used = r->ops->parse(r->state, r, r->window, r->held, r->at, eof);
+	if (used > r->held)
+		used = r->held;
+	if (used && used < r->held)
+		memmove(r->window, r->window + used, r->held - used);
+	r->held -= used;
+	r->at += used;
+}
+
+/* A record longer than the window: the reader says why it cannot take it
+ * and a chunk is skipped. */
+static void overflow(struct ev_fixread *r)
+{
+	if (r->held < WINDOW)
+		return;
+	ev_fixread_damage(r, EV_RULE_STREAM_FRAMING, r->at, "a record longer than 4 MiB: skipped", NULL,
+			  NULL);
+	memmove(r->window, r->window + READ_CHUNK, r->held - READ_CHUNK);
+	r->held -= READ_CHUNK;
+	r->at += READ_CHUNK;
+}
+
+ev_status ev_fixread_feed(struct ev_fixread *r, const void *data, size_t len, struct ev_error *err)
+{
+	(void)err;
+	const unsigned char *p = data;
+	if (r->sink.fed)
+		r->sink.fed(r->sink.ctx, len);
+	while (len) {
+		if (r->held == 0) {
+			/* Whole records straight from the caller's bytes; only the
+			 * record cut by their end is copied, to be finished. */
+			size_t used = r->ops->parse(r->state, r, p, len, r->at, 0);
+			if (used > len)
+				used = len;
+			r->at += used;
+			p += used;
+			len -= used;
+			size_t n = len < WINDOW ? len : WINDOW;
+			memcpy(r->window, p, n);
+			r->held = n;
+			p += n;
+			len -= n;
+			overflow(r);
+			continue;
+		}
+		/* A record is held: add bytes until it is whole. Once it is, the
+		 * rest of the caller's bytes are parsed where they are. */
+		size_t before = r->held, room = WINDOW - r->held;
+		size_t n = len < room ? len : room;
+		if (n > STITCH)
+			n = STITCH;
+		memcpy(r->window + r->held, p, n);
+		r->held += n;
+		consume(r, 0);
+		size_t used = before + n - r->held;
+		if (used > before) {
+			p += used - before;
+			len -= used - before;
+			r->held = 0; /* the copy of what follows is not needed */
+			continue;
+		}
+		p += n;
+		len -= n;
+		overflow(r);
+	}
+	return EV_OK;
+}
+
+ev_status ev_fixread_end(struct ev_fixread *r, struct ev_error *err)
+{
+	(void)err;
+	consume(r, 1);
+	uint64_t size = r->at + r->held;
+	if (r->ops->end)
+		r->ops->end(r->state, r, size);
+	return EV_OK;
+}
+
+void ev_fixread_finish(struct ev_fixread *r)
+{
+	if (r->ops->finish)
+		r->ops->finish(r->state, r);
+}
+
+void ev_fixread_companion(struct ev_fixread *r, const char *path)
+{
+	if (r->ops->companion)
+		r->ops->companion(r->state, r, path);
+}
+
+ev_status ev_fixread_file(struct ev_fixread *r, const char *path, uint32_t index,
+			  struct ev_hashpipe *pipe, uint8_t digest[EV_SHA256_LEN], uint64_t *bytes,
+			  struct ev_error *err)
+{
+	unsigned char *buf = pipe ? NULL : malloc(READ_CHUNK);
+	ev_status st = EV_OK;
+	if (!pipe && !buf)
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	int fd = ev_input_open(path, "journal", err);
+	if (fd < 0) {
+		free(buf);
+		return err->status;
+	}
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	ev_fixread_companion(r, path);
+	ev_fixread_begin(r, path, index, err);
+	uint64_t total = 0;
+	for (;;) {
+		if (r->sink.stop && *r->sink.stop) {
+			st = ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal; nothing is claimed", path);
+			if (pipe) { /* the digest of a file not read whole is void */
+				ev_hashpipe_buffer(pipe);
+				ev_hashpipe_publish(pipe, 0, 1, digest);
+			}
+			break;
+		}
+		/* Read into the hasher's slot: the bytes are hashed there and
+		 * parsed from the same place. */
+		unsigned char *into = pipe ? ev_hashpipe_buffer(pipe) : buf;
+		ssize_t got = read(fd, into, READ_CHUNK);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			st = ev_error_errno(err, errno, "%s: read failed", path);
+			if (pipe) /* the slot is handed back unhashed: this digest is void */
+				ev_hashpipe_publish(pipe, 0, 1, digest);
+			break;
+		}
+		if (pipe)
+			ev_hashpipe_publish(pipe, (size_t)got, got == 0, got == 0 ? digest : NULL);
+		if (got == 0)
+			break;
+		total += (uint64_t)got;
+		ev_fixread_feed(r, into, (size_t)got, err);
+	}
+	close(fd);
+	if (bytes)
+		*bytes = total;
+	if (st == EV_OK)
+		ev_fixread_end(r, err);
+	free(buf);
+	return st;
+}

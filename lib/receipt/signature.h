@@ -1,0 +1,70 @@
+/* signature: Ed25519 keys and signed receipts (OpenSSL EVP).
+ *
+ * A signed receipt carries
+ *     "signature": {"algorithm": "ed25519",
+ *                   "key_sha256": <SHA-256 of the raw 32-byte public key>,
+ *                   "value": <the 64-byte signature, lower-case hex>}
+ * over the canonical bytes of the receipt without its "signature" member.
+ * The signature object holds exactly those three fields: being outside
+ * what is signed, anything else in it is refused, never carried along.
+ * Since receipts are read only in canonical form, any edit of a signed
+ * receipt, however harmless it looks, breaks the signature.
+ *
+ * Keys are PEM: PKCS#8 "PRIVATE KEY" (written 0600, and refused when group
+ * or others may read it, when another user owns it, or when it is not a
+ * regular file, as ssh does) and SubjectPublicKeyInfo "PUBLIC
+ * KEY", so `openssl pkey` and `openssl pkeyutl -rawin` read them too.
+ *
+ * Used by replicate (keygen, verify --sign-key, compare/prune --trust).
+ * Keys are owned by the caller's structs; free functions accept NULL.
+ * No global state.
+ */
+#ifndef EV_SIGNATURE_H
+#define EV_SIGNATURE_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "lib/core/sha256.h"
+#include "lib/core/status.h"
+
+#define EV_SIGNATURE_ALGORITHM "ed25519"
+
+struct ev_signing_key;
+struct ev_trust;
+
+/* Make a key pair: private key at key_path (mode 0600), public key at
+ * pub_path (0644). Both are published atomically; an existing file is
+ * refused and nothing is written. key_sha256_hex (may be NULL, 65 bytes)
+ * receives the new key's id. */
+ev_status ev_signature_keygen(const char *key_path, const char *pub_path,
+			      char key_sha256_hex[EV_SHA256_HEX_LEN + 1], struct ev_error *err);
+
+/* Load a private key. Refused (EV_REFUSED) when the file is not a regular
+ * file, or group or others may read or write it. */
+ev_status ev_signing_key_load(const char *path, struct ev_signing_key **out,
+			      struct ev_error *err);
+void ev_signing_key_free(struct ev_signing_key *key);
+
+/* Sign r in place: remove any "signature", sign its canonical bytes, add
+ * the signature member. */
+ev_status ev_receipt_sign(json_t *r, const struct ev_signing_key *key, struct ev_error *err);
+
+/* A set of trusted public keys, filled from PEM files (each may hold
+ * several "PUBLIC KEY" blocks; other key types are refused). */
+struct ev_trust *ev_trust_new(void);
+ev_status ev_trust_add_file(struct ev_trust *t, const char *path, struct ev_error *err);
+size_t ev_trust_count(const struct ev_trust *t);
+void ev_trust_free(struct ev_trust *t);
+
+/* Judge r's signature against the trusted keys.
+ * @return EV_OK when it verifies under a trusted key (whose id goes to
+ * key_sha256_hex, may be NULL); EV_MISMATCH with a sentence in why (why_cap
+ * bytes) when r is unsigned, signed by a key not trusted, or altered since
+ * it was signed; EV_ERROR on an internal failure (err set). */
+ev_status ev_receipt_check_signature(const json_t *r, const struct ev_trust *t,
+				     char key_sha256_hex[EV_SHA256_HEX_LEN + 1], char *why,
+				     size_t why_cap, struct ev_error *err);
+
+#endif
