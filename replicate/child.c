@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #define READ_CHUNK 65536
-#define STOP_POLL_MS 100
+#define STOP_POLL_MS 10
 
 static double now(void)
 {
@@ -397,6 +397,16 @@ void child_kill(struct child *c)
 {
 	if (c->pid <= 0)
 		return;
+	/* Nobody reads its output any more: a child blocked writing its
+	 * progress into a full pipe would never see the SIGTERM's flag
+	 * (another of its threads may take the signal). Closed, its write
+	 * fails at once and it goes on to stop. */
+	child_close_input(c);
+	if (c->out >= 0)
+		close(c->out);
+	if (c->errfd >= 0)
+		close(c->errfd);
+	c->out = c->errfd = -1;
 	kill(-c->pid, SIGTERM);
 	for (int i = 0; i < 50; i++) {
 		if (waitpid(c->pid, NULL, WNOHANG) == c->pid) {

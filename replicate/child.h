@@ -9,7 +9,7 @@
  * started (an ssh ProxyCommand, say), and gets SIGTERM when the thread that
  * started it dies (PR_SET_PDEATHSIG), so that a killed push leaves nothing
  * running. Every wait also watches the caller's stop flag: once it is set,
- * the call returns EV_INTERRUPTED within a tenth of a second. One child per
+ * the call returns EV_INTERRUPTED within 10 ms. One child per
  * thread.
  */
 #include <signal.h>
@@ -67,7 +67,8 @@ ev_status child_wait(struct child *c, int *exit_code, struct ev_error *err);
  * lines and terminal escapes left out), or "" when none. */
 void child_last_error(const struct child *c, char *buf, size_t cap);
 
-/* Kill the process group (SIGTERM, then SIGKILL) and reap it. */
+/* Close our ends of its pipes, kill the process group (SIGTERM, then SIGKILL
+ * after half a second) and reap it. */
 void child_kill(struct child *c);
 
 /* Close what is open and free the buffers; kills a child still running. */
