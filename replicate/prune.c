@@ -83,14 +83,20 @@ struct prune_run {
 	char dir_real[PATH_MAX];
 };
 
-static void refuse(struct prune_run *p, const struct ev_finding *f)
+/* A reason DIR is not removed whole: counted, printed under prefix, kept. */
+static void reason(struct prune_run *p, const char *prefix, const struct ev_finding *f)
 {
 	p->reasons++;
 	if (!p->o->json)
-		ev_cli_finding(stderr, TOOL ": refused: ", f);
+		ev_cli_finding(stderr, prefix, f);
 	struct ev_error ignored;
 	ev_error_clear(&ignored);
 	ev_receipt_add_finding(p->receipt, f, &ignored);
+}
+
+static void refuse(struct prune_run *p, const struct ev_finding *f)
+{
+	reason(p, TOOL ": refused: ", f);
 }
 
 static void refuse_because(struct prune_run *p, const char *subject, const char *check,
@@ -109,13 +115,7 @@ static void on_tree_finding(void *ctx, const struct ev_finding *f)
 /* An entry that changed between the check and its removal stays. */
 static void on_kept(void *ctx, const struct ev_finding *f)
 {
-	struct prune_run *p = ctx;
-	p->reasons++;
-	if (!p->o->json)
-		ev_cli_finding(stderr, TOOL ": kept: ", f);
-	struct ev_error ignored;
-	ev_error_clear(&ignored);
-	ev_receipt_add_finding(p->receipt, f, &ignored);
+	reason(ctx, TOOL ": kept: ", f);
 }
 
 /* What the removal proved of each file, and what it could not. */

@@ -481,24 +481,26 @@ static ev_status describe(struct payload *f, const char *path, const char *name,
 
 /* A wrong seal or an unusable key found after the copy would leave a
  * destination holding files that refuse every later, correct push. */
+/* The error err holds, said again as a refusal that copied nothing. */
+static ev_status nothing_copied(struct ev_error *err, ev_status status, const char *prefix)
+{
+	char why[EV_ERROR_TEXT_MAX + 32];
+	snprintf(why, sizeof why, "%s%s", prefix, err->text);
+	ev_error_clear(err);
+	return ev_error_set(err, status, "%s; nothing was copied", why);
+}
+
 static ev_status check_before_copying(const struct push_opts *o, const struct payload *seal,
 				      struct ev_error *err)
 {
 	char *embedded = NULL;
 	size_t len = 0;
-	char why[EV_ERROR_TEXT_MAX];
-	if (o->seal_sha256 && strcmp(o->seal_sha256, seal->sha256) != 0) {
-		ev_seal_refuse_unpinned(o->seal, seal->sha256, o->seal_sha256, err);
-		snprintf(why, sizeof why, "%s", err->text);
-		ev_error_clear(err);
-		return ev_error_set(err, EV_REFUSED, "%s; nothing was copied", why);
-	}
+	if (o->seal_sha256 && strcmp(o->seal_sha256, seal->sha256) != 0)
+		return nothing_copied(err, ev_seal_refuse_unpinned(o->seal, seal->sha256, o->seal_sha256, err),
+				      "");
 	ev_status st = ev_archive_embedded_seal(o->archive, (size_t)64 << 20, &embedded, &len, err);
-	if (st != EV_OK) {
-		snprintf(why, sizeof why, "%s", err->text);
-		ev_error_clear(err);
-		return ev_error_set(err, st == EV_MISMATCH ? EV_REFUSED : st, "%s; nothing was copied", why);
-	}
+	if (st != EV_OK)
+		return nothing_copied(err, st == EV_MISMATCH ? EV_REFUSED : st, "");
 	uint8_t digest[EV_SHA256_LEN];
 	char hex[EV_SHA256_HEX_LEN + 1];
 	st = ev_sha256_buffer(embedded, len, digest, err);
@@ -513,11 +515,8 @@ static ev_status check_before_copying(const struct push_opts *o, const struct pa
 				    o->seal, o->archive, hex, o->seal, seal->sha256);
 	if (o->sign_key) {
 		struct ev_signing_key *key = NULL;
-		if ((st = ev_signing_key_load(o->sign_key, &key, err)) != EV_OK) {
-			snprintf(why, sizeof why, "%s", err->text);
-			ev_error_clear(err);
-			return ev_error_set(err, st, "--sign-key %s; nothing was copied", why);
-		}
+		if ((st = ev_signing_key_load(o->sign_key, &key, err)) != EV_OK)
+			return nothing_copied(err, st, "--sign-key ");
 		ev_signing_key_free(key);
 	}
 	return EV_OK;
