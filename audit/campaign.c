@@ -22,7 +22,7 @@
 #include "audit/audit.h"
 #include "audit/journal.h"
 #include "audit/svg.h"
-#include "lib/core/atomic.h"
+#include "lib/core/publish.h"
 #include "lib/core/json.h"
 #include "lib/receipt/receipt.h"
 #include "lib/core/sha256.h"

@@ -21,7 +21,7 @@
 #include "audit/journal.h"
 #include "lib/fix/fixcheck.h"
 #include "lib/fix/fixdict.h"
-#include "lib/fix/fixprint.h"
+#include "lib/fix/fingerprint.h"
 #include "lib/fix/fixread.h"
 #include "lib/core/input.h"
 #include "lib/archive/seal.h"
@@ -164,7 +164,7 @@ static long reread(void *ctx, uint32_t file, uint64_t offset, char *buf, size_t 
 }
 
 ev_status journal_side_open(const struct journal_run *run, struct pair *p, struct side *s,
-			    enum ev_fixprint_mode mode, struct side_session *out, struct ev_error *err)
+			    enum ev_fingerprint_mode mode, struct side_session *out, struct ev_error *err)
 {
 	struct ev_fixcheck_opts co = {
 		.side = s->role, .dict = run->dict, .spec = &run->spec,
@@ -176,8 +176,8 @@ ev_status journal_side_open(const struct journal_run *run, struct pair *p, struc
 	out->pair = p;
 	out->side = s;
 	out->mode = mode;
-	if (mode == EV_FIXPRINT_COMPARE)
-		ev_fixprint_sort(&p->prints);
+	if (mode == EV_FINGERPRINT_COMPARE)
+		ev_fingerprint_sort(&p->prints);
 	ev_status st = ev_fixcheck_new(&out->checker, &co, on_finding, &p->findings, err);
 	if (st != EV_OK)
 		return st;
@@ -193,14 +193,14 @@ void journal_side_close(struct side_session *ss, const struct side *first, ev_fi
 {
 	ev_fixread_finish(ss->reader);
 	ev_fixcheck_finish(ss->checker);
-	if (ss->mode == EV_FIXPRINT_COMPARE)
+	if (ss->mode == EV_FINGERPRINT_COMPARE)
 		ev_fixcheck_cross(ss->checker, first->role, (const char *const *)first->files, again,
 				  (void *)first);
 	ss->side->stats = *ev_fixcheck_stats(ss->checker);
 	ev_fixread_free(ss->reader);
 	ev_fixcheck_free(ss->checker);
-	if (ss->mode == EV_FIXPRINT_COMPARE)
-		ev_fixprint_set_free(&ss->pair->prints);
+	if (ss->mode == EV_FINGERPRINT_COMPARE)
+		ev_fingerprint_set_free(&ss->pair->prints);
 	memset(ss, 0, sizeof *ss);
 }
 
@@ -214,7 +214,7 @@ void journal_side_abandon(struct side_session *ss)
 /* One side, from disk: every file through its reader into the checker,
  * hashed on the way. */
 static ev_status audit_side(const struct journal_run *run, struct pair *p, struct side *s,
-			    enum ev_fixprint_mode mode, const struct side *first, struct ev_error *err)
+			    enum ev_fingerprint_mode mode, const struct side *first, struct ev_error *err)
 {
 	struct side_session ss;
 	struct ev_hashpipe *pipe = NULL;
@@ -247,13 +247,13 @@ static void run_pair(const struct journal_run *run, struct pair *p)
 	struct ev_error *err = &p->err;
 	int both = p->side[0].present && p->side[1].present;
 	struct side *a = p->side[0].present ? &p->side[0] : &p->side[1];
-	ev_status st = audit_side(run, p, a, both ? EV_FIXPRINT_RECORD : EV_FIXPRINT_NONE, a, err);
+	ev_status st = audit_side(run, p, a, both ? EV_FINGERPRINT_RECORD : EV_FINGERPRINT_NONE, a, err);
 	if (st == EV_OK && both)
-		st = audit_side(run, p, &p->side[1], EV_FIXPRINT_COMPARE, a, err);
+		st = audit_side(run, p, &p->side[1], EV_FINGERPRINT_COMPARE, a, err);
 	if (st != EV_OK)
 		ev_error_wrap(err, "pair %zu", p->number);
 	p->st = st;
-	ev_fixprint_set_free(&p->prints);
+	ev_fingerprint_set_free(&p->prints);
 }
 
 struct pool {
@@ -759,7 +759,7 @@ void journal_free(struct journal_run *run)
 			free(p->side[k].records);
 		}
 		free(p->findings.v);
-		ev_fixprint_set_free(&p->prints);
+		ev_fingerprint_set_free(&p->prints);
 	}
 	free(run->pairs);
 	ev_fixdict_free(run->dict);
@@ -802,7 +802,7 @@ ev_status journal_run_all(struct journal_run *run, struct ev_error *err)
 			return st;
 	if ((st = ev_fixdict_load(&run->dict, run->dicts, run->ndicts, err)) != EV_OK)
 		return st;
-	if ((st = ev_fixprint_key_new(&run->key, err)) != EV_OK)
+	if ((st = ev_fingerprint_key_new(&run->key, err)) != EV_OK)
 		return st;
 	if (!(run->doc = receipt = ev_receipt_new("audit", TOOL, err)))
 		return err->status;

@@ -12,7 +12,7 @@
 
 #include "lib/fix/fixcheck.h"
 #include "lib/fix/fixdict.h"
-#include "lib/fix/fixprint.h"
+#include "lib/fix/fingerprint.h"
 #include "lib/fix/fixread.h"
 #include "lib/fix/fixspec.h"
 #include "lib/cli/progress.h"
@@ -51,7 +51,7 @@ struct side {
 struct pair {
 	size_t number;              /* 1-based */
 	struct side side[2];        /* sender, receiver */
-	struct ev_fixprint_set prints;
+	struct ev_fingerprint_set prints;
 	struct finding_list findings;
 	ev_status st;
 	struct ev_error err;
@@ -78,7 +78,7 @@ struct journal_run {
 	unsigned max_findings;
 	struct ev_fixspec spec;
 	struct ev_fixdict *dict;
-	struct ev_fixprint_key key;
+	struct ev_fingerprint_key key;
 	struct pair *pairs;
 	size_t npairs;
 	json_t *doc;                /* the receipt, filled as the audit goes */
@@ -94,7 +94,7 @@ struct side_session {
 	const struct journal_run *run;
 	struct pair *pair;
 	struct side *side;
-	enum ev_fixprint_mode mode; /* RECORD: the pair's first side; COMPARE: its second */
+	enum ev_fingerprint_mode mode; /* RECORD: the pair's first side; COMPARE: its second */
 	struct ev_fixcheck *checker;
 	struct ev_fixread *reader;
 };
@@ -103,7 +103,7 @@ struct side_session {
  * sorts the first side's fingerprints first). Feed s's files to
  * out->reader with ev_fixread_begin/feed/end, then close. */
 ev_status journal_side_open(const struct journal_run *run, struct pair *p, struct side *s,
-			    enum ev_fixprint_mode mode, struct side_session *out, struct ev_error *err);
+			    enum ev_fingerprint_mode mode, struct side_session *out, struct ev_error *err);
 
 /* After the side's last file: the checks across files and the order
  * count; for the second side the agreement with first (whose records

@@ -208,8 +208,8 @@ static void *tap_begin(void *ctx, size_t index, const struct ev_member *sealed)
 	struct side_session *ss = &x->sessions[2 * pi + (size_t)slot->side];
 	if (!ss->checker) {
 		int both = p->side[0].present && p->side[1].present;
-		enum ev_fixprint_mode mode = !both ? EV_FIXPRINT_NONE
-					     : x->first[pi] < 0 ? EV_FIXPRINT_RECORD : EV_FIXPRINT_COMPARE;
+		enum ev_fingerprint_mode mode = !both ? EV_FINGERPRINT_NONE
+					     : x->first[pi] < 0 ? EV_FINGERPRINT_RECORD : EV_FINGERPRINT_COMPARE;
 		if (x->first[pi] < 0)
 			x->first[pi] = slot->side;
 		if ((x->st = journal_side_open(x->run, p, s, mode, ss, &x->err)) != EV_OK)
@@ -325,9 +325,9 @@ ev_status journal_from_archive(struct journal_run *run, struct ev_error *err)
 				continue;
 			if (!ss->checker) {
 				int both = p->side[0].present && p->side[1].present;
-				enum ev_fixprint_mode mode = !both ? EV_FIXPRINT_NONE
-							     : x.first[i] < 0 ? EV_FIXPRINT_RECORD
-									      : EV_FIXPRINT_COMPARE;
+				enum ev_fingerprint_mode mode = !both ? EV_FINGERPRINT_NONE
+							     : x.first[i] < 0 ? EV_FINGERPRINT_RECORD
+									      : EV_FINGERPRINT_COMPARE;
 				if (x.first[i] < 0)
 					x.first[i] = k;
 				if ((st = journal_side_open(run, p, &p->side[k], mode, ss, err)) != EV_OK)

@@ -10,7 +10,7 @@
 
 #include "capture/capture.h"
 #include "capture/pin_check.h"
-#include "lib/core/atomic.h"
+#include "lib/core/publish.h"
 #include "lib/core/json.h"
 
 static const char help[] =

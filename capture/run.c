@@ -20,7 +20,7 @@
 #include "capture/pin_check.h"
 #include "capture/policy.h"
 #include "capture/sources.h"
-#include "lib/core/atomic.h"
+#include "lib/core/publish.h"
 #include "lib/core/json.h"
 #include "lib/receipt/receipt.h"
 

@@ -20,7 +20,7 @@
 #include "capture/observe.h"
 #include "capture/pin_check.h"
 #include "capture/policy.h"
-#include "lib/core/atomic.h"
+#include "lib/core/publish.h"
 #include "lib/core/json.h"
 
 #define READY_TIMEOUT_S 30.0

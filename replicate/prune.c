@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/core/atomic.h"
+#include "lib/core/publish.h"
 #include "lib/core/json.h"
 #include "lib/core/proc.h"
 #include "lib/cli/progress.h"

@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/core/atomic.h"
+#include "lib/core/publish.h"
 #include "lib/core/path.h"
 #include "lib/core/sha256.h"
 #include "replicate/replicate.h"

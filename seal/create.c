@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "lib/archive/archive_writer.h"
-#include "lib/core/atomic.h"
+#include "lib/core/publish.h"
 #include "lib/core/hashpipe.h"
 #include "lib/core/json.h"
 #include "lib/archive/namefold.h"

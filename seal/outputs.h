@@ -1,5 +1,5 @@
 /* outputs: the OUTDIR of a seal: SEAL.json, the archive and receipt.json,
- * built under a hidden name and moved into place whole (lib/core/atomic.h). The
+ * built under a hidden name and moved into place whole (lib/core/publish.h). The
  * caller lists the members (sizes known, digests zero), begins, writes each
  * member's header and bytes through the writer in seal order, fills the
  * digests and finishes with its receipt (kind, inputs, its own facts and
@@ -11,7 +11,7 @@
 #include <jansson.h>
 
 #include "lib/archive/archive_writer.h"
-#include "lib/core/atomic.h"
+#include "lib/core/publish.h"
 #include "lib/archive/seal.h"
 #include "lib/core/sha256.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/core/atomic.h"
+#include "lib/core/publish.h"
 #include "lib/core/json.h"
 #include "lib/core/path.h"
 #include "lib/archive/seal.h"

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "lib/archive/archive_reader.h"
-#include "lib/core/atomic.h"
+#include "lib/core/publish.h"
 #include "lib/core/input.h"
 #include "lib/core/json.h"
 #include "lib/cli/progress.h"

@@ -13,7 +13,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "lib/core/atomic.h"
+#include "lib/core/publish.h"
 
 struct ev_archive_writer {
 	int out_fd;

@@ -66,7 +66,7 @@ struct ev_fixcheck {
 	 * disagreement and extra order */
 	unsigned char *matched;
 	int have_diff, have_extra;
-	struct ev_fixprint diff_other;   /* the other side's record */
+	struct ev_fingerprint diff_other;   /* the other side's record */
 	struct ev_fix_finding diff;      /* this side's, formatted when found */
 	char *diff_mine;                 /* a copy of this side's message */
 	uint32_t diff_mine_len;
@@ -163,7 +163,7 @@ ev_status ev_fixcheck_new(struct ev_fixcheck **out, const struct ev_fixcheck_opt
 	c->first_pos = calloc(c->tracked, sizeof *c->first_pos);
 	c->inst_seen = calloc(c->tracked, sizeof *c->inst_seen);
 	c->top_seen = calloc(c->tracked, sizeof *c->top_seen);
-	if (opts->prints == EV_FIXPRINT_COMPARE)
+	if (opts->prints == EV_FINGERPRINT_COMPARE)
 		c->matched = calloc(opts->set->n ? opts->set->n : 1, 1);
 	size_t nspec = opts->spec ? opts->spec->nfields + opts->spec->ngroups : 0;
 	c->spec_ok = calloc(nspec + 1, 1);
@@ -178,7 +178,7 @@ ev_status ev_fixcheck_new(struct ev_fixcheck **out, const struct ev_fixcheck_opt
 		return ev_error_set(err, EV_ERROR, "out of memory");
 	}
 	if (!c->seen || !c->first_pos || !c->inst_seen || !c->top_seen ||
-	    (opts->prints == EV_FIXPRINT_COMPARE && !c->matched)) {
+	    (opts->prints == EV_FINGERPRINT_COMPARE && !c->matched)) {
 		ev_fixcheck_free(c);
 		return ev_error_set(err, EV_ERROR, "out of memory");
 	}
@@ -696,9 +696,9 @@ static void check_order(struct ev_fixcheck *c)
 /* The other side's unmatched fingerprint with this seq, or -1: one equal
  * to p when there is one, so that a MsgSeqNum used twice (a reset, a
  * resend) never pairs two identical records with two different ones. */
-static long find_print(const struct ev_fixcheck *c, const struct ev_fixprint *p)
+static long find_print(const struct ev_fixcheck *c, const struct ev_fingerprint *p)
 {
-	const struct ev_fixprint_set *s = c->o.set;
+	const struct ev_fingerprint_set *s = c->o.set;
 	uint64_t seq = p->seq;
 	if (!s->n)
 		return -1;
@@ -729,12 +729,12 @@ static long find_print(const struct ev_fixcheck *c, const struct ev_fixprint *p)
 
 static void fingerprint(struct ev_fixcheck *c, uint64_t seq)
 {
-	struct ev_fixprint p = {seq, ev_fixprint_hash(c->o.key, c->msg.data, c->msg.len), c->msg.len,
+	struct ev_fingerprint p = {seq, ev_fingerprint_hash(c->o.key, c->msg.data, c->msg.len), c->msg.len,
 				c->rec->file_index, c->rec->offset};
-	if (c->o.prints == EV_FIXPRINT_RECORD) {
+	if (c->o.prints == EV_FINGERPRINT_RECORD) {
 		struct ev_error ignored;
 		ev_error_clear(&ignored);
-		if (ev_fixprint_add(c->o.set, &p, &ignored) != EV_OK)
+		if (ev_fingerprint_add(c->o.set, &p, &ignored) != EV_OK)
 			report(c, EV_RULE_CROSS_AGREEMENT, 0, NO_OFFSET,
 			       "out of memory for fingerprints: the endpoints cannot be compared", NULL, NULL);
 		return;
@@ -751,7 +751,7 @@ static void fingerprint(struct ev_fixcheck *c, uint64_t seq)
 		return;
 	}
 	c->matched[i] = 1;
-	const struct ev_fixprint *o = &c->o.set->v[i];
+	const struct ev_fingerprint *o = &c->o.set->v[i];
 	if (o->hash == p.hash && o->len == p.len) {
 		c->st.matched++;
 		return;
@@ -889,7 +889,7 @@ void ev_fixcheck_record(struct ev_fixcheck *c, const struct ev_fix_record *r)
 	}
 	/* every message, session ones too: a Logon changed in one copy is a
 	 * difference between the endpoints as much as an order is */
-	if (c->o.prints != EV_FIXPRINT_NONE)
+	if (c->o.prints != EV_FINGERPRINT_NONE)
 		fingerprint(c, seq);
 	remember(c);
 	c->rec = NULL;
@@ -925,7 +925,7 @@ void ev_fixcheck_cross(struct ev_fixcheck *c, const char *first_name,
 {
 	char a[EV_FIX_VALUE_MAX], b[EV_FIX_VALUE_MAX], msg[300];
 	if (c->have_diff) {
-		const struct ev_fixprint *o = &c->diff_other;
+		const struct ev_fingerprint *o = &c->diff_other;
 		char other[EV_FIX_VALUE_MAX];
 		long got = reread ? reread(reread_ctx, o->file, o->offset, other, o->len < sizeof other ? o->len : sizeof other) : -1;
 		if (got >= 0)
@@ -947,14 +947,14 @@ void ev_fixcheck_cross(struct ev_fixcheck *c, const char *first_name,
 		report(c, EV_RULE_CROSS_AGREEMENT, 0, NO_OFFSET, msg, a, b);
 		c->rec = NULL;
 	}
-	const struct ev_fixprint_set *set = c->o.set;
+	const struct ev_fingerprint_set *set = c->o.set;
 	uint64_t missing = 0;
 	size_t first_missing = 0;
 	for (size_t i = 0; i < set->n; i++)
 		if (!c->matched[i] && !missing++)
 			first_missing = i;
 	if (missing) {
-		const struct ev_fixprint *o = &set->v[first_missing];
+		const struct ev_fingerprint *o = &set->v[first_missing];
 		snprintf(msg, sizeof msg, "%llu message%s of the %s %s missing here (the first at byte %llu of %s)",
 			 (unsigned long long)missing, missing == 1 ? "" : "s", first_name,
 			 missing == 1 ? "is" : "are", (unsigned long long)o->offset,

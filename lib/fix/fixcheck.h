@@ -10,7 +10,7 @@
  * `max_per_rule` of each are formatted and handed to the callback (0: all).
  *
  * Every message read (orders and session messages) is fingerprinted
- * (fixprint.h): the first side of a pair records them, the second
+ * (fingerprint.h): the first side of a pair records them, the second
  * compares against that set as it goes, and ev_fixcheck_cross reports the
  * first disagreement and the messages only one side has.
  *
@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #include "lib/fix/fixdict.h"
-#include "lib/fix/fixprint.h"
+#include "lib/fix/fingerprint.h"
 #include "lib/fix/fixrules.h"
 #include "lib/fix/fixspec.h"
 #include "lib/core/status.h"
@@ -55,7 +55,7 @@ struct ev_fix_finding {
 
 typedef void (*ev_fix_finding_fn)(void *ctx, const struct ev_fix_finding *f);
 
-enum ev_fixprint_mode { EV_FIXPRINT_NONE, EV_FIXPRINT_RECORD, EV_FIXPRINT_COMPARE };
+enum ev_fingerprint_mode { EV_FINGERPRINT_NONE, EV_FINGERPRINT_RECORD, EV_FINGERPRINT_COMPARE };
 
 struct ev_fixcheck_opts {
 	const char *side;
@@ -64,9 +64,9 @@ struct ev_fixcheck_opts {
 	const char *sender_compid;       /* NULL, or keep only messages with this 49
 					    (a log holding both directions) */
 	unsigned max_per_rule;           /* findings handed over per rule; 0: all */
-	enum ev_fixprint_mode prints;
-	const struct ev_fixprint_key *key;
-	struct ev_fixprint_set *set;     /* RECORD: filled; COMPARE: the other side's, sorted */
+	enum ev_fingerprint_mode prints;
+	const struct ev_fingerprint_key *key;
+	struct ev_fingerprint_set *set;     /* RECORD: filled; COMPARE: the other side's, sorted */
 };
 
 struct ev_fixcheck_stats {

@@ -14,7 +14,7 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
-#include "lib/core/atomic.h"
+#include "lib/core/publish.h"
 #include "lib/core/json.h"
 
 #define ED25519_RAW_LEN 32

@@ -15,13 +15,13 @@
 
 #include "lib/fix/fixcheck.h"
 #include "lib/fix/fixdict.h"
-#include "lib/fix/fixprint.h"
+#include "lib/fix/fingerprint.h"
 #include "lib/fix/fixread.h"
 #include "lib/fix/fixspec.h"
 
 static struct ev_fixdict *dict;
 static struct ev_fixspec spec;
-static struct ev_fixprint_key key;
+static struct ev_fingerprint_key key;
 static char header_path[64], body_path[64];
 
 static void on_finding(void *ctx, const struct ev_fix_finding *f)
@@ -54,7 +54,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	struct ev_error err;
 	ev_error_clear(&err);
 	if (ev_fixdict_load(&dict, paths, 2, &err) != EV_OK || ev_fixspec_load(s, &spec, NULL, &err) != EV_OK ||
-	    ev_fixprint_key_new(&key, &err) != EV_OK) {
+	    ev_fingerprint_key_new(&key, &err) != EV_OK) {
 		fprintf(stderr, "fuzz: %s\n", err.text);
 		exit(1);
 	}
@@ -73,10 +73,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	data++;
 	size--;
 	int kind = ev_fixread_kind_parse(FUZZ_KIND);
-	struct ev_fixprint_set set = {0};
+	struct ev_fingerprint_set set = {0};
 	struct ev_fixcheck_opts co = {.side = "fuzz", .dict = dict, .spec = &spec,
 				      .sender_compid = kind == EV_FIXREAD_QF_LOG ? "CLIENT1" : NULL,
-				      .max_per_rule = 3, .prints = EV_FIXPRINT_RECORD, .key = &key,
+				      .max_per_rule = 3, .prints = EV_FINGERPRINT_RECORD, .key = &key,
 				      .set = &set};
 	struct ev_fixcheck *c = NULL;
 	struct ev_error err;
@@ -103,7 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ev_fixcheck_finish(c);
 	ev_fixread_free(r);
 	ev_fixcheck_free(c);
-	ev_fixprint_set_free(&set);
+	ev_fingerprint_set_free(&set);
 	if (kind == EV_FIXREAD_QF_STORE)
 		unlink(header_path);
 	return 0;

@@ -1,5 +1,5 @@
 #include "config.h"
-#include "lib/core/atomic.h"
+#include "lib/core/publish.h"
 
 #include <dirent.h>
 #include <errno.h>

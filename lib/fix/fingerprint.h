@@ -1,9 +1,9 @@
-/* fixprint: fingerprints of message records, to prove that two endpoints'
+/* fingerprint: fingerprints of message records, to prove that two endpoints'
  * journals hold the same orders byte for byte without holding both.
  *
  * A fingerprint is a keyed universal hash over GF(2^61 - 1) of the
  * message's bytes, taken 7 at a time, under a key drawn at random for
- * each audit (getrandom): for records up to EV_FIXPRINT_LINEAR_BYTES the
+ * each audit (getrandom): for records up to EV_FINGERPRINT_LINEAR_BYTES the
  * multilinear hash sum(k_i * m_i) + k_len * len (strongly universal: two
  * different messages agree with probability 1/2^61), longer ones a
  * polynomial hash (at most L / 2^61 for L words). Whoever wrote the
@@ -16,47 +16,47 @@
  *
  * A key is plain data; a set belongs to one thread. free accepts NULL.
  */
-#ifndef EV_FIXPRINT_H
-#define EV_FIXPRINT_H
+#ifndef EV_FINGERPRINT_H
+#define EV_FINGERPRINT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "lib/core/status.h"
 
-#define EV_FIXPRINT_LINEAR_BYTES 1024
-#define EV_FIXPRINT_LINEAR_WORDS ((EV_FIXPRINT_LINEAR_BYTES + 6) / 7)
+#define EV_FINGERPRINT_LINEAR_BYTES 1024
+#define EV_FINGERPRINT_LINEAR_WORDS ((EV_FINGERPRINT_LINEAR_BYTES + 6) / 7)
 
-struct ev_fixprint_key {
+struct ev_fingerprint_key {
 	uint64_t r[4]; /* r, r^2, r^3, r^4 mod 2^61 - 1 (long records) */
 	uint64_t s;    /* mixes in the length */
-	uint64_t k[EV_FIXPRINT_LINEAR_WORDS]; /* one per word (short records) */
+	uint64_t k[EV_FINGERPRINT_LINEAR_WORDS]; /* one per word (short records) */
 };
 
-struct ev_fixprint {
+struct ev_fingerprint {
 	uint64_t seq, hash;
 	uint32_t len, file;   /* file: the reader's index of the journal file */
 	uint64_t offset;      /* of the message in that file */
 };
 
-struct ev_fixprint_set {
-	struct ev_fixprint *v;
+struct ev_fingerprint_set {
+	struct ev_fingerprint *v;
 	size_t n, cap;
 };
 
 /* Draw a fresh key. @return EV_OK, or EV_ERROR when no randomness. */
-ev_status ev_fixprint_key_new(struct ev_fixprint_key *k, struct ev_error *err);
+ev_status ev_fingerprint_key_new(struct ev_fingerprint_key *k, struct ev_error *err);
 
 /* The fingerprint of len bytes. */
-uint64_t ev_fixprint_hash(const struct ev_fixprint_key *k, const void *data, size_t len);
+uint64_t ev_fingerprint_hash(const struct ev_fingerprint_key *k, const void *data, size_t len);
 
 /* Append one. @return EV_OK or EV_ERROR (memory). */
-ev_status ev_fixprint_add(struct ev_fixprint_set *s, const struct ev_fixprint *p,
+ev_status ev_fingerprint_add(struct ev_fingerprint_set *s, const struct ev_fingerprint *p,
 			  struct ev_error *err);
 
 /* Sort by seq (stable: equal seqs keep their order), for matching. */
-void ev_fixprint_sort(struct ev_fixprint_set *s);
+void ev_fingerprint_sort(struct ev_fingerprint_set *s);
 
-void ev_fixprint_set_free(struct ev_fixprint_set *s);
+void ev_fingerprint_set_free(struct ev_fingerprint_set *s);
 
 #endif

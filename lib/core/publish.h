@@ -1,4 +1,4 @@
-/* atomic: outputs that are either complete at their final name or absent.
+/* publish: outputs that are either complete at their final name or absent.
  *
  * doc/design.md principle 2. A file is written under a temporary name in the
  * same directory, fsync'ed, then moved to its final name with
@@ -13,8 +13,8 @@
  * Temporary names start with "." and hold ".tmp-"; a process killed before
  * publishing leaves only such a name behind. No global state.
  */
-#ifndef EV_ATOMIC_H
-#define EV_ATOMIC_H
+#ifndef EV_PUBLISH_H
+#define EV_PUBLISH_H
 
 #include <stddef.h>
 #include <sys/types.h>

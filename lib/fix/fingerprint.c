@@ -1,5 +1,5 @@
 #include "config.h"
-#include "lib/fix/fixprint.h"
+#include "lib/fix/fingerprint.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -22,9 +22,9 @@ static uint64_t addmod(uint64_t a, uint64_t b)
 	return r >= P61 ? r - P61 : r;
 }
 
-ev_status ev_fixprint_key_new(struct ev_fixprint_key *k, struct ev_error *err)
+ev_status ev_fingerprint_key_new(struct ev_fingerprint_key *k, struct ev_error *err)
 {
-	uint64_t seed[2 + EV_FIXPRINT_LINEAR_WORDS];
+	uint64_t seed[2 + EV_FINGERPRINT_LINEAR_WORDS];
 	if (getrandom(seed, sizeof seed, 0) != (ssize_t)sizeof seed)
 		return ev_error_errno(err, errno, "cannot draw a fingerprint key (getrandom)");
 	uint64_t r = seed[0] % (P61 - 2) + 2;
@@ -32,7 +32,7 @@ ev_status ev_fixprint_key_new(struct ev_fixprint_key *k, struct ev_error *err)
 	for (int i = 1; i < 4; i++)
 		k->r[i] = mulmod(k->r[i - 1], r);
 	k->s = seed[1] % (P61 - 1) + 1;
-	for (size_t i = 0; i < EV_FIXPRINT_LINEAR_WORDS; i++)
+	for (size_t i = 0; i < EV_FINGERPRINT_LINEAR_WORDS; i++)
 		k->k[i] = seed[2 + i] % P61;
 	return EV_OK;
 }
@@ -40,7 +40,7 @@ ev_status ev_fixprint_key_new(struct ev_fixprint_key *k, struct ev_error *err)
 /* sum(k_i * m_i) over 7-byte words: each product is below 2^117 and at
  * most 147 of them below 2^125, so they add up in 128 bits and are
  * reduced once. */
-static uint64_t multilinear(const struct ev_fixprint_key *k, const unsigned char *p, size_t len)
+static uint64_t multilinear(const struct ev_fingerprint_key *k, const unsigned char *p, size_t len)
 {
 	unsigned __int128 acc = 0;
 	size_t i = 0, w = 0;
@@ -70,10 +70,10 @@ static uint64_t word7(const unsigned char *p)
 	return w & (((uint64_t)1 << 56) - 1);
 }
 
-uint64_t ev_fixprint_hash(const struct ev_fixprint_key *k, const void *data, size_t len)
+uint64_t ev_fingerprint_hash(const struct ev_fingerprint_key *k, const void *data, size_t len)
 {
 	const unsigned char *p = data;
-	if (len <= EV_FIXPRINT_LINEAR_BYTES)
+	if (len <= EV_FINGERPRINT_LINEAR_BYTES)
 		return addmod(multilinear(k, p, len), mulmod(k->s, (uint64_t)len % P61));
 	uint64_t h[4] = {0, 0, 0, 0};
 	size_t i = 0;
@@ -95,12 +95,12 @@ uint64_t ev_fixprint_hash(const struct ev_fixprint_key *k, const void *data, siz
 	return addmod(acc, mulmod(k->s, (uint64_t)len % P61));
 }
 
-ev_status ev_fixprint_add(struct ev_fixprint_set *s, const struct ev_fixprint *p,
+ev_status ev_fingerprint_add(struct ev_fingerprint_set *s, const struct ev_fingerprint *p,
 			  struct ev_error *err)
 {
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 4096;
-		struct ev_fixprint *bigger = realloc(s->v, cap * sizeof *bigger);
+		struct ev_fingerprint *bigger = realloc(s->v, cap * sizeof *bigger);
 		if (!bigger)
 			return ev_error_set(err, EV_ERROR, "out of memory for order fingerprints");
 		s->v = bigger;
@@ -112,7 +112,7 @@ ev_status ev_fixprint_add(struct ev_fixprint_set *s, const struct ev_fixprint *p
 
 static int by_seq(const void *a, const void *b)
 {
-	const struct ev_fixprint *x = a, *y = b;
+	const struct ev_fingerprint *x = a, *y = b;
 	if (x->seq != y->seq)
 		return x->seq < y->seq ? -1 : 1;
 	/* equal sequence numbers: keep journal order */
@@ -121,7 +121,7 @@ static int by_seq(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
-void ev_fixprint_sort(struct ev_fixprint_set *s)
+void ev_fingerprint_sort(struct ev_fingerprint_set *s)
 {
 	for (size_t i = 1; i < s->n; i++)
 		if (by_seq(&s->v[i - 1], &s->v[i]) > 0) {
@@ -130,7 +130,7 @@ void ev_fixprint_sort(struct ev_fixprint_set *s)
 		}
 }
 
-void ev_fixprint_set_free(struct ev_fixprint_set *s)
+void ev_fingerprint_set_free(struct ev_fingerprint_set *s)
 {
 	free(s->v);
 	memset(s, 0, sizeof *s);

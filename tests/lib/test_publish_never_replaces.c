@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "lib/core/atomic.h"
+#include "lib/core/publish.h"
 #include "lib/core/json.h"
 
 static int entries_in(const char *dir)
@@ -94,5 +94,5 @@ int main(void)
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	CHECK_INT_EQ(system(cmd), 0);
-	return check_exit("test_atomic_never_replaces");
+	return check_exit("test_publish_never_replaces");
 }
