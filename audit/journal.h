@@ -86,7 +86,7 @@ struct journal_run {
 	int quiet;                  /* findings only, no per-side summary lines */
 	uint64_t findings;          /* out: every finding counted */
 	char spec_buf[4096], dict_buf[2][4096]; /* the default spec's and dictionaries' paths */
-	unsigned archive_findings;  /* --archive: the archive's own against its seal */
+	uint64_t archive_findings;  /* --archive: the archive's own against its seal */
 };
 
 /* One side being read: its reader feeds its checker. */

@@ -40,7 +40,7 @@ struct streaming {
 	struct side_session *sessions; /* per pair and side: [2 * pair + side] */
 	int *first;                   /* per pair: the side read first, -1 none yet */
 	unsigned char *closed;        /* per session: its last file was read */
-	unsigned findings;            /* the archive's own */
+	struct ev_cli_findings findings; /* the archive's own */
 	ev_status st;
 	struct ev_error err;
 };
@@ -255,15 +255,10 @@ static void tap_end(void *member, int complete)
 static void on_archive_finding(void *ctx, const struct ev_finding *f)
 {
 	struct streaming *x = ctx;
-	x->findings++;
-	if (!x->run->json)
-		ev_cli_finding(stderr, TOOL ": ", f);
 	struct ev_finding stable = *f;
 	if (strcmp(f->subject, x->run->archive) == 0)
 		stable.subject = "archive";
-	struct ev_error ignored;
-	ev_error_clear(&ignored);
-	ev_receipt_add_finding(x->run->doc, &stable, &ignored);
+	ev_cli_findings_add(&x->findings, f, &stable);
 }
 
 ev_status journal_from_archive(struct journal_run *run, struct ev_error *err)
@@ -273,6 +268,7 @@ ev_status journal_from_archive(struct journal_run *run, struct ev_error *err)
 	size_t seal_len = 0;
 	struct streaming x = {.run = run, .seal = &seal};
 	ev_error_clear(&x.err);
+	ev_cli_findings_init(&x.findings, stderr, TOOL ": ", run->json, run->doc, 0);
 	ev_seal_init(&seal);
 	ev_status st = ev_seal_load_pinned(run->seal, run->seal_sha256, &seal, run->seal_hex, &seal_bytes,
 					   &seal_len, err);
@@ -336,12 +332,13 @@ ev_status journal_from_archive(struct journal_run *run, struct ev_error *err)
 			journal_side_close(ss, &p->side[x.first[i]], NULL);
 		}
 	ev_sha256_hex(res.archive_sha256, run->archive_hex);
-	run->archive_findings = x.findings;
+	run->archive_findings = x.findings.total;
 	char detail[128];
-	snprintf(detail, sizeof detail, "%zu members against the seal, %u finding%s", seal.count,
-		 x.findings, x.findings == 1 ? "" : "s");
-	st = ev_receipt_add_check(run->doc, "archive", x.findings == 0, detail, err);
+	snprintf(detail, sizeof detail, "%zu members against the seal, %" PRIu64 " finding%s", seal.count,
+		 x.findings.total, x.findings.total == 1 ? "" : "s");
+	st = ev_receipt_add_check(run->doc, "archive", x.findings.total == 0, detail, err);
 out:
+	ev_cli_findings_free(&x.findings);
 	for (size_t i = 0; x.sessions && i < 2 * run->npairs; i++)
 		if (x.sessions[i].checker)
 			journal_side_abandon(&x.sessions[i]);

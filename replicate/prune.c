@@ -79,24 +79,19 @@ struct prune_opts {
 struct prune_run {
 	const struct prune_opts *o;
 	json_t *receipt;
-	unsigned reasons;
+	struct ev_cli_findings refused, kept; /* why DIR is not removed whole */
 	char dir_real[PATH_MAX];
 };
 
-/* A reason DIR is not removed whole: counted, printed under prefix, kept. */
-static void reason(struct prune_run *p, const char *prefix, const struct ev_finding *f)
+/* Every reason DIR is not removed whole, counted over both reports. */
+static unsigned reasons(const struct prune_run *p)
 {
-	p->reasons++;
-	if (!p->o->json)
-		ev_cli_finding(stderr, prefix, f);
-	struct ev_error ignored;
-	ev_error_clear(&ignored);
-	ev_receipt_add_finding(p->receipt, f, &ignored);
+	return (unsigned)(p->refused.total + p->kept.total);
 }
 
 static void refuse(struct prune_run *p, const struct ev_finding *f)
 {
-	reason(p, TOOL ": refused: ", f);
+	ev_cli_findings_add(&p->refused, f, f);
 }
 
 static void refuse_because(struct prune_run *p, const char *subject, const char *check,
@@ -115,7 +110,8 @@ static void on_tree_finding(void *ctx, const struct ev_finding *f)
 /* An entry that changed between the check and its removal stays. */
 static void on_kept(void *ctx, const struct ev_finding *f)
 {
-	reason(ctx, TOOL ": kept: ", f);
+	struct prune_run *p = ctx;
+	ev_cli_findings_add(&p->kept, f, f);
 }
 
 /* What the removal proved of each file, and what it could not. */
@@ -208,7 +204,7 @@ static ev_status judge_receipts(struct prune_run *p, const char *seal_hex, struc
 	ev_status st = EV_OK;
 	const char *hosts[MAX_RECEIPTS];
 	size_t nhosts = 0;
-	unsigned before = p->reasons;
+	unsigned before = reasons(p);
 	if (o->n_trust) {
 		if (!(trust = ev_trust_new()))
 			return ev_error_set(err, EV_ERROR, "out of memory");
@@ -259,7 +255,7 @@ static ev_status judge_receipts(struct prune_run *p, const char *seal_hex, struc
 	for (size_t i = 0; i < nhosts; i++)
 		json_array_append_new(list, json_string(hosts[i]));
 	ev_receipt_set_fact(p->receipt, trust ? "hosts_by_key" : "hosts", list, err);
-	ev_receipt_add_check(p->receipt, "receipts", p->reasons == before, have, err);
+	ev_receipt_add_check(p->receipt, "receipts", reasons(p) == before, have, err);
 out:
 	receipt_set_free(&set);
 	ev_trust_free(trust);
@@ -270,7 +266,7 @@ out:
 static ev_status judge_processes(struct prune_run *p, const struct ev_tree *tree,
 				 struct ev_error *err)
 {
-	unsigned before = p->reasons;
+	unsigned before = reasons(p);
 	size_t runs = 0;
 	for (size_t i = 0; i < tree->count; i++) {
 		const struct ev_tree_entry *e = &tree->entries[i];
@@ -353,8 +349,8 @@ static ev_status judge_processes(struct prune_run *p, const struct ev_tree *tree
 	}
 	char detail[64];
 	snprintf(detail, sizeof detail, "%zu run.json files, no recorded process running", runs);
-	ev_receipt_add_check(p->receipt, "processes", p->reasons == before,
-			     p->reasons == before ? detail : NULL, err);
+	ev_receipt_add_check(p->receipt, "processes", reasons(p) == before,
+			     reasons(p) == before ? detail : NULL, err);
 	return EV_OK;
 }
 
@@ -408,6 +404,8 @@ static ev_status run_prune(struct prune_run *p, char *receipt_path, size_t cap, 
 				    "put it elsewhere", o->receipt);
 	if (!(p->receipt = ev_receipt_new("cleanup", TOOL, err)))
 		return err->status;
+	ev_cli_findings_init(&p->refused, stderr, TOOL ": refused: ", o->json, p->receipt, 0);
+	ev_cli_findings_init(&p->kept, stderr, TOOL ": kept: ", o->json, p->receipt, 0);
 	if ((st = ev_seal_load_pinned(o->seal, o->seal_sha256, &seal, seal_hex, NULL, NULL, err)) != EV_OK) {
 		if (st == EV_MISMATCH)
 			st = ev_seal_refuse_unpinned(o->seal, seal_hex, o->seal_sha256, err);
@@ -445,7 +443,7 @@ static ev_status run_prune(struct prune_run *p, char *receipt_path, size_t cap, 
 
 	/* The tree as it is now: the same walk finds links, other file
 	 * systems and run.json files; ev_tree_check then hashes every member. */
-	unsigned before = p->reasons;
+	unsigned before = reasons(p);
 	struct timespec scanned_at;
 	clock_gettime(CLOCK_REALTIME, &scanned_at);
 	if ((st = ev_tree_scan(o->dir, &tree, on_tree_finding, p, err)) != EV_OK)
@@ -463,19 +461,19 @@ static ev_status run_prune(struct prune_run *p, char *receipt_path, size_t cap, 
 		goto out;
 	char detail[128];
 	snprintf(detail, sizeof detail, "%zu members expected, %u finding%s", expected->count,
-		 p->reasons - before, p->reasons - before == 1 ? "" : "s");
-	ev_receipt_add_check(p->receipt, "tree", p->reasons == before, detail, err);
+		 reasons(p) - before, reasons(p) - before == 1 ? "" : "s");
+	ev_receipt_add_check(p->receipt, "tree", reasons(p) == before, detail, err);
 	if ((st = judge_processes(p, &tree, err)) != EV_OK)
 		goto out;
 
 	json_t *removed = json_array();
 	ev_receipt_set_fact(p->receipt, "removed", removed, err);
-	if (p->reasons) {
+	if (reasons(p)) {
 		ev_receipt_add_check(p->receipt, "removed", 0, "nothing was removed", err);
 		if ((st = write_cleanup_receipt(p, receipt_path, cap, err)) == EV_OK) {
 			if (!o->json)
 				printf("REFUSED: %s was not removed: %u reason%s above; receipt %s\n", o->dir,
-				       p->reasons, p->reasons == 1 ? "" : "s", receipt_path);
+				       reasons(p), reasons(p) == 1 ? "" : "s", receipt_path);
 			st = EV_MISMATCH;
 		}
 		goto out;
@@ -511,7 +509,7 @@ static ev_status run_prune(struct prune_run *p, char *receipt_path, size_t cap, 
 		st = ev_error_set(err, EV_ERROR, "out of memory");
 		goto out;
 	}
-	unsigned before_removal = p->reasons;
+	unsigned before_removal = reasons(p);
 	ev_tree_remove_unchanged(&tree, expected, &scanned_at, on_kept, p, &removal,
 				 &ev_cli_interrupted, &rerr);
 	int root_gone = 0;
@@ -566,17 +564,17 @@ static ev_status run_prune(struct prune_run *p, char *receipt_path, size_t cap, 
 		st = ev_error_set(err, rerr.status, "%s", why);
 		goto out;
 	}
-	if (p->reasons != before_removal) {
+	if (reasons(p) != before_removal) {
 		char why[4 * PATH_MAX + 200];
 		snprintf(why, sizeof why, "%u entr%s kept (above): changed or open after the check; what is "
-			 "left is at %s", p->reasons - before_removal,
-			 p->reasons - before_removal == 1 ? "y" : "ies", left_at);
+			 "left is at %s", reasons(p) - before_removal,
+			 reasons(p) - before_removal == 1 ? "y" : "ies", left_at);
 		ev_receipt_add_check(p->receipt, "removed", 0, why, err);
 		if ((st = write_cleanup_receipt(p, receipt_path, cap, err)) == EV_OK) {
 			if (!o->json)
 				printf("KEPT: %s was not removed whole: %u entr%s changed after the check, "
-				       "left at %s; receipt %s\n", o->dir, p->reasons - before_removal,
-				       p->reasons - before_removal == 1 ? "y" : "ies", left_at, receipt_path);
+				       "left at %s; receipt %s\n", o->dir, reasons(p) - before_removal,
+				       reasons(p) - before_removal == 1 ? "y" : "ies", left_at, receipt_path);
 			st = EV_MISMATCH;
 		}
 		goto out;
@@ -670,6 +668,8 @@ int replicate_prune_main(int argc, char **argv)
 	ev_status st = run_prune(&p, receipt_path, sizeof receipt_path, &err);
 	if (st >= EV_ERROR)
 		ev_cli_error(TOOL, &err);
+	ev_cli_findings_free(&p.refused);
+	ev_cli_findings_free(&p.kept);
 	json_decref(p.receipt);
 	return ev_status_exit_code(st);
 }

@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,18 +287,14 @@ out:
 /* --- verify ---------------------------------------------------------------- */
 
 struct verdict {
-	unsigned findings;
 	json_t *receipt;
+	struct ev_cli_findings findings;
 };
 
 static void on_finding(void *ctx, const struct ev_finding *f)
 {
 	struct verdict *v = ctx;
-	ev_cli_finding(stderr, TOOL ": ", f);
-	v->findings++;
-	struct ev_error ignored;
-	ev_error_clear(&ignored);
-	ev_receipt_add_finding(v->receipt, f, &ignored);
+	ev_cli_findings_add(&v->findings, f, f);
 }
 
 /* The capsule's seal against the commit's, member by member. */
@@ -369,6 +366,7 @@ static ev_status run_verify(const struct capsule_opts *o, struct ev_error *err)
 		st = err->status;
 		goto out;
 	}
+	ev_cli_findings_init(&v.findings, stderr, TOOL ": ", o->json, v.receipt, 0);
 	ev_receipt_add_input(v.receipt, "capsule", o->target, NULL, err);
 	ev_receipt_set_fact(v.receipt, "commit", json_string(ev_git_commit_id(g)), err);
 	ev_receipt_set_fact(v.receipt, "tree", json_string(ev_git_tree_id(g)), err);
@@ -387,16 +385,17 @@ static ev_status run_verify(const struct capsule_opts *o, struct ev_error *err)
 		st = ev_tree_check(tree, &commit, 0, on_finding, &v, NULL, &ev_cli_interrupted, err);
 	if (st != EV_OK)
 		goto out;
-	ev_receipt_add_check(v.receipt, "members", v.findings == 0, v.findings ? "differences named" : "every member matches", err);
+	ev_receipt_add_check(v.receipt, "members", v.findings.total == 0, v.findings.total ? "differences named" : "every member matches", err);
 	if ((st = ev_receipt_finish(v.receipt, err)) != EV_OK)
 		goto out;
 	if (o->json) {
 		ev_json_print(v.receipt, stdout, err);
 	}
-	printf("%s: %s: %zu members against commit %s, %u finding%s\n", v.findings ? "FAIL" : "OK", o->target,
-	       commit.count, ev_git_commit_id(g), v.findings, v.findings == 1 ? "" : "s");
-	st = v.findings ? EV_MISMATCH : EV_OK;
+	printf("%s: %s: %zu members against commit %s, %" PRIu64 " finding%s\n", v.findings.total ? "FAIL" : "OK", o->target,
+	       commit.count, ev_git_commit_id(g), v.findings.total, v.findings.total == 1 ? "" : "s");
+	st = v.findings.total ? EV_MISMATCH : EV_OK;
 out:
+	ev_cli_findings_free(&v.findings);
 	json_decref(v.receipt);
 	free(seal_bytes);
 	ev_seal_free(&capsule);

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +55,8 @@ struct integrate_opts {
 
 struct tally {
 	json_t *receipt, *members;
-	unsigned findings, accepted;
+	struct ev_cli_findings findings;
+	unsigned accepted;
 };
 
 static void finding(struct tally *t, const char *path, const char *check, const char *message,
@@ -62,11 +64,7 @@ static void finding(struct tally *t, const char *path, const char *check, const 
 {
 	struct ev_finding f;
 	ev_finding_make(&f, path, check, message, expected, found);
-	ev_cli_finding(stderr, TOOL ": ", &f);
-	struct ev_error ignored;
-	ev_error_clear(&ignored);
-	ev_receipt_add_finding(t->receipt, &f, &ignored);
-	t->findings++;
+	ev_cli_findings_add(&t->findings, &f, &f);
 }
 
 /* The git mode git would store for a sealed mode. */
@@ -161,7 +159,7 @@ static ev_status check_member(const struct integrate_opts *o, struct ev_git *g, 
 		finding(t, where, "type", "not a regular file in the working tree", "file", "another type");
 		return EV_OK;
 	}
-	unsigned unfound = t->findings;
+	uint64_t unfound = t->findings.total;
 	ev_sha256_hex(sha, sha_hex);
 	ev_sha256_hex(m->sha256, want_hex);
 	if (size != m->size) {
@@ -177,12 +175,12 @@ static ev_status check_member(const struct integrate_opts *o, struct ev_git *g, 
 	snprintf(got_mode, sizeof got_mode, "%06o", gmode);
 	if (gmode != git_mode_for(m->mode))
 		finding(t, where, "executable", "the executable bit differs from the sealed mode's", want_mode, got_mode);
-	int represented = t->findings == unfound && (m->mode != 0644 && m->mode != 0755);
+	int represented = t->findings.total == unfound && (m->mode != 0644 && m->mode != 0755);
 	if (represented)
 		t->accepted++;
 	json_t *row = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b}", "path", m->path, "repository_path", where,
 				"sealed_mode", mode, "git_mode", got_mode, "blob", blob, "holds",
-				t->findings == unfound);
+				t->findings.total == unfound);
 	if (represented) {
 		char rule[96];
 		snprintf(rule, sizeof rule, "sealed %s stored by git as %06o: accepted (git keeps only the executable bit)",
@@ -214,6 +212,7 @@ static ev_status run_integrate(const struct integrate_opts *o, struct ev_error *
 		st = err->status;
 		goto out;
 	}
+	ev_cli_findings_init(&t.findings, stderr, TOOL ": ", o->json, t.receipt, 0);
 	t.members = json_array();
 	ev_sha256_hex(sel_sha, hex);
 	ev_receipt_add_input(t.receipt, "selection", o->selection, hex, err);
@@ -244,9 +243,9 @@ static ev_status run_integrate(const struct integrate_opts *o, struct ev_error *
 					"any -> 100755; accepted; content, size and the executable bit must hold"), err);
 	ev_receipt_set_fact(t.receipt, "members", json_incref(t.members), err);
 	char detail[128];
-	snprintf(detail, sizeof detail, "%zu members, %u findings, %u modes represented by the rule",
-		 sel.members.count, t.findings, t.accepted);
-	ev_receipt_add_check(t.receipt, "members", t.findings == 0, detail, err);
+	snprintf(detail, sizeof detail, "%zu members, %" PRIu64 " findings, %u modes represented by the rule",
+		 sel.members.count, t.findings.total, t.accepted);
+	ev_receipt_add_check(t.receipt, "members", t.findings.total == 0, detail, err);
 	if ((st = ev_receipt_finish(t.receipt, err)) != EV_OK)
 		goto out;
 	if ((st = ev_receipt_write_chosen(t.receipt, o->receipt, ".", "integration", path, sizeof path, err)) !=
@@ -255,13 +254,14 @@ static ev_status run_integrate(const struct integrate_opts *o, struct ev_error *
 	if (o->json) {
 		ev_json_print(t.receipt, stdout, err);
 	} else {
-		printf("%s: %zu selected members against %s %.12s, %u finding%s, %u mode%s represented by the rule; receipt %s\n",
-		       t.findings ? "FAIL" : "OK", sel.members.count, o->worktree ? "the working tree at" : "commit",
-		       ev_git_commit_id(g), t.findings, t.findings == 1 ? "" : "s", t.accepted, t.accepted == 1 ? "" : "s",
+		printf("%s: %zu selected members against %s %.12s, %" PRIu64 " finding%s, %u mode%s represented by the rule; receipt %s\n",
+		       t.findings.total ? "FAIL" : "OK", sel.members.count, o->worktree ? "the working tree at" : "commit",
+		       ev_git_commit_id(g), t.findings.total, t.findings.total == 1 ? "" : "s", t.accepted, t.accepted == 1 ? "" : "s",
 		       path);
 	}
-	st = t.findings ? EV_MISMATCH : EV_OK;
+	st = t.findings.total ? EV_MISMATCH : EV_OK;
 out:
+	ev_cli_findings_free(&t.findings);
 	json_decref(t.members);
 	json_decref(t.receipt);
 	ev_selection_free(&sel);
