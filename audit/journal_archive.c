@@ -301,8 +301,9 @@ ev_status journal_from_archive(struct journal_run *run, struct ev_error *err)
 	struct ev_archive_check res;
 	struct ev_progress progress;
 	ev_progress_init(&progress, stderr, TOOL ": auditing", seal.bytes, seal.files);
+	struct ev_meter meter = ev_progress_meter(&progress);
 	st = ev_archive_check_tapped(run->archive, &seal, seal_bytes, seal_len, on_archive_finding, &x,
-				     &tap, &progress, &ev_cli_interrupted, &res, err);
+				     &tap, &meter, &ev_cli_interrupted, &res, err);
 	ev_progress_done(&progress);
 	if (st != EV_OK && st != EV_MISMATCH)
 		goto out;

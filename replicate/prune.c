@@ -454,7 +454,8 @@ static ev_status run_prune(struct prune_run *p, char *receipt_path, size_t cap, 
 				       "is on another file system (a mount inside DIR)", NULL, NULL);
 	struct ev_progress progress;
 	ev_progress_init(&progress, stderr, TOOL ": checking", expected->bytes, expected->count);
-	st = ev_tree_check(o->dir, expected, o->selection != NULL, on_tree_finding, p, &progress,
+	struct ev_meter meter = ev_progress_meter(&progress);
+	st = ev_tree_check(o->dir, expected, o->selection != NULL, on_tree_finding, p, &meter,
 			   &ev_cli_interrupted, err);
 	ev_progress_done(&progress);
 	if (st != EV_OK)

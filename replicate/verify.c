@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/archive/archive_reader.h"
+#include "lib/usecase/archive_verify.h"
 #include "lib/core/input.h"
 #include "lib/core/json.h"
 #include "lib/cli/progress.h"
@@ -59,14 +61,12 @@ struct verify_opts {
 struct report {
 	const struct verify_opts *o;
 	json_t *receipt;
-	unsigned findings;
-	struct ev_cli_findings shown; /* printed and kept, up to --max-findings per check */
+	struct ev_cli_findings shown; /* counted; printed and kept up to --max-findings per check */
 };
 
 static void on_finding(void *ctx, const struct ev_finding *f)
 {
 	struct report *r = ctx;
-	r->findings++;
 	/* The receipt names the archive and the seal by role, not by path:
 	 * paths differ between hosts and the comparable part must not. */
 	struct ev_finding stable = *f;
@@ -75,26 +75,6 @@ static void on_finding(void *ctx, const struct ev_finding *f)
 	else if (strcmp(f->subject, r->o->seal) == 0)
 		stable.subject = EV_SEAL_FILENAME;
 	ev_cli_findings_add(&r->shown, f, &stable);
-}
-
-/* A pin is one check, passing or failing, so that receipts with and
- * without the pinned file's bytes differ in that check, not in two. */
-static void check_pin(struct report *r, const char *subject, const char *check,
-		      const char *message, const char *pass_detail, const char *pinned,
-		      const char *found_hex, struct ev_error *err)
-{
-	if (strcmp(pinned, found_hex) == 0) {
-		ev_receipt_add_check(r->receipt, check, 1, pass_detail, err);
-		return;
-	}
-	struct ev_finding f;
-	char detail[2 * EV_FINDING_VALUE_MAX];
-	ev_finding_make(&f, subject, check, message, pinned, found_hex);
-	r->findings++;
-	if (!r->o->json)
-		ev_cli_finding(stderr, TOOL ": ", &f);
-	snprintf(detail, sizeof detail, "%s (expected %s, found %s)", message, pinned, found_hex);
-	ev_receipt_add_check(r->receipt, check, 0, detail, err);
 }
 
 static ev_status write_receipt(struct report *r, const struct ev_signing_key *key,
@@ -127,14 +107,8 @@ static ev_status run_verify(struct report *r, char *receipt_path, size_t cap,
 			    struct ev_error *err)
 {
 	const struct verify_opts *o = r->o;
-	struct ev_seal seal;
 	struct ev_signing_key *key = NULL;
-	char *seal_bytes = NULL;
-	size_t seal_len = 0;
-	char seal_hex[EV_SHA256_HEX_LEN + 1] = "", archive_hex[EV_SHA256_HEX_LEN + 1];
-	struct ev_archive_check res;
 	ev_status st;
-	ev_seal_init(&seal);
 
 	/* Everything that could stop the receipt from being written is tried
 	 * before the long read. */
@@ -155,13 +129,11 @@ static ev_status run_verify(struct report *r, char *receipt_path, size_t cap,
 	if (o->sign_key && (st = ev_signing_key_load(o->sign_key, &key, err)) != EV_OK)
 		return st;
 	if (!(r->receipt = ev_receipt_new("replica", TOOL, err))) {
-		st = err->status;
-		goto out;
+		ev_signing_key_free(key);
+		return err->status;
 	}
 	ev_cli_findings_init(&r->shown, stderr, TOOL ": ", o->json, r->receipt, o->max_findings);
 
-	st = ev_seal_load_pinned(o->seal, o->seal_sha256, &seal, seal_hex, &seal_bytes, &seal_len,
-				 err);
 	/* Where the files were on this host, in full: a receipt read later,
 	 * elsewhere, must not depend on the directory it was made from. */
 	char seal_real[PATH_MAX], archive_real[PATH_MAX];
@@ -169,66 +141,44 @@ static ev_status run_verify(struct report *r, char *receipt_path, size_t cap,
 		snprintf(seal_real, sizeof seal_real, "%s", o->seal);
 	if (!realpath(o->archive, archive_real))
 		snprintf(archive_real, sizeof archive_real, "%s", o->archive);
-	if (seal_hex[0])
-		ev_receipt_add_input(r->receipt, EV_SEAL_FILENAME, seal_real, seal_hex, err);
-	if (o->seal_sha256 && (st == EV_OK || st == EV_MISMATCH))
-		check_pin(r, o->seal, "seal-sha256",
-			  "SEAL.json is not the pinned seal; nothing else was checked",
-			  "SEAL.json bytes hash to the pinned value", o->seal_sha256, seal_hex, err);
-	if (st == EV_MISMATCH) {
-		st = write_receipt(r, key, receipt_path, cap, err);
-		if (st == EV_OK)
-			st = EV_MISMATCH;
-		goto out;
-	}
-	if (st != EV_OK)
-		goto out;
-
 	struct ev_progress progress;
-	ev_progress_init(&progress, stderr, TOOL ": verifying", seal.bytes, seal.files);
-	st = ev_archive_check(o->archive, &seal, seal_bytes, seal_len, on_finding, r, &progress, &ev_cli_interrupted,
-			      &res, err);
+	ev_progress_init(&progress, stderr, TOOL ": verifying", 0, 0);
+	struct ev_meter meter = ev_progress_meter(&progress);
+	struct ev_archive_verify v = {.archive = o->archive, .seal = o->seal, .archive_recorded = archive_real,
+				      .seal_recorded = seal_real, .seal_sha256 = o->seal_sha256,
+				      .archive_sha256 = o->archive_sha256, .archive_pin_offered = 1,
+				      .on_finding = on_finding, .ctx = r, .meter = &meter,
+				      .interrupted = &ev_cli_interrupted};
+	st = ev_archive_verify(&v, r->receipt, err);
 	ev_progress_done(&progress);
 	if (st != EV_OK && st != EV_MISMATCH)
 		goto out;
-	if (ev_cli_interrupted) {
-		st = ev_error_set(err, EV_INTERRUPTED, "interrupted by a signal; no receipt written");
+	if (!v.seal_unpinned) {
+		const struct ev_seal *seal = &v.seal_doc;
+		json_t *totals = json_pack("{s:I, s:I, s:I}", "files", (json_int_t)seal->files, "dirs",
+					   (json_int_t)seal->dirs, "bytes", (json_int_t)seal->bytes);
+		ev_status fst;
+		if ((fst = ev_receipt_set_fact(r->receipt, "root", json_string(seal->root), err)) ||
+		    (fst = ev_receipt_set_fact(r->receipt, "totals", totals, err)) ||
+		    (fst = ev_receipt_set_fact(r->receipt, "archive_bytes",
+					       json_integer((json_int_t)v.check.archive_bytes), err)) ||
+		    (fst = ev_receipt_set_fact(r->receipt, "members_read",
+					       json_integer((json_int_t)v.check.members_checked), err))) {
+			st = fst;
+			goto out;
+		}
+	}
+	ev_status wst = write_receipt(r, key, receipt_path, cap, err);
+	if (wst != EV_OK) {
+		st = wst;
 		goto out;
 	}
-	ev_sha256_hex(res.archive_sha256, archive_hex);
-	ev_receipt_add_input(r->receipt, "archive", archive_real, archive_hex, err);
-	if (o->archive_sha256)
-		check_pin(r, o->archive, "archive-sha256",
-			  "the archive is not the one pushed (its SHA-256 differs)",
-			  "the archive's bytes hash to the pinned value", o->archive_sha256, archive_hex,
-			  err);
-	json_t *totals = json_pack("{s:I, s:I, s:I}", "files", (json_int_t)seal.files, "dirs",
-				   (json_int_t)seal.dirs, "bytes", (json_int_t)seal.bytes);
-	char detail[128];
-	snprintf(detail, sizeof detail, "%zu members expected, %u finding%s", seal.count,
-		 r->findings, r->findings == 1 ? "" : "s");
-	char coverage[512];
-	if ((st = ev_receipt_set_fact(r->receipt, "coverage",
-				      ev_archive_coverage(&res, o->seal_sha256 != NULL, o->archive_sha256 != NULL,
-							  coverage, sizeof coverage), err)) ||
-	    (st = ev_receipt_set_fact(r->receipt, "root", json_string(seal.root), err)) ||
-	    (st = ev_receipt_set_fact(r->receipt, "totals", totals, err)) ||
-	    (st = ev_receipt_set_fact(r->receipt, "archive_bytes",
-				      json_integer((json_int_t)res.archive_bytes), err)) ||
-	    (st = ev_receipt_set_fact(r->receipt, "members_read",
-				      json_integer((json_int_t)res.members_checked), err)) ||
-	    (st = ev_receipt_add_check(r->receipt, "members", r->findings == 0, detail, err)))
-		goto out;
-	if ((st = write_receipt(r, key, receipt_path, cap, err)) != EV_OK)
-		goto out;
-	if (!o->json)
-		printf("%s\n%s: %s: %zu members, %u finding%s against %s; receipt %s\n", coverage,
-		       r->findings ? "FAIL" : "OK", o->archive, seal.count, r->findings,
-		       r->findings == 1 ? "" : "s", o->seal, receipt_path);
-	st = r->findings ? EV_MISMATCH : EV_OK;
+	if (!o->json && !v.seal_unpinned)
+		printf("%s\n%s: %s: %zu members, %" PRIu64 " finding%s against %s; receipt %s\n", v.coverage,
+		       v.findings ? "FAIL" : "OK", o->archive, v.seal_doc.count, v.findings,
+		       v.findings == 1 ? "" : "s", o->seal, receipt_path);
 out:
-	free(seal_bytes);
-	ev_seal_free(&seal);
+	ev_archive_verify_free(&v);
 	ev_signing_key_free(key);
 	return st;
 }

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "lib/archive/selection.h"
 #include "lib/core/sha256.h"
 #include "lib/archive/tree_check.h"
+#include "lib/usecase/archive_verify.h"
 #include "seal/seal.h"
 
 static const char help[] =
@@ -52,15 +54,13 @@ struct verify_opts {
 
 struct report {
 	const struct verify_opts *o;
-	unsigned findings;
 	json_t *receipt;
-	struct ev_cli_findings shown; /* printed and kept, up to --max-findings per check */
+	struct ev_cli_findings shown; /* counted; printed and kept up to --max-findings per check */
 };
 
 static void on_finding(void *ctx, const struct ev_finding *f)
 {
 	struct report *r = ctx;
-	r->findings++;
 	ev_cli_findings_add(&r->shown, f, f);
 }
 
@@ -106,29 +106,37 @@ static ev_status emit_receipt(struct report *r, struct ev_error *err)
 	return st;
 }
 
-static ev_status run_verify(const struct verify_opts *o, struct report *r, struct ev_error *err)
+/* An archive: the one verification replicate verify makes too. */
+static ev_status verify_archive(const struct verify_opts *o, struct report *r, size_t *members,
+				char *coverage, size_t cap, struct ev_error *err)
+{
+	struct ev_progress progress;
+	ev_progress_init(&progress, stderr, TOOL ": verifying", 0, 0);
+	struct ev_meter meter = ev_progress_meter(&progress);
+	struct ev_archive_verify v = {.archive = o->target, .seal = o->seal, .seal_sha256 = o->seal_sha256,
+				      .on_finding = on_finding, .ctx = r, .meter = &meter,
+				      .interrupted = &ev_cli_interrupted};
+	ev_status st = ev_archive_verify(&v, r->receipt, err);
+	ev_progress_done(&progress);
+	*members = v.seal_doc.count;
+	snprintf(coverage, cap, "%s", v.coverage);
+	ev_archive_verify_free(&v);
+	return st;
+}
+
+/* A tree, against a seal or a selection. */
+static ev_status verify_tree(const struct verify_opts *o, struct report *r, size_t *members,
+			     char *coverage, size_t cap, struct ev_error *err)
 {
 	struct ev_seal seal, *expected = &seal;
 	struct ev_selection sel;
-	char *seal_bytes = NULL;
-	size_t seal_len = 0;
 	char seal_hex[EV_SHA256_HEX_LEN + 1] = "";
-	char coverage[512] = "";
 	ev_status st = EV_OK;
 	ev_seal_init(&seal);
 	memset(&sel, 0, sizeof sel);
 
-	if (o->receipt && access(o->receipt, F_OK) == 0)
-		return ev_error_set(err, EV_REFUSED,
-				    "%s: already exists; evidence is never overwritten (choose a new name)",
-				    o->receipt);
-	r->receipt = ev_receipt_new("verify", TOOL, err);
-	if (!r->receipt)
-		return err->status;
-	ev_cli_findings_init(&r->shown, stderr, TOOL ": ", o->json, r->receipt, o->max_findings);
 	if (o->seal) {
-		st = ev_seal_load_pinned(o->seal, o->seal_sha256, &seal, seal_hex, &seal_bytes,
-					 &seal_len, err);
+		st = ev_seal_load_pinned(o->seal, o->seal_sha256, &seal, seal_hex, NULL, NULL, err);
 		if (seal_hex[0])
 			ev_receipt_add_input(r->receipt, EV_SEAL_FILENAME, o->seal, seal_hex, err);
 		if (o->seal_sha256 && (st == EV_OK || st == EV_MISMATCH))
@@ -165,64 +173,62 @@ static ev_status run_verify(const struct verify_opts *o, struct report *r, struc
 		}
 		expected = &sel.members;
 	}
-
-	int dir = is_directory(o->target, err, &st);
-	if (dir < 0)
+	*members = expected->count;
+	ev_receipt_add_input(r->receipt, "tree", o->target, NULL, err);
+	struct ev_progress progress;
+	ev_progress_init(&progress, stderr, TOOL ": verifying", expected->bytes, expected->count);
+	struct ev_meter meter = ev_progress_meter(&progress);
+	st = ev_tree_check(o->target, expected, o->selection != NULL, on_finding, r, &meter,
+			   &ev_cli_interrupted, err);
+	ev_progress_done(&progress);
+	if (st != EV_OK)
 		goto out;
-	if (o->selection && !dir) {
-		st = ev_error_set(err, EV_USAGE, "%s: --selection checks a directory, not an archive",
-				  o->target);
-		goto out;
-	}
-	if (dir) {
-		ev_receipt_add_input(r->receipt, "tree", o->target, NULL, err);
-		struct ev_progress progress;
-		ev_progress_init(&progress, stderr, TOOL ": verifying", expected->bytes,
-				 expected->count);
-		st = ev_tree_check(o->target, expected, o->selection != NULL, on_finding, r, &progress,
-				   &ev_cli_interrupted, err);
-		ev_progress_done(&progress);
-		if (st != EV_OK)
-			goto out;
-		ev_receipt_set_fact(r->receipt, "coverage",
-				    ev_tree_coverage(o->selection != NULL, o->seal_sha256 != NULL, coverage, sizeof coverage),
-				    err);
-	} else {
-		struct ev_archive_check res;
-		struct ev_progress progress;
-		ev_progress_init(&progress, stderr, TOOL ": verifying", seal.bytes, seal.files);
-		st = ev_archive_check(o->target, &seal, seal_bytes, seal_len, on_finding, r, &progress,
-				      &ev_cli_interrupted, &res, err);
-		ev_progress_done(&progress);
-		if (st == EV_ERROR || st >= EV_USAGE)
-			goto out;
-		char hex[EV_SHA256_HEX_LEN + 1];
-		ev_sha256_hex(res.archive_sha256, hex);
-		ev_receipt_add_input(r->receipt, "archive", o->target, hex, err);
-		ev_receipt_set_fact(r->receipt, "coverage",
-				    ev_archive_coverage(&res, o->seal_sha256 != NULL, -1, coverage, sizeof coverage), err);
-		st = EV_OK;
-	}
+	ev_receipt_set_fact(r->receipt, "coverage",
+			    ev_tree_coverage(o->selection != NULL, o->seal_sha256 != NULL, coverage, cap), err);
 	char detail[128];
-	snprintf(detail, sizeof detail, "%zu members expected, %u finding%s", expected->count,
-		 r->findings, r->findings == 1 ? "" : "s");
-	ev_receipt_add_check(r->receipt, "members", r->findings == 0, detail, err);
-	st = r->findings ? EV_MISMATCH : EV_OK;
+	uint64_t n = r->shown.total;
+	snprintf(detail, sizeof detail, "%zu members expected, %" PRIu64 " finding%s", expected->count, n,
+		 n == 1 ? "" : "s");
+	ev_receipt_add_check(r->receipt, "members", n == 0, detail, err);
+	st = n ? EV_MISMATCH : EV_OK;
 out:
-	if (st == EV_OK || st == EV_MISMATCH) {
-		ev_status wst = emit_receipt(r, err);
-		if (wst != EV_OK)
-			st = wst;
-		else if (!o->json && coverage[0])
-			printf("%s\n", coverage);
-		if (wst == EV_OK && !o->json)
-			printf("%s: %s: %zu members, %u finding%s against %s\n",
-			       st == EV_OK ? "OK" : "FAIL", o->target, expected->count, r->findings,
-			       r->findings == 1 ? "" : "s", o->selection ? o->selection : o->seal);
-	}
-	free(seal_bytes);
 	ev_seal_free(&seal);
 	ev_selection_free(&sel);
+	return st;
+}
+
+static ev_status run_verify(const struct verify_opts *o, struct report *r, struct ev_error *err)
+{
+	char coverage[512] = "";
+	size_t members = 0;
+	if (o->receipt && access(o->receipt, F_OK) == 0)
+		return ev_error_set(err, EV_REFUSED,
+				    "%s: already exists; evidence is never overwritten (choose a new name)",
+				    o->receipt);
+	ev_status st = EV_OK;
+	int dir = is_directory(o->target, err, &st);
+	if (dir < 0)
+		return st;
+	if (o->selection && !dir)
+		return ev_error_set(err, EV_USAGE, "%s: --selection checks a directory, not an archive",
+				    o->target);
+	if (!(r->receipt = ev_receipt_new("verify", TOOL, err)))
+		return err->status;
+	ev_cli_findings_init(&r->shown, stderr, TOOL ": ", o->json, r->receipt, o->max_findings);
+	st = dir ? verify_tree(o, r, &members, coverage, sizeof coverage, err)
+		 : verify_archive(o, r, &members, coverage, sizeof coverage, err);
+	if (st != EV_OK && st != EV_MISMATCH)
+		return st;
+	ev_status wst = emit_receipt(r, err);
+	if (wst != EV_OK)
+		return wst;
+	if (!o->json) {
+		if (coverage[0])
+			printf("%s\n", coverage);
+		printf("%s: %s: %zu members, %" PRIu64 " finding%s against %s\n", st == EV_OK ? "OK" : "FAIL",
+		       o->target, members, r->shown.total, r->shown.total == 1 ? "" : "s",
+		       o->selection ? o->selection : o->seal);
+	}
 	return st;
 }
 

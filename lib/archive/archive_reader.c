@@ -18,7 +18,7 @@
 #include "lib/core/hashpipe.h"
 #include "lib/archive/namefold.h"
 #include "lib/core/path.h"
-#include "lib/cli/progress.h"
+#include "lib/core/meter.h"
 
 #define HASH_SLOTS 8
 #define HASH_SLOT_BYTES ((size_t)1 << 20)
@@ -70,7 +70,7 @@ struct checker {
 	uint8_t (*digests)[EV_SHA256_LEN]; /* per seal member */
 	unsigned char *hashed; /* per seal member: a digest is due */
 	struct ev_namefold *names; /* every member name seen, for collisions */
-	struct ev_progress *progress; /* NULL: none */
+	const struct ev_meter *progress; /* NULL: none */
 	const struct ev_archive_tap *tap; /* NULL: none */
 	int out_of_memory;
 	uint64_t extras_folded;     /* extra names compared for collisions */
@@ -167,8 +167,7 @@ static int hash_data(struct archive *a, struct checker *c, const char *subject, 
 			}
 		}
 		*size += len;
-		if (c->progress)
-			ev_progress_add(c->progress, len, 0);
+		ev_meter_advance(c->progress, len, 0);
 	}
 	if (!slot) {
 		ev_hashpipe_buffer(c->pipe);
@@ -178,8 +177,7 @@ static int hash_data(struct archive *a, struct checker *c, const char *subject, 
 	c->hashed[idx] = 1;
 	if (tapped)
 		tap->end(tapped, 1);
-	if (c->progress)
-		ev_progress_add(c->progress, 0, 1);
+	ev_meter_advance(c->progress, 0, 1);
 	return 0;
 }
 
@@ -373,7 +371,7 @@ static void compare_digests(struct checker *c)
 
 ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const char *seal_bytes,
 			   size_t seal_len, ev_finding_fn on_finding, void *ctx,
-			   struct ev_progress *progress, volatile sig_atomic_t *interrupted,
+			   const struct ev_meter *progress, volatile sig_atomic_t *interrupted,
 			   struct ev_archive_check *result, struct ev_error *err)
 {
 	return ev_archive_check_tapped(path, seal, seal_bytes, seal_len, on_finding, ctx, NULL,
@@ -383,7 +381,7 @@ ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const c
 ev_status ev_archive_check_tapped(const char *path, const struct ev_seal *seal,
 				  const char *seal_bytes, size_t seal_len, ev_finding_fn on_finding,
 				  void *ctx, const struct ev_archive_tap *tap,
-				  struct ev_progress *progress, volatile sig_atomic_t *interrupted,
+				  const struct ev_meter *progress, volatile sig_atomic_t *interrupted,
 				  struct ev_archive_check *result, struct ev_error *err)
 {
 	memset(result, 0, sizeof *result);

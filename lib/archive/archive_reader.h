@@ -36,7 +36,7 @@
 #include <jansson.h>
 
 #include "lib/core/finding.h"
-#include "lib/cli/progress.h"
+#include "lib/core/meter.h"
 #include "lib/archive/seal.h"
 #include "lib/core/sha256.h"
 #include "lib/core/status.h"
@@ -62,7 +62,7 @@ struct ev_archive_check {
  * stopped (nothing is claimed: the findings so far are not the archive's). */
 ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const char *seal_bytes,
 			   size_t seal_len, ev_finding_fn on_finding, void *ctx,
-			   struct ev_progress *progress, volatile sig_atomic_t *interrupted,
+			   const struct ev_meter *progress, volatile sig_atomic_t *interrupted,
 			   struct ev_archive_check *result, struct ev_error *err);
 
 /* A tap: the content of chosen members as it streams by, for a reader that
@@ -83,7 +83,7 @@ struct ev_archive_tap {
 ev_status ev_archive_check_tapped(const char *path, const struct ev_seal *seal,
 				  const char *seal_bytes, size_t seal_len, ev_finding_fn on_finding,
 				  void *ctx, const struct ev_archive_tap *tap,
-				  struct ev_progress *progress, volatile sig_atomic_t *interrupted,
+				  const struct ev_meter *progress, volatile sig_atomic_t *interrupted,
 				  struct ev_archive_check *result, struct ev_error *err);
 
 /* The archive's first member, SEAL.json, read without going further: what

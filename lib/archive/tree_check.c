@@ -57,7 +57,7 @@ static void free_ancestors(struct ancestors *an)
 }
 
 ev_status ev_tree_check(const char *dir, const struct ev_seal *expected, int subset,
-			ev_finding_fn on_finding, void *ctx, struct ev_progress *progress,
+			ev_finding_fn on_finding, void *ctx, const struct ev_meter *progress,
 			volatile sig_atomic_t *interrupted, struct ev_error *err)
 {
 	struct ev_tree tree = {.rootfd = -1};
@@ -107,12 +107,10 @@ ev_status ev_tree_check(const char *dir, const struct ev_seal *expected, int sub
 				goto out;
 			got.size = size;
 			hashed = 1;
-			if (progress)
-				ev_progress_add(progress, size, 0);
+			ev_meter_advance(progress, size, 0);
 		}
 		ev_member_compare(want, &got, hashed, on_finding, ctx);
-		if (progress)
-			ev_progress_add(progress, 0, 1);
+		ev_meter_advance(progress, 0, 1);
 		if (interrupted && *interrupted) {
 			st = ev_error_set(err, EV_INTERRUPTED, "interrupted by a signal; nothing claimed");
 			goto out;

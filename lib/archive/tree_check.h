@@ -19,7 +19,7 @@
 #include <jansson.h>
 
 #include "lib/core/finding.h"
-#include "lib/cli/progress.h"
+#include "lib/core/meter.h"
 #include "lib/archive/seal.h"
 #include "lib/core/status.h"
 
@@ -30,7 +30,7 @@
  * callback counts them), EV_ERROR/EV_USAGE when dir cannot be walked or a
  * file fails while it is read, EV_INTERRUPTED. */
 ev_status ev_tree_check(const char *dir, const struct ev_seal *expected, int subset,
-			ev_finding_fn on_finding, void *ctx, struct ev_progress *progress,
+			ev_finding_fn on_finding, void *ctx, const struct ev_meter *progress,
 			volatile sig_atomic_t *interrupted, struct ev_error *err);
 
 /* What a pass of ev_tree_check means, for a receipt's "coverage" fact

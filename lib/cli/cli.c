@@ -101,7 +101,7 @@ void ev_cli_findings_add(struct ev_cli_findings *s, const struct ev_finding *sho
 		return;
 	if (!s->quiet)
 		ev_cli_finding(s->stream, s->prefix, shown);
-	if (s->receipt) {
+	if (s->receipt && !recorded->in_receipt) {
 		struct ev_error ignored;
 		ev_error_clear(&ignored);
 		ev_receipt_add_finding(s->receipt, recorded, &ignored);

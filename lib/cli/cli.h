@@ -68,7 +68,7 @@ void ev_cli_findings_init(struct ev_cli_findings *s, FILE *stream, const char *p
 
 /* Count f; print shown and keep recorded (each may be f: the receipt may
  * name things by role where the line names them by path) while f's check
- * is under the limit. */
+ * is under the limit; a finding already in_receipt is not kept twice. */
 void ev_cli_findings_add(struct ev_cli_findings *s, const struct ev_finding *shown,
 			 const struct ev_finding *recorded);
 

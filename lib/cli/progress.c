@@ -92,3 +92,20 @@ void ev_progress_done(struct ev_progress *p)
 	}
 	p->printed = 0;
 }
+
+static void advance_progress(void *ctx, uint64_t bytes, uint64_t members)
+{
+	ev_progress_add(ctx, bytes, members);
+}
+
+static void set_goal(void *ctx, uint64_t bytes, uint64_t members)
+{
+	struct ev_progress *p = ctx;
+	p->total_bytes = bytes;
+	p->total_members = members;
+}
+
+struct ev_meter ev_progress_meter(struct ev_progress *p)
+{
+	return (struct ev_meter){.goal = set_goal, .advance = advance_progress, .ctx = p};
+}

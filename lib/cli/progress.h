@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lib/core/meter.h"
+
 struct ev_progress {
 	FILE *stream;
 	int enabled;
@@ -32,6 +34,10 @@ void ev_progress_init(struct ev_progress *p, FILE *stream, const char *label,
 
 /* Account for more work done; redraws when enough time has passed. */
 void ev_progress_add(struct ev_progress *p, uint64_t bytes, uint64_t members);
+
+/* A meter that advances p: what a tool hands to a library call that reads
+ * long (lib/core/meter.h). */
+struct ev_meter ev_progress_meter(struct ev_progress *p);
 
 /* Erase the line (if one was drawn). */
 void ev_progress_done(struct ev_progress *p);

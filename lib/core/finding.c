@@ -27,6 +27,7 @@ void ev_finding_make(struct ev_finding *f, const char *subject, const char *chec
 	f->subject = subject;
 	f->check = check;
 	f->message = message;
+	f->in_receipt = 0;
 	copy_value(f->expected, expected);
 	copy_value(f->found, found);
 }

@@ -22,6 +22,8 @@ struct ev_finding {
 	const char *message;  /* a plain sentence: "size differs" */
 	char expected[EV_FINDING_VALUE_MAX]; /* "" when not applicable */
 	char found[EV_FINDING_VALUE_MAX];
+	int in_receipt;       /* already in the receipt as a check of its own (a
+				 failed pin): shown and counted, not added again */
 };
 
 typedef void (*ev_finding_fn)(void *ctx, const struct ev_finding *f);
