@@ -60,7 +60,7 @@ static const char help[] =
 struct capsule_opts {
 	const char *repo, *commit, *outdir, *name, *target;
 	int verify, record_links, record_submodules, json;
-	struct seal_archive_opts archive;
+	struct ev_seal_archive_opts archive;
 };
 
 /* The commit's tree as a seal: members, sizes, and (with digest) the
@@ -195,7 +195,7 @@ static ev_status list_commit(const struct capsule_opts *o, struct ev_git *g, con
 	return st;
 }
 
-static ev_status write_members(struct ev_git *g, const struct ev_seal *seal, struct seal_out *out,
+static ev_status write_members(struct ev_git *g, const struct ev_seal *seal, struct ev_seal_outdir *out,
 			       struct ev_error *err)
 {
 	ev_status st = EV_OK;
@@ -239,7 +239,7 @@ static ev_status run_create(const struct capsule_opts *o, struct ev_error *err)
 {
 	struct ev_git *g = NULL;
 	struct ev_seal seal;
-	struct seal_out out;
+	struct ev_seal_outdir out;
 	json_t *receipt = NULL;
 	char root[256];
 	ev_seal_init(&seal);
@@ -257,7 +257,7 @@ static ev_status run_create(const struct capsule_opts *o, struct ev_error *err)
 		goto out;
 	}
 	if ((st = list_commit(o, g, root, 0, &seal, err)) != EV_OK ||
-	    (st = seal_out_begin(&out, o->outdir, &o->archive, &seal, err)) != EV_OK ||
+	    (st = ev_seal_outdir_begin(&out, o->outdir, &o->archive, &seal, err)) != EV_OK ||
 	    (st = write_members(g, &seal, &out, err)) != EV_OK)
 		goto out;
 	if (!(receipt = ev_receipt_new("seal", TOOL, err))) {
@@ -268,7 +268,7 @@ static ev_status run_create(const struct capsule_opts *o, struct ev_error *err)
 	if ((st = ev_receipt_add_input(receipt, "repository", wd ? wd : o->repo, NULL, err)) ||
 	    (st = ev_receipt_set_fact(receipt, "source", json_incref(seal.source), err)) ||
 	    (st = ev_receipt_add_check(receipt, "members-refused", 1, "none", err)) ||
-	    (st = seal_out_finish(&out, &seal, receipt, err)))
+	    (st = ev_seal_outdir_finish(&out, &seal, receipt, &ev_cli_interrupted, err)))
 		goto out;
 	if (o->json) {
 		ev_json_print(receipt, stdout, err);
@@ -277,7 +277,7 @@ static ev_status run_create(const struct capsule_opts *o, struct ev_error *err)
 		printf("  commit %s, tree %s\n", ev_git_commit_id(g), ev_git_tree_id(g));
 	}
 out:
-	seal_out_free(&out);
+	ev_seal_outdir_free(&out);
 	ev_seal_free(&seal);
 	json_decref(receipt);
 	ev_git_free(g);
@@ -423,7 +423,7 @@ int seal_capsule_main(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct capsule_opts o = {0};
-	seal_archive_opts_init(&o.archive);
+	ev_seal_archive_opts_init(&o.archive);
 	int c, bad;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
