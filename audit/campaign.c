@@ -22,6 +22,7 @@
 #include "audit/audit.h"
 #include "audit/journal.h"
 #include "audit/svg.h"
+#include "lib/campaign/run.h"
 #include "lib/core/publish.h"
 #include "lib/core/json.h"
 #include "lib/receipt/receipt.h"
@@ -111,33 +112,27 @@ static void run_finding(void *ctx, const struct ev_finding *f)
 }
 
 /* An output of a role in run.json, as a path, or "" . */
-static void output_path(const struct run *r, const json_t *doc, const char *role, const char *name,
+static void output_path(const struct run *r, const struct ev_run *doc, const char *role, const char *name,
 			char *out, size_t cap)
 {
-	size_t i;
-	json_t *p;
+	const char *rel = ev_run_output(doc, role, name);
 	out[0] = 0;
-	json_array_foreach(json_object_get(doc, "processes"), i, p) {
-		const char *rel;
-		if (strcmp(json_string_value(json_object_get(p, "role")) ?: "", role) != 0)
-			continue;
-		rel = json_string_value(json_object_get(json_object_get(p, "outputs"), name));
-		if (rel)
-			join(out, cap, r->dir, rel);
-	}
+	if (rel)
+		join(out, cap, r->dir, rel);
 }
 
 /* sockperf's clock as the run's recorded argv says: --no-rdtsc is its
  * monotonic clock, anything else its TSC default. Not sockperf: unknown. */
-static enum analysis_sockperf_clock recorded_sockperf_clock(const json_t *doc)
+static enum analysis_sockperf_clock recorded_sockperf_clock(const struct ev_run *doc)
 {
-	size_t i, k;
-	json_t *p, *a;
-	json_array_foreach(json_object_get(doc, "processes"), i, p) {
-		if (strcmp(json_string_value(json_object_get(p, "role")) ?: "", "sender") != 0)
+	size_t k;
+	json_t *a;
+	struct ev_run_process p;
+	for (size_t i = 0; i < ev_run_process_count(doc); i++) {
+		if (ev_run_process(doc, i, &p) != 0 || strcmp(p.role ?: "", "sender") != 0)
 			continue;
 		int sockperf = 0, no_rdtsc = 0;
-		json_array_foreach(json_object_get(p, "argv"), k, a) {
+		json_array_foreach(p.argv, k, a) {
 			const char *w = json_string_value(a) ?: "";
 			const char *base = strrchr(w, '/') ? strrchr(w, '/') + 1 : w;
 			sockperf |= strcmp(base, "sockperf") == 0;
@@ -180,7 +175,7 @@ static ev_status load_runs(struct campaign_audit *ca, struct ev_error *err)
 		struct run *r = &ca->runs[ca->nruns];
 		char path[PATH_MAX];
 		if (strlen(e->d_name) >= sizeof r->name || join(r->dir, sizeof r->dir, runs_dir, e->d_name) != 0 ||
-		    join(path, sizeof path, r->dir, "run.json") != 0) {
+		    join(path, sizeof path, r->dir, EV_RUN_FILENAME) != 0) {
 			fprintf(stderr, TOOL ": %s/%s: name too long: left out\n", runs_dir, e->d_name);
 			continue;
 		}
@@ -188,22 +183,23 @@ static ev_status load_runs(struct campaign_audit *ca, struct ev_error *err)
 			fprintf(stderr, TOOL ": %s: no run.json (a run cut short): left out\n", r->dir);
 			continue;
 		}
-		json_t *doc;
+		struct ev_run run;
+		const struct ev_run *doc = &run;
 		uint8_t digest[EV_SHA256_LEN];
 		char hex[EV_SHA256_HEX_LEN + 1];
-		if ((st = ev_json_load(path, "evidence-run/1", 0, &doc, digest, NULL, NULL, err)) != EV_OK)
+		if ((st = ev_run_load(path, 0, &run, digest, err)) != EV_OK)
 			break;
 		ev_sha256_hex(digest, hex);
 		char name[PATH_MAX + 16];
 		snprintf(name, sizeof name, "run %s", e->d_name);
 		ev_receipt_add_input(ca->receipt, name, path, hex, err);
 		memcpy(r->name, e->d_name, strlen(e->d_name) + 1);
-		snprintf(r->arm, sizeof r->arm, "%s", json_string_value(json_object_get(doc, "arm")) ?: "");
-		snprintf(r->cell, sizeof r->cell, "%s", json_string_value(json_object_get(doc, "cell")) ?: "");
-		snprintf(r->result, sizeof r->result, "%s", json_string_value(json_object_get(doc, "result")) ?: "unknown");
-		r->repeat = (int)json_integer_value(json_object_get(doc, "repeat"));
-		r->warmups = (uint64_t)json_integer_value(json_object_get(json_object_get(doc, "counts"), "warmups"));
-		r->measured = (uint64_t)json_integer_value(json_object_get(json_object_get(doc, "counts"), "measured"));
+		snprintf(r->arm, sizeof r->arm, "%s", ev_run_string(doc, "arm") ?: "");
+		snprintf(r->cell, sizeof r->cell, "%s", ev_run_string(doc, "cell") ?: "");
+		snprintf(r->result, sizeof r->result, "%s", ev_run_string(doc, "result") ?: "unknown");
+		r->repeat = ev_run_repeat(doc);
+		r->warmups = ev_run_count(doc, "warmups");
+		r->measured = ev_run_count(doc, "measured");
 		output_path(r, doc, "sender", "series", r->series, sizeof r->series);
 		output_path(r, doc, "sender", "report", r->native, sizeof r->native);
 		output_path(r, doc, "sender", "delay_series", r->delay, sizeof r->delay);
@@ -221,7 +217,7 @@ static ev_status load_runs(struct campaign_audit *ca, struct ev_error *err)
 		if (strcmp(r->native, r->native_log) == 0)
 			r->native_log[0] = 0;
 		r->sockperf_clock = recorded_sockperf_clock(doc);
-		json_decref(doc);
+		ev_run_free(&run);
 		ca->nruns++;
 	}
 	closedir(d);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/campaign/run.h"
 #include "lib/core/json.h"
 #include "lib/core/path.h"
 
@@ -179,7 +180,7 @@ static ev_status load_outputs(json_t *side, json_t **out, const char *plan, cons
 			return refuse(err, plan, where,
 				      "output \"%s\": \"%s\" %s (an output is a path inside the run directory)",
 				      name, path ? path : "", problem);
-		if (strcmp(path, "run.json") == 0 || strncmp(path, "native/", 7) == 0 ||
+		if (strcmp(path, EV_RUN_FILENAME) == 0 || strncmp(path, "native/", 7) == 0 ||
 		    strcmp(path, "native") == 0 || strncmp(path, "observe/", 8) == 0 ||
 		    strcmp(path, "observe") == 0)
 			return refuse(err, plan, where,

@@ -20,6 +20,7 @@
 #include "capture/pin_check.h"
 #include "capture/policy.h"
 #include "capture/sources.h"
+#include "lib/campaign/run.h"
 #include "lib/core/publish.h"
 #include "lib/core/json.h"
 #include "lib/receipt/receipt.h"
@@ -252,23 +253,23 @@ static int earlier_run(struct campaign *c, const struct plan_run *r, json_t **su
 {
 	char runs[PATH_MAX], dir[PATH_MAX], rec[PATH_MAX];
 	if (path_join(runs, sizeof runs, c->dir, "runs") != 0 || path_join(dir, sizeof dir, runs, r->name) != 0 ||
-	    path_join(rec, sizeof rec, dir, "run.json") != 0) {
+	    path_join(rec, sizeof rec, dir, EV_RUN_FILENAME) != 0) {
 		ev_error_set(err, EV_REFUSED, "%s: path too long", c->dir);
 		return -1;
 	}
 	if (access(rec, F_OK) == 0) {
-		json_t *doc;
+		struct ev_run run;
 		uint8_t d[EV_SHA256_LEN];
-		if (ev_json_load(rec, "evidence-run/1", EV_JSON_REQUIRE_CANONICAL, &doc, d, NULL, NULL, err) != EV_OK)
+		if (ev_run_load(rec, EV_JSON_REQUIRE_CANONICAL, &run, d, err) != EV_OK)
 			return -1;
-		const char *result = json_string_value(json_object_get(doc, "result"));
+		const char *result = ev_run_string(&run, "result");
 		*summary = json_pack("{s:I, s:s, s:s, s:s, s:i, s:s, s:s}", "order_index", (json_int_t)r->index,
 				     "name", r->name, "arm", r->arm->name, "cell", r->cell->name, "repeat",
 				     (int)r->repeat, "result", result ? result : "unknown", "session", "earlier");
-		json_t *failure = json_object_get(doc, "failure");
+		const char *failure = ev_run_string(&run, "failure");
 		if (failure)
-			json_object_set(*summary, "failure", failure);
-		json_decref(doc);
+			json_object_set_new(*summary, "failure", json_string(failure));
+		ev_run_free(&run);
 		return 1;
 	}
 	if (access(dir, F_OK) != 0)

@@ -20,6 +20,7 @@
 #include "capture/observe.h"
 #include "capture/pin_check.h"
 #include "capture/policy.h"
+#include "lib/campaign/run.h"
 #include "lib/core/publish.h"
 #include "lib/core/json.h"
 
@@ -351,7 +352,7 @@ static ev_status write_run_json(struct run_state *s, struct ev_error *err)
 						      "after",
 						      s->links_after[k] ? json_incref(s->links_after[k]) : json_null()));
 	s->doc = json_pack("{s:s, s:s, s:s, s:s, s:I, s:s, s:s, s:i, s:s, s:s, s:o, s:o, s:o, s:o}",
-			   "format", "evidence-run/1", "campaign", c->plan.name, "plan_sha256", c->plan.sha256,
+			   "format", EV_RUN_FORMAT, "campaign", c->plan.name, "plan_sha256", c->plan.sha256,
 			   "name", r->name, "order_index", (json_int_t)r->index, "arm", r->arm->name, "cell",
 			   r->cell->name, "repeat", (int)r->repeat, "boot_id", c->boot_id, "host", c->host,
 			   "processes", procs, "cpu_dma_latency", dma, "network", net, "degraded",
@@ -386,11 +387,8 @@ static ev_status write_run_json(struct run_state *s, struct ev_error *err)
 		free(bytes);
 		bytes = NULL;
 	}
-	if (st == EV_OK && path_join(path, sizeof path, s->dir, "run.json") != 0)
-		st = ev_error_set(err, EV_ERROR, "%s: path too long", s->dir);
-	if (st == EV_OK && (st = ev_json_dump(s->doc, &bytes, &len, err)) == EV_OK)
-		st = ev_publish_bytes(path, bytes, len, 0644, err);
-	free(bytes);
+	if (st == EV_OK)
+		st = ev_run_publish(s->dir, s->doc, err);
 	return st;
 }
 

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/campaign/run.h"
 #include "lib/core/publish.h"
 #include "lib/core/json.h"
 #include "lib/core/proc.h"
@@ -29,8 +30,6 @@
 
 #define MAX_RECEIPTS 256
 #define MAX_TRUST 64
-#define RUN_JSON "run.json"
-#define RUN_JSON_MAX ((size_t)16 << 20)
 
 static const char help[] =
 	"usage: replicate prune --seal SEAL.json --receipts R1 R2 ... [options] DIR\n"
@@ -272,22 +271,22 @@ static ev_status judge_processes(struct prune_run *p, const struct ev_tree *tree
 		const struct ev_tree_entry *e = &tree->entries[i];
 		const char *base = strrchr(e->m.path, '/');
 		base = base ? base + 1 : e->m.path;
-		if (e->m.type != EV_MEMBER_FILE || strcmp(base, RUN_JSON) != 0)
+		if (e->m.type != EV_MEMBER_FILE || strcmp(base, EV_RUN_FILENAME) != 0)
 			continue;
 		runs++;
 		int fd = ev_tree_open_member(tree, e->m.path);
 		char *text = NULL;
 		size_t len = 0;
-		json_t *doc = NULL;
+		struct ev_run run = {0};
 		struct ev_error perr;
 		ev_error_clear(&perr);
 		if (fd >= 0) {
 			FILE *f = fdopen(fd, "r");
-			text = malloc(RUN_JSON_MAX);
+			text = malloc(EV_RUN_MAX_BYTES);
 			if (f && text) {
-				len = fread(text, 1, RUN_JSON_MAX, f);
-				if (ev_json_parse(text, len, e->m.path, NULL, 0, &doc, &perr) != EV_OK)
-					doc = NULL;
+				len = fread(text, 1, EV_RUN_MAX_BYTES, f);
+				if (ev_run_parse(text, len, e->m.path, &run, &perr) != EV_OK)
+					run.doc = NULL;
 			}
 			if (f)
 				fclose(f);
@@ -295,28 +294,25 @@ static ev_status judge_processes(struct prune_run *p, const struct ev_tree *tree
 				close(fd);
 		}
 		free(text);
-		json_t *procs = doc ? json_object_get(doc, "processes") : NULL;
-		if (!json_is_array(procs) || json_array_size(procs) == 0) {
+		size_t nprocs = run.doc ? ev_run_process_count(&run) : 0;
+		if (nprocs == 0) {
 			refuse_because(p, e->m.path, "processes",
-				       doc ? "records no processes (processes[] with pid and start_ticks), "
-					     "so it cannot show that its run has ended"
-					   : "cannot be read as JSON, so it cannot show that its run has ended",
+				       run.doc ? "records no processes (processes[] with pid and start_ticks), "
+						 "so it cannot show that its run has ended"
+					       : "cannot be read as a run.json, so it cannot show that its run has ended",
 				       NULL, perr.text[0] ? perr.text : NULL);
-			json_decref(doc);
+			ev_run_free(&run);
 			continue;
 		}
-		const char *boot = json_string_value(json_object_get(doc, "boot_id"));
-		size_t k;
-		json_t *proc;
-		json_array_foreach(procs, k, proc)
-		{
-			json_t *pid = json_object_get(proc, "pid"), *ticks = json_object_get(proc, "start_ticks");
-			const char *role = json_string_value(json_object_get(proc, "role"));
+		const char *boot = ev_run_string(&run, "boot_id");
+		for (size_t k = 0; k < nprocs; k++) {
+			struct ev_run_process proc = {0};
+			ev_run_process(&run, k, &proc);
 			char what[128];
-			snprintf(what, sizeof what, "%s pid %lld", role ? role : "process",
-				 json_is_integer(pid) ? (long long)json_integer_value(pid) : -1LL);
-			if (!json_is_integer(pid) || !json_is_integer(ticks) || json_integer_value(pid) <= 0 ||
-			    json_integer_value(pid) > INT_MAX || json_integer_value(ticks) < 0) {
+			snprintf(what, sizeof what, "%s pid %lld", proc.role ? proc.role : "process",
+				 proc.has_pid ? proc.pid : -1LL);
+			if (!proc.has_pid || !proc.has_start_ticks || proc.pid <= 0 || proc.pid > INT_MAX ||
+			    proc.start_ticks < 0) {
 				refuse_because(p, e->m.path, "processes",
 					       "records a process without a pid a process can have (1 to 2147483647) "
 					       "and an integer start_ticks",
@@ -335,17 +331,18 @@ static ev_status judge_processes(struct prune_run *p, const struct ev_tree *tree
 					       found);
 				continue;
 			}
-			int alive = ev_proc_is_running((pid_t)json_integer_value(pid),
-						       (uint64_t)json_integer_value(ticks), boot, err);
-			if (alive < 0)
+			int alive = ev_proc_is_running((pid_t)proc.pid, (uint64_t)proc.start_ticks, boot, err);
+			if (alive < 0) {
+				ev_run_free(&run);
 				return err->status;
+			}
 			if (alive)
 				refuse_because(p, e->m.path, "processes",
 					       "records a process that is still running (same PID and start "
 					       "time); wait for it to end",
 					       NULL, what);
 		}
-		json_decref(doc);
+		ev_run_free(&run);
 	}
 	char detail[64];
 	snprintf(detail, sizeof detail, "%zu run.json files, no recorded process running", runs);
