@@ -114,11 +114,7 @@ int capture_pin_main(int argc, char **argv)
 	if (st == EV_OK) {
 		json_object_set_new(plan.doc, "pins", pins);
 		pins = NULL;
-		char *bytes = NULL;
-		size_t len = 0;
-		if ((st = ev_json_dump(plan.doc, &bytes, &len, &err)) == EV_OK)
-			st = ev_publish_bytes(out, bytes, len, 0644, &err);
-		free(bytes);
+		st = ev_publish_json(out, plan.doc, &err);
 	}
 	json_decref(pins);
 	if (st == EV_OK) {

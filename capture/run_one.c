@@ -375,17 +375,14 @@ static ev_status write_run_json(struct run_state *s, struct ev_error *err)
 		json_object_set_new(s->doc, "pinned_files", files);
 	}
 
-	char *bytes = NULL, path[PATH_MAX];
-	size_t len = 0;
+	char path[PATH_MAX];
 	ev_status st = EV_OK;
 	if (s->tcp) {
 		json_object_set_new(s->tcp, "format", json_string("evidence-tcp-samples/1"));
 		if (path_join(path, sizeof path, s->dir, "observe/tcp.json") != 0)
 			st = ev_error_set(err, EV_ERROR, "%s: path too long", s->dir);
-		else if ((st = ev_json_dump(s->tcp, &bytes, &len, err)) == EV_OK)
-			st = ev_publish_bytes(path, bytes, len, 0644, err);
-		free(bytes);
-		bytes = NULL;
+		else
+			st = ev_publish_json(path, s->tcp, err);
 	}
 	if (st == EV_OK)
 		st = ev_run_publish(s->dir, s->doc, err);

@@ -92,9 +92,6 @@ int seal_select_main(int argc, char **argv)
 	uint8_t digest[EV_SHA256_LEN];
 	char hex[EV_SHA256_HEX_LEN + 1];
 	size_t *hits = calloc(npat, sizeof *hits);
-	json_t *doc = NULL;
-	char *bytes = NULL;
-	size_t len = 0;
 	ev_seal_init(&subset);
 	ev_status st = ev_seal_load(seal_path, &seal, digest, NULL, NULL, &err);
 	if (st != EV_OK)
@@ -124,18 +121,7 @@ int seal_select_main(int argc, char **argv)
 			goto out;
 		}
 	ev_seal_finish(&subset);
-	doc = ev_seal_to_json(&subset);
-	json_t *includes = json_array();
-	for (size_t p = 0; p < npat; p++)
-		json_array_append_new(includes, json_string(patterns[p]));
-	if (!doc || json_object_set_new(doc, "format", json_string(EV_SELECTION_FORMAT)) ||
-	    json_object_set_new(doc, "seal_sha256", json_string(hex)) ||
-	    json_object_set_new(doc, "includes", includes)) {
-		st = ev_error_set(&err, EV_ERROR, "out of memory");
-		goto out;
-	}
-	if ((st = ev_json_dump(doc, &bytes, &len, &err)) != EV_OK ||
-	    (st = ev_publish_bytes(out, bytes, len, 0644, &err)) != EV_OK)
+	if ((st = ev_selection_publish(out, &subset, hex, patterns, npat, &err)) != EV_OK)
 		goto out;
 	printf("selected %zu of %zu members (%llu files, %llu bytes) from %s into %s\n",
 	       subset.count, seal.count, (unsigned long long)subset.files,
@@ -143,8 +129,6 @@ int seal_select_main(int argc, char **argv)
 out:
 	if (st != EV_OK)
 		ev_cli_error(TOOL, &err);
-	free(bytes);
-	json_decref(doc);
 	free(subset.members); /* members and root belong to seal */
 	free(hits);
 	ev_seal_free(&seal);

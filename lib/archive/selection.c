@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lib/core/json.h"
+#include "lib/core/publish.h"
 
 ev_status ev_selection_load(const char *path, struct ev_selection *sel, struct ev_error *err)
 {
@@ -31,4 +32,22 @@ out:
 void ev_selection_free(struct ev_selection *sel)
 {
 	ev_seal_free(&sel->members);
+}
+
+ev_status ev_selection_publish(const char *path, const struct ev_seal *subset, const char *seal_sha256,
+			       const char *const *includes, size_t nincludes, struct ev_error *err)
+{
+	json_t *doc = ev_seal_to_json(subset), *list = json_array();
+	ev_status st;
+	for (size_t p = 0; list && p < nincludes; p++)
+		json_array_append_new(list, json_string(includes[p]));
+	if (!doc || !list || json_object_set_new(doc, "format", json_string(EV_SELECTION_FORMAT)) ||
+	    json_object_set_new(doc, "seal_sha256", json_string(seal_sha256)) ||
+	    json_object_set(doc, "includes", list))
+		st = ev_error_set(err, EV_ERROR, "out of memory");
+	else
+		st = ev_publish_json(path, doc, err);
+	json_decref(list);
+	json_decref(doc);
+	return st;
 }

@@ -24,6 +24,13 @@ struct ev_selection {
  * On failure sel is left empty (safe to free). */
 ev_status ev_selection_load(const char *path, struct ev_selection *sel, struct ev_error *err);
 
+/* Write a selection at path (canonical, never replacing a file,
+ * lib/core/publish): subset's root and members (ev_seal_finish'ed), the
+ * seal it came from (seal_sha256, 64 hex digits) and the include
+ * patterns that chose them, in the order given. */
+ev_status ev_selection_publish(const char *path, const struct ev_seal *subset, const char *seal_sha256,
+			       const char *const *includes, size_t nincludes, struct ev_error *err);
+
 /* Release what ev_selection_load filled; a zeroed sel is accepted. */
 void ev_selection_free(struct ev_selection *sel);
 

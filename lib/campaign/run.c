@@ -107,11 +107,5 @@ ev_status ev_run_publish(const char *dir, json_t *doc, struct ev_error *err)
 	char path[4096];
 	if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, EV_RUN_FILENAME) >= sizeof path)
 		return ev_error_set(err, EV_ERROR, "%s: path too long", dir);
-	char *bytes = NULL;
-	size_t len = 0;
-	ev_status st = ev_json_dump(doc, &bytes, &len, err);
-	if (st == EV_OK)
-		st = ev_publish_bytes(path, bytes, len, 0644, err);
-	free(bytes);
-	return st;
+	return ev_publish_json(path, doc, err);
 }

@@ -1,4 +1,5 @@
 #include "config.h"
+#include "lib/core/json.h"
 #include "lib/core/publish.h"
 
 #include <dirent.h>
@@ -253,6 +254,17 @@ void ev_outfile_abort(struct ev_outfile *of)
 	if (of->tmp_name && of->dirfd >= 0)
 		unlinkat(of->dirfd, of->tmp_name, 0);
 	outfile_free(of);
+}
+
+ev_status ev_publish_json(const char *path, const json_t *doc, struct ev_error *err)
+{
+	char *bytes = NULL;
+	size_t len = 0;
+	ev_status st = ev_json_dump(doc, &bytes, &len, err);
+	if (st == EV_OK)
+		st = ev_publish_bytes(path, bytes, len, 0644, err);
+	free(bytes);
+	return st;
 }
 
 ev_status ev_publish_bytes(const char *path, const void *buf, size_t len, mode_t mode,

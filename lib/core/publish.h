@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include <jansson.h>
+
 #include "lib/core/status.h"
 
 struct ev_outfile {
@@ -66,6 +68,10 @@ ev_status ev_publish_fresh(const char *dir, const char *stem, const char *ext, c
 /* Publish a whole buffer at path, atomically. */
 ev_status ev_publish_bytes(const char *path, const void *buf, size_t len, mode_t mode,
 			   struct ev_error *err);
+
+/* Publish doc's canonical JSON (lib/core/json) at path, atomically, mode
+ * 0644: how every document evidence writes reaches its name. */
+ev_status ev_publish_json(const char *path, const json_t *doc, struct ev_error *err);
 
 struct ev_outdir {
 	int dirfd;          /* the temporary directory, open */

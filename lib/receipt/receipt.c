@@ -216,13 +216,7 @@ ev_status ev_receipt_add_finding(json_t *r, const struct ev_finding *f, struct e
 
 ev_status ev_receipt_write(const json_t *r, const char *path, struct ev_error *err)
 {
-	char *bytes = NULL;
-	size_t len = 0;
-	ev_status st = ev_json_dump(r, &bytes, &len, err);
-	if (st == EV_OK)
-		st = ev_publish_bytes(path, bytes, len, 0644, err);
-	free(bytes);
-	return st;
+	return ev_publish_json(path, r, err);
 }
 
 
