@@ -13,7 +13,7 @@
 
 #define NS_PER_SECOND 1000000000u
 
-void analysis_select(uint64_t *v, size_t n, struct wanted *want, size_t nwant)
+void audit_analysis_select(uint64_t *v, size_t n, struct wanted *want, size_t nwant)
 {
 	uint64_t idx[2 * ANALYSIS_MAX_QUANTILES + 2] = {0}, val[2 * ANALYSIS_MAX_QUANTILES + 2] = {0};
 	size_t k = 0, at[ANALYSIS_MAX_QUANTILES + 1] = {0};
@@ -57,7 +57,7 @@ void analysis_select(uint64_t *v, size_t n, struct wanted *want, size_t nwant)
 	}
 }
 
-json_t *analysis_moments_json(const struct ev_moments *m)
+json_t *audit_analysis_moments_json(const struct ev_moments *m)
 {
 	char sum[48];
 	/* the sum is exact, and may pass 2^64: as text */
@@ -75,7 +75,7 @@ json_t *analysis_moments_json(const struct ev_moments *m)
 			 "max", (json_int_t)m->max, "sum", sum, "mean", ev_json_decimal(m->sum, m->n ? m->n : 1, 9));
 }
 
-json_t *analysis_quantile_json(const struct wanted *w)
+json_t *audit_analysis_quantile_json(const struct wanted *w)
 {
 	if (!w->g_num || w->hi == w->lo)
 		return json_integer((json_int_t)w->lo);
@@ -92,7 +92,7 @@ static uint64_t sockperf_index(struct ev_prob p, size_t n)
 	return r < 0 ? 0 : (uint64_t)r;
 }
 
-const char *analysis_sockperf_clock_name(enum analysis_sockperf_clock c)
+const char *audit_analysis_sockperf_clock_name(enum analysis_sockperf_clock c)
 {
 	return c == SOCKPERF_CLOCK_TSC ? "tsc" : c == SOCKPERF_CLOCK_MONOTONIC ? "monotonic" : "unknown";
 }
@@ -135,7 +135,7 @@ static int equal_at(const struct ev_native_stat *st, long double value, long dou
 	return strcmp(t, st->text) == 0;
 }
 
-json_t *analysis_compare_native(const struct ev_native *nat, struct ev_series *s, const struct ev_moments *m,
+json_t *audit_analysis_compare_native(const struct ev_native *nat, struct ev_series *s, const struct ev_moments *m,
 				enum analysis_sockperf_clock clock, unsigned *differ)
 {
 	json_t *out = json_array();
@@ -168,7 +168,7 @@ json_t *analysis_compare_native(const struct ev_native *nat, struct ev_series *s
 				want[nwant++] = (struct wanted){.given = 1, .index = sockperf_index(nat->stats[i].p, s->n)};
 		}
 	if (!why[0])
-		analysis_select(s->v, s->n, want, nwant);
+		audit_analysis_select(s->v, s->n, want, nwant);
 	for (size_t i = 0; i < nat->n; i++) {
 		const struct ev_native_stat *st = &nat->stats[i];
 		long double value = 0, alt = -1;
@@ -247,11 +247,11 @@ json_t *analysis_compare_native(const struct ev_native *nat, struct ev_series *s
 			json_object_set_new(o, "why", json_string(because));
 		json_array_append_new(out, o);
 	}
-	*differ += (unsigned)analysis_native_rest(nat, out);
+	*differ += (unsigned)audit_analysis_native_rest(nat, out);
 	return out;
 }
 
-size_t analysis_native_rest(const struct ev_native *nat, json_t *rows)
+size_t audit_analysis_native_rest(const struct ev_native *nat, json_t *rows)
 {
 	for (size_t i = 0; i < nat->nmissing; i++)
 		json_array_append_new(rows, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "name", nat->missing[i], "rule",
@@ -264,7 +264,7 @@ size_t analysis_native_rest(const struct ev_native *nat, json_t *rows)
 	return nat->nmissing;
 }
 
-void analysis_native_coverage(const json_t *rows, char *out, size_t cap)
+void audit_analysis_native_coverage(const json_t *rows, char *out, size_t cap)
 {
 	size_t i, printed = 0, compared = 0, used = 0;
 	json_t *r;
@@ -288,7 +288,7 @@ void analysis_native_coverage(const json_t *rows, char *out, size_t cap)
 			 skipped);
 }
 
-json_t *analysis_pacing(struct ev_series *d, uint64_t rate, uint64_t *missed_out)
+json_t *audit_analysis_pacing(struct ev_series *d, uint64_t rate, uint64_t *missed_out)
 {
 	uint64_t tps = d->ticks_per_second ? d->ticks_per_second : NS_PER_SECOND;
 	uint64_t interval = (uint64_t)((double)tps / (double)rate);
@@ -318,7 +318,7 @@ json_t *analysis_pacing(struct ev_series *d, uint64_t rate, uint64_t *missed_out
 		want[i].rule = EV_QRULE_NEAREST_RANK;
 		ev_prob_parse_percent(pct[i], &want[i].p);
 	}
-	analysis_select(d->v, d->n, want, 4);
+	audit_analysis_select(d->v, d->n, want, 4);
 	json_t *q = json_object();
 	for (int i = 0; i < 4; i++) {
 		char key[16];
@@ -342,7 +342,7 @@ static json_t *cohort_json(uint64_t *v, size_t n, size_t above, size_t total)
 	return o;
 }
 
-json_t *analysis_cohorts(const uint64_t *v, size_t n, const uint8_t *page, uint64_t threshold)
+json_t *audit_analysis_cohorts(const uint64_t *v, size_t n, const uint8_t *page, uint64_t threshold)
 {
 	static const size_t displacements[] = {0, 1, 8, 128};
 	uint64_t *scratch = malloc((n ? n : 1) * sizeof *scratch);
@@ -409,7 +409,7 @@ static void on_damage(void *ctx, enum ev_fix_rule rule, const char *file, uint64
 	(void)ctx, (void)rule, (void)file, (void)record, (void)offset, (void)message, (void)expected, (void)found;
 }
 
-ev_status analysis_page_labels(const char *dir, uint64_t warmups, size_t n, uint64_t page_size,
+ev_status audit_analysis_page_labels(const char *dir, uint64_t warmups, size_t n, uint64_t page_size,
 			       uint8_t **labels, struct ev_error *err)
 {
 	struct labelling l = {.warmups = warmups, .page_size = page_size, .n = n};

@@ -27,7 +27,7 @@ struct wanted {
 	struct ev_prob p;
 	int given;                    /* index set by the caller, not by the rule */
 	uint64_t index, g_num, g_den; /* filled by analysis_plan */
-	double value;                 /* filled by analysis_select */
+	double value;                 /* filled by audit_analysis_select */
 	uint64_t lo, hi;              /* the order statistics value blends: value = lo + (hi - lo) g */
 };
 
@@ -35,15 +35,15 @@ struct wanted {
  * ANALYSIS_MAX_QUANTILES + 1 of them) with their indices and values, all
  * found at once by histogram, v read only (reordered only when memory for
  * the histogram's scratch is lacking). */
-void analysis_select(uint64_t *v, size_t n, struct wanted *want, size_t nwant);
+void audit_analysis_select(uint64_t *v, size_t n, struct wanted *want, size_t nwant);
 
 /* The series' moments (count, exact sum, min, max) as JSON, with mean
  * (the exact sum over the count, a decimal string of 9 digits). */
-json_t *analysis_moments_json(const struct ev_moments *m);
+json_t *audit_analysis_moments_json(const struct ev_moments *m);
 
 /* A selected quantile for canonical JSON: an integer, or for a blend of
  * two order statistics (linear) its exact value as a decimal string. */
-json_t *analysis_quantile_json(const struct wanted *w);
+json_t *audit_analysis_quantile_json(const struct wanted *w);
 
 /* Which clock sockperf ran on, from the evidence (the run's argv, or the
  * user's word): on its TSC clock (the default) a latency rebuilt from its
@@ -51,7 +51,7 @@ json_t *analysis_quantile_json(const struct wanted *w);
  * Unknown: no tolerance, and a 1-ns difference says what to state. */
 enum analysis_sockperf_clock { SOCKPERF_CLOCK_UNKNOWN, SOCKPERF_CLOCK_TSC, SOCKPERF_CLOCK_MONOTONIC };
 
-const char *analysis_sockperf_clock_name(enum analysis_sockperf_clock c);
+const char *audit_analysis_sockperf_clock_name(enum analysis_sockperf_clock c);
 
 /* Compare each statistic the native report states with its recomputation
  * from s (whose samples may be reordered): a JSON array of {name, rule,
@@ -69,37 +69,37 @@ const char *analysis_sockperf_clock_name(enum analysis_sockperf_clock c);
  *                    own or 1 ns above; a mean, deviation or duration
  *                    within 1 ns either side.
  * Exact everywhere else. */
-json_t *analysis_compare_native(const struct ev_native *nat, struct ev_series *s, const struct ev_moments *m,
+json_t *audit_analysis_compare_native(const struct ev_native *nat, struct ev_series *s, const struct ev_moments *m,
 				enum analysis_sockperf_clock clock, unsigned *differ);
 
 /* The rows of what a report lacks ("missing") and of what it prints that
  * no series shows ("not recomputable"), appended to rows. @return how many
  * are missing (each a failure). */
-size_t analysis_native_rest(const struct ev_native *nat, json_t *rows);
+size_t audit_analysis_native_rest(const struct ev_native *nat, json_t *rows);
 
-/* The coverage of rows (analysis_compare_native's) in words, into out:
+/* The coverage of rows (audit_analysis_compare_native's) in words, into out:
  * "recomputed 13 of 14 printed statistics (not recomputable: RunTime)". */
-void analysis_native_coverage(const json_t *rows, char *out, size_t cap);
+void audit_analysis_native_coverage(const json_t *rows, char *out, size_t cap);
 
 /* Pacing from a scheduler-delay series (in the same ticks) and the rate
  * asked: the deadlines rebuilt, calls, achieved rate, delay quantiles
  * (nearest-rank), the true maximum, the deadlines missed and re-anchored.
  * d is reordered. */
-json_t *analysis_pacing(struct ev_series *d, uint64_t rate, uint64_t *missed_out);
+json_t *audit_analysis_pacing(struct ev_series *d, uint64_t rate, uint64_t *missed_out);
 
 /* The journal-page cohorts of a run: page[k] is 1 when measured call k's
  * record made the first write to a new page of the journal. For the
  * labels as they are and displaced by 1, 8 and 128 records: each cohort's
  * calls, its calls above threshold and their share, its p99
  * (nearest-rank). v is the series in its own order (not reordered). */
-json_t *analysis_cohorts(const uint64_t *v, size_t n, const uint8_t *page, uint64_t threshold);
+json_t *audit_analysis_cohorts(const uint64_t *v, size_t n, const uint8_t *page, uint64_t threshold);
 
 /* The page labels of the measured calls from the sender's llfix journal
  * (dir): warmups orders after the Logon, then n measured ones. *labels is
  * malloc'd (n bytes). @return EV_OK; EV_MISMATCH with err saying why the
  * journal does not line up with the series (without naming dir); EV_ERROR
  * on I/O. */
-ev_status analysis_page_labels(const char *dir, uint64_t warmups, size_t n, uint64_t page_size,
+ev_status audit_analysis_page_labels(const char *dir, uint64_t warmups, size_t n, uint64_t page_size,
 			       uint8_t **labels, struct ev_error *err);
 
 #endif

@@ -4,6 +4,7 @@
 #define AUDIT_AUDIT_H
 
 #include "lib/cli/cli.h"
+#include "lib/cli/command.h"
 #include "lib/core/status.h"
 
 #define TOOL "audit"
@@ -12,7 +13,10 @@ int audit_journal_main(int argc, char **argv);
 int audit_series_main(int argc, char **argv);
 int audit_campaign_main(int argc, char **argv);
 
-/* A usage problem: reason, then the command's synopsis and a --help hint. */
-int msg_usage(const char *subcommand, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The tool's commands and options (commands.c): ev_cli_main runs it, every
+ * command parses, helps and refuses through it. */
+extern const struct ev_cli_tool audit_tool;
+
+int audit_continue_main(int argc, char **argv);
 
 #endif

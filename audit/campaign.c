@@ -23,6 +23,7 @@
 #include "audit/journal.h"
 #include "audit/svg.h"
 #include "lib/campaign/run.h"
+#include "lib/core/path.h"
 #include "lib/core/publish.h"
 #include "lib/core/json.h"
 #include "lib/receipt/receipt.h"
@@ -36,25 +37,6 @@
 static const char *const q_names[NQ] = {"p50", "p95", "p99", "p99.9"};
 static const char *const q_percent[NQ] = {"50", "95", "99", "99.9"};
 
-static const char help[] =
-	"usage: audit campaign CAMPAIGN_DIR -o OUTDIR [--json]\n"
-	"\n"
-	"Audit every run of a campaign that capture recorded (CAMPAIGN_DIR/runs/*/run.json):\n"
-	"recompute each run's statistics from its raw series with the rule its benchmark\n"
-	"used and check what the benchmark printed, audit both endpoints' FIX journals,\n"
-	"and sum the campaign up per arm and cell as the median of the runs' statistics\n"
-	"(every run still shown, the largest maximum across runs; samples are never\n"
-	"pooled). A run's files are found by the names of its sender's outputs: series,\n"
-	"report, delay_series, journal, and log (sockperf's --full-log); the peer's\n"
-	"journal. OUTDIR (new) gets summary.json, summary.md (a table per arm),\n"
-	"report.html (SVG plots, nothing fetched), audit-journal.json and receipt.json.\n"
-	"\n"
-	"  -o, --output OUTDIR  the summary directory (must not exist)\n"
-	"  --json               print the summary on stdout\n"
-	"  -h, --help           show this help\n"
-	"\n"
-	"Exit status: 0 everything held, 1 a statistic, a series or a journal did not\n"
-	"(the receipt says which), 2 usage or I/O error.\n";
 
 struct run {
 	char name[160], arm[64], cell[64], result[24], dir[PATH_MAX];
@@ -92,16 +74,6 @@ struct campaign_audit {
 };
 
 /* out = a "/" b; 0, or -1 (out empty) when it does not fit */
-static int join(char *out, size_t cap, const char *a, const char *b)
-{
-	int n = snprintf(out, cap, "%s/%s", a, b);
-	if (n < 0 || (size_t)n >= cap) {
-		out[0] = 0;
-		return -1;
-	}
-	return 0;
-}
-
 static void run_finding(void *ctx, const struct ev_finding *f)
 {
 	struct run *r = ctx;
@@ -118,7 +90,7 @@ static void output_path(const struct run *r, const struct ev_run *doc, const cha
 	const char *rel = ev_run_output(doc, role, name);
 	out[0] = 0;
 	if (rel)
-		join(out, cap, r->dir, rel);
+		ev_path_join(out, cap, r->dir, rel);
 }
 
 /* sockperf's clock as the run's recorded argv says: --no-rdtsc is its
@@ -152,7 +124,7 @@ static int by_name(const void *a, const void *b)
 static ev_status load_runs(struct campaign_audit *ca, struct ev_error *err)
 {
 	char runs_dir[PATH_MAX];
-	if (join(runs_dir, sizeof runs_dir, ca->dir, "runs") != 0)
+	if (ev_path_join(runs_dir, sizeof runs_dir, ca->dir, "runs") != 0)
 		return ev_error_set(err, EV_USAGE, "%s: path too long", ca->dir);
 	DIR *d = opendir(runs_dir);
 	if (!d)
@@ -174,8 +146,8 @@ static ev_status load_runs(struct campaign_audit *ca, struct ev_error *err)
 		}
 		struct run *r = &ca->runs[ca->nruns];
 		char path[PATH_MAX];
-		if (strlen(e->d_name) >= sizeof r->name || join(r->dir, sizeof r->dir, runs_dir, e->d_name) != 0 ||
-		    join(path, sizeof path, r->dir, EV_RUN_FILENAME) != 0) {
+		if (strlen(e->d_name) >= sizeof r->name || ev_path_join(r->dir, sizeof r->dir, runs_dir, e->d_name) != 0 ||
+		    ev_path_join(path, sizeof path, r->dir, EV_RUN_FILENAME) != 0) {
 			fprintf(stderr, TOOL ": %s/%s: name too long: left out\n", runs_dir, e->d_name);
 			continue;
 		}
@@ -210,7 +182,7 @@ static ev_status load_runs(struct campaign_audit *ca, struct ev_error *err)
 			snprintf(r->native_log, sizeof r->native_log, "%s", r->series);
 		}
 		if (!r->native[0]) { /* what the sender printed is what was published */
-			if (join(r->native, sizeof r->native, r->dir, "native/sender.stdout") != 0 ||
+			if (ev_path_join(r->native, sizeof r->native, r->dir, "native/sender.stdout") != 0 ||
 			    access(r->native, R_OK) != 0)
 				snprintf(r->native, sizeof r->native, "%s", r->native_log);
 		}
@@ -258,7 +230,7 @@ static void decimate(struct run *r, const uint64_t *v, size_t n)
 static json_t *compare_native(struct run *r, const char *file, const struct ev_native *nat, struct ev_series *s)
 {
 	unsigned differ = 0;
-	json_t *rows = analysis_compare_native(nat, s, &r->m, r->sockperf_clock, &differ), *row;
+	json_t *rows = audit_analysis_compare_native(nat, s, &r->m, r->sockperf_clock, &differ), *row;
 	size_t i;
 	r->differ += differ;
 	json_array_foreach(rows, i, row) {
@@ -316,7 +288,7 @@ static void native_as_printed(struct campaign_audit *ca, struct run *r)
 	}
 	for (size_t i = 0; i < nat.nmissing; i++)
 		fprintf(stderr, TOOL ": %s: %s: %s: missing (native absent)\n", r->name, r->native, nat.missing[i]);
-	r->differ += (unsigned)analysis_native_rest(&nat, rows);
+	r->differ += (unsigned)audit_analysis_native_rest(&nat, rows);
 	char coverage[256];
 	snprintf(coverage, sizeof coverage, "recomputed %zu of %zu printed statistics (the count, from the plan; "
 		 "the rest not recomputable: the run recorded no raw series)", recomputed, printed);
@@ -379,7 +351,7 @@ static ev_status analyse_run(struct campaign_audit *ca, struct run *r, struct ev
 		uint8_t *labels = NULL;
 		struct ev_error lerr;
 		ev_error_clear(&lerr);
-		if (analysis_page_labels(r->sjournal, r->warmups, s.n, 4096, &labels, &lerr) == EV_OK) {
+		if (audit_analysis_page_labels(r->sjournal, r->warmups, s.n, 4096, &labels, &lerr) == EV_OK) {
 			uint64_t *copy = malloc(s.n * sizeof *copy);
 			if (copy) {
 				struct ev_prob p99 = {99, 100};
@@ -389,7 +361,7 @@ static ev_status analyse_run(struct campaign_audit *ca, struct run *r, struct ev
 				json_object_set_new(r->json, "cohorts",
 						    json_pack("{s:I, s:I, s:o}", "page_size", (json_int_t)4096, "threshold",
 							      (json_int_t)threshold, "by_displacement",
-							      analysis_cohorts(s.v, s.n, labels, threshold)));
+							      audit_analysis_cohorts(s.v, s.n, labels, threshold)));
 			}
 			free(labels);
 		} else {
@@ -401,7 +373,7 @@ static ev_status analyse_run(struct campaign_audit *ca, struct run *r, struct ev
 	if (have_native) {
 		json_t *rows = compare_native(r, r->native, &nat, &s);
 		char coverage[640];
-		analysis_native_coverage(rows, coverage, sizeof coverage);
+		audit_analysis_native_coverage(rows, coverage, sizeof coverage);
 		json_object_set_new(r->json, "native", json_pack("{s:s, s:s, s:s, s:s, s:o}", "tool", nat.tool, "rule",
 								 ev_qrule_name(nat.rule), "file", r->native, "coverage",
 								 coverage, "statistics", rows));
@@ -432,15 +404,15 @@ static ev_status analyse_run(struct campaign_audit *ca, struct run *r, struct ev
 		nw++;
 		r->nspectrum++;
 	}
-	analysis_select(s.v, s.n, want, nw);
+	audit_analysis_select(s.v, s.n, want, nw);
 	json_t *q = json_object();
 	for (int i = 0; i < NQ; i++) {
 		r->q[i] = want[i].value;
-		json_object_set_new(q, q_names[i], analysis_quantile_json(&want[i]));
+		json_object_set_new(q, q_names[i], audit_analysis_quantile_json(&want[i]));
 	}
 	for (size_t k = 0; k < r->nspectrum; k++)
 		r->spectrum[k] = want[NQ + k].value > 0 ? want[NQ + k].value : 1;
-	json_t *stats = analysis_moments_json(&r->m);
+	json_t *stats = audit_analysis_moments_json(&r->m);
 	json_object_set_new(stats, "rule", json_string(r->rule));
 	json_object_set_new(stats, "quantiles", q);
 	json_object_set_new(r->json, "recomputed", stats);
@@ -461,7 +433,7 @@ static ev_status analyse_run(struct campaign_audit *ca, struct run *r, struct ev
 		struct ev_series d;
 		uint64_t missed;
 		if (r->rate && ev_series_load(r->delay, &d, run_finding, r, err) == EV_OK) {
-			json_object_set_new(r->json, "pacing", analysis_pacing(&d, r->rate, &missed));
+			json_object_set_new(r->json, "pacing", audit_analysis_pacing(&d, r->rate, &missed));
 			ev_series_free(&d);
 		}
 	}
@@ -502,21 +474,21 @@ static ev_status audit_journals(struct campaign_audit *ca, struct ev_error *err)
 		return EV_OK;
 	}
 	char receipt[PATH_MAX];
-	if (join(receipt, sizeof receipt, ca->tmpdir, "audit-journal.json") != 0)
+	if (ev_path_join(receipt, sizeof receipt, ca->tmpdir, "audit-journal.json") != 0)
 		return ev_error_set(err, EV_USAGE, "%s: path too long", ca->out);
 	struct journal_run jr;
-	journal_init(&jr);
-	ev_status st = journal_prepare(&jr, senders, receivers, n, n, err);
+	audit_journal_init(&jr);
+	ev_status st = audit_journal_prepare(&jr, senders, receivers, n, n, err);
 	if (st != EV_OK)
 		return st;
 	jr.warmups = (long)warmups;
 	jr.measured = (long)measured;
 	jr.receipt = receipt;
 	jr.quiet = 1;
-	st = journal_run_all(&jr, err);
+	st = audit_journal_run_all(&jr, err);
 	ca->journals_audited = st == EV_OK || st == EV_MISMATCH;
 	ca->journal_findings = jr.findings;
-	journal_free(&jr);
+	audit_journal_free(&jr);
 	if (st == EV_MISMATCH)
 		st = EV_OK;
 	if (st == EV_OK) {
@@ -635,88 +607,88 @@ static int cell_has_runs(const struct campaign_audit *ca, const char *arm, const
 static void md_value(struct text *t, double v)
 {
 	if (v == floor(v) && fabs(v) < 1e15)
-		text_add(t, " %.0f |", v);
+		audit_text_add(t, " %.0f |", v);
 	else
-		text_add(t, " %.1f |", v);
+		audit_text_add(t, " %.1f |", v);
 }
 
 static void write_markdown(const struct campaign_audit *ca, struct text *t, json_t *summary)
 {
 	const char *arms[64], *cells[256];
 	size_t na = arms_of(ca, arms, 64), nc = cells_of(ca, cells, 256);
-	text_add(t, "# Campaign %s\n\n", json_string_value(json_object_get(summary, "campaign")));
-	text_add(t, "Per arm and cell: the median over the runs of each run's statistic, recomputed from its raw\n"
+	audit_text_add(t, "# Campaign %s\n\n", json_string_value(json_object_get(summary, "campaign")));
+	audit_text_add(t, "Per arm and cell: the median over the runs of each run's statistic, recomputed from its raw\n"
 		    "series with the rule its benchmark used (never a quantile of pooled samples), and the largest\n"
 		    "maximum of any run. Every run follows in its own row; a run that failed, or failed its\n"
 		    "audit (DIFFERS, DAMAGED), is shown there and left out of its cell's median.\n\n");
 	for (size_t a = 0; a < na; a++) {
-		text_add(t, "## Arm %s\n\n| cell | runs | rule | p50 | p95 | p99 | p99.9 | mean | largest max |\n"
+		audit_text_add(t, "## Arm %s\n\n| cell | runs | rule | p50 | p95 | p99 | p99.9 | mean | largest max |\n"
 			    "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n", arms[a]);
 		for (size_t c = 0; c < nc; c++) {
 			struct cell_summary cs;
 			summarise_cell(ca, arms[a], cells[c], &cs);
 			if (!cs.runs) { /* shown, so that a cell none of whose runs held is not lost */
 				if (cell_has_runs(ca, arms[a], cells[c]))
-					text_add(t, "| %s | 0 | no run held | | | | | | |\n", cells[c]);
+					audit_text_add(t, "| %s | 0 | no run held | | | | | | |\n", cells[c]);
 				continue;
 			}
-			text_add(t, "| %s | %zu | %s |", cells[c], cs.runs, cs.rule ? cs.rule : "");
+			audit_text_add(t, "| %s | %zu | %s |", cells[c], cs.runs, cs.rule ? cs.rule : "");
 			for (int k = 0; k < NQ; k++)
 				md_value(t, cs.q[k]);
 			md_value(t, cs.mean);
 			md_value(t, cs.largest_max);
-			text_add(t, "\n");
+			audit_text_add(t, "\n");
 		}
-		text_add(t, "\n### Runs of arm %s\n\n| run | cell | result | p50 | p95 | p99 | p99.9 | mean | max | native | series |\n"
+		audit_text_add(t, "\n### Runs of arm %s\n\n| run | cell | result | p50 | p95 | p99 | p99.9 | mean | max | native | series |\n"
 			    "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n", arms[a]);
 		for (size_t i = 0; i < ca->nruns; i++) {
 			const struct run *r = &ca->runs[i];
 			if (strcmp(r->arm, arms[a]) != 0)
 				continue;
-			text_add(t, "| %s | %s | %s |", r->name, r->cell, r->result);
+			audit_text_add(t, "| %s | %s | %s |", r->name, r->cell, r->result);
 			if (r->analysed && r->m.n) {
 				for (int k = 0; k < NQ; k++)
 					md_value(t, r->q[k]);
 				md_value(t, ev_moments_mean(&r->m));
 				md_value(t, (double)r->m.max);
-				text_add(t, " %s | %s |\n", r->differ ? "DIFFERS" : "agrees", r->findings ? "DAMAGED" : "whole");
+				audit_text_add(t, " %s | %s |\n", r->differ ? "DIFFERS" : "agrees", r->findings ? "DAMAGED" : "whole");
 			} else {
-				text_add(t, " | | | | | | | |\n");
+				audit_text_add(t, " | | | | | | | |\n");
 			}
 		}
-		text_add(t, "\n");
+		audit_text_add(t, "\n");
 	}
 	json_t *scales = json_object_get(summary, "conversion_scales");
 	if (json_integer_value(json_object_get(scales, "runs")))
-		text_add(t, "Conversion scales (the rate each run's cycles were turned into ns with): %lld runs, "
+		audit_text_add(t, "Conversion scales (the rate each run's cycles were turned into ns with): %lld runs, "
 			    "from %lld to %lld Hz, a spread of %.1f ppm.\n",
 			 (long long)json_integer_value(json_object_get(scales, "runs")),
 			 (long long)json_integer_value(json_object_get(scales, "min_hz")),
 			 (long long)json_integer_value(json_object_get(scales, "max_hz")),
 			 strtod(json_string_value(json_object_get(scales, "spread_ppm")) ?: "0", NULL));
 	else
-		text_add(t, "Conversion scales: no run converted its clock (each series is in its clock's own ticks).\n");
+		audit_text_add(t, "Conversion scales: no run converted its clock (each series is in its clock's own ticks).\n");
 }
 
 static void write_html(const struct campaign_audit *ca, struct text *t, const char *campaign)
 {
 	const char *arms[64], *cells[256];
 	size_t na = arms_of(ca, arms, 64), nc = cells_of(ca, cells, 256);
-	text_add(t, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Campaign ");
-	text_escaped(t, campaign);
-	text_add(t, "</title>\n<style>body{font-family:sans-serif;margin:2em;color:#222}"
+	audit_text_add(t, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Campaign ");
+	audit_text_escaped(t, campaign);
+	audit_text_add(t, "</title>\n<style>body{font-family:sans-serif;margin:2em;color:#222}"
 		    "section{margin-bottom:2em}svg{display:block;margin:1em 0}</style></head><body>\n<h1>Campaign ");
-	text_escaped(t, campaign);
-	text_add(t, "</h1>\n<p>Every statistic recomputed from the runs' raw series; per cell, the median of the runs "
+	audit_text_escaped(t, campaign);
+	audit_text_add(t, "</h1>\n<p>Every statistic recomputed from the runs' raw series; per cell, the median of the runs "
 		    "(never pooled samples). Values in the series' ticks (ns where the clock is ns).</p>\n");
 	static const char *const labels[] = {"0%", "90%", "99%", "99.9%", "99.99%", "99.999%"};
 	double xt[6] = {0, 1, 2, 3, 4, 5};
 	for (size_t a = 0; a < na; a++) {
-		text_add(t, "<section class=\"arm\" data-arm=\"");
-		text_escaped(t, arms[a]);
-		text_add(t, "\"><h2>Arm ");
-		text_escaped(t, arms[a]);
-		text_add(t, "</h2>\n");
+		audit_text_add(t, "<section class=\"arm\" data-arm=\"");
+		audit_text_escaped(t, arms[a]);
+		audit_text_add(t, "\"><h2>Arm ");
+		audit_text_escaped(t, arms[a]);
+		audit_text_add(t, "</h2>\n");
 		/* the percentile spectrum: one line per cell, the median of its runs */
 		struct cell_summary cs[256];
 		double lo = 1e300, hi = 1, xmax = 0.1;
@@ -732,17 +704,17 @@ static void write_html(const struct campaign_audit *ca, struct text *t, const ch
 			lo = 1;
 		struct chart sp = {0, ceil(xmax), lo * 0.8, hi * 1.25, 0, 1, 760, 360, 70, 20, 30, 40};
 		size_t nxt = (size_t)ceil(xmax) + 1 < 6 ? (size_t)ceil(xmax) + 1 : 6;
-		chart_begin(t, &sp, "Percentile spectrum (median of the runs)", "percentile", "latency", xt, labels, nxt);
+		audit_chart_begin(t, &sp, "Percentile spectrum (median of the runs)", "percentile", "latency", xt, labels, nxt);
 		for (size_t c = 0; c < nc; c++) {
 			if (!cs[c].nspectrum)
 				continue;
 			double xs[SPECTRUM_STEPS];
 			for (size_t k = 0; k < cs[c].nspectrum; k++)
 				xs[k] = k / 10.0;
-			chart_polyline(t, &sp, xs, cs[c].spectrum, cs[c].nspectrum, "spectrum", chart_colour(c), cells[c]);
-			chart_legend(t, &sp, (int)c, chart_colour(c), cells[c]);
+			audit_chart_polyline(t, &sp, xs, cs[c].spectrum, cs[c].nspectrum, "spectrum", audit_chart_colour(c), cells[c]);
+			audit_chart_legend(t, &sp, (int)c, audit_chart_colour(c), cells[c]);
 		}
-		chart_end(t);
+		audit_chart_end(t);
 		/* each run's p99 as a dot, per cell */
 		double pmax = 1, pmin = 1e300;
 		for (size_t i = 0; i < ca->nruns; i++)
@@ -756,7 +728,7 @@ static void write_html(const struct campaign_audit *ca, struct text *t, const ch
 		double cx[256];
 		for (size_t c = 0; c < nc; c++)
 			cx[c] = (double)c;
-		chart_begin(t, &dots, "p99 of each run, by cell", "cell", "p99", cx, cells, nc);
+		audit_chart_begin(t, &dots, "p99 of each run, by cell", "cell", "p99", cx, cells, nc);
 		for (size_t i = 0; i < ca->nruns; i++) {
 			const struct run *r = &ca->runs[i];
 			if (!r->analysed || !r->m.n || strcmp(r->arm, arms[a]) != 0)
@@ -766,9 +738,9 @@ static void write_html(const struct campaign_audit *ca, struct text *t, const ch
 				c++;
 			char tip[256];
 			snprintf(tip, sizeof tip, "%s: p99 %.0f", r->name, r->q[2]);
-			chart_dot(t, &dots, (double)c + 0.08 * (r->repeat - 1) - 0.04, r->q[2], "run-p99", chart_colour(c), tip);
+			audit_chart_dot(t, &dots, (double)c + 0.08 * (r->repeat - 1) - 0.04, r->q[2], "run-p99", audit_chart_colour(c), tip);
 		}
-		chart_end(t);
+		audit_chart_end(t);
 		/* each run's time series, the largest value per bucket of calls */
 		for (size_t c = 0; c < nc; c++) {
 			double tmax = 1, tlo = 1e300, nmax = 1;
@@ -793,21 +765,21 @@ static void write_html(const struct campaign_audit *ca, struct text *t, const ch
 			const char *tl[2] = {"0", last};
 			snprintf(title, sizeof title, "Cell %s: each run over time (largest of each of %d buckets of calls)",
 				 cells[c], TIMESERIES_POINTS);
-			chart_begin(t, &ts, title, "call", "latency", tx, tl, 2);
+			audit_chart_begin(t, &ts, title, "call", "latency", tx, tl, 2);
 			int k = 0;
 			for (size_t i = 0; i < ca->nruns; i++) {
 				const struct run *r = &ca->runs[i];
 				if (!r->analysed || !r->nts || strcmp(r->arm, arms[a]) != 0 || strcmp(r->cell, cells[c]) != 0)
 					continue;
-				chart_polyline(t, &ts, r->ts_x, r->ts_y, r->nts, "timeseries", chart_colour((size_t)k), r->name);
-				chart_legend(t, &ts, k, chart_colour((size_t)k), r->name);
+				audit_chart_polyline(t, &ts, r->ts_x, r->ts_y, r->nts, "timeseries", audit_chart_colour((size_t)k), r->name);
+				audit_chart_legend(t, &ts, k, audit_chart_colour((size_t)k), r->name);
 				k++;
 			}
-			chart_end(t);
+			audit_chart_end(t);
 		}
-		text_add(t, "</section>\n");
+		audit_text_add(t, "</section>\n");
 	}
-	text_add(t, "</body></html>\n");
+	audit_text_add(t, "</body></html>\n");
 }
 
 static json_t *scales_json(const struct campaign_audit *ca)
@@ -895,13 +867,13 @@ static ev_status publish(struct campaign_audit *ca, const char *name, const char
 	char path[PATH_MAX];
 	uint8_t d[EV_SHA256_LEN];
 	char hex[EV_SHA256_HEX_LEN + 1];
-	if (join(path, sizeof path, ca->tmpdir, name) != 0)
+	if (ev_path_join(path, sizeof path, ca->tmpdir, name) != 0)
 		return ev_error_set(err, EV_USAGE, "%s: path too long", ca->out);
 	ev_status st = ev_publish_bytes(path, bytes, len, 0644, err);
 	if (st == EV_OK && (st = ev_sha256_buffer(bytes, len, d, err)) == EV_OK) {
 		ev_sha256_hex(d, hex);
 		char final[PATH_MAX];
-		join(final, sizeof final, ca->out, name);
+		ev_path_join(final, sizeof final, ca->out, name);
 		st = ev_receipt_add_output(ca->receipt, name, final, hex, err);
 	}
 	return st;
@@ -917,7 +889,7 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 	int opened = 0;
 	if (!(ca->receipt = ev_receipt_new("audit", TOOL, err)))
 		return err->status;
-	join(plan, sizeof plan, ca->dir, "plan.json");
+	ev_path_join(plan, sizeof plan, ca->dir, "plan.json");
 	if (access(plan, F_OK) == 0 && (st = ev_json_load(plan, "evidence-plan/1", 0, &ca->plan, NULL, NULL, NULL, err)) != EV_OK)
 		goto out;
 	if ((st = load_runs(ca, err)) != EV_OK)
@@ -931,7 +903,7 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 	opened = 1;
 	char parent[PATH_MAX];
 	snprintf(parent, sizeof parent, "%s", ca->out);
-	if (join(ca->tmpdir, sizeof ca->tmpdir, dirname(parent), od.tmp_name) != 0) {
+	if (ev_path_join(ca->tmpdir, sizeof ca->tmpdir, dirname(parent), od.tmp_name) != 0) {
 		st = ev_error_set(err, EV_USAGE, "%s: path too long", ca->out);
 		goto out;
 	}
@@ -975,8 +947,8 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 		st = publish(ca, "report.html", html.s, html.n, err);
 	if (st == EV_OK && ca->journals_audited) {
 		char path[PATH_MAX], final[PATH_MAX];
-		join(path, sizeof path, ca->tmpdir, "audit-journal.json");
-		join(final, sizeof final, ca->out, "audit-journal.json");
+		ev_path_join(path, sizeof path, ca->tmpdir, "audit-journal.json");
+		ev_path_join(final, sizeof final, ca->out, "audit-journal.json");
 		uint8_t d[EV_SHA256_LEN];
 		char hex[EV_SHA256_HEX_LEN + 1];
 		if ((st = ev_sha256_path(path, d, NULL, err)) == EV_OK) {
@@ -991,7 +963,7 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 		char *rb = NULL;
 		size_t rlen = 0;
 		char path[PATH_MAX];
-		join(path, sizeof path, ca->tmpdir, "receipt.json");
+		ev_path_join(path, sizeof path, ca->tmpdir, "receipt.json");
 		if ((st = ev_json_dump(ca->receipt, &rb, &rlen, err)) == EV_OK)
 			st = ev_publish_bytes(path, rb, rlen, 0644, err);
 		free(rb);
@@ -1013,8 +985,8 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 out:
 	if (opened)
 		ev_outdir_abort(&od);
-	text_free(&md);
-	text_free(&html);
+	audit_text_free(&md);
+	audit_text_free(&html);
 	json_decref(summary);
 	for (size_t i = 0; ca->runs && i < ca->nruns; i++)
 		json_decref(ca->runs[i].json);
@@ -1026,27 +998,23 @@ out:
 
 int audit_campaign_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"help", no_argument, NULL, 'h'},
-		{"json", no_argument, NULL, 'j'},
-		{"output", required_argument, NULL, 'o'},
-		{NULL, 0, NULL, 0},
-	};
 	struct campaign_audit ca = {0};
 	int c;
+	struct ev_cli_getopt opts;
+	ev_cli_getopt_init(&opts, &audit_tool, "campaign");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
 		switch (c) {
-		case 'h': fputs(help, stdout); return 0;
+		case 'h': return ev_cli_help(&audit_tool, "campaign");
 		case 'j': ca.json = 1; break;
 		case 'o': ca.out = optarg; break;
-		default: return msg_usage("campaign", "%s", ev_cli_option_problem(argv));
+		default: return ev_cli_usage(&audit_tool, "campaign", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	if (optind + 1 != argc)
-		return msg_usage("campaign", optind == argc ? "no campaign directory given" : "one campaign at a time");
+		return ev_cli_usage(&audit_tool, "campaign", optind == argc ? "no campaign directory given" : "one campaign at a time");
 	if (!ca.out)
-		return msg_usage("campaign", "no output directory given (-o OUTDIR)");
+		return ev_cli_usage(&audit_tool, "campaign", "no output directory given (-o OUTDIR)");
 	ca.dir = argv[optind];
 	struct ev_error err;
 	ev_error_clear(&err);

@@ -35,48 +35,6 @@
 #define HASH_SLOT_BYTES ((size_t)1 << 20)
 #define DEFAULT_MAX_FINDINGS 10
 
-static const char help[] =
-	"usage: audit journal [options] --sender PATH --receiver PATH [--sender ... --receiver ...]\n"
-	"       audit journal [options] (--sender PATH | --receiver PATH)\n"
-	"\n"
-	"Re-read every record of the journals both endpoints of a benchmark pair persisted\n"
-	"and prove, without trusting the benchmark: each message is well-formed FIX\n"
-	"(BodyLength, CheckSum, field syntax), obeys the data dictionary (required fields,\n"
-	"tags of its type, no empty or repeated tag, enumerations, data formats, repeating\n"
-	"groups) and the session (CompIDs, SendingTime, MsgSeqNum without gap or\n"
-	"duplicate); each order carries what the spec says, ClOrdIDs count up without a\n"
-	"gap; the orders are exactly warmups + measured; and the sender's and receiver's\n"
-	"orders agree byte for byte, record for record. Pairs are audited in parallel.\n"
-	"\n"
-	"  --sender PATH        the sender's outgoing journal (repeatable: one per pair)\n"
-	"  --receiver PATH      the receiver's incoming journal (the pair's other side)\n"
-	"  --format KIND        llfix (a directory of N.bin), raw, qf-store, qf-log\n"
-	"                       (default: told from each PATH)\n"
-	"  --sender-format KIND, --receiver-format KIND\n"
-	"                       the same for one side (a QuickFIX store against an llfix\n"
-	"                       journal, say)\n"
-	"  --spec SPEC          the expectation spec (default: the llfix TX NewOrderSingle\n"
-	"                       spec, share/evidence/audit/llfix-tx-new-order.json)\n"
-	"  --dict DICT          a QuickFIX data dictionary (repeatable; default: FIXT11.xml\n"
-	"                       and FIX50.xml, share/evidence/fix)\n"
-	"  --warmups N          warmup orders (default: the spec's)\n"
-	"  --measured N         measured orders (default: the spec's)\n"
-	"  --sender-compid ID   keep only messages with SenderCompID ID in a log holding\n"
-	"                       both directions (default for qf-log: the spec's 49)\n"
-	"  --archive ARCHIVE    read the journals from a sealed archive, streamed; PATHs\n"
-	"                       are then member paths of the sealed tree\n"
-	"  --seal SEAL.json     the archive's seal (required with --archive)\n"
-	"  --seal-sha256 HEX    refuse a SEAL.json whose bytes hash differently\n"
-	"  --jobs N             pairs audited at once (default: the cores)\n"
-	"  --max-findings N     findings shown per rule and side (default 10; 0: all);\n"
-	"                       all are counted\n"
-	"  --receipt FILE       the audit receipt (default: audit-journal-TIME.json here)\n"
-	"  --json               print the receipt on stdout\n"
-	"  -h, --help           show this help\n"
-	"\n"
-	"Findings go to stderr as 'audit: pair N SIDE: FILE: record R (byte B): RULE: what\n"
-	"(expected X, found Y)'. Exit status: 0 every rule held, 1 a finding (the receipt\n"
-	"says which), 2 the audit could not be made.\n";
 
 static void finding_list_add(struct finding_list *l, const struct ev_fix_finding *f)
 {
@@ -163,7 +121,7 @@ static long reread(void *ctx, uint32_t file, uint64_t offset, char *buf, size_t 
 	return n;
 }
 
-ev_status journal_side_open(const struct journal_run *run, struct pair *p, struct side *s,
+ev_status audit_journal_side_open(const struct journal_run *run, struct pair *p, struct side *s,
 			    enum ev_fingerprint_mode mode, struct side_session *out, struct ev_error *err)
 {
 	struct ev_fixcheck_opts co = {
@@ -189,7 +147,7 @@ ev_status journal_side_open(const struct journal_run *run, struct pair *p, struc
 	return EV_OK;
 }
 
-void journal_side_close(struct side_session *ss, const struct side *first, ev_fix_reread_fn again)
+void audit_journal_side_close(struct side_session *ss, const struct side *first, ev_fix_reread_fn again)
 {
 	ev_fixread_finish(ss->reader);
 	ev_fixcheck_finish(ss->checker);
@@ -204,7 +162,7 @@ void journal_side_close(struct side_session *ss, const struct side *first, ev_fi
 	memset(ss, 0, sizeof *ss);
 }
 
-void journal_side_abandon(struct side_session *ss)
+void audit_journal_side_abandon(struct side_session *ss)
 {
 	ev_fixread_free(ss->reader);
 	ev_fixcheck_free(ss->checker);
@@ -218,7 +176,7 @@ static ev_status audit_side(const struct journal_run *run, struct pair *p, struc
 {
 	struct side_session ss;
 	struct ev_hashpipe *pipe = NULL;
-	ev_status st = journal_side_open(run, p, s, mode, &ss, err);
+	ev_status st = audit_journal_side_open(run, p, s, mode, &ss, err);
 	if (st != EV_OK)
 		return st;
 	if ((st = ev_hashpipe_new(&pipe, HASH_SLOTS, HASH_SLOT_BYTES, err)) == EV_OK) {
@@ -234,9 +192,9 @@ static ev_status audit_side(const struct journal_run *run, struct pair *p, struc
 	}
 	ev_hashpipe_free(pipe);
 	if (st == EV_OK)
-		journal_side_close(&ss, first, reread);
+		audit_journal_side_close(&ss, first, reread);
 	else
-		journal_side_abandon(&ss);
+		audit_journal_side_abandon(&ss);
 	return st;
 }
 
@@ -743,7 +701,7 @@ static ev_status dictionary_fits(const struct journal_run *run, struct ev_error 
 	return EV_OK;
 }
 
-void journal_free(struct journal_run *run)
+void audit_journal_free(struct journal_run *run)
 {
 	for (size_t i = 0; run->pairs && i < run->npairs; i++) {
 		struct pair *p = &run->pairs[i];
@@ -779,7 +737,7 @@ static ev_status write_receipt(struct journal_run *run, json_t *r, char *path, s
 	return st;
 }
 
-ev_status journal_run_all(struct journal_run *run, struct ev_error *err)
+ev_status audit_journal_run_all(struct journal_run *run, struct ev_error *err)
 {
 	ev_status st;
 	json_t *receipt = NULL;
@@ -807,7 +765,7 @@ ev_status journal_run_all(struct journal_run *run, struct ev_error *err)
 	if (!(run->doc = receipt = ev_receipt_new("audit", TOOL, err)))
 		return err->status;
 	if (run->archive) {
-		st = journal_from_archive(run, err);
+		st = audit_journal_from_archive(run, err);
 	} else {
 		uint64_t bytes = 0, files = 0;
 		for (size_t i = 0; i < run->npairs && st == EV_OK; i++)
@@ -855,7 +813,7 @@ static const char *default_data(const char *rel, char *buf, size_t cap)
 	return access(buf, R_OK) == 0 ? buf : NULL;
 }
 
-void journal_init(struct journal_run *run)
+void audit_journal_init(struct journal_run *run)
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	memset(run, 0, sizeof *run);
@@ -867,7 +825,7 @@ void journal_init(struct journal_run *run)
 	run->jobs = cores > 0 ? (size_t)cores : 1;
 }
 
-ev_status journal_prepare(struct journal_run *run, const char *const *senders, const char *const *receivers,
+ev_status audit_journal_prepare(struct journal_run *run, const char *const *senders, const char *const *receivers,
 			  size_t nsenders, size_t nreceivers, struct ev_error *err)
 {
 	if (!run->spec_path &&
@@ -897,41 +855,22 @@ ev_status journal_prepare(struct journal_run *run, const char *const *senders, c
 
 int audit_journal_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"archive", required_argument, NULL, 'a'},
-		{"dict", required_argument, NULL, 'd'},
-		{"format", required_argument, NULL, 'f'},
-		{"help", no_argument, NULL, 'h'},
-		{"jobs", required_argument, NULL, 'J'},
-		{"json", no_argument, NULL, 'j'},
-		{"max-findings", required_argument, NULL, 'M'},
-		{"measured", required_argument, NULL, 'm'},
-		{"receipt", required_argument, NULL, 'o'},
-		{"receiver", required_argument, NULL, 'R'},
-		{"receiver-format", required_argument, NULL, 'G'},
-		{"seal", required_argument, NULL, 'S'},
-		{"seal-sha256", required_argument, NULL, 'P'},
-		{"sender", required_argument, NULL, 's'},
-		{"sender-compid", required_argument, NULL, 'c'},
-		{"sender-format", required_argument, NULL, 'F'},
-		{"spec", required_argument, NULL, 'p'},
-		{"warmups", required_argument, NULL, 'w'},
-		{NULL, 0, NULL, 0},
-	};
 	struct journal_run run;
-	journal_init(&run);
+	audit_journal_init(&run);
 	const char *senders[JOURNAL_MAX_PAIRS], *receivers[JOURNAL_MAX_PAIRS];
 	size_t nsenders = 0, nreceivers = 0;
 	long v;
 	int c;
+	struct ev_cli_getopt opts;
+	ev_cli_getopt_init(&opts, &audit_tool, "journal");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a': run.archive = optarg; break;
 		case 'c': run.sender_compid = optarg; break;
 		case 'd':
 			if (run.ndicts == JOURNAL_MAX_DICTS)
-				return msg_usage("journal", "at most %d --dict", JOURNAL_MAX_DICTS);
+				return ev_cli_usage(&audit_tool, "journal", "at most %d --dict", JOURNAL_MAX_DICTS);
 			run.dicts[run.ndicts++] = optarg;
 			break;
 		case 'f':
@@ -940,78 +879,77 @@ int audit_journal_main(int argc, char **argv)
 			int kind = ev_fixread_kind_parse(optarg);
 			const char *name = c == 'f' ? "--format" : c == 'F' ? "--sender-format" : "--receiver-format";
 			if (kind < 0)
-				return msg_usage("journal", "option %s: expected llfix, raw, qf-store or qf-log, found '%s'",
+				return ev_cli_usage(&audit_tool, "journal", "option %s: expected llfix, raw, qf-store or qf-log, found '%s'",
 						 name, optarg);
 			*(c == 'f' ? &run.format : &run.side_format[c == 'G']) = kind;
 			break;
 		}
 		case 'h':
-			fputs(help, stdout);
-			return 0;
+			return ev_cli_help(&audit_tool, "journal");
 		case 'J':
 			if (ev_cli_parse_long(optarg, 1, 256, &v))
-				return msg_usage("journal", "option --jobs: expected 1-256, found '%s'", optarg);
+				return ev_cli_usage(&audit_tool, "journal", "option --jobs: expected 1-256, found '%s'", optarg);
 			run.jobs = (size_t)v;
 			break;
 		case 'j': run.json = 1; break;
 		case 'M':
 			if (ev_cli_parse_long(optarg, 0, 1000000, &v))
-				return msg_usage("journal", "option --max-findings: expected 0-1000000, found '%s'", optarg);
+				return ev_cli_usage(&audit_tool, "journal", "option --max-findings: expected 0-1000000, found '%s'", optarg);
 			run.max_findings = (unsigned)v;
 			break;
 		case 'm':
 			if (ev_cli_parse_long(optarg, 0, LONG_MAX, &run.measured))
-				return msg_usage("journal", "option --measured: expected a count, found '%s'", optarg);
+				return ev_cli_usage(&audit_tool, "journal", "option --measured: expected a count, found '%s'", optarg);
 			break;
 		case 'o': run.receipt = optarg; break;
 		case 'p': run.spec_path = optarg; break;
 		case 'R':
 			if (nreceivers == JOURNAL_MAX_PAIRS)
-				return msg_usage("journal", "at most %d pairs", JOURNAL_MAX_PAIRS);
+				return ev_cli_usage(&audit_tool, "journal", "at most %d pairs", JOURNAL_MAX_PAIRS);
 			receivers[nreceivers++] = optarg;
 			break;
 		case 'S': run.seal = optarg; break;
 		case 'P': run.seal_sha256 = optarg; break;
 		case 's':
 			if (nsenders == JOURNAL_MAX_PAIRS)
-				return msg_usage("journal", "at most %d pairs", JOURNAL_MAX_PAIRS);
+				return ev_cli_usage(&audit_tool, "journal", "at most %d pairs", JOURNAL_MAX_PAIRS);
 			senders[nsenders++] = optarg;
 			break;
 		case 'w':
 			if (ev_cli_parse_long(optarg, 0, LONG_MAX, &run.warmups))
-				return msg_usage("journal", "option --warmups: expected a count, found '%s'", optarg);
+				return ev_cli_usage(&audit_tool, "journal", "option --warmups: expected a count, found '%s'", optarg);
 			break;
 		default:
-			return msg_usage("journal", "%s", ev_cli_option_problem(argv));
+			return ev_cli_usage(&audit_tool, "journal", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	if (optind != argc)
-		return msg_usage("journal", "unexpected argument '%s' (journals are named by --sender and --receiver)",
+		return ev_cli_usage(&audit_tool, "journal", "unexpected argument '%s' (journals are named by --sender and --receiver)",
 				 argv[optind]);
 	if (!nsenders && !nreceivers)
-		return msg_usage("journal", "no journal given (--sender PATH, --receiver PATH)");
+		return ev_cli_usage(&audit_tool, "journal", "no journal given (--sender PATH, --receiver PATH)");
 	if (nsenders && nreceivers && nsenders != nreceivers)
-		return msg_usage("journal", "%zu --sender and %zu --receiver: pairs need one of each, in order",
+		return ev_cli_usage(&audit_tool, "journal", "%zu --sender and %zu --receiver: pairs need one of each, in order",
 				 nsenders, nreceivers);
 	if (!!run.archive != !!run.seal)
-		return msg_usage("journal", "--archive and --seal go together");
+		return ev_cli_usage(&audit_tool, "journal", "--archive and --seal go together");
 	if (run.seal_sha256 && !run.seal)
-		return msg_usage("journal", "--seal-sha256 pins a --seal; none given");
+		return ev_cli_usage(&audit_tool, "journal", "--seal-sha256 pins a --seal; none given");
 	if (run.seal_sha256 && !ev_sha256_hex_valid(run.seal_sha256))
-		return msg_usage("journal", "option --seal-sha256: expected 64 lower-case hex digits");
+		return ev_cli_usage(&audit_tool, "journal", "option --seal-sha256: expected 64 lower-case hex digits");
 	struct ev_error err;
 	ev_error_clear(&err);
-	if (journal_prepare(&run, senders, receivers, nsenders, nreceivers, &err) != EV_OK) {
+	if (audit_journal_prepare(&run, senders, receivers, nsenders, nreceivers, &err) != EV_OK) {
 		if (err.status == EV_USAGE)
-			return msg_usage("journal", "%s", err.text);
+			return ev_cli_usage(&audit_tool, "journal", "%s", err.text);
 		ev_cli_error(TOOL, &err);
-		journal_free(&run);
+		audit_journal_free(&run);
 		return 2;
 	}
 	ev_cli_catch_signals();
-	ev_status st = journal_run_all(&run, &err);
+	ev_status st = audit_journal_run_all(&run, &err);
 	if (st >= EV_ERROR)
 		ev_cli_error(TOOL, &err);
-	journal_free(&run);
+	audit_journal_free(&run);
 	return ev_status_exit_code(st);
 }

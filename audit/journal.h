@@ -102,36 +102,36 @@ struct side_session {
 /* Start reading side s of pair p (findings go to the pair's list; COMPARE
  * sorts the first side's fingerprints first). Feed s's files to
  * out->reader with ev_fixread_begin/feed/end, then close. */
-ev_status journal_side_open(const struct journal_run *run, struct pair *p, struct side *s,
+ev_status audit_journal_side_open(const struct journal_run *run, struct pair *p, struct side *s,
 			    enum ev_fingerprint_mode mode, struct side_session *out, struct ev_error *err);
 
 /* After the side's last file: the checks across files and the order
  * count; for the second side the agreement with first (whose records
  * again may fetch once more, NULL when they cannot be); the side's stats. */
-void journal_side_close(struct side_session *ss, const struct side *first, ev_fix_reread_fn again);
+void audit_journal_side_close(struct side_session *ss, const struct side *first, ev_fix_reread_fn again);
 
 /* Free a session that could not be finished (an I/O error). */
-void journal_side_abandon(struct side_session *ss);
+void audit_journal_side_abandon(struct side_session *ss);
 
 /* A run with nothing asked yet: no format, the spec's counts, every core. */
-void journal_init(struct journal_run *run);
+void audit_journal_init(struct journal_run *run);
 
 /* Pairs of sender and receiver journals (nsenders and nreceivers of
  * them; one side alone when the other is 0), with the shipped spec and
  * dictionaries unless run names its own. @return EV_OK, EV_USAGE (the
  * defaults are not installed) or EV_ERROR. */
-ev_status journal_prepare(struct journal_run *run, const char *const *senders, const char *const *receivers,
+ev_status audit_journal_prepare(struct journal_run *run, const char *const *senders, const char *const *receivers,
 			  size_t nsenders, size_t nreceivers, struct ev_error *err);
 
 /* Audit, write the receipt (run->receipt, or a fresh name here), print
  * the findings (and, unless quiet, a line per side and the verdict).
  * run->findings counts them. @return EV_OK, EV_MISMATCH or an error. */
-ev_status journal_run_all(struct journal_run *run, struct ev_error *err);
-void journal_free(struct journal_run *run);
+ev_status audit_journal_run_all(struct journal_run *run, struct ev_error *err);
+void audit_journal_free(struct journal_run *run);
 
 /* Fill every side of run from the sealed archive, streamed once and
  * checked against its seal on the way: its findings and a check
  * "archive" go into run->doc. */
-ev_status journal_from_archive(struct journal_run *run, struct ev_error *err);
+ev_status audit_journal_from_archive(struct journal_run *run, struct ev_error *err);
 
 #endif

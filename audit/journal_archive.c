@@ -212,7 +212,7 @@ static void *tap_begin(void *ctx, size_t index, const struct ev_member *sealed)
 					     : x->first[pi] < 0 ? EV_FINGERPRINT_RECORD : EV_FINGERPRINT_COMPARE;
 		if (x->first[pi] < 0)
 			x->first[pi] = slot->side;
-		if ((x->st = journal_side_open(x->run, p, s, mode, ss, &x->err)) != EV_OK)
+		if ((x->st = audit_journal_side_open(x->run, p, s, mode, ss, &x->err)) != EV_OK)
 			return NULL;
 	}
 	if ((x->st = ev_fixread_begin(ss->reader, s->files[slot->file], slot->file, &x->err)) != EV_OK)
@@ -247,7 +247,7 @@ static void tap_end(void *member, int complete)
 	if (t->file + 1 == s->nfiles) {
 		struct pair *p = ss->pair;
 		size_t pi = (size_t)(p - x->run->pairs);
-		journal_side_close(ss, &p->side[x->first[pi]], NULL);
+		audit_journal_side_close(ss, &p->side[x->first[pi]], NULL);
 		x->closed[ss - x->sessions] = 1;
 	}
 }
@@ -261,7 +261,7 @@ static void on_archive_finding(void *ctx, const struct ev_finding *f)
 	ev_cli_findings_add(&x->findings, f, &stable);
 }
 
-ev_status journal_from_archive(struct journal_run *run, struct ev_error *err)
+ev_status audit_journal_from_archive(struct journal_run *run, struct ev_error *err)
 {
 	struct ev_seal seal;
 	char *seal_bytes = NULL;
@@ -327,10 +327,10 @@ ev_status journal_from_archive(struct journal_run *run, struct ev_error *err)
 									      : EV_FINGERPRINT_COMPARE;
 				if (x.first[i] < 0)
 					x.first[i] = k;
-				if ((st = journal_side_open(run, p, &p->side[k], mode, ss, err)) != EV_OK)
+				if ((st = audit_journal_side_open(run, p, &p->side[k], mode, ss, err)) != EV_OK)
 					goto out;
 			}
-			journal_side_close(ss, &p->side[x.first[i]], NULL);
+			audit_journal_side_close(ss, &p->side[x.first[i]], NULL);
 		}
 	ev_sha256_hex(res.archive_sha256, run->archive_hex);
 	run->archive_findings = x.findings.total;
@@ -342,7 +342,7 @@ out:
 	ev_cli_findings_free(&x.findings);
 	for (size_t i = 0; x.sessions && i < 2 * run->npairs; i++)
 		if (x.sessions[i].checker)
-			journal_side_abandon(&x.sessions[i]);
+			audit_journal_side_abandon(&x.sessions[i]);
 	free(x.slots);
 	free(x.sessions);
 	free(x.first);

@@ -21,40 +21,6 @@
 
 #define DEFAULT_PAGE 4096
 
-static const char help[] =
-	"usage: audit series [options] SERIES\n"
-	"\n"
-	"Recompute, from a raw per-call latency series, every statistic a benchmark\n"
-	"printed about it, with the rule its tool uses, and set each beside the printed\n"
-	"one: exact for integers, in the tool's own notation for the rest (%g, %f,\n"
-	"usec with three decimals). Quantiles are exact (integer ranks, selection in\n"
-	"place); the mean is the exact sum over the count. Nothing is rescaled.\n"
-	"\n"
-	"SERIES is evidence's raw series (binary or its CSV twin) or sockperf's --full-log.\n"
-	"\n"
-	"  --native REPORT     the benchmark's own statistics: an llfix statistics block,\n"
-	"                      sockperf's summary, or the reference pair's JSON report\n"
-	"  --rule RULE         nearest-rank, floor-index, round-half-up or linear, for the\n"
-	"                      quantiles of --quantile (default: the report's, else nearest-rank)\n"
-	"  --quantile P        a percentile to compute besides (repeatable; default without\n"
-	"                      --native: 50, 95, 99, 99.9)\n"
-	"  --delay SERIES      a paced run's scheduler-delay series, with --rate\n"
-	"  --rate R            the rate the run was paced at (orders a second)\n"
-	"  --journal DIR       the sender's llfix journal: label each measured call whose\n"
-	"                      record first wrote a new page, and compare the cohorts\n"
-	"  --warmups N         warmup orders before the measured ones (with --journal)\n"
-	"  --threshold T       calls above T ticks are slow (default: the recomputed p99)\n"
-	"  --page-size BYTES   the page of the cohorts (default 4096)\n"
-	"  --sockperf-clock C  the clock sockperf ran on: tsc (its default) or monotonic\n"
-	"                      (--no-rdtsc); only on tsc may a value rebuilt from its log\n"
-	"                      be 1 ns off its own, and only in that conversion's direction\n"
-	"  --receipt FILE      the audit receipt (default: audit-series-TIME.json here)\n"
-	"  --json              print the receipt on stdout\n"
-	"  -h, --help          show this help\n"
-	"\n"
-	"Exit status: 0 every statistic agreed and the series held together, 1 a\n"
-	"statistic differs or the series is damaged (the receipt says which), 2 usage\n"
-	"or I/O error.\n";
 
 struct series_opts {
 	const char *series, *native, *delay, *journal, *receipt;
@@ -195,7 +161,7 @@ static ev_status run_series(const struct series_opts *o, struct ev_error *err)
 
 	/* first what needs the samples in their own order */
 	if (o->journal) {
-		if ((st = analysis_page_labels(o->journal, o->warmups, s.n, o->page_size, &labels, err)) >= EV_ERROR)
+		if ((st = audit_analysis_page_labels(o->journal, o->warmups, s.n, o->page_size, &labels, err)) >= EV_ERROR)
 			goto out;
 		if (st == EV_MISMATCH) {
 			ev_finding_emit(on_finding, &found, o->journal, "cohort-align", err->text, NULL, NULL);
@@ -216,20 +182,20 @@ static ev_status run_series(const struct series_opts *o, struct ev_error *err)
 		free(copy);
 	}
 	if (labels) {
-		json_t *c = analysis_cohorts(s.v, s.n, labels, threshold);
+		json_t *c = audit_analysis_cohorts(s.v, s.n, labels, threshold);
 		ev_receipt_set_fact(r, "cohorts", json_pack("{s:I, s:I, s:o}", "page_size", (json_int_t)o->page_size,
 							   "threshold", (json_int_t)threshold, "by_displacement", c), err);
 	}
 
 	/* then the order statistics, all selected in one pass */
 	if (have_native) {
-		compared = analysis_compare_native(&nat, &s, &m, o->sockperf_clock, &differ);
+		compared = audit_analysis_compare_native(&nat, &s, &m, o->sockperf_clock, &differ);
 		json_t *facts = json_pack("{s:s, s:s, s:s}", "tool", nat.tool, "rule", ev_qrule_name(nat.rule),
 					  "title", nat.title);
 		if (nat.kind == EV_NATIVE_SOCKPERF)
-			json_object_set_new(facts, "clock", json_string(analysis_sockperf_clock_name(o->sockperf_clock)));
+			json_object_set_new(facts, "clock", json_string(audit_analysis_sockperf_clock_name(o->sockperf_clock)));
 		ev_receipt_set_fact(r, "native", facts, err);
-		analysis_native_coverage(compared, coverage_text, sizeof coverage_text);
+		audit_analysis_native_coverage(compared, coverage_text, sizeof coverage_text);
 		json_object_set_new(coverage, "native report", json_string(coverage_text));
 		size_t i;
 		json_t *row;
@@ -270,15 +236,15 @@ static ev_status run_series(const struct series_opts *o, struct ev_error *err)
 		want[i].rule = (enum ev_qrule)rule;
 		ev_prob_parse_percent(asked[i], &want[i].p);
 	}
-	analysis_select(s.v, s.n, want, nasked);
+	audit_analysis_select(s.v, s.n, want, nasked);
 	json_t *q = json_object();
 	for (size_t i = 0; i < nasked; i++) {
 		char key[32], pct[24];
 		ev_prob_format(want[i].p, pct, sizeof pct);
 		snprintf(key, sizeof key, "p%s", pct);
-		json_object_set_new(q, key, analysis_quantile_json(&want[i]));
+		json_object_set_new(q, key, audit_analysis_quantile_json(&want[i]));
 	}
-	json_t *moments = analysis_moments_json(&m);
+	json_t *moments = audit_analysis_moments_json(&m);
 	json_object_set_new(moments, "rule", json_string(ev_qrule_name((enum ev_qrule)rule)));
 	json_object_set_new(moments, "quantiles", q);
 	ev_receipt_set_fact(r, "recomputed", moments, err);
@@ -287,7 +253,7 @@ static ev_status run_series(const struct series_opts *o, struct ev_error *err)
 		if ((st = ev_series_load(o->delay, &d, on_finding, &found, err)) != EV_OK ||
 		    (st = add_input(r, "delay series", o->delay, err)) != EV_OK)
 			goto out;
-		ev_receipt_set_fact(r, "pacing", analysis_pacing(&d, o->rate, &missed), err);
+		ev_receipt_set_fact(r, "pacing", audit_analysis_pacing(&d, o->rate, &missed), err);
 	}
 	if ((st = hash_job_finish(&hash, r, err)) != EV_OK)
 		goto out;
@@ -335,28 +301,14 @@ out:
 
 int audit_series_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"delay", required_argument, NULL, 'd'},
-		{"help", no_argument, NULL, 'h'},
-		{"journal", required_argument, NULL, 'J'},
-		{"json", no_argument, NULL, 'j'},
-		{"native", required_argument, NULL, 'n'},
-		{"page-size", required_argument, NULL, 'P'},
-		{"quantile", required_argument, NULL, 'q'},
-		{"rate", required_argument, NULL, 'r'},
-		{"receipt", required_argument, NULL, 'o'},
-		{"rule", required_argument, NULL, 'R'},
-		{"sockperf-clock", required_argument, NULL, 'C'},
-		{"threshold", required_argument, NULL, 'T'},
-		{"warmups", required_argument, NULL, 'w'},
-		{NULL, 0, NULL, 0},
-	};
 	struct series_opts o = {.rule = -1, .page_size = DEFAULT_PAGE};
 	long v;
 	int c;
 	struct ev_prob p;
+	struct ev_cli_getopt opts;
+	ev_cli_getopt_init(&opts, &audit_tool, "series");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
 			if (strcmp(optarg, "tsc") == 0)
@@ -364,54 +316,54 @@ int audit_series_main(int argc, char **argv)
 			else if (strcmp(optarg, "monotonic") == 0)
 				o.sockperf_clock = SOCKPERF_CLOCK_MONOTONIC;
 			else
-				return msg_usage("series", "option --sockperf-clock: expected tsc or monotonic, found '%s'", optarg);
+				return ev_cli_usage(&audit_tool, "series", "option --sockperf-clock: expected tsc or monotonic, found '%s'", optarg);
 			break;
 		case 'd': o.delay = optarg; break;
-		case 'h': fputs(help, stdout); return 0;
+		case 'h': return ev_cli_help(&audit_tool, "series");
 		case 'J': o.journal = optarg; break;
 		case 'j': o.json = 1; break;
 		case 'n': o.native = optarg; break;
 		case 'P':
 			if (ev_cli_parse_long(optarg, 512, 1 << 30, &v))
-				return msg_usage("series", "option --page-size: expected 512 or more bytes, found '%s'", optarg);
+				return ev_cli_usage(&audit_tool, "series", "option --page-size: expected 512 or more bytes, found '%s'", optarg);
 			o.page_size = (uint64_t)v;
 			break;
 		case 'q':
 			if (ev_prob_parse_percent(optarg, &p) != 0)
-				return msg_usage("series", "option --quantile: expected a percentile from 0 to 100, found '%s'", optarg);
+				return ev_cli_usage(&audit_tool, "series", "option --quantile: expected a percentile from 0 to 100, found '%s'", optarg);
 			if (o.nquantiles == ANALYSIS_MAX_QUANTILES)
-				return msg_usage("series", "at most %d --quantile", ANALYSIS_MAX_QUANTILES);
+				return ev_cli_usage(&audit_tool, "series", "at most %d --quantile", ANALYSIS_MAX_QUANTILES);
 			o.quantiles[o.nquantiles++] = optarg;
 			break;
 		case 'r':
 			if (ev_cli_parse_long(optarg, 1, 1000000000, &v))
-				return msg_usage("series", "option --rate: expected orders a second, found '%s'", optarg);
+				return ev_cli_usage(&audit_tool, "series", "option --rate: expected orders a second, found '%s'", optarg);
 			o.rate = (uint64_t)v;
 			break;
 		case 'o': o.receipt = optarg; break;
 		case 'R':
 			if ((o.rule = ev_qrule_parse(optarg)) < 0)
-				return msg_usage("series", "option --rule: expected nearest-rank, floor-index, round-half-up or linear, found '%s'",
+				return ev_cli_usage(&audit_tool, "series", "option --rule: expected nearest-rank, floor-index, round-half-up or linear, found '%s'",
 						 optarg);
 			break;
 		case 'T':
 			if (ev_cli_parse_long(optarg, 0, LONG_MAX, &v))
-				return msg_usage("series", "option --threshold: expected ticks, found '%s'", optarg);
+				return ev_cli_usage(&audit_tool, "series", "option --threshold: expected ticks, found '%s'", optarg);
 			o.threshold = (uint64_t)v;
 			o.have_threshold = 1;
 			break;
 		case 'w':
 			if (ev_cli_parse_long(optarg, 0, LONG_MAX, &v))
-				return msg_usage("series", "option --warmups: expected a count, found '%s'", optarg);
+				return ev_cli_usage(&audit_tool, "series", "option --warmups: expected a count, found '%s'", optarg);
 			o.warmups = (uint64_t)v;
 			break;
-		default: return msg_usage("series", "%s", ev_cli_option_problem(argv));
+		default: return ev_cli_usage(&audit_tool, "series", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	if (optind + 1 != argc)
-		return msg_usage("series", optind == argc ? "no series given" : "one series at a time");
+		return ev_cli_usage(&audit_tool, "series", optind == argc ? "no series given" : "one series at a time");
 	if (!!o.delay != !!o.rate)
-		return msg_usage("series", "--delay and --rate go together");
+		return ev_cli_usage(&audit_tool, "series", "--delay and --rate go together");
 	o.series = argv[optind];
 	if (o.receipt && access(o.receipt, F_OK) == 0) {
 		fprintf(stderr, TOOL ": %s: already exists; evidence is never overwritten (choose a new name)\n", o.receipt);

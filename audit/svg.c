@@ -8,7 +8,7 @@
 
 #include "audit/svg.h"
 
-void text_add(struct text *t, const char *fmt, ...)
+void audit_text_add(struct text *t, const char *fmt, ...)
 {
 	if (t->oom)
 		return;
@@ -36,26 +36,26 @@ void text_add(struct text *t, const char *fmt, ...)
 	}
 }
 
-void text_escaped(struct text *t, const char *s)
+void audit_text_escaped(struct text *t, const char *s)
 {
 	for (; *s; s++) {
 		switch (*s) {
-		case '&': text_add(t, "&amp;"); break;
-		case '<': text_add(t, "&lt;"); break;
-		case '>': text_add(t, "&gt;"); break;
-		case '"': text_add(t, "&quot;"); break;
-		default: text_add(t, "%c", *s);
+		case '&': audit_text_add(t, "&amp;"); break;
+		case '<': audit_text_add(t, "&lt;"); break;
+		case '>': audit_text_add(t, "&gt;"); break;
+		case '"': audit_text_add(t, "&quot;"); break;
+		default: audit_text_add(t, "%c", *s);
 		}
 	}
 }
 
-void text_free(struct text *t)
+void audit_text_free(struct text *t)
 {
 	free(t->s);
 	memset(t, 0, sizeof *t);
 }
 
-const char *chart_colour(size_t k)
+const char *audit_chart_colour(size_t k)
 {
 	static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
 					      "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
@@ -72,12 +72,12 @@ static double scale(double v, double a, double b, int logs)
 	return b > a ? (v - a) / (b - a) : 0.5;
 }
 
-double chart_x(const struct chart *c, double x)
+double audit_chart_x(const struct chart *c, double x)
 {
 	return c->left + scale(x, c->x0, c->x1, c->logx) * (c->width - c->left - c->right);
 }
 
-double chart_y(const struct chart *c, double y)
+double audit_chart_y(const struct chart *c, double y)
 {
 	return c->height - c->bottom - scale(y, c->y0, c->y1, c->logy) * (c->height - c->top - c->bottom);
 }
@@ -94,23 +94,23 @@ static void y_label(char *out, size_t cap, double v)
 		snprintf(out, cap, "%g", v);
 }
 
-void chart_begin(struct text *t, const struct chart *c, const char *title, const char *xlabel,
+void audit_chart_begin(struct text *t, const struct chart *c, const char *title, const char *xlabel,
 		 const char *ylabel, const double *xticks, const char *const *xtick_labels, size_t nx)
 {
-	text_add(t, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
+	audit_text_add(t, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
 		 c->width, c->height, c->width, c->height);
-	text_add(t, "<title>");
-	text_escaped(t, title);
-	text_add(t, "</title>\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+	audit_text_add(t, "<title>");
+	audit_text_escaped(t, title);
+	audit_text_add(t, "</title>\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
 	double l = c->left, r = c->width - c->right, top = c->top, b = c->height - c->bottom;
-	text_add(t, "<g class=\"axes\" stroke=\"#444\" fill=\"none\"><path d=\"M%.1f %.1fV%.1fH%.1f\"/></g>\n", l, top, b, r);
-	text_add(t, "<g class=\"ticks\" font-family=\"sans-serif\" font-size=\"11\" fill=\"#333\">\n");
+	audit_text_add(t, "<g class=\"axes\" stroke=\"#444\" fill=\"none\"><path d=\"M%.1f %.1fV%.1fH%.1f\"/></g>\n", l, top, b, r);
+	audit_text_add(t, "<g class=\"ticks\" font-family=\"sans-serif\" font-size=\"11\" fill=\"#333\">\n");
 	for (size_t i = 0; i < nx; i++) {
-		double x = chart_x(c, xticks[i]);
-		text_add(t, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>", x, top, x, b);
-		text_add(t, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", x, b + 14);
-		text_escaped(t, xtick_labels[i]);
-		text_add(t, "</text>\n");
+		double x = audit_chart_x(c, xticks[i]);
+		audit_text_add(t, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>", x, top, x, b);
+		audit_text_add(t, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", x, b + 14);
+		audit_text_escaped(t, xtick_labels[i]);
+		audit_text_add(t, "</text>\n");
 	}
 	/* y ticks: decades on a log axis, five steps on a linear one */
 	double ys[40];
@@ -133,52 +133,52 @@ void chart_begin(struct text *t, const struct chart *c, const char *title, const
 	}
 	for (size_t i = 0; i < ny; i++) {
 		char label[32];
-		double y = chart_y(c, ys[i]);
+		double y = audit_chart_y(c, ys[i]);
 		y_label(label, sizeof label, ys[i]);
-		text_add(t, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>", l, y, r, y);
-		text_add(t, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", l - 4, y + 4, label);
+		audit_text_add(t, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>", l, y, r, y);
+		audit_text_add(t, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", l - 4, y + 4, label);
 	}
-	text_add(t, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", (l + r) / 2, c->height - 4);
-	text_escaped(t, xlabel);
-	text_add(t, "</text><text transform=\"translate(12 %.1f) rotate(-90)\" text-anchor=\"middle\">", (top + b) / 2);
-	text_escaped(t, ylabel);
-	text_add(t, "</text><text x=\"%.1f\" y=\"14\" font-size=\"13\" font-weight=\"bold\">", l);
-	text_escaped(t, title);
-	text_add(t, "</text></g>\n");
+	audit_text_add(t, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", (l + r) / 2, c->height - 4);
+	audit_text_escaped(t, xlabel);
+	audit_text_add(t, "</text><text transform=\"translate(12 %.1f) rotate(-90)\" text-anchor=\"middle\">", (top + b) / 2);
+	audit_text_escaped(t, ylabel);
+	audit_text_add(t, "</text><text x=\"%.1f\" y=\"14\" font-size=\"13\" font-weight=\"bold\">", l);
+	audit_text_escaped(t, title);
+	audit_text_add(t, "</text></g>\n");
 }
 
-void chart_polyline(struct text *t, const struct chart *c, const double *xs, const double *ys, size_t n,
+void audit_chart_polyline(struct text *t, const struct chart *c, const double *xs, const double *ys, size_t n,
 		    const char *cls, const char *colour, const char *name)
 {
-	text_add(t, "<polyline class=\"%s\" data-series=\"", cls);
-	text_escaped(t, name);
-	text_add(t, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", colour);
+	audit_text_add(t, "<polyline class=\"%s\" data-series=\"", cls);
+	audit_text_escaped(t, name);
+	audit_text_add(t, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", colour);
 	for (size_t i = 0; i < n; i++)
-		text_add(t, "%s%.1f,%.1f", i ? " " : "", chart_x(c, xs[i]), chart_y(c, ys[i]));
-	text_add(t, "\"><title>");
-	text_escaped(t, name);
-	text_add(t, "</title></polyline>\n");
+		audit_text_add(t, "%s%.1f,%.1f", i ? " " : "", audit_chart_x(c, xs[i]), audit_chart_y(c, ys[i]));
+	audit_text_add(t, "\"><title>");
+	audit_text_escaped(t, name);
+	audit_text_add(t, "</title></polyline>\n");
 }
 
-void chart_dot(struct text *t, const struct chart *c, double x, double y, const char *cls, const char *colour,
+void audit_chart_dot(struct text *t, const struct chart *c, double x, double y, const char *cls, const char *colour,
 	       const char *tip)
 {
-	text_add(t, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"><title>", cls, chart_x(c, x),
-		 chart_y(c, y), colour);
-	text_escaped(t, tip);
-	text_add(t, "</title></circle>\n");
+	audit_text_add(t, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"><title>", cls, audit_chart_x(c, x),
+		 audit_chart_y(c, y), colour);
+	audit_text_escaped(t, tip);
+	audit_text_add(t, "</title></circle>\n");
 }
 
-void chart_legend(struct text *t, const struct chart *c, int k, const char *colour, const char *label)
+void audit_chart_legend(struct text *t, const struct chart *c, int k, const char *colour, const char *label)
 {
 	double x = c->width - c->right - 150, y = c->top + 12 + 16 * k;
-	text_add(t, "<g class=\"legend\" font-family=\"sans-serif\" font-size=\"11\"><rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"3\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">",
+	audit_text_add(t, "<g class=\"legend\" font-family=\"sans-serif\" font-size=\"11\"><rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"3\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">",
 		 x, y - 4, colour, x + 16, y);
-	text_escaped(t, label);
-	text_add(t, "</text></g>\n");
+	audit_text_escaped(t, label);
+	audit_text_add(t, "</text></g>\n");
 }
 
-void chart_end(struct text *t)
+void audit_chart_end(struct text *t)
 {
-	text_add(t, "</svg>\n");
+	audit_text_add(t, "</svg>\n");
 }

@@ -15,10 +15,10 @@ struct text {
 	int oom;
 };
 
-void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void audit_text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* s with &, <, >, " escaped. */
-void text_escaped(struct text *t, const char *s);
-void text_free(struct text *t);
+void audit_text_escaped(struct text *t, const char *s);
+void audit_text_free(struct text *t);
 
 /* A chart: a plot area mapping data to pixels, log or linear per axis. */
 struct chart {
@@ -29,20 +29,20 @@ struct chart {
 
 /* Open an <svg> of the chart's size with a title, axes, and tick labels
  * (xticks at the given data values with their labels; y ticks chosen). */
-void chart_begin(struct text *t, const struct chart *c, const char *title, const char *xlabel,
+void audit_chart_begin(struct text *t, const struct chart *c, const char *title, const char *xlabel,
 		 const char *ylabel, const double *xticks, const char *const *xtick_labels, size_t nx);
-double chart_x(const struct chart *c, double x);
-double chart_y(const struct chart *c, double y);
+double audit_chart_x(const struct chart *c, double x);
+double audit_chart_y(const struct chart *c, double y);
 /* A line through n points, of class cls and colour, data-series name. */
-void chart_polyline(struct text *t, const struct chart *c, const double *xs, const double *ys, size_t n,
+void audit_chart_polyline(struct text *t, const struct chart *c, const double *xs, const double *ys, size_t n,
 		    const char *cls, const char *colour, const char *name);
-void chart_dot(struct text *t, const struct chart *c, double x, double y, const char *cls, const char *colour,
+void audit_chart_dot(struct text *t, const struct chart *c, double x, double y, const char *cls, const char *colour,
 	       const char *tip);
 /* A legend entry in the top right corner, the k-th. */
-void chart_legend(struct text *t, const struct chart *c, int k, const char *colour, const char *label);
-void chart_end(struct text *t);
+void audit_chart_legend(struct text *t, const struct chart *c, int k, const char *colour, const char *label);
+void audit_chart_end(struct text *t);
 
 /* The k-th colour of the palette. */
-const char *chart_colour(size_t k);
+const char *audit_chart_colour(size_t k);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "capture/plan.h"
 #include "lib/cli/cli.h"
+#include "lib/cli/command.h"
 #include "lib/core/proc.h"
 #include "lib/core/status.h"
 
@@ -16,12 +17,6 @@
 
 int capture_run_main(int argc, char **argv);
 int capture_pin_main(int argc, char **argv);
-
-/* out = a "/" b (cap bytes). @return 0, or -1 when it does not fit. */
-int path_join(char *out, size_t cap, const char *a, const char *b);
-
-/* A usage problem: reason, then the command's synopsis and a --help hint. */
-int msg_usage(const char *subcommand, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* One capture session over a campaign directory. */
 struct campaign {
@@ -46,7 +41,11 @@ enum run_result { RUN_OK, RUN_FAILED, RUN_TIMEOUT, RUN_INTERRUPTED };
 /* Make run r inside c->dir/runs/r->name, write its run.json (unless
  * interrupted) and say how it went in *summary (a new object).
  * @return the result; err says why for anything but RUN_OK. */
-enum run_result run_one(struct campaign *c, const struct plan_run *r, json_t **summary,
+enum run_result capture_run_one(struct campaign *c, const struct plan_run *r, json_t **summary,
 			struct ev_error *err);
+
+/* The tool's commands and options (commands.c): ev_cli_main runs it, every
+ * command parses, helps and refuses through it. */
+extern const struct ev_cli_tool capture_tool;
 
 #endif

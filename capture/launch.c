@@ -40,7 +40,7 @@ static const char *step_name(int step, int detail)
 	}
 }
 
-double launch_monotonic(void)
+double capture_launch_monotonic(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -90,7 +90,7 @@ static void child_main(struct side_proc *p, int ctl, int rep, pid_t parent)
 	char c = child_wait(ctl);
 	if (c == 'C') {
 		const char *step;
-		int e = netns_configure(p->ifname, p->addr, NETNS_PREFIX_LEN, &step);
+		int e = capture_netns_configure(p->ifname, p->addr, NETNS_PREFIX_LEN, &step);
 		child_report(rep, STEP_CONFIGURE, e == 0, e);
 		c = child_wait(ctl);
 	}
@@ -140,7 +140,7 @@ static void abandon(struct side_proc *p)
 	p->exited = p->reaped = 1;
 }
 
-ev_status launch_start(struct side_proc *p, struct ev_error *err)
+ev_status capture_launch_start(struct side_proc *p, struct ev_error *err)
 {
 	int ctl[2], rep[2];
 	p->pid = -1;
@@ -190,7 +190,7 @@ static ev_status tell(struct side_proc *p, char c, struct ev_error *err)
 	return EV_OK;
 }
 
-ev_status launch_configure(struct side_proc *p, struct ev_error *err)
+ev_status capture_launch_configure(struct side_proc *p, struct ev_error *err)
 {
 	ev_status st = tell(p, 'C', err);
 	if (st == EV_OK)
@@ -200,10 +200,10 @@ ev_status launch_configure(struct side_proc *p, struct ev_error *err)
 	return st;
 }
 
-ev_status launch_exec(struct side_proc *p, struct ev_error *err)
+ev_status capture_launch_exec(struct side_proc *p, struct ev_error *err)
 {
 	clock_gettime(CLOCK_REALTIME, &p->exec_real);
-	p->exec_mono = launch_monotonic();
+	p->exec_mono = capture_launch_monotonic();
 	ev_status st = tell(p, 'E', err);
 	if (st == EV_OK)
 		st = await_report(p, STEP_EXEC, err);
@@ -220,13 +220,13 @@ ev_status launch_exec(struct side_proc *p, struct ev_error *err)
 	return EV_OK;
 }
 
-void launch_kill(struct side_proc *p, int sig)
+void capture_launch_kill(struct side_proc *p, int sig)
 {
 	if (p->pid > 0 && !p->reaped)
 		kill(-p->pid, sig);
 }
 
-int launch_wait_any(struct side_proc *sides, int n, double deadline_mono)
+int capture_launch_wait_any(struct side_proc *sides, int n, double deadline_mono)
 {
 	for (;;) {
 		for (int i = 0; i < n; i++) {
@@ -237,7 +237,7 @@ int launch_wait_any(struct side_proc *sides, int n, double deadline_mono)
 			memset(&si, 0, sizeof si);
 			if (waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == p->pid) {
 				p->exited = 1;
-				p->end_mono = launch_monotonic();
+				p->end_mono = capture_launch_monotonic();
 				clock_gettime(CLOCK_REALTIME, &p->end_real);
 				p->status = si.si_code == CLD_EXITED ? (si.si_status & 0xff) << 8 : si.si_status & 0x7f;
 				return i;
@@ -245,7 +245,7 @@ int launch_wait_any(struct side_proc *sides, int n, double deadline_mono)
 		}
 		if (ev_cli_interrupted)
 			return -2;
-		double left = deadline_mono - launch_monotonic();
+		double left = deadline_mono - capture_launch_monotonic();
 		if (left <= 0)
 			return -1;
 		struct pollfd fds[2];
@@ -260,7 +260,7 @@ int launch_wait_any(struct side_proc *sides, int n, double deadline_mono)
 	}
 }
 
-void launch_reap(struct side_proc *p)
+void capture_launch_reap(struct side_proc *p)
 {
 	if (p->pid > 0 && !p->reaped) {
 		int status;
@@ -307,7 +307,7 @@ static int holds_socket(pid_t pid, unsigned long inode, int depth)
 	return found;
 }
 
-int launch_listening(pid_t pid, unsigned port)
+int capture_launch_listening(pid_t pid, unsigned port)
 {
 	static const char *files[] = {"tcp", "tcp6"};
 	for (int k = 0; k < 2; k++) {

@@ -27,7 +27,7 @@ struct side_proc {
 	int unshare_net;
 	const char *ifname, *addr; /* veth: this side's end */
 	const char *cwd;
-	int out_fd, err_fd;         /* opened by the caller; closed by launch_exec */
+	int out_fd, err_fd;         /* opened by the caller; closed by capture_launch_exec */
 	/* filled in */
 	pid_t pid;
 	int pidfd;
@@ -40,32 +40,32 @@ struct side_proc {
 
 /* Fork the side and let it run to the end of step 1. @return EV_OK, or
  * EV_ERROR naming the step that failed (the child is then reaped). */
-ev_status launch_start(struct side_proc *p, struct ev_error *err);
+ev_status capture_launch_start(struct side_proc *p, struct ev_error *err);
 
 /* Step 2 (veth only). */
-ev_status launch_configure(struct side_proc *p, struct ev_error *err);
+ev_status capture_launch_configure(struct side_proc *p, struct ev_error *err);
 
 /* Step 3: exec, and wait until it happened. */
-ev_status launch_exec(struct side_proc *p, struct ev_error *err);
+ev_status capture_launch_exec(struct side_proc *p, struct ev_error *err);
 
 /* Kill the side's process group (signal), e.g. after a timeout. */
-void launch_kill(struct side_proc *p, int sig);
+void capture_launch_kill(struct side_proc *p, int sig);
 
 /* Wait until one of the sides (n of them) exits or deadline_mono passes
  * or a signal arrives. An exited side is marked (not reaped: its /proc
  * entry stays readable). @return the index of a side that exited, -1 on
  * the deadline, -2 when interrupted. */
-int launch_wait_any(struct side_proc *sides, int n, double deadline_mono);
+int capture_launch_wait_any(struct side_proc *sides, int n, double deadline_mono);
 
 /* Reap an exited side (after its last snapshot). */
-void launch_reap(struct side_proc *p);
+void capture_launch_reap(struct side_proc *p);
 
 /* Is pid (or a process it started) listening on TCP port? The listener is
  * found in /proc/PID/net/tcp and tcp6 and must be a socket that pid or its
  * descendants hold, so that another program's listener on the same port
  * never passes for the peer's. */
-int launch_listening(pid_t pid, unsigned port);
+int capture_launch_listening(pid_t pid, unsigned port);
 
-double launch_monotonic(void);
+double capture_launch_monotonic(void);
 
 #endif

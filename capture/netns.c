@@ -92,7 +92,7 @@ static int nl_talk(int fd, struct nlmsghdr *h)
 	}
 }
 
-ev_status netns_veth_create(const char *a_name, pid_t a_pid, const char *b_name, pid_t b_pid,
+ev_status capture_netns_veth_create(const char *a_name, pid_t a_pid, const char *b_name, pid_t b_pid,
 			    struct ev_error *err)
 {
 	char buf[NL_BUF];
@@ -145,7 +145,7 @@ static int link_up(int fd, int index)
 	return nl_talk(fd, h);
 }
 
-int netns_configure(const char *ifname, const char *addr, int prefix, const char **step)
+int capture_netns_configure(const char *ifname, const char *addr, int prefix, const char **step)
 {
 	int fd = nl_socket(NETLINK_ROUTE), e;
 	*step = "netlink socket";
@@ -183,7 +183,7 @@ int netns_configure(const char *ifname, const char *addr, int prefix, const char
 	return e;
 }
 
-ev_status netns_sockets(pid_t pid, int *route_fd, int *diag_fd, struct ev_error *err)
+ev_status capture_netns_sockets(pid_t pid, int *route_fd, int *diag_fd, struct ev_error *err)
 {
 	int self = -1, target = -1;
 	*route_fd = *diag_fd = -1;
@@ -286,7 +286,7 @@ static void on_link(void *ctx, struct nlmsghdr *m)
 				      (json_int_t)s->rx_errors, "tx_errors", (json_int_t)s->tx_errors));
 }
 
-json_t *netns_link_stats(int route_fd, struct ev_error *err)
+json_t *capture_netns_link_stats(int route_fd, struct ev_error *err)
 {
 	struct {
 		struct nlmsghdr h;
@@ -375,7 +375,7 @@ static void on_tcp(void *ctx, struct nlmsghdr *m)
 	json_array_append_new(d->out, o);
 }
 
-json_t *netns_tcp_sockets(int diag_fd, const uint64_t *inodes, size_t n, struct ev_error *err)
+json_t *capture_netns_tcp_sockets(int diag_fd, const uint64_t *inodes, size_t n, struct ev_error *err)
 {
 	struct tcp_dump d = {json_array(), inodes, n};
 	const int families[] = {AF_INET, AF_INET6};
@@ -397,7 +397,7 @@ json_t *netns_tcp_sockets(int diag_fd, const uint64_t *inodes, size_t n, struct 
 	return d.out;
 }
 
-void netns_socket_inodes(pid_t pid, uint64_t *inodes, size_t cap, size_t *n)
+void capture_netns_socket_inodes(pid_t pid, uint64_t *inodes, size_t cap, size_t *n)
 {
 	char path[64], target[64], link[320];
 	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);

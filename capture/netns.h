@@ -7,7 +7,7 @@
  * its end with its address. The namespaces belong to the processes: when
  * both have exited (however capture ended) they and the veth are gone.
  * Capture reads them through netlink sockets it opens inside them
- * (netns_sockets), which it closes after the run.
+ * (capture_netns_sockets), which it closes after the run.
  *
  * Functions marked "child" use no heap and are safe between fork and exec
  * of a multithreaded process. Only capture/ includes this.
@@ -31,33 +31,33 @@
 
 /* Create the veth pair: end a_name in the namespace of a_pid, b_name in
  * that of b_pid. @return EV_OK, or EV_ERROR with the kernel's reason. */
-ev_status netns_veth_create(const char *a_name, pid_t a_pid, const char *b_name, pid_t b_pid,
+ev_status capture_netns_veth_create(const char *a_name, pid_t a_pid, const char *b_name, pid_t b_pid,
 			    struct ev_error *err);
 
 /* Child: in the current namespace, bring lo and ifname up and give
  * ifname addr/prefix. @return 0, or a positive errno (what failed goes to
  * *step). */
-int netns_configure(const char *ifname, const char *addr, int prefix, const char **step);
+int capture_netns_configure(const char *ifname, const char *addr, int prefix, const char **step);
 
 /* Netlink sockets inside the namespace of pid (0: the current one), for
  * reading it after its processes have gone. Close both with close(). */
-ev_status netns_sockets(pid_t pid, int *route_fd, int *diag_fd, struct ev_error *err);
+ev_status capture_netns_sockets(pid_t pid, int *route_fd, int *diag_fd, struct ev_error *err);
 
 /* The namespace's interfaces and their counters:
  * {"lo": {"rx_bytes": ..., "rx_packets": ..., "tx_bytes": ..., ...}, ...};
  * NULL when they cannot be read (err set). */
-json_t *netns_link_stats(int route_fd, struct ev_error *err);
+json_t *capture_netns_link_stats(int route_fd, struct ev_error *err);
 
 /* The TCP sockets of the namespace whose inode is one of inodes (n of
  * them): state, addresses, tcp_info (RTT, cwnd, retransmissions, notsent
  * bytes, busy, rwnd-limited and sndbuf-limited time, bytes) and the
  * socket's memory (send and receive buffers, queued). An array; NULL when
  * they cannot be read (err set). */
-json_t *netns_tcp_sockets(int diag_fd, const uint64_t *inodes, size_t n, struct ev_error *err);
+json_t *capture_netns_tcp_sockets(int diag_fd, const uint64_t *inodes, size_t n, struct ev_error *err);
 
 /* The socket inodes pid holds open (from /proc/PID/fd), appended to
  * inodes (cap entries, *n used). */
-void netns_socket_inodes(pid_t pid, uint64_t *inodes, size_t cap, size_t *n);
+void capture_netns_socket_inodes(pid_t pid, uint64_t *inodes, size_t cap, size_t *n);
 
 /* The inode of pid's network namespace (0 when it cannot be read). */
 uint64_t netns_inode(pid_t pid);

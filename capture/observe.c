@@ -56,7 +56,7 @@ static char *read_small(const char *path, int *e)
 	return buf;
 }
 
-json_t *observe_process(pid_t pid)
+json_t *capture_observe_process(pid_t pid)
 {
 	char path[64];
 	int e = 0;
@@ -218,7 +218,7 @@ static json_t *cpuidle(int cpu)
 	return o;
 }
 
-json_t *observe_cpus(const int *cpus, size_t n)
+json_t *capture_observe_cpus(const int *cpus, size_t n)
 {
 	json_t *idle = json_object();
 	for (size_t i = 0; i < n; i++) {
@@ -246,13 +246,13 @@ static void *sample_loop(void *arg)
 		json_t *sockets = json_array();
 		for (int k = 0; k < 2; k++)
 			if (s->pids[k] > 0)
-				netns_socket_inodes(s->pids[k], inodes, INODES_MAX, &n);
+				capture_netns_socket_inodes(s->pids[k], inodes, INODES_MAX, &n);
 		for (int k = 0; k < 2 && sockets; k++) {
 			if (s->diag_fds[k] < 0 || (k == 1 && s->diag_fds[1] == s->diag_fds[0]))
 				continue;
 			struct ev_error err;
 			ev_error_clear(&err);
-			json_t *found = netns_tcp_sockets(s->diag_fds[k], inodes, n, &err);
+			json_t *found = capture_netns_tcp_sockets(s->diag_fds[k], inodes, n, &err);
 			if (!found) {
 				pthread_mutex_lock(&s->lock);
 				if (!s->failures++)
@@ -273,7 +273,7 @@ static void *sample_loop(void *arg)
 	return NULL;
 }
 
-ev_status sampler_start(struct sampler *s, const pid_t pids[2], const int diag_fds[2],
+ev_status capture_sampler_start(struct sampler *s, const pid_t pids[2], const int diag_fds[2],
 			uint64_t interval_ms, struct ev_error *err)
 {
 	memset(s, 0, sizeof *s);
@@ -293,7 +293,7 @@ ev_status sampler_start(struct sampler *s, const pid_t pids[2], const int diag_f
 	return EV_OK;
 }
 
-json_t *sampler_stop(struct sampler *s)
+json_t *capture_sampler_stop(struct sampler *s)
 {
 	if (!s->running)
 		return NULL;

@@ -25,11 +25,11 @@
 
 /* /proc/PID/stat, status and schedstat of a running (or exited, not yet
  * reaped) process. */
-json_t *observe_process(pid_t pid);
+json_t *capture_observe_process(pid_t pid);
 
 /* cpuidle states of each CPU in cpus (n of them), and NMI/LOC counts for
  * the same CPUs. */
-json_t *observe_cpus(const int *cpus, size_t n);
+json_t *capture_observe_cpus(const int *cpus, size_t n);
 
 /* The sampler: every interval_ms, the TCP sockets that the processes
  * (pids, up to 2) hold, read through diag_fds (one per namespace; the same
@@ -48,9 +48,9 @@ struct sampler {
 	pthread_mutex_t lock;
 };
 
-ev_status sampler_start(struct sampler *s, const pid_t pids[2], const int diag_fds[2],
+ev_status capture_sampler_start(struct sampler *s, const pid_t pids[2], const int diag_fds[2],
 			uint64_t interval_ms, struct ev_error *err);
 /* Stop, join, and hand over the samples (a new reference). */
-json_t *sampler_stop(struct sampler *s);
+json_t *capture_sampler_stop(struct sampler *s);
 
 #endif

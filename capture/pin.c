@@ -13,19 +13,6 @@
 #include "lib/core/publish.h"
 #include "lib/core/json.h"
 
-static const char help[] =
-	"usage: capture pin [--file PATH ...] PLAN -o PINNED_PLAN\n"
-	"\n"
-	"Write PLAN again with \"pins\": the SHA-256 of every program and launcher its cells\n"
-	"name, and of every other file pinned already or named with --file (a config, an\n"
-	"Onload profile, a helper's input), as the files are now. Each must be an absolute\n"
-	"path to a regular file (not a symbolic link) owned by root or by you and writable\n"
-	"by its owner alone: capture run checks every pinned file so before each run, and\n"
-	"what it would refuse is refused here and named. PINNED_PLAN must not exist.\n"
-	"\n"
-	"  -f, --file PATH    pin this file too (repeatable)\n"
-	"  -o, --output FILE  the pinned plan\n"
-	"  -h, --help         show this help\n";
 
 #define PIN_FILES_MAX 64
 
@@ -45,38 +32,34 @@ static ev_status pin_file(json_t *pins, const char *path, struct ev_error *err)
 
 int capture_pin_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"file", required_argument, NULL, 'f'},
-		{"help", no_argument, NULL, 'h'},
-		{"output", required_argument, NULL, 'o'},
-		{NULL, 0, NULL, 0},
-	};
 	const char *out = NULL, *files[PIN_FILES_MAX];
 	size_t nfiles = 0;
 	int opt;
+	struct ev_cli_getopt opts;
+	ev_cli_getopt_init(&opts, &capture_tool, "pin");
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
 			if (optarg[0] != '/')
-				return msg_usage("pin", "option --file: expected an absolute path, found '%s'", optarg);
+				return ev_cli_usage(&capture_tool, "pin", "option --file: expected an absolute path, found '%s'", optarg);
 			if (nfiles == PIN_FILES_MAX)
-				return msg_usage("pin", "at most %d --file", PIN_FILES_MAX);
+				return ev_cli_usage(&capture_tool, "pin", "at most %d --file", PIN_FILES_MAX);
 			files[nfiles++] = optarg;
 			break;
-		case 'h': fputs(help, stdout); return 0;
+		case 'h': return ev_cli_help(&capture_tool, "pin");
 		case 'o': out = optarg; break;
-		default: return msg_usage("pin", "%s", ev_cli_option_problem(argv));
+		default: return ev_cli_usage(&capture_tool, "pin", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	if (optind + 1 != argc)
-		return msg_usage("pin", optind == argc ? "no plan given" : "one plan at a time");
+		return ev_cli_usage(&capture_tool, "pin", optind == argc ? "no plan given" : "one plan at a time");
 	if (!out)
-		return msg_usage("pin", "no output given (-o PINNED_PLAN)");
+		return ev_cli_usage(&capture_tool, "pin", "no output given (-o PINNED_PLAN)");
 	struct ev_error err;
 	ev_error_clear(&err);
 	struct plan plan;
-	ev_status st = plan_load(argv[optind], &plan, &err);
+	ev_status st = capture_plan_load(argv[optind], &plan, &err);
 	if (st != EV_OK) {
 		ev_cli_error(TOOL, &err);
 		return ev_status_exit_code(st);
@@ -107,7 +90,7 @@ int capture_pin_main(int argc, char **argv)
 	const char *path;
 	json_t *v;
 	json_object_foreach(plan.pins, path, v)
-		if (st == EV_OK && !plan_runs_program(&plan, path))
+		if (st == EV_OK && !capture_plan_runs_program(&plan, path))
 			st = pin_file(pins, path, &err);
 	for (size_t i = 0; i < nfiles && st == EV_OK; i++)
 		st = pin_file(pins, files[i], &err);
@@ -124,6 +107,6 @@ int capture_pin_main(int argc, char **argv)
 	} else {
 		ev_cli_error(TOOL, &err);
 	}
-	plan_free(&plan);
+	capture_plan_free(&plan);
 	return ev_status_exit_code(st);
 }

@@ -74,7 +74,7 @@ out:
 	return st;
 }
 
-int pins_unchanged(const struct pinned_binary *b)
+int capture_pins_unchanged(const struct pinned_binary *b)
 {
 	struct stat now;
 	return lstat(b->path, &now) == 0 && now.st_dev == b->st.st_dev && now.st_ino == b->st.st_ino &&
@@ -83,7 +83,7 @@ int pins_unchanged(const struct pinned_binary *b)
 	       now.st_ctim.tv_nsec == b->st.st_ctim.tv_nsec;
 }
 
-json_t *pins_json(const struct pinned_binary *b)
+json_t *capture_pins_json(const struct pinned_binary *b)
 {
 	char mode[8];
 	snprintf(mode, sizeof mode, "%04o", (unsigned)(b->st.st_mode & 07777));

@@ -27,9 +27,9 @@ ev_status capture_pin_check(const json_t *pins, const char *path, struct pinned_
 
 /* Is the file at b->path still the one checked (device, inode, size,
  * mtime and ctime)? @return 1 yes, 0 no. */
-int pins_unchanged(const struct pinned_binary *b);
+int capture_pins_unchanged(const struct pinned_binary *b);
 
 /* The binary as run.json records it (path, sha256, owner, mode). */
-json_t *pins_json(const struct pinned_binary *b);
+json_t *capture_pins_json(const struct pinned_binary *b);
 
 #endif

@@ -442,7 +442,7 @@ static ev_status load_sources(struct plan *p, const char *path, struct ev_error 
 	return EV_OK;
 }
 
-ev_status plan_load(const char *path, struct plan *p, struct ev_error *err)
+ev_status capture_plan_load(const char *path, struct plan *p, struct ev_error *err)
 {
 	memset(p, 0, sizeof *p);
 	uint8_t digest[EV_SHA256_LEN];
@@ -461,17 +461,17 @@ ev_status plan_load(const char *path, struct plan *p, struct ev_error *err)
 		st = refuse(err, path, "plan", "%zu cells x %zu arms x %" PRIu64 " repeats: more than %d runs",
 			    p->ncells, p->narms, p->repeats, PLAN_MAX_RUNS);
 	if (st != EV_OK)
-		plan_free(p);
+		capture_plan_free(p);
 	return st;
 }
 
-void plan_free(struct plan *p)
+void capture_plan_free(struct plan *p)
 {
 	json_decref(p->doc);
 	p->doc = NULL;
 }
 
-size_t plan_schedule(const struct plan *p, struct plan_run *runs, size_t cap)
+size_t capture_plan_schedule(const struct plan *p, struct plan_run *runs, size_t cap)
 {
 	size_t n = 0, total = p->ncells * p->narms * p->repeats;
 	int width = total >= 1000 ? 4 : 3;
@@ -491,7 +491,7 @@ size_t plan_schedule(const struct plan *p, struct plan_run *runs, size_t cap)
 	return n;
 }
 
-const char *plan_output(const struct plan_side *side, const char *name)
+const char *capture_plan_output(const struct plan_side *side, const char *name)
 {
 	return side->outputs ? json_string_value(json_object_get(side->outputs, name)) : NULL;
 }
@@ -515,7 +515,7 @@ static char *expand(const char *s, const struct plan_side *side, const struct pl
 			snprintf(name, sizeof name, "%.*s", (int)(close - p - 1), p + 1);
 			p = close + 1;
 			if (strncmp(name, "out:", 4) == 0)
-				snprintf(piece, sizeof piece, "%s/%s", v->run_dir, plan_output(side, name + 4));
+				snprintf(piece, sizeof piece, "%s/%s", v->run_dir, capture_plan_output(side, name + 4));
 			else if (!strcmp(name, "peer_addr")) snprintf(piece, sizeof piece, "%s", v->peer_addr);
 			else if (!strcmp(name, "sender_addr")) snprintf(piece, sizeof piece, "%s", v->sender_addr);
 			else if (!strcmp(name, "port")) snprintf(piece, sizeof piece, "%" PRIu64, v->port);
@@ -525,7 +525,7 @@ static char *expand(const char *s, const struct plan_side *side, const struct pl
 			else if (!strcmp(name, "run_dir")) snprintf(piece, sizeof piece, "%s", v->run_dir);
 			else if (!strcmp(name, "cell")) snprintf(piece, sizeof piece, "%s", v->cell);
 			else if (!strcmp(name, "arm")) snprintf(piece, sizeof piece, "%s", v->arm);
-			else piece[0] = 0; /* not reached: plan_load knows every name */
+			else piece[0] = 0; /* not reached: capture_plan_load knows every name */
 			len = strlen(piece);
 		} else {
 			const char *next = strchr(p, '{');
@@ -549,7 +549,7 @@ static char *expand(const char *s, const struct plan_side *side, const struct pl
 	return out;
 }
 
-ev_status plan_expand(const struct plan_side *side, const struct plan_vars *v, char ***out,
+ev_status capture_plan_expand(const struct plan_side *side, const struct plan_vars *v, char ***out,
 		      struct ev_error *err)
 {
 	size_t nl = side->launcher ? json_array_size(side->launcher) : 0;
@@ -560,7 +560,7 @@ ev_status plan_expand(const struct plan_side *side, const struct plan_vars *v, c
 	for (size_t i = 0; i < nl + na; i++) {
 		json_t *t = i < nl ? json_array_get(side->launcher, i) : json_array_get(side->argv, i - nl);
 		if (!(argv[i] = expand(json_string_value(t), side, v))) {
-			plan_argv_free(argv);
+			capture_plan_argv_free(argv);
 			return ev_error_set(err, EV_ERROR, "out of memory");
 		}
 	}
@@ -568,14 +568,14 @@ ev_status plan_expand(const struct plan_side *side, const struct plan_vars *v, c
 	return EV_OK;
 }
 
-void plan_argv_free(char **argv)
+void capture_plan_argv_free(char **argv)
 {
 	for (size_t i = 0; argv && argv[i]; i++)
 		free(argv[i]);
 	free(argv);
 }
 
-int plan_runs_program(const struct plan *p, const char *path)
+int capture_plan_runs_program(const struct plan *p, const char *path)
 {
 	for (size_t i = 0; i < p->ncells; i++)
 		for (int k = 0; k < 2; k++) {

@@ -84,19 +84,19 @@ struct plan_run {
 };
 
 /* Load and check path. @return EV_OK; EV_REFUSED (err names the key or
- * value and what was expected) or EV_ERROR. Free with plan_free. */
-ev_status plan_load(const char *path, struct plan *p, struct ev_error *err);
-void plan_free(struct plan *p);
+ * value and what was expected) or EV_ERROR. Free with capture_plan_free. */
+ev_status capture_plan_load(const char *path, struct plan *p, struct ev_error *err);
+void capture_plan_free(struct plan *p);
 
 /* Is path a program or launcher of some cell (argv[0] of a side or of its
  * launcher)? 1 yes; 0: a pinned file of another kind (a config, a
  * launcher's profile, a helper's input). */
-int plan_runs_program(const struct plan *p, const char *path);
+int capture_plan_runs_program(const struct plan *p, const char *path);
 
 /* The runs in order: per arm, `repeats` passes over the cells, forward,
  * then (balanced) backward, forward, ... (A B C C B A ...), or forward
  * each time (listed). @return how many (at most cap). */
-size_t plan_schedule(const struct plan *p, struct plan_run *runs, size_t cap);
+size_t capture_plan_schedule(const struct plan *p, struct plan_run *runs, size_t cap);
 
 /* What {variables} stand for in one run. */
 struct plan_vars {
@@ -105,13 +105,13 @@ struct plan_vars {
 };
 
 /* Expand side's argv (launcher first) into out (malloc'd strings, NULL
- * terminated; free with plan_argv_free). {out:NAME} becomes
+ * terminated; free with capture_plan_argv_free). {out:NAME} becomes
  * run_dir/PATH. @return EV_OK or EV_ERROR. */
-ev_status plan_expand(const struct plan_side *side, const struct plan_vars *v, char ***out,
+ev_status capture_plan_expand(const struct plan_side *side, const struct plan_vars *v, char ***out,
 		      struct ev_error *err);
-void plan_argv_free(char **argv);
+void capture_plan_argv_free(char **argv);
 
 /* The path of output NAME of side relative to the run directory, or NULL. */
-const char *plan_output(const struct plan_side *side, const char *name);
+const char *capture_plan_output(const struct plan_side *side, const char *name);
 
 #endif

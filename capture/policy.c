@@ -44,7 +44,7 @@ static json_t *isolation(const char *cmdline)
 	return o;
 }
 
-int pmqos_read(int32_t *value)
+int capture_pmqos_read(int32_t *value)
 {
 	int fd = open(PMQOS_DEVICE, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -55,7 +55,7 @@ int pmqos_read(int32_t *value)
 	return e;
 }
 
-int pmqos_probe(void)
+int capture_pmqos_probe(void)
 {
 	int fd = open(PMQOS_DEVICE, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
@@ -64,7 +64,7 @@ int pmqos_probe(void)
 	return 0;
 }
 
-ev_status pmqos_hold(int32_t value, struct pmqos_hold *h, int32_t *effective, struct ev_error *err)
+ev_status capture_pmqos_hold(int32_t value, struct capture_pmqos_hold *h, int32_t *effective, struct ev_error *err)
 {
 	h->fd = open(PMQOS_DEVICE, O_RDWR | O_CLOEXEC);
 	h->value = value;
@@ -76,22 +76,22 @@ ev_status pmqos_hold(int32_t value, struct pmqos_hold *h, int32_t *effective, st
 		h->fd = -1;
 		return ev_error_errno(err, e, "%s: cannot request %d us", PMQOS_DEVICE, (int)value);
 	}
-	int e = pmqos_read(effective);
+	int e = capture_pmqos_read(effective);
 	if (e) {
-		pmqos_release(h);
+		capture_pmqos_release(h);
 		return ev_error_errno(err, e, "%s: cannot read the value back", PMQOS_DEVICE);
 	}
 	return EV_OK;
 }
 
-void pmqos_release(struct pmqos_hold *h)
+void capture_pmqos_release(struct capture_pmqos_hold *h)
 {
 	if (h->fd >= 0)
 		close(h->fd); /* closing the descriptor withdraws the request */
 	h->fd = -1;
 }
 
-json_t *policy_snapshot(const int *cpus, size_t n)
+json_t *capture_policy_snapshot(const int *cpus, size_t n)
 {
 	json_t *o = json_object();
 	json_t *cmdline = first_line("/proc/cmdline");
@@ -129,7 +129,7 @@ json_t *policy_snapshot(const int *cpus, size_t n)
 	json_object_set_new(o, "transparent_hugepage",
 			    first_line("/sys/kernel/mm/transparent_hugepage/enabled"));
 	int32_t v;
-	int e = pmqos_read(&v);
+	int e = capture_pmqos_read(&v);
 	if (e) {
 		char text[160];
 		snprintf(text, sizeof text, "unavailable: %s: %s", PMQOS_DEVICE, strerror(e));

@@ -16,23 +16,23 @@
 #define PMQOS_DEVICE "/dev/cpu_dma_latency"
 
 /* The snapshot, for the CPUs a campaign uses (n of them). */
-json_t *policy_snapshot(const int *cpus, size_t n);
+json_t *capture_policy_snapshot(const int *cpus, size_t n);
 
 /* The effective CPU latency constraint now (microseconds). @return 0, or
  * a positive errno. */
-int pmqos_read(int32_t *value);
+int capture_pmqos_read(int32_t *value);
 
 /* Hold a constraint: the device stays open, with value written, until
- * pmqos_release. *effective gets the value read back. @return EV_OK or
+ * capture_pmqos_release. *effective gets the value read back. @return EV_OK or
  * EV_ERROR naming the device and the reason. */
-struct pmqos_hold {
+struct capture_pmqos_hold {
 	int fd;
 	int32_t value;
 };
-ev_status pmqos_hold(int32_t value, struct pmqos_hold *h, int32_t *effective, struct ev_error *err);
-void pmqos_release(struct pmqos_hold *h);
+ev_status capture_pmqos_hold(int32_t value, struct capture_pmqos_hold *h, int32_t *effective, struct ev_error *err);
+void capture_pmqos_release(struct capture_pmqos_hold *h);
 
 /* Can this process hold a constraint? @return 0, or a positive errno. */
-int pmqos_probe(void);
+int capture_pmqos_probe(void);
 
 #endif

@@ -21,39 +21,11 @@
 #include "capture/policy.h"
 #include "capture/sources.h"
 #include "lib/campaign/run.h"
+#include "lib/core/path.h"
 #include "lib/core/publish.h"
 #include "lib/core/json.h"
 #include "lib/receipt/receipt.h"
 
-static const char help[] =
-	"usage: capture run PLAN -o CAMPAIGN_DIR [--degrade] [--allow-dirty] [--json]\n"
-	"\n"
-	"Run every pair of a campaign plan in its order (balanced: A B C C B A ...), each\n"
-	"a fresh sender and peer pinned to their CPUs, in network namespaces of their own\n"
-	"joined by a veth pair when the plan says so, PM QoS held for the arms that ask.\n"
-	"Before each launch every program and launcher is checked against the plan's pins;\n"
-	"a binary the plan's \"sources\" tie to a repository gets its commit, tree id and\n"
-	"whether the working tree was clean recorded (a dirty tree is refused).\n"
-	"Each run's directory (runs/NNN-ARM-CELL-K) gets run.json (argv, environment,\n"
-	"binaries with SHA-256, PIDs and start times, CPUs read back, namespace inodes,\n"
-	"exit codes, wall times, before/after snapshots), native/ (stdout and stderr) and\n"
-	"observe/ (TCP state sampled during the run); the campaign gets plan.json,\n"
-	"policy.json (the OS settings) and a capture receipt.\n"
-	"\n"
-	"Run again on the same directory to resume: completed runs are kept, never\n"
-	"repeated; a run cut short is moved to interrupted/ and run again. A run whose\n"
-	"process failed is kept and marked, never retried.\n"
-	"\n"
-	"  -o, --output DIR   the campaign directory (new, or one to resume)\n"
-	"  --degrade          without the rights for namespaces or PM QoS, run anyway and\n"
-	"                     record what could not be done (default: refuse such a plan)\n"
-	"  --allow-dirty      run even when a source repository has uncommitted changes,\n"
-	"                     and record the tree as dirty (default: refuse)\n"
-	"  --json             print the receipt on stdout\n"
-	"  -h, --help         show this help\n"
-	"\n"
-	"Exit status: 0 every run held, 1 a run failed (the receipt says which),\n"
-	"2 usage, refused plan, environment error or interrupted (nothing is claimed).\n";
 
 /* Can this process unshare a network namespace? @return 0 or an errno. */
 static int probe_netns(void)
@@ -97,7 +69,7 @@ static ev_status check_rights(struct campaign *c, struct ev_error *err)
 		pm |= c->plan.arms[i].pm_qos;
 	c->pmqos_ok = 0;
 	if (pm) {
-		if ((e = pmqos_probe()) == 0)
+		if ((e = capture_pmqos_probe()) == 0)
 			c->pmqos_ok = 1;
 		else
 			snprintf(c->pmqos_why, sizeof c->pmqos_why, "%s: %s", PMQOS_DEVICE, strerror(e));
@@ -152,7 +124,7 @@ static ev_status check_all_binaries(struct campaign *c, json_t *receipt, struct 
 	const char *path;
 	json_t *v;
 	json_object_foreach(c->plan.pins, path, v) {
-		if (plan_runs_program(&c->plan, path))
+		if (capture_plan_runs_program(&c->plan, path))
 			continue;
 		struct pinned_binary pb;
 		ev_status st = capture_pin_check(c->plan.pins, path, &pb, err);
@@ -169,7 +141,7 @@ static ev_status check_all_binaries(struct campaign *c, json_t *receipt, struct 
  * an input each (the repository's path and tree), and a fact. */
 static ev_status check_sources(struct campaign *c, json_t *receipt, struct ev_error *err)
 {
-	ev_status st = sources_read(c->plan.sources, c->allow_dirty, &c->sources, err);
+	ev_status st = capture_sources_read(c->plan.sources, c->allow_dirty, &c->sources, err);
 	if (st != EV_OK)
 		return st;
 	json_t *facts = json_object();
@@ -199,7 +171,7 @@ static ev_status open_campaign(struct campaign *c, int *resumed, struct ev_error
 	char path[PATH_MAX + 32];
 	struct stat sb;
 	*resumed = 0;
-	if (path_join(path, sizeof path, c->dir, "plan.json") != 0)
+	if (ev_path_join(path, sizeof path, c->dir, "plan.json") != 0)
 		return ev_error_set(err, EV_REFUSED, "%s: path too long", c->dir);
 	if (stat(c->dir, &sb) == 0) {
 		uint8_t d[EV_SHA256_LEN];
@@ -236,7 +208,7 @@ static ev_status open_campaign(struct campaign *c, int *resumed, struct ev_error
 	}
 	static const char *const subs[] = {"runs", "interrupted"};
 	for (int i = 0; i < 2; i++) {
-		if (path_join(path, sizeof path, c->dir, subs[i]) != 0)
+		if (ev_path_join(path, sizeof path, c->dir, subs[i]) != 0)
 			return ev_error_set(err, EV_REFUSED, "%s: path too long", c->dir);
 		if (mkdir(path, 0755) != 0 && errno != EEXIST)
 			return ev_error_errno(err, errno, "%s: cannot create", path);
@@ -252,8 +224,8 @@ static int earlier_run(struct campaign *c, const struct plan_run *r, json_t **su
 		       struct ev_error *err)
 {
 	char runs[PATH_MAX], dir[PATH_MAX], rec[PATH_MAX];
-	if (path_join(runs, sizeof runs, c->dir, "runs") != 0 || path_join(dir, sizeof dir, runs, r->name) != 0 ||
-	    path_join(rec, sizeof rec, dir, EV_RUN_FILENAME) != 0) {
+	if (ev_path_join(runs, sizeof runs, c->dir, "runs") != 0 || ev_path_join(dir, sizeof dir, runs, r->name) != 0 ||
+	    ev_path_join(rec, sizeof rec, dir, EV_RUN_FILENAME) != 0) {
 		ev_error_set(err, EV_REFUSED, "%s: path too long", c->dir);
 		return -1;
 	}
@@ -277,7 +249,7 @@ static int earlier_run(struct campaign *c, const struct plan_run *r, json_t **su
 	for (int n = 1; n < 1000; n++) {
 		char aside[PATH_MAX], name[PLAN_RUN_NAME_MAX + 16], sub[PATH_MAX];
 		snprintf(name, sizeof name, "%s.%d", r->name, n);
-		if (path_join(sub, sizeof sub, c->dir, "interrupted") != 0 || path_join(aside, sizeof aside, sub, name) != 0) {
+		if (ev_path_join(sub, sizeof sub, c->dir, "interrupted") != 0 || ev_path_join(aside, sizeof aside, sub, name) != 0) {
 			ev_error_set(err, EV_REFUSED, "%s: path too long", c->dir);
 			return -1;
 		}
@@ -322,7 +294,7 @@ static void collect_cpus(struct campaign *c)
 
 static ev_status write_policy(struct campaign *c, json_t *receipt, struct ev_error *err)
 {
-	json_t *doc = policy_snapshot(c->cpus, c->ncpus);
+	json_t *doc = capture_policy_snapshot(c->cpus, c->ncpus);
 	json_object_set_new(doc, "format", json_string("evidence-policy/1"));
 	json_object_set_new(doc, "host", json_string(c->host));
 	json_object_set_new(doc, "boot_id", json_string(c->boot_id));
@@ -367,11 +339,11 @@ static ev_status run_arm(struct session *ss, size_t first, size_t last, int *sto
 		todo += e == 0;
 	}
 	json_t *arm_json = json_pack("{s:s}", "name", arm->name);
-	struct pmqos_hold hold = {-1, 0};
+	struct capture_pmqos_hold hold = {-1, 0};
 	c->pmqos_held = 0;
 	if (arm->pm_qos && todo && c->pmqos_ok && !*stop) {
 		int32_t effective;
-		ev_status st = pmqos_hold(arm->cpu_dma_latency, &hold, &effective, err);
+		ev_status st = capture_pmqos_hold(arm->cpu_dma_latency, &hold, &effective, err);
 		if (st != EV_OK) {
 			json_decref(arm_json);
 			for (size_t i = 0; i < last - first; i++)
@@ -399,8 +371,8 @@ static ev_status run_arm(struct session *ss, size_t first, size_t last, int *sto
 					    (int)r->repeat, "result", "not-run");
 			ss->not_run++;
 		} else {
-			double t0 = launch_monotonic();
-			enum run_result res = run_one(c, r, &summary, err);
+			double t0 = capture_launch_monotonic();
+			enum run_result res = capture_run_one(c, r, &summary, err);
 			if (res == RUN_INTERRUPTED) { /* nothing is claimed for it */
 				char why[EV_ERROR_TEXT_MAX];
 				snprintf(why, sizeof why, "%s", err->text[0] ? err->text : "interrupted");
@@ -410,7 +382,7 @@ static ev_status run_arm(struct session *ss, size_t first, size_t last, int *sto
 				break;
 			}
 			fprintf(ss->lines, "[%zu/%zu] %s: %s (%.1f s)%s%s\n", r->index, ss->n, r->name,
-			       res == RUN_OK ? "ok" : res == RUN_TIMEOUT ? "TIMEOUT" : "FAILED", launch_monotonic() - t0,
+			       res == RUN_OK ? "ok" : res == RUN_TIMEOUT ? "TIMEOUT" : "FAILED", capture_launch_monotonic() - t0,
 			       res == RUN_OK ? "" : ": ", res == RUN_OK ? "" : err->text);
 			fflush(ss->lines);
 			ss->this_session++;
@@ -429,10 +401,10 @@ static ev_status run_arm(struct session *ss, size_t first, size_t last, int *sto
 	for (size_t i = 0; i < last - first; i++)
 		json_decref(done[i]);
 	if (hold.fd >= 0) {
-		pmqos_release(&hold);
+		capture_pmqos_release(&hold);
 		c->pmqos_held = 0;
 		int32_t after;
-		int e = pmqos_read(&after);
+		int e = capture_pmqos_read(&after);
 		json_t *pm = json_object_get(arm_json, "cpu_dma_latency");
 		if (e)
 			json_object_set_new(pm, "after_release", json_string(strerror(e)));
@@ -453,7 +425,7 @@ static ev_status run_campaign(struct campaign *c, json_t *receipt, char *receipt
 	static struct plan_run order[PLAN_MAX_RUNS];
 	struct session ss = {.c = c, .lines = c->json ? stderr : stdout, .receipt = receipt,
 			     .runs = json_array(), .arms = json_array(), .order = order};
-	ss.n = plan_schedule(&c->plan, order, PLAN_MAX_RUNS);
+	ss.n = capture_plan_schedule(&c->plan, order, PLAN_MAX_RUNS);
 	int stop = 0;
 	ev_status st = EV_OK;
 	for (size_t first = 0; first < ss.n && st == EV_OK;) {
@@ -482,7 +454,7 @@ static ev_status run_campaign(struct campaign *c, json_t *receipt, char *receipt
 		char hex[EV_SHA256_HEX_LEN + 1];
 		struct ev_error ignored;
 		ev_error_clear(&ignored);
-		if (path_join(path, sizeof path, c->dir, rel) == 0 && ev_sha256_path(path, d, NULL, &ignored) == EV_OK) {
+		if (ev_path_join(path, sizeof path, c->dir, rel) == 0 && ev_sha256_path(path, d, NULL, &ignored) == EV_OK) {
 			ev_sha256_hex(d, hex);
 			ev_receipt_add_output(receipt, name + 4, path, hex, err);
 		}
@@ -509,39 +481,33 @@ static ev_status run_campaign(struct campaign *c, json_t *receipt, char *receipt
 
 int capture_run_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"allow-dirty", no_argument, NULL, 'A'},
-		{"degrade", no_argument, NULL, 'D'},
-		{"help", no_argument, NULL, 'h'},
-		{"json", no_argument, NULL, 'j'},
-		{"output", required_argument, NULL, 'o'},
-		{NULL, 0, NULL, 0},
-	};
 	static struct campaign c;
 	const char *out = NULL;
 	int opt;
+	struct ev_cli_getopt opts;
+	ev_cli_getopt_init(&opts, &capture_tool, "run");
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'A': c.allow_dirty = 1; break;
 		case 'D': c.degrade = 1; break;
-		case 'h': fputs(help, stdout); return 0;
+		case 'h': return ev_cli_help(&capture_tool, "run");
 		case 'j': c.json = 1; break;
 		case 'o': out = optarg; break;
-		default: return msg_usage("run", "%s", ev_cli_option_problem(argv));
+		default: return ev_cli_usage(&capture_tool, "run", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	if (optind + 1 != argc)
-		return msg_usage("run", optind == argc ? "no plan given" : "one plan at a time");
+		return ev_cli_usage(&capture_tool, "run", optind == argc ? "no plan given" : "one plan at a time");
 	if (!out)
-		return msg_usage("run", "no campaign directory given (-o DIR)");
+		return ev_cli_usage(&capture_tool, "run", "no campaign directory given (-o DIR)");
 	c.plan_path = argv[optind];
 	if (out[0] == '/') {
 		snprintf(c.dir, sizeof c.dir, "%s", out);
 	} else {
 		char cwd[PATH_MAX];
 		if (!getcwd(cwd, sizeof cwd) || snprintf(c.dir, sizeof c.dir, "%s/%s", cwd, out) >= (int)sizeof c.dir)
-			return msg_usage("run", "-o %s: path too long", out);
+			return ev_cli_usage(&capture_tool, "run", "-o %s: path too long", out);
 	}
 	ev_cli_catch_signals();
 	struct ev_error err;
@@ -550,7 +516,7 @@ int capture_run_main(int argc, char **argv)
 	json_t *receipt = NULL;
 	int resumed = 0, all_ok = 0;
 	char receipt_path[PATH_MAX + 64];
-	ev_status st = plan_load(c.plan_path, &c.plan, &err);
+	ev_status st = capture_plan_load(c.plan_path, &c.plan, &err);
 	if (st == EV_OK)
 		st = check_rights(&c, &err);
 	if (st == EV_OK && gethostname(c.host, sizeof c.host) != 0)
@@ -590,6 +556,6 @@ int capture_run_main(int argc, char **argv)
 	json_decref(receipt);
 	json_decref(c.degraded);
 	json_decref(c.sources);
-	plan_free(&c.plan);
+	capture_plan_free(&c.plan);
 	return ev_status_exit_code(st);
 }

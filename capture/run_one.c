@@ -21,6 +21,7 @@
 #include "capture/pin_check.h"
 #include "capture/policy.h"
 #include "lib/campaign/run.h"
+#include "lib/core/path.h"
 #include "lib/core/publish.h"
 #include "lib/core/json.h"
 
@@ -72,7 +73,7 @@ static void fail_run(struct run_state *s, enum run_result result, const char *fm
 static ev_status make_parents(const char *base, const char *rel, struct ev_error *err)
 {
 	char path[PATH_MAX];
-	if (path_join(path, sizeof path, base, rel) != 0)
+	if (ev_path_join(path, sizeof path, base, rel) != 0)
 		return ev_error_set(err, EV_REFUSED, "%s/%s: path too long", base, rel);
 	for (char *p = path + strlen(base) + 1; (p = strchr(p, '/')) != NULL; p++) {
 		*p = 0;
@@ -90,7 +91,7 @@ static ev_status prepare_dirs(struct run_state *s, struct ev_error *err)
 	char sub[PATH_MAX];
 	static const char *const subs[] = {"native", "observe"};
 	for (int i = 0; i < 2; i++) {
-		if (path_join(sub, sizeof sub, s->dir, subs[i]) != 0)
+		if (ev_path_join(sub, sizeof sub, s->dir, subs[i]) != 0)
 			return ev_error_set(err, EV_REFUSED, "%s: path too long", s->dir);
 		if (mkdir(sub, 0755) != 0)
 			return ev_error_errno(err, errno, "%s: cannot create", sub);
@@ -127,7 +128,7 @@ static ev_status build_env(struct run_state *s, int k, const struct plan_vars *v
 		/* a value may hold {variables}: expand it as a one-word argv */
 		struct plan_side one = {.argv = json_pack("[s]", json_string_value(v)), .outputs = side->outputs};
 		char **out = NULL;
-		ev_status st = plan_expand(&one, vars, &out, err);
+		ev_status st = capture_plan_expand(&one, vars, &out, err);
 		json_decref(one.argv);
 		if (st != EV_OK)
 			return st;
@@ -139,7 +140,7 @@ static ev_status build_env(struct run_state *s, int k, const struct plan_vars *v
 		char *entry = malloc(klen + strlen(out[0]) + 2);
 		if (entry)
 			sprintf(entry, "%s=%s", key, out[0]);
-		plan_argv_free(out);
+		capture_plan_argv_free(out);
 		if (i < n)
 			free(s->env[k][i]);
 		s->env[k][i] = entry;
@@ -181,7 +182,7 @@ static ev_status check_pinned_files(struct run_state *s, struct ev_error *err)
 	if (!(s->files = calloc(json_object_size(pins), sizeof *s->files)))
 		return ev_error_set(err, EV_ERROR, "out of memory");
 	json_object_foreach((json_t *)pins, path, v) {
-		if (plan_runs_program(&s->c->plan, path))
+		if (capture_plan_runs_program(&s->c->plan, path))
 			continue;
 		ev_status st = capture_pin_check(pins, path, &s->files[s->nfiles], err);
 		if (st != EV_OK)
@@ -195,7 +196,7 @@ static int open_native(struct run_state *s, const char *role, const char *stream
 {
 	char path[PATH_MAX], name[64];
 	snprintf(name, sizeof name, "native/%s.%s", role, stream);
-	if (path_join(path, sizeof path, s->dir, name) != 0) {
+	if (ev_path_join(path, sizeof path, s->dir, name) != 0) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
@@ -277,7 +278,7 @@ static json_t *process_json(struct run_state *s, int k)
 	}
 	json_t *bins = json_array();
 	for (int b = 0; b < s->nbins[k]; b++) {
-		json_t *bin = pins_json(&s->bins[k][b]);
+		json_t *bin = capture_pins_json(&s->bins[k][b]);
 		json_t *source = json_object_get(s->c->sources, s->bins[k][b].path);
 		if (source)
 			json_object_set(bin, "source", source);
@@ -299,7 +300,7 @@ static json_t *process_json(struct run_state *s, int k)
 /* The process's snapshot, with its start time (its name in this boot). */
 static json_t *snapshot(pid_t pid)
 {
-	json_t *o = observe_process(pid);
+	json_t *o = capture_observe_process(pid);
 	uint64_t ticks;
 	struct ev_error err;
 	ev_error_clear(&err);
@@ -371,7 +372,7 @@ static ev_status write_run_json(struct run_state *s, struct ev_error *err)
 	if (s->nfiles) {
 		json_t *files = json_array();
 		for (size_t f = 0; f < s->nfiles; f++)
-			json_array_append_new(files, pins_json(&s->files[f]));
+			json_array_append_new(files, capture_pins_json(&s->files[f]));
 		json_object_set_new(s->doc, "pinned_files", files);
 	}
 
@@ -379,7 +380,7 @@ static ev_status write_run_json(struct run_state *s, struct ev_error *err)
 	ev_status st = EV_OK;
 	if (s->tcp) {
 		json_object_set_new(s->tcp, "format", json_string("evidence-tcp-samples/1"));
-		if (path_join(path, sizeof path, s->dir, "observe/tcp.json") != 0)
+		if (ev_path_join(path, sizeof path, s->dir, "observe/tcp.json") != 0)
 			st = ev_error_set(err, EV_ERROR, "%s: path too long", s->dir);
 		else
 			st = ev_publish_json(path, s->tcp, err);
@@ -398,13 +399,13 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 	int veth = plan->veth && c->netns_ok;
 	struct side_proc *sp = &s->side[PLAN_SENDER], *pp = &s->side[PLAN_PEER];
 	for (int k = PLAN_PEER; k >= PLAN_SENDER; k--)
-		if (launch_start(&s->side[k], err) != EV_OK) {
+		if (capture_launch_start(&s->side[k], err) != EV_OK) {
 			fail_run(s, RUN_FAILED, "%s", err->text);
 			return;
 		}
 	if (veth) {
-		if (netns_veth_create(NETNS_SENDER_IF, sp->pid, NETNS_PEER_IF, pp->pid, err) != EV_OK ||
-		    launch_configure(pp, err) != EV_OK || launch_configure(sp, err) != EV_OK) {
+		if (capture_netns_veth_create(NETNS_SENDER_IF, sp->pid, NETNS_PEER_IF, pp->pid, err) != EV_OK ||
+		    capture_launch_configure(pp, err) != EV_OK || capture_launch_configure(sp, err) != EV_OK) {
 			fail_run(s, RUN_FAILED, "%s", err->text);
 			return;
 		}
@@ -416,34 +417,34 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 			s->route_fd[1] = s->diag_fd[1] = -1;
 			break;
 		}
-		if (netns_sockets(veth ? s->side[k].pid : 0, &s->route_fd[k], &s->diag_fd[k], err) != EV_OK) {
+		if (capture_netns_sockets(veth ? s->side[k].pid : 0, &s->route_fd[k], &s->diag_fd[k], err) != EV_OK) {
 			fail_run(s, RUN_FAILED, "%s", err->text);
 			return;
 		}
 		s->netns_inode[k] = netns_inode(s->side[k].pid);
-		s->links_before[k] = netns_link_stats(s->route_fd[k], err);
+		s->links_before[k] = capture_netns_link_stats(s->route_fd[k], err);
 	}
 	if (!veth)
 		s->netns_inode[1] = netns_inode(s->side[1].pid);
-	s->cpus_before = observe_cpus(c->cpus, c->ncpus);
-	s->dma_err = pmqos_read(&s->dma_observed);
+	s->cpus_before = capture_observe_cpus(c->cpus, c->ncpus);
+	s->dma_err = capture_pmqos_read(&s->dma_observed);
 
-	double deadline = launch_monotonic() + (double)plan->timeout_s;
-	if (launch_exec(pp, err) != EV_OK) {
+	double deadline = capture_launch_monotonic() + (double)plan->timeout_s;
+	if (capture_launch_exec(pp, err) != EV_OK) {
 		fail_run(s, RUN_FAILED, "%s", err->text);
 		return;
 	}
 	s->before[PLAN_PEER] = snapshot(pp->pid);
 	verify_pinning(s, PLAN_PEER);
 	/* The peer is ready when it listens (or after a fixed delay). */
-	double ready_by = launch_monotonic() + READY_TIMEOUT_S;
+	double ready_by = capture_launch_monotonic() + READY_TIMEOUT_S;
 	if (peer->ready_delay_ms) {
 		struct timespec d = {(time_t)(peer->ready_delay_ms / 1000), (long)(peer->ready_delay_ms % 1000) * 1000000};
 		nanosleep(&d, NULL);
 	}
-	while (peer->ready_port && !launch_listening(pp->pid, (unsigned)peer->ready_port)) {
+	while (peer->ready_port && !capture_launch_listening(pp->pid, (unsigned)peer->ready_port)) {
 		struct timespec tick = {0, 5 * 1000 * 1000};
-		if (launch_wait_any(pp, 1, launch_monotonic()) == 0) {
+		if (capture_launch_wait_any(pp, 1, capture_launch_monotonic()) == 0) {
 			fail_run(s, RUN_FAILED, "peer exited before it listened on port %" PRIu64, peer->ready_port);
 			return;
 		}
@@ -451,14 +452,14 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 			fail_run(s, RUN_INTERRUPTED, "interrupted");
 			return;
 		}
-		if (launch_monotonic() > ready_by) {
+		if (capture_launch_monotonic() > ready_by) {
 			fail_run(s, RUN_FAILED, "peer did not listen on port %" PRIu64 " within %.0f s",
 				 peer->ready_port, READY_TIMEOUT_S);
 			return;
 		}
 		nanosleep(&tick, NULL);
 	}
-	if (launch_exec(sp, err) != EV_OK) {
+	if (capture_launch_exec(sp, err) != EV_OK) {
 		fail_run(s, RUN_FAILED, "%s", err->text);
 		return;
 	}
@@ -471,14 +472,14 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 	struct sampler sampler;
 	pid_t pids[2] = {sp->pid, pp->pid};
 	int diag[2] = {s->diag_fd[0], veth ? s->diag_fd[1] : s->diag_fd[0]};
-	int sampling = sampler_start(&sampler, pids, diag, plan->interval_ms, err) == EV_OK;
+	int sampling = capture_sampler_start(&sampler, pids, diag, plan->interval_ms, err) == EV_OK;
 
 	/* Wait for the sender; then for the peer, a little. */
 	double peer_by = 0;
 	int killed = 0;
 	while (!sp->exited || !pp->exited) {
 		double until = !sp->exited ? deadline : peer_by;
-		int who = launch_wait_any(s->side, 2, until);
+		int who = capture_launch_wait_any(s->side, 2, until);
 		if (who == -2) {
 			fail_run(s, RUN_INTERRUPTED, "interrupted by a signal");
 			break;
@@ -490,9 +491,9 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 		}
 		if (who == -1) { /* the peer outlived its grace */
 			if (!killed && peer->terminate) {
-				launch_kill(pp, SIGTERM);
+				capture_launch_kill(pp, SIGTERM);
 				killed = 1;
-				peer_by = launch_monotonic() + KILL_GRACE_S;
+				peer_by = capture_launch_monotonic() + KILL_GRACE_S;
 				continue;
 			}
 			fail_run(s, RUN_FAILED, "peer still running %.0f s after the sender; killed",
@@ -503,11 +504,11 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 		s->after[who] = snapshot(p->pid);
 		if (who == PLAN_SENDER) {
 			if (peer->terminate && !pp->exited) {
-				launch_kill(pp, SIGTERM);
+				capture_launch_kill(pp, SIGTERM);
 				killed = 1;
-				peer_by = launch_monotonic() + KILL_GRACE_S;
+				peer_by = capture_launch_monotonic() + KILL_GRACE_S;
 			} else {
-				peer_by = launch_monotonic() + PEER_GRACE_S;
+				peer_by = capture_launch_monotonic() + PEER_GRACE_S;
 			}
 		}
 		int expected_term = who == PLAN_PEER && killed && WIFSIGNALED(p->status) &&
@@ -524,13 +525,13 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 	/* Whatever still runs now is stopped: the run is over. */
 	for (int k = 0; k < 2; k++)
 		if (!s->side[k].exited) {
-			launch_kill(&s->side[k], SIGKILL);
-			launch_wait_any(&s->side[k], 1, launch_monotonic() + KILL_GRACE_S);
+			capture_launch_kill(&s->side[k], SIGKILL);
+			capture_launch_wait_any(&s->side[k], 1, capture_launch_monotonic() + KILL_GRACE_S);
 		}
 	if (sampling)
-		s->tcp = sampler_stop(&sampler);
+		s->tcp = capture_sampler_stop(&sampler);
 	for (int k = 0; k < 2; k++)
-		launch_reap(&s->side[k]);
+		capture_launch_reap(&s->side[k]);
 }
 
 static void cleanup(struct run_state *s)
@@ -540,8 +541,8 @@ static void cleanup(struct run_state *s)
 	for (int k = 0; k < 2; k++) {
 		struct side_proc *p = &s->side[k];
 		if (p->pid > 0 && !p->reaped) {
-			launch_kill(p, SIGKILL);
-			launch_reap(p);
+			capture_launch_kill(p, SIGKILL);
+			capture_launch_reap(p);
 		}
 		if (p->out_fd >= 0)
 			close(p->out_fd);
@@ -551,7 +552,7 @@ static void cleanup(struct run_state *s)
 			close(p->ctl);
 		if (p->report >= 0)
 			close(p->report);
-		plan_argv_free(p->argv);
+		capture_plan_argv_free(p->argv);
 		for (size_t i = 0; s->env[k][i]; i++)
 			free(s->env[k][i]);
 		if (s->route_fd[k] >= 0)
@@ -569,14 +570,14 @@ static void cleanup(struct run_state *s)
 	json_decref(s->doc);
 }
 
-enum run_result run_one(struct campaign *c, const struct plan_run *r, json_t **summary,
+enum run_result capture_run_one(struct campaign *c, const struct plan_run *r, json_t **summary,
 			struct ev_error *err)
 {
 	struct run_state s = {.c = c, .r = r, .route_fd = {-1, -1}, .diag_fd = {-1, -1}};
 	const struct plan *plan = &c->plan;
 	int veth = plan->veth && c->netns_ok;
 	char runs[PATH_MAX];
-	if (path_join(runs, sizeof runs, c->dir, "runs") != 0 || path_join(s.dir, sizeof s.dir, runs, r->name) != 0) {
+	if (ev_path_join(runs, sizeof runs, c->dir, "runs") != 0 || ev_path_join(s.dir, sizeof s.dir, runs, r->name) != 0) {
 		ev_error_set(err, EV_REFUSED, "%s: path too long", c->dir);
 		*summary = NULL;
 		return RUN_INTERRUPTED;
@@ -597,7 +598,7 @@ enum run_result run_one(struct campaign *c, const struct plan_run *r, json_t **s
 		fail_run(&s, RUN_FAILED, "refused before launch: %s", err->text);
 	for (int k = 0; k < 2 && s.result == RUN_OK; k++) {
 		struct side_proc *p = &s.side[k];
-		if (check_binaries(&s, k, err) != EV_OK || plan_expand(&r->cell->side[k], &vars, &p->argv, err) != EV_OK ||
+		if (check_binaries(&s, k, err) != EV_OK || capture_plan_expand(&r->cell->side[k], &vars, &p->argv, err) != EV_OK ||
 		    build_env(&s, k, &vars, err) != EV_OK) {
 			fail_run(&s, RUN_FAILED, "refused before launch: %s", err->text);
 			break;
@@ -618,16 +619,16 @@ enum run_result run_one(struct campaign *c, const struct plan_run *r, json_t **s
 	 * that were checked are still the files that ran */
 	for (int k = 0; k < 2; k++)
 		if (s.route_fd[k] >= 0)
-			s.links_after[k] = netns_link_stats(s.route_fd[k], err);
+			s.links_after[k] = capture_netns_link_stats(s.route_fd[k], err);
 	if (s.cpus_before)
-		s.cpus_after = observe_cpus(c->cpus, c->ncpus);
+		s.cpus_after = capture_observe_cpus(c->cpus, c->ncpus);
 	for (int k = 0; k < 2; k++)
 		for (int b = 0; b < s.nbins[k] && s.side[k].exec_mono > 0; b++)
-			if (!pins_unchanged(&s.bins[k][b]))
+			if (!capture_pins_unchanged(&s.bins[k][b]))
 				fail_run(&s, RUN_FAILED, "%s changed while the run started: what ran is not what was checked",
 					 s.bins[k][b].path);
 	for (size_t f = 0; f < s.nfiles && s.side[PLAN_SENDER].exec_mono > 0; f++)
-		if (!pins_unchanged(&s.files[f]))
+		if (!capture_pins_unchanged(&s.files[f]))
 			fail_run(&s, RUN_FAILED, "%s changed during the run: what the run read is not what was checked",
 				 s.files[f].path);
 	enum run_result result = s.result;

@@ -37,7 +37,7 @@ static ev_status read_one(const char *program, const char *repo, int allow_dirty
 	return st;
 }
 
-ev_status sources_read(const json_t *sources, int allow_dirty, json_t **out, struct ev_error *err)
+ev_status capture_sources_read(const json_t *sources, int allow_dirty, json_t **out, struct ev_error *err)
 {
 	*out = json_object();
 	if (!*out)

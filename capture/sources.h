@@ -15,6 +15,6 @@
  * *out gets {program: {repository, commit, tree, clean, changes}}. A dirty
  * tree is EV_REFUSED, naming the repository and its first change, unless
  * allow_dirty. @return EV_OK, EV_REFUSED, EV_USAGE (no such repository). */
-ev_status sources_read(const json_t *sources, int allow_dirty, json_t **out, struct ev_error *err);
+ev_status capture_sources_read(const json_t *sources, int allow_dirty, json_t **out, struct ev_error *err);
 
 #endif

@@ -23,7 +23,7 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-ev_status child_start(struct child *c, char *const argv[], const char *env_add, size_t outmax,
+ev_status replicate_child_start(struct child *c, char *const argv[], const char *env_add, size_t outmax,
 		      int idle_seconds, const char *label, volatile sig_atomic_t *stop,
 		      struct ev_error *err)
 {
@@ -182,7 +182,7 @@ static ev_status ended_early(struct child *c, struct ev_error *err)
 {
 	char why[512];
 	finish_stderr(c);
-	child_last_error(c, why, sizeof why);
+	replicate_child_last_error(c, why, sizeof why);
 	if (!why[0])
 		return ev_error_set(err, EV_ERROR, "%s: ended while %s, without a word", c->label,
 				    c->doing);
@@ -258,7 +258,7 @@ static ev_status pump(struct child *c, int want_write, int (*done)(const struct 
 	}
 }
 
-ev_status child_write(struct child *c, const void *buf, size_t len, struct ev_error *err)
+ev_status replicate_child_write(struct child *c, const void *buf, size_t len, struct ev_error *err)
 {
 	const char *p = buf;
 	while (len > 0) {
@@ -279,7 +279,7 @@ ev_status child_write(struct child *c, const void *buf, size_t len, struct ev_er
 	return EV_OK;
 }
 
-void child_close_input(struct child *c)
+void replicate_child_close_input(struct child *c)
 {
 	if (c->in >= 0)
 		close(c->in);
@@ -291,7 +291,7 @@ static int has_line(const struct child *c)
 	return c->outlen && memchr(c->outbuf, '\n', c->outlen) != NULL;
 }
 
-ev_status child_read_line(struct child *c, char *line, size_t cap, struct ev_error *err)
+ev_status replicate_child_read_line(struct child *c, char *line, size_t cap, struct ev_error *err)
 {
 	ev_status st = pump(c, 0, has_line, 1, err);
 	if (st != EV_OK)
@@ -314,7 +314,7 @@ static int output_closed(const struct child *c)
 	return c->out < 0;
 }
 
-ev_status child_read_all(struct child *c, struct ev_error *err)
+ev_status replicate_child_read_all(struct child *c, struct ev_error *err)
 {
 	ev_status st = pump(c, 0, output_closed, 0, err);
 	if (st == EV_OK && !c->outbuf) {
@@ -330,9 +330,9 @@ static int all_closed(const struct child *c)
 	return c->out < 0 && c->errfd < 0;
 }
 
-ev_status child_wait(struct child *c, int *exit_code, struct ev_error *err)
+ev_status replicate_child_wait(struct child *c, int *exit_code, struct ev_error *err)
 {
-	child_close_input(c);
+	replicate_child_close_input(c);
 	ev_status st = pump(c, 0, all_closed, 0, err);
 	if (st != EV_OK)
 		return st;
@@ -357,7 +357,7 @@ ev_status child_wait(struct child *c, int *exit_code, struct ev_error *err)
 	}
 }
 
-void child_last_error(const struct child *c, char *buf, size_t cap)
+void replicate_child_last_error(const struct child *c, char *buf, size_t cap)
 {
 	/* Walk back over lines; skip progress redraws ("\r...\033[K") and blanks. */
 	buf[0] = '\0';
@@ -393,7 +393,7 @@ void child_last_error(const struct child *c, char *buf, size_t cap)
 	}
 }
 
-void child_kill(struct child *c)
+void replicate_child_kill(struct child *c)
 {
 	if (c->pid <= 0)
 		return;
@@ -401,7 +401,7 @@ void child_kill(struct child *c)
 	 * progress into a full pipe would never see the SIGTERM's flag
 	 * (another of its threads may take the signal). Closed, its write
 	 * fails at once and it goes on to stop. */
-	child_close_input(c);
+	replicate_child_close_input(c);
 	if (c->out >= 0)
 		close(c->out);
 	if (c->errfd >= 0)
@@ -420,10 +420,10 @@ void child_kill(struct child *c)
 	c->pid = -1;
 }
 
-void child_free(struct child *c)
+void replicate_child_free(struct child *c)
 {
-	child_kill(c);
-	child_close_input(c);
+	replicate_child_kill(c);
+	replicate_child_close_input(c);
 	if (c->out >= 0)
 		close(c->out);
 	if (c->errfd >= 0)

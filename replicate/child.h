@@ -41,37 +41,37 @@ struct child {
  * NULL) is one "NAME=value" put into its environment. outmax bounds the
  * stdout it may send (a receipt), to keep memory bounded; stop (may be
  * NULL) is the caller's interrupt flag. */
-ev_status child_start(struct child *c, char *const argv[], const char *env_add, size_t outmax,
+ev_status replicate_child_start(struct child *c, char *const argv[], const char *env_add, size_t outmax,
 		      int idle_seconds, const char *label, volatile sig_atomic_t *stop,
 		      struct ev_error *err);
 
 /* Write all of buf to the child's stdin. */
-ev_status child_write(struct child *c, const void *buf, size_t len, struct ev_error *err);
+ev_status replicate_child_write(struct child *c, const void *buf, size_t len, struct ev_error *err);
 
 /* Close the child's stdin (it sees the end of input). */
-void child_close_input(struct child *c);
+void replicate_child_close_input(struct child *c);
 
 /* One line of the child's stdout, without its newline, into line (cap
  * bytes). EV_ERROR when the child closes stdout first or goes idle. */
-ev_status child_read_line(struct child *c, char *line, size_t cap, struct ev_error *err);
+ev_status replicate_child_read_line(struct child *c, char *line, size_t cap, struct ev_error *err);
 
 /* Collect stdout until the child closes it; the bytes stay in c->outbuf
  * (c->outlen of them, NUL-terminated). */
-ev_status child_read_all(struct child *c, struct ev_error *err);
+ev_status replicate_child_read_all(struct child *c, struct ev_error *err);
 
 /* Wait for the child to end (draining its output meanwhile) and give its
  * exit status (128 + signal when killed). */
-ev_status child_wait(struct child *c, int *exit_code, struct ev_error *err);
+ev_status replicate_child_wait(struct child *c, int *exit_code, struct ev_error *err);
 
 /* The last line the child wrote to stderr that says something (progress
  * lines and terminal escapes left out), or "" when none. */
-void child_last_error(const struct child *c, char *buf, size_t cap);
+void replicate_child_last_error(const struct child *c, char *buf, size_t cap);
 
 /* Close our ends of its pipes, kill the process group (SIGTERM, then SIGKILL
  * after half a second) and reap it. */
-void child_kill(struct child *c);
+void replicate_child_kill(struct child *c);
 
 /* Close what is open and free the buffers; kills a child still running. */
-void child_free(struct child *c);
+void replicate_child_free(struct child *c);
 
 #endif

@@ -10,22 +10,6 @@
 #include "replicate/receipts.h"
 #include "replicate/replicate.h"
 
-static const char help[] =
-	"usage: replicate compare [--trust KEYS.pub ...] [--json] RECEIPT...\n"
-	"\n"
-	"Say whether receipts agree on their comparable part (everything but paths,\n"
-	"hosts, times and signatures) and, where one differs from the first, exactly\n"
-	"which input, fact, member check or result differs. A receipt edited after it\n"
-	"was written is named as such.\n"
-	"\n"
-	"  --trust FILE   trust the Ed25519 public keys in FILE (PEM; repeatable); then\n"
-	"                 every receipt must carry a signature by one of them that\n"
-	"                 verifies: unsigned, unknown-key and altered receipts fail\n"
-	"  --json         print the comparison as JSON on stdout\n"
-	"  -h, --help     show this help\n"
-	"\n"
-	"Exit status: 0 the receipts agree (and, with --trust, are all signed by trusted\n"
-	"keys), 1 they do not, 2 a receipt could not be read.\n";
 
 struct compare_run {
 	int json;
@@ -65,24 +49,19 @@ static json_t *receipt_summary(const struct judged_receipt *j, int judged_signat
 
 int replicate_compare_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"help", no_argument, NULL, 'h'},
-		{"json", no_argument, NULL, 'j'},
-		{"trust", required_argument, NULL, 't'},
-		{NULL, 0, NULL, 0},
-	};
 	struct compare_run run = {0};
 	struct ev_trust *trust = NULL;
 	struct ev_error err;
 	ev_error_clear(&err);
 	int c, code = 2;
+	struct ev_cli_getopt opts;
+	ev_cli_getopt_init(&opts, &replicate_tool, "compare");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			fputs(help, stdout);
 			ev_trust_free(trust);
-			return 0;
+			return ev_cli_help(&replicate_tool, "compare");
 		case 'j': run.json = 1; break;
 		case 't':
 			if (!trust && !(trust = ev_trust_new())) {
@@ -97,23 +76,23 @@ int replicate_compare_main(int argc, char **argv)
 			break;
 		default:
 			ev_trust_free(trust);
-			return msg_usage("compare", "%s", ev_cli_option_problem(argv));
+			return ev_cli_usage(&replicate_tool, "compare", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	if (optind == argc) {
 		ev_trust_free(trust);
-		return msg_usage("compare", "no RECEIPT given");
+		return ev_cli_usage(&replicate_tool, "compare", "no RECEIPT given");
 	}
 	run.problems = json_array();
 	struct receipt_set set = {0};
 	ev_status st;
 	size_t n = (size_t)(argc - optind);
-	unsigned problems = receipt_set_load(&set, argv + optind, n, trust, on_finding, &run, &st, &err);
+	unsigned problems = replicate_receipt_set_load(&set, argv + optind, n, trust, on_finding, &run, &st, &err);
 	if (st != EV_OK) {
 		ev_cli_error(TOOL, &err);
 		goto out;
 	}
-	size_t differing = receipt_set_disagreements(&set, on_finding, &run);
+	size_t differing = replicate_receipt_set_disagreements(&set, on_finding, &run);
 	int agree = differing == 0 && problems == 0;
 	code = agree ? 0 : 1;
 	if (run.json) {
@@ -141,7 +120,7 @@ int replicate_compare_main(int argc, char **argv)
 		       differing, set.count - 1, set.items[0].path, run.count, run.count == 1 ? "" : "s");
 out:
 	json_decref(run.problems);
-	receipt_set_free(&set);
+	replicate_receipt_set_free(&set);
 	ev_trust_free(trust);
 	return code;
 }

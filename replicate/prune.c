@@ -31,39 +31,6 @@
 #define MAX_RECEIPTS 256
 #define MAX_TRUST 64
 
-static const char help[] =
-	"usage: replicate prune --seal SEAL.json --receipts R1 R2 ... [options] DIR\n"
-	"\n"
-	"Remove DIR (a completed runtime or staging directory) only when all of these\n"
-	"hold, and otherwise remove nothing and say every reason:\n"
-	"  - at least --min-hosts distinct hosts' receipts (replicate verify) for this\n"
-	"    exact seal pass, are intact and agree with each other;\n"
-	"  - DIR still matches the seal member for member (or, with --selection, holds\n"
-	"    exactly the selected members), with nothing else in it;\n"
-	"  - no process recorded in DIR's run.json files is still running (same PID and\n"
-	"    start time);\n"
-	"  - nothing in DIR is a link or another mounted file system.\n"
-	"Nothing outside DIR is touched and no link is followed. DIR is moved aside,\n"
-	"then each file is removed only if it is still what was checked (same inode,\n"
-	"size and times; content hashed again if it changed near the check) and no\n"
-	"other process holds it open; what changed is kept and named, and is left in\n"
-	"DIR. A cleanup receipt lists what was removed, or why nothing was.\n"
-	"\n"
-	"  --seal SEAL.json     the seal DIR was sealed with\n"
-	"  --seal-sha256 HEX    refuse a SEAL.json whose bytes hash differently\n"
-	"  --receipts R ...     replica receipts (the words after it up to the next\n"
-	"                       option, and any before DIR, are receipts)\n"
-	"  --min-hosts N        distinct hosts required (default 2)\n"
-	"  --trust FILE         require receipts signed by these keys (repeatable); hosts\n"
-	"                       are then counted by signing key\n"
-	"  --selection FILE     DIR is a copy of this selection of the seal\n"
-	"  --receipt FILE       the cleanup receipt (default: cleanup-NAME-TIME.json\n"
-	"                       beside DIR)\n"
-	"  --json               print the cleanup receipt on stdout\n"
-	"  -h, --help           show this help\n"
-	"\n"
-	"Exit status: 0 DIR was removed; 1 it was not, or not whole, for the reasons\n"
-	"given (a cleanup receipt says so); 2 usage or I/O error, or a signal.\n";
 
 struct prune_opts {
 	const char *seal, *seal_sha256, *selection, *receipt, *dir;
@@ -211,7 +178,7 @@ static ev_status judge_receipts(struct prune_run *p, const char *seal_hex, struc
 			if ((st = ev_trust_add_file(trust, o->trust[i], err)) != EV_OK)
 				goto out;
 	}
-	receipt_set_load(&set, o->receipts, o->n_receipts, trust, on_receipt_finding, p, &st, err);
+	replicate_receipt_set_load(&set, o->receipts, o->n_receipts, trust, on_receipt_finding, p, &st, err);
 	if (st != EV_OK)
 		goto out;
 	for (size_t i = 0; i < set.count; i++) {
@@ -239,7 +206,7 @@ static ev_status judge_receipts(struct prune_run *p, const char *seal_hex, struc
 		if (usable && who && !seen_before(hosts, nhosts, who))
 			hosts[nhosts++] = who;
 	}
-	if (receipt_set_disagreements(&set, on_receipt_finding, p) > 0)
+	if (replicate_receipt_set_disagreements(&set, on_receipt_finding, p) > 0)
 		refuse_because(p, set.items[0].path, "receipts-agree",
 			       "the receipts do not agree (differences above)", NULL, NULL);
 	char want[32], have[32];
@@ -256,7 +223,7 @@ static ev_status judge_receipts(struct prune_run *p, const char *seal_hex, struc
 	ev_receipt_set_fact(p->receipt, trust ? "hosts_by_key" : "hosts", list, err);
 	ev_receipt_add_check(p->receipt, "receipts", reasons(p) == before, have, err);
 out:
-	receipt_set_free(&set);
+	replicate_receipt_set_free(&set);
 	ev_trust_free(trust);
 	return st;
 }
@@ -360,7 +327,7 @@ static ev_status write_cleanup_receipt(struct prune_run *p, char *path, size_t c
 	char copy[PATH_MAX], name_copy[PATH_MAX], label[200], stem[260];
 	snprintf(copy, sizeof copy, "%s", p->dir_real);
 	snprintf(name_copy, sizeof name_copy, "%s", p->dir_real);
-	file_label(basename(name_copy), label, sizeof label);
+	replicate_file_label(basename(name_copy), label, sizeof label);
 	snprintf(stem, sizeof stem, "cleanup-%s", label);
 	st = ev_receipt_write_chosen(p->receipt, p->o->receipt, dirname(copy), stem, path, cap, err);
 	if (st == EV_OK && p->o->json) {
@@ -597,36 +564,25 @@ out:
 
 int replicate_prune_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"help", no_argument, NULL, 'h'},
-		{"json", no_argument, NULL, 'j'},
-		{"min-hosts", required_argument, NULL, 'm'},
-		{"receipt", required_argument, NULL, 'o'},
-		{"receipts", required_argument, NULL, 'r'},
-		{"seal", required_argument, NULL, 's'},
-		{"seal-sha256", required_argument, NULL, 'p'},
-		{"selection", required_argument, NULL, 'S'},
-		{"trust", required_argument, NULL, 't'},
-		{NULL, 0, NULL, 0},
-	};
 	struct prune_opts o = {.min_hosts = 2};
 	int c;
+	struct ev_cli_getopt opts;
+	ev_cli_getopt_init(&opts, &replicate_tool, "prune");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			fputs(help, stdout);
-			return 0;
+			return ev_cli_help(&replicate_tool, "prune");
 		case 'j': o.json = 1; break;
 		case 'm':
 			if (ev_cli_parse_long(optarg, 1, MAX_RECEIPTS, &o.min_hosts))
-				return msg_usage("prune", "option --min-hosts: expected 1-%d, found '%s'",
+				return ev_cli_usage(&replicate_tool, "prune", "option --min-hosts: expected 1-%d, found '%s'",
 						 MAX_RECEIPTS, optarg);
 			break;
 		case 'o': o.receipt = optarg; break;
 		case 'r':
 			if (o.n_receipts == MAX_RECEIPTS)
-				return msg_usage("prune", "at most %d receipts", MAX_RECEIPTS);
+				return ev_cli_usage(&replicate_tool, "prune", "at most %d receipts", MAX_RECEIPTS);
 			o.receipts[o.n_receipts++] = optarg;
 			break;
 		case 'p': o.seal_sha256 = optarg; break;
@@ -634,29 +590,29 @@ int replicate_prune_main(int argc, char **argv)
 		case 'S': o.selection = optarg; break;
 		case 't':
 			if (o.n_trust == MAX_TRUST)
-				return msg_usage("prune", "at most %d --trust files", MAX_TRUST);
+				return ev_cli_usage(&replicate_tool, "prune", "at most %d --trust files", MAX_TRUST);
 			o.trust[o.n_trust++] = optarg;
 			break;
 		default:
-			return msg_usage("prune", "%s", ev_cli_option_problem(argv));
+			return ev_cli_usage(&replicate_tool, "prune", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	/* getopt moves the words after --receipts R1 to the end: all but the
 	 * last word are receipts, the last is DIR. */
 	if (optind == argc)
-		return msg_usage("prune", "no DIR given");
+		return ev_cli_usage(&replicate_tool, "prune", "no DIR given");
 	for (int i = optind; i < argc - 1; i++) {
 		if (o.n_receipts == MAX_RECEIPTS)
-			return msg_usage("prune", "at most %d receipts", MAX_RECEIPTS);
+			return ev_cli_usage(&replicate_tool, "prune", "at most %d receipts", MAX_RECEIPTS);
 		o.receipts[o.n_receipts++] = argv[i];
 	}
 	o.dir = argv[argc - 1];
 	if (!o.seal)
-		return msg_usage("prune", "no seal given (--seal SEAL.json)");
+		return ev_cli_usage(&replicate_tool, "prune", "no seal given (--seal SEAL.json)");
 	if (o.seal_sha256 && !ev_sha256_hex_valid(o.seal_sha256))
-		return msg_usage("prune", "option --seal-sha256: expected 64 lower-case hex digits");
+		return ev_cli_usage(&replicate_tool, "prune", "option --seal-sha256: expected 64 lower-case hex digits");
 	if (!o.n_receipts)
-		return msg_usage("prune", "no receipts given (--receipts R1 R2 ...)");
+		return ev_cli_usage(&replicate_tool, "prune", "no receipts given (--receipts R1 R2 ...)");
 
 	ev_cli_catch_signals();
 	struct ev_error err;

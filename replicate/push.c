@@ -36,37 +36,6 @@
 #define RECEIPT_MAX ((size_t)64 << 20)
 #define DEFAULT_IDLE_SECONDS 60
 
-static const char help[] =
-	"usage: replicate push ARCHIVE --seal SEAL.json --to [HOST:]DIR [--to ...] [options]\n"
-	"\n"
-	"Copy ARCHIVE and SEAL.json to every destination at once, verify the copy there\n"
-	"(replicate verify), fetch each receipt, verify ARCHIVE here too, and compare all\n"
-	"the receipts. HOST:DIR goes through ssh with your own configuration (ports,\n"
-	"keys, jump hosts); a plain DIR (or one starting with / or ./) is a local copy.\n"
-	"Transfers resume where an interrupted one stopped and never leave a partial\n"
-	"file at the final name; a destination that makes no progress for --timeout\n"
-	"seconds is stopped and reported, and the others go on.\n"
-	"\n"
-	"  --seal SEAL.json         the seal the archive was made with\n"
-	"  --seal-sha256 HEX        refuse a SEAL.json whose bytes hash differently\n"
-	"  --to [HOST:]DIR          a destination (repeatable, at least one)\n"
-	"  --receipt-dir DIR        where the receipts are kept here (default: ARCHIVE's\n"
-	"                           directory); --receipts DIR is its older name\n"
-	"  --timeout S              seconds without progress before a destination is\n"
-	"                           given up (default 60)\n"
-	"  --ssh PROGRAM            the ssh client (default: ssh)\n"
-	"  --ssh-config FILE        passed to ssh as -F FILE\n"
-	"  --ssh-option OPT         passed to ssh as -o OPT (repeatable)\n"
-	"  --remote-replicate PATH  replicate on the far hosts (default: replicate)\n"
-	"  --sign-key KEY           sign the receipt made here\n"
-	"  --remote-sign-key PATH   a key on the far hosts to sign their receipts with\n"
-	"  --trust FILE             check every receipt's signature against these keys\n"
-	"  --json                   print a summary as JSON on stdout\n"
-	"  -h, --help               show this help\n"
-	"\n"
-	"Exit status: 0 every destination holds a verified copy and every receipt\n"
-	"agrees; 1 a receipt failed or they disagree; 2 a destination could not be\n"
-	"reached or written (the others are still reported).\n";
 
 struct push_opts {
 	const char *archive, *seal, *seal_sha256, *receipts, *ssh, *ssh_config, *remote_replicate, *sign_key,
@@ -236,7 +205,7 @@ static ev_status send_file(struct destination *d, const struct payload *f, int *
 	args[5] = NULL;
 	build_command(d, NULL, args, &cmd);
 	struct child c;
-	ev_status st = child_start(&c, cmd.argv, NULL, 1 << 16, d->o->idle_seconds, d->spec,
+	ev_status st = replicate_child_start(&c, cmd.argv, NULL, 1 << 16, d->o->idle_seconds, d->spec,
 				   &ev_cli_interrupted, err);
 	if (st != EV_OK)
 		return st;
@@ -245,7 +214,7 @@ static ev_status send_file(struct destination *d, const struct payload *f, int *
 	c.doing = doing;
 	int fd = -1;
 	unsigned char *buf = NULL;
-	if ((st = child_read_line(&c, line, sizeof line, err)) != EV_OK)
+	if ((st = replicate_child_read_line(&c, line, sizeof line, err)) != EV_OK)
 		goto out;
 	if (strcmp(line, "have-final") == 0) {
 		add_sent(d, f == &d->files[1] ? f->size : 0);
@@ -268,7 +237,7 @@ static ev_status send_file(struct destination *d, const struct payload *f, int *
 	*resumed_from = from ? (int)1 : 0;
 	snprintf(line, sizeof line, "from %" PRIu64 "\n", from);
 	snprintf(doing, sizeof doing, "sending %s", f->name);
-	if ((st = child_write(&c, line, strlen(line), err)) != EV_OK)
+	if ((st = replicate_child_write(&c, line, strlen(line), err)) != EV_OK)
 		goto out;
 	fd = open(f->path, O_RDONLY | O_CLOEXEC);
 	buf = malloc(SEND_CHUNK);
@@ -289,16 +258,16 @@ static ev_status send_file(struct destination *d, const struct payload *f, int *
 			st = ev_error_errno(err, n < 0 ? errno : EIO, "%s: read failed", f->path);
 			goto out;
 		}
-		if ((st = child_write(&c, buf, (size_t)n, err)) != EV_OK)
+		if ((st = replicate_child_write(&c, buf, (size_t)n, err)) != EV_OK)
 			goto out;
 		off += (uint64_t)n;
 		if (f == &d->files[1])
 			add_sent(d, (uint64_t)n);
 	}
 	d->sending_archive = 0;
-	child_close_input(&c);
+	replicate_child_close_input(&c);
 	snprintf(doing, sizeof doing, "storing %s", f->name);
-	if ((st = child_read_line(&c, line, sizeof line, err)) != EV_OK)
+	if ((st = replicate_child_read_line(&c, line, sizeof line, err)) != EV_OK)
 		goto out;
 	if (strncmp(line, "stored ", 7) != 0 || strcmp(line + 7, f->sha256) != 0) {
 		st = ev_error_set(err, EV_ERROR, "%s: the far end answered '%.100s', not 'stored %s'",
@@ -307,9 +276,9 @@ static ev_status send_file(struct destination *d, const struct payload *f, int *
 	}
 wait:;
 	int code = 0;
-	if ((st = child_wait(&c, &code, err)) == EV_OK && code != 0) {
+	if ((st = replicate_child_wait(&c, &code, err)) == EV_OK && code != 0) {
 		char why[512];
-		child_last_error(&c, why, sizeof why);
+		replicate_child_last_error(&c, why, sizeof why);
 		st = ev_error_set(err, EV_ERROR, "%s: storing %s ended with status %d%s%s", d->spec,
 				  f->name, code, why[0] ? ": " : "", why);
 	}
@@ -317,7 +286,7 @@ out:
 	if (fd >= 0)
 		close(fd);
 	free(buf);
-	child_free(&c);
+	replicate_child_free(&c);
 	return st;
 }
 
@@ -367,7 +336,7 @@ static ev_status verify_there(struct destination *d, struct ev_error *err)
 	static char progress_env[] = "EVIDENCE_PROGRESS=always";
 	build_command(d, progress_env, args, &cmd);
 	struct child c;
-	ev_status st = child_start(&c, cmd.argv, progress_env, RECEIPT_MAX, o->idle_seconds, d->spec,
+	ev_status st = replicate_child_start(&c, cmd.argv, progress_env, RECEIPT_MAX, o->idle_seconds, d->spec,
 				   &ev_cli_interrupted, err);
 	if (st != EV_OK)
 		return st;
@@ -375,11 +344,11 @@ static ev_status verify_there(struct destination *d, struct ev_error *err)
 	int code = -1;
 	/* Its stdin stays open while it verifies: when it closes (we, or the
 	 * ssh between us, are gone) the verifier stops without a receipt. */
-	if ((st = child_read_all(&c, err)) == EV_OK)
-		st = child_wait(&c, &code, err);
+	if ((st = replicate_child_read_all(&c, err)) == EV_OK)
+		st = replicate_child_wait(&c, &code, err);
 	if (st == EV_OK && code != 0 && code != 1) {
 		char why[512];
-		child_last_error(&c, why, sizeof why);
+		replicate_child_last_error(&c, why, sizeof why);
 		st = ev_error_set(err, EV_ERROR, "%s: replicate verify ended with status %d%s%s",
 				  d->spec, code, why[0] ? ": " : "", why);
 	}
@@ -392,7 +361,7 @@ static ev_status verify_there(struct destination *d, struct ev_error *err)
 	if (st == EV_OK && !d->local_check) {
 		/* Named by destination: several may share one host. */
 		char stem[160], label[128];
-		file_label(strncmp(d->spec, "./", 2) == 0 ? d->spec + 2 : d->spec, label, sizeof label);
+		replicate_file_label(strncmp(d->spec, "./", 2) == 0 ? d->spec + 2 : d->spec, label, sizeof label);
 		snprintf(stem, sizeof stem, "replica-%s", label);
 		st = ev_receipt_write_chosen(r, NULL, o->receipts, stem, d->receipt_path, sizeof d->receipt_path,
 					     err);
@@ -404,7 +373,7 @@ static ev_status verify_there(struct destination *d, struct ev_error *err)
 			 result && strcmp(result, "pass") == 0 ? "pass" : "FAIL", d->receipt_path);
 	}
 	json_decref(r);
-	child_free(&c);
+	replicate_child_free(&c);
 	return st;
 }
 
@@ -591,7 +560,7 @@ static int run_push(struct push_opts *o)
 			char name[256] = "localhost", host[256], stamp[32];
 			gethostname(name, sizeof name);
 			name[sizeof name - 1] = '\0';
-			file_label(name, host, sizeof host);
+			replicate_file_label(name, host, sizeof host);
 			ev_utc_stamp(stamp, sizeof stamp);
 			/* The first free name, as ev_receipt_write_fresh would choose. */
 			for (int k = 1; k < 1000; k++) {
@@ -691,13 +660,13 @@ static int run_push(struct push_opts *o)
 	struct judging j = {.json = o->json, .findings = json_array()};
 	struct receipt_set set = {0};
 	ev_status st;
-	unsigned problems = receipt_set_load(&set, paths, npaths, trust, on_receipt_finding, &j, &st, &err);
+	unsigned problems = replicate_receipt_set_load(&set, paths, npaths, trust, on_receipt_finding, &j, &st, &err);
 	size_t differing = 0;
 	if (st != EV_OK) {
 		ev_cli_error(TOOL, &err);
 		failed = 1;
 	} else {
-		differing = receipt_set_disagreements(&set, on_receipt_finding, &j);
+		differing = replicate_receipt_set_disagreements(&set, on_receipt_finding, &j);
 	}
 	int agree = st == EV_OK && differing == 0 && problems == 0;
 	if (o->json) {
@@ -727,7 +696,7 @@ static int run_push(struct push_opts *o)
 			       j.count == 1 ? "" : "s");
 	}
 	json_decref(j.findings);
-	receipt_set_free(&set);
+	replicate_receipt_set_free(&set);
 	ev_trust_free(trust);
 	code = failed || !agree ? 1 : unreachable ? 2 : 0;
 out:
@@ -742,41 +711,24 @@ out:
 
 int replicate_push_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"help", no_argument, NULL, 'h'},
-		{"json", no_argument, NULL, 'j'},
-		{"receipt-dir", required_argument, NULL, 'r'},
-		{"receipts", required_argument, NULL, 'r'},
-		{"remote-replicate", required_argument, NULL, 'R'},
-		{"remote-sign-key", required_argument, NULL, 'K'},
-		{"seal", required_argument, NULL, 's'},
-		{"seal-sha256", required_argument, NULL, 'p'},
-		{"sign-key", required_argument, NULL, 'k'},
-		{"ssh", required_argument, NULL, 'S'},
-		{"ssh-config", required_argument, NULL, 'F'},
-		{"ssh-option", required_argument, NULL, 'O'},
-		{"timeout", required_argument, NULL, 't'},
-		{"to", required_argument, NULL, 'T'},
-		{"trust", required_argument, NULL, 'u'},
-		{NULL, 0, NULL, 0},
-	};
 	struct push_opts o = {.ssh = "ssh", .remote_replicate = "replicate",
 			      .idle_seconds = DEFAULT_IDLE_SECONDS};
 	long v;
 	int c;
+	struct ev_cli_getopt opts;
+	ev_cli_getopt_init(&opts, &replicate_tool, "push");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F': o.ssh_config = optarg; break;
 		case 'h':
-			fputs(help, stdout);
-			return 0;
+			return ev_cli_help(&replicate_tool, "push");
 		case 'j': o.json = 1; break;
 		case 'K': o.remote_sign_key = optarg; break;
 		case 'k': o.sign_key = optarg; break;
 		case 'O':
 			if (o.n_ssh_options == MAX_SSH_OPTIONS)
-				return msg_usage("push", "at most %d --ssh-option", MAX_SSH_OPTIONS);
+				return ev_cli_usage(&replicate_tool, "push", "at most %d --ssh-option", MAX_SSH_OPTIONS);
 			o.ssh_options[o.n_ssh_options++] = optarg;
 			break;
 		case 'R': o.remote_replicate = optarg; break;
@@ -786,33 +738,33 @@ int replicate_push_main(int argc, char **argv)
 		case 's': o.seal = optarg; break;
 		case 'T':
 			if (o.n_to == MAX_DESTINATIONS)
-				return msg_usage("push", "at most %d destinations", MAX_DESTINATIONS);
+				return ev_cli_usage(&replicate_tool, "push", "at most %d destinations", MAX_DESTINATIONS);
 			o.to[o.n_to++] = optarg;
 			break;
 		case 't':
 			if (ev_cli_parse_long(optarg, 1, 86400, &v))
-				return msg_usage("push", "option --timeout: expected 1-86400 seconds, found '%s'",
+				return ev_cli_usage(&replicate_tool, "push", "option --timeout: expected 1-86400 seconds, found '%s'",
 						 optarg);
 			o.idle_seconds = (int)v;
 			break;
 		case 'u':
 			if (o.n_trust == MAX_DESTINATIONS)
-				return msg_usage("push", "at most %d --trust files", MAX_DESTINATIONS);
+				return ev_cli_usage(&replicate_tool, "push", "at most %d --trust files", MAX_DESTINATIONS);
 			o.trust[o.n_trust++] = optarg;
 			break;
 		default:
-			return msg_usage("push", "%s", ev_cli_option_problem(argv));
+			return ev_cli_usage(&replicate_tool, "push", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	if (optind + 1 != argc)
-		return msg_usage("push", optind == argc ? "no ARCHIVE given" : "more than one ARCHIVE given");
+		return ev_cli_usage(&replicate_tool, "push", optind == argc ? "no ARCHIVE given" : "more than one ARCHIVE given");
 	o.archive = argv[optind];
 	if (!o.seal)
-		return msg_usage("push", "no seal given (--seal SEAL.json)");
+		return ev_cli_usage(&replicate_tool, "push", "no seal given (--seal SEAL.json)");
 	if (o.seal_sha256 && !ev_sha256_hex_valid(o.seal_sha256))
-		return msg_usage("push", "option --seal-sha256: expected 64 lower-case hex digits");
+		return ev_cli_usage(&replicate_tool, "push", "option --seal-sha256: expected 64 lower-case hex digits");
 	if (!o.n_to)
-		return msg_usage("push", "no destination given (--to [HOST:]DIR)");
+		return ev_cli_usage(&replicate_tool, "push", "no destination given (--to [HOST:]DIR)");
 	char *archive_dir = strdup(o.archive);
 	if (!archive_dir)
 		return 2;

@@ -7,7 +7,7 @@
 #include "lib/receipt/receipt.h"
 #include "lib/receipt/receipt_diff.h"
 
-void receipt_set_free(struct receipt_set *set)
+void replicate_receipt_set_free(struct receipt_set *set)
 {
 	for (size_t i = 0; i < set->count; i++)
 		json_decref(set->items[i].doc);
@@ -24,7 +24,7 @@ static void problem(receipt_finding_fn fn, void *ctx, const char *path, const ch
 	fn(ctx, path, &f);
 }
 
-unsigned receipt_set_load(struct receipt_set *set, char *const *paths, size_t n,
+unsigned replicate_receipt_set_load(struct receipt_set *set, char *const *paths, size_t n,
 			  const struct ev_trust *trust, receipt_finding_fn fn, void *ctx,
 			  ev_status *st, struct ev_error *err)
 {
@@ -41,7 +41,7 @@ unsigned receipt_set_load(struct receipt_set *set, char *const *paths, size_t n,
 		uint8_t digest[EV_SHA256_LEN];
 		j->path = paths[i];
 		if ((*st = ev_receipt_load(paths[i], &j->doc, digest, err)) != EV_OK) {
-			receipt_set_free(set);
+			replicate_receipt_set_free(set);
 			return problems;
 		}
 		set->count++;
@@ -53,7 +53,7 @@ unsigned receipt_set_load(struct receipt_set *set, char *const *paths, size_t n,
 		int holds = ev_receipt_comparable_holds(j->doc, err);
 		if (holds < 0) {
 			*st = err->status;
-			receipt_set_free(set);
+			replicate_receipt_set_free(set);
 			return problems;
 		}
 		j->intact = holds;
@@ -76,7 +76,7 @@ unsigned receipt_set_load(struct receipt_set *set, char *const *paths, size_t n,
 			problems++;
 		} else {
 			*st = sst;
-			receipt_set_free(set);
+			replicate_receipt_set_free(set);
 			return problems;
 		}
 	}
@@ -95,7 +95,7 @@ static void tag(void *ctx, const struct ev_finding *f)
 	t->fn(t->ctx, t->path, f);
 }
 
-size_t receipt_set_disagreements(const struct receipt_set *set, receipt_finding_fn fn, void *ctx)
+size_t replicate_receipt_set_disagreements(const struct receipt_set *set, receipt_finding_fn fn, void *ctx)
 {
 	size_t differing = 0;
 	for (size_t i = 1; i < set->count; i++) {
@@ -109,4 +109,15 @@ size_t receipt_set_disagreements(const struct receipt_set *set, receipt_finding_
 		differing++;
 	}
 	return differing;
+}
+
+void replicate_file_label(const char *text, char *out, size_t cap)
+{
+	size_t o = 0;
+	for (const char *p = text ? text : "unknown"; *p && o + 1 < cap; p++) {
+		int plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			    (*p >= '0' && *p <= '9') || *p == '-' || *p == '.';
+		out[o++] = plain ? *p : '_';
+	}
+	out[o] = '\0';
 }

@@ -42,15 +42,19 @@ typedef void (*receipt_finding_fn)(void *ctx, const char *receipt_path,
  * "signature": unsigned, untrusted or altered after signing) go to fn.
  * @return the number of problems; err is set (and the set freed) only
  * when a receipt cannot be read at all (EV_ERROR or EV_REFUSED in *st). */
-unsigned receipt_set_load(struct receipt_set *set, char *const *paths, size_t n,
+unsigned replicate_receipt_set_load(struct receipt_set *set, char *const *paths, size_t n,
 			  const struct ev_trust *trust, receipt_finding_fn fn, void *ctx,
 			  ev_status *st, struct ev_error *err);
 
 /* Compare every receipt with the first. @return the number of receipts
  * whose comparable part differs from the first's; each difference goes to
  * fn with the differing receipt's path. */
-size_t receipt_set_disagreements(const struct receipt_set *set, receipt_finding_fn fn, void *ctx);
+size_t replicate_receipt_set_disagreements(const struct receipt_set *set, receipt_finding_fn fn, void *ctx);
 
-void receipt_set_free(struct receipt_set *set);
+void replicate_receipt_set_free(struct receipt_set *set);
+
+/* text as it may appear in a file name: letters, digits, '-' and '.' kept,
+ * anything else '_'; "unknown" for NULL. */
+void replicate_file_label(const char *text, char *out, size_t cap);
 
 #endif

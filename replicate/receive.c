@@ -32,15 +32,6 @@
 #define COPY_CHUNK ((size_t)1 << 20)
 #define LINE_MAX_BYTES 128
 
-static const char help[] =
-	"usage: replicate receive DIR NAME SIZE SHA256\n"
-	"\n"
-	"The far end of 'replicate push', run by it over ssh (or locally for a --to DIR):\n"
-	"store SIZE bytes from stdin as DIR/NAME, resuming an interrupted transfer from\n"
-	"DIR/.NAME.partial when its bytes agree with the sender's, and publish DIR/NAME\n"
-	"only when it is complete and hashes to SHA256. DIR is created if needed. An\n"
-	"existing DIR/NAME is never replaced: the same file again is accepted at once,\n"
-	"a different one refused. Not meant to be run by hand.\n";
 
 struct receiver {
 	const char *dir, *name;
@@ -280,22 +271,21 @@ static ev_status run_receive(struct receiver *r, struct ev_error *err)
 int replicate_receive_main(int argc, char **argv)
 {
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		fputs(help, stdout);
-		return 0;
+		return ev_cli_help(&replicate_tool, "receive");
 	}
 	if (argc != 5)
-		return msg_usage("receive", "expected DIR NAME SIZE SHA256");
+		return ev_cli_usage(&replicate_tool, "receive", "expected DIR NAME SIZE SHA256");
 	struct receiver r = {.dir = argv[1], .name = argv[2], .sha = argv[4], .dirfd = -1, .fd = -1};
 	char *end;
 	errno = 0;
 	unsigned long long size = strtoull(argv[3], &end, 10);
 	if (errno || end == argv[3] || *end || argv[3][0] == '-')
-		return msg_usage("receive", "SIZE: expected a byte count, found '%s'", argv[3]);
+		return ev_cli_usage(&replicate_tool, "receive", "SIZE: expected a byte count, found '%s'", argv[3]);
 	r.size = size;
 	if (ev_path_component_problem(r.name, strlen(r.name)) || r.name[0] == '.')
-		return msg_usage("receive", "NAME: expected a plain file name, found '%s'", r.name);
+		return ev_cli_usage(&replicate_tool, "receive", "NAME: expected a plain file name, found '%s'", r.name);
 	if (!ev_sha256_hex_valid(r.sha))
-		return msg_usage("receive", "SHA256: expected 64 lower-case hex digits");
+		return ev_cli_usage(&replicate_tool, "receive", "SHA256: expected 64 lower-case hex digits");
 	snprintf(r.display, sizeof r.display, "%s/%s", r.dir, r.name);
 	snprintf(r.partial, sizeof r.partial, ".%s.partial", r.name);
 

@@ -4,6 +4,7 @@
 #define REPLICATE_REPLICATE_H
 
 #include "lib/cli/cli.h"
+#include "lib/cli/command.h"
 #include "lib/core/status.h"
 
 #define TOOL "replicate"
@@ -15,11 +16,10 @@ int replicate_compare_main(int argc, char **argv);
 int replicate_keygen_main(int argc, char **argv);
 int replicate_prune_main(int argc, char **argv);
 
-/* text as it may appear in a file name: letters, digits, '-' and '.' kept,
- * anything else '_'; "unknown" for NULL. */
-void file_label(const char *text, char *out, size_t cap);
+/* The tool's commands and options (commands.c): ev_cli_main runs it, every
+ * command parses, helps and refuses through it. */
+extern const struct ev_cli_tool replicate_tool;
 
-/* A usage problem: reason, then the subcommand's synopsis and a --help hint. */
-int msg_usage(const char *subcommand, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int replicate_continue_main(int argc, char **argv);
 
 #endif

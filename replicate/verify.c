@@ -21,36 +21,9 @@
 #include "lib/archive/seal.h"
 #include "lib/core/sha256.h"
 #include "lib/receipt/signature.h"
+#include "replicate/receipts.h"
 #include "replicate/replicate.h"
 
-static const char help[] =
-	"usage: replicate verify --seal SEAL.json [options] ARCHIVE\n"
-	"\n"
-	"Stream ARCHIVE once, never extracting it, and check every member against the\n"
-	"seal: present once, in seal order, type, size, mode, SHA-256; the embedded\n"
-	"SEAL.json equal to the seal; nothing outside the seal, nothing behind the end.\n"
-	"Absolute names, '..', backslashes, links, devices, FIFOs and names that collide\n"
-	"where case or Unicode normalization is ignored are refused. Every finding is\n"
-	"reported, and a replica receipt records every check.\n"
-	"\n"
-	"  --seal SEAL.json       the seal to check against\n"
-	"  --seal-sha256 HEX      refuse a SEAL.json whose bytes hash differently\n"
-	"  --archive-sha256 HEX   the archive's own SHA-256 must be HEX (a check)\n"
-	"  --receipt FILE         write the receipt to FILE (never replaced)\n"
-	"  --receipt-dir DIR      write it into DIR as replica-HOST-TIME.json\n"
-	"                         (default: the directory holding ARCHIVE)\n"
-	"  --sign-key KEY         sign the receipt with this Ed25519 key (replicate keygen)\n"
-	"  --json                 print the receipt as JSON on stdout\n"
-	"  --max-findings N       findings shown and kept in the receipt per check\n"
-	"                         (default 100; 0: all); every one is counted\n"
-	"  --stop-when-stdin-closes  stop as on SIGHUP (exit 2, no receipt) once stdin\n"
-	"                         ends: replicate push runs its verifiers so, to end\n"
-	"                         them when it ends\n"
-	"  -h, --help             show this help\n"
-	"\n"
-	"Findings go to stderr as 'replicate: MEMBER: what (expected X, found Y)'.\n"
-	"Exit status: 0 every member held, 1 a finding (the receipt says which),\n"
-	"2 the check could not be made (no receipt).\n";
 
 struct verify_opts {
 	const char *seal, *seal_sha256, *archive_sha256, *receipt, *receipt_dir, *sign_key, *archive;
@@ -89,7 +62,7 @@ static ev_status write_receipt(struct report *r, const struct ev_signing_key *ke
 	if (st != EV_OK)
 		return st;
 	char label[128], stem[160];
-	file_label(json_string_value(json_object_get(r->receipt, "host")), label, sizeof label);
+	replicate_file_label(json_string_value(json_object_get(r->receipt, "host")), label, sizeof label);
 	snprintf(stem, sizeof stem, "replica-%s", label);
 	char *copy = strdup(o->archive);
 	if (!copy)
@@ -185,34 +158,22 @@ out:
 
 int replicate_verify_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"archive-sha256", required_argument, NULL, 'a'},
-		{"help", no_argument, NULL, 'h'},
-		{"json", no_argument, NULL, 'j'},
-		{"max-findings", required_argument, NULL, 'M'},
-		{"receipt", required_argument, NULL, 'r'},
-		{"receipt-dir", required_argument, NULL, 'd'},
-		{"seal", required_argument, NULL, 's'},
-		{"seal-sha256", required_argument, NULL, 'p'},
-		{"sign-key", required_argument, NULL, 'k'},
-		{"stop-when-stdin-closes", no_argument, NULL, 'w'},
-		{NULL, 0, NULL, 0},
-	};
 	struct verify_opts o = {.max_findings = EV_CLI_DEFAULT_MAX_FINDINGS};
 	int c;
+	struct ev_cli_getopt opts;
+	ev_cli_getopt_init(&opts, &replicate_tool, "verify");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a': o.archive_sha256 = optarg; break;
 		case 'd': o.receipt_dir = optarg; break;
 		case 'h':
-			fputs(help, stdout);
-			return 0;
+			return ev_cli_help(&replicate_tool, "verify");
 		case 'j': o.json = 1; break;
 		case 'k': o.sign_key = optarg; break;
 		case 'M':
 			if (ev_cli_parse_long(optarg, 0, 1000000, &o.max_findings))
-				return msg_usage("verify", "option --max-findings: expected 0-1000000, found '%s'",
+				return ev_cli_usage(&replicate_tool, "verify", "option --max-findings: expected 0-1000000, found '%s'",
 						 optarg);
 			break;
 		case 'p': o.seal_sha256 = optarg; break;
@@ -220,20 +181,20 @@ int replicate_verify_main(int argc, char **argv)
 		case 's': o.seal = optarg; break;
 		case 'w': o.stop_when_stdin_closes = 1; break;
 		default:
-			return msg_usage("verify", "%s", ev_cli_option_problem(argv));
+			return ev_cli_usage(&replicate_tool, "verify", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	if (optind + 1 != argc)
-		return msg_usage("verify", optind == argc ? "no ARCHIVE given" : "more than one ARCHIVE given");
+		return ev_cli_usage(&replicate_tool, "verify", optind == argc ? "no ARCHIVE given" : "more than one ARCHIVE given");
 	o.archive = argv[optind];
 	if (!o.seal)
-		return msg_usage("verify", "no seal given (--seal SEAL.json)");
+		return ev_cli_usage(&replicate_tool, "verify", "no seal given (--seal SEAL.json)");
 	if (o.seal_sha256 && !ev_sha256_hex_valid(o.seal_sha256))
-		return msg_usage("verify", "option --seal-sha256: expected 64 lower-case hex digits");
+		return ev_cli_usage(&replicate_tool, "verify", "option --seal-sha256: expected 64 lower-case hex digits");
 	if (o.archive_sha256 && !ev_sha256_hex_valid(o.archive_sha256))
-		return msg_usage("verify", "option --archive-sha256: expected 64 lower-case hex digits");
+		return ev_cli_usage(&replicate_tool, "verify", "option --archive-sha256: expected 64 lower-case hex digits");
 	if (o.receipt && o.receipt_dir)
-		return msg_usage("verify", "--receipt and --receipt-dir both given; choose one");
+		return ev_cli_usage(&replicate_tool, "verify", "--receipt and --receipt-dir both given; choose one");
 
 	ev_cli_catch_signals();
 	if (o.stop_when_stdin_closes && ev_cli_stop_when_stdin_closes() != 0) {

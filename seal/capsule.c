@@ -25,37 +25,6 @@
 #include "seal/outputs.h"
 #include "seal/seal.h"
 
-static const char help[] =
-	"usage: seal capsule --repo DIR [--commit REV] -o OUTDIR [options]\n"
-	"       seal capsule --verify --repo DIR [--commit REV] CAPSULE\n"
-	"\n"
-	"Seal a commit's tree as git records it, read through libgit2 (never the working\n"
-	"tree): every blob's bytes, modes as git stores them (100644 -> 0644, 100755 ->\n"
-	"0755), directories 0755, the commit and tree ids in SEAL.json's \"source\". The\n"
-	"outputs are those of seal create (SEAL.json, the archive, receipt.json).\n"
-	"\n"
-	"With --verify, check a capsule against a commit (by default the one it names),\n"
-	"member for member. CAPSULE is a capsule's OUTDIR (its seal and its archive are\n"
-	"checked), a SEAL.json, an extracted archive (SEAL.json beside ROOT/) or a tree\n"
-	"itself; a tree on disk is hashed and compared with the commit, directories and\n"
-	"their ancestors included.\n"
-	"\n"
-	"  --repo DIR            the repository (or a directory inside it)\n"
-	"  --commit REV          the commit: an id, a branch, a tag (default HEAD; for\n"
-	"                        --verify, the commit the capsule names)\n"
-	"  -o, --output OUTDIR   where the capsule goes (created; never overwritten)\n"
-	"  --name ROOT           the tree's name (default: the repository's name and the\n"
-	"                        commit's first 12 hex digits)\n"
-	"  --symlinks MODE       refuse (default) or record: a link is listed with its\n"
-	"                        target in the seal's source, not archived\n"
-	"  --submodules MODE     refuse (default) or record: a submodule is listed with\n"
-	"                        its commit in the seal's source, not archived\n"
-	"  --gzip, --level N, --jobs N      as for seal create\n"
-	"  --json                print the receipt as JSON on stdout\n"
-	"  -h, --help            show this help\n"
-	"\n"
-	"Exit status: 0 sealed, or the capsule matches the commit; 1 a member differs\n"
-	"(each named); 2 usage, I/O or a refused tree (nothing written).\n";
 
 struct capsule_opts {
 	const char *repo, *commit, *outdir, *name, *target;
@@ -406,27 +375,13 @@ out:
 
 int seal_capsule_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"commit", required_argument, NULL, 'c'},
-		{"gzip", no_argument, NULL, 'z'},
-		{"help", no_argument, NULL, 'h'},
-		{"json", no_argument, NULL, 'j'},
-		{"level", required_argument, NULL, 'l'},
-		{"name", required_argument, NULL, 'n'},
-		{"output", required_argument, NULL, 'o'},
-		{"repo", required_argument, NULL, 'r'},
-		{"submodules", required_argument, NULL, 'S'},
-		{"symlinks", required_argument, NULL, 'L'},
-		{"jobs", required_argument, NULL, 'J'},
-		{"threads", required_argument, NULL, 't'},
-		{"verify", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
-	};
 	struct capsule_opts o = {0};
 	ev_seal_archive_opts_init(&o.archive);
 	int c, bad;
+	struct ev_cli_getopt opts;
+	ev_cli_getopt_init(&opts, &seal_tool, "capsule");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
 		if ((bad = seal_archive_opt(&o.archive, c, optarg, "capsule")) >= 0) {
 			if (bad)
 				return bad;
@@ -434,7 +389,7 @@ int seal_capsule_main(int argc, char **argv)
 		}
 		switch (c) {
 		case 'c': o.commit = optarg; break;
-		case 'h': fputs(help, stdout); return 0;
+		case 'h': return ev_cli_help(&seal_tool, "capsule");
 		case 'j': o.json = 1; break;
 		case 'n': o.name = optarg; break;
 		case 'o': o.outdir = optarg; break;
@@ -442,27 +397,27 @@ int seal_capsule_main(int argc, char **argv)
 		case 'L':
 		case 'S':
 			if (strcmp(optarg, "refuse") != 0 && strcmp(optarg, "record") != 0)
-				return msg_usage("capsule", "option --%s: expected refuse or record, found '%s'",
+				return ev_cli_usage(&seal_tool, "capsule", "option --%s: expected refuse or record, found '%s'",
 						 c == 'L' ? "symlinks" : "submodules", optarg);
 			*(c == 'L' ? &o.record_links : &o.record_submodules) = strcmp(optarg, "record") == 0;
 			break;
 		case 'V': o.verify = 1; break;
-		default: return msg_usage("capsule", "%s", ev_cli_option_problem(argv));
+		default: return ev_cli_usage(&seal_tool, "capsule", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	if ((bad = seal_archive_opts_check(&o.archive, "capsule")) != 0)
 		return bad;
 	if (!o.repo)
-		return msg_usage("capsule", "no repository given (--repo DIR)");
+		return ev_cli_usage(&seal_tool, "capsule", "no repository given (--repo DIR)");
 	if (o.verify) {
 		if (optind + 1 != argc)
-			return msg_usage("capsule", "--verify takes one CAPSULE (its OUTDIR, SEAL.json, or a tree)");
+			return ev_cli_usage(&seal_tool, "capsule", "--verify takes one CAPSULE (its OUTDIR, SEAL.json, or a tree)");
 		o.target = argv[optind];
 	} else {
 		if (optind != argc)
-			return msg_usage("capsule", "unexpected argument '%s'", argv[optind]);
+			return ev_cli_usage(&seal_tool, "capsule", "unexpected argument '%s'", argv[optind]);
 		if (!o.outdir)
-			return msg_usage("capsule", "no output directory given (-o OUTDIR)");
+			return ev_cli_usage(&seal_tool, "capsule", "no output directory given (-o OUTDIR)");
 	}
 	ev_cli_catch_signals();
 	struct ev_error err;

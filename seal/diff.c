@@ -9,18 +9,6 @@
 #include "lib/archive/seal.h"
 #include "seal/seal.h"
 
-static const char help[] =
-	"usage: seal diff [--json] A.json B.json\n"
-	"\n"
-	"List the members added (only in B), removed (only in A) and changed (type,\n"
-	"mode, size or SHA-256) between two seals, one per line:\n"
-	"  added: PATH (TYPE)\n"
-	"  removed: PATH (TYPE)\n"
-	"  changed: PATH: FIELD (A: VALUE, B: VALUE)\n"
-	"Exit status: 0 the seals list the same members, 1 they differ, 2 error.\n"
-	"\n"
-	"  --json      print {\"added\":[..],\"removed\":[..],\"changed\":[..]} instead\n"
-	"  -h, --help  show this help\n";
 
 struct diff {
 	int json;
@@ -53,26 +41,22 @@ static void one_side(struct diff *d, json_t *list, const char *label, const stru
 
 int seal_diff_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"help", no_argument, NULL, 'h'},
-		{"json", no_argument, NULL, 'j'},
-		{NULL, 0, NULL, 0},
-	};
 	struct diff d = {0};
 	int c;
+	struct ev_cli_getopt opts;
+	ev_cli_getopt_init(&opts, &seal_tool, "diff");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			fputs(help, stdout);
-			return 0;
+			return ev_cli_help(&seal_tool, "diff");
 		case 'j': d.json = 1; break;
 		default:
-			return msg_usage("diff", "%s", ev_cli_option_problem(argv));
+			return ev_cli_usage(&seal_tool, "diff", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	if (optind + 2 != argc)
-		return msg_usage("diff", "expected two seals, found %d", argc - optind);
+		return ev_cli_usage(&seal_tool, "diff", "expected two seals, found %d", argc - optind);
 	struct ev_error err;
 	ev_error_clear(&err);
 	struct ev_seal a, b;

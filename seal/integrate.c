@@ -23,30 +23,6 @@
 #define GIT_REGULAR 0100644u
 #define GIT_EXECUTABLE 0100755u
 
-static const char help[] =
-	"usage: seal integrate --selection selection.json --repo DIR [--rev REV | --worktree]\n"
-	"                      [--prefix PATH] [--receipt FILE] [--json]\n"
-	"\n"
-	"Check that every file of a selection manifest (seal select), committed to a git\n"
-	"repository, still equals its sealed original: its content (SHA-256; the git\n"
-	"blob id is recorded), its size, and its mode under one representation rule.\n"
-	"Git keeps only the executable bit: a sealed mode with no executable bit is\n"
-	"stored as 100644, with any as 100755. That mapping is accepted and recorded\n"
-	"(a 0600 log committed as 100644 passes); a change of content, size or of the\n"
-	"executable bit is refused, the member named. Writes an integration receipt.\n"
-	"\n"
-	"  --selection FILE   the selection manifest\n"
-	"  --repo DIR         the repository\n"
-	"  --rev REV          the commit to check (default HEAD)\n"
-	"  --worktree         check the working tree's files instead, each tracked and\n"
-	"                     staged as it is (the index agrees with the file)\n"
-	"  --prefix PATH      where the sealed tree's members live in the repository\n"
-	"                     (default: at its top)\n"
-	"  --receipt FILE     the receipt (default: integration-TIME.json here)\n"
-	"  --json             print the receipt on stdout\n"
-	"  -h, --help         show this help\n"
-	"\n"
-	"Exit status: 0 every selected file holds, 1 one differs (named), 2 usage or I/O.\n";
 
 struct integrate_opts {
 	const char *selection, *repo, *rev, *prefix, *receipt;
@@ -271,23 +247,14 @@ out:
 
 int seal_integrate_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"help", no_argument, NULL, 'h'},
-		{"json", no_argument, NULL, 'j'},
-		{"prefix", required_argument, NULL, 'p'},
-		{"receipt", required_argument, NULL, 'o'},
-		{"repo", required_argument, NULL, 'r'},
-		{"rev", required_argument, NULL, 'v'},
-		{"selection", required_argument, NULL, 's'},
-		{"worktree", no_argument, NULL, 'w'},
-		{NULL, 0, NULL, 0},
-	};
 	struct integrate_opts o = {0};
 	int c;
+	struct ev_cli_getopt opts;
+	ev_cli_getopt_init(&opts, &seal_tool, "integrate");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
 		switch (c) {
-		case 'h': fputs(help, stdout); return 0;
+		case 'h': return ev_cli_help(&seal_tool, "integrate");
 		case 'j': o.json = 1; break;
 		case 'p': o.prefix = optarg; break;
 		case 'o': o.receipt = optarg; break;
@@ -295,22 +262,22 @@ int seal_integrate_main(int argc, char **argv)
 		case 'v': o.rev = optarg; break;
 		case 's': o.selection = optarg; break;
 		case 'w': o.worktree = 1; break;
-		default: return msg_usage("integrate", "%s", ev_cli_option_problem(argv));
+		default: return ev_cli_usage(&seal_tool, "integrate", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	if (optind != argc)
-		return msg_usage("integrate", "unexpected argument '%s'", argv[optind]);
+		return ev_cli_usage(&seal_tool, "integrate", "unexpected argument '%s'", argv[optind]);
 	if (!o.selection || !o.repo)
-		return msg_usage("integrate", "--selection and --repo are required");
+		return ev_cli_usage(&seal_tool, "integrate", "--selection and --repo are required");
 	if (o.rev && o.worktree)
-		return msg_usage("integrate", "--rev and --worktree: one or the other");
+		return ev_cli_usage(&seal_tool, "integrate", "--rev and --worktree: one or the other");
 	char prefix[PATH_MAX];
 	if (o.prefix) {
 		size_t n = strlen(o.prefix);
 		while (n && o.prefix[n - 1] == '/')
 			n--;
 		if (n >= sizeof prefix)
-			return msg_usage("integrate", "--prefix is too long");
+			return ev_cli_usage(&seal_tool, "integrate", "--prefix is too long");
 		memcpy(prefix, o.prefix, n);
 		prefix[n] = '\0';
 		o.prefix = n ? prefix : NULL;

@@ -16,13 +16,13 @@ int seal_archive_opt(struct ev_seal_archive_opts *a, int c, const char *arg, con
 	case 'z': a->compression = EV_COMPRESS_GZIP; return 0;
 	case 'l':
 		if (ev_cli_parse_long(arg, -7, 19, &n) || n == 0)
-			return msg_usage(subcommand, "option --level: expected -7 to -1 or 1 to 19, found '%s'", arg);
+			return ev_cli_usage(&seal_tool, subcommand, "option --level: expected -7 to -1 or 1 to 19, found '%s'", arg);
 		a->level = (int)n;
 		return 0;
 	case 'J': /* --jobs, as in audit; --threads, its older name */
 	case 't':
 		if (ev_cli_parse_long(arg, 1, 256, &n))
-			return msg_usage(subcommand, "option %s: expected 1-256, found '%s'",
+			return ev_cli_usage(&seal_tool, subcommand, "option %s: expected 1-256, found '%s'",
 					 c == 'J' ? "--jobs" : "--threads", arg);
 		a->threads = (int)n;
 		return 0;
@@ -33,7 +33,7 @@ int seal_archive_opt(struct ev_seal_archive_opts *a, int c, const char *arg, con
 int seal_archive_opts_check(const struct ev_seal_archive_opts *a, const char *subcommand)
 {
 	if (a->compression == EV_COMPRESS_GZIP && (a->level > 9 || a->level < 0))
-		return msg_usage(subcommand, "option --level: gzip takes 1-9, found %d", a->level);
+		return ev_cli_usage(&seal_tool, subcommand, "option --level: gzip takes 1-9, found %d", a->level);
 	return 0;
 }
 

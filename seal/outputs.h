@@ -6,13 +6,21 @@
 
 #include "lib/usecase/seal_outdir.h"
 
+/* The archive options' entries in the command table (create, capsule). */
+#define SEAL_OPTION_GZIP {"gzip", 0, NULL, 'z', "write archive.tar.gz instead of archive.tar.zst"}
+#define SEAL_OPTION_JOBS \
+	{"jobs", 0, "N", 'J', "compression workers (default: all cores); --threads N\nis the same"}
+#define SEAL_OPTION_LEVEL \
+	{"level", 0, "N", 'l', "compression level (zstd -7 to 19, default 1; gzip 1-9, default 6)"}
+#define SEAL_OPTION_THREADS {"threads", 0, "N", 't', NULL} /* --jobs' older name */
+
 /* One option from getopt (c 'z', 'l', 'J' or 't', with arg). @return 0 when
- * taken; -1 when c is none of these; or msg_usage's exit code when the
+ * taken; -1 when c is none of these; or ev_cli_usage's exit code when the
  * value is out of range. */
 int seal_archive_opt(struct ev_seal_archive_opts *a, int c, const char *arg, const char *subcommand);
 
 /* After the options, what holds only together (gzip takes levels 1-9).
- * @return 0, or msg_usage's exit code. */
+ * @return 0, or ev_cli_usage's exit code. */
 int seal_archive_opts_check(const struct ev_seal_archive_opts *a, const char *subcommand);
 
 /* "sealed ROOT: N files, M dirs, SIZE into OUTDIR" and both digests. */

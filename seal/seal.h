@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "lib/cli/cli.h"
+#include "lib/cli/command.h"
 #include "lib/core/finding.h"
 #include "lib/core/status.h"
 
@@ -18,7 +19,10 @@ int seal_select_main(int argc, char **argv);
 int seal_capsule_main(int argc, char **argv);
 int seal_integrate_main(int argc, char **argv);
 
-/* A usage problem: reason, then the subcommand's synopsis and a --help hint. */
-int msg_usage(const char *subcommand, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The tool's commands and options (commands.c): ev_cli_main runs it, every
+ * command parses, helps and refuses through it. */
+extern const struct ev_cli_tool seal_tool;
+
+int seal_continue_main(int argc, char **argv);
 
 #endif

@@ -15,22 +15,6 @@
 
 #define MAX_PATTERNS 1024
 
-static const char help[] =
-	"usage: seal select --seal SEAL.json --include GLOB [--include GLOB ...] -o FILE\n"
-	"\n"
-	"Write a selection manifest: the members of the seal that match, with their\n"
-	"types, modes, sizes and SHA-256, and the seal's own SHA-256. A copy of just\n"
-	"those files is later checked with 'seal verify --selection FILE DIR'.\n"
-	"\n"
-	"A GLOB is matched against member paths with fnmatch(3) and FNM_PATHNAME: '*'\n"
-	"and '?' do not cross '/'. A member is selected when it matches, or when one of\n"
-	"its parent directories matches (so 'summary' selects the whole directory).\n"
-	"Every GLOB must select at least one member.\n"
-	"\n"
-	"  --seal SEAL.json      the seal to select from\n"
-	"  --include GLOB        a pattern (repeatable)\n"
-	"  -o, --output FILE     the manifest to write (never overwritten)\n"
-	"  -h, --help            show this help\n";
 
 /* Does pattern match path or one of its parent directories? */
 static int selects(const char *pattern, const char *path)
@@ -52,39 +36,33 @@ static int selects(const char *pattern, const char *path)
 
 int seal_select_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"help", no_argument, NULL, 'h'},
-		{"include", required_argument, NULL, 'i'},
-		{"output", required_argument, NULL, 'o'},
-		{"seal", required_argument, NULL, 's'},
-		{NULL, 0, NULL, 0},
-	};
 	const char *seal_path = NULL, *out = NULL;
 	const char *patterns[MAX_PATTERNS];
 	size_t npat = 0;
 	int c;
+	struct ev_cli_getopt opts;
+	ev_cli_getopt_init(&opts, &seal_tool, "select");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			fputs(help, stdout);
-			return 0;
+			return ev_cli_help(&seal_tool, "select");
 		case 'i':
 			if (npat == MAX_PATTERNS)
-				return msg_usage("select", "more than %d --include patterns",
+				return ev_cli_usage(&seal_tool, "select", "more than %d --include patterns",
 						 MAX_PATTERNS);
 			patterns[npat++] = optarg;
 			break;
 		case 'o': out = optarg; break;
 		case 's': seal_path = optarg; break;
 		default:
-			return msg_usage("select", "%s", ev_cli_option_problem(argv));
+			return ev_cli_usage(&seal_tool, "select", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	if (optind != argc)
-		return msg_usage("select", "unexpected argument '%s'", argv[optind]);
+		return ev_cli_usage(&seal_tool, "select", "unexpected argument '%s'", argv[optind]);
 	if (!seal_path || !out || npat == 0)
-		return msg_usage("select", "--seal, at least one --include and -o are required");
+		return ev_cli_usage(&seal_tool, "select", "--seal, at least one --include and -o are required");
 
 	struct ev_error err;
 	ev_error_clear(&err);

@@ -24,27 +24,6 @@
 #include "lib/usecase/archive_verify.h"
 #include "seal/seal.h"
 
-static const char help[] =
-	"usage: seal verify --seal SEAL.json [options] (DIR | ARCHIVE)\n"
-	"       seal verify --selection selection.json [--seal SEAL.json] [options] DIR\n"
-	"\n"
-	"Check every member of a tree or of an archive against a seal: present, type,\n"
-	"size, mode, SHA-256; members missing from the target and members the seal does\n"
-	"not list. Every finding is reported, not only the first. With --selection,\n"
-	"check a copied subset of files against a selection manifest (seal select).\n"
-	"\n"
-	"  --seal SEAL.json      the seal to check against\n"
-	"  --seal-sha256 HEX     refuse a SEAL.json whose bytes hash differently\n"
-	"  --selection FILE      check DIR against a selection manifest\n"
-	"  --receipt FILE        also write the verification receipt to FILE\n"
-	"  --json                print the receipt as JSON on stdout\n"
-	"  --max-findings N      findings shown and kept in the receipt per check\n"
-	"                        (default 100; 0: all); every one is counted\n"
-	"  -h, --help            show this help\n"
-	"\n"
-	"Findings go to stderr as 'seal: MEMBER: what (expected X, found Y)', the verdict\n"
-	"to stdout. Exit status: 0 all members held, 1 a finding, 2 the check could not\n"
-	"be made.\n";
 
 struct verify_opts {
 	const char *seal, *seal_sha256, *selection, *receipt, *target;
@@ -234,28 +213,19 @@ static ev_status run_verify(const struct verify_opts *o, struct report *r, struc
 
 int seal_verify_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"help", no_argument, NULL, 'h'},
-		{"json", no_argument, NULL, 'j'},
-		{"max-findings", required_argument, NULL, 'M'},
-		{"receipt", required_argument, NULL, 'r'},
-		{"seal", required_argument, NULL, 's'},
-		{"seal-sha256", required_argument, NULL, 'p'},
-		{"selection", required_argument, NULL, 'S'},
-		{NULL, 0, NULL, 0},
-	};
 	struct verify_opts o = {.max_findings = EV_CLI_DEFAULT_MAX_FINDINGS};
 	int c;
+	struct ev_cli_getopt opts;
+	ev_cli_getopt_init(&opts, &seal_tool, "verify");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			fputs(help, stdout);
-			return 0;
+			return ev_cli_help(&seal_tool, "verify");
 		case 'j': o.json = 1; break;
 		case 'M':
 			if (ev_cli_parse_long(optarg, 0, 1000000, &o.max_findings))
-				return msg_usage("verify", "option --max-findings: expected 0-1000000, found '%s'",
+				return ev_cli_usage(&seal_tool, "verify", "option --max-findings: expected 0-1000000, found '%s'",
 						 optarg);
 			break;
 		case 'p': o.seal_sha256 = optarg; break;
@@ -263,19 +233,19 @@ int seal_verify_main(int argc, char **argv)
 		case 's': o.seal = optarg; break;
 		case 'S': o.selection = optarg; break;
 		default:
-			return msg_usage("verify", "%s", ev_cli_option_problem(argv));
+			return ev_cli_usage(&seal_tool, "verify", "%s", ev_cli_option_problem(argv));
 		}
 	}
 	if (optind + 1 != argc)
-		return msg_usage("verify", optind == argc ? "no DIR or ARCHIVE given"
+		return ev_cli_usage(&seal_tool, "verify", optind == argc ? "no DIR or ARCHIVE given"
 							  : "more than one target given");
 	o.target = argv[optind];
 	if (!o.seal && !o.selection)
-		return msg_usage("verify", "nothing to check against (--seal or --selection)");
+		return ev_cli_usage(&seal_tool, "verify", "nothing to check against (--seal or --selection)");
 	if (o.seal_sha256 && !o.seal)
-		return msg_usage("verify", "--seal-sha256 pins a --seal; none given");
+		return ev_cli_usage(&seal_tool, "verify", "--seal-sha256 pins a --seal; none given");
 	if (o.seal_sha256 && !ev_sha256_hex_valid(o.seal_sha256))
-		return msg_usage("verify", "option --seal-sha256: expected 64 lower-case hex digits");
+		return ev_cli_usage(&seal_tool, "verify", "option --seal-sha256: expected 64 lower-case hex digits");
 
 	ev_cli_catch_signals();
 	struct ev_error err;

@@ -79,33 +79,4 @@ ev_status ev_cli_findings_finish(struct ev_cli_findings *s, struct ev_error *err
 
 void ev_cli_findings_free(struct ev_cli_findings *s);
 
-/* A usage problem: "TOOL: reason", then "usage: SYNOPSIS" and a hint to run
- * "TOOL [SUBCOMMAND] --help". @return 2, the exit code for misuse. */
-int ev_cli_usage(const char *tool, const char *subcommand, const char *synopsis,
-		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-struct ev_cli_command {
-	const char *name;
-	int (*run)(int argc, char **argv); /* argv[0] is the command's name */
-};
-
-/* The main of a tool made of commands: ev_cli_init, then "--help", "-h"
- * or "help" print overview on stdout, "help COMMAND" runs COMMAND --help; "--version" prints the version; a
- * known command runs with the arguments after the tool's name; a missing
- * or unknown one goes to usage(NULL, reason), which returns the exit code.
- * @return the exit code. */
-int ev_cli_main(const char *tool, const char *overview, const struct ev_cli_command *commands,
-		size_t ncommands, int (*usage)(const char *subcommand, const char *fmt, ...),
-		int argc, char **argv);
-
-/* What was wrong with the option getopt_long just refused (it returned
- * '?'): "unknown option '--bogus'" or "option '--seal' needs a value".
- * Tools run with opterr 0 (ev_cli_main), so this is the one message. The
- * text lives until the next call. */
-const char *ev_cli_option_problem(char *const argv[]);
-
-/* Parse a decimal integer option in [min, max]. @return 0, or -1 when text
- * is not such a number. */
-int ev_cli_parse_long(const char *text, long min, long max, long *out);
-
 #endif

@@ -24,42 +24,19 @@
 #define MAX_ACCEPTS 64
 #define ACCEPTED_LISTED_MAX 1000
 
-#define SYNOPSIS_TAIL \
-	"continue --original RECEIPT [--original-sha256 HEX] (--accept CHECK=PATTERN | " \
-	"--accept-value CHECK=VALUE)... [--receipt FILE] [--json]"
-
-static void print_help(const char *tool, const struct ev_continuable *subs, size_t nsubs)
-{
-	printf("usage: %s " SYNOPSIS_TAIL "\n\n", tool);
-	printf("Continues failed receipts of");
-	for (size_t i = 0; i < nsubs; i++)
-		printf("%s '%s %s'", i ? "," : "", tool, subs[i].subcommand);
-	printf(".\n\n"
-	       "Continue a failed receipt without rewriting it: state exactly which differences\n"
-	       "are now understood and accepted, rerun the same command on the same\n"
-	       "inputs, and write a new receipt of kind continuation that names the original by\n"
-	       "its SHA-256, the accepted differences and the fresh result. The original is\n"
-	       "only read.\n"
-	       "\n"
-	       "  --original RECEIPT        the failed receipt (it records how it was run)\n"
-	       "  --original-sha256 HEX     refuse unless the original's bytes have this digest\n"
-	       "  --accept CHECK=PATTERN    accept a finding of the failed check CHECK whose found\n"
-	       "                            value matches PATTERN in full (POSIX extended regex)\n"
-	       "  --accept-value CHECK=VALUE  accept a finding of CHECK that found exactly VALUE\n"
-	       "  --receipt FILE            the continuation (default: beside the original, named\n"
-	       "                            after it: NAME-continuation.json)\n"
-	       "  --json                    print the continuation receipt on stdout\n"
-	       "  -h, --help                show this help\n"
-	       "\n"
-	       "A rule must name a check the original failed and accept at least one of its\n"
-	       "findings; a pattern that accepts an empty or any value is refused. The rerun\n"
-	       "must read inputs with the original's SHA-256s. For example, an Onload option dump\n"
-	       "line 'EF_POLL_USEC: 100000 (default: 0)' rejected by a parser is accepted, and\n"
-	       "nothing else, by --accept 'CHECK=[A-Z_]+: [0-9]+ \\(default: 0\\)'.\n"
-	       "\n"
-	       "Exit status: 0 the fresh run holds with the accepted differences, 1 a difference\n"
-	       "remains (named), 2 usage, refusal or I/O error (nothing written).\n");
-}
+const struct ev_cli_option ev_continue_options[] = {
+	{"accept", 0, "CHECK=PATTERN", 'a',
+	 "accept a finding of the failed check CHECK whose found\n"
+	 "value matches PATTERN in full (POSIX extended regex)"},
+	{"accept-value", 0, "CHECK=VALUE", 'v', "accept a finding of CHECK that found exactly VALUE"},
+	{"json", 0, NULL, 'j', "print the continuation receipt on stdout"},
+	{"original", 0, "RECEIPT", 'o', "the failed receipt (it records how it was run)"},
+	{"original-sha256", 0, "HEX", 's', "refuse unless the original's bytes have this digest"},
+	{"receipt", 0, "FILE", 'r',
+	 "the continuation (default: beside the original, named\n"
+	 "after it: NAME-continuation.json)"},
+	{NULL, 0, NULL, 0, NULL},
+};
 
 struct cont {
 	const char *tool, *original, *original_sha, *receipt_path;
@@ -449,42 +426,32 @@ static ev_status run(struct cont *c, const struct ev_continuable *subs, size_t n
 	return st;
 }
 
-int ev_continue_main(const char *tool, const struct ev_continuable *subs, size_t nsubs, int argc,
-		     char **argv)
+int ev_continue_main(const struct ev_cli_tool *cli, const struct ev_continuable *subs, size_t nsubs,
+		     int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"accept", required_argument, NULL, 'a'},
-		{"accept-value", required_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{"json", no_argument, NULL, 'j'},
-		{"original", required_argument, NULL, 'o'},
-		{"original-sha256", required_argument, NULL, 's'},
-		{"receipt", required_argument, NULL, 'r'},
-		{NULL, 0, NULL, 0},
-	};
+	const char *tool = cli->name;
 	struct cont c;
 	memset(&c, 0, sizeof c);
-	char synopsis[256];
-	snprintf(synopsis, sizeof synopsis, "%s " SYNOPSIS_TAIL, tool);
 	c.tool = tool;
+	struct ev_cli_getopt opts;
+	ev_cli_getopt_init(&opts, cli, "continue");
 	struct ev_error err;
 	ev_error_clear(&err);
 	int code = 2, opt;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
-			print_help(tool, subs, nsubs);
-			code = 0;
+			code = ev_cli_help(cli, "continue");
 			goto out;
 		case 'a':
 		case 'v':
 			if (c.naccepts == MAX_ACCEPTS) {
-				code = ev_cli_usage(tool, "continue", synopsis, "more than %d rules", MAX_ACCEPTS);
+				code = ev_cli_usage(cli, "continue", "more than %d rules", MAX_ACCEPTS);
 				goto out;
 			}
 			if (ev_accept_parse(&c.accepts[c.naccepts], optarg, opt == 'v', &err) != EV_OK) {
-				code = ev_cli_usage(tool, "continue", synopsis, "%s", err.text);
+				code = ev_cli_usage(cli, "continue", "%s", err.text);
 				goto out;
 			}
 			c.naccepts++;
@@ -493,20 +460,20 @@ int ev_continue_main(const char *tool, const struct ev_continuable *subs, size_t
 		case 'o': c.original = optarg; break;
 		case 's': c.original_sha = optarg; break;
 		case 'r': c.receipt_path = optarg; break;
-		default: code = ev_cli_usage(tool, "continue", synopsis, "%s", ev_cli_option_problem(argv)); goto out;
+		default: code = ev_cli_usage(cli, "continue", "%s", ev_cli_option_problem(argv)); goto out;
 		}
 	}
 	if (optind != argc) {
-		code = ev_cli_usage(tool, "continue", synopsis, "unexpected argument '%s'", argv[optind]);
+		code = ev_cli_usage(cli, "continue", "unexpected argument '%s'", argv[optind]);
 		goto out;
 	}
 	if (!c.original || !c.naccepts) {
-		code = ev_cli_usage(tool, "continue", synopsis,
+		code = ev_cli_usage(cli, "continue",
 				    "--original and at least one --accept or --accept-value are required");
 		goto out;
 	}
 	if (c.original_sha && strlen(c.original_sha) != EV_SHA256_HEX_LEN) {
-		code = ev_cli_usage(tool, "continue", synopsis, "--original-sha256: expected 64 hex digits, found '%s'",
+		code = ev_cli_usage(cli, "continue", "--original-sha256: expected 64 hex digits, found '%s'",
 				    c.original_sha);
 		goto out;
 	}

@@ -152,3 +152,14 @@ void ev_path_quote_bytes(const char *path, size_t len, char *out, size_t cap)
 {
 	quote(path, len, 0, out, cap);
 }
+
+int ev_path_join(char *out, size_t cap, const char *a, const char *b)
+{
+	int n = snprintf(out, cap, "%s/%s", a, b);
+	if (n < 0 || (size_t)n >= cap) {
+		if (cap)
+			out[0] = 0;
+		return -1;
+	}
+	return 0;
+}

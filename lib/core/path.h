@@ -46,4 +46,8 @@ void ev_path_quote(const char *path, size_t len, char *out, size_t cap);
  * \xHH: for names that look alike when printed (NFC and NFD forms). */
 void ev_path_quote_bytes(const char *path, size_t len, char *out, size_t cap);
 
+/* "a/b" into out (cap bytes). @return 0, or -1 (out emptied) when it does
+ * not fit. */
+int ev_path_join(char *out, size_t cap, const char *a, const char *b);
+
 #endif

@@ -90,7 +90,7 @@ test_expect_success 'misuse and refusals: named, exit 2, no receipt' '
 	test_must_be_absent k.json &&
 	"$AUDIT" series --help >help.txt && grep -q "^usage: audit series" help.txt &&
 	"$AUDIT" campaign --help >help.txt && grep -q "^usage: audit campaign CAMPAIGN_DIR -o OUTDIR" help.txt &&
-	"$AUDIT" --help >help.txt && grep -q "^  series \[--native REPORT\] SERIES" help.txt
+	"$AUDIT" --help >help.txt && grep -q "^  series  *every statistic a benchmark printed" help.txt
 '
 
 test_done

@@ -7,7 +7,7 @@
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
 test_expect_success 'capture --help lists the commands; each command has its own --help' '
-	"$CAPTURE" --help >out && grep -q "^  run PLAN -o DIR" out && grep -q "^  pin PLAN -o PINNED" out &&
+	"$CAPTURE" --help >out && grep -q "^  run  *run (or resume) the campaign of PLAN" out && grep -q "^  pin  *pin every program" out &&
 	"$CAPTURE" run --help >out && grep -q "^usage: capture run PLAN -o CAMPAIGN_DIR \[--degrade\] \[--allow-dirty\] \[--json\]" out &&
 	grep -q -- "--degrade" out &&
 	"$CAPTURE" pin --help >out && grep -q "^usage: capture pin \[--file PATH ...\] PLAN -o PINNED_PLAN" out &&

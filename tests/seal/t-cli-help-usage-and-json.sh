@@ -7,7 +7,7 @@ git_setup
 test_expect_success 'seal --help lists the commands and exits 0' '
 	"$SEAL" --help >help.txt &&
 	grep -q "^usage: seal <command>" help.txt &&
-	grep -q "^  create DIR -o OUTDIR" help.txt
+	grep -q "^  create  *seal DIR into OUTDIR" help.txt
 '
 
 test_expect_success 'every subcommand has --help on stdout' '

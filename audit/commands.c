@@ -1,0 +1,187 @@
+/* audit's commands, the one table: each command's synopsis, summary,
+ * description, options and notes, from which its --help, its usage errors
+ * and its getopt tables come (lib/cli/command.h). The man page's SYNOPSIS
+ * agrees with these synopses (tests/cli/t-help-synopses-agree-with-the-man-pages.sh). */
+#include "config.h"
+
+#include "lib/cli/continue_cli.h"
+#include "audit/audit.h"
+
+static const struct ev_cli_option journal_options[] = {
+	{"archive", 0, "ARCHIVE", 'a',
+	 "read the journals from a sealed archive, streamed; PATHs\n"
+	 "are then member paths of the sealed tree"},
+	{"dict", 0, "DICT", 'd',
+	 "a QuickFIX data dictionary (repeatable; default: FIXT11.xml\n"
+	 "and FIX50.xml, share/evidence/fix)"},
+	{"format", 0, "KIND", 'f',
+	 "llfix (a directory of N.bin), raw, qf-store, qf-log\n"
+	 "(default: told from each PATH)"},
+	{"jobs", 0, "N", 'J',
+	 "pairs audited at once (default: the cores)"},
+	EV_CLI_OPTION_JSON('j'),
+	{"max-findings", 0, "N", 'M',
+	 "findings shown per rule and side (default 10; 0: all);\n"
+	 "all are counted"},
+	{"measured", 0, "N", 'm',
+	 "measured orders (default: the spec's)"},
+	{"receipt", 0, "FILE", 'o',
+	 "the audit receipt (default: audit-journal-TIME.json here)"},
+	{"receiver", 0, "PATH", 'R',
+	 "the receiver's incoming journal (the pair's other side)"},
+	{"receiver-format", 0, "KIND", 'G',
+	 "the format of the receivers' journals alone"},
+	{"seal", 0, "SEAL.json", 'S',
+	 "the archive's seal (required with --archive)"},
+	EV_CLI_OPTION_SEAL_SHA256('P'),
+	{"sender", 0, "PATH", 's',
+	 "the sender's outgoing journal (repeatable: one per pair)"},
+	{"sender-compid", 0, "ID", 'c',
+	 "keep only messages with SenderCompID ID in a log holding\n"
+	 "both directions (default for qf-log: the spec's 49)"},
+	{"sender-format", 0, "KIND", 'F',
+	 "the format of the senders' journals alone (a QuickFIX\n"
+	 "store against an llfix journal, say)"},
+	{"spec", 0, "SPEC", 'p',
+	 "the expectation spec (default: the llfix TX NewOrderSingle\n"
+	 "spec, share/evidence/audit/llfix-tx-new-order.json)"},
+	{"warmups", 0, "N", 'w',
+	 "warmup orders (default: the spec's)"},
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command audit_journal_command = {
+	.name = "journal",
+	.run = audit_journal_main,
+	.synopsis = "audit journal [--spec SPEC] [--dict DICT ...] [--format KIND] [--sender-format KIND] "
+		"[--receiver-format KIND] --sender PATH --receiver PATH [--sender PATH --receiver PATH "
+		"...] [--archive ARCHIVE --seal SEAL.json [--seal-sha256 HEX]] [--warmups N] [--measured "
+		"N] [--sender-compid ID] [--jobs N] [--max-findings N] [--receipt FILE] [--json]\n"
+		"audit journal [options] (--sender PATH | --receiver PATH)",
+	.summary = "every FIX message both endpoints persisted: envelope,\n"
+		"dictionary, session and spec rules, counts, and the two\n"
+		"copies against each other",
+	.description = "Re-read every record of the journals both endpoints of a benchmark pair persisted\n"
+		"and prove, without trusting the benchmark: each message is well-formed FIX\n"
+		"(BodyLength, CheckSum, field syntax), obeys the data dictionary (required fields,\n"
+		"tags of its type, no empty or repeated tag, enumerations, data formats, repeating\n"
+		"groups) and the session (CompIDs, SendingTime, MsgSeqNum without gap or\n"
+		"duplicate); each order carries what the spec says, ClOrdIDs count up without a\n"
+		"gap; the orders are exactly warmups + measured; and the sender's and receiver's\n"
+		"orders agree byte for byte, record for record. Pairs are audited in parallel.\n",
+	.options = journal_options,
+	.notes = "Findings go to stderr as 'audit: pair N SIDE: FILE: record R (byte B): RULE: what\n"
+		"(expected X, found Y)'. Exit status: 0 every rule held, 1 a finding (the receipt\n"
+		"says which), 2 the audit could not be made.\n",
+};
+
+static const struct ev_cli_option series_options[] = {
+	{"delay", 0, "SERIES", 'd',
+	 "a paced run's scheduler-delay series, with --rate"},
+	{"journal", 0, "DIR", 'J',
+	 "the sender's llfix journal: label each measured call whose\n"
+	 "record first wrote a new page, and compare the cohorts"},
+	EV_CLI_OPTION_JSON('j'),
+	{"native", 0, "REPORT", 'n',
+	 "the benchmark's own statistics: an llfix statistics block,\n"
+	 "sockperf's summary, or the reference pair's JSON report"},
+	{"page-size", 0, "BYTES", 'P',
+	 "the page of the cohorts (default 4096)"},
+	{"quantile", 0, "P", 'q',
+	 "a percentile to compute besides (repeatable; default without\n"
+	 "--native: 50, 95, 99, 99.9)"},
+	{"rate", 0, "R", 'r',
+	 "the rate the run was paced at (orders a second)"},
+	{"receipt", 0, "FILE", 'o',
+	 "the audit receipt (default: audit-series-TIME.json here)"},
+	{"rule", 0, "RULE", 'R',
+	 "nearest-rank, floor-index, round-half-up or linear, for the\n"
+	 "quantiles of --quantile (default: the report's, else nearest-rank)"},
+	{"sockperf-clock", 0, "C", 'C',
+	 "the clock sockperf ran on: tsc (its default) or monotonic\n"
+	 "(--no-rdtsc); only on tsc may a value rebuilt from its log\n"
+	 "be 1 ns off its own, and only in that conversion's direction"},
+	{"threshold", 0, "T", 'T',
+	 "calls above T ticks are slow (default: the recomputed p99)"},
+	{"warmups", 0, "N", 'w',
+	 "warmup orders before the measured ones (with --journal)"},
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command audit_series_command = {
+	.name = "series",
+	.run = audit_series_main,
+	.synopsis = "audit series [--native REPORT] [--sockperf-clock tsc|monotonic] [--rule RULE] "
+		"[--quantile P ...] [--delay SERIES --rate R] [--journal DIR --warmups N] [--threshold T] "
+		"[--receipt FILE] [--json] SERIES",
+	.summary = "every statistic a benchmark printed, recomputed from its\n"
+		"raw series with its own rule",
+	.description = "Recompute, from a raw per-call latency series, every statistic a benchmark\n"
+		"printed about it, with the rule its tool uses, and set each beside the printed\n"
+		"one: exact for integers, in the tool's own notation for the rest (%g, %f,\n"
+		"usec with three decimals). Quantiles are exact (integer ranks, selection in\n"
+		"place); the mean is the exact sum over the count. Nothing is rescaled.\n"
+		"\n"
+		"SERIES is evidence's raw series (binary or its CSV twin) or sockperf's --full-log.\n",
+	.options = series_options,
+	.notes = "Exit status: 0 every statistic agreed and the series held together, 1 a\n"
+		"statistic differs or the series is damaged (the receipt says which), 2 usage\n"
+		"or I/O error.\n",
+};
+
+static const struct ev_cli_option campaign_options[] = {
+	{"json", 0, NULL, 'j',
+	 "print the summary on stdout"},
+	{"output", 'o', "OUTDIR", 'o',
+	 "the summary directory (must not exist)"},
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command audit_campaign_command = {
+	.name = "campaign",
+	.run = audit_campaign_main,
+	.synopsis = "audit campaign CAMPAIGN_DIR -o OUTDIR [--json]",
+	.summary = "every run of a captured campaign audited, and summed up\n"
+		"per cell as the median of its runs, with tables and an\n"
+		"HTML report",
+	.description = "Audit every run of a campaign that capture recorded (CAMPAIGN_DIR/runs/*/run.json):\n"
+		"recompute each run's statistics from its raw series with the rule its benchmark\n"
+		"used and check what the benchmark printed, audit both endpoints' FIX journals,\n"
+		"and sum the campaign up per arm and cell as the median of the runs' statistics\n"
+		"(every run still shown, the largest maximum across runs; samples are never\n"
+		"pooled). A run's files are found by the names of its sender's outputs: series,\n"
+		"report, delay_series, journal, and log (sockperf's --full-log); the peer's\n"
+		"journal. OUTDIR (new) gets summary.json, summary.md (a table per arm),\n"
+		"report.html (SVG plots, nothing fetched), audit-journal.json and receipt.json.\n",
+	.options = campaign_options,
+	.notes = "Exit status: 0 everything held, 1 a statistic, a series or a journal did not\n"
+		"(the receipt says which), 2 usage or I/O error.\n",
+};
+
+static const struct ev_cli_command audit_continue_command = {
+	.name = "continue",
+	.run = audit_continue_main,
+	.synopsis = "audit " EV_CONTINUE_SYNOPSIS,
+	.summary = "a failed journal or series receipt continued: its\n"
+		"understood differences accepted, rerun",
+	.description = "Continues failed receipts of 'audit journal', 'audit series'.\n\n" EV_CONTINUE_DESCRIPTION,
+	.options = ev_continue_options,
+	.notes = EV_CONTINUE_NOTES,
+};
+
+static const struct ev_cli_command *const commands[] = {
+	&audit_journal_command,
+	&audit_series_command,
+	&audit_campaign_command,
+	&audit_continue_command,
+	NULL,
+};
+
+const struct ev_cli_tool audit_tool = {
+	.name = "audit",
+	.description = "Recompute, from the raw data a benchmark left, every count, checksum, sequence\n"
+		"and order it claims, without trusting the benchmark or the host that ran it.\n",
+	.epilogue = "Exit status: 0 everything held, 1 a check failed (the receipt says which),\n"
+		"2 usage, I/O or environment error (nothing is claimed).\n",
+	.commands = commands,
+};

@@ -1,0 +1,83 @@
+/* capture's commands, the one table: each command's synopsis, summary,
+ * description, options and notes, from which its --help, its usage errors
+ * and its getopt tables come (lib/cli/command.h). The man page's SYNOPSIS
+ * agrees with these synopses (tests/cli/t-help-synopses-agree-with-the-man-pages.sh). */
+#include "config.h"
+
+#include "capture/capture.h"
+
+static const struct ev_cli_option run_options[] = {
+	{"allow-dirty", 0, NULL, 'A',
+	 "run even when a source repository has uncommitted changes,\n"
+	 "and record the tree as dirty (default: refuse)"},
+	{"degrade", 0, NULL, 'D',
+	 "without the rights for namespaces or PM QoS, run anyway and\n"
+	 "record what could not be done (default: refuse such a plan)"},
+	EV_CLI_OPTION_JSON('j'),
+	{"output", 'o', "DIR", 'o',
+	 "the campaign directory (new, or one to resume)"},
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command capture_run_command = {
+	.name = "run",
+	.run = capture_run_main,
+	.synopsis = "capture run PLAN -o CAMPAIGN_DIR [--degrade] [--allow-dirty] [--json]",
+	.summary = "run (or resume) the campaign of PLAN in a directory",
+	.description = "Run every pair of a campaign plan in its order (balanced: A B C C B A ...), each\n"
+		"a fresh sender and peer pinned to their CPUs, in network namespaces of their own\n"
+		"joined by a veth pair when the plan says so, PM QoS held for the arms that ask.\n"
+		"Before each launch every program and launcher is checked against the plan's pins;\n"
+		"a binary the plan's \"sources\" tie to a repository gets its commit, tree id and\n"
+		"whether the working tree was clean recorded (a dirty tree is refused).\n"
+		"Each run's directory (runs/NNN-ARM-CELL-K) gets run.json (argv, environment,\n"
+		"binaries with SHA-256, PIDs and start times, CPUs read back, namespace inodes,\n"
+		"exit codes, wall times, before/after snapshots), native/ (stdout and stderr) and\n"
+		"observe/ (TCP state sampled during the run); the campaign gets plan.json,\n"
+		"policy.json (the OS settings) and a capture receipt.\n"
+		"\n"
+		"Run again on the same directory to resume: completed runs are kept, never\n"
+		"repeated; a run cut short is moved to interrupted/ and run again. A run whose\n"
+		"process failed is kept and marked, never retried.\n",
+	.options = run_options,
+	.notes = "Exit status: 0 every run held, 1 a run failed (the receipt says which),\n"
+		"2 usage, refused plan, environment error or interrupted (nothing is claimed).\n",
+};
+
+static const struct ev_cli_option pin_options[] = {
+	{"file", 'f', "PATH", 'f',
+	 "pin this file too (repeatable)"},
+	{"output", 'o', "FILE", 'o',
+	 "the pinned plan"},
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command capture_pin_command = {
+	.name = "pin",
+	.run = capture_pin_main,
+	.synopsis = "capture pin [--file PATH ...] PLAN -o PINNED_PLAN",
+	.summary = "pin every program the plan runs by its SHA-256",
+	.description = "Write PLAN again with \"pins\": the SHA-256 of every program and launcher its cells\n"
+		"name, and of every other file pinned already or named with --file (a config, an\n"
+		"Onload profile, a helper's input), as the files are now. Each must be an absolute\n"
+		"path to a regular file (not a symbolic link) owned by root or by you and writable\n"
+		"by its owner alone: capture run checks every pinned file so before each run, and\n"
+		"what it would refuse is refused here and named. PINNED_PLAN must not exist.\n",
+	.options = pin_options,
+};
+
+static const struct ev_cli_command *const commands[] = {
+	&capture_run_command,
+	&capture_pin_command,
+	NULL,
+};
+
+const struct ev_cli_tool capture_tool = {
+	.name = "capture",
+	.description = "Run a latency campaign's native pairs (a sender and its peer, fresh processes on\n"
+		"their own CPUs, in network namespaces of their own, in a balanced order) and\n"
+		"record everything that could change a result.\n",
+	.epilogue = "Exit status: 0 every run held, 1 a run failed (the receipt says which),\n"
+		"2 usage, refused plan, environment error or interrupted (nothing is claimed).\n",
+	.commands = commands,
+};

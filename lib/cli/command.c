@@ -1,0 +1,205 @@
+#include "config.h"
+#include "lib/cli/command.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cli/cli.h"
+
+/* The widest an option's label may be before its help starts on the same
+ * line after two spaces instead of in the column. */
+#define LABEL_MAX 28
+
+const struct ev_cli_command *ev_cli_command_named(const struct ev_cli_tool *tool, const char *name)
+{
+	for (const struct ev_cli_command *const *c = tool->commands; name && *c; c++)
+		if (strcmp((*c)->name, name) == 0)
+			return *c;
+	return NULL;
+}
+
+/* "  -o, --output OUTDIR", or "      --gzip" under options with letters
+ * and "  --gzip" where only -h has one. */
+static void option_label(const struct ev_cli_option *o, int lettered, char *out, size_t cap)
+{
+	if (o->letter)
+		snprintf(out, cap, "  -%c, --%s%s%s", o->letter, o->name, o->value ? " " : "", o->value ? o->value : "");
+	else
+		snprintf(out, cap, "%s--%s%s%s", lettered ? "      " : "  ", o->name, o->value ? " " : "",
+			 o->value ? o->value : "");
+}
+
+/* Lines of text, each after indent spaces but the first. */
+static void print_indented(const char *text, int indent)
+{
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		if (p != text)
+			printf("%*s", indent, "");
+		printf("%.*s\n", (int)n, p);
+		p += n + (nl != NULL);
+	}
+}
+
+static void print_synopsis(FILE *stream, const char *synopsis)
+{
+	fputs("usage: ", stream);
+	for (const char *p = synopsis; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		fprintf(stream, "%s%.*s\n", p == synopsis ? "" : "       ", (int)n, p);
+		p += n + (nl != NULL);
+	}
+}
+
+static void tool_synopsis(const struct ev_cli_tool *tool, char *out, size_t cap)
+{
+	size_t n = (size_t)snprintf(out, cap, "%s <command> [options]   (commands:", tool->name);
+	for (const struct ev_cli_command *const *c = tool->commands; *c && n < cap; c++)
+		n += (size_t)snprintf(out + n, cap - n, "%s %s", c == tool->commands ? "" : ",", (*c)->name);
+	if (n < cap)
+		snprintf(out + n, cap - n, ")");
+}
+
+static void print_overview(const struct ev_cli_tool *tool)
+{
+	printf("usage: %s <command> [options]\n\n%s\ncommands:\n", tool->name, tool->description);
+	for (const struct ev_cli_command *const *c = tool->commands; *c; c++) {
+		printf("  %-10s ", (*c)->name);
+		print_indented((*c)->summary, 13);
+	}
+	printf("\n'%s help <command>' describes each one; 'man %s' has the details.\n%s", tool->name, tool->name,
+	       tool->epilogue);
+}
+
+int ev_cli_help(const struct ev_cli_tool *tool, const char *command)
+{
+	const struct ev_cli_command *c = ev_cli_command_named(tool, command);
+	if (!c)
+		return ev_cli_usage(tool, NULL, "unknown command '%s'", command ? command : "");
+	static const struct ev_cli_option help = {"help", 'h', NULL, 'h', "show this help"};
+	print_synopsis(stdout, c->synopsis);
+	printf("\n%s\n", c->description);
+	int column = 0, lettered = 0;
+	char label[128];
+	for (const struct ev_cli_option *o = c->options; o && o->name; o++)
+		lettered |= o->letter != 0;
+	for (const struct ev_cli_option *o = c->options; o && o->name; o++) {
+		option_label(o, lettered, label, sizeof label);
+		int n = (int)strlen(label) + 2;
+		if (o->help && n > column && n <= LABEL_MAX)
+			column = n;
+	}
+	if (column < 24)
+		column = 24;
+	for (const struct ev_cli_option *o = c->options;; o++) {
+		const struct ev_cli_option *shown = o && o->name ? o : &help;
+		if (shown->help) {
+			option_label(shown, lettered, label, sizeof label);
+			if ((int)strlen(label) + 2 > column)
+				printf("%s  ", label);
+			else
+				printf("%-*s", column, label);
+			print_indented(shown->help, column);
+		}
+		if (shown == &help)
+			break;
+	}
+	if (c->notes)
+		printf("\n%s", c->notes);
+	return 0;
+}
+
+int ev_cli_usage_synopsis(const char *tool, const char *command, const char *synopsis, const char *reason)
+{
+	fprintf(stderr, "%s: %s\n", tool, reason);
+	print_synopsis(stderr, synopsis);
+	fprintf(stderr, "Try '%s %s%s--help' for more.\n", tool, command ? command : "", command ? " " : "");
+	return 2;
+}
+
+int ev_cli_usage(const struct ev_cli_tool *tool, const char *command, const char *fmt, ...)
+{
+	char reason[512], overview[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof reason, fmt, ap);
+	va_end(ap);
+	const struct ev_cli_command *c = ev_cli_command_named(tool, command);
+	if (!c)
+		tool_synopsis(tool, overview, sizeof overview);
+	return ev_cli_usage_synopsis(tool->name, c ? c->name : NULL, c ? c->synopsis : overview, reason);
+}
+
+void ev_cli_getopt_init(struct ev_cli_getopt *g, const struct ev_cli_tool *tool, const char *command)
+{
+	const struct ev_cli_command *c = ev_cli_command_named(tool, command);
+	size_t n = 0, s = 0;
+	memset(g, 0, sizeof *g);
+	g->shortopts[s++] = 'h';
+	for (const struct ev_cli_option *o = c ? c->options : NULL; o && o->name && n < EV_CLI_MAX_OPTIONS; o++) {
+		g->longopts[n++] = (struct option){o->name, o->value ? required_argument : no_argument, NULL, o->key};
+		if (o->letter) {
+			g->shortopts[s++] = o->letter;
+			if (o->value)
+				g->shortopts[s++] = ':';
+		}
+	}
+	g->longopts[n] = (struct option){"help", no_argument, NULL, 'h'};
+}
+
+const char *ev_cli_option_problem(char *const argv[])
+{
+	static char text[320];
+	const char *word = optind > 0 ? argv[optind - 1] : "";
+	if (optopt && strncmp(word, "--", 2) == 0)
+		snprintf(text, sizeof text, "option '%.250s' needs a value", word);
+	else if (optopt) /* the tools' one short option, -h, takes no value */
+		snprintf(text, sizeof text, "unknown option '-%c'", optopt);
+	else
+		snprintf(text, sizeof text, "unknown option '%.250s'", word);
+	return text;
+}
+
+int ev_cli_parse_long(const char *text, long min, long max, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(text, &end, 10);
+	if (errno || end == text || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int ev_cli_main(const struct ev_cli_tool *tool, int argc, char **argv)
+{
+	ev_cli_init();
+	opterr = 0; /* a bad option is named once, by the tool, with its usage */
+	if (argc < 2)
+		return ev_cli_usage(tool, NULL, "no command given");
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "help") == 0 && argc > 2) { /* TOOL help COMMAND: the command's own help */
+		const struct ev_cli_command *c = ev_cli_command_named(tool, argv[2]);
+		if (!c)
+			return ev_cli_usage(tool, NULL, "unknown command '%s'", argv[2]);
+		char *args[] = {argv[2], (char *)"--help", NULL};
+		return c->run(2, args);
+	}
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+		print_overview(tool);
+		return 0;
+	}
+	if (strcmp(cmd, "--version") == 0) {
+		printf("%s (evidence) %s\n", tool->name, PACKAGE_VERSION);
+		return 0;
+	}
+	const struct ev_cli_command *c = ev_cli_command_named(tool, cmd);
+	if (!c)
+		return ev_cli_usage(tool, NULL, "unknown command '%s'", cmd);
+	return c->run(argc - 1, argv + 1);
+}

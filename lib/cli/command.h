@@ -1,0 +1,104 @@
+/* command: a tool's commands and their options, in one table per tool.
+ *
+ * Each tool describes itself once (TOOL/commands.c): for every command
+ * its name, synopsis, one-line summary, description, a table of typed
+ * options sorted by name, and notes. From that one table come the
+ * overview (TOOL --help), each command's --help, the synopsis every usage
+ * error shows, and the getopt tables the command parses with; the man
+ * pages' SYNOPSIS sections are tested against the same synopses
+ * (tests/cli/t-help-synopses-agree-with-the-man-pages.sh). Like cli.h, it
+ * writes text, to stdout (help) and stderr (usage errors). No global
+ * state beyond getopt's own.
+ */
+#ifndef EV_COMMAND_H
+#define EV_COMMAND_H
+
+#include <getopt.h>
+#include <stddef.h>
+
+/* One option. key is what getopt_long returns for it (the letter, when
+ * the option has one); value names its argument (NULL: a flag). help is
+ * one or more lines ('\n' between them); NULL hides the option from help
+ * (an older name that another option's help mentions). -h/--help is
+ * added to every command. */
+struct ev_cli_option {
+	const char *name;
+	char letter;
+	const char *value;
+	int key;
+	const char *help;
+};
+
+#define EV_CLI_MAX_OPTIONS 32
+
+/* Options that mean the same in every command that takes them, spelled
+ * once (doc/design.md, "Commands, options and help"). */
+#define EV_CLI_OPTION_SEAL_SHA256(key) \
+	{"seal-sha256", 0, "HEX", key, "refuse a SEAL.json whose bytes hash differently"}
+#define EV_CLI_OPTION_JSON(key) {"json", 0, NULL, key, "print the receipt as JSON on stdout"}
+#define EV_CLI_OPTION_MAX_FINDINGS(key) \
+	{"max-findings", 0, "N", key, \
+	 "findings shown and kept in the receipt per check\n" \
+	 "(default 100; 0: all); every one is counted"}
+
+struct ev_cli_command {
+	const char *name;
+	int (*run)(int argc, char **argv);   /* argv[0] is the command's name */
+	const char *synopsis;    /* "seal create [--gzip] ... DIR -o OUTDIR"; alternatives on lines of their own */
+	const char *summary;     /* its line in the overview */
+	const char *description; /* paragraphs after the synopsis */
+	const struct ev_cli_option *options; /* sorted by name, ended by an entry without a name */
+	const char *notes;       /* paragraphs after the options (exit status...), or NULL */
+};
+
+struct ev_cli_tool {
+	const char *name;
+	const char *description; /* the overview's paragraphs */
+	const char *epilogue;    /* after the command list */
+	const struct ev_cli_command *const *commands; /* NULL-ended, in the overview's order */
+};
+
+/* The main of a tool: ev_cli_init, then "--help", "-h" or "help" print the
+ * overview on stdout, "help COMMAND" runs COMMAND --help, "--version"
+ * prints the version, a known command runs with the arguments after the
+ * tool's name; a missing or unknown one is a usage error.
+ * @return the exit code. */
+int ev_cli_main(const struct ev_cli_tool *tool, int argc, char **argv);
+
+/* The command called name, or NULL. */
+const struct ev_cli_command *ev_cli_command_named(const struct ev_cli_tool *tool, const char *name);
+
+/* Print command's help on stdout: usage, description, options, notes.
+ * @return 0, the exit code of --help. */
+int ev_cli_help(const struct ev_cli_tool *tool, const char *command);
+
+/* A usage problem: "TOOL: reason", then "usage: SYNOPSIS" (command's, or
+ * the tool's when command is NULL) and a hint to run "TOOL [COMMAND]
+ * --help", on stderr. @return 2, the exit code for misuse. */
+int ev_cli_usage(const struct ev_cli_tool *tool, const char *command, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The same from a bare synopsis, for a command whose table is assembled
+ * at run time (continue_cli). */
+int ev_cli_usage_synopsis(const char *tool, const char *command, const char *synopsis, const char *reason);
+
+/* getopt_long's tables for command: its options and -h/--help. */
+struct ev_cli_getopt {
+	struct option longopts[EV_CLI_MAX_OPTIONS + 2];
+	char shortopts[3 * EV_CLI_MAX_OPTIONS + 2];
+};
+
+/* Fill g from the command's table (at most EV_CLI_MAX_OPTIONS options). */
+void ev_cli_getopt_init(struct ev_cli_getopt *g, const struct ev_cli_tool *tool, const char *command);
+
+/* What was wrong with the option getopt_long just refused (it returned
+ * '?'): "unknown option '--bogus'" or "option '--seal' needs a value".
+ * Tools run with opterr 0 (ev_cli_main), so this is the one message. The
+ * text lives until the next call. */
+const char *ev_cli_option_problem(char *const argv[]);
+
+/* Parse a decimal integer option in [min, max]. @return 0, or -1 when text
+ * is not such a number. */
+int ev_cli_parse_long(const char *text, long min, long max, long *out);
+
+#endif

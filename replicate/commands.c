@@ -1,0 +1,237 @@
+/* replicate's commands, the one table: each command's synopsis, summary,
+ * description, options and notes, from which its --help, its usage errors
+ * and its getopt tables come (lib/cli/command.h). The man page's SYNOPSIS
+ * agrees with these synopses (tests/cli/t-help-synopses-agree-with-the-man-pages.sh). */
+#include "config.h"
+
+#include "lib/cli/continue_cli.h"
+#include "replicate/replicate.h"
+
+static const struct ev_cli_option verify_options[] = {
+	{"archive-sha256", 0, "HEX", 'a',
+	 "the archive's own SHA-256 must be HEX (a check)"},
+	EV_CLI_OPTION_JSON('j'),
+	EV_CLI_OPTION_MAX_FINDINGS('M'),
+	{"receipt", 0, "FILE", 'r',
+	 "write the receipt to FILE (never replaced)"},
+	{"receipt-dir", 0, "DIR", 'd',
+	 "write it into DIR as replica-HOST-TIME.json\n"
+	 "(default: the directory holding ARCHIVE)"},
+	{"seal", 0, "SEAL.json", 's',
+	 "the seal to check against"},
+	EV_CLI_OPTION_SEAL_SHA256('p'),
+	{"sign-key", 0, "KEY", 'k',
+	 "sign the receipt with this Ed25519 key (replicate keygen)"},
+	{"stop-when-stdin-closes", 0, NULL, 'w',
+	 "ends: replicate push runs its verifiers so, to end\n"
+	 "them when it ends"},
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command replicate_verify_command = {
+	.name = "verify",
+	.run = replicate_verify_main,
+	.synopsis = "replicate verify --seal SEAL.json [--seal-sha256 HEX] [--archive-sha256 HEX] [--receipt "
+		"FILE | --receipt-dir DIR] [--sign-key KEY] [--max-findings N] [--json] ARCHIVE",
+	.summary = "check every member of an archive; write a receipt",
+	.description = "Stream ARCHIVE once, never extracting it, and check every member against the\n"
+		"seal: present once, in seal order, type, size, mode, SHA-256; the embedded\n"
+		"SEAL.json equal to the seal; nothing outside the seal, nothing behind the end.\n"
+		"Absolute names, '..', backslashes, links, devices, FIFOs and names that collide\n"
+		"where case or Unicode normalization is ignored are refused. Every finding is\n"
+		"reported, and a replica receipt records every check.\n",
+	.options = verify_options,
+	.notes = "Findings go to stderr as 'replicate: MEMBER: what (expected X, found Y)'.\n"
+		"Exit status: 0 every member held, 1 a finding (the receipt says which),\n"
+		"2 the check could not be made (no receipt).\n",
+};
+
+static const struct ev_cli_option push_options[] = {
+	{"json", 0, NULL, 'j',
+	 "print a summary as JSON on stdout"},
+	{"receipt-dir", 0, "DIR", 'r',
+	 "where the receipts are kept here (default: ARCHIVE's\n"
+	 "directory); --receipts DIR is its older name"},
+	{"receipts", 0, "DIR", 'r',
+	 NULL},
+	{"remote-replicate", 0, "PATH", 'R',
+	 "replicate on the far hosts (default: replicate)"},
+	{"remote-sign-key", 0, "PATH", 'K',
+	 "a key on the far hosts to sign their receipts with"},
+	{"seal", 0, "SEAL.json", 's',
+	 "the seal the archive was made with"},
+	EV_CLI_OPTION_SEAL_SHA256('p'),
+	{"sign-key", 0, "KEY", 'k',
+	 "sign the receipt made here"},
+	{"ssh", 0, "PROGRAM", 'S',
+	 "the ssh client (default: ssh)"},
+	{"ssh-config", 0, "FILE", 'F',
+	 "passed to ssh as -F FILE"},
+	{"ssh-option", 0, "OPT", 'O',
+	 "passed to ssh as -o OPT (repeatable)"},
+	{"timeout", 0, "S", 't',
+	 "seconds without progress before a destination is\n"
+	 "given up (default 60)"},
+	{"to", 0, "[HOST:]DIR", 'T',
+	 "a destination (repeatable, at least one)"},
+	{"trust", 0, "FILE", 'u',
+	 "check every receipt's signature against these keys"},
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command replicate_push_command = {
+	.name = "push",
+	.run = replicate_push_main,
+	.synopsis = "replicate push ARCHIVE --seal SEAL.json [--seal-sha256 HEX] --to [HOST:]DIR [--to ...] "
+		"[--receipt-dir DIR] [--timeout S] [--ssh PROGRAM] [--ssh-config FILE] [--ssh-option OPT "
+		"...] [--remote-replicate PATH] [--sign-key KEY] [--remote-sign-key PATH] [--trust FILE "
+		"...] [--json]",
+	.summary = "copy archive and seal to hosts (ssh) or directories, verify\n"
+		"there, fetch and compare the receipts",
+	.description = "Copy ARCHIVE and SEAL.json to every destination at once, verify the copy there\n"
+		"(replicate verify), fetch each receipt, verify ARCHIVE here too, and compare all\n"
+		"the receipts. HOST:DIR goes through ssh with your own configuration (ports,\n"
+		"keys, jump hosts); a plain DIR (or one starting with / or ./) is a local copy.\n"
+		"Transfers resume where an interrupted one stopped and never leave a partial\n"
+		"file at the final name; a destination that makes no progress for --timeout\n"
+		"seconds is stopped and reported, and the others go on.\n",
+	.options = push_options,
+	.notes = "Exit status: 0 every destination holds a verified copy and every receipt\n"
+		"agrees; 1 a receipt failed or they disagree; 2 a destination could not be\n"
+		"reached or written (the others are still reported).\n",
+};
+
+static const struct ev_cli_option compare_options[] = {
+	{"json", 0, NULL, 'j',
+	 "print the comparison as JSON on stdout"},
+	{"trust", 0, "FILE", 't',
+	 "trust the Ed25519 public keys in FILE (PEM; repeatable); then\n"
+	 "every receipt must carry a signature by one of them that\n"
+	 "verifies: unsigned, unknown-key and altered receipts fail"},
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command replicate_compare_command = {
+	.name = "compare",
+	.run = replicate_compare_main,
+	.synopsis = "replicate compare [--trust FILE ...] [--json] RECEIPT...",
+	.summary = "do receipts agree, and where do they differ",
+	.description = "Say whether receipts agree on their comparable part (everything but paths,\n"
+		"hosts, times and signatures) and, where one differs from the first, exactly\n"
+		"which input, fact, member check or result differs. A receipt edited after it\n"
+		"was written is named as such.\n",
+	.options = compare_options,
+	.notes = "Exit status: 0 the receipts agree (and, with --trust, are all signed by trusted\n"
+		"keys), 1 they do not, 2 a receipt could not be read.\n",
+};
+
+static const struct ev_cli_option keygen_options[] = {
+	{"output", 'o', "NAME", 'o',
+	 "where the pair goes"},
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command replicate_keygen_command = {
+	.name = "keygen",
+	.run = replicate_keygen_main,
+	.synopsis = "replicate keygen -o NAME",
+	.summary = "make an Ed25519 key pair for signing receipts",
+	.description = "Make an Ed25519 key pair for signing receipts: NAME.key (PKCS#8 PEM, mode\n"
+		"0600 from the moment it exists) and NAME.pub (PEM, 0644). Neither file may\n"
+		"exist already; keys are never overwritten. Give NAME.pub to whoever compares\n"
+		"receipts (replicate compare --trust NAME.pub); keep NAME.key on the host\n"
+		"that signs (replicate verify --sign-key NAME.key).\n",
+	.options = keygen_options,
+};
+
+static const struct ev_cli_option prune_options[] = {
+	{"json", 0, NULL, 'j',
+	 "print the cleanup receipt on stdout"},
+	{"min-hosts", 0, "N", 'm',
+	 "distinct hosts required (default 2)"},
+	{"receipt", 0, "FILE", 'o',
+	 "the cleanup receipt (default: cleanup-NAME-TIME.json\n"
+	 "beside DIR)"},
+	{"receipts", 0, "R ...", 'r',
+	 "replica receipts (the words after it up to the next\n"
+	 "option, and any before DIR, are receipts)"},
+	{"seal", 0, "SEAL.json", 's',
+	 "the seal DIR was sealed with"},
+	EV_CLI_OPTION_SEAL_SHA256('p'),
+	{"selection", 0, "FILE", 'S',
+	 "DIR is a copy of this selection of the seal"},
+	{"trust", 0, "FILE", 't',
+	 "require receipts signed by these keys (repeatable); hosts\n"
+	 "are then counted by signing key"},
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command replicate_prune_command = {
+	.name = "prune",
+	.run = replicate_prune_main,
+	.synopsis = "replicate prune --seal SEAL.json [--seal-sha256 HEX] --receipts R1 R2 ... [--min-hosts "
+		"N] [--trust FILE ...] [--selection FILE] [--receipt FILE] [--json] DIR",
+	.summary = "remove a directory once enough hosts hold verified copies",
+	.description = "Remove DIR (a completed runtime or staging directory) only when all of these\n"
+		"hold, and otherwise remove nothing and say every reason:\n"
+		"  - at least --min-hosts distinct hosts' receipts (replicate verify) for this\n"
+		"    exact seal pass, are intact and agree with each other;\n"
+		"  - DIR still matches the seal member for member (or, with --selection, holds\n"
+		"    exactly the selected members), with nothing else in it;\n"
+		"  - no process recorded in DIR's run.json files is still running (same PID and\n"
+		"    start time);\n"
+		"  - nothing in DIR is a link or another mounted file system.\n"
+		"Nothing outside DIR is touched and no link is followed. DIR is moved aside,\n"
+		"then each file is removed only if it is still what was checked (same inode,\n"
+		"size and times; content hashed again if it changed near the check) and no\n"
+		"other process holds it open; what changed is kept and named, and is left in\n"
+		"DIR. A cleanup receipt lists what was removed, or why nothing was.\n",
+	.options = prune_options,
+	.notes = "Exit status: 0 DIR was removed; 1 it was not, or not whole, for the reasons\n"
+		"given (a cleanup receipt says so); 2 usage or I/O error, or a signal.\n",
+};
+
+static const struct ev_cli_command replicate_receive_command = {
+	.name = "receive",
+	.run = replicate_receive_main,
+	.synopsis = "replicate receive DIR NAME SIZE SHA256",
+	.summary = "the far end of push (run by push, not by hand)",
+	.description = "The far end of 'replicate push', run by it over ssh (or locally for a --to DIR):\n"
+		"store SIZE bytes from stdin as DIR/NAME, resuming an interrupted transfer from\n"
+		"DIR/.NAME.partial when its bytes agree with the sender's, and publish DIR/NAME\n"
+		"only when it is complete and hashes to SHA256. DIR is created if needed. An\n"
+		"existing DIR/NAME is never replaced: the same file again is accepted at once,\n"
+		"a different one refused. Not meant to be run by hand.\n",
+};
+
+static const struct ev_cli_command replicate_continue_command = {
+	.name = "continue",
+	.run = replicate_continue_main,
+	.synopsis = "replicate " EV_CONTINUE_SYNOPSIS,
+	.summary = "a failed verify receipt continued: its understood\n"
+		"differences accepted, the checks rerun",
+	.description = "Continues failed receipts of 'replicate verify'.\n\n" EV_CONTINUE_DESCRIPTION,
+	.options = ev_continue_options,
+	.notes = EV_CONTINUE_NOTES,
+};
+
+static const struct ev_cli_command *const commands[] = {
+	&replicate_verify_command,
+	&replicate_push_command,
+	&replicate_compare_command,
+	&replicate_keygen_command,
+	&replicate_prune_command,
+	&replicate_receive_command,
+	&replicate_continue_command,
+	NULL,
+};
+
+const struct ev_cli_tool replicate_tool = {
+	.name = "replicate",
+	.description = "Keep a sealed campaign, verified, on more than one host: stream each copy of\n"
+		"the archive against its seal, write a receipt on every host, compare the\n"
+		"receipts, and only then clean up.\n",
+	.epilogue = "Exit status: 0 everything held, 1 a check failed, 2 usage, I/O or environment\n"
+		"error (nothing is claimed).\n",
+	.commands = commands,
+};

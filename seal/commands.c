@@ -1,0 +1,233 @@
+/* seal's commands, the one table: each command's synopsis, summary,
+ * description, options and notes, from which its --help, its usage errors
+ * and its getopt tables come (lib/cli/command.h). The man page's SYNOPSIS
+ * agrees with these synopses (tests/cli/t-help-synopses-agree-with-the-man-pages.sh). */
+#include "config.h"
+
+#include "lib/cli/continue_cli.h"
+#include "seal/outputs.h"
+#include "seal/seal.h"
+
+static const struct ev_cli_option create_options[] = {
+	SEAL_OPTION_GZIP,
+	SEAL_OPTION_JOBS,
+	EV_CLI_OPTION_JSON('j'),
+	SEAL_OPTION_LEVEL,
+	{"name", 0, "ROOT", 'n',
+	 "the tree's name in the seal and archive (default: DIR's name)"},
+	{"output", 'o', "OUTDIR", 'o',
+	 "where the outputs go (created; never overwritten)"},
+	{"refuse-writable", 0, NULL, 'w',
+	 "refuse group- or world-writable members"},
+	SEAL_OPTION_THREADS,
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command seal_create_command = {
+	.name = "create",
+	.run = seal_create_main,
+	.synopsis = "seal create [--gzip] [--jobs N] [--level N] [--name ROOT] [--refuse-writable] [--json] "
+		"DIR -o OUTDIR",
+	.summary = "seal DIR into OUTDIR: SEAL.json, the archive, receipt.json",
+	.description = "Seal DIR: read every file once, record its SHA-256, size and mode, and write\n"
+		"a deterministic archive of the exact bytes and modes. OUTDIR must not exist;\n"
+		"it appears complete (SEAL.json, archive.tar.zst, receipt.json) or not at all.\n",
+	.options = create_options,
+	.notes = "Refused, with every offending member named and nothing written: symbolic\n"
+		"links, FIFOs, sockets, devices, unreadable files, names that are not valid\n"
+		"UTF-8 or hold control characters, two names that differ only in case or\n"
+		"Unicode normalization, setuid/setgid/sticky bits, a file that changes while\n"
+		"it is read, an OUTDIR inside DIR. Hard links are sealed as ordinary files.\n",
+};
+
+static const struct ev_cli_option verify_options[] = {
+	EV_CLI_OPTION_JSON('j'),
+	EV_CLI_OPTION_MAX_FINDINGS('M'),
+	{"receipt", 0, "FILE", 'r',
+	 "also write the verification receipt to FILE"},
+	{"seal", 0, "SEAL.json", 's',
+	 "the seal to check against"},
+	EV_CLI_OPTION_SEAL_SHA256('p'),
+	{"selection", 0, "FILE", 'S',
+	 "check DIR against a selection manifest"},
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command seal_verify_command = {
+	.name = "verify",
+	.run = seal_verify_main,
+	.synopsis = "seal verify --seal SEAL.json [--seal-sha256 HEX] [--receipt FILE] [--max-findings N] "
+		"[--json] (DIR | ARCHIVE)\n"
+		"seal verify --selection selection.json [--seal SEAL.json] [--json] DIR",
+	.summary = "check a tree or an archive against a seal",
+	.description = "Check every member of a tree or of an archive against a seal: present, type,\n"
+		"size, mode, SHA-256; members missing from the target and members the seal does\n"
+		"not list. Every finding is reported, not only the first. With --selection,\n"
+		"check a copied subset of files against a selection manifest (seal select).\n",
+	.options = verify_options,
+	.notes = "Findings go to stderr as 'seal: MEMBER: what (expected X, found Y)', the verdict\n"
+		"to stdout. Exit status: 0 all members held, 1 a finding, 2 the check could not\n"
+		"be made.\n",
+};
+
+static const struct ev_cli_option diff_options[] = {
+	{"json", 0, NULL, 'j',
+	 "print {\"added\":[..],\"removed\":[..],\"changed\":[..]} instead"},
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command seal_diff_command = {
+	.name = "diff",
+	.run = seal_diff_main,
+	.synopsis = "seal diff [--json] A.json B.json",
+	.summary = "members added, removed and changed between two seals",
+	.description = "List the members added (only in B), removed (only in A) and changed (type,\n"
+		"mode, size or SHA-256) between two seals, one per line:\n"
+		"  added: PATH (TYPE)\n"
+		"  removed: PATH (TYPE)\n"
+		"  changed: PATH: FIELD (A: VALUE, B: VALUE)\n"
+		"Exit status: 0 the seals list the same members, 1 they differ, 2 error.\n",
+	.options = diff_options,
+};
+
+static const struct ev_cli_option select_options[] = {
+	{"include", 0, "GLOB", 'i',
+	 "a pattern (repeatable)"},
+	{"output", 'o', "FILE", 'o',
+	 "the manifest to write (never overwritten)"},
+	{"seal", 0, "SEAL.json", 's',
+	 "the seal to select from"},
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command seal_select_command = {
+	.name = "select",
+	.run = seal_select_main,
+	.synopsis = "seal select --seal SEAL.json --include GLOB [--include GLOB ...] -o selection.json",
+	.summary = "write a selection manifest naming a subset of a seal",
+	.description = "Write a selection manifest: the members of the seal that match, with their\n"
+		"types, modes, sizes and SHA-256, and the seal's own SHA-256. A copy of just\n"
+		"those files is later checked with 'seal verify --selection FILE DIR'.\n"
+		"\n"
+		"A GLOB is matched against member paths with fnmatch(3) and FNM_PATHNAME: '*'\n"
+		"and '?' do not cross '/'. A member is selected when it matches, or when one of\n"
+		"its parent directories matches (so 'summary' selects the whole directory).\n"
+		"Every GLOB must select at least one member.\n",
+	.options = select_options,
+};
+
+static const struct ev_cli_option capsule_options[] = {
+	{"commit", 0, "REV", 'c',
+	 "the commit: an id, a branch, a tag (default HEAD; for\n"
+	 "--verify, the commit the capsule names)"},
+	SEAL_OPTION_GZIP,
+	SEAL_OPTION_JOBS,
+	EV_CLI_OPTION_JSON('j'),
+	SEAL_OPTION_LEVEL,
+	{"name", 0, "ROOT", 'n',
+	 "the tree's name (default: the repository's name and the\n"
+	 "commit's first 12 hex digits)"},
+	{"output", 'o', "OUTDIR", 'o',
+	 "where the capsule goes (created; never overwritten)"},
+	{"repo", 0, "DIR", 'r',
+	 "the repository (or a directory inside it)"},
+	{"submodules", 0, "MODE", 'S',
+	 "refuse (default) or record: a submodule is listed with\n"
+	 "its commit in the seal's source, not archived"},
+	{"symlinks", 0, "MODE", 'L',
+	 "refuse (default) or record: a link is listed with its\n"
+	 "target in the seal's source, not archived"},
+	SEAL_OPTION_THREADS,
+	{"verify", 0, NULL, 'V',
+	 "check CAPSULE against the commit instead of sealing"},
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command seal_capsule_command = {
+	.name = "capsule",
+	.run = seal_capsule_main,
+	.synopsis = "seal capsule --repo DIR [--commit REV] -o OUTDIR [--name ROOT] [--symlinks "
+		"refuse|record] [--submodules refuse|record] [--gzip] [--level N] [--jobs N] [--json]\n"
+		"seal capsule --verify --repo DIR [--commit REV] [--json] CAPSULE",
+	.summary = "seal a git commit's tree (or --verify a capsule against one)",
+	.description = "Seal a commit's tree as git records it, read through libgit2 (never the working\n"
+		"tree): every blob's bytes, modes as git stores them (100644 -> 0644, 100755 ->\n"
+		"0755), directories 0755, the commit and tree ids in SEAL.json's \"source\". The\n"
+		"outputs are those of seal create (SEAL.json, the archive, receipt.json).\n"
+		"\n"
+		"With --verify, check a capsule against a commit (by default the one it names),\n"
+		"member for member. CAPSULE is a capsule's OUTDIR (its seal and its archive are\n"
+		"checked), a SEAL.json, an extracted archive (SEAL.json beside ROOT/) or a tree\n"
+		"itself; a tree on disk is hashed and compared with the commit, directories and\n"
+		"their ancestors included.\n",
+	.options = capsule_options,
+	.notes = "Exit status: 0 sealed, or the capsule matches the commit; 1 a member differs\n"
+		"(each named); 2 usage, I/O or a refused tree (nothing written).\n",
+};
+
+static const struct ev_cli_option integrate_options[] = {
+	EV_CLI_OPTION_JSON('j'),
+	{"prefix", 0, "PATH", 'p',
+	 "where the sealed tree's members live in the repository\n"
+	 "(default: at its top)"},
+	{"receipt", 0, "FILE", 'o',
+	 "the receipt (default: integration-TIME.json here)"},
+	{"repo", 0, "DIR", 'r',
+	 "the repository"},
+	{"rev", 0, "REV", 'v',
+	 "the commit to check (default HEAD)"},
+	{"selection", 0, "FILE", 's',
+	 "the selection manifest"},
+	{"worktree", 0, NULL, 'w',
+	 "check the working tree's files instead, each tracked and\n"
+	 "staged as it is (the index agrees with the file)"},
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command seal_integrate_command = {
+	.name = "integrate",
+	.run = seal_integrate_main,
+	.synopsis = "seal integrate --selection selection.json --repo DIR [--rev REV | --worktree] [--prefix "
+		"PATH] [--receipt FILE] [--json]",
+	.summary = "the selected files committed to git, against their seal",
+	.description = "Check that every file of a selection manifest (seal select), committed to a git\n"
+		"repository, still equals its sealed original: its content (SHA-256; the git\n"
+		"blob id is recorded), its size, and its mode under one representation rule.\n"
+		"Git keeps only the executable bit: a sealed mode with no executable bit is\n"
+		"stored as 100644, with any as 100755. That mapping is accepted and recorded\n"
+		"(a 0600 log committed as 100644 passes); a change of content, size or of the\n"
+		"executable bit is refused, the member named. Writes an integration receipt.\n",
+	.options = integrate_options,
+	.notes = "Exit status: 0 every selected file holds, 1 one differs (named), 2 usage or I/O.\n",
+};
+
+static const struct ev_cli_command seal_continue_command = {
+	.name = "continue",
+	.run = seal_continue_main,
+	.synopsis = "seal " EV_CONTINUE_SYNOPSIS,
+	.summary = "a failed verify or integrate receipt continued: its understood\n"
+		"differences accepted, rerun",
+	.description = "Continues failed receipts of 'seal verify', 'seal integrate'.\n\n" EV_CONTINUE_DESCRIPTION,
+	.options = ev_continue_options,
+	.notes = EV_CONTINUE_NOTES,
+};
+
+static const struct ev_cli_command *const commands[] = {
+	&seal_create_command,
+	&seal_verify_command,
+	&seal_diff_command,
+	&seal_select_command,
+	&seal_capsule_command,
+	&seal_integrate_command,
+	&seal_continue_command,
+	NULL,
+};
+
+const struct ev_cli_tool seal_tool = {
+	.name = "seal",
+	.description = "Freeze an evidence tree: hash every member (SHA-256, size, mode, type) in one\n"
+		"read pass while writing a deterministic compressed archive, then check copies.\n",
+	.epilogue = "Exit status: 0 everything held, 1 a check failed, 2 usage, I/O or environment\n"
+		"error (nothing is claimed).\n",
+	.commands = commands,
+};
