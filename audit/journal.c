@@ -730,7 +730,7 @@ static ev_status write_receipt(struct journal_run *run, json_t *r, char *path, s
 	ev_status st = ev_receipt_finish(r, err);
 	if (st != EV_OK)
 		return st;
-	st = ev_receipt_write_chosen(r, run->receipt, ".", "audit-journal", path, cap, err);
+	st = ev_receipt_write_chosen(r, run->receipt, EV_RECEIPT_DEFAULT_DIR, "audit-journal", path, cap, err);
 	if (st == EV_OK && run->json) {
 		st = ev_json_print(r, stdout, err);
 	}

@@ -268,7 +268,7 @@ static ev_status run_series(const struct series_opts *o, struct ev_error *err)
 	}
 	if ((st = ev_receipt_finish(r, err)) != EV_OK)
 		goto out;
-	if ((st = ev_receipt_write_chosen(r, o->receipt, ".", "audit-series", path, sizeof path, err)) != EV_OK)
+	if ((st = ev_receipt_write_chosen(r, o->receipt, EV_RECEIPT_DEFAULT_DIR, "audit-series", path, sizeof path, err)) != EV_OK)
 		goto out;
 	if (o->json) {
 		ev_json_print(r, stdout, err);

@@ -16,7 +16,7 @@ static const struct ev_cli_option verify_options[] = {
 	 "write the receipt to FILE (never replaced)"},
 	{"receipt-dir", 0, "DIR", 'd',
 	 "write it into DIR as replica-HOST-TIME.json\n"
-	 "(default: the directory holding ARCHIVE)"},
+	 "(default: the current directory)"},
 	{"seal", 0, "SEAL.json", 's',
 	 "the seal to check against"},
 	EV_CLI_OPTION_SEAL_SHA256('p'),
@@ -50,10 +50,10 @@ static const struct ev_cli_option push_options[] = {
 	{"json", 0, NULL, 'j',
 	 "print a summary as JSON on stdout"},
 	{"receipt-dir", 0, "DIR", 'r',
-	 "where the receipts are kept here (default: ARCHIVE's\n"
-	 "directory); --receipts DIR is its older name"},
-	{"receipts", 0, "DIR", 'r',
-	 NULL},
+	 "where the receipts are kept here (default: the current\n"
+	 "directory)"},
+	{"receipts", 0, "DIR", 'D',
+	 NULL}, /* refused with the option to give: --receipts is prune's list */
 	{"remote-replicate", 0, "PATH", 'R',
 	 "replicate on the far hosts (default: replicate)"},
 	{"remote-sign-key", 0, "PATH", 'K',
@@ -151,7 +151,7 @@ static const struct ev_cli_option prune_options[] = {
 	 "distinct hosts required (default 2)"},
 	{"receipt", 0, "FILE", 'o',
 	 "the cleanup receipt (default: cleanup-NAME-TIME.json\n"
-	 "beside DIR)"},
+	 "in the current directory)"},
 	{"receipts", 0, "R ...", 'r',
 	 "replica receipts (the words after it up to the next\n"
 	 "option, and any before DIR, are receipts)"},

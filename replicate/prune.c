@@ -324,12 +324,11 @@ static ev_status write_cleanup_receipt(struct prune_run *p, char *path, size_t c
 	ev_status st = ev_receipt_finish(p->receipt, err);
 	if (st != EV_OK)
 		return st;
-	char copy[PATH_MAX], name_copy[PATH_MAX], label[200], stem[260];
-	snprintf(copy, sizeof copy, "%s", p->dir_real);
+	char name_copy[PATH_MAX], label[200], stem[260];
 	snprintf(name_copy, sizeof name_copy, "%s", p->dir_real);
 	replicate_file_label(basename(name_copy), label, sizeof label);
 	snprintf(stem, sizeof stem, "cleanup-%s", label);
-	st = ev_receipt_write_chosen(p->receipt, p->o->receipt, dirname(copy), stem, path, cap, err);
+	st = ev_receipt_write_chosen(p->receipt, p->o->receipt, EV_RECEIPT_DEFAULT_DIR, stem, path, cap, err);
 	if (st == EV_OK && p->o->json) {
 		st = ev_json_print(p->receipt, stdout, err);
 	}
@@ -363,9 +362,11 @@ static ev_status run_prune(struct prune_run *p, char *receipt_path, size_t cap, 
 	if (o->receipt && access(o->receipt, F_OK) == 0)
 		return ev_error_set(err, EV_REFUSED, "%s: already exists; evidence is never "
 				    "overwritten (choose a new name)", o->receipt);
-	if (o->receipt && inside(p->dir_real, o->receipt))
+	const char *receipt_at = o->receipt ? o->receipt : EV_RECEIPT_DEFAULT_DIR "/cleanup.json";
+	if (inside(p->dir_real, receipt_at))
 		return ev_error_set(err, EV_USAGE, "%s: the cleanup receipt would be removed with DIR; "
-				    "put it elsewhere", o->receipt);
+				    "put it elsewhere (--receipt FILE, or run prune from outside DIR)",
+				    o->receipt ? o->receipt : "the current directory");
 	if (!(p->receipt = ev_receipt_new("cleanup", TOOL, err)))
 		return err->status;
 	ev_cli_findings_init(&p->refused, stderr, TOOL ": refused: ", o->json, p->receipt, 0);

@@ -326,7 +326,11 @@ static ev_status verify_there(struct destination *d, struct ev_error *err)
 			args[n++] = (char *)"--sign-key";
 			args[n++] = (char *)o->sign_key;
 		}
-	} else if (o->remote_sign_key) {
+	} else {
+		args[n++] = (char *)"--receipt-dir"; /* beside the copy it judges, on its host */
+		args[n++] = d->dir;
+	}
+	if (!d->local_check && o->remote_sign_key) {
 		args[n++] = (char *)"--sign-key";
 		args[n++] = (char *)o->remote_sign_key;
 	}
@@ -733,6 +737,10 @@ int replicate_push_main(int argc, char **argv)
 			break;
 		case 'R': o.remote_replicate = optarg; break;
 		case 'r': o.receipts = optarg; break;
+		case 'D':
+			return ev_cli_usage(&replicate_tool, "push",
+					    "--receipts names the receipts prune judges; push keeps its receipts in "
+					    "--receipt-dir DIR");
 		case 'S': o.ssh = optarg; break;
 		case 'p': o.seal_sha256 = optarg; break;
 		case 's': o.seal = optarg; break;
@@ -765,13 +773,8 @@ int replicate_push_main(int argc, char **argv)
 		return ev_cli_usage(&replicate_tool, "push", "option --seal-sha256: expected 64 lower-case hex digits");
 	if (!o.n_to)
 		return ev_cli_usage(&replicate_tool, "push", "no destination given (--to [HOST:]DIR)");
-	char *archive_dir = strdup(o.archive);
-	if (!archive_dir)
-		return 2;
 	if (!o.receipts)
-		o.receipts = dirname(archive_dir);
+		o.receipts = EV_RECEIPT_DEFAULT_DIR;
 	ev_cli_catch_signals();
-	int code = run_push(&o);
-	free(archive_dir);
-	return code;
+	return run_push(&o);
 }

@@ -64,12 +64,8 @@ static ev_status write_receipt(struct report *r, const struct ev_signing_key *ke
 	char label[128], stem[160];
 	replicate_file_label(json_string_value(json_object_get(r->receipt, "host")), label, sizeof label);
 	snprintf(stem, sizeof stem, "replica-%s", label);
-	char *copy = strdup(o->archive);
-	if (!copy)
-		return ev_error_set(err, EV_ERROR, "out of memory");
-	st = ev_receipt_write_chosen(r->receipt, o->receipt, o->receipt_dir ? o->receipt_dir : dirname(copy), stem,
-				     path, cap, err);
-	free(copy);
+	st = ev_receipt_write_chosen(r->receipt, o->receipt, o->receipt_dir ? o->receipt_dir : EV_RECEIPT_DEFAULT_DIR,
+				     stem, path, cap, err);
 	if (st == EV_OK && o->json) {
 		st = ev_json_print(r->receipt, stdout, err);
 	}

@@ -44,7 +44,8 @@ static const struct ev_cli_option verify_options[] = {
 	EV_CLI_OPTION_JSON('j'),
 	EV_CLI_OPTION_MAX_FINDINGS('M'),
 	{"receipt", 0, "FILE", 'r',
-	 "also write the verification receipt to FILE"},
+	 "the verification receipt (default: verify-TIME.json in\n"
+	 "the current directory)"},
 	{"seal", 0, "SEAL.json", 's',
 	 "the seal to check against"},
 	EV_CLI_OPTION_SEAL_SHA256('p'),

@@ -224,7 +224,7 @@ static ev_status run_integrate(const struct integrate_opts *o, struct ev_error *
 	ev_receipt_add_check(t.receipt, "members", t.findings.total == 0, detail, err);
 	if ((st = ev_receipt_finish(t.receipt, err)) != EV_OK)
 		goto out;
-	if ((st = ev_receipt_write_chosen(t.receipt, o->receipt, ".", "integration", path, sizeof path, err)) !=
+	if ((st = ev_receipt_write_chosen(t.receipt, o->receipt, EV_RECEIPT_DEFAULT_DIR, "integration", path, sizeof path, err)) !=
 	    EV_OK)
 		goto out;
 	if (o->json) {

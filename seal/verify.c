@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,22 +67,16 @@ static int is_directory(const char *path, struct ev_error *err, ev_status *st)
 	return -1;
 }
 
-static ev_status emit_receipt(struct report *r, struct ev_error *err)
+static ev_status emit_receipt(struct report *r, char *path, size_t cap, struct ev_error *err)
 {
 	ev_status st = ev_cli_findings_finish(&r->shown, err);
 	if (st == EV_OK)
 		st = ev_receipt_finish(r->receipt, err);
-	if (st != EV_OK)
-		return st;
-	char *bytes = NULL;
-	size_t len = 0;
-	if ((st = ev_json_dump(r->receipt, &bytes, &len, err)) != EV_OK)
-		return st;
-	if (r->o->receipt)
-		st = ev_publish_bytes(r->o->receipt, bytes, len, 0644, err);
+	if (st == EV_OK)
+		st = ev_receipt_write_chosen(r->receipt, r->o->receipt, EV_RECEIPT_DEFAULT_DIR, "verify", path, cap,
+					     err);
 	if (st == EV_OK && r->o->json)
-		fwrite(bytes, 1, len, stdout);
-	free(bytes);
+		st = ev_json_print(r->receipt, stdout, err);
 	return st;
 }
 
@@ -198,15 +193,16 @@ static ev_status run_verify(const struct verify_opts *o, struct report *r, struc
 		 : verify_archive(o, r, &members, coverage, sizeof coverage, err);
 	if (st != EV_OK && st != EV_MISMATCH)
 		return st;
-	ev_status wst = emit_receipt(r, err);
+	char path[PATH_MAX];
+	ev_status wst = emit_receipt(r, path, sizeof path, err);
 	if (wst != EV_OK)
 		return wst;
 	if (!o->json) {
 		if (coverage[0])
 			printf("%s\n", coverage);
-		printf("%s: %s: %zu members, %" PRIu64 " finding%s against %s\n", st == EV_OK ? "OK" : "FAIL",
-		       o->target, members, r->shown.total, r->shown.total == 1 ? "" : "s",
-		       o->selection ? o->selection : o->seal);
+		printf("%s: %s: %zu members, %" PRIu64 " finding%s against %s; receipt %s\n",
+		       st == EV_OK ? "OK" : "FAIL", o->target, members, r->shown.total,
+		       r->shown.total == 1 ? "" : "s", o->selection ? o->selection : o->seal, path);
 	}
 	return st;
 }

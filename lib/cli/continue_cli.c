@@ -33,8 +33,8 @@ const struct ev_cli_option ev_continue_options[] = {
 	{"original", 0, "RECEIPT", 'o', "the failed receipt (it records how it was run)"},
 	{"original-sha256", 0, "HEX", 's', "refuse unless the original's bytes have this digest"},
 	{"receipt", 0, "FILE", 'r',
-	 "the continuation (default: beside the original, named\n"
-	 "after it: NAME-continuation.json)"},
+	 "the continuation (default: in the current directory,\n"
+	 "named after the original: NAME-continuation.json)"},
 	{NULL, 0, NULL, 0, NULL},
 };
 
@@ -357,15 +357,14 @@ static ev_status conclude(struct cont *c, const struct ev_continuable *s, char *
 		snprintf(path, cap, "%s", c->receipt_path);
 		st = ev_receipt_write(r, c->receipt_path, err);
 	} else {
-		char dir[PATH_MAX], base[PATH_MAX], stem[PATH_MAX + 16];
-		snprintf(dir, sizeof dir, "%s", c->original);
+		char base[PATH_MAX], stem[PATH_MAX + 16];
 		snprintf(base, sizeof base, "%s", c->original);
 		const char *b = basename(base);
 		size_t n = strlen(b);
 		if (n > 5 && strcmp(b + n - 5, ".json") == 0)
 			n -= 5;
 		snprintf(stem, sizeof stem, "%.*s-continuation", (int)n, b);
-		st = ev_receipt_write_fresh(r, dirname(dir), stem, path, cap, err);
+		st = ev_receipt_write_fresh(r, EV_RECEIPT_DEFAULT_DIR, stem, path, cap, err);
 	}
 	if (st != EV_OK)
 		return st;

@@ -72,6 +72,14 @@ ev_status ev_receipt_write(const json_t *r, const char *path, struct ev_error *e
 ev_status ev_receipt_write_fresh(const json_t *r, const char *dir, const char *stem,
 				 char *path_out, size_t cap, struct ev_error *err);
 
+/* Where a receipt goes, the one rule (doc/design.md principle 10): a
+ * command that makes an output directory (seal create and capsule, audit
+ * campaign, capture run) writes its receipt into it; every other command
+ * writes it where it is run, EV_RECEIPT_DEFAULT_DIR, never into the
+ * evidence it judges. --receipt FILE names the file instead, and where a
+ * command takes it, --receipt-dir DIR the directory. */
+#define EV_RECEIPT_DEFAULT_DIR "."
+
 /* Where a tool's receipt goes: to path when the user named one (refused
  * if it exists), else into dir under "STEM-<UTC stamp>.json" (or the first
  * free name after it). The path used goes to path_out (cap bytes). */

@@ -207,16 +207,23 @@ test_expect_success 'all conditions hold: DIR goes, with every member listed; no
 	test "$(json_get done.json "len(d[\"facts\"][\"hosts_by_key\"])")" = 2
 '
 
-test_expect_success 'without --receipt the cleanup receipt lands beside DIR, named after it' '
+test_expect_success 'without --receipt the cleanup receipt lands where prune ran, named after DIR; never inside DIR' '
 	mkdir -p staging && make_campaign staging/run2 &&
 	"$SEAL" create staging/run2 -o out2 >/dev/null &&
 	as_host hostA "$REPLICATE" verify --seal out2/SEAL.json --receipt x.json out2/archive.tar.zst >/dev/null &&
 	as_host hostB "$REPLICATE" verify --seal out2/SEAL.json --receipt y.json out2/archive.tar.zst >/dev/null &&
 	"$REPLICATE" prune --seal out2/SEAL.json --receipts x.json y.json staging/run2 >stdout &&
 	receipt=$(sed -n "s/^removed staging\/run2: .*; receipt //p" stdout) &&
-	case "$receipt" in "$(pwd)/staging/cleanup-run2-"*T*Z.json) ;; *) false ;; esac &&
+	case "$receipt" in ./cleanup-run2-*T*Z.json) ;; *) false ;; esac &&
 	test "$(json_get "$receipt" "d[\"result\"]")" = pass &&
-	test_must_be_absent staging/run2 && test "$(ls staging)" = "$(basename "$receipt")"
+	test_must_be_absent staging/run2 && test -z "$(ls staging)" &&
+	make_campaign staging/run3 && "$SEAL" create staging/run3 -o out3 >/dev/null &&
+	as_host hostA "$REPLICATE" verify --seal out3/SEAL.json --receipt x3.json out3/archive.tar.zst >/dev/null &&
+	as_host hostB "$REPLICATE" verify --seal out3/SEAL.json --receipt y3.json out3/archive.tar.zst >/dev/null &&
+	(cd staging/run3/runs && test_expect_code 2 "$REPLICATE" prune --seal ../../../out3/SEAL.json \
+		--receipts ../../../x3.json ../../../y3.json ../.. 2>../../../err) &&
+	echo "replicate: the current directory: the cleanup receipt would be removed with DIR; put it elsewhere (--receipt FILE, or run prune from outside DIR)" >expect &&
+	test_cmp expect err && test -d staging/run3/runs && test -z "$(ls staging/run3/runs/cleanup-* 2>/dev/null)"
 '
 
 test_done

@@ -93,8 +93,7 @@ test_expect_success 'a host that never answers is stopped after --timeout; the o
 '
 
 test_expect_success 'a host whose ssh fails at once is reported with ssh'"'"'s own words' '
-	# (--receipts DIR: the older name of --receipt-dir, still taken)
-	test_expect_code 2 "$REPLICATE" push out/archive.tar.zst --seal out/SEAL.json --receipts r \
+	test_expect_code 2 "$REPLICATE" push out/archive.tar.zst --seal out/SEAL.json --receipt-dir r \
 		--ssh false --to nowhere:dir >stdout 2>stderr &&
 	grep -q "^nowhere:dir: error$" stdout &&
 	grep -x "replicate: nowhere:dir: ended while offering SEAL.json, without a word" stderr

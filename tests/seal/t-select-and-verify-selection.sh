@@ -23,13 +23,17 @@ assert all(p.startswith(\"summary/\") for p in paths[3:]), paths
 "
 '
 
-test_expect_success 'a copy of just the selected files, modes kept, verifies' '
+test_expect_success 'a copy of just the selected files, modes kept, verifies; the receipt goes where seal ran' '
 	mkdir copy &&
 	(cd c && cp -p --parents runs/A-1/journal/1.bin runs/B-1/journal/1.bin summary/* ../copy/) &&
 	chmod 755 copy/summary &&
-	"$SEAL" verify --selection sel.json --seal out/SEAL.json copy >stdout &&
+	mkdir -p here && (cd here && "$SEAL" verify --selection ../sel.json --seal ../out/SEAL.json ../copy >../stdout) &&
+	receipt=$(sed -n "s/^OK: ..\/copy: 5 members, 0 findings against ..\/sel.json; receipt //p" stdout) &&
+	case "$receipt" in ./verify-*T*Z.json) ;; *) false ;; esac &&
+	test "$(ls here)" = "${receipt#./}" &&
+	test "$(json_get "here/$receipt" "d[\"kind\"], d[\"result\"]")" = "verify pass" &&
 	printf "%s\n" "checked every selected member${Q}s content, size, mode and type; not checked: owners and times (not sealed); SEAL.json not pinned; entries outside the selection" \
-		"OK: copy: 5 members, 0 findings against sel.json" >expect && test_cmp expect stdout
+		"OK: ../copy: 5 members, 0 findings against ../sel.json; receipt $receipt" >expect && test_cmp expect stdout
 '
 
 test_expect_success 'a changed copy, an extra file and a missing file are each named' '

@@ -25,7 +25,7 @@ test_expect_success 'setup: seal a campaign; the tree and the archive verify cle
 	make_campaign c && "$SEAL" create c -o out >/dev/null &&
 	"$SEAL" verify --seal out/SEAL.json --receipt r.json c >stdout &&
 	printf "%s\n" "checked every sealed member${Q}s content, size, mode and type, and nothing else is there; not checked: owners and times (not sealed); SEAL.json not pinned" \
-		"OK: c: 19 members, 0 findings against out/SEAL.json" >expect && test_cmp expect stdout &&
+		"OK: c: 19 members, 0 findings against out/SEAL.json; receipt r.json" >expect && test_cmp expect stdout &&
 	json_get r.json "d[\"facts\"][\"coverage\"][\"not_checked\"]" >not &&
 	grep -q "owners, groups, modification times, extended attributes and ACLs" not &&
 	"$SEAL" verify --seal out/SEAL.json out/archive.tar.zst >/dev/null
