@@ -1,6 +1,9 @@
-/* audit journal's shared state: one run, its pairs and their sides, and
- * the archive reader that fills them from a sealed archive. Only
- * audit/journal*.c include this. */
+/* audit journal's shared state: one run, its pairs and their sides.
+ * journal_side.c reads one side whatever its source; journal.c reads
+ * sides from directories and runs the command; journal_archive.c fills
+ * them from a sealed archive. journal.c uses journal_archive.c, both use
+ * journal_side.c, and nothing calls back up. Only audit/journal*.c
+ * include this. */
 #ifndef AUDIT_JOURNAL_H
 #define AUDIT_JOURNAL_H
 
@@ -99,7 +102,11 @@ struct side_session {
 	struct ev_fixread *reader;
 };
 
-/* Start reading side s of pair p (findings go to the pair's list; COMPARE
+/* Count bytes fed and files finished for the progress line (pr may be
+ * NULL); workers call it, the main thread draws. */
+void audit_journal_progress_note(struct journal_progress *pr, uint64_t bytes, uint64_t files);
+
+/* journal_side.c: start reading side s of pair p (findings go to the pair's list; COMPARE
  * sorts the first side's fingerprints first). Feed s's files to
  * out->reader with ev_fixread_begin/feed/end, then close. */
 ev_status audit_journal_side_open(const struct journal_run *run, struct pair *p, struct side *s,

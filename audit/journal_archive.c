@@ -14,10 +14,12 @@
  * thread reads and audits, another hashes. */
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "audit/audit.h"
 #include "audit/journal.h"
@@ -45,20 +47,51 @@ struct streaming {
 	struct ev_error err;
 };
 
-static int ends_with(const char *s, const char *suffix)
+/* --- the seal as a journal source: its members, by path --------------------- */
+
+static mode_t look_member(void *ctx, const char *path)
 {
-	size_t n = strlen(s), m = strlen(suffix);
-	return n >= m && strcmp(s + n - m, suffix) == 0;
+	const struct ev_seal *seal = ctx;
+	long at = ev_seal_find(seal, path);
+	if (at < 0) {
+		errno = ENOENT;
+		return 0;
+	}
+	switch (seal->members[at].type) {
+	case EV_MEMBER_DIR: return S_IFDIR;
+	case EV_MEMBER_FILE: return S_IFREG;
+	case EV_MEMBER_SYMLINK: return S_IFLNK;
+	case EV_MEMBER_FIFO: return S_IFIFO;
+	case EV_MEMBER_SOCKET: return S_IFSOCK;
+	default: return S_IFCHR;
+	}
 }
 
-/* The N of "N.bin" (no leading zero), or 0. */
-static unsigned long bin_number(const char *name)
+/* The regular files directly inside dir. Every path under dir is
+ * contiguous in byte order, but a sibling such as "sender-incoming/..."
+ * sorts among them ('-' before '/'): skip it, stop only where the prefix
+ * ends. */
+static ev_status member_names_in(void *ctx, const char *dir, void (*fn)(void *arg, const char *name), void *arg,
+				 struct ev_error *err)
 {
-	char *end;
-	if (name[0] < '1' || name[0] > '9')
-		return 0;
-	unsigned long n = strtoul(name, &end, 10);
-	return strcmp(end, ".bin") == 0 ? n : 0;
+	const struct ev_seal *seal = ctx;
+	size_t n = strlen(dir);
+	long at = ev_seal_find(seal, dir);
+	(void)err;
+	for (size_t i = at < 0 ? 0 : (size_t)at + 1; at >= 0 && i < seal->count; i++) {
+		const char *q = seal->members[i].path;
+		if (strncmp(q, dir, n) != 0)
+			break;
+		if (q[n] == '/' && !strchr(q + n + 1, '/') && seal->members[i].type == EV_MEMBER_FILE)
+			fn(arg, q + n + 1);
+	}
+	return EV_OK;
+}
+
+static int by_seal_order(const void *a, const void *b, void *seal)
+{
+	long x = ev_seal_find(seal, *(char *const *)a), y = ev_seal_find(seal, *(char *const *)b);
+	return x < y ? -1 : x > y;
 }
 
 /* A member path as given: relative to the sealed root, with or without
@@ -71,86 +104,55 @@ static const char *member_path(const struct ev_seal *seal, const char *path)
 	return path;
 }
 
-static ev_status add_file(struct side *s, const char *path, struct ev_error *err)
-{
-	char **files = realloc(s->files, (s->nfiles + 1) * sizeof *files);
-	if (!files)
-		return ev_error_set(err, EV_ERROR, "out of memory");
-	s->files = files;
-	if (!(s->files[s->nfiles] = strdup(path)))
-		return ev_error_set(err, EV_ERROR, "out of memory");
-	s->nfiles++;
-	return EV_OK;
-}
-
 /* The side's files in the seal, in reading order, each checked to stand
- * where one pass can read it. */
+ * where one pass can read it: the same rules as on disk
+ * (ev_fixread_detect_in, ev_fixread_list_in), the seal as the source. */
 static ev_status resolve_side(struct streaming *x, struct pair *p, int k, struct ev_error *err)
 {
 	const struct ev_seal *seal = x->seal;
+	struct ev_journal_source members = {look_member, member_names_in, (void *)seal};
 	struct side *s = &p->side[k];
 	const char *path = member_path(seal, s->path);
-	long at = ev_seal_find(seal, path);
-	size_t plen = strlen(path);
 	int format = x->run->side_format[k] >= 0 ? x->run->side_format[k] : x->run->format;
 	ev_status st;
-	if (at < 0)
+	if (ev_seal_find(seal, path) < 0)
 		return ev_error_set(err, EV_USAGE,
 				    "%s: no such member in %s (name members from its root, %s/)", s->path,
 				    x->run->seal, seal->root);
-	const struct ev_member *m = &seal->members[at];
-	if (format < 0) {
-		if (m->type == EV_MEMBER_DIR)
-			format = EV_FIXREAD_LLFIX;
-		else if (ends_with(path, ".body") || ends_with(path, ".header"))
-			format = EV_FIXREAD_QF_STORE;
-		else if (ends_with(path, ".log"))
-			format = EV_FIXREAD_QF_LOG;
-		else
-			format = EV_FIXREAD_RAW;
-	}
+	if (format < 0 && (format = ev_fixread_detect_in(&members, path, err)) < 0)
+		return err->status;
 	s->kind = (enum ev_fixread_kind)format;
 	if (s->kind == EV_FIXREAD_QF_STORE)
 		return ev_error_set(err, EV_USAGE,
 				    "%s: a QuickFIX FileStore cannot be audited from an archive (its .body "
 				    "streams before the .header that indexes it); extract it and audit the "
 				    "directory", s->path);
-	if (s->kind != EV_FIXREAD_LLFIX) {
-		if (m->type != EV_MEMBER_FILE)
-			return ev_error_set(err, EV_USAGE, "%s: a %s, not a journal file", s->path,
-					    ev_member_type_name(m->type));
-		if ((st = add_file(s, path, err)) != EV_OK)
+	if ((st = ev_fixread_list_in(&members, s->kind, path, &s->files, &s->nfiles, err)) != EV_OK)
+		return st;
+	if (!s->nfiles)
+		return ev_error_set(err, EV_USAGE, "%s: holds no journal file (N.bin)", s->path);
+	if (s->kind != EV_FIXREAD_LLFIX && look_member((void *)seal, s->files[0]) != S_IFREG)
+		return ev_error_set(err, EV_USAGE, "%s: a %s, not a journal file", s->path,
+				    ev_member_type_name(seal->members[ev_seal_find(seal, s->files[0])].type));
+	/* One pass reads members in seal order, which must be rotation order
+	 * (10.bin sorts before 2.bin). */
+	char **streamed = malloc(s->nfiles * sizeof *streamed);
+	if (!streamed)
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	memcpy(streamed, s->files, s->nfiles * sizeof *streamed);
+	qsort_r(streamed, s->nfiles, sizeof *streamed, by_seal_order, (void *)seal);
+	for (size_t f = 1; f < s->nfiles; f++) {
+		const char *prev = strrchr(streamed[f - 1], '/'), *name = strrchr(streamed[f], '/');
+		if (ev_fixread_llfix_number(prev + 1) > ev_fixread_llfix_number(name + 1)) {
+			st = ev_error_set(err, EV_USAGE,
+					  "%s: %s streams before %s (members come sorted by name), so one pass "
+					  "cannot read the journal in rotation order; extract it and audit the "
+					  "directory", s->path, prev + 1, name + 1);
+			free(streamed);
 			return st;
-	} else {
-		if (m->type != EV_MEMBER_DIR)
-			return ev_error_set(err, EV_USAGE, "%s: an llfix journal is a directory of N.bin", s->path);
-		/* Its N.bin, in seal order, which must be rotation order. Every
-		 * path with this prefix is contiguous in byte order, but a
-		 * sibling such as "sender-incoming/..." sorts among them ('-'
-		 * before '/'): skip it, stop only where the prefix ends. */
-		unsigned long last = 0;
-		for (size_t i = (size_t)at + 1; i < seal->count; i++) {
-			const char *q = seal->members[i].path;
-			if (strncmp(q, path, plen) != 0)
-				break;
-			if (q[plen] != '/')
-				continue;
-			const char *name = q + plen + 1;
-			unsigned long n = strchr(name, '/') ? 0 : bin_number(name);
-			if (!n || seal->members[i].type != EV_MEMBER_FILE)
-				continue;
-			if (n < last)
-				return ev_error_set(err, EV_USAGE,
-						    "%s: %lu.bin streams before %s (members come sorted by "
-						    "name), so one pass cannot read the journal in rotation order; "
-						    "extract it and audit the directory", s->path, last, name);
-			last = n;
-			if ((st = add_file(s, q, err)) != EV_OK)
-				return st;
 		}
-		if (!s->nfiles)
-			return ev_error_set(err, EV_USAGE, "%s: holds no journal file (N.bin)", s->path);
 	}
+	free(streamed);
 	s->digests = calloc(s->nfiles, sizeof *s->digests);
 	s->bytes = calloc(s->nfiles, sizeof *s->bytes);
 	s->records = calloc(s->nfiles, sizeof *s->records);

@@ -56,16 +56,46 @@ static int ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-int ev_fixread_detect(const char *path, struct ev_error *err)
+/* --- the file system as a journal source ----------------------------------- */
+
+static mode_t look_file(void *ctx, const char *path)
 {
+	(void)ctx;
 	struct stat sb;
+	if (stat(path, &sb) != 0)
+		return 0;
+	return sb.st_mode & S_IFMT;
+}
+
+static ev_status names_in_directory(void *ctx, const char *dir, void (*fn)(void *arg, const char *name), void *arg,
+				    struct ev_error *err)
+{
+	(void)ctx;
+	DIR *d = opendir(dir);
+	if (!d)
+		return ev_error_errno(err, errno, "%s: cannot open the journal directory", dir);
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL)
+		fn(arg, e->d_name);
+	closedir(d);
+	return EV_OK;
+}
+
+const struct ev_journal_source ev_journal_files = {look_file, names_in_directory, NULL};
+
+/* --- what a path stands for ----------------------------------------------------- */
+
+int ev_fixread_detect_in(const struct ev_journal_source *src, const char *path, struct ev_error *err)
+{
 	char probe[4096];
-	if (stat(path, &sb) != 0) {
+	mode_t mode = src->look(src->ctx, path);
+	if (!mode) {
+		int why = errno;
 		/* QuickFIX's session prefix, with or without its trailing dot */
 		snprintf(probe, sizeof probe, "%s%sbody", path, ends_with(path, ".") ? "" : ".");
-		if (stat(probe, &sb) == 0)
+		if (src->look(src->ctx, probe))
 			return EV_FIXREAD_QF_STORE;
-		ev_error_errno(err, errno, "%s: cannot read", path);
+		ev_error_errno(err, why, "%s: cannot read", path);
 		return -1;
 	}
 	static const char *const beside[] = {".header", ".seqnums", ".session"};
@@ -74,15 +104,15 @@ int ev_fixread_detect(const char *path, struct ev_error *err)
 		if (!ends_with(path, beside[i]) || n - m >= sizeof probe - 6)
 			continue;
 		snprintf(probe, sizeof probe, "%.*s.body", (int)(n - m), path);
-		if (access(probe, F_OK) == 0) {
+		if (src->look(src->ctx, probe)) {
 			ev_error_set(err, EV_USAGE, "%s: a QuickFIX store's %s, not its messages: name %s (or the "
 				     "prefix), and the %s is read beside it", path, beside[i] + 1, probe, beside[i] + 1);
 			return -1;
 		}
 	}
-	if (S_ISDIR(sb.st_mode)) {
+	if (S_ISDIR(mode)) {
 		snprintf(probe, sizeof probe, "%s/1.bin", path);
-		if (access(probe, F_OK) == 0)
+		if (src->look(src->ctx, probe))
 			return EV_FIXREAD_LLFIX;
 		ev_error_set(err, EV_USAGE, "%s: a directory without 1.bin (not an llfix journal); "
 			     "name the journal file, or say --format", path);
@@ -95,6 +125,11 @@ int ev_fixread_detect(const char *path, struct ev_error *err)
 	return EV_FIXREAD_RAW;
 }
 
+int ev_fixread_detect(const char *path, struct ev_error *err)
+{
+	return ev_fixread_detect_in(&ev_journal_files, path, err);
+}
+
 void ev_fixread_files_free(char **files, size_t n)
 {
 	for (size_t i = 0; files && i < n; i++)
@@ -102,8 +137,7 @@ void ev_fixread_files_free(char **files, size_t n)
 	free(files);
 }
 
-/* The N of "N.bin" (no leading zero), or 0. */
-static unsigned long bin_number(const char *name)
+unsigned long ev_fixread_llfix_number(const char *name)
 {
 	char *end;
 	if (name[0] < '1' || name[0] > '9')
@@ -118,8 +152,33 @@ static int by_number(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-ev_status ev_fixread_list(enum ev_fixread_kind kind, const char *path, char ***files,
-			  size_t *nfiles, struct ev_error *err)
+struct numbers {
+	unsigned long *v;
+	size_t n, cap;
+	int oom;
+};
+
+static void add_number(void *arg, const char *name)
+{
+	struct numbers *ns = arg;
+	unsigned long k = ev_fixread_llfix_number(name);
+	if (!k || ns->oom)
+		return;
+	if (ns->n == ns->cap) {
+		size_t cap = ns->cap ? ns->cap * 2 : 16;
+		unsigned long *bigger = realloc(ns->v, cap * sizeof *bigger);
+		if (!bigger) {
+			ns->oom = 1;
+			return;
+		}
+		ns->v = bigger;
+		ns->cap = cap;
+	}
+	ns->v[ns->n++] = k;
+}
+
+ev_status ev_fixread_list_in(const struct ev_journal_source *src, enum ev_fixread_kind kind, const char *path,
+			     char ***files, size_t *nfiles, struct ev_error *err)
 {
 	*files = NULL;
 	*nfiles = 0;
@@ -140,52 +199,41 @@ ev_status ev_fixread_list(enum ev_fixread_kind kind, const char *path, char ***f
 		*nfiles = 1;
 		return EV_OK;
 	}
-	struct stat sb;
-	if (stat(path, &sb) == 0 && !S_ISDIR(sb.st_mode))
+	mode_t mode = src->look(src->ctx, path);
+	if (mode && !S_ISDIR(mode))
 		return ev_error_set(err, EV_USAGE,
 				    "%s: %s, not a directory: an llfix journal is a directory of numbered "
-				    ".bin files", path, ev_input_kind(sb.st_mode));
-	DIR *d = opendir(path);
-	if (!d)
-		return ev_error_errno(err, errno, "%s: cannot open the journal directory", path);
-	unsigned long *numbers = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		unsigned long k = bin_number(e->d_name);
-		if (!k)
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			unsigned long *bigger = realloc(numbers, cap * sizeof *bigger);
-			if (!bigger) {
-				closedir(d);
-				free(numbers);
-				return ev_error_set(err, EV_ERROR, "out of memory");
-			}
-			numbers = bigger;
-		}
-		numbers[n++] = k;
+				    ".bin files", path, ev_input_kind(mode));
+	struct numbers ns = {0};
+	ev_status st = src->names_in(src->ctx, path, add_number, &ns, err);
+	if (st != EV_OK || ns.oom) {
+		free(ns.v);
+		return st != EV_OK ? st : ev_error_set(err, EV_ERROR, "out of memory");
 	}
-	closedir(d);
-	if (n > 1)
-		qsort(numbers, n, sizeof *numbers, by_number);
-	*files = calloc(n ? n : 1, sizeof **files);
-	for (size_t i = 0; *files && i < n; i++) {
+	if (ns.n > 1)
+		qsort(ns.v, ns.n, sizeof *ns.v, by_number);
+	*files = calloc(ns.n ? ns.n : 1, sizeof **files);
+	for (size_t i = 0; *files && i < ns.n; i++) {
 		size_t len = strlen(path) + 32;
 		if (((*files)[i] = malloc(len)) == NULL)
 			break;
-		snprintf((*files)[i], len, "%s/%lu.bin", path, numbers[i]);
+		snprintf((*files)[i], len, "%s/%lu.bin", path, ns.v[i]);
 		*nfiles = i + 1;
 	}
-	free(numbers);
-	if (!*files || *nfiles != n) {
+	free(ns.v);
+	if (!*files || *nfiles != ns.n) {
 		ev_fixread_files_free(*files, *nfiles);
 		*files = NULL;
 		*nfiles = 0;
 		return ev_error_set(err, EV_ERROR, "out of memory");
 	}
 	return EV_OK;
+}
+
+ev_status ev_fixread_list(enum ev_fixread_kind kind, const char *path, char ***files, size_t *nfiles,
+			  struct ev_error *err)
+{
+	return ev_fixread_list_in(&ev_journal_files, kind, path, files, nfiles, err);
 }
 
 struct ev_fixread *ev_fixread_new(enum ev_fixread_kind kind, const struct ev_fixread_sink *sink)

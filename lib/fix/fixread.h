@@ -25,6 +25,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "lib/fix/fixcheck.h"
 #include "lib/fix/fixrules.h"
@@ -57,17 +58,42 @@ struct ev_fixread;
 const char *ev_fixread_kind_name(enum ev_fixread_kind kind);
 int ev_fixread_kind_parse(const char *name);
 
+/* Where journals are read from: the file system, or the members of a
+ * sealed archive (audit journal --archive). The rules that tell a
+ * journal's kind from its path and list its files in reading order are
+ * written once, over this interface; a source answers two questions. */
+struct ev_journal_source {
+	/* What stands at path (its st_mode's type bits), or 0 with errno set
+	 * when nothing does. */
+	mode_t (*look)(void *ctx, const char *path);
+	/* Each name directly inside the directory dir, to fn, in any order. */
+	ev_status (*names_in)(void *ctx, const char *dir, void (*fn)(void *arg, const char *name), void *arg,
+			      struct ev_error *err);
+	void *ctx;
+};
+
+/* The file system. */
+extern const struct ev_journal_source ev_journal_files;
+
 /* Which reader a path needs: a directory holding 1.bin is llfix, a file
  * ending in .body (or a prefix whose .body exists) qf-store, one ending in
- * .log qf-log, any other file raw. @return the kind, or -1 (err set). */
-int ev_fixread_detect(const char *path, struct ev_error *err);
+ * .log qf-log, any other file raw; a store's .header, .seqnums or .session
+ * named instead of its .body is refused with the name to give.
+ * @return the kind, or -1 (err set). */
+int ev_fixread_detect_in(const struct ev_journal_source *src, const char *path, struct ev_error *err);
+int ev_fixread_detect(const char *path, struct ev_error *err); /* on the file system */
 
 /* The files a path stands for, in reading order (llfix: 1.bin, 2.bin, ...
  * numerically, with missing numbers reported through the sink when read;
  * qf-store: the .body; others: the path). *files is malloc'd, each name
  * too; free with ev_fixread_files_free. */
+ev_status ev_fixread_list_in(const struct ev_journal_source *src, enum ev_fixread_kind kind, const char *path,
+			     char ***files, size_t *nfiles, struct ev_error *err);
 ev_status ev_fixread_list(enum ev_fixread_kind kind, const char *path, char ***files,
-			  size_t *nfiles, struct ev_error *err);
+			  size_t *nfiles, struct ev_error *err); /* on the file system */
+
+/* The N of "N.bin" (no leading zero), or 0: llfix's rotation number. */
+unsigned long ev_fixread_llfix_number(const char *name);
 void ev_fixread_files_free(char **files, size_t n);
 
 struct ev_fixread *ev_fixread_new(enum ev_fixread_kind kind, const struct ev_fixread_sink *sink);

@@ -1,0 +1,133 @@
+/* journal_side: one side of a pair being read, wherever its bytes come
+ * from: the reader's records go to the checker, its findings to the pair's
+ * list, its fingerprints to the pair's set. Used by the directory source
+ * (journal.c) and the archive source (journal_archive.c), so neither
+ * calls the other back. */
+#include "config.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit/journal.h"
+#include "lib/cli/cli.h"
+
+static void finding_list_add(struct finding_list *l, const struct ev_fix_finding *f)
+{
+	if (l->oom)
+		return;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct ev_fix_finding *bigger = realloc(l->v, cap * sizeof *bigger);
+		if (!bigger) {
+			l->oom = 1;
+			return;
+		}
+		l->v = bigger;
+		l->cap = cap;
+	}
+	l->v[l->n++] = *f;
+}
+
+static void on_finding(void *ctx, const struct ev_fix_finding *f)
+{
+	finding_list_add(ctx, f);
+}
+
+/* The sink: records and damage go to the side's checker. */
+static void sink_record(void *ctx, const struct ev_fix_record *r)
+{
+	ev_fixcheck_record(((struct side_session *)ctx)->checker, r);
+}
+
+static void sink_damage(void *ctx, enum ev_fix_rule rule, const char *file, uint64_t record,
+			uint64_t offset, const char *message, const char *expected, const char *found)
+{
+	ev_fixcheck_damage(((struct side_session *)ctx)->checker, rule, file, record, offset, message,
+			   expected, found);
+}
+
+/* Workers only count; the main thread draws the line (ev_progress is one
+ * thread's). */
+void audit_journal_progress_note(struct journal_progress *pr, uint64_t bytes, uint64_t files)
+{
+	if (!pr)
+		return;
+	if (bytes)
+		atomic_fetch_add_explicit(&pr->fed, bytes, memory_order_relaxed);
+	if (files)
+		atomic_fetch_add_explicit(&pr->files, files, memory_order_relaxed);
+}
+
+static void sink_companion(void *ctx, const char *path, const uint8_t digest[EV_SHA256_LEN], const char *checked)
+{
+	struct side *s = ((struct side_session *)ctx)->side;
+	struct side_companion *more = realloc(s->companions, (s->ncompanions + 1) * sizeof *more);
+	if (!more)
+		return; /* out of memory: the receipt's inputs then lack it, and audit_side fails below */
+	s->companions = more;
+	struct side_companion *c = &s->companions[s->ncompanions];
+	c->path = strdup(path);
+	c->checked = strdup(checked);
+	if (!c->path || !c->checked) {
+		free(c->path);
+		free(c->checked);
+		return;
+	}
+	ev_sha256_hex(digest, c->hex);
+	s->ncompanions++;
+}
+
+static void sink_fed(void *ctx, size_t bytes)
+{
+	audit_journal_progress_note(((struct side_session *)ctx)->run->progress, bytes, 0);
+}
+
+ev_status audit_journal_side_open(const struct journal_run *run, struct pair *p, struct side *s,
+			    enum ev_fingerprint_mode mode, struct side_session *out, struct ev_error *err)
+{
+	struct ev_fixcheck_opts co = {
+		.side = s->role, .dict = run->dict, .spec = &run->spec,
+		.sender_compid = s->kind == EV_FIXREAD_QF_LOG ? run->sender_compid : NULL,
+		.max_per_rule = run->max_findings, .prints = mode, .key = &run->key, .set = &p->prints,
+	};
+	memset(out, 0, sizeof *out);
+	out->run = run;
+	out->pair = p;
+	out->side = s;
+	out->mode = mode;
+	if (mode == EV_FINGERPRINT_COMPARE)
+		ev_fingerprint_sort(&p->prints);
+	ev_status st = ev_fixcheck_new(&out->checker, &co, on_finding, &p->findings, err);
+	if (st != EV_OK)
+		return st;
+	struct ev_fixread_sink sink = {sink_record, sink_damage, out, sink_fed, sink_companion, &ev_cli_interrupted};
+	if (!(out->reader = ev_fixread_new(s->kind, &sink))) {
+		ev_fixcheck_free(out->checker);
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	}
+	return EV_OK;
+}
+
+void audit_journal_side_close(struct side_session *ss, const struct side *first, ev_fix_reread_fn again)
+{
+	ev_fixread_finish(ss->reader);
+	ev_fixcheck_finish(ss->checker);
+	if (ss->mode == EV_FINGERPRINT_COMPARE)
+		ev_fixcheck_cross(ss->checker, first->role, (const char *const *)first->files, again,
+				  (void *)first);
+	ss->side->stats = *ev_fixcheck_stats(ss->checker);
+	ev_fixread_free(ss->reader);
+	ev_fixcheck_free(ss->checker);
+	if (ss->mode == EV_FINGERPRINT_COMPARE)
+		ev_fingerprint_set_free(&ss->pair->prints);
+	memset(ss, 0, sizeof *ss);
+}
+
+void audit_journal_side_abandon(struct side_session *ss)
+{
+	ev_fixread_free(ss->reader);
+	ev_fixcheck_free(ss->checker);
+	memset(ss, 0, sizeof *ss);
+}
+
