@@ -1,0 +1,108 @@
+/* audit campaign's shared state, in four files: campaign_runs.c loads the
+ * runs (lib/campaign/run) and audits each one (its series, its native
+ * statistics, its journals), campaign_summary.c sums a campaign up per arm
+ * and cell as the median of its runs, campaign_report.c writes the
+ * Markdown and HTML report, campaign.c runs the command and publishes
+ * OUTDIR. Only audit/campaign*.c include this. */
+#ifndef AUDIT_CAMPAIGN_H
+#define AUDIT_CAMPAIGN_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "audit/analysis.h"
+#include "audit/svg.h"
+#include "lib/core/status.h"
+#include "lib/stats/series.h"
+
+#define MAX_RUNS 4096
+#define SPECTRUM_STEPS 51      /* 0 to 5 nines, a tenth at a time */
+#define TIMESERIES_POINTS 400
+#define NQ 4
+
+/* The quantiles a campaign summary shows, by name and as a percentile. */
+extern const char *const audit_campaign_q_names[NQ];
+extern const char *const audit_campaign_q_percent[NQ];
+
+struct run {
+	char name[160], arm[64], cell[64], result[24], dir[PATH_MAX];
+	int repeat;
+	char series[PATH_MAX], native[PATH_MAX], delay[PATH_MAX], sjournal[PATH_MAX], pjournal[PATH_MAX];
+	char native_log[PATH_MAX]; /* sockperf: the summary at the head of its full log, compared too */
+	enum analysis_sockperf_clock sockperf_clock;
+	uint64_t warmups, measured, rate;  /* warmups and measured: the plan's, from run.json */
+	/* what the audit found */
+	int analysed;
+	char clock[EV_SERIES_CLOCK_MAX + 1], rule[24];
+	uint64_t tps, source_hz;
+	struct ev_moments m;
+	double q[NQ];
+	unsigned differ, findings;
+	json_t *json; /* the run's part of summary.json */
+	double spectrum[SPECTRUM_STEPS];
+	size_t nspectrum;
+	double ts_x[TIMESERIES_POINTS], ts_y[TIMESERIES_POINTS];
+	size_t nts;
+};
+
+struct campaign_audit {
+	const char *dir, *out;
+	int json;
+	json_t *plan;
+	struct run *runs;
+	size_t nruns;
+	json_t *receipt;
+	char tmpdir[PATH_MAX];
+	uint64_t journal_findings;
+	int journals_audited;
+	size_t journal_pairs;     /* runs with both journals */
+	int journals_left;        /* not audited here: the runs' counts differ */
+};
+
+/* The median of each statistic over the runs of arm and cell. */
+struct cell_summary {
+	size_t runs;
+	double q[NQ], mean, largest_max;
+	double spectrum[SPECTRUM_STEPS];
+	size_t nspectrum;
+	const char *rule;
+	const char *unit;
+};
+
+ev_status audit_campaign_load_runs(struct campaign_audit *ca, struct ev_error *err);
+
+/* One run: its series read, its statistics recomputed and checked. */
+ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, struct ev_error *err);
+
+/* Both endpoints' journals of every run that has them, audited as
+ * audit journal would, its receipt in the summary. */
+ev_status audit_campaign_audit_journals(struct campaign_audit *ca, struct ev_error *err);
+
+double audit_campaign_median(double *v, size_t n);
+
+/* Arms and cells in the plan's order (else the runs'). */
+size_t audit_campaign_arms_of(const struct campaign_audit *ca, const char **out, size_t cap);
+
+size_t audit_campaign_cells_of(const struct campaign_audit *ca, const char **out, size_t cap);
+
+void audit_campaign_summarise_cell(const struct campaign_audit *ca, const char *arm, const char *cell,
+			   struct cell_summary *cs);
+
+int audit_campaign_cell_has_runs(const struct campaign_audit *ca, const char *arm, const char *cell);
+
+json_t *audit_campaign_scales_json(const struct campaign_audit *ca);
+
+json_t *audit_campaign_cells_json(const struct campaign_audit *ca);
+
+/* What this campaign's pass means: per run, what could be recomputed;
+ * the journals, audited here or left (named). */
+json_t *audit_campaign_coverage(const struct campaign_audit *ca);
+
+void audit_campaign_write_markdown(const struct campaign_audit *ca, struct text *t, json_t *summary);
+
+void audit_campaign_write_html(const struct campaign_audit *ca, struct text *t, const char *campaign);
+
+#endif

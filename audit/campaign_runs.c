@@ -1,0 +1,455 @@
+/* audit campaign, the runs: each run.json loaded (lib/campaign/run), and each
+ * run audited: its series recomputed, its native statistics compared, its
+ * journals audited together. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "audit/analysis.h"
+#include "audit/audit.h"
+#include "audit/journal.h"
+#include "audit/svg.h"
+#include "lib/campaign/run.h"
+#include "lib/core/path.h"
+#include "lib/core/publish.h"
+#include "lib/core/json.h"
+#include "lib/receipt/receipt.h"
+#include "lib/core/sha256.h"
+#include "audit/campaign.h"
+
+/* out = a "/" b; 0, or -1 (out empty) when it does not fit */
+static void run_finding(void *ctx, const struct ev_finding *f)
+{
+	struct run *r = ctx;
+	char prefix[512];
+	snprintf(prefix, sizeof prefix, TOOL ": %s: ", r->name);
+	ev_cli_finding(stderr, prefix, f);
+	r->findings++;
+}
+
+/* An output of a role in run.json, as a path, or "" . */
+static void output_path(const struct run *r, const struct ev_run *doc, const char *role, const char *name,
+			char *out, size_t cap)
+{
+	const char *rel = ev_run_output(doc, role, name);
+	out[0] = 0;
+	if (rel)
+		ev_path_join(out, cap, r->dir, rel);
+}
+
+/* sockperf's clock as the run's recorded argv says: --no-rdtsc is its
+ * monotonic clock, anything else its TSC default. Not sockperf: unknown. */
+static enum analysis_sockperf_clock recorded_sockperf_clock(const struct ev_run *doc)
+{
+	size_t k;
+	json_t *a;
+	struct ev_run_process p;
+	for (size_t i = 0; i < ev_run_process_count(doc); i++) {
+		if (ev_run_process(doc, i, &p) != 0 || strcmp(p.role ?: "", "sender") != 0)
+			continue;
+		int sockperf = 0, no_rdtsc = 0;
+		json_array_foreach(p.argv, k, a) {
+			const char *w = json_string_value(a) ?: "";
+			const char *base = strrchr(w, '/') ? strrchr(w, '/') + 1 : w;
+			sockperf |= strcmp(base, "sockperf") == 0;
+			no_rdtsc |= strcmp(w, "--no-rdtsc") == 0;
+		}
+		if (sockperf)
+			return no_rdtsc ? SOCKPERF_CLOCK_MONOTONIC : SOCKPERF_CLOCK_TSC;
+	}
+	return SOCKPERF_CLOCK_UNKNOWN;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct run *)a)->name, ((const struct run *)b)->name);
+}
+
+ev_status audit_campaign_load_runs(struct campaign_audit *ca, struct ev_error *err)
+{
+	char runs_dir[PATH_MAX];
+	if (ev_path_join(runs_dir, sizeof runs_dir, ca->dir, "runs") != 0)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", ca->dir);
+	DIR *d = opendir(runs_dir);
+	if (!d)
+		return ev_error_errno(err, errno, "%s: cannot read the campaign's runs (is it a capture campaign?)",
+				      runs_dir);
+	ca->runs = calloc(MAX_RUNS, sizeof *ca->runs);
+	if (!ca->runs) {
+		closedir(d);
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	}
+	struct dirent *e;
+	ev_status st = EV_OK;
+	while (st == EV_OK && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (ca->nruns == MAX_RUNS) {
+			st = ev_error_set(err, EV_USAGE, "%s: more than %d runs", runs_dir, MAX_RUNS);
+			break;
+		}
+		struct run *r = &ca->runs[ca->nruns];
+		char path[PATH_MAX];
+		if (strlen(e->d_name) >= sizeof r->name || ev_path_join(r->dir, sizeof r->dir, runs_dir, e->d_name) != 0 ||
+		    ev_path_join(path, sizeof path, r->dir, EV_RUN_FILENAME) != 0) {
+			fprintf(stderr, TOOL ": %s/%s: name too long: left out\n", runs_dir, e->d_name);
+			continue;
+		}
+		if (access(path, F_OK) != 0) {
+			fprintf(stderr, TOOL ": %s: no run.json (a run cut short): left out\n", r->dir);
+			continue;
+		}
+		struct ev_run run;
+		const struct ev_run *doc = &run;
+		uint8_t digest[EV_SHA256_LEN];
+		char hex[EV_SHA256_HEX_LEN + 1];
+		if ((st = ev_run_load(path, 0, &run, digest, err)) != EV_OK)
+			break;
+		ev_sha256_hex(digest, hex);
+		char name[PATH_MAX + 16];
+		snprintf(name, sizeof name, "run %s", e->d_name);
+		ev_receipt_add_input(ca->receipt, name, path, hex, err);
+		memcpy(r->name, e->d_name, strlen(e->d_name) + 1);
+		snprintf(r->arm, sizeof r->arm, "%s", ev_run_string(doc, "arm") ?: "");
+		snprintf(r->cell, sizeof r->cell, "%s", ev_run_string(doc, "cell") ?: "");
+		snprintf(r->result, sizeof r->result, "%s", ev_run_string(doc, "result") ?: "unknown");
+		r->repeat = ev_run_repeat(doc);
+		r->warmups = ev_run_count(doc, "warmups");
+		r->measured = ev_run_count(doc, "measured");
+		output_path(r, doc, "sender", "series", r->series, sizeof r->series);
+		output_path(r, doc, "sender", "report", r->native, sizeof r->native);
+		output_path(r, doc, "sender", "delay_series", r->delay, sizeof r->delay);
+		output_path(r, doc, "sender", "journal", r->sjournal, sizeof r->sjournal);
+		output_path(r, doc, "peer", "journal", r->pjournal, sizeof r->pjournal);
+		if (!r->series[0]) { /* sockperf: the full log is series and a copy of the summary */
+			output_path(r, doc, "sender", "log", r->series, sizeof r->series);
+			snprintf(r->native_log, sizeof r->native_log, "%s", r->series);
+		}
+		if (!r->native[0]) { /* what the sender printed is what was published */
+			if (ev_path_join(r->native, sizeof r->native, r->dir, "native/sender.stdout") != 0 ||
+			    access(r->native, R_OK) != 0)
+				snprintf(r->native, sizeof r->native, "%s", r->native_log);
+		}
+		if (strcmp(r->native, r->native_log) == 0)
+			r->native_log[0] = 0;
+		r->sockperf_clock = recorded_sockperf_clock(doc);
+		ev_run_free(&run);
+		ca->nruns++;
+	}
+	closedir(d);
+	if (ca->nruns > 1)
+		qsort(ca->runs, ca->nruns, sizeof *ca->runs, by_name);
+	return st;
+}
+
+static ev_status add_input_file(json_t *receipt, const char *name, const char *path, struct ev_error *err)
+{
+	uint8_t d[EV_SHA256_LEN];
+	char hex[EV_SHA256_HEX_LEN + 1];
+	ev_status st = ev_sha256_path(path, d, NULL, err);
+	if (st == EV_OK) {
+		ev_sha256_hex(d, hex);
+		st = ev_receipt_add_input(receipt, name, path, hex, err);
+	}
+	return st;
+}
+
+/* The time series decimated: the largest value of each of at most
+ * TIMESERIES_POINTS buckets of consecutive calls. */
+static void decimate(struct run *r, const uint64_t *v, size_t n)
+{
+	size_t per = (n + TIMESERIES_POINTS - 1) / TIMESERIES_POINTS;
+	r->nts = 0;
+	for (size_t at = 0; per && at < n; at += per) {
+		uint64_t mx = 0;
+		for (size_t k = at; k < n && k < at + per; k++)
+			mx = v[k] > mx ? v[k] : mx;
+		r->ts_x[r->nts] = (double)at;
+		r->ts_y[r->nts++] = (double)(mx ? mx : 1);
+	}
+}
+
+/* The native statistics of one file compared; each that differs or is
+ * missing named on stderr with its run, and counted. */
+static json_t *compare_native(struct run *r, const char *file, const struct ev_native *nat, struct ev_series *s)
+{
+	unsigned differ = 0;
+	json_t *rows = audit_analysis_compare_native(nat, s, &r->m, r->sockperf_clock, &differ), *row;
+	size_t i;
+	r->differ += differ;
+	json_array_foreach(rows, i, row) {
+		const char *verdict = json_string_value(json_object_get(row, "verdict"));
+		if (strcmp(verdict, "differs") != 0 && strcmp(verdict, "missing") != 0)
+			continue;
+		const char *native = json_string_value(json_object_get(row, "native"));
+		const char *recomputed = json_string_value(json_object_get(row, "recomputed"));
+		fprintf(stderr, TOOL ": %s: %s: %s: %s (native %s, recomputed %s)\n", r->name, file,
+			json_string_value(json_object_get(row, "name")), verdict, *native ? native : "absent",
+			*recomputed ? recomputed : "nothing");
+	}
+	return rows;
+}
+
+/* A run whose program kept no raw series (the llfix benchmark as a cell):
+ * what it printed is shown as printed, each statistic marked not
+ * recomputable, except its sample count, which the plan gives; a line the
+ * tool always prints and the block lacks is still missing. */
+static void native_as_printed(struct campaign_audit *ca, struct run *r)
+{
+	struct ev_native nat;
+	struct ev_error nerr;
+	ev_error_clear(&nerr);
+	if (ev_native_load(r->native, &nat, &nerr) != EV_OK) {
+		json_object_set_new(r->json, "native", json_string(nerr.text));
+		return; /* a stdout that states no statistic: nothing was published */
+	}
+	char name[PATH_MAX + 32];
+	snprintf(name, sizeof name, "%s native report", r->name);
+	add_input_file(ca->receipt, name, r->native, &nerr);
+	json_t *rows = json_array();
+	size_t recomputed = 0, printed = 0;
+	for (size_t i = 0; i < nat.n; i++) {
+		const struct ev_native_stat *st = &nat.stats[i];
+		printed++;
+		if (st->what == EV_NSTAT_COUNT) {
+			char want[32];
+			snprintf(want, sizeof want, "%" PRIu64, r->measured);
+			int same = strcmp(want, st->text) == 0;
+			recomputed++;
+			if (!same) {
+				r->differ++;
+				fprintf(stderr, TOOL ": %s: %s: %s: differs (native %s, the plan's measured %s)\n", r->name,
+					r->native, st->name, st->text, want);
+			}
+			json_array_append_new(rows, json_pack("{s:s, s:s, s:s, s:s, s:s}", "name", st->name, "rule", "plan",
+							      "native", st->text, "recomputed", want, "verdict",
+							      same ? "equal" : "differs"));
+			continue;
+		}
+		json_array_append_new(rows, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "name", st->name, "rule",
+						      ev_qrule_name(nat.rule), "native", st->text, "recomputed", "", "verdict",
+						      "not recomputable", "why", "the run recorded no raw series"));
+	}
+	for (size_t i = 0; i < nat.nmissing; i++)
+		fprintf(stderr, TOOL ": %s: %s: %s: missing (native absent)\n", r->name, r->native, nat.missing[i]);
+	r->differ += (unsigned)audit_analysis_native_rest(&nat, rows);
+	char coverage[256];
+	snprintf(coverage, sizeof coverage, "recomputed %zu of %zu printed statistics (the count, from the plan; "
+		 "the rest not recomputable: the run recorded no raw series)", recomputed, printed);
+	json_object_set_new(r->json, "native", json_pack("{s:s, s:s, s:s, s:s, s:o}", "tool", nat.tool, "rule",
+							 ev_qrule_name(nat.rule), "file", r->native, "coverage", coverage,
+							 "statistics", rows));
+}
+
+/* One run: its series read, its statistics recomputed and checked. */
+ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, struct ev_error *err)
+{
+	struct ev_series s;
+	struct ev_native nat;
+	int have_native = 0;
+	ev_status st;
+	char name[PATH_MAX + 32];
+	r->json = json_pack("{s:s, s:s, s:s, s:i, s:s}", "name", r->name, "arm", r->arm, "cell", r->cell,
+			    "repeat", r->repeat, "result", r->result);
+	if (strcmp(r->result, "ok") != 0) { /* shown, not summed up; the campaign did not hold */
+		snprintf(name, sizeof name, "run %s result", r->name);
+		ev_receipt_add_check(ca->receipt, name, 0, "capture recorded the run as not ok", err);
+	}
+	if (!r->series[0] || access(r->series, R_OK) != 0) {
+		json_object_set_new(r->json, "series", json_string("none: the run has no series output"));
+		if (r->native[0])
+			native_as_printed(ca, r);
+		snprintf(name, sizeof name, "run %s statistics", r->name);
+		char detail[256];
+		snprintf(detail, sizeof detail, "no raw series: %s", r->differ ? "the printed statistics differ from the plan "
+			 "or lack a line" : "the printed statistics are shown, not recomputed");
+		ev_receipt_add_check(ca->receipt, name, !r->differ, detail, err);
+		return EV_OK;
+	}
+	if (r->native[0]) {
+		struct ev_error nerr;
+		ev_error_clear(&nerr);
+		have_native = ev_native_load(r->native, &nat, &nerr) == EV_OK;
+		if (!have_native) { /* printed, yet not read: never a pass */
+			json_object_set_new(r->json, "native", json_string(nerr.text));
+			fprintf(stderr, TOOL ": %s: %s\n", r->name, nerr.text);
+			r->differ++;
+		}
+	}
+	if ((st = ev_series_load(r->series, &s, run_finding, r, err)) != EV_OK)
+		return ev_error_wrap(err, "run %s", r->name);
+	snprintf(name, sizeof name, "%s series", r->name);
+	add_input_file(ca->receipt, name, r->series, err);
+	if (have_native) {
+		snprintf(name, sizeof name, "%s native report", r->name);
+		add_input_file(ca->receipt, name, r->native, err);
+	}
+	r->analysed = 1;
+	snprintf(r->clock, sizeof r->clock, "%s", s.clock);
+	r->tps = s.ticks_per_second;
+	r->source_hz = s.source_hz;
+	ev_moments_of(s.v, s.n, &r->m);
+	decimate(r, s.v, s.n);
+	/* in the series' own order: the journal-page cohorts */
+	if (r->sjournal[0] && s.n) {
+		uint8_t *labels = NULL;
+		struct ev_error lerr;
+		ev_error_clear(&lerr);
+		if (audit_analysis_page_labels(r->sjournal, r->warmups, s.n, 4096, &labels, &lerr) == EV_OK) {
+			uint64_t *copy = malloc(s.n * sizeof *copy);
+			if (copy) {
+				struct ev_prob p99 = {99, 100};
+				memcpy(copy, s.v, s.n * sizeof *copy);
+				uint64_t threshold = (uint64_t)ev_quantile(copy, s.n, EV_QRULE_NEAREST_RANK, p99);
+				free(copy);
+				json_object_set_new(r->json, "cohorts",
+						    json_pack("{s:I, s:I, s:o}", "page_size", (json_int_t)4096, "threshold",
+							      (json_int_t)threshold, "by_displacement",
+							      audit_analysis_cohorts(s.v, s.n, labels, threshold)));
+			}
+			free(labels);
+		} else {
+			json_object_set_new(r->json, "cohorts", json_string(lerr.text));
+		}
+	}
+	enum ev_qrule rule = have_native ? nat.rule : EV_QRULE_NEAREST_RANK;
+	snprintf(r->rule, sizeof r->rule, "%s", ev_qrule_name(rule));
+	if (have_native) {
+		json_t *rows = compare_native(r, r->native, &nat, &s);
+		char coverage[640];
+		audit_analysis_native_coverage(rows, coverage, sizeof coverage);
+		json_object_set_new(r->json, "native", json_pack("{s:s, s:s, s:s, s:s, s:o}", "tool", nat.tool, "rule",
+								 ev_qrule_name(nat.rule), "file", r->native, "coverage",
+								 coverage, "statistics", rows));
+		struct ev_native copy;
+		struct ev_error nerr;
+		ev_error_clear(&nerr);
+		if (r->native_log[0] && ev_native_load(r->native_log, &copy, &nerr) == EV_OK) {
+			snprintf(name, sizeof name, "%s native log summary", r->name);
+			add_input_file(ca->receipt, name, r->native_log, err);
+			json_object_set_new(r->json, "native_log", json_pack("{s:s, s:o}", "file", r->native_log,
+									     "statistics", compare_native(r, r->native_log, &copy, &s)));
+		}
+	}
+	/* the summary's quantiles and the plot's spectrum, selected at once */
+	struct wanted want[NQ + SPECTRUM_STEPS] = {0};
+	size_t nw = 0;
+	for (int i = 0; i < NQ; i++) {
+		want[nw].rule = rule;
+		ev_prob_parse_percent(audit_campaign_q_percent[i], &want[nw++].p);
+	}
+	double nines_max = s.n > 1 ? log10((double)s.n) : 0;
+	r->nspectrum = 0;
+	for (int k = 0; k < SPECTRUM_STEPS && k / 10.0 <= nines_max + 1e-9; k++) {
+		/* 1 - 10^-x as a fraction over 10^9: for the plot, not for a verdict */
+		double p = 1 - pow(10, -k / 10.0);
+		want[nw].rule = EV_QRULE_NEAREST_RANK;
+		want[nw].p = (struct ev_prob){(uint64_t)llround(p * 1e9), 1000000000u};
+		nw++;
+		r->nspectrum++;
+	}
+	audit_analysis_select(s.v, s.n, want, nw);
+	json_t *q = json_object();
+	for (int i = 0; i < NQ; i++) {
+		r->q[i] = want[i].value;
+		json_object_set_new(q, audit_campaign_q_names[i], audit_analysis_quantile_json(&want[i]));
+	}
+	for (size_t k = 0; k < r->nspectrum; k++)
+		r->spectrum[k] = want[NQ + k].value > 0 ? want[NQ + k].value : 1;
+	json_t *stats = audit_analysis_moments_json(&r->m);
+	json_object_set_new(stats, "rule", json_string(r->rule));
+	json_object_set_new(stats, "quantiles", q);
+	json_object_set_new(r->json, "recomputed", stats);
+	json_object_set_new(r->json, "series",
+			    json_pack("{s:s, s:s, s:I, s:I, s:I}", "shape", ev_series_kind_name(s.kind), "clock", s.clock,
+				      "ticks_per_second", (json_int_t)s.ticks_per_second, "source_hz",
+				      (json_int_t)s.source_hz, "findings", (json_int_t)r->findings));
+	ev_series_free(&s);
+	if (r->delay[0] && have_native) {
+		/* the rate comes from the pair's report */
+		json_t *rep;
+		struct ev_error jerr;
+		ev_error_clear(&jerr);
+		if (ev_json_load(r->native, "evidence-pair-report/1", 0, &rep, NULL, NULL, NULL, &jerr) == EV_OK) {
+			r->rate = (uint64_t)json_integer_value(json_object_get(json_object_get(rep, "pacing"), "rate"));
+			json_decref(rep);
+		}
+		struct ev_series d;
+		uint64_t missed;
+		if (r->rate && ev_series_load(r->delay, &d, run_finding, r, err) == EV_OK) {
+			json_object_set_new(r->json, "pacing", audit_analysis_pacing(&d, r->rate, &missed));
+			ev_series_free(&d);
+		}
+	}
+	char check[256], detail[256];
+	snprintf(check, sizeof check, "run %s statistics", r->name);
+	snprintf(detail, sizeof detail, "%u native statistic%s differ, %u series finding%s", r->differ,
+		 r->differ == 1 ? "" : "s", r->findings, r->findings == 1 ? "" : "s");
+	ev_receipt_add_check(ca->receipt, check, !r->differ && !r->findings, detail, err);
+	return EV_OK;
+}
+
+/* Both endpoints' journals of every run that has them, audited as
+ * audit journal would, its receipt in the summary. */
+ev_status audit_campaign_audit_journals(struct campaign_audit *ca, struct ev_error *err)
+{
+	const char *senders[JOURNAL_MAX_PAIRS], *receivers[JOURNAL_MAX_PAIRS];
+	size_t n = 0;
+	uint64_t warmups = 0, measured = 0;
+	int uniform = 1;
+	for (size_t i = 0; i < ca->nruns && n < JOURNAL_MAX_PAIRS; i++) {
+		struct run *r = &ca->runs[i];
+		if (!r->sjournal[0] || !r->pjournal[0] || access(r->sjournal, F_OK) != 0 || access(r->pjournal, F_OK) != 0)
+			continue;
+		/* the plan's counts, not the series': a native program may keep none */
+		if (n && (r->warmups != warmups || r->measured != measured))
+			uniform = 0;
+		warmups = r->warmups;
+		measured = r->measured;
+		senders[n] = r->sjournal;
+		receivers[n++] = r->pjournal;
+	}
+	ca->journal_pairs = n;
+	if (!n)
+		return EV_OK;
+	if (!uniform) {
+		fprintf(stderr, TOOL ": the runs' counts differ: journals left to audit journal, run by run\n");
+		ca->journals_left = 1;
+		return EV_OK;
+	}
+	char receipt[PATH_MAX];
+	if (ev_path_join(receipt, sizeof receipt, ca->tmpdir, "audit-journal.json") != 0)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", ca->out);
+	struct journal_run jr;
+	audit_journal_init(&jr);
+	ev_status st = audit_journal_prepare(&jr, senders, receivers, n, n, err);
+	if (st != EV_OK)
+		return st;
+	jr.warmups = (long)warmups;
+	jr.measured = (long)measured;
+	jr.receipt = receipt;
+	jr.quiet = 1;
+	st = audit_journal_run_all(&jr, err);
+	ca->journals_audited = st == EV_OK || st == EV_MISMATCH;
+	ca->journal_findings = jr.findings;
+	audit_journal_free(&jr);
+	if (st == EV_MISMATCH)
+		st = EV_OK;
+	if (st == EV_OK) {
+		char detail[128];
+		snprintf(detail, sizeof detail, "%zu pairs, %" PRIu64 " findings (audit-journal.json)", n, ca->journal_findings);
+		ev_receipt_add_check(ca->receipt, "journals", ca->journal_findings == 0, detail, err);
+	}
+	return st;
+}

@@ -1,0 +1,206 @@
+/* audit campaign, the summary: per arm and cell, the median of its runs'
+ * statistics (never a quantile of pooled samples), and the facts of the
+ * summary and the receipt. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "audit/analysis.h"
+#include "audit/audit.h"
+#include "audit/journal.h"
+#include "audit/svg.h"
+#include "lib/campaign/run.h"
+#include "lib/core/path.h"
+#include "lib/core/publish.h"
+#include "lib/core/json.h"
+#include "lib/receipt/receipt.h"
+#include "lib/core/sha256.h"
+#include "audit/campaign.h"
+
+const char *const audit_campaign_q_names[NQ] = {"p50", "p95", "p99", "p99.9"};
+const char *const audit_campaign_q_percent[NQ] = {"50", "95", "99", "99.9"};
+
+static int by_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+double audit_campaign_median(double *v, size_t n)
+{
+	qsort(v, n, sizeof *v, by_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Arms and cells in the plan's order (else the runs'). */
+size_t audit_campaign_arms_of(const struct campaign_audit *ca, const char **out, size_t cap)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < ca->nruns; i++) {
+		size_t k = 0;
+		while (k < n && strcmp(out[k], ca->runs[i].arm) != 0)
+			k++;
+		if (k == n && n < cap)
+			out[n++] = ca->runs[i].arm;
+	}
+	return n;
+}
+
+size_t audit_campaign_cells_of(const struct campaign_audit *ca, const char **out, size_t cap)
+{
+	size_t n = 0;
+	json_t *cells = json_object_get(ca->plan, "cells");
+	size_t i;
+	json_t *c;
+	json_array_foreach(cells, i, c)
+		if (n < cap)
+			out[n++] = json_string_value(json_object_get(c, "name"));
+	for (i = 0; i < ca->nruns; i++) {
+		size_t k = 0;
+		while (k < n && strcmp(out[k], ca->runs[i].cell) != 0)
+			k++;
+		if (k == n && n < cap)
+			out[n++] = ca->runs[i].cell;
+	}
+	return n;
+}
+
+void audit_campaign_summarise_cell(const struct campaign_audit *ca, const char *arm, const char *cell,
+			   struct cell_summary *cs)
+{
+	double *col = malloc((ca->nruns ? ca->nruns : 1) * sizeof *col);
+	memset(cs, 0, sizeof *cs);
+	cs->unit = "ticks";
+	for (int k = 0; k <= NQ + 1 + SPECTRUM_STEPS && col; k++) {
+		size_t n = 0;
+		for (size_t i = 0; i < ca->nruns; i++) {
+			const struct run *r = &ca->runs[i];
+			/* a failed run, or one that failed its audit, is shown, never summed up */
+			if (!r->analysed || strcmp(r->arm, arm) != 0 || strcmp(r->cell, cell) != 0 || !r->m.n ||
+			    strcmp(r->result, "ok") != 0 || r->differ || r->findings)
+				continue;
+			cs->rule = r->rule;
+			cs->unit = r->tps == 1000000000u ? "ns" : "ticks";
+			if (k < NQ)
+				col[n++] = r->q[k];
+			else if (k == NQ)
+				col[n++] = ev_moments_mean(&r->m);
+			else if (k == NQ + 1)
+				cs->largest_max = (double)r->m.max > cs->largest_max ? (double)r->m.max : cs->largest_max;
+			else if ((size_t)(k - NQ - 2) < r->nspectrum)
+				col[n++] = r->spectrum[k - NQ - 2];
+		}
+		if (k == 0)
+			cs->runs = n;
+		if (!n || k == NQ + 1)
+			continue;
+		double med = audit_campaign_median(col, n);
+		if (k < NQ)
+			cs->q[k] = med;
+		else if (k == NQ)
+			cs->mean = med;
+		else if (n == cs->runs) { /* a point every run reaches */
+			cs->spectrum[k - NQ - 2] = med;
+			cs->nspectrum = (size_t)(k - NQ - 1);
+		}
+	}
+	free(col);
+}
+
+int audit_campaign_cell_has_runs(const struct campaign_audit *ca, const char *arm, const char *cell)
+{
+	for (size_t i = 0; i < ca->nruns; i++)
+		if (strcmp(ca->runs[i].arm, arm) == 0 && strcmp(ca->runs[i].cell, cell) == 0)
+			return 1;
+	return 0;
+}
+
+json_t *audit_campaign_scales_json(const struct campaign_audit *ca)
+{
+	uint64_t lo = 0, hi = 0;
+	size_t n = 0;
+	for (size_t i = 0; i < ca->nruns; i++) {
+		uint64_t hz = ca->runs[i].source_hz;
+		if (!ca->runs[i].analysed || !hz)
+			continue;
+		lo = !n || hz < lo ? hz : lo;
+		hi = !n || hz > hi ? hz : hi;
+		n++;
+	}
+	json_t *o = json_pack("{s:I}", "runs", (json_int_t)n);
+	if (n) {
+		json_object_set_new(o, "min_hz", json_integer((json_int_t)lo));
+		json_object_set_new(o, "max_hz", json_integer((json_int_t)hi));
+		json_object_set_new(o, "spread_ppm", ev_json_decimal((unsigned __int128)(hi - lo) * 1000000u, lo, 3));
+	}
+	return o;
+}
+
+json_t *audit_campaign_cells_json(const struct campaign_audit *ca)
+{
+	const char *arms[64], *cells[256];
+	size_t na = audit_campaign_arms_of(ca, arms, 64), nc = audit_campaign_cells_of(ca, cells, 256);
+	json_t *out = json_array();
+	for (size_t a = 0; a < na; a++)
+		for (size_t c = 0; c < nc; c++) {
+			struct cell_summary cs;
+			audit_campaign_summarise_cell(ca, arms[a], cells[c], &cs);
+			if (!cs.runs)
+				continue;
+			json_t *med = json_object();
+			for (int k = 0; k < NQ; k++)
+				json_object_set_new(med, audit_campaign_q_names[k], ev_json_decimal_of(cs.q[k], 9));
+			json_object_set_new(med, "mean", ev_json_decimal_of(cs.mean, 9));
+			json_array_append_new(out, json_pack("{s:s, s:s, s:I, s:s, s:s, s:o, s:I}", "arm", arms[a], "cell",
+							     cells[c], "runs", (json_int_t)cs.runs, "rule", cs.rule ? cs.rule : "",
+							     "unit", cs.unit, "median_of_runs", med, "largest_max",
+							     (json_int_t)cs.largest_max));
+		}
+	return out;
+}
+
+/* What this campaign's pass means: per run, what could be recomputed;
+ * the journals, audited here or left (named). */
+json_t *audit_campaign_coverage(const struct campaign_audit *ca)
+{
+	json_t *o = json_object(), *done = json_array(), *not = json_array();
+	size_t series = 0, without = 0;
+	for (size_t i = 0; i < ca->nruns; i++)
+		if (ca->runs[i].analysed)
+			series++;
+		else
+			without++;
+	char text[256];
+	snprintf(text, sizeof text, "%zu run%s: every sample of the raw series read, every printed statistic compared "
+		 "or named not recomputable (each run's native.coverage in summary.json)", series, series == 1 ? "" : "s");
+	json_array_append_new(done, json_string(text));
+	if (ca->journals_audited) {
+		snprintf(text, sizeof text, "both journals of %zu run%s audited as audit journal does (audit-journal.json)",
+			 ca->journal_pairs, ca->journal_pairs == 1 ? "" : "s");
+		json_array_append_new(done, json_string(text));
+	}
+	if (without) {
+		snprintf(text, sizeof text, "%zu run%s without a raw series: the printed statistics shown, only the sample "
+			 "count compared (with the plan)", without, without == 1 ? "" : "s");
+		json_array_append_new(not, json_string(text));
+	}
+	if (ca->journals_left) {
+		snprintf(text, sizeof text, "the journals of %zu runs: their counts differ, left to audit journal, run by run",
+			 ca->journal_pairs);
+		json_array_append_new(not, json_string(text));
+	}
+	json_object_set_new(o, "recomputed", done);
+	json_object_set_new(o, "not_checked", not);
+	return o;
+}
