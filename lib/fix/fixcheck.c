@@ -62,16 +62,7 @@ struct ev_fixcheck {
 	uint32_t last_ns;
 	int have_seq;
 	uint64_t next_seq, next_owner;
-	/* COMPARE: which of the other side's orders were seen, and the first
-	 * disagreement and extra order */
-	unsigned char *matched;
-	int have_diff, have_extra;
-	struct ev_fingerprint diff_other;   /* the other side's record */
-	struct ev_fix_finding diff;      /* this side's, formatted when found */
-	char *diff_mine;                 /* a copy of this side's message */
-	uint32_t diff_mine_len;
-	uint64_t differing, extra, first_extra_seq, first_extra_record, first_extra_offset;
-	const char *first_extra_file;
+	struct ev_fixcross cross;         /* COMPARE: against the other side (fixcross.h) */
 };
 
 static const char *sentence(enum ev_fix_rule rule)
@@ -163,8 +154,10 @@ ev_status ev_fixcheck_new(struct ev_fixcheck **out, const struct ev_fixcheck_opt
 	c->first_pos = calloc(c->tracked, sizeof *c->first_pos);
 	c->inst_seen = calloc(c->tracked, sizeof *c->inst_seen);
 	c->top_seen = calloc(c->tracked, sizeof *c->top_seen);
-	if (opts->prints == EV_FINGERPRINT_COMPARE)
-		c->matched = calloc(opts->set->n ? opts->set->n : 1, 1);
+	if (opts->prints == EV_FINGERPRINT_COMPARE && ev_fixcross_init(&c->cross, opts->set, err) != EV_OK) {
+		ev_fixcheck_free(c);
+		return err->status;
+	}
 	size_t nspec = opts->spec ? opts->spec->nfields + opts->spec->ngroups : 0;
 	c->spec_ok = calloc(nspec + 1, 1);
 	c->prev_spec_ok = calloc(nspec + 1, 1);
@@ -177,8 +170,7 @@ ev_status ev_fixcheck_new(struct ev_fixcheck **out, const struct ev_fixcheck_opt
 		ev_fixcheck_free(c);
 		return ev_error_set(err, EV_ERROR, "out of memory");
 	}
-	if (!c->seen || !c->first_pos || !c->inst_seen || !c->top_seen ||
-	    (opts->prints == EV_FINGERPRINT_COMPARE && !c->matched)) {
+	if (!c->seen || !c->first_pos || !c->inst_seen || !c->top_seen) {
 		ev_fixcheck_free(c);
 		return ev_error_set(err, EV_ERROR, "out of memory");
 	}
@@ -199,8 +191,7 @@ void ev_fixcheck_free(struct ev_fixcheck *c)
 	free(c->first_pos);
 	free(c->inst_seen);
 	free(c->top_seen);
-	free(c->matched);
-	free(c->diff_mine);
+	ev_fixcross_free(&c->cross);
 	free(c->spec_ok);
 	free(c->prev_spec_ok);
 	for (size_t i = 0; c->dense && i < c->o.dict->nlayouts; i++)
@@ -693,44 +684,10 @@ static void check_order(struct ev_fixcheck *c)
 	}
 }
 
-/* The other side's unmatched fingerprint with this seq, or -1: one equal
- * to p when there is one, so that a MsgSeqNum used twice (a reset, a
- * resend) never pairs two identical records with two different ones. */
-static long find_print(const struct ev_fixcheck *c, const struct ev_fingerprint *p)
-{
-	const struct ev_fingerprint_set *s = c->o.set;
-	uint64_t seq = p->seq;
-	if (!s->n)
-		return -1;
-	size_t lo = 0, hi = s->n;
-	/* Usually the seqs run without a gap: try the direct place first. */
-	if (seq >= s->v[0].seq && seq - s->v[0].seq < s->n && s->v[seq - s->v[0].seq].seq == seq &&
-	    (seq - s->v[0].seq == 0 || s->v[seq - s->v[0].seq - 1].seq != seq))
-		lo = seq - s->v[0].seq, hi = lo + 1;
-	else
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-			if (s->v[mid].seq < seq)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-	long first = -1;
-	for (size_t i = lo; i < s->n && s->v[i].seq == seq; i++) {
-		if (c->matched[i])
-			continue;
-		if (s->v[i].hash == p->hash && s->v[i].len == p->len)
-			return (long)i;
-		if (first < 0)
-			first = (long)i;
-	}
-	return first;
-}
-
 static void fingerprint(struct ev_fixcheck *c, uint64_t seq)
 {
 	struct ev_fingerprint p = {seq, ev_fingerprint_hash(c->o.key, c->msg.data, c->msg.len), c->msg.len,
-				c->rec->file_index, c->rec->offset};
+				   c->rec->file_index, c->rec->offset};
 	if (c->o.prints == EV_FINGERPRINT_RECORD) {
 		struct ev_error ignored;
 		ev_error_clear(&ignored);
@@ -739,35 +696,9 @@ static void fingerprint(struct ev_fixcheck *c, uint64_t seq)
 			       "out of memory for fingerprints: the endpoints cannot be compared", NULL, NULL);
 		return;
 	}
-	long i = find_print(c, &p);
-	c->st.compared++;
-	if (i < 0) {
-		if (!c->extra++) {
-			c->first_extra_seq = seq;
-			c->first_extra_file = c->rec->file;
-			c->first_extra_record = c->rec->record;
-			c->first_extra_offset = c->rec->offset;
-		}
-		return;
-	}
-	c->matched[i] = 1;
-	const struct ev_fingerprint *o = &c->o.set->v[i];
-	if (o->hash == p.hash && o->len == p.len) {
-		c->st.matched++;
-		return;
-	}
-	if (c->differing++)
-		return;
-	c->have_diff = 1;
-	c->diff_other = *o;
-	c->diff.file = c->rec->file;
-	c->diff.record = c->rec->record;
-	c->diff.offset = c->rec->offset;
-	free(c->diff_mine);
-	if ((c->diff_mine = malloc(c->msg.len)) != NULL) {
-		memcpy(c->diff_mine, c->msg.data, c->msg.len);
-		c->diff_mine_len = c->msg.len;
-	}
+	ev_fixcross_message(&c->cross, &p, c->msg.data, c->msg.len, c->rec);
+	c->st.compared = c->cross.compared;
+	c->st.matched = c->cross.matched_count;
 }
 
 /* Keep this message and its verdicts for the next one. */
@@ -910,66 +841,18 @@ void ev_fixcheck_finish(struct ev_fixcheck *c)
 	}
 }
 
-/* A message for showing whole: SOH as '|', other unprintable bytes \xHH. */
-static void show_message(const char *m, uint32_t len, char *out, size_t cap)
+/* A cross-agreement finding, at where (NULL: no record). */
+static void report_cross(void *ctx, const struct ev_fix_record *where, const char *message, const char *expected,
+			 const char *found)
 {
-	char tmp[EV_FIX_VALUE_MAX];
-	uint32_t n = len < sizeof tmp - 1 ? len : (uint32_t)sizeof tmp - 1;
-	for (uint32_t i = 0; i < n; i++)
-		tmp[i] = m[i] == EV_FIX_SOH ? '|' : m[i];
-	show(tmp, n, out, cap);
+	struct ev_fixcheck *c = ctx;
+	c->rec = where;
+	report(c, EV_RULE_CROSS_AGREEMENT, 0, NO_OFFSET, message, expected, found);
+	c->rec = NULL;
 }
 
 void ev_fixcheck_cross(struct ev_fixcheck *c, const char *first_name,
 		       const char *const *first_files, ev_fix_reread_fn reread, void *reread_ctx)
 {
-	char a[EV_FIX_VALUE_MAX], b[EV_FIX_VALUE_MAX], msg[300];
-	if (c->have_diff) {
-		const struct ev_fingerprint *o = &c->diff_other;
-		char other[EV_FIX_VALUE_MAX];
-		long got = reread ? reread(reread_ctx, o->file, o->offset, other, o->len < sizeof other ? o->len : sizeof other) : -1;
-		if (got >= 0)
-			show_message(other, (uint32_t)got, a, sizeof a);
-		else
-			snprintf(a, sizeof a, "the record at byte %llu of %s (%u bytes, no longer readable)",
-				 (unsigned long long)o->offset, first_files ? first_files[o->file] : "?", o->len);
-		if (c->diff_mine)
-			show_message(c->diff_mine, c->diff_mine_len, b, sizeof b);
-		else
-			snprintf(b, sizeof b, "(out of memory)");
-		snprintf(msg, sizeof msg,
-			 "message MsgSeqNum %llu differs from the %s's copy (%s, byte %llu); %llu message%s in all",
-			 (unsigned long long)o->seq, first_name, first_files ? first_files[o->file] : "?",
-			 (unsigned long long)o->offset, (unsigned long long)c->differing,
-			 c->differing == 1 ? " differs" : "s differ");
-		struct ev_fix_record r = {.file = c->diff.file, .record = c->diff.record, .offset = c->diff.offset};
-		c->rec = &r;
-		report(c, EV_RULE_CROSS_AGREEMENT, 0, NO_OFFSET, msg, a, b);
-		c->rec = NULL;
-	}
-	const struct ev_fingerprint_set *set = c->o.set;
-	uint64_t missing = 0;
-	size_t first_missing = 0;
-	for (size_t i = 0; i < set->n; i++)
-		if (!c->matched[i] && !missing++)
-			first_missing = i;
-	if (missing) {
-		const struct ev_fingerprint *o = &set->v[first_missing];
-		snprintf(msg, sizeof msg, "%llu message%s of the %s %s missing here (the first at byte %llu of %s)",
-			 (unsigned long long)missing, missing == 1 ? "" : "s", first_name,
-			 missing == 1 ? "is" : "are", (unsigned long long)o->offset,
-			 first_files ? first_files[o->file] : "?");
-		snprintf(a, sizeof a, "MsgSeqNum %llu", (unsigned long long)o->seq);
-		report(c, EV_RULE_CROSS_AGREEMENT, 0, NO_OFFSET, msg, a, "nothing");
-	}
-	if (c->extra) {
-		struct ev_fix_record r = {.file = c->first_extra_file, .record = c->first_extra_record,
-					  .offset = c->first_extra_offset};
-		c->rec = &r;
-		snprintf(msg, sizeof msg, "%llu message%s here that the %s does not have",
-			 (unsigned long long)c->extra, c->extra == 1 ? "" : "s", first_name);
-		snprintf(b, sizeof b, "MsgSeqNum %llu", (unsigned long long)c->first_extra_seq);
-		report(c, EV_RULE_CROSS_AGREEMENT, 0, NO_OFFSET, msg, "nothing", b);
-		c->rec = NULL;
-	}
+	ev_fixcross_report(&c->cross, first_name, first_files, reread, reread_ctx, report_cross, c);
 }

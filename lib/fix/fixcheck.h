@@ -11,8 +11,8 @@
  *
  * Every message read (orders and session messages) is fingerprinted
  * (fingerprint.h): the first side of a pair records them, the second
- * compares against that set as it goes, and ev_fixcheck_cross reports the
- * first disagreement and the messages only one side has.
+ * compares against that set as it goes (fixcross.h), and ev_fixcheck_cross
+ * reports the first disagreement and the messages only one side has.
  *
  * One checker per thread; the dictionary and spec are shared read-only.
  * The checker copies nothing it is handed but the few values it compares
@@ -24,23 +24,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/fix/fixcross.h"
 #include "lib/fix/fixdict.h"
 #include "lib/fix/fingerprint.h"
 #include "lib/fix/fixrules.h"
 #include "lib/fix/fixspec.h"
 #include "lib/core/status.h"
 
-#define EV_FIX_VALUE_MAX 640 /* a whole order fits, for a disagreement */
-
-/* One record as a reader hands it over. */
-struct ev_fix_record {
-	const char *msg;      /* the message's bytes, valid during the call */
-	uint32_t len;
-	const char *file;     /* the journal file's name, for findings */
-	uint32_t file_index;  /* the reader's number for the file */
-	uint64_t record;      /* 1-based position in its file */
-	uint64_t offset;      /* of the message's first byte in its file */
-};
 
 struct ev_fix_finding {
 	enum ev_fix_rule rule;
@@ -94,13 +84,6 @@ void ev_fixcheck_damage(struct ev_fixcheck *c, enum ev_fix_rule rule, const char
 void ev_fixcheck_finish(struct ev_fixcheck *c);
 
 const struct ev_fixcheck_stats *ev_fixcheck_stats(const struct ev_fixcheck *c);
-
-/* The record bytes of an order, for showing a disagreement: called with
- * the other side's file index, offset and length; fills buf (cap bytes)
- * and returns the length read, or -1 when they cannot be read again (an
- * archive streamed by). */
-typedef long (*ev_fix_reread_fn)(void *ctx, uint32_t file, uint64_t offset, char *buf,
-				 size_t cap);
 
 /* After the second side (COMPARE) ended: report, under rule
  * cross-agreement, the first order whose bytes differ (both records shown,

@@ -118,4 +118,16 @@ void ev_fix_template_set(struct ev_fix_template *t, const struct ev_fix_msg *m);
 int ev_fix_rescan(const char *data, size_t len, struct ev_fix_template *t, struct ev_fix_msg *msg,
 		  uint64_t *diff, unsigned *problems, ev_fix_problem_fn fn, void *ctx);
 
+#define EV_FIX_VALUE_MAX 640 /* a whole order fits, for a disagreement */
+
+/* One record as a reader hands it over. */
+struct ev_fix_record {
+	const char *msg;      /* the message's bytes, valid during the call */
+	uint32_t len;
+	const char *file;     /* the journal file's name, for findings */
+	uint32_t file_index;  /* the reader's number for the file */
+	uint64_t record;      /* 1-based position in its file */
+	uint64_t offset;      /* of the message's first byte in its file */
+};
+
 #endif

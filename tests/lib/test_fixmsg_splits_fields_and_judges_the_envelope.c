@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "fix_text.h"
 #include "lib/fix/fixmsg.h"
 
 struct seen {
@@ -32,45 +33,12 @@ static void note(void *ctx, enum ev_fix_rule rule, uint32_t at, const char *expe
 	s->n++;
 }
 
-/* A message from "|"-separated text: SOH for '|', BodyLength and CheckSum
- * filled in for "9=?" and "10=?"; in an exactly-sized heap block, so that
- * ASan catches a read past its end. */
-static char *make(const char *text, size_t *len)
-{
-	char body[8192], out[8192];
-	size_t n = 0;
-	for (const char *p = text; *p; p++)
-		body[n++] = *p == '|' ? '\001' : *p;
-	body[n] = '\0';
-	const char *nine = strstr(body, "9=?\001"), *ten = strstr(body, "10=?\001");
-	size_t o = 0;
-	if (nine && ten) {
-		size_t head = (size_t)(nine - body), after9 = head + 4;
-		size_t body_len = (size_t)(ten - body) - after9;
-		o = (size_t)snprintf(out, sizeof out, "%.*s9=%zu\001", (int)head, body, body_len);
-		memcpy(out + o, body + after9, body_len);
-		o += body_len;
-		unsigned sum = 0;
-		for (size_t i = 0; i < o; i++)
-			sum += (unsigned char)out[i];
-		o += (size_t)snprintf(out + o, sizeof out - o, "10=%03u\001", sum % 256);
-		o += (size_t)snprintf(out + o, sizeof out - o, "%s", ten + 5);
-	} else {
-		memcpy(out, body, n);
-		o = n;
-	}
-	char *m = malloc(o ? o : 1);
-	memcpy(m, out, o);
-	*len = o;
-	return m;
-}
-
 static struct ev_fix_msg msg;
 
 static unsigned scan_text(const char *text, struct seen *s)
 {
 	size_t len;
-	char *m = make(text, &len);
+	char *m = fix_text(text, &len);
 	memset(s, 0, sizeof *s);
 	unsigned n = ev_fix_scan(m, len, NULL, &msg, note, s);
 	free(m);
@@ -82,7 +50,7 @@ static unsigned scan_text(const char *text, struct seen *s)
 static void valid_message_splits_into_fields(void)
 {
 	size_t len;
-	char *m = make(ORDER, &len);
+	char *m = fix_text(ORDER, &len);
 	struct seen s = {0};
 	CHECK_INT_EQ(ev_fix_scan(m, len, NULL, &msg, note, &s), 0);
 	CHECK_INT_EQ(msg.n, 10);
@@ -110,7 +78,7 @@ static void each_envelope_rule_is_named_at_its_byte(void)
 
 	/* one flipped bit inside a value: checksum, expected the true sum */
 	size_t len;
-	char *m = make(ORDER, &len);
+	char *m = fix_text(ORDER, &len);
 	m[50] ^= 1;
 	memset(&s, 0, sizeof s);
 	CHECK_INT_EQ(ev_fix_scan(m, len, NULL, &msg, note, &s), 1);
@@ -170,7 +138,7 @@ static void data_values_may_hold_soh(void)
 	length_tag[96] = 95; /* RawData, its length in RawDataLength */
 	struct ev_fix_data_tags dt = {length_tag, 99};
 	size_t len;
-	char *m = make("8=FIXT.1.1|9=?|35=A|95=5|96=a|b|c|98=0|10=?|", &len);
+	char *m = fix_text("8=FIXT.1.1|9=?|35=A|95=5|96=a|b|c|98=0|10=?|", &len);
 	struct seen s = {0};
 	CHECK_INT_EQ(ev_fix_scan(m, len, &dt, &msg, note, &s), 0);
 	CHECK_INT_EQ(msg.n, 7);
@@ -182,7 +150,7 @@ static void data_values_may_hold_soh(void)
 	CHECK_INT_EQ(s.rule[0], EV_RULE_FIELD_SYNTAX);
 	/* a stated length past the end is not believed */
 	free(m);
-	m = make("8=FIXT.1.1|9=?|35=A|95=500|96=abc|10=?|", &len);
+	m = fix_text("8=FIXT.1.1|9=?|35=A|95=500|96=abc|10=?|", &len);
 	memset(&s, 0, sizeof s);
 	ev_fix_scan(m, len, &dt, &msg, note, &s);
 	CHECK(msg.syntax_ok);
@@ -207,7 +175,7 @@ static void long_and_odd_length_messages_are_judged_the_same(void)
 	CHECK_INT_EQ(scan_text(text, &s), 0);
 	CHECK_INT_EQ(msg.f[3].len, 6000);
 	size_t len;
-	char *m = make(text, &len);
+	char *m = fix_text(text, &len);
 	m[100] = 'z';
 	memset(&s, 0, sizeof s);
 	CHECK_INT_EQ(ev_fix_scan(m, len, NULL, &msg, note, &s), 1);
@@ -218,7 +186,7 @@ static void long_and_odd_length_messages_are_judged_the_same(void)
 static void frame_finds_message_boundaries(void)
 {
 	size_t len;
-	char *m = make(ORDER, &len);
+	char *m = fix_text(ORDER, &len);
 	CHECK_INT_EQ(ev_fix_frame(m, len), (long)len);
 	CHECK_INT_EQ(ev_fix_frame(m, len - 1), 0); /* more bytes needed */
 	CHECK_INT_EQ(ev_fix_frame(m, 5), 0);
@@ -250,8 +218,8 @@ static void rescan_takes_the_template_only_for_changed_values(void)
 	static struct ev_fix_template t;
 	static struct ev_fix_msg scanned;
 	size_t len, len2;
-	char *a = make(ORDER, &len);
-	char *b = make("8=FIXT.1.1|9=?|35=D|34=3|49=CLIENT1|52=20261202-08:03:14.258|56=EXECUTOR|11=2|55=NOKIA.HE|10=?|",
+	char *a = fix_text(ORDER, &len);
+	char *b = fix_text("8=FIXT.1.1|9=?|35=D|34=3|49=CLIENT1|52=20261202-08:03:14.258|56=EXECUTOR|11=2|55=NOKIA.HE|10=?|",
 		       &len2);
 	CHECK_INT_EQ(len, len2);
 	ev_fix_scan(a, len, NULL, &msg, NULL, NULL);
