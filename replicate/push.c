@@ -28,11 +28,10 @@
 #include "lib/receipt/signature.h"
 #include "replicate/child.h"
 #include "replicate/receipts.h"
+#include "replicate/transport.h"
 #include "replicate/replicate.h"
 
 #define MAX_DESTINATIONS 64
-#define MAX_SSH_OPTIONS 32
-#define SEND_CHUNK ((size_t)1 << 20)
 #define RECEIPT_MAX ((size_t)64 << 20)
 #define DEFAULT_IDLE_SECONDS 60
 
@@ -40,7 +39,7 @@
 struct push_opts {
 	const char *archive, *seal, *seal_sha256, *receipts, *ssh, *ssh_config, *remote_replicate, *sign_key,
 		*remote_sign_key;
-	const char *ssh_options[MAX_SSH_OPTIONS];
+	const char *ssh_options[REPLICATE_MAX_SSH_OPTIONS];
 	size_t n_ssh_options;
 	const char *to[MAX_DESTINATIONS];
 	size_t n_to;
@@ -49,23 +48,14 @@ struct push_opts {
 	int idle_seconds, json;
 };
 
-/* What each file to send is: name on the far side, size, digest. */
-struct payload {
-	const char *path, *name;
-	uint64_t size;
-	char sha256[EV_SHA256_HEX_LEN + 1];
-};
-
 enum outcome { PENDING, VERIFIED, FAILED_CHECK, UNREACHABLE };
 
 struct destination {
 	const struct push_opts *o;
-	const struct payload *files; /* SEAL.json, then the archive */
-	const char *spec;            /* as given; "local" for the local check */
-	char *host;                  /* NULL: a local directory */
-	char *dir;
+	const struct replicate_payload *files; /* SEAL.json, then the archive */
+	const struct replicate_transport *t;
+	struct replicate_endpoint ep; /* spec "here" for the local check */
 	int local_check;             /* the receipt made here, not a copy */
-	char self_exe[PATH_MAX];
 	pthread_t thread;
 	atomic_uint_fast64_t sent;
 	atomic_int finished;         /* set by the worker when outcome is final */
@@ -74,221 +64,6 @@ struct destination {
 	char message[EV_ERROR_TEXT_MAX + PATH_MAX + 200];
 	char receipt_path[PATH_MAX];
 };
-
-static void shell_quote(const char *arg, char *out, size_t cap, size_t *used)
-{
-	size_t o = *used;
-	if (o + 1 < cap)
-		out[o++] = '\'';
-	for (const char *p = arg; *p && o + 5 < cap; p++) {
-		if (*p == '\'') {
-			memcpy(out + o, "'\\''", 4);
-			o += 4;
-		} else {
-			out[o++] = *p;
-		}
-	}
-	if (o + 2 < cap)
-		out[o++] = '\'';
-	out[o] = '\0';
-	*used = o;
-}
-
-/* The argv of one helper process, and the storage it points into. */
-struct command {
-	char *argv[MAX_SSH_OPTIONS * 2 + 32];
-	char line[8192];   /* the remote command line, shell-quoted */
-	char connect[64];  /* ConnectTimeout=N */
-};
-
-/* argv for running replicate with `args` on the destination: directly for
- * a local one, through ssh (one quoted command line) for a host. */
-static void build_command(const struct destination *d, const char *env_add, char *const *args,
-			  struct command *cmd)
-{
-	size_t n = 0;
-	char **argv = cmd->argv;
-	if (!d->host) {
-		argv[n++] = (char *)d->self_exe;
-		for (size_t i = 0; args[i]; i++)
-			argv[n++] = args[i];
-		argv[n] = NULL;
-		return;
-	}
-	const struct push_opts *o = d->o;
-	static char batch[] = "BatchMode=yes", opt_o[] = "-o", opt_f[] = "-F";
-	snprintf(cmd->connect, sizeof cmd->connect, "ConnectTimeout=%d", o->idle_seconds);
-	argv[n++] = (char *)o->ssh;
-	argv[n++] = opt_o;
-	argv[n++] = batch;
-	argv[n++] = opt_o;
-	argv[n++] = cmd->connect;
-	if (o->ssh_config) {
-		argv[n++] = opt_f;
-		argv[n++] = (char *)o->ssh_config;
-	}
-	for (size_t i = 0; i < o->n_ssh_options; i++) {
-		argv[n++] = opt_o;
-		argv[n++] = (char *)o->ssh_options[i];
-	}
-	argv[n++] = d->host;
-	/* ssh hands one command line to the far user's shell: quote each word,
-	 * and set the environment with env(1), which every shell can run. */
-	size_t used = 0;
-	cmd->line[0] = '\0';
-	if (env_add)
-		used = (size_t)snprintf(cmd->line, sizeof cmd->line, "env %s ", env_add);
-	shell_quote(o->remote_replicate, cmd->line, sizeof cmd->line, &used);
-	for (size_t i = 0; args[i]; i++) {
-		if (used + 1 < sizeof cmd->line)
-			cmd->line[used++] = ' ';
-		shell_quote(args[i], cmd->line, sizeof cmd->line, &used);
-	}
-	argv[n++] = cmd->line;
-	argv[n] = NULL;
-}
-
-static void add_sent(struct destination *d, uint64_t n)
-{
-	atomic_fetch_add(&d->sent, n);
-}
-
-/* Hash the first `bytes` of a local file, to compare with what a resumed
- * transfer kept. */
-static ev_status local_prefix_sha(const char *path, uint64_t bytes, char hex[EV_SHA256_HEX_LEN + 1],
-				  struct ev_error *err)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return ev_error_errno(err, errno, "%s: cannot open", path);
-	struct ev_sha256 *h = ev_sha256_new();
-	unsigned char *buf = malloc(SEND_CHUNK);
-	ev_status st = h && buf ? EV_OK : ev_error_set(err, EV_ERROR, "out of memory");
-	uint64_t done = 0;
-	while (st == EV_OK && done < bytes) {
-		if (ev_cli_interrupted) {
-			st = ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal", path);
-			break;
-		}
-		size_t want = bytes - done < SEND_CHUNK ? (size_t)(bytes - done) : SEND_CHUNK;
-		ssize_t n = read(fd, buf, want);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			st = ev_error_errno(err, n < 0 ? errno : EIO, "%s: read failed", path);
-		else
-			st = ev_sha256_update(h, buf, (size_t)n, err);
-		done += n > 0 ? (uint64_t)n : 0;
-	}
-	uint8_t digest[EV_SHA256_LEN];
-	if (st == EV_OK && (st = ev_sha256_final(h, digest, err)) == EV_OK)
-		ev_sha256_hex(digest, hex);
-	ev_sha256_free(h);
-	free(buf);
-	close(fd);
-	return st;
-}
-
-/* One file to one destination, resuming what a previous push kept. */
-static ev_status send_file(struct destination *d, const struct payload *f, int *resumed_from,
-			   struct ev_error *err)
-{
-	char size[32], line[256];
-	char *args[8];
-	struct command cmd;
-	snprintf(size, sizeof size, "%" PRIu64, f->size);
-	args[0] = (char *)"receive";
-	args[1] = d->dir;
-	args[2] = (char *)f->name;
-	args[3] = size;
-	args[4] = (char *)f->sha256;
-	args[5] = NULL;
-	build_command(d, NULL, args, &cmd);
-	struct child c;
-	ev_status st = replicate_child_start(&c, cmd.argv, NULL, 1 << 16, d->o->idle_seconds, d->spec,
-				   &ev_cli_interrupted, err);
-	if (st != EV_OK)
-		return st;
-	char doing[512];
-	snprintf(doing, sizeof doing, "offering %s", f->name);
-	c.doing = doing;
-	int fd = -1;
-	unsigned char *buf = NULL;
-	if ((st = replicate_child_read_line(&c, line, sizeof line, err)) != EV_OK)
-		goto out;
-	if (strcmp(line, "have-final") == 0) {
-		add_sent(d, f == &d->files[1] ? f->size : 0);
-		goto wait;
-	}
-	uint64_t kept = 0, from = 0;
-	char kept_sha[EV_SHA256_HEX_LEN + 2];
-	if (sscanf(line, "have %" SCNu64 " %65s", &kept, kept_sha) != 2) {
-		st = ev_error_set(err, EV_ERROR, "%s: the far end answered '%.80s', not 'have N SHA'",
-				  d->spec, line);
-		goto out;
-	}
-	if (kept > 0 && kept <= f->size) {
-		char mine[EV_SHA256_HEX_LEN + 1];
-		if ((st = local_prefix_sha(f->path, kept, mine, err)) != EV_OK)
-			goto out;
-		if (strcmp(mine, kept_sha) == 0)
-			from = kept;
-	}
-	*resumed_from = from ? (int)1 : 0;
-	snprintf(line, sizeof line, "from %" PRIu64 "\n", from);
-	snprintf(doing, sizeof doing, "sending %s", f->name);
-	if ((st = replicate_child_write(&c, line, strlen(line), err)) != EV_OK)
-		goto out;
-	fd = open(f->path, O_RDONLY | O_CLOEXEC);
-	buf = malloc(SEND_CHUNK);
-	if (fd < 0 || !buf) {
-		st = ev_error_errno(err, fd < 0 ? errno : ENOMEM, "%s: cannot read", f->path);
-		goto out;
-	}
-	if (f == &d->files[1]) {
-		add_sent(d, from);
-		d->sending_archive = 1;
-	}
-	for (uint64_t off = from; off < f->size;) {
-		size_t want = f->size - off < SEND_CHUNK ? (size_t)(f->size - off) : SEND_CHUNK;
-		ssize_t n = pread(fd, buf, want, (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			st = ev_error_errno(err, n < 0 ? errno : EIO, "%s: read failed", f->path);
-			goto out;
-		}
-		if ((st = replicate_child_write(&c, buf, (size_t)n, err)) != EV_OK)
-			goto out;
-		off += (uint64_t)n;
-		if (f == &d->files[1])
-			add_sent(d, (uint64_t)n);
-	}
-	d->sending_archive = 0;
-	replicate_child_close_input(&c);
-	snprintf(doing, sizeof doing, "storing %s", f->name);
-	if ((st = replicate_child_read_line(&c, line, sizeof line, err)) != EV_OK)
-		goto out;
-	if (strncmp(line, "stored ", 7) != 0 || strcmp(line + 7, f->sha256) != 0) {
-		st = ev_error_set(err, EV_ERROR, "%s: the far end answered '%.100s', not 'stored %s'",
-				  d->spec, line, f->sha256);
-		goto out;
-	}
-wait:;
-	int code = 0;
-	if ((st = replicate_child_wait(&c, &code, err)) == EV_OK && code != 0) {
-		char why[512];
-		replicate_child_last_error(&c, why, sizeof why);
-		st = ev_error_set(err, EV_ERROR, "%s: storing %s ended with status %d%s%s", d->spec,
-				  f->name, code, why[0] ? ": " : "", why);
-	}
-out:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	replicate_child_free(&c);
-	return st;
-}
 
 static void join_path(char *out, size_t cap, const char *dir, const char *name)
 {
@@ -301,14 +76,14 @@ static ev_status verify_there(struct destination *d, struct ev_error *err)
 	const struct push_opts *o = d->o;
 	char seal_path[PATH_MAX], archive_path[PATH_MAX];
 	char *args[20];
-	struct command cmd;
+	struct replicate_command cmd;
 	size_t n = 0;
 	if (d->local_check) {
 		snprintf(seal_path, sizeof seal_path, "%s", o->seal);
 		snprintf(archive_path, sizeof archive_path, "%s", o->archive);
 	} else {
-		join_path(seal_path, sizeof seal_path, d->dir, EV_SEAL_FILENAME);
-		join_path(archive_path, sizeof archive_path, d->dir, d->files[1].name);
+		join_path(seal_path, sizeof seal_path, d->ep.dir, EV_SEAL_FILENAME);
+		join_path(archive_path, sizeof archive_path, d->ep.dir, d->files[1].name);
 	}
 	args[n++] = (char *)"verify";
 	args[n++] = (char *)"--seal";
@@ -328,7 +103,7 @@ static ev_status verify_there(struct destination *d, struct ev_error *err)
 		}
 	} else {
 		args[n++] = (char *)"--receipt-dir"; /* beside the copy it judges, on its host */
-		args[n++] = d->dir;
+		args[n++] = d->ep.dir;
 	}
 	if (!d->local_check && o->remote_sign_key) {
 		args[n++] = (char *)"--sign-key";
@@ -338,9 +113,9 @@ static ev_status verify_there(struct destination *d, struct ev_error *err)
 	args[n] = NULL;
 	/* A progress line on stderr keeps a long verification from looking idle. */
 	static char progress_env[] = "EVIDENCE_PROGRESS=always";
-	build_command(d, progress_env, args, &cmd);
+	replicate_command_build(d->t, &d->ep, progress_env, args, &cmd);
 	struct child c;
-	ev_status st = replicate_child_start(&c, cmd.argv, progress_env, RECEIPT_MAX, o->idle_seconds, d->spec,
+	ev_status st = replicate_child_start(&c, cmd.argv, progress_env, RECEIPT_MAX, o->idle_seconds, d->ep.spec,
 				   &ev_cli_interrupted, err);
 	if (st != EV_OK)
 		return st;
@@ -354,18 +129,18 @@ static ev_status verify_there(struct destination *d, struct ev_error *err)
 		char why[512];
 		replicate_child_last_error(&c, why, sizeof why);
 		st = ev_error_set(err, EV_ERROR, "%s: replicate verify ended with status %d%s%s",
-				  d->spec, code, why[0] ? ": " : "", why);
+				  d->ep.spec, code, why[0] ? ": " : "", why);
 	}
 	json_t *r = NULL;
 	if (st == EV_OK)
-		st = ev_json_parse(c.outbuf, c.outlen, d->spec, EV_RECEIPT_FORMAT,
+		st = ev_json_parse(c.outbuf, c.outlen, d->ep.spec, EV_RECEIPT_FORMAT,
 				   EV_JSON_REQUIRE_CANONICAL, &r, err);
 	if (st == EV_OK && ev_cli_interrupted)
-		st = ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal", d->spec);
+		st = ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal", d->ep.spec);
 	if (st == EV_OK && !d->local_check) {
 		/* Named by destination: several may share one host. */
 		char stem[160], label[128];
-		replicate_file_label(strncmp(d->spec, "./", 2) == 0 ? d->spec + 2 : d->spec, label, sizeof label);
+		replicate_file_label(strncmp(d->ep.spec, "./", 2) == 0 ? d->ep.spec + 2 : d->ep.spec, label, sizeof label);
 		snprintf(stem, sizeof stem, "replica-%s", label);
 		st = ev_receipt_write_chosen(r, NULL, o->receipts, stem, d->receipt_path, sizeof d->receipt_path,
 					     err);
@@ -390,7 +165,8 @@ static void *destination_main(void *arg)
 	int resumed[2] = {0, 0};
 	if (!d->local_check)
 		for (int i = 0; i < 2 && st == EV_OK; i++)
-			st = send_file(d, &d->files[i], &resumed[i], &err);
+			st = replicate_send_file(d->t, &d->ep, &d->files[i], i == 1 ? &d->sent : NULL, &d->sending_archive,
+						 &resumed[i], &err);
 	if (st == EV_OK)
 		st = verify_there(d, &err);
 	if (st != EV_OK) {
@@ -410,33 +186,7 @@ static void *destination_main(void *arg)
 	return NULL;
 }
 
-/* [user@]host:dir is remote (an IPv6 host in brackets); a path with no
- * colon before its first slash, or starting with / or ./, is local. */
-static int parse_destination(struct destination *d, const char *spec)
-{
-	d->spec = spec;
-	const char *colon = strchr(spec, ':');
-	const char *slash = strchr(spec, '/');
-	if (spec[0] == '[') {
-		const char *close = strstr(spec, "]:");
-		if (!close)
-			return -1;
-		d->host = strndup(spec + 1, (size_t)(close - spec - 1));
-		d->dir = strdup(close + 2);
-	} else if (spec[0] == '/' || strncmp(spec, "./", 2) == 0 || !colon ||
-		   (slash && slash < colon)) {
-		d->host = NULL;
-		d->dir = strdup(spec);
-	} else {
-		d->host = strndup(spec, (size_t)(colon - spec));
-		d->dir = strdup(colon + 1);
-	}
-	if (!d->dir || !*d->dir || (d->host && !*d->host))
-		return -1;
-	return 0;
-}
-
-static ev_status describe(struct payload *f, const char *path, const char *name,
+static ev_status describe(struct replicate_payload *f, const char *path, const char *name,
 			  struct ev_error *err)
 {
 	uint8_t digest[EV_SHA256_LEN];
@@ -463,7 +213,7 @@ static ev_status nothing_copied(struct ev_error *err, ev_status status, const ch
 	return ev_error_set(err, status, "%s; nothing was copied", why);
 }
 
-static ev_status check_before_copying(const struct push_opts *o, const struct payload *seal,
+static ev_status check_before_copying(const struct push_opts *o, const struct replicate_payload *seal,
 				      struct ev_error *err)
 {
 	char *embedded = NULL;
@@ -520,7 +270,7 @@ static int run_push(struct push_opts *o)
 {
 	struct ev_error err;
 	ev_error_clear(&err);
-	struct payload files[2];
+	struct replicate_payload files[2];
 	struct destination *dests = calloc(o->n_to + 1, sizeof *dests);
 	char *archive_copy = strdup(o->archive);
 	int code = 2;
@@ -546,21 +296,23 @@ static int run_push(struct push_opts *o)
 		goto out;
 	}
 	size_t n = o->n_to + 1;
-	char self_exe[PATH_MAX];
-	ssize_t len = readlink("/proc/self/exe", self_exe, sizeof self_exe - 1);
+	struct replicate_transport transport = {.ssh = o->ssh, .ssh_config = o->ssh_config,
+						.remote_replicate = o->remote_replicate, .ssh_options = o->ssh_options,
+						.n_ssh_options = o->n_ssh_options, .idle_seconds = o->idle_seconds};
+	ssize_t len = readlink("/proc/self/exe", transport.self_exe, sizeof transport.self_exe - 1);
 	if (len <= 0) {
 		fprintf(stderr, TOOL ": cannot find my own executable (/proc/self/exe)\n");
 		goto out;
 	}
-	self_exe[len] = '\0';
+	transport.self_exe[len] = '\0';
 	for (size_t i = 0; i < n; i++) {
 		struct destination *d = &dests[i];
 		d->o = o;
+		d->t = &transport;
 		d->files = files;
-		memcpy(d->self_exe, self_exe, (size_t)len + 1);
 		if (i == o->n_to) {
 			d->local_check = 1;
-			d->spec = "here";
+			d->ep.spec = "here";
 			char name[256] = "localhost", host[256], stamp[32];
 			gethostname(name, sizeof name);
 			name[sizeof name - 1] = '\0';
@@ -577,7 +329,7 @@ static int run_push(struct push_opts *o)
 				if (access(d->receipt_path, F_OK) != 0)
 					break;
 			}
-		} else if (parse_destination(d, o->to[i]) != 0) {
+		} else if (replicate_endpoint_parse(&d->ep, o->to[i]) != 0) {
 			fprintf(stderr, TOOL ": --to %s: expected HOST:DIR or a local DIR\n", o->to[i]);
 			goto out;
 		}
@@ -626,7 +378,7 @@ static int run_push(struct push_opts *o)
 		for (size_t i = 0; i < n; i++)
 			if (dests[i].outcome == VERIFIED || dests[i].outcome == FAILED_CHECK) {
 				fprintf(stderr, TOOL ": %s: verified before the signal; its receipt stays: %s\n",
-					dests[i].local_check ? "here" : dests[i].spec, dests[i].receipt_path);
+					dests[i].local_check ? "here" : dests[i].ep.spec, dests[i].receipt_path);
 				kept++;
 			}
 		fprintf(stderr, TOOL ": interrupted by a signal; every helper was stopped, %s, nothing "
@@ -646,7 +398,7 @@ static int run_push(struct push_opts *o)
 		if (d->outcome != UNREACHABLE)
 			paths[npaths++] = d->receipt_path;
 		if (!o->json)
-			printf("%s: %s\n", d->local_check ? "here" : d->spec,
+			printf("%s: %s\n", d->local_check ? "here" : d->ep.spec,
 			       d->outcome == UNREACHABLE ? "error" : d->message);
 		if (d->outcome == UNREACHABLE && !o->json)
 			fprintf(stderr, TOOL ": %s\n", d->message);
@@ -680,7 +432,7 @@ static int run_push(struct push_opts *o)
 			static const char *const names[] = {"pending", "pass", "fail", "error"};
 			json_array_append_new(
 				list, json_pack("{s:s, s:s, s:s, s:s?}", "to",
-						d->local_check ? "here" : d->spec, "status", names[d->outcome],
+						d->local_check ? "here" : d->ep.spec, "status", names[d->outcome],
 						"message", d->message,
 						"receipt", d->outcome == UNREACHABLE ? NULL : d->receipt_path));
 		}
@@ -705,8 +457,8 @@ static int run_push(struct push_opts *o)
 	code = failed || !agree ? 1 : unreachable ? 2 : 0;
 out:
 	for (size_t i = 0; dests && i < o->n_to + 1; i++) {
-		free(dests[i].host);
-		free(dests[i].dir);
+		free(dests[i].ep.host);
+		free(dests[i].ep.dir);
 	}
 	free(dests);
 	free(archive_copy);
@@ -731,8 +483,8 @@ int replicate_push_main(int argc, char **argv)
 		case 'K': o.remote_sign_key = optarg; break;
 		case 'k': o.sign_key = optarg; break;
 		case 'O':
-			if (o.n_ssh_options == MAX_SSH_OPTIONS)
-				return ev_cli_usage(&replicate_tool, "push", "at most %d --ssh-option", MAX_SSH_OPTIONS);
+			if (o.n_ssh_options == REPLICATE_MAX_SSH_OPTIONS)
+				return ev_cli_usage(&replicate_tool, "push", "at most %d --ssh-option", REPLICATE_MAX_SSH_OPTIONS);
 			o.ssh_options[o.n_ssh_options++] = optarg;
 			break;
 		case 'R': o.remote_replicate = optarg; break;
