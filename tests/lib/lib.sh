@@ -245,3 +245,30 @@ startup_reads () {
 	env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o startup-reads.txt -e trace=read "$1" --help >/dev/null &&
 	grep -c " read(" startup-reads.txt
 }
+
+# paced_pair_run: a paced run of the reference pair in the trash
+# directory: its series (s.bin), delays (d.bin), journals (sj, rj), report
+# (report.json) and what the sender printed (stdout.txt).
+paced_pair_run () {
+	port=$((40000 + $$ % 20000)) &&
+	{ "$FIX_RECEIVER" --listen 127.0.0.1:$port --journal rj >/dev/null 2>&1 & } &&
+	"$FIX_SENDER" --connect 127.0.0.1:$port --warmups 50 --measured 4000 --rate 20000 --journal sj \
+		--series s.bin --delay-series d.bin --report report.json >stdout.txt &&
+	wait
+}
+
+# misuse PROGRAM 'expected first line' ARGS...: PROGRAM ARGS exits 2 with
+# that reason first on stderr, then the usage of the command ARGS name
+# (PROGRAM's own when they name no command it has).
+misuse () {
+	misuse_program=$1
+	echo "$2" >expect
+	shift 2
+	misuse_usage="usage: $(basename "$misuse_program")"
+	case "${1-}" in
+	[a-z]*) if "$misuse_program" "$1" --help >/dev/null 2>&1; then misuse_usage="$misuse_usage $1"; fi ;;
+	esac
+	test_expect_code 2 "$misuse_program" "$@" 2>err &&
+	head -n 1 err >actual && test_cmp expect actual &&
+	sed -n 2p err | grep -q "^$misuse_usage"
+}
