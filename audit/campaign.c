@@ -120,10 +120,13 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 		ev_path_join(final, sizeof final, ca->out, "audit-journal.json");
 		uint8_t d[EV_SHA256_LEN];
 		char hex[EV_SHA256_HEX_LEN + 1];
-		if ((st = ev_sha256_path(path, d, NULL, err)) == EV_OK) {
+		json_t *inner = NULL;
+		if ((st = ev_receipt_load(path, &inner, d, err)) == EV_OK) {
 			ev_sha256_hex(d, hex);
-			st = ev_receipt_add_output(ca->receipt, "audit-journal.json", final, hex, err);
+			st = ev_receipt_add_output_receipt(ca->receipt, "audit-journal.json", final, hex,
+							   json_string_value(json_object_get(inner, "comparable")), err);
 		}
+		json_decref(inner);
 	}
 	ev_receipt_set_fact(ca->receipt, "campaign", json_string(name ? name : ""), err);
 	ev_receipt_set_fact(ca->receipt, "runs", json_integer((json_int_t)ca->nruns), err);

@@ -40,10 +40,10 @@ void audit_campaign_write_markdown(const struct campaign_audit *ca, struct text 
 	const char *arms[64], *cells[256];
 	size_t na = audit_campaign_arms_of(ca, arms, 64), nc = audit_campaign_cells_of(ca, cells, 256);
 	audit_text_add(t, "# Campaign %s\n\n", json_string_value(json_object_get(summary, "campaign")));
-	audit_text_add(t, "Per arm and cell: the audit_campaign_median over the runs of each run's statistic, recomputed from its raw\n"
+	audit_text_add(t, "Per arm and cell: the median over the runs of each run's statistic, recomputed from its raw\n"
 		    "series with the rule its benchmark used (never a quantile of pooled samples), and the largest\n"
 		    "maximum of any run. Every run follows in its own row; a run that failed, or failed its\n"
-		    "audit (DIFFERS, DAMAGED), is shown there and left out of its cell's audit_campaign_median.\n\n");
+		    "audit (DIFFERS, DAMAGED), is shown there and left out of its cell's median.\n\n");
 	for (size_t a = 0; a < na; a++) {
 		audit_text_add(t, "## Arm %s\n\n| cell | runs | rule | p50 | p95 | p99 | p99.9 | mean | largest max |\n"
 			    "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n", arms[a]);
@@ -102,7 +102,7 @@ void audit_campaign_write_html(const struct campaign_audit *ca, struct text *t, 
 	audit_text_add(t, "</title>\n<style>body{font-family:sans-serif;margin:2em;color:#222}"
 		    "section{margin-bottom:2em}svg{display:block;margin:1em 0}</style></head><body>\n<h1>Campaign ");
 	audit_text_escaped(t, campaign);
-	audit_text_add(t, "</h1>\n<p>Every statistic recomputed from the runs' raw series; per cell, the audit_campaign_median of the runs "
+	audit_text_add(t, "</h1>\n<p>Every statistic recomputed from the runs' raw series; per cell, the median of the runs "
 		    "(never pooled samples). Values in the series' ticks (ns where the clock is ns).</p>\n");
 	static const char *const labels[] = {"0%", "90%", "99%", "99.9%", "99.99%", "99.999%"};
 	double xt[6] = {0, 1, 2, 3, 4, 5};
@@ -112,7 +112,7 @@ void audit_campaign_write_html(const struct campaign_audit *ca, struct text *t, 
 		audit_text_add(t, "\"><h2>Arm ");
 		audit_text_escaped(t, arms[a]);
 		audit_text_add(t, "</h2>\n");
-		/* the percentile spectrum: one line per cell, the audit_campaign_median of its runs */
+		/* the percentile spectrum: one line per cell, the median of its runs */
 		struct cell_summary cs[256];
 		double lo = 1e300, hi = 1, xmax = 0.1;
 		for (size_t c = 0; c < nc; c++) {
@@ -127,7 +127,7 @@ void audit_campaign_write_html(const struct campaign_audit *ca, struct text *t, 
 			lo = 1;
 		struct chart sp = {0, ceil(xmax), lo * 0.8, hi * 1.25, 0, 1, 760, 360, 70, 20, 30, 40};
 		size_t nxt = (size_t)ceil(xmax) + 1 < 6 ? (size_t)ceil(xmax) + 1 : 6;
-		audit_chart_begin(t, &sp, "Percentile spectrum (audit_campaign_median of the runs)", "percentile", "latency", xt, labels, nxt);
+		audit_chart_begin(t, &sp, "Percentile spectrum (median of the runs)", "percentile", "latency", xt, labels, nxt);
 		for (size_t c = 0; c < nc; c++) {
 			if (!cs[c].nspectrum)
 				continue;

@@ -114,6 +114,18 @@ ev_status ev_receipt_add_output(json_t *r, const char *name, const char *path,
 	return add_named(r, "outputs", name, path, sha256_hex, err);
 }
 
+ev_status ev_receipt_add_output_receipt(json_t *r, const char *name, const char *path, const char *sha256_hex,
+					const char *comparable_hex, struct ev_error *err)
+{
+	ev_status st = add_named(r, "outputs", name, path, sha256_hex, err);
+	json_t *outputs = json_object_get(r, "outputs");
+	if (st == EV_OK &&
+	    json_object_set_new(json_array_get(outputs, json_array_size(outputs) - 1), "comparable",
+				json_string(comparable_hex)) != 0)
+		st = ev_error_set(err, EV_ERROR, "receipt: out of memory");
+	return st;
+}
+
 ev_status ev_receipt_set_fact(json_t *r, const char *key, json_t *value, struct ev_error *err)
 {
 	if (!value || json_object_set_new(json_object_get(r, "facts"), key, value) != 0)
@@ -142,7 +154,11 @@ static json_t *names_and_digests(const json_t *list)
 	{
 		json_t *o = json_object();
 		json_object_set(o, "name", json_object_get(item, "name"));
-		if (json_object_get(item, "sha256"))
+		/* a receipt among the outputs is compared by what it says, not
+		 * by its bytes, which hold its own times and host */
+		if (json_object_get(item, "comparable"))
+			json_object_set(o, "comparable", json_object_get(item, "comparable"));
+		else if (json_object_get(item, "sha256"))
 			json_object_set(o, "sha256", json_object_get(item, "sha256"));
 		json_array_append_new(out, o);
 	}

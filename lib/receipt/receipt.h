@@ -42,6 +42,12 @@ ev_status ev_receipt_add_input(json_t *r, const char *name, const char *path,
 ev_status ev_receipt_add_output(json_t *r, const char *name, const char *path,
 				const char *sha256_hex, struct ev_error *err);
 
+/* An output that is itself a receipt: recorded with its bytes' SHA-256
+ * and its comparable digest, and compared by the latter (its bytes hold
+ * its own times and host). */
+ev_status ev_receipt_add_output_receipt(json_t *r, const char *name, const char *path, const char *sha256_hex,
+					const char *comparable_hex, struct ev_error *err);
+
 /* Record a host-independent fact (steals value's reference). */
 ev_status ev_receipt_set_fact(json_t *r, const char *key, json_t *value, struct ev_error *err);
 

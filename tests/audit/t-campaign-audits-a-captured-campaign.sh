@@ -89,6 +89,14 @@ test_expect_success 'the HTML report renders in headless Chromium: a spectrum li
 	PY
 '
 
+test_expect_success 'audited again, the campaign receipt compares the same: its journal receipt counts by what it says, not by its times' '
+	sleep 1 && "$AUDIT" campaign c -o s-again >/dev/null 2>&1 &&
+	! cmp -s s/audit-journal.json s-again/audit-journal.json &&
+	test "$(json_get s/receipt.json "d[\"comparable\"]")" = "$(json_get s-again/receipt.json "d[\"comparable\"]")" &&
+	test "$(json_get s/receipt.json "[o[\"comparable\"] for o in d[\"outputs\"] if o[\"name\"] == \"audit-journal.json\"][0]")" = \
+		"$(json_get s/audit-journal.json "d[\"comparable\"]")"
+'
+
 test_expect_success 'a byte changed in one run'"'"'s series: that run is named, the campaign fails' '
 	cp -R c c2 &&
 	printf "\377" | dd of=c2/runs/002-baseline-epoll-1/series/send.bin bs=1 seek=1000 conv=notrunc 2>/dev/null &&
