@@ -23,6 +23,7 @@ static const struct ev_cli_option verify_options[] = {
 	{"sign-key", 0, "KEY", 'k',
 	 "sign the receipt with this Ed25519 key (replicate keygen)"},
 	{"stop-when-stdin-closes", 0, NULL, 'w',
+	 "stop as on SIGHUP (exit 2, no receipt) once stdin\n"
 	 "ends: replicate push runs its verifiers so, to end\n"
 	 "them when it ends"},
 	{NULL, 0, NULL, 0, NULL},
