@@ -35,7 +35,6 @@
 #define HASH_SLOT_BYTES ((size_t)1 << 20)
 #define DEFAULT_MAX_FINDINGS 10
 
-
 /* The first side's record again, from disk, to show a disagreement. */
 static long reread(void *ctx, uint32_t file, uint64_t offset, char *buf, size_t cap)
 {

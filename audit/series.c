@@ -21,7 +21,6 @@
 
 #define DEFAULT_PAGE 4096
 
-
 struct series_opts {
 	const char *series, *native, *delay, *journal, *receipt;
 	int rule, json;

@@ -13,7 +13,6 @@
 #include "lib/core/publish.h"
 #include "lib/core/json.h"
 
-
 #define PIN_FILES_MAX 64
 
 /* A file that is not a program, pinned as capture run will check it. */

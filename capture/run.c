@@ -26,7 +26,6 @@
 #include "lib/core/json.h"
 #include "lib/receipt/receipt.h"
 
-
 /* Can this process unshare a network namespace? @return 0 or an errno. */
 static int probe_netns(void)
 {

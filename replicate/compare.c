@@ -10,7 +10,6 @@
 #include "replicate/receipts.h"
 #include "replicate/replicate.h"
 
-
 struct compare_run {
 	int json;
 	json_t *problems; /* with --json */

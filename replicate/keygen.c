@@ -11,7 +11,6 @@
 #include "lib/receipt/signature.h"
 #include "replicate/replicate.h"
 
-
 int replicate_keygen_main(int argc, char **argv)
 {
 	const char *name = NULL;

@@ -31,7 +31,6 @@
 #define MAX_RECEIPTS 256
 #define MAX_TRUST 64
 
-
 struct prune_opts {
 	const char *seal, *seal_sha256, *selection, *receipt, *dir;
 	char *receipts[MAX_RECEIPTS];

@@ -35,7 +35,6 @@
 #define RECEIPT_MAX ((size_t)64 << 20)
 #define DEFAULT_IDLE_SECONDS 60
 
-
 struct push_opts {
 	const char *archive, *seal, *seal_sha256, *receipts, *ssh, *ssh_config, *remote_replicate, *sign_key,
 		*remote_sign_key;

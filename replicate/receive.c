@@ -32,7 +32,6 @@
 #define COPY_CHUNK ((size_t)1 << 20)
 #define LINE_MAX_BYTES 128
 
-
 struct receiver {
 	const char *dir, *name;
 	uint64_t size;

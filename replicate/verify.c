@@ -24,7 +24,6 @@
 #include "replicate/receipts.h"
 #include "replicate/replicate.h"
 
-
 struct verify_opts {
 	const char *seal, *seal_sha256, *archive_sha256, *receipt, *receipt_dir, *sign_key, *archive;
 	int json, stop_when_stdin_closes;

@@ -25,7 +25,6 @@
 #include "seal/outputs.h"
 #include "seal/seal.h"
 
-
 struct capsule_opts {
 	const char *repo, *commit, *outdir, *name, *target;
 	int verify, record_links, record_submodules, json;

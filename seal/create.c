@@ -10,7 +10,6 @@
 #include "seal/outputs.h"
 #include "seal/seal.h"
 
-
 struct create_opts {
 	const char *dir, *outdir, *name;
 	struct ev_seal_archive_opts archive;

@@ -9,7 +9,6 @@
 #include "lib/archive/seal.h"
 #include "seal/seal.h"
 
-
 struct diff {
 	int json;
 	unsigned differences;

@@ -23,7 +23,6 @@
 #define GIT_REGULAR 0100644u
 #define GIT_EXECUTABLE 0100755u
 
-
 struct integrate_opts {
 	const char *selection, *repo, *rev, *prefix, *receipt;
 	int worktree, json;

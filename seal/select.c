@@ -15,7 +15,6 @@
 
 #define MAX_PATTERNS 1024
 
-
 /* Does pattern match path or one of its parent directories? */
 static int selects(const char *pattern, const char *path)
 {

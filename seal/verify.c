@@ -25,7 +25,6 @@
 #include "lib/usecase/archive_verify.h"
 #include "seal/seal.h"
 
-
 struct verify_opts {
 	const char *seal, *seal_sha256, *selection, *receipt, *target;
 	int json;

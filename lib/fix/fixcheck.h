@@ -31,7 +31,6 @@
 #include "lib/fix/fixspec.h"
 #include "lib/core/status.h"
 
-
 struct ev_fix_finding {
 	enum ev_fix_rule rule;
 	const char *side;     /* "sender", "receiver", ... */

@@ -235,7 +235,6 @@ ev_status ev_receipt_write(const json_t *r, const char *path, struct ev_error *e
 	return ev_publish_json(path, r, err);
 }
 
-
 ev_status ev_receipt_write_fresh(const json_t *r, const char *dir, const char *stem,
 				 char *path_out, size_t cap, struct ev_error *err)
 {

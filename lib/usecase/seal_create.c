@@ -223,7 +223,6 @@ out:
 	return st;
 }
 
-
 /* --- the whole run --------------------------------------------------------------- */
 
 static ev_status build_seal(struct ev_seal_create *r, struct ev_error *err)
@@ -320,7 +319,6 @@ ev_status ev_seal_create(struct ev_seal_create *r, struct ev_error *err)
 		return st;
 	return ev_seal_outdir_finish(&r->out, &r->seal, r->receipt, r->interrupted, err);
 }
-
 
 void ev_seal_create_free(struct ev_seal_create *c)
 {
