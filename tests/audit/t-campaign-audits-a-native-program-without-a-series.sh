@@ -59,7 +59,7 @@ test_expect_success 'a SIGTERM in the middle of audit campaign: exit 2, no outpu
 	# every read after start-up held 0.1 s (strace), so that the signal lands in its middle
 	n=$(startup_reads "$AUDIT") &&
 	STOPPED_WITHIN=5 stopped SIGTERM s9/receipt.json env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-		strace -f -qq -o /dev/null -e trace=read -e inject=read:delay_enter=100000:when=$((n + 5))+ \
+		strace -f --seccomp-bpf -qq -o /dev/null -e trace=read -e inject=read:delay_enter=100000:when=$((n + 5))+ \
 		"$AUDIT" campaign c -o s9 &&
 	grep -q "interrupted by a signal; nothing is claimed" stopped.err &&
 	test_must_be_absent s9 && test -z "$(ls -a | grep "^\.s9")"

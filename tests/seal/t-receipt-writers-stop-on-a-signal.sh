@@ -38,7 +38,7 @@ test_expect_success 'seal create stops while it publishes its outputs (held at i
 	mkdir small && echo x >small/a &&
 	STOPPED_AFTER=0.5 STOPPED_WITHIN=1.2 stopped SIGTERM out-pub \
 		env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-		strace -f -qq -o /dev/null -e trace=renameat2,renameat,rename \
+		strace -f --seccomp-bpf -qq -o /dev/null -e trace=renameat2,renameat,rename \
 		-e inject=renameat2,renameat,rename:delay_enter=1000000:when=1 \
 		"$SEAL" create small -o out-pub &&
 	nothing_left out-pub &&
@@ -56,7 +56,7 @@ test_expect_success 'seal integrate stops between the members it reads from git:
 	n=$(grep -c " read(" reads.txt) &&
 	STOPPED_AFTER=$(awk "BEGIN { print $n / 20 }") STOPPED_WITHIN=1 \
 	stopped SIGINT i.json env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-		strace -f -qq -o /dev/null -e trace=read -e inject=read:delay_enter=100000 \
+		strace -f --seccomp-bpf -qq -o /dev/null -e trace=read -e inject=read:delay_enter=100000 \
 		"$SEAL" integrate --selection sel.json --repo repo --prefix ev --receipt i.json &&
 	grep -qx "seal: interrupted by a signal; nothing is claimed, no receipt written" stopped.err &&
 	"$SEAL" integrate --selection sel.json --repo repo --prefix ev --receipt i.json >/dev/null &&
