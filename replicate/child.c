@@ -393,6 +393,17 @@ void replicate_child_last_error(const struct child *c, char *buf, size_t cap)
 	}
 }
 
+/* Every pipe to and from the child, closed. */
+static void close_pipes(struct child *c)
+{
+	replicate_child_close_input(c);
+	if (c->out >= 0)
+		close(c->out);
+	if (c->errfd >= 0)
+		close(c->errfd);
+	c->out = c->errfd = -1;
+}
+
 void replicate_child_kill(struct child *c)
 {
 	if (c->pid <= 0)
@@ -401,12 +412,7 @@ void replicate_child_kill(struct child *c)
 	 * progress into a full pipe would never see the SIGTERM's flag
 	 * (another of its threads may take the signal). Closed, its write
 	 * fails at once and it goes on to stop. */
-	replicate_child_close_input(c);
-	if (c->out >= 0)
-		close(c->out);
-	if (c->errfd >= 0)
-		close(c->errfd);
-	c->out = c->errfd = -1;
+	close_pipes(c);
 	kill(-c->pid, SIGTERM);
 	for (int i = 0; i < 50; i++) {
 		if (waitpid(c->pid, NULL, WNOHANG) == c->pid) {
@@ -423,12 +429,7 @@ void replicate_child_kill(struct child *c)
 void replicate_child_free(struct child *c)
 {
 	replicate_child_kill(c);
-	replicate_child_close_input(c);
-	if (c->out >= 0)
-		close(c->out);
-	if (c->errfd >= 0)
-		close(c->errfd);
-	c->out = c->errfd = -1;
+	close_pipes(c);
 	free(c->outbuf);
 	c->outbuf = NULL;
 }
