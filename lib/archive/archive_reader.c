@@ -118,6 +118,24 @@ static enum ev_member_type entry_type(struct archive_entry *e)
 	}
 }
 
+/* The member's next block of data. @return 1 (buf, len set), 0 at its end,
+ * -1 when the stream breaks (a "stream" finding about subject, unless
+ * the check was stopped). */
+static int next_block(struct archive *a, struct checker *c, const char *subject, const void **buf,
+		      size_t *len)
+{
+	la_int64_t off;
+	int r = archive_read_data_block(a, buf, len, &off);
+	if (r == ARCHIVE_EOF)
+		return 0;
+	if (r == ARCHIVE_OK)
+		return 1;
+	if (!(c->stopped && *c->stopped))
+		found(c, subject, "stream", "archive stream is damaged or truncated while this member is read",
+		      NULL, archive_error_string(a));
+	return -1;
+}
+
 /* Send a member's data to the hashing thread, counting its size; the
  * digest lands in c->digests[idx]. A tap that asked for the member gets
  * each block too, before it is copied for the hasher. @return 0, or -1
@@ -135,15 +153,10 @@ static int hash_data(struct archive *a, struct checker *c, const char *subject, 
 	for (;;) {
 		const void *buf;
 		size_t len;
-		la_int64_t off;
-		int r = archive_read_data_block(a, &buf, &len, &off);
-		if (r == ARCHIVE_EOF)
+		int r = next_block(a, c, subject, &buf, &len);
+		if (r == 0)
 			break;
-		if (r != ARCHIVE_OK) {
-			if (!(c->stopped && *c->stopped))
-				found(c, subject, "stream",
-				      "archive stream is damaged or truncated while this member is read", NULL,
-				      archive_error_string(a));
+		if (r < 0) {
 			if (tapped)
 				tap->end(tapped, 0);
 			return -1;
@@ -202,14 +215,10 @@ static int check_embedded_seal(struct archive *a, struct archive_entry *e, struc
 	for (;;) {
 		const void *buf;
 		size_t len;
-		la_int64_t off;
-		int r = archive_read_data_block(a, &buf, &len, &off);
-		if (r == ARCHIVE_EOF)
+		int r = next_block(a, c, EV_SEAL_FILENAME, &buf, &len);
+		if (r == 0)
 			break;
-		if (r != ARCHIVE_OK) {
-			found(c, EV_SEAL_FILENAME, "stream",
-			      "archive stream is damaged or truncated while this member is read", NULL,
-			      archive_error_string(a));
+		if (r < 0) {
 			free(copy);
 			return -1;
 		}
