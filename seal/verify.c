@@ -112,21 +112,11 @@ static ev_status verify_tree(const struct verify_opts *o, struct report *r, size
 		st = ev_seal_load_pinned(o->seal, o->seal_sha256, &seal, seal_hex, NULL, NULL, err);
 		if (seal_hex[0])
 			ev_receipt_add_input(r->receipt, EV_SEAL_FILENAME, o->seal, seal_hex, err);
-		if (o->seal_sha256 && st == EV_OK)
-			ev_receipt_add_check(r->receipt, "seal-sha256", 1, "SEAL.json bytes hash to the pinned value",
-					     err);
-		if (st == EV_MISMATCH) { /* one failed check, as ev_archive_verify makes it */
-			struct ev_finding f;
-			char detail[2 * EV_FINDING_VALUE_MAX];
-			ev_finding_make(&f, o->seal, "seal-sha256",
-					"SEAL.json is not the pinned seal; nothing else was checked", o->seal_sha256,
-					seal_hex);
-			snprintf(detail, sizeof detail, "%s (expected %s, found %s)", f.message, o->seal_sha256,
-				 seal_hex);
-			ev_receipt_add_check(r->receipt, "seal-sha256", 0, detail, err);
-			f.in_receipt = 1;
-			on_finding(r, &f);
-		}
+		if (o->seal_sha256 && (st == EV_OK || st == EV_MISMATCH))
+			ev_receipt_check_pin(r->receipt, o->seal, "seal-sha256",
+					     "SEAL.json is not the pinned seal; nothing else was checked",
+					     "SEAL.json bytes hash to the pinned value", o->seal_sha256, seal_hex,
+					     on_finding, r, err);
 		if (st != EV_OK)
 			goto out;
 	}

@@ -126,6 +126,24 @@ ev_status ev_receipt_add_output_receipt(json_t *r, const char *name, const char 
 	return st;
 }
 
+int ev_receipt_check_pin(json_t *r, const char *subject, const char *check, const char *message,
+			 const char *pass_detail, const char *pinned_hex, const char *found_hex, ev_finding_fn fn,
+			 void *ctx, struct ev_error *err)
+{
+	if (strcmp(pinned_hex, found_hex) == 0) {
+		ev_receipt_add_check(r, check, 1, pass_detail, err);
+		return 1;
+	}
+	struct ev_finding f;
+	char detail[2 * EV_FINDING_VALUE_MAX];
+	ev_finding_make(&f, subject, check, message, pinned_hex, found_hex);
+	snprintf(detail, sizeof detail, "%s (expected %s, found %s)", message, pinned_hex, found_hex);
+	ev_receipt_add_check(r, check, 0, detail, err);
+	f.in_receipt = 1;
+	fn(ctx, &f);
+	return 0;
+}
+
 ev_status ev_receipt_set_fact(json_t *r, const char *key, json_t *value, struct ev_error *err)
 {
 	if (!value || json_object_set_new(json_object_get(r, "facts"), key, value) != 0)

@@ -48,6 +48,15 @@ ev_status ev_receipt_add_output(json_t *r, const char *name, const char *path,
 ev_status ev_receipt_add_output_receipt(json_t *r, const char *name, const char *path, const char *sha256_hex,
 					const char *comparable_hex, struct ev_error *err);
 
+/* A pin (--seal-sha256, --archive-sha256) is one check, passing or failing,
+ * so that receipts with and without the pinned file's bytes differ in that
+ * check, not in two: pass with pass_detail when found_hex is pinned_hex;
+ * else fail with message and both digests, and the same as a finding to
+ * fn (marked in_receipt: shown, not kept again). @return 1 when it held. */
+int ev_receipt_check_pin(json_t *r, const char *subject, const char *check, const char *message,
+			 const char *pass_detail, const char *pinned_hex, const char *found_hex, ev_finding_fn fn,
+			 void *ctx, struct ev_error *err);
+
 /* Record a host-independent fact (steals value's reference). */
 ev_status ev_receipt_set_fact(json_t *r, const char *key, json_t *value, struct ev_error *err);
 

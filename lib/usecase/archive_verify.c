@@ -15,25 +15,6 @@ static void count_finding(void *ctx, const struct ev_finding *f)
 	v->on_finding(v->ctx, f);
 }
 
-/* A pin is one check, passing or failing, so that receipts with and
- * without the pinned file's bytes differ in that check, not in two. */
-static void check_pin(struct ev_archive_verify *v, json_t *receipt, const char *subject,
-		      const char *check, const char *message, const char *pass_detail, const char *pinned,
-		      const char *found_hex, struct ev_error *err)
-{
-	if (strcmp(pinned, found_hex) == 0) {
-		ev_receipt_add_check(receipt, check, 1, pass_detail, err);
-		return;
-	}
-	char detail[2 * EV_FINDING_VALUE_MAX];
-	snprintf(detail, sizeof detail, "%s (expected %s, found %s)", message, pinned, found_hex);
-	ev_receipt_add_check(receipt, check, 0, detail, err);
-	struct ev_finding f;
-	ev_finding_make(&f, subject, check, message, pinned, found_hex);
-	f.in_receipt = 1;
-	count_finding(v, &f);
-}
-
 ev_status ev_archive_verify(struct ev_archive_verify *v, json_t *receipt, struct ev_error *err)
 {
 	char *seal_bytes = NULL;
@@ -49,8 +30,10 @@ ev_status ev_archive_verify(struct ev_archive_verify *v, json_t *receipt, struct
 		ev_receipt_add_input(receipt, EV_SEAL_FILENAME, v->seal_recorded ? v->seal_recorded : v->seal,
 				     v->seal_hex, err);
 	if (v->seal_sha256 && (st == EV_OK || st == EV_MISMATCH))
-		check_pin(v, receipt, v->seal, "seal-sha256", "SEAL.json is not the pinned seal; nothing else was checked",
-			  "SEAL.json bytes hash to the pinned value", v->seal_sha256, v->seal_hex, err);
+		ev_receipt_check_pin(receipt, v->seal, "seal-sha256",
+				     "SEAL.json is not the pinned seal; nothing else was checked",
+				     "SEAL.json bytes hash to the pinned value", v->seal_sha256, v->seal_hex,
+				     count_finding, v, err);
 	if (st == EV_MISMATCH)
 		v->seal_unpinned = 1;
 	if (st != EV_OK)
@@ -69,8 +52,10 @@ ev_status ev_archive_verify(struct ev_archive_verify *v, json_t *receipt, struct
 	ev_receipt_add_input(receipt, "archive", v->archive_recorded ? v->archive_recorded : v->archive,
 			     v->archive_hex, err);
 	if (v->archive_sha256)
-		check_pin(v, receipt, v->archive, "archive-sha256", "the archive is not the one pushed (its SHA-256 differs)",
-			  "the archive's bytes hash to the pinned value", v->archive_sha256, v->archive_hex, err);
+		ev_receipt_check_pin(receipt, v->archive, "archive-sha256",
+				     "the archive is not the one pushed (its SHA-256 differs)",
+				     "the archive's bytes hash to the pinned value", v->archive_sha256, v->archive_hex,
+				     count_finding, v, err);
 	char detail[128];
 	snprintf(detail, sizeof detail, "%zu members expected, %" PRIu64 " finding%s", v->seal_doc.count,
 		 v->findings, v->findings == 1 ? "" : "s");
