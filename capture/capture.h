@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "capture/credentials.h"
 #include "capture/plan.h"
 #include "lib/cli/cli.h"
 #include "lib/cli/command.h"
@@ -33,6 +34,7 @@ struct campaign {
 	int cpus[PLAN_MAX_CPUS * 2];  /* every CPU the campaign uses */
 	size_t ncpus;
 	int32_t pmqos_effective;      /* the current arm's held value read back (-1: none) */
+	struct side_cred cred[PLAN_MAX_CELLS][2]; /* whom each side runs as */
 	int pmqos_held;
 };
 

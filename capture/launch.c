@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <grp.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -35,7 +36,12 @@ static const char *step_name(int step, int detail)
 	switch (step) {
 	case STEP_SETUP: return detail == 1 ? "pin to its CPU" : detail == 2 ? "unshare a network namespace" : "set up";
 	case STEP_CONFIGURE: return "configure its network";
-	case STEP_EXEC: return detail == 1 ? "open its files" : detail == 2 ? "enter the run directory" : "exec";
+	case STEP_EXEC:
+		return detail == 1   ? "open its files"
+		       : detail == 2 ? "enter its working directory"
+		       : detail == 4 ? "drop to its user (capability bounding set, setgroups, setgid, setuid)"
+		       : detail == 5 ? "show in /proc/self/status that it kept no uid, gid or capability of root"
+				     : "exec";
 	default: return "start";
 	}
 }
@@ -68,6 +74,45 @@ static char child_wait(int fd)
 	return c;
 }
 
+/* Child: does "Name:\tA\tB\tC\tD" in status hold want in every column? */
+static int child_status_all(const char *status, const char *name, unsigned long want, int columns)
+{
+	const char *line = strstr(status, name);
+	if (!line)
+		return 0;
+	const char *q = line + strlen(name);
+	for (int i = 0; i < columns; i++) {
+		while (*q == ' ' || *q == '\t')
+			q++;
+		char *end;
+		unsigned long v = strtoul(q, &end, columns == 1 ? 16 : 10);
+		if (end == q || v != want)
+			return 0;
+		q = end;
+	}
+	return 1;
+}
+
+/* Child, after setuid: every uid and gid is the side's and no capability
+ * is left, as the kernel shows it. No heap: read into the stack. */
+static int child_dropped(uid_t uid, gid_t gid)
+{
+	char status[8192];
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	size_t n = 0;
+	ssize_t got;
+	while (n < sizeof status - 1 && (got = read(fd, status + n, sizeof status - 1 - n)) > 0)
+		n += (size_t)got;
+	close(fd);
+	status[n] = 0;
+	return child_status_all(status, "\nUid:", uid, 4) && child_status_all(status, "\nGid:", gid, 4) &&
+	       child_status_all(status, "\nCapInh:", 0, 1) && child_status_all(status, "\nCapPrm:", 0, 1) &&
+	       child_status_all(status, "\nCapEff:", 0, 1) && child_status_all(status, "\nCapAmb:", 0, 1) &&
+	       child_status_all(status, "\nCapBnd:", 0, 1);
+}
+
 static void child_main(struct side_proc *p, int ctl, int rep, pid_t parent)
 {
 	setpgid(0, 0);
@@ -96,11 +141,29 @@ static void child_main(struct side_proc *p, int ctl, int rep, pid_t parent)
 	}
 	if (c != 'E')
 		_exit(126);
-	int null = open("/dev/null", O_RDONLY);
-	if (null < 0 || dup2(null, 0) < 0 || dup2(p->out_fd, 1) < 0 || dup2(p->err_fd, 2) < 0)
+	int in = p->stdin_r >= 0 ? p->stdin_r : open("/dev/null", O_RDONLY);
+	if (in < 0 || dup2(in, 0) < 0 || dup2(p->out_fd, 1) < 0 || dup2(p->err_fd, 2) < 0)
 		child_report(rep, STEP_EXEC * 16 + 1, 0, errno);
 	if (chdir(p->cwd) != 0)
 		child_report(rep, STEP_EXEC * 16 + 2, 0, errno);
+	if (p->drop) {
+		/* an empty bounding set: no setuid or file-capability program
+		 * can bring a capability back */
+		for (int cap = 0; p->uid != 0 && cap < 64; cap++)
+			if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
+				if (errno == EINVAL)
+					break;
+				child_report(rep, STEP_EXEC * 16 + 4, 0, errno);
+			}
+		if (setgroups((size_t)p->ngroups, p->groups) != 0 || setgid(p->gid) != 0 || setuid(p->uid) != 0)
+			child_report(rep, STEP_EXEC * 16 + 4, 0, errno);
+		/* a change of credentials clears the parent-death signal */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(126);
+		if (p->uid != 0 && !child_dropped(p->uid, p->gid))
+			child_report(rep, STEP_EXEC * 16 + 5, 0, EPERM);
+	}
 	execve(p->argv[0], p->argv, p->envp);
 	child_report(rep, STEP_EXEC * 16 + 3, 0, errno);
 }
@@ -123,8 +186,18 @@ static ev_status await_report(struct side_proc *p, int want, struct ev_error *er
 	return EV_OK;
 }
 
+static void close_stdin(struct side_proc *p)
+{
+	if (p->stdin_r >= 0)
+		close(p->stdin_r);
+	if (p->stdin_w >= 0)
+		close(p->stdin_w);
+	p->stdin_r = p->stdin_w = -1;
+}
+
 static void abandon(struct side_proc *p)
 {
+	close_stdin(p);
 	if (p->pid > 0) {
 		kill(p->pid, SIGKILL);
 		waitpid(p->pid, NULL, 0);
@@ -142,15 +215,26 @@ static void abandon(struct side_proc *p)
 
 ev_status capture_launch_start(struct side_proc *p, struct ev_error *err)
 {
-	int ctl[2], rep[2];
+	int ctl[2], rep[2], in[2];
 	p->pid = -1;
-	p->pidfd = p->ctl = p->report = -1;
-	if (pipe2(ctl, O_CLOEXEC) != 0)
-		return ev_error_errno(err, errno, "pipe");
+	p->pidfd = p->ctl = p->report = p->stdin_r = p->stdin_w = -1;
+	if (p->stdin_pipe) {
+		if (pipe2(in, O_CLOEXEC) != 0)
+			return ev_error_errno(err, errno, "pipe");
+		p->stdin_r = in[0];
+		p->stdin_w = in[1];
+		fcntl(p->stdin_w, F_SETFL, O_NONBLOCK);
+	}
+	if (pipe2(ctl, O_CLOEXEC) != 0) {
+		int e = errno;
+		close_stdin(p);
+		return ev_error_errno(err, e, "pipe");
+	}
 	if (pipe2(rep, O_CLOEXEC) != 0) {
 		int e = errno;
 		close(ctl[0]);
 		close(ctl[1]);
+		close_stdin(p);
 		return ev_error_errno(err, e, "pipe");
 	}
 	pid_t parent = getpid();
@@ -158,6 +242,7 @@ ev_status capture_launch_start(struct side_proc *p, struct ev_error *err)
 	if (pid < 0) {
 		int e = errno;
 		close(ctl[0]), close(ctl[1]), close(rep[0]), close(rep[1]);
+		close_stdin(p);
 		return ev_error_errno(err, e, "fork");
 	}
 	if (pid == 0) {
@@ -217,7 +302,24 @@ ev_status capture_launch_exec(struct side_proc *p, struct ev_error *err)
 	close(p->ctl);
 	close(p->report);
 	p->ctl = p->report = -1;
+	if (p->stdin_r >= 0)
+		close(p->stdin_r); /* the side holds it now */
+	p->stdin_r = -1;
 	return EV_OK;
+}
+
+int capture_launch_write_stdin(struct side_proc *p, const char *line)
+{
+	char buf[512];
+	int n = snprintf(buf, sizeof buf, "%s\n", line);
+	if (p->stdin_w < 0)
+		return EBADF;
+	if (n < 0 || (size_t)n >= sizeof buf)
+		return EMSGSIZE;
+	ssize_t w;
+	while ((w = write(p->stdin_w, buf, (size_t)n)) < 0 && errno == EINTR)
+		;
+	return w == n ? 0 : w < 0 ? errno : EAGAIN;
 }
 
 void capture_launch_kill(struct side_proc *p, int sig)
@@ -271,6 +373,7 @@ void capture_launch_reap(struct side_proc *p)
 	if (p->pidfd >= 0)
 		close(p->pidfd);
 	p->pidfd = -1;
+	close_stdin(p);
 }
 
 /* Does pid, or a process it started (a launcher's child), hold the

@@ -7,8 +7,11 @@
  *      topology, unshares a network namespace; it reports and waits;
  *   2. (veth) told to, it brings up lo and its veth end with its address;
  *      it reports and waits;
- *   3. told to, it takes /dev/null as stdin and its files as stdout and
- *      stderr, enters the run directory and execs.
+ *   3. told to, it takes /dev/null (or, for a side stopped through its
+ *      stdin, a pipe from capture) as stdin and its files as stdout and
+ *      stderr, enters its working directory, drops to its user (groups,
+ *      gid, uid; then reads /proc/self/status to see that no uid, gid or
+ *      capability of root is left) and execs.
  * Each report is a byte on a pipe; a failure is the step and its errno.
  * The exec is seen by the pipe closing (close-on-exec).
  * Only capture/ includes this. */
@@ -28,10 +31,17 @@ struct side_proc {
 	const char *ifname, *addr; /* veth: this side's end */
 	const char *cwd;
 	int out_fd, err_fd;         /* opened by the caller; closed by capture_launch_exec */
+	int stdin_pipe;             /* give it a pipe as stdin (capture_launch_write_stdin) */
+	int drop;                   /* change credentials to uid, gid and groups before exec */
+	uid_t uid;
+	gid_t gid;
+	const gid_t *groups;
+	int ngroups;
 	/* filled in */
 	pid_t pid;
 	int pidfd;
 	int ctl, report;            /* the two pipes' parent ends */
+	int stdin_r, stdin_w;       /* the stdin pipe's ends (-1: none) */
 	int exited, reaped;
 	int status;                 /* wait status, once exited */
 	double exec_mono, end_mono; /* CLOCK_MONOTONIC seconds */
@@ -47,6 +57,11 @@ ev_status capture_launch_configure(struct side_proc *p, struct ev_error *err);
 
 /* Step 3: exec, and wait until it happened. */
 ev_status capture_launch_exec(struct side_proc *p, struct ev_error *err);
+
+/* Write line and a newline to the side's stdin pipe, without blocking.
+ * @return 0, or an errno (EPIPE: it closed its stdin; EAGAIN: the pipe is
+ * full). */
+int capture_launch_write_stdin(struct side_proc *p, const char *line);
 
 /* Kill the side's process group (signal), e.g. after a timeout. */
 void capture_launch_kill(struct side_proc *p, int sig);

@@ -132,6 +132,65 @@ json_t *capture_observe_process(pid_t pid)
 	return o;
 }
 
+/* The value of "Name:" in a /proc status text, its length in *n. */
+static const char *status_field(const char *status, const char *name, size_t *n)
+{
+	size_t len = strlen(name);
+	for (const char *at = status; (at = strstr(at, name)) != NULL; at += len)
+		if ((at == status || at[-1] == '\n') && at[len] == ':') {
+			at += len + 1;
+			while (*at == ' ' || *at == '\t')
+				at++;
+			*n = strcspn(at, "\n");
+			return at;
+		}
+	return NULL;
+}
+
+/* "1000\t1000\t1000\t1000" as [1000, 1000, 1000, 1000]. */
+static json_t *numbers(const char *text, size_t n)
+{
+	json_t *a = json_array();
+	char copy[512];
+	snprintf(copy, sizeof copy, "%.*s", (int)(n < sizeof copy ? n : sizeof copy - 1), text);
+	for (char *p = copy, *end; *p; p = end) {
+		long long v = strtoll(p, &end, 10);
+		if (end == p)
+			break;
+		json_array_append_new(a, json_integer(v));
+	}
+	return a;
+}
+
+json_t *capture_observe_credentials(pid_t pid)
+{
+	char path[64];
+	int e = 0;
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	char *st = read_small(path, &e);
+	if (!st)
+		return unavailable(path, e);
+	json_t *o = json_object();
+	static const struct {
+		const char *field, *key;
+		int list;
+	} fields[] = {
+		{"Uid", "uid", 1}, {"Gid", "gid", 1}, {"Groups", "groups", 1}, {"CapInh", "cap_inh", 0},
+		{"CapPrm", "cap_prm", 0}, {"CapEff", "cap_eff", 0}, {"CapBnd", "cap_bnd", 0}, {"CapAmb", "cap_amb", 0},
+		{"NoNewPrivs", "no_new_privs", 0},
+	};
+	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+		size_t n;
+		const char *v = status_field(st, fields[i].field, &n);
+		if (!v)
+			json_object_set_new(o, fields[i].key, unavailable(path, ENOENT));
+		else
+			json_object_set_new(o, fields[i].key, fields[i].list ? numbers(v, n) : json_stringn(v, n));
+	}
+	free(st);
+	return o;
+}
+
 /* NMI and LOC rows of /proc/interrupts for the CPUs asked for, the
  * columns taken from the header ("CPU0 CPU1 ..."; offline CPUs have none). */
 static json_t *interrupts(const int *cpus, size_t n)

@@ -27,6 +27,12 @@
  * reaped) process. */
 json_t *capture_observe_process(pid_t pid);
 
+/* Whom pid runs as, from /proc/PID/status: "uid" and "gid" (real,
+ * effective, saved, filesystem), "groups", the capability sets "cap_inh",
+ * "cap_prm", "cap_eff", "cap_bnd", "cap_amb" (hex, as the kernel prints
+ * them) and "no_new_privs"; or "unavailable: ...". */
+json_t *capture_observe_credentials(pid_t pid);
+
 /* cpuidle states of each CPU in cpus (n of them), and NMI/LOC counts for
  * the same CPUs. */
 json_t *capture_observe_cpus(const int *cpus, size_t n);

@@ -93,6 +93,12 @@ int capture_pin_main(int argc, char **argv)
 			st = pin_file(pins, path, &err);
 	for (size_t i = 0; i < nfiles && st == EV_OK; i++)
 		st = pin_file(pins, files[i], &err);
+	/* and every side's inputs, which capture run copies only when pinned */
+	for (size_t i = 0; i < plan.ncells && st == EV_OK; i++)
+		for (int k = 0; k < 2 && st == EV_OK; k++)
+			json_object_foreach(plan.cells[i].side[k].inputs, path, v)
+				if (st == EV_OK)
+					st = pin_file(pins, json_string_value(v), &err);
 	if (st == EV_OK) {
 		json_object_set_new(plan.doc, "pins", pins);
 		pins = NULL;

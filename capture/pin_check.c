@@ -64,7 +64,7 @@ ev_status capture_pin_check(const json_t *pins, const char *path, struct pinned_
 	if (!want)
 		st = ev_error_set(err, EV_REFUSED,
 				  "%s: not pinned in the plan (its SHA-256 is %s); 'capture pin PLAN -o "
-				  "PINNED' pins every program as it is now", path, out->sha256);
+				  "PINNED' pins every program and input as it is now", path, out->sha256);
 	else if (strcmp(want, out->sha256) != 0)
 		st = ev_error_set(err, EV_REFUSED,
 				  "%s: SHA-256 differs from the plan's pin (expected %s, found %s): the "

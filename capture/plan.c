@@ -2,6 +2,8 @@
 #include "capture/plan.h"
 
 #include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +182,10 @@ static ev_status load_outputs(json_t *side, json_t **out, const char *plan, cons
 			return refuse(err, plan, where,
 				      "output \"%s\": \"%s\" %s (an output is a path inside the run directory)",
 				      name, path ? path : "", problem);
+		if (strcmp(path, PLAN_WORK_SENDER) == 0 || strcmp(path, PLAN_WORK_PEER) == 0)
+			return refuse(err, plan, where,
+				      "output \"%s\": \"%s\" is a side's working directory (write outputs inside it)",
+				      name, path);
 		if (strcmp(path, EV_RUN_FILENAME) == 0 || strncmp(path, "native/", 7) == 0 ||
 		    strcmp(path, "native") == 0 || strncmp(path, "observe/", 8) == 0 ||
 		    strcmp(path, "observe") == 0)
@@ -191,11 +197,138 @@ static ev_status load_outputs(json_t *side, json_t **out, const char *plan, cons
 	return EV_OK;
 }
 
+static const struct {
+	const char *name;
+	int sig;
+} stop_signals[] = {
+	{"TERM", SIGTERM}, {"INT", SIGINT}, {"HUP", SIGHUP}, {"QUIT", SIGQUIT}, {"USR1", SIGUSR1}, {"USR2", SIGUSR2},
+};
+
+const char *capture_plan_signal_name(int sig)
+{
+	for (size_t i = 0; i < sizeof stop_signals / sizeof *stop_signals; i++)
+		if (stop_signals[i].sig == sig)
+			return stop_signals[i].name;
+	return "?";
+}
+
+/* "stop" (the peer's), or the older "after_sender": "wait" is
+ * {"how": "exit"}, "terminate" is {"how": "signal", "signal": "TERM",
+ * "grace_ms": 2000}. */
+static ev_status load_stop(const json_t *side, int role, struct plan_stop *stop, const char *plan,
+			   const char *where, struct ev_error *err)
+{
+	static const char *const keys[] = {"how", "line", "signal", "grace_ms", NULL};
+	json_t *after = json_object_get(side, "after_sender"), *o = json_object_get(side, "stop");
+	*stop = (struct plan_stop){.how = PLAN_STOP_EXIT, .grace_ms = PLAN_STOP_GRACE_MS};
+	if ((after || o) && role != PLAN_PEER)
+		return refuse(err, plan, where, "\"%s\": only for the peer (the sender ends the run by exiting, "
+			      "within timeout_seconds)", after ? "after_sender" : "stop");
+	if (after && o)
+		return refuse(err, plan, where, "\"after_sender\" and \"stop\" both given: keep \"stop\"");
+	if (after) {
+		const char *a = json_string_value(after);
+		if (!a || (strcmp(a, "wait") != 0 && strcmp(a, "terminate") != 0))
+			return refuse(err, plan, where, "\"after_sender\": expected \"wait\" or \"terminate\"");
+		if (strcmp(a, "terminate") == 0)
+			*stop = (struct plan_stop){.how = PLAN_STOP_SIGNAL, .signal = SIGTERM, .grace_ms = 2000};
+		return EV_OK;
+	}
+	if (!o)
+		return EV_OK;
+	ev_status st;
+	const char *how = json_string_value(json_object_get(o, "how"));
+	if (!json_is_object(o))
+		return refuse(err, plan, where, "\"stop\": expected an object such as {\"how\": \"stdin\", \"line\": \"q\"}");
+	if ((st = only_keys(o, keys, plan, where, err)) != EV_OK)
+		return st;
+	if (!how || (strcmp(how, "exit") != 0 && strcmp(how, "stdin") != 0 && strcmp(how, "signal") != 0))
+		return refuse(err, plan, where, "\"stop\": \"how\": expected \"exit\", \"stdin\" or \"signal\"");
+	stop->how = how[0] == 'e' ? PLAN_STOP_EXIT : how[1] == 't' ? PLAN_STOP_STDIN : PLAN_STOP_SIGNAL;
+	json_t *line = json_object_get(o, "line"), *sig = json_object_get(o, "signal");
+	if (line && stop->how != PLAN_STOP_STDIN)
+		return refuse(err, plan, where, "\"stop\": \"line\" is for \"how\": \"stdin\"");
+	if (sig && stop->how != PLAN_STOP_SIGNAL)
+		return refuse(err, plan, where, "\"stop\": \"signal\" is for \"how\": \"signal\"");
+	if (stop->how == PLAN_STOP_STDIN) {
+		const char *l = json_string_value(line);
+		if (!l || strlen(l) > PLAN_STOP_LINE_MAX || strchr(l, '\n'))
+			return refuse(err, plan, where, "\"stop\": \"line\": expected the line to write, without its "
+				      "newline, at most %d bytes", PLAN_STOP_LINE_MAX);
+		stop->line = l;
+	}
+	if (stop->how == PLAN_STOP_SIGNAL) {
+		const char *name = json_string_value(sig);
+		if (name && strncmp(name, "SIG", 3) == 0)
+			name += 3;
+		for (size_t i = 0; name && i < sizeof stop_signals / sizeof *stop_signals; i++)
+			if (strcmp(name, stop_signals[i].name) == 0)
+				stop->signal = stop_signals[i].sig;
+		if (!stop->signal)
+			return refuse(err, plan, where, "\"stop\": \"signal\": expected one of TERM, INT, HUP, QUIT, "
+				      "USR1, USR2");
+	}
+	return get_count(o, "grace_ms", PLAN_STOP_GRACE_MS, 1, 600000, &stop->grace_ms, plan, where, err);
+}
+
+/* "inputs": files capture copies into the side's working directory
+ * before the launch, each from a pinned absolute path. */
+static ev_status load_inputs(const json_t *side, struct plan_side *s, const char *plan, const char *where,
+			     struct ev_error *err)
+{
+	json_t *o = json_object_get(side, "inputs");
+	if (!o)
+		return EV_OK;
+	if (!json_is_object(o) || json_object_size(o) == 0)
+		return refuse(err, plan, where, "\"inputs\": expected an object of name: absolute path of a pinned file");
+	const char *name;
+	json_t *v;
+	json_object_foreach(o, name, v) {
+		const char *from = json_string_value(v);
+		const char *problem = ev_path_problem(name, strlen(name));
+		if (problem)
+			return refuse(err, plan, where, "input \"%s\": %s (an input is a path inside the side's "
+				      "working directory)", name, problem);
+		if (!from || from[0] != '/')
+			return refuse(err, plan, where, "input \"%s\": expected the absolute path of the file to copy", name);
+		const char *out;
+		json_t *ov;
+		char inside[PATH_MAX];
+		snprintf(inside, sizeof inside, "%s/%s", s->work, name);
+		json_object_foreach(s->outputs, out, ov)
+			if (strcmp(json_string_value(ov), inside) == 0)
+				return refuse(err, plan, where, "input \"%s\" is also output \"%s\"", name, out);
+	}
+	s->inputs = o;
+	return EV_OK;
+}
+
+/* A user or group name as the system's databases hold it. */
+static ev_status get_account(const json_t *obj, const char *key, const char **out, const char *plan,
+			     const char *where, struct ev_error *err)
+{
+	json_t *v = json_object_get(obj, key);
+	*out = NULL;
+	if (!v)
+		return EV_OK;
+	const char *name = json_string_value(v);
+	size_t n = name ? strlen(name) : 0;
+	int ok = n > 0 && n <= 32 && name[0] != '-';
+	for (size_t i = 0; ok && i < n; i++)
+		ok = (name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
+		     (name[i] >= '0' && name[i] <= '9') || name[i] == '_' || name[i] == '-' || name[i] == '.';
+	if (!ok)
+		return refuse(err, plan, where, "\"%s\": expected a %s name (1 to 32 letters, digits, '_', '.' or '-')",
+			      key, key);
+	*out = name;
+	return EV_OK;
+}
+
 static ev_status load_side(json_t *cell, int role, struct plan_side *s, long ncpus,
 			   const char *plan, const char *cell_name, struct ev_error *err)
 {
 	static const char *const keys[] = {"argv", "launcher", "env", "cpu", "outputs", "ready",
-					   "after_sender", NULL};
+					   "after_sender", "stop", "inputs", "user", "group", NULL};
 	char where[128];
 	s->role = role == PLAN_SENDER ? "sender" : "peer";
 	snprintf(where, sizeof where, "cell %s %s", cell_name, s->role);
@@ -231,15 +364,14 @@ static ev_status load_side(json_t *cell, int role, struct plan_side *s, long ncp
 	if ((st = get_count(side, "cpu", 0, 0, (uint64_t)ncpus - 1, &cpu, plan, where, err)) != EV_OK)
 		return st;
 	s->cpu = (int)cpu;
-	json_t *after = json_object_get(side, "after_sender");
-	if (after) {
-		const char *a = json_string_value(after);
-		if (role != PLAN_PEER)
-			return refuse(err, plan, where, "\"after_sender\": only for the peer");
-		if (!a || (strcmp(a, "wait") != 0 && strcmp(a, "terminate") != 0))
-			return refuse(err, plan, where, "\"after_sender\": expected \"wait\" or \"terminate\"");
-		s->terminate = strcmp(a, "terminate") == 0;
-	}
+	s->work = role == PLAN_SENDER ? PLAN_WORK_SENDER : PLAN_WORK_PEER;
+	if ((st = load_stop(side, role, &s->stop, plan, where, err)) != EV_OK ||
+	    (st = load_inputs(side, s, plan, where, err)) != EV_OK ||
+	    (st = get_account(side, "user", &s->user, plan, where, err)) != EV_OK ||
+	    (st = get_account(side, "group", &s->group, plan, where, err)) != EV_OK)
+		return st;
+	if (s->group && !s->user)
+		return refuse(err, plan, where, "\"group\": given without \"user\" (name whom the side runs as)");
 	json_t *ready = json_object_get(side, "ready");
 	if (ready) {
 		static const char *const rkeys[] = {"tcp_listen", "delay_ms", NULL};
@@ -283,6 +415,11 @@ static ev_status load_cells(struct plan *p, const char *path, long ncpus, struct
 		for (int r = 0; r < 2; r++)
 			if ((st = load_side(c, r, &cell->side[r], ncpus, path, cell->name, err)) != EV_OK)
 				return st;
+		for (int r = 0; r < 2; r++)
+			if (!cell->side[r].user) {
+				cell->side[r].user = p->user;
+				cell->side[r].group = p->group;
+			}
 		if (cell->side[PLAN_SENDER].cpu == cell->side[PLAN_PEER].cpu)
 			return refuse(err, path, where, "sender and peer are both on CPU %d; each needs its own",
 				      cell->side[PLAN_SENDER].cpu);
@@ -335,11 +472,17 @@ static ev_status load_top(struct plan *p, const char *path, long ncpus, struct e
 	static const char *const keys[] = {"format", "name", "description", "warmups", "measured",
 					   "repeats", "order", "namespaces", "port", "timeout_seconds",
 					   "on_failure", "controller_cpus", "observe", "pins", "sources",
-					   "arms", "cells", NULL};
+					   "user", "group", "arms", "cells", NULL};
 	json_t *d = p->doc;
 	ev_status st = only_keys(d, keys, path, "plan", err);
 	if (st == EV_OK)
 		st = get_name(d, "name", &p->name, path, "plan", err);
+	if (st == EV_OK)
+		st = get_account(d, "user", &p->user, path, "plan", err);
+	if (st == EV_OK)
+		st = get_account(d, "group", &p->group, path, "plan", err);
+	if (st == EV_OK && p->group && !p->user)
+		st = refuse(err, path, "plan", "\"group\": given without \"user\" (name whom the sides run as)");
 	if (st == EV_OK)
 		st = get_count(d, "warmups", 1000, 0, (uint64_t)1 << 32, &p->warmups, path, "plan", err);
 	if (st == EV_OK)
@@ -573,6 +716,19 @@ void capture_plan_argv_free(char **argv)
 	for (size_t i = 0; argv && argv[i]; i++)
 		free(argv[i]);
 	free(argv);
+}
+
+int capture_plan_is_input(const struct plan *p, const char *path)
+{
+	for (size_t i = 0; i < p->ncells; i++)
+		for (int k = 0; k < 2; k++) {
+			const char *name;
+			json_t *v;
+			json_object_foreach(p->cells[i].side[k].inputs, name, v)
+				if (strcmp(json_string_value(v), path) == 0)
+					return 1;
+		}
+	return 0;
 }
 
 int capture_plan_runs_program(const struct plan *p, const char *path)

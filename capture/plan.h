@@ -32,6 +32,26 @@
 
 enum plan_role { PLAN_SENDER, PLAN_PEER };
 
+/* How the peer is ended once the sender is done. The sender ends the run
+ * itself: it exits within timeout_seconds or is killed. */
+enum plan_stop_how {
+	PLAN_STOP_EXIT,   /* it exits by itself */
+	PLAN_STOP_STDIN,  /* capture writes line and a newline to its stdin (a pipe) */
+	PLAN_STOP_SIGNAL, /* capture sends signal to its process group */
+};
+
+struct plan_stop {
+	enum plan_stop_how how;
+	const char *line;   /* PLAN_STOP_STDIN */
+	int signal;         /* PLAN_STOP_SIGNAL */
+	uint64_t grace_ms;  /* from the request (or the sender's end) to SIGKILL */
+};
+
+#define PLAN_STOP_GRACE_MS 10000
+#define PLAN_STOP_LINE_MAX 256
+#define PLAN_WORK_SENDER "sender"
+#define PLAN_WORK_PEER "peer"
+
 struct plan_side {
 	const char *role;        /* "sender" or "peer" */
 	json_t *argv;            /* array of strings, {variables} not yet expanded */
@@ -41,8 +61,10 @@ struct plan_side {
 	int cpu;
 	uint64_t ready_port;     /* peer: wait for a TCP listener on this port (0: none) */
 	uint64_t ready_delay_ms; /* peer: or wait this long */
-	int terminate;           /* peer: SIGTERM it once the sender exited (a server that
-				    never exits by itself); else it must exit on its own */
+	struct plan_stop stop;   /* peer: how it ends once the sender exited */
+	const char *work;        /* its working directory inside the run directory */
+	json_t *inputs;          /* object: path inside work -> absolute pinned file, or NULL */
+	const char *user, *group; /* whom it runs as (NULL: whoever runs capture) */
 };
 
 struct plan_cell {
@@ -68,6 +90,7 @@ struct plan {
 	size_t ncontroller;
 	json_t *pins;             /* object: absolute path -> SHA-256 hex (may be empty) */
 	json_t *sources;          /* object: absolute program path -> absolute repository path, or NULL */
+	const char *user, *group; /* the sides' default credentials, or NULL */
 	struct plan_cell cells[PLAN_MAX_CELLS];
 	size_t ncells;
 	struct plan_arm arms[PLAN_MAX_ARMS];
@@ -97,6 +120,12 @@ int capture_plan_runs_program(const struct plan *p, const char *path);
  * then (balanced) backward, forward, ... (A B C C B A ...), or forward
  * each time (listed). @return how many (at most cap). */
 size_t capture_plan_schedule(const struct plan *p, struct plan_run *runs, size_t cap);
+
+/* Is path the source of some side's input? 1 yes, 0 no. */
+int capture_plan_is_input(const struct plan *p, const char *path);
+
+/* The signal's name without "SIG" ("TERM"), or "?". */
+const char *capture_plan_signal_name(int sig);
 
 /* What {variables} stand for in one run. */
 struct plan_vars {

@@ -119,6 +119,18 @@ static ev_status check_all_binaries(struct campaign *c, json_t *receipt, struct 
 					ev_receipt_add_input(receipt, name, paths[b], pb.sha256, err);
 			}
 		}
+	/* every input a side copies, which must be pinned */
+	for (size_t i = 0; i < c->plan.ncells; i++)
+		for (int k = 0; k < 2; k++) {
+			const char *name;
+			json_t *from;
+			json_object_foreach(c->plan.cells[i].side[k].inputs, name, from) {
+				struct pinned_binary pb;
+				if (capture_pin_check(c->plan.pins, json_string_value(from), &pb, err) != EV_OK)
+					return ev_error_wrap(err, "cell %s %s input %s", c->plan.cells[i].name,
+							     c->plan.cells[i].side[k].role, name);
+			}
+		}
 	/* and every other pinned file, as the runs will check it */
 	const char *path;
 	json_t *v;
@@ -518,6 +530,8 @@ int capture_run_main(int argc, char **argv)
 	ev_status st = capture_plan_load(c.plan_path, &c.plan, &err);
 	if (st == EV_OK)
 		st = check_rights(&c, &err);
+	if (st == EV_OK)
+		st = capture_credentials_resolve(&c.plan, c.cred, &err);
 	if (st == EV_OK && gethostname(c.host, sizeof c.host) != 0)
 		snprintf(c.host, sizeof c.host, "unknown");
 	if (st == EV_OK)

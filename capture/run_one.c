@@ -15,18 +15,19 @@
 #include <unistd.h>
 
 #include "capture/capture.h"
+#include "capture/credentials.h"
 #include "capture/launch.h"
 #include "capture/netns.h"
 #include "capture/observe.h"
 #include "capture/pin_check.h"
 #include "capture/policy.h"
+#include "capture/workdir.h"
 #include "lib/campaign/run.h"
 #include "lib/core/path.h"
 #include "lib/core/publish.h"
 #include "lib/core/json.h"
 
 #define READY_TIMEOUT_S 30.0
-#define PEER_GRACE_S 10.0
 #define KILL_GRACE_S 2.0
 #define ENV_MAX 96
 #define BASE_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -36,6 +37,13 @@ struct run_state {
 	const struct plan_run *r;
 	char dir[PATH_MAX];
 	struct side_proc side[2];           /* PLAN_SENDER, PLAN_PEER */
+	const struct side_cred *cred[2];
+	char work[2][PATH_MAX];             /* each side's working directory */
+	json_t *inputs[2], *seen_cred[2];
+	int killed[2];                      /* capture SIGKILLed it */
+	int stop_requested;                 /* the peer's stop was sent */
+	struct timespec stop_real;
+	int stop_errno;                     /* writing the stop line failed */
 	struct pinned_binary bins[2][2];    /* [side][program, launcher] */
 	int nbins[2];
 	struct pinned_binary *files;        /* the plan's other pinned files */
@@ -69,21 +77,6 @@ static void fail_run(struct run_state *s, enum run_result result, const char *fm
 	s->result = result;
 }
 
-/* mkdir -p of path's parent directories below base. */
-static ev_status make_parents(const char *base, const char *rel, struct ev_error *err)
-{
-	char path[PATH_MAX];
-	if (ev_path_join(path, sizeof path, base, rel) != 0)
-		return ev_error_set(err, EV_REFUSED, "%s/%s: path too long", base, rel);
-	for (char *p = path + strlen(base) + 1; (p = strchr(p, '/')) != NULL; p++) {
-		*p = 0;
-		if (mkdir(path, 0755) != 0 && errno != EEXIST)
-			return ev_error_errno(err, errno, "%s: cannot create", path);
-		*p = '/';
-	}
-	return EV_OK;
-}
-
 static ev_status prepare_dirs(struct run_state *s, struct ev_error *err)
 {
 	if (mkdir(s->dir, 0755) != 0)
@@ -96,16 +89,6 @@ static ev_status prepare_dirs(struct run_state *s, struct ev_error *err)
 		if (mkdir(sub, 0755) != 0)
 			return ev_error_errno(err, errno, "%s: cannot create", sub);
 	}
-	for (int k = 0; k < 2; k++) {
-		const json_t *outs = s->r->cell->side[k].outputs;
-		const char *name;
-		json_t *v;
-		json_object_foreach((json_t *)outs, name, v) {
-			ev_status st = make_parents(s->dir, json_string_value(v), err);
-			if (st != EV_OK)
-				return st;
-		}
-	}
 	return EV_OK;
 }
 
@@ -117,6 +100,9 @@ static ev_status build_env(struct run_state *s, int k, const struct plan_vars *v
 	char buf[PATH_MAX + 16];
 	snprintf(buf, sizeof buf, "PATH=%s", BASE_PATH);
 	s->env[k][n++] = strdup(buf);
+	/* a side that runs as a user of its own has that user's home */
+	if (s->cred[k]->user[0] && s->cred[k]->home[0])
+		home = s->cred[k]->home;
 	snprintf(buf, sizeof buf, "HOME=%s", home ? home : "/");
 	s->env[k][n++] = strdup(buf);
 	const char *key;
@@ -252,6 +238,31 @@ static json_t *exit_json(const struct side_proc *p)
 	return json_pack("{s:i, s:s}", "signal", WTERMSIG(p->status), "name", strsignal(WTERMSIG(p->status)));
 }
 
+/* How the side was to end, whether capture asked it to, and how it did. */
+static json_t *stop_json(struct run_state *s, int k)
+{
+	const struct plan_stop *stop = &s->r->cell->side[k].stop;
+	const struct side_proc *p = &s->side[k];
+	static const char *const hows[] = {"exit", "stdin", "signal"};
+	json_t *o = json_pack("{s:s}", "how", hows[k == PLAN_PEER ? stop->how : PLAN_STOP_EXIT]);
+	if (k == PLAN_PEER) {
+		if (stop->how == PLAN_STOP_STDIN)
+			json_object_set_new(o, "line", json_string(stop->line));
+		if (stop->how == PLAN_STOP_SIGNAL)
+			json_object_set_new(o, "signal", json_string(capture_plan_signal_name(stop->signal)));
+		json_object_set_new(o, "grace_ms", json_integer((json_int_t)stop->grace_ms));
+		json_object_set_new(o, "requested", s->stop_requested ? timespec_json(&s->stop_real) : json_null());
+		if (s->stop_errno)
+			json_object_set_new(o, "request_failed", json_string(strerror(s->stop_errno)));
+	}
+	const char *ended = !p->exited || p->exec_mono <= 0 ? NULL
+			    : s->killed[k]                 ? "killed"
+			    : k == PLAN_PEER && s->stop_requested ? "stopped"
+								  : "exited";
+	json_object_set_new(o, "ended", ended ? json_string(ended) : json_null());
+	return o;
+}
+
 static json_t *process_json(struct run_state *s, int k)
 {
 	struct side_proc *p = &s->side[k];
@@ -260,7 +271,11 @@ static json_t *process_json(struct run_state *s, int k)
 	struct ev_error ignored;
 	ev_error_clear(&ignored);
 	json_t *o = json_pack("{s:s, s:o, s:o, s:s, s:i}", "role", ps->role, "argv", strings_json(p->argv),
-			      "env", strings_json(s->env[k]), "cwd", s->dir, "cpu", ps->cpu);
+			      "env", strings_json(s->env[k]), "cwd", s->work[k], "cpu", ps->cpu);
+	json_object_set_new(o, "credentials", json_pack("{s:o, s:o}", "declared", capture_credentials_json(s->cred[k]),
+							 "seen", s->seen_cred[k] ? json_incref(s->seen_cred[k]) : json_null()));
+	if (s->inputs[k])
+		json_object_set(o, "inputs", s->inputs[k]);
 	if (p->pid > 0) {
 		json_object_set_new(o, "pid", json_integer(p->pid));
 		if (s->before[k] && json_object_get(s->before[k], "start_ticks"))
@@ -270,6 +285,7 @@ static json_t *process_json(struct run_state *s, int k)
 							     "exact", s->pinned_ok[k]));
 		json_object_set_new(o, "netns_inode", json_integer((json_int_t)s->netns_inode[k]));
 		json_object_set_new(o, "exit", exit_json(p));
+		json_object_set_new(o, "stop", stop_json(s, k));
 		if (p->exec_mono > 0)
 			json_object_set_new(o, "wall",
 					    json_pack("{s:o, s:o, s:o}", "exec", timespec_json(&p->exec_real), "end",
@@ -390,6 +406,62 @@ static ev_status write_run_json(struct run_state *s, struct ev_error *err)
 	return st;
 }
 
+/* "its stop (stdin \"q\")", for a failure sentence. */
+static void describe_stop(const struct plan_stop *stop, char *out, size_t cap)
+{
+	if (stop->how == PLAN_STOP_STDIN)
+		snprintf(out, cap, "its stop (\"%s\" on stdin)", stop->line);
+	else if (stop->how == PLAN_STOP_SIGNAL)
+		snprintf(out, cap, "its stop (SIG%s)", capture_plan_signal_name(stop->signal));
+	else
+		snprintf(out, cap, "the sender ended (it was to exit by itself)");
+}
+
+/* The sender is done: ask the peer to end, as the plan says. */
+static void request_stop(struct run_state *s)
+{
+	const struct plan_stop *stop = &s->r->cell->side[PLAN_PEER].stop;
+	if (stop->how == PLAN_STOP_EXIT)
+		return;
+	clock_gettime(CLOCK_REALTIME, &s->stop_real);
+	s->stop_requested = 1;
+	if (stop->how == PLAN_STOP_STDIN)
+		s->stop_errno = capture_launch_write_stdin(&s->side[PLAN_PEER], stop->line);
+	else
+		capture_launch_kill(&s->side[PLAN_PEER], stop->signal);
+}
+
+/* Whom the side runs as, read from /proc once it runs: the ids and
+ * capabilities the plan asked for, or the run fails. */
+static void check_credentials(struct run_state *s, int k)
+{
+	const struct side_cred *want = s->cred[k];
+	json_t *seen = s->seen_cred[k] = capture_observe_credentials(s->side[k].pid);
+	if (!want->drop)
+		return;
+	int ok = json_is_object(seen);
+	static const char *const ids[] = {"uid", "gid"};
+	for (int i = 0; i < 2 && ok; i++) {
+		size_t n;
+		json_t *v;
+		json_t *a = json_object_get(seen, ids[i]);
+		ok = json_array_size(a) == 4;
+		json_array_foreach(a, n, v)
+			ok &= json_integer_value(v) == (json_int_t)(i == 0 ? want->uid : want->gid);
+	}
+	static const char *const caps[] = {"cap_inh", "cap_prm", "cap_eff", "cap_amb", "cap_bnd"};
+	for (int i = 0; i < 5 && ok && want->uid != 0; i++) {
+		const char *v = json_string_value(json_object_get(seen, caps[i]));
+		ok = v && strspn(v, "0") == strlen(v);
+	}
+	if (!ok) {
+		char *text = json_dumps(seen, JSON_COMPACT);
+		fail_run(s, RUN_FAILED, "%s: runs as %s (uid %u, gid %u) by the plan, and /proc shows %s", s->side[k].role,
+			 want->user, (unsigned)want->uid, (unsigned)want->gid, text ? text : "nothing readable");
+		free(text);
+	}
+}
+
 /* Launch, watch and end the pair. Failures go into s (fail_run). */
 static void run_pair(struct run_state *s, struct ev_error *err)
 {
@@ -436,6 +508,7 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 	}
 	s->before[PLAN_PEER] = snapshot(pp->pid);
 	verify_pinning(s, PLAN_PEER);
+	check_credentials(s, PLAN_PEER);
 	/* The peer is ready when it listens (or after a fixed delay). */
 	double ready_by = capture_launch_monotonic() + READY_TIMEOUT_S;
 	if (peer->ready_delay_ms) {
@@ -465,6 +538,7 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 	}
 	s->before[PLAN_SENDER] = snapshot(sp->pid);
 	verify_pinning(s, PLAN_SENDER);
+	check_credentials(s, PLAN_SENDER);
 	for (int k = 0; k < 2; k++)
 		if (!s->pinned_ok[k])
 			fail_run(s, RUN_FAILED, "%s: pinned to CPU %d, but the kernel lets it run on %s",
@@ -474,9 +548,9 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 	int diag[2] = {s->diag_fd[0], veth ? s->diag_fd[1] : s->diag_fd[0]};
 	int sampling = capture_sampler_start(&sampler, pids, diag, plan->interval_ms, err) == EV_OK;
 
-	/* Wait for the sender; then for the peer, a little. */
+	/* Wait for the sender; then the peer is stopped as the plan says. */
+	const struct plan_stop *stop = &peer->stop;
 	double peer_by = 0;
-	int killed = 0;
 	while (!sp->exited || !pp->exited) {
 		double until = !sp->exited ? deadline : peer_by;
 		int who = capture_launch_wait_any(s->side, 2, until);
@@ -490,42 +564,38 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 			break;
 		}
 		if (who == -1) { /* the peer outlived its grace */
-			if (!killed && peer->terminate) {
-				capture_launch_kill(pp, SIGTERM);
-				killed = 1;
-				peer_by = capture_launch_monotonic() + KILL_GRACE_S;
-				continue;
-			}
-			fail_run(s, RUN_FAILED, "peer still running %.0f s after the sender; killed",
-				 killed ? KILL_GRACE_S : PEER_GRACE_S);
+			char how[PLAN_STOP_LINE_MAX + 64];
+			describe_stop(stop, how, sizeof how);
+			fail_run(s, RUN_FAILED, "peer still running %.3g s after %s; killed", (double)stop->grace_ms / 1000,
+				 how);
 			break;
 		}
 		struct side_proc *p = &s->side[who];
 		s->after[who] = snapshot(p->pid);
-		if (who == PLAN_SENDER) {
-			if (peer->terminate && !pp->exited) {
-				capture_launch_kill(pp, SIGTERM);
-				killed = 1;
-				peer_by = capture_launch_monotonic() + KILL_GRACE_S;
-			} else {
-				peer_by = capture_launch_monotonic() + PEER_GRACE_S;
-			}
+		if (who == PLAN_SENDER && !pp->exited) {
+			request_stop(s);
+			peer_by = capture_launch_monotonic() + (double)stop->grace_ms / 1000;
 		}
-		int expected_term = who == PLAN_PEER && killed && WIFSIGNALED(p->status) &&
-				    WTERMSIG(p->status) == SIGTERM;
-		if (!expected_term && !(WIFEXITED(p->status) && WEXITSTATUS(p->status) == 0)) {
+		/* a death by signal is a stop only when capture sent that signal */
+		int requested_signal = who == PLAN_PEER && stop->how == PLAN_STOP_SIGNAL && s->stop_requested &&
+				       WIFSIGNALED(p->status) && WTERMSIG(p->status) == stop->signal;
+		if (!requested_signal && !(WIFEXITED(p->status) && WEXITSTATUS(p->status) == 0)) {
 			if (WIFEXITED(p->status))
 				fail_run(s, RUN_FAILED, "%s exited with status %d (its stderr: native/%s.stderr)",
 					 p->role, WEXITSTATUS(p->status), p->role);
 			else
-				fail_run(s, RUN_FAILED, "%s was killed by signal %d (%s)", p->role,
-					 WTERMSIG(p->status), strsignal(WTERMSIG(p->status)));
+				fail_run(s, RUN_FAILED, "%s was killed by signal %d (%s)%s", p->role,
+					 WTERMSIG(p->status), strsignal(WTERMSIG(p->status)),
+					 who == PLAN_PEER && stop->how == PLAN_STOP_SIGNAL && !s->stop_requested
+						 ? ", which capture had not sent"
+						 : "");
 		}
 	}
 	/* Whatever still runs now is stopped: the run is over. */
 	for (int k = 0; k < 2; k++)
 		if (!s->side[k].exited) {
 			capture_launch_kill(&s->side[k], SIGKILL);
+			s->killed[k] = 1;
 			capture_launch_wait_any(&s->side[k], 1, capture_launch_monotonic() + KILL_GRACE_S);
 		}
 	if (sampling)
@@ -563,6 +633,8 @@ static void cleanup(struct run_state *s)
 		json_decref(s->after[k]);
 		json_decref(s->links_before[k]);
 		json_decref(s->links_after[k]);
+		json_decref(s->inputs[k]);
+		json_decref(s->seen_cred[k]);
 	}
 	json_decref(s->cpus_before);
 	json_decref(s->cpus_after);
@@ -584,7 +656,7 @@ enum run_result capture_run_one(struct campaign *c, const struct plan_run *r, js
 	}
 	for (int k = 0; k < 2; k++)
 		s.side[k] = (struct side_proc){.role = k == PLAN_SENDER ? "sender" : "peer", .pid = -1,
-					       .pidfd = -1, .ctl = -1, .report = -1, .out_fd = -1,
+					       .pidfd = -1, .ctl = -1, .report = -1, .out_fd = -1, .stdin_r = -1, .stdin_w = -1,
 					       .err_fd = -1, .cpu = r->cell->side[k].cpu};
 	struct plan_vars vars = {
 		.peer_addr = veth ? NETNS_PEER_ADDR : "127.0.0.1",
@@ -596,6 +668,15 @@ enum run_result capture_run_one(struct campaign *c, const struct plan_run *r, js
 		fail_run(&s, RUN_INTERRUPTED, "%s", err->text);
 	if (s.result == RUN_OK && check_pinned_files(&s, err) != EV_OK)
 		fail_run(&s, RUN_FAILED, "refused before launch: %s", err->text);
+	size_t cell = (size_t)(r->cell - plan->cells);
+	for (int k = 0; k < 2; k++) {
+		s.cred[k] = &c->cred[cell][k];
+		if (ev_path_join(s.work[k], sizeof s.work[k], s.dir, r->cell->side[k].work) != 0)
+			fail_run(&s, RUN_INTERRUPTED, "%s: path too long", s.dir);
+	}
+	for (int k = 0; k < 2 && s.result == RUN_OK; k++)
+		if (capture_workdir_prepare(s.dir, &r->cell->side[k], s.cred[k], plan->pins, &s.inputs[k], err) != EV_OK)
+			fail_run(&s, RUN_FAILED, "refused before launch: %s", err->text);
 	for (int k = 0; k < 2 && s.result == RUN_OK; k++) {
 		struct side_proc *p = &s.side[k];
 		if (check_binaries(&s, k, err) != EV_OK || capture_plan_expand(&r->cell->side[k], &vars, &p->argv, err) != EV_OK ||
@@ -604,7 +685,13 @@ enum run_result capture_run_one(struct campaign *c, const struct plan_run *r, js
 			break;
 		}
 		p->envp = s.env[k];
-		p->cwd = s.dir;
+		p->cwd = s.work[k];
+		p->stdin_pipe = k == PLAN_PEER && r->cell->side[k].stop.how == PLAN_STOP_STDIN;
+		p->drop = s.cred[k]->drop;
+		p->uid = s.cred[k]->uid;
+		p->gid = s.cred[k]->gid;
+		p->groups = s.cred[k]->groups;
+		p->ngroups = s.cred[k]->ngroups;
 		p->unshare_net = veth;
 		p->ifname = k == PLAN_SENDER ? NETNS_SENDER_IF : NETNS_PEER_IF;
 		p->addr = k == PLAN_SENDER ? NETNS_SENDER_ADDR : NETNS_PEER_ADDR;

@@ -35,7 +35,16 @@ mkdir -p "$work"
 cd "$work"
 
 step "capture: pin the plan's programs, then run the campaign, each pair fresh, pinned, in its namespaces"
-sed "s|@BINDIR@|$build/capture/pair|g" "$top/share/demo/plan.json" >plan-template.json
+# The sides drop to nobody when capture runs as root and nobody can reach
+# the pair and this directory; else they run as whoever runs the demo.
+user=$(id -un)
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
+	setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
+		sh -c 'test -x "$1" && test -x "$2"' sh "$build/capture/pair/fix-sender" "$work"; then
+	user=nobody
+fi
+echo "(the pair runs as $user)"
+sed -e "s|@BINDIR@|$build/capture/pair|g" -e "s|@USER@|$user|g" "$top/share/demo/plan.json" >plan-template.json
 show "$capture" pin plan-template.json -o plan.json
 degrade=()
 if [ "$(id -u)" != 0 ]; then
@@ -47,7 +56,7 @@ runs=()
 for d in campaign/runs/*/; do runs+=("$(basename "$d")"); done
 first=${runs[0]}
 echo "(each run: run.json, native/, observe/tcp.json, journals, series; e.g. campaign/runs/$first)"
-ls -l "campaign/runs/$first/journal/sender"
+ls -l "campaign/runs/$first/sender/journal"
 
 step "seal the campaign: one read pass, SEAL.json + archive + receipt"
 show "$seal" create campaign -o sealed
@@ -63,8 +72,8 @@ show tar -C extracted --zstd -xf sealed/archive.tar.zst
 show "$seal" verify --seal extracted/SEAL.json --seal-sha256 "$pin" extracted/campaign
 
 step "what a failure looks like: one flipped byte and a chmod in the copy"
-printf '\377' | dd of="extracted/campaign/runs/${runs[1]}/journal/sender/1.bin" bs=1 seek=4096 conv=notrunc 2>/dev/null
-chmod 644 "extracted/campaign/runs/$first/journal/sender/1.bin"
+printf '\377' | dd of="extracted/campaign/runs/${runs[1]}/sender/journal/1.bin" bs=1 seek=4096 conv=notrunc 2>/dev/null
+chmod 644 "extracted/campaign/runs/$first/sender/journal/1.bin"
 set +e
 show "$seal" verify --seal sealed/SEAL.json extracted/campaign
 status=$?
@@ -76,7 +85,7 @@ warmups=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["warmu
 measured=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["measured"])' plan.json)
 pairs=()
 for run in "${runs[@]}"; do
-	pairs+=(--sender "runs/$run/journal/sender" --receiver "runs/$run/journal/receiver")
+	pairs+=(--sender "runs/$run/sender/journal" --receiver "runs/$run/peer/journal")
 done
 step "audit: every FIX message both endpoints of every run persisted, recomputed cold, the copies held together"
 (cd campaign && show "$audit" journal --warmups "$warmups" --measured "$measured" --receipt ../audit-tree.json "${pairs[@]}")
@@ -87,8 +96,8 @@ show "$audit" journal --warmups "$warmups" --measured "$measured" --archive seal
 step "audit campaign: every run's statistics recomputed from its raw series and held against what the pair printed, summed up per cell as the median of its runs"
 show "$audit" campaign campaign -o summary
 echo "(one run in detail: each statistic the pair printed, recomputed with its rule)"
-show "$audit" series --native "campaign/runs/$first/report.json" --journal "campaign/runs/$first/journal/sender" \
-	--warmups "$warmups" --receipt "audit-series-$first.json" "campaign/runs/$first/series/send.bin"
+show "$audit" series --native "campaign/runs/$first/sender/report.json" --journal "campaign/runs/$first/sender/journal" \
+	--warmups "$warmups" --receipt "audit-series-$first.json" "campaign/runs/$first/sender/series/send.bin"
 
 step "replicate: copy seal and archive to two replicas, verify each there and here, compare"
 mkdir receipts

@@ -13,7 +13,7 @@ CHROMIUM=$(command -v chromium || true)
 test_expect_success 'setup: a captured campaign of the reference pair, two cells, two repeats' '
 	P=$EV_BUILDDIR/capture/pair &&
 	cat >plan.json <<-EOF &&
-	{"format": "evidence-plan/1", "name": "small", "warmups": 100, "measured": 3000, "repeats": 2,
+	{"format": "evidence-plan/1", $PLAN_USER "name": "small", "warmups": 100, "measured": 3000, "repeats": 2,
 	 "cells": [
 	  {"name": "spin", "peer": {"argv": ["$P/fix-receiver", "--listen", "{peer_addr}:{port}", "--mode", "spin",
 	     "--journal", "{out:journal}", "--journal-file-size", "262144"], "cpu": 0,

@@ -15,7 +15,7 @@ Q="'"
 test_expect_success 'setup: a captured campaign of a program that keeps no series' '
 	P=$EV_BUILDDIR/capture/pair &&
 	cat >plan.json <<-EOF &&
-	{"format": "evidence-plan/1", "name": "native", "warmups": 50, "measured": 400, "repeats": 1, "port": 11002,
+	{"format": "evidence-plan/1", $PLAN_USER "name": "native", "warmups": 50, "measured": 400, "repeats": 1, "port": 11002,
 	 "cells": [
 	  {"name": "plain", "peer": {"argv": ["$P/fix-receiver", "--listen", "{peer_addr}:{port}", "--mode", "spin",
 	     "--journal", "{out:journal}", "--journal-file-size", "262144"], "cpu": 0,

@@ -6,7 +6,7 @@
 test_expect_success '--json prints the receipt it writes; a pinned plan is never overwritten' '
 	probe_install &&
 	cat >plan.json <<-EOF &&
-	{"format": "evidence-plan/1", "name": "json", "warmups": 0, "measured": 1,
+	{"format": "evidence-plan/1", $PLAN_USER "name": "json", "warmups": 0, "measured": 1,
 	 "cells": [{"name": "A", "peer": {"argv": ["$PWD/probe", "{out:p}"], "cpu": 0, "outputs": {"p": "p/peer"}},
 	  "sender": {"argv": ["$PWD/probe", "{out:p}"], "cpu": 1, "outputs": {"p": "p/sender"}}}]}
 	EOF

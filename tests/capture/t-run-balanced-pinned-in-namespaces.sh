@@ -12,7 +12,7 @@ probe_install || exit 99
 
 test_expect_success 'setup: two probe cells on swapped CPUs, two repeats, balanced, veth' '
 	cat >plan.json <<-EOF &&
-	{"format": "evidence-plan/1", "name": "order", "warmups": 0, "measured": 1, "repeats": 2,
+	{"format": "evidence-plan/1", $PLAN_USER "name": "order", "warmups": 0, "measured": 1, "repeats": 2,
 	 "order": "balanced", "namespaces": "veth",
 	 "cells": [
 	  {"name": "A",

@@ -17,7 +17,7 @@ held=7
 
 test_expect_success 'setup: baseline, then an arm holding 7 us, then baseline again; two cells each' '
 	cat >plan.json <<-EOF &&
-	{"format": "evidence-plan/1", "name": "pmqos", "warmups": 0, "measured": 1, "order": "listed",
+	{"format": "evidence-plan/1", $PLAN_USER "name": "pmqos", "warmups": 0, "measured": 1, "order": "listed",
 	 "arms": [{"name": "before"}, {"name": "held", "cpu_dma_latency": $held}, {"name": "after"}],
 	 "cells": [
 	  {"name": "A", "peer": {"argv": ["$PROBE", "{out:probe}"], "cpu": 0, "outputs": {"probe": "p/peer"}},

@@ -15,7 +15,7 @@ git_setup
 # plan FILE REPO [PROGRAM]: one probe cell, pinned, its source REPO.
 plan () {
 	cat >"$1" <<-EOF
-	{"format": "evidence-plan/1", "name": "sources", "warmups": 0, "measured": 1,
+	{"format": "evidence-plan/1", $PLAN_USER "name": "sources", "warmups": 0, "measured": 1,
 	 "pins": {"$PROBE": "$(sha256sum <"$PROBE" | cut -c1-64)"},
 	 "sources": {"${3:-$PROBE}": "$2"},
 	 "cells": [{"name": "A",

@@ -15,7 +15,7 @@ probe_install || exit 99
 # cell, no namespaces (so that this runs unprivileged too).
 plan () {
 	cat >"$1" <<-EOF
-	{"format": "evidence-plan/1", "name": "refusals", "warmups": 0, "measured": 1, ${4:-}
+	{"format": "evidence-plan/1", $PLAN_USER "name": "refusals", "warmups": 0, "measured": 1, ${4:-}
 	 "cells": [{"name": "A",
 	  "peer": {"argv": ["$PROBE", "{out:probe}"], "cpu": 0, "outputs": {"probe": "probe/peer"}},
 	  "sender": {"argv": ["$PROBE", $2], "cpu": 1, "outputs": {"probe": "${3:-probe/sender}"}}}]}
@@ -44,6 +44,28 @@ test_expect_success 'capture'"'"'s own names are not outputs' '
 	refused p.json "capture: p.json: cell A sender: output \"probe\": \"run.json\" is capture'"'"'s own (run.json, native/, observe/)"
 '
 
+test_expect_success 'a side'"'"'s working directory is not an output; an input stays inside it, comes from an absolute path, and is no output' '
+	plan p.json "\"{out:probe}\"" "sender" &&
+	refused p.json "capture: p.json: cell A sender: output \"probe\": \"sender\" is a side'"'"'s working directory (write outputs inside it)" &&
+	plan p.json "\"{out:probe}\"" &&
+	sed "s|\"cpu\": 1,|\"cpu\": 1, \"inputs\": {\"../config.cfg\": \"/etc/hostname\"},|" p.json >q.json &&
+	refused q.json "capture: q.json: cell A sender: input \"../config.cfg\": has a '"'"'.'"'"' or '"'"'..'"'"' component (an input is a path inside the side'"'"'s working directory)" &&
+	sed "s|\"cpu\": 1,|\"cpu\": 1, \"inputs\": {\"config.cfg\": \"etc/hostname\"},|" p.json >q.json &&
+	refused q.json "capture: q.json: cell A sender: input \"config.cfg\": expected the absolute path of the file to copy" &&
+	plan p.json "\"{out:probe}\"" "sender/probe" &&
+	sed "s|\"cpu\": 1,|\"cpu\": 1, \"inputs\": {\"probe\": \"/etc/hostname\"},|" p.json >q.json &&
+	refused q.json "capture: q.json: cell A sender: input \"probe\" is also output \"probe\""
+'
+
+test_expect_success 'an input that is not pinned is refused before anything runs' '
+	plan p.json "\"{out:probe}\"" &&
+	echo "primary_port=5001" >cfg && chmod 644 cfg &&
+	"$CAPTURE" pin p.json -o p-pinned.json >/dev/null &&
+	sed "s|\"cpu\":1,|\"cpu\":1,\"inputs\":{\"config.cfg\":\"$PWD/cfg\"},|" p-pinned.json >q.json &&
+	grep -q inputs q.json &&
+	refused q.json "capture: cell A sender input config.cfg: $PWD/cfg: not pinned in the plan (its SHA-256 is $(sha256_of cfg)); '"'"'capture pin PLAN -o PINNED'"'"' pins every program and input as it is now"
+'
+
 test_expect_success 'an argument that leaves {run_dir} is refused' '
 	plan p.json "\"{run_dir}/../x\"" &&
 	refused p.json "capture: p.json: cell A sender: \"{run_dir}/../x\": a path that leaves the run directory"
@@ -58,7 +80,7 @@ test_expect_success 'an unknown variable, and an {out:NAME} the side does not de
 
 test_expect_success 'a misspelt key is refused and the known ones are listed' '
 	plan p.json "\"{out:probe}\"" "" "\"repeat\": 2," &&
-	refused p.json "capture: p.json: plan: unknown key \"repeat\" (expected one of: format, name, description, warmups, measured, repeats, order, namespaces, port, timeout_seconds, on_failure, controller_cpus, observe, pins, sources, arms, cells)"
+	refused p.json "capture: p.json: plan: unknown key \"repeat\" (expected one of: format, name, description, warmups, measured, repeats, order, namespaces, port, timeout_seconds, on_failure, controller_cpus, observe, pins, sources, user, group, arms, cells)"
 '
 
 test_expect_success 'sender and peer on one CPU are refused' '
@@ -69,7 +91,7 @@ test_expect_success 'sender and peer on one CPU are refused' '
 
 test_expect_success 'a program that is not pinned is refused, naming its digest and the way to pin it' '
 	plan p.json "\"{out:probe}\"" &&
-	refused p.json "capture: cell A sender: $PROBE: not pinned in the plan (its SHA-256 is $(sha256_of probe)); '"'"'capture pin PLAN -o PINNED'"'"' pins every program as it is now"
+	refused p.json "capture: cell A sender: $PROBE: not pinned in the plan (its SHA-256 is $(sha256_of probe)); '"'"'capture pin PLAN -o PINNED'"'"' pins every program and input as it is now"
 '
 
 test_expect_success 'a program changed after it was pinned is refused with both digests' '
@@ -105,7 +127,7 @@ test_expect_success 'a program others may write is refused' '
 test_expect_success 'a program changed between two runs: that run is refused and recorded, the others run' '
 	cp probe probe2 && P2=$PWD/probe2 &&
 	cat >two.json <<-EOF &&
-	{"format": "evidence-plan/1", "name": "swap", "warmups": 0, "measured": 1, "order": "listed",
+	{"format": "evidence-plan/1", $PLAN_USER "name": "swap", "warmups": 0, "measured": 1, "order": "listed",
 	 "cells": [{"name": "A",
 	  "peer": {"argv": ["$PROBE", "{out:probe}"], "cpu": 0, "outputs": {"probe": "probe/peer"}},
 	  "sender": {"argv": ["$PROBE", "{out:probe}", "0", "1.5"], "cpu": 1, "outputs": {"probe": "probe/sender"}}},

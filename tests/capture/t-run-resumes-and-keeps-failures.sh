@@ -14,7 +14,7 @@ probe_install || exit 99
 # the senders a second long; cell B's sender exits with B_EXIT.
 plan () {
 	cat >"$1" <<-EOF
-	{"format": "evidence-plan/1", "name": "resume", "warmups": 0, "measured": 1,
+	{"format": "evidence-plan/1", $PLAN_USER "name": "resume", "warmups": 0, "measured": 1,
 	 "order": "listed", "on_failure": "$2",
 	 "cells": [
 	  {"name": "A", "peer": {"argv": ["$PROBE", "{out:probe}"], "cpu": 0, "outputs": {"probe": "p/peer"}},
@@ -123,7 +123,7 @@ test_expect_success 'on_failure stop: the runs after the failed one are not made
 test_expect_success 'another program listening on the peer'"'"'s port does not make the peer ready' '
 	port=$((30000 + $$ % 20000)) &&
 	cat >listen.json <<-EOF &&
-	{"format": "evidence-plan/1", "name": "foreign", "warmups": 0, "measured": 1, "port": $port,
+	{"format": "evidence-plan/1", $PLAN_USER "name": "foreign", "warmups": 0, "measured": 1, "port": $port,
 	 "cells": [
 	  {"name": "A", "peer": {"argv": ["$PROBE", "{out:probe}", "0", "1"], "cpu": 0, "outputs": {"probe": "p/peer"},
 	     "ready": {"tcp_listen": $port}},

@@ -14,7 +14,7 @@ SOCKPERF=$(readlink -f "$(command -v sockperf)")
 
 test_expect_success 'setup: a sockperf cell, server on CPU 0, client on CPU 1, veth' '
 	cat >plan.json <<-EOF &&
-	{"format": "evidence-plan/1", "name": "sockperf", "warmups": 0, "measured": 1,
+	{"format": "evidence-plan/1", $PLAN_USER "name": "sockperf", "warmups": 0, "measured": 1,
 	 "namespaces": "veth", "port": 11111, "timeout_seconds": 60, "observe": {"interval_ms": 50},
 	 "cells": [{"name": "tcp",
 	  "peer": {"argv": ["$SOCKPERF", "server", "--tcp", "-i", "{peer_addr}", "-p", "{port}"], "cpu": 0,

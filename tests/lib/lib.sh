@@ -131,6 +131,11 @@ json_get () {
 	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
 }
 
+# PLAN_USER: what a test plan's top level says so that its sides may run
+# as root when the tests do (capture refuses a plan that would run a side
+# as root without saying so); empty when they run as anyone else.
+if [ "$(id -u)" = 0 ]; then PLAN_USER='"user": "root",'; else PLAN_USER=''; fi
+
 # probe_install: ./probe, a copy of tests/capture/probe owned by whoever
 # runs the test (capture refuses programs others could replace), and
 # PROBE, its absolute path.

@@ -1,0 +1,44 @@
+/* credentials: whom each side runs as.
+ *
+ * A side runs as the user the plan names for it (or for every side), with
+ * that user's group (or the one named) and supplementary groups. Capture,
+ * run as root, makes the namespaces, pins and links, then the side's
+ * child drops to that user before exec (launch.h). Sides never run as root
+ * unless the plan says "user": "root"; without root, capture can run a
+ * side only as the user who runs capture. Only capture/ includes this. */
+#ifndef CAPTURE_CREDENTIALS_H
+#define CAPTURE_CREDENTIALS_H
+
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#include "capture/plan.h"
+#include "lib/core/status.h"
+
+#define CRED_MAX_GROUPS 64
+#define CRED_NAME_MAX 33
+
+struct side_cred {
+	int drop;                       /* change to uid, gid, groups before exec */
+	uid_t uid;
+	gid_t gid;
+	gid_t groups[CRED_MAX_GROUPS];
+	int ngroups;
+	char user[CRED_NAME_MAX];       /* as declared ("" when not) */
+	char group[CRED_NAME_MAX];
+	char home[256];                 /* the user's home: HOME for the side */
+};
+
+/* Resolve every side's user and group through the system's databases,
+ * before anything runs. @return EV_OK; EV_REFUSED naming the cell and side
+ * when a side would run as root without saying so, names an unknown user
+ * or group, needs root that capture does not have, or writes an output
+ * where its user could not (the run directory itself, or a directory
+ * shared with a side that runs as another user). */
+ev_status capture_credentials_resolve(const struct plan *p, struct side_cred cred[][2], struct ev_error *err);
+
+/* What run.json records of it: the declared names and the ids used. */
+json_t *capture_credentials_json(const struct side_cred *c);
+
+#endif
