@@ -191,9 +191,7 @@ json_t *capture_observe_credentials(pid_t pid)
 	return o;
 }
 
-/* NMI and LOC rows of /proc/interrupts for the CPUs asked for, the
- * columns taken from the header ("CPU0 CPU1 ..."; offline CPUs have none). */
-static json_t *interrupts(const int *cpus, size_t n)
+json_t *capture_observe_interrupts(const int *cpus, size_t n, int details)
 {
 	int e;
 	char *text = read_small("/proc/interrupts", &e);
@@ -214,16 +212,14 @@ static json_t *interrupts(const int *cpus, size_t n)
 	while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
 		while (*line == ' ')
 			line++;
-		const char *name = NULL;
-		if (strncmp(line, "NMI:", 4) == 0)
-			name = "NMI";
-		else if (strncmp(line, "LOC:", 4) == 0)
-			name = "LOC";
-		if (!name)
+		char *colon = strchr(line, ':');
+		if (!colon || colon == line)
 			continue;
-		json_t *row = json_object();
-		char *p = line + 4;
-		for (size_t c = 0; c < ncols; c++) {
+		*colon = 0;
+		json_t *counts = json_object();
+		char *p = colon + 1;
+		size_t c;
+		for (c = 0; c < ncols; c++) {
 			char *end;
 			unsigned long long v = strtoull(p, &end, 10);
 			if (end == p)
@@ -233,10 +229,34 @@ static json_t *interrupts(const int *cpus, size_t n)
 				if (cpus[k] == column[c]) {
 					char key[16];
 					snprintf(key, sizeof key, "%d", column[c]);
-					json_object_set_new(row, key, json_integer((json_int_t)v));
+					json_object_set_new(counts, key, json_integer((json_int_t)v));
 				}
 		}
-		json_object_set_new(o, name, row);
+		/* a row without a count per CPU (ERR, MIS) is a host total */
+		if (c < ncols) {
+			json_decref(counts);
+			continue;
+		}
+		if (!details) {
+			json_object_set_new(o, line, counts);
+			continue;
+		}
+		while (*p == ' ')
+			p++;
+		json_t *row = json_pack("{s:o, s:s}", "counts", counts, "description", p);
+		if (line[strspn(line, "0123456789")] == 0) { /* a device's IRQ: where it may go */
+			static const char *const files[] = {"smp_affinity_list", "effective_affinity_list"};
+			for (int f = 0; f < 2; f++) {
+				char path[96];
+				snprintf(path, sizeof path, "/proc/irq/%s/%s", line, files[f]);
+				char *v = read_small(path, &e);
+				if (v)
+					v[strcspn(v, "\n")] = 0;
+				json_object_set_new(row, files[f], v ? json_string(v) : unavailable(path, e));
+				free(v);
+			}
+		}
+		json_object_set_new(o, line, row);
 	}
 	free(text);
 	return o;
@@ -285,7 +305,7 @@ json_t *capture_observe_cpus(const int *cpus, size_t n)
 		snprintf(key, sizeof key, "%d", cpus[i]);
 		json_object_set_new(idle, key, cpuidle(cpus[i]));
 	}
-	return json_pack("{s:o, s:o}", "cpuidle", idle, "interrupts", interrupts(cpus, n));
+	return json_pack("{s:o, s:o}", "cpuidle", idle, "interrupts", capture_observe_interrupts(cpus, n, 0));
 }
 
 static double monotonic(void)

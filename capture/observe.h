@@ -33,9 +33,15 @@ json_t *capture_observe_process(pid_t pid);
  * them) and "no_new_privs"; or "unavailable: ...". */
 json_t *capture_observe_credentials(pid_t pid);
 
-/* cpuidle states of each CPU in cpus (n of them), and NMI/LOC counts for
- * the same CPUs. */
+/* cpuidle states of each CPU in cpus (n of them), and the interrupt
+ * counts of the same CPUs (capture_observe_interrupts without details). */
 json_t *capture_observe_cpus(const int *cpus, size_t n);
+
+/* Every per-CPU row of /proc/interrupts, by its label ("0", "NMI", "LOC",
+ * ...): the counts of the CPUs in cpus (n), the columns mapped from the
+ * header. With details, {"counts", "description"} and, for a device's
+ * IRQ, its smp_affinity_list and effective_affinity_list. */
+json_t *capture_observe_interrupts(const int *cpus, size_t n, int details);
 
 /* The sampler: every interval_ms, the TCP sockets that the processes
  * (pids, up to 2) hold, read through diag_fds (one per namespace; the same

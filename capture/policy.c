@@ -1,6 +1,8 @@
 #include "config.h"
 #include "capture/policy.h"
 
+#include "capture/observe.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -23,6 +25,50 @@ static json_t *first_line(const char *path)
 	fclose(f);
 	line[strcspn(line, "\n")] = 0;
 	return json_string(line);
+}
+
+/* A whole small text file (at most 64 KiB), or "unavailable: ...". */
+static json_t *whole_file(const char *path)
+{
+	char text[4200];
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(text, sizeof text, "unavailable: %s: %s", path, strerror(errno));
+		return json_string(text);
+	}
+	static char buf[65536];
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	int bad = ferror(f) || !feof(f);
+	fclose(f);
+	if (bad) {
+		snprintf(text, sizeof text, "unavailable: %s: %s", path, n == sizeof buf - 1 ? "larger than 64 KiB" : "read error");
+		return json_string(text);
+	}
+	return json_stringn(buf, n);
+}
+
+/* The active tuned profiles' tuned.conf, by profile name (null when no
+ * profile is active or tuned is absent). */
+static json_t *tuned_profiles(const char *active)
+{
+	if (!active || strncmp(active, "unavailable:", 12) == 0 || !*active)
+		return json_null();
+	json_t *o = json_object();
+	char names[512];
+	snprintf(names, sizeof names, "%s", active);
+	char *save = NULL;
+	for (char *name = strtok_r(names, " ", &save); name; name = strtok_r(NULL, " ", &save)) {
+		static const char *const dirs[] = {"/etc/tuned", "/usr/lib/tuned"};
+		char path[700];
+		json_t *conf = NULL;
+		for (int d = 0; d < 2 && !conf; d++) {
+			snprintf(path, sizeof path, "%s/%s/tuned.conf", dirs[d], name);
+			if (strchr(name, '/') == NULL && access(path, F_OK) == 0)
+				conf = json_pack("{s:s, s:o}", "path", path, "contents", whole_file(path));
+		}
+		json_object_set_new(o, name, conf ? conf : json_string("unavailable: no tuned.conf in /etc/tuned or /usr/lib/tuned"));
+	}
+	return o;
 }
 
 /* isolcpus=, nohz_full=, rcu_nocbs=, irqaffinity= of the command line
@@ -110,8 +156,20 @@ json_t *capture_policy_snapshot(const int *cpus, size_t n)
 		snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", cpus[i]);
 		json_t *gov = first_line(path);
 		snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_driver", cpus[i]);
-		json_object_set_new(per_cpu, key,
-				    json_pack("{s:o, s:o}", "governor", gov, "driver", first_line(path)));
+		json_t *cpu = json_pack("{s:o, s:o}", "governor", gov, "driver", first_line(path));
+		static const char *const more[][2] = {
+			{"cpufreq/energy_performance_preference", "energy_performance_preference"},
+			{"cpufreq/scaling_min_freq", "scaling_min_freq_khz"},
+			{"cpufreq/scaling_max_freq", "scaling_max_freq_khz"},
+			{"cpufreq/cpuinfo_min_freq", "cpuinfo_min_freq_khz"},
+			{"cpufreq/cpuinfo_max_freq", "cpuinfo_max_freq_khz"},
+			{"topology/thread_siblings_list", "smt_siblings"},
+		};
+		for (size_t m = 0; m < sizeof more / sizeof *more; m++) {
+			snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/%s", cpus[i], more[m][0]);
+			json_object_set_new(cpu, more[m][1], first_line(path));
+		}
+		json_object_set_new(per_cpu, key, cpu);
 	}
 	json_object_set_new(o, "cpus", per_cpu);
 	const char *no_turbo = "/sys/devices/system/cpu/intel_pstate/no_turbo";
@@ -120,7 +178,20 @@ json_t *capture_policy_snapshot(const int *cpus, size_t n)
 				    ? json_pack("{s:o}", "intel_pstate_no_turbo", first_line(no_turbo))
 				    : json_pack("{s:o}", "cpufreq_boost",
 						first_line("/sys/devices/system/cpu/cpufreq/boost")));
-	json_object_set_new(o, "tuned_profile", first_line("/etc/tuned/active_profile"));
+	json_t *profile = first_line("/etc/tuned/active_profile");
+	json_object_set_new(o, "tuned_profile", profile);
+	json_object_set_new(o, "tuned_profiles", tuned_profiles(json_string_value(profile)));
+	if (access("/sys/devices/system/cpu/intel_pstate", F_OK) == 0)
+		json_object_set_new(o, "intel_pstate",
+				    json_pack("{s:o, s:o, s:o}", "status",
+					      first_line("/sys/devices/system/cpu/intel_pstate/status"), "min_perf_pct",
+					      first_line("/sys/devices/system/cpu/intel_pstate/min_perf_pct"), "max_perf_pct",
+					      first_line("/sys/devices/system/cpu/intel_pstate/max_perf_pct")));
+	else
+		json_object_set_new(o, "intel_pstate", json_null());
+	json_object_set_new(o, "smt", json_pack("{s:o, s:o}", "control", first_line("/sys/devices/system/cpu/smt/control"),
+						 "active", first_line("/sys/devices/system/cpu/smt/active")));
+	json_object_set_new(o, "interrupts", capture_observe_interrupts(cpus, n, 1));
 	json_object_set_new(o, "numa_balancing", first_line("/proc/sys/kernel/numa_balancing"));
 	json_object_set_new(o, "watchdog_cpumask", first_line("/proc/sys/kernel/watchdog_cpumask"));
 	json_object_set_new(o, "nmi_watchdog", first_line("/proc/sys/kernel/nmi_watchdog"));

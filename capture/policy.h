@@ -1,7 +1,10 @@
 /* policy: the OS settings that change latency, read once per capture
- * session (kernel command line and its isolation parameters, governor and
- * driver per CPU, turbo/boost, tuned profile, NUMA balancing, watchdogs,
- * clocksource, transparent huge pages, the current /dev/cpu_dma_latency),
+ * session (kernel command line and its isolation parameters; per CPU the
+ * governor, driver, energy-performance preference, frequency limits and
+ * SMT siblings; turbo/boost, intel_pstate limits, SMT state; the tuned
+ * profile and its contents; every interrupt row of the campaign's CPUs
+ * with the IRQs' affinities; NUMA balancing, watchdogs, clocksource,
+ * transparent huge pages, the current /dev/cpu_dma_latency),
  * and the PM QoS hold of an arm. What cannot be read is recorded as
  * "unavailable: REASON". Only capture/ includes this. */
 #ifndef CAPTURE_POLICY_H
