@@ -8,6 +8,8 @@
 #include <jansson.h>
 
 #include "capture/credentials.h"
+#include "capture/linkkeeper.h"
+#include "capture/netns.h"
 #include "capture/plan.h"
 #include "lib/cli/cli.h"
 #include "lib/cli/command.h"
@@ -35,6 +37,9 @@ struct campaign {
 	size_t ncpus;
 	int32_t pmqos_effective;      /* the current arm's held value read back (-1: none) */
 	struct side_cred cred[PLAN_MAX_CELLS][2]; /* whom each side runs as */
+	struct netns_link link[2];    /* topology "link": the two ends, as found before the campaign */
+	struct link_keeper keeper;    /* returns them if capture dies with them out */
+	int host_ns_fd;               /* capture's network namespace, where they return */
 	int pmqos_held;
 };
 

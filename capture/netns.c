@@ -7,10 +7,12 @@
 #include <fcntl.h>
 #include <net/if.h>
 #include <linux/if_link.h>
+#include <linux/ethtool.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
+#include <linux/sockios.h>
 #include <linux/tcp.h>
 #include <linux/veth.h>
 #include <netinet/in.h>
@@ -19,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -152,7 +155,7 @@ int capture_netns_configure(const char *ifname, const char *addr, int prefix, co
 	if (fd < 0)
 		return -fd;
 	int lo = (int)if_nametoindex("lo"), dev = (int)if_nametoindex(ifname);
-	*step = "find the veth end";
+	*step = "find its interface";
 	if (!lo || !dev) {
 		close(fd);
 		return ENODEV;
@@ -173,9 +176,9 @@ int capture_netns_configure(const char *ifname, const char *addr, int prefix, co
 		inet_pton(AF_INET, addr, &in);
 		nl_attr(&r, IFA_LOCAL, &in, sizeof in);
 		nl_attr(&r, IFA_ADDRESS, &in, sizeof in);
-		*step = "give the veth end its address";
+		*step = "give its interface its address";
 		if ((e = nl_talk(fd, r.h)) == 0) {
-			*step = "bring the veth end up";
+			*step = "bring its interface up";
 			e = link_up(fd, dev);
 		}
 	}
@@ -265,10 +268,13 @@ static void on_link(void *ctx, struct nlmsghdr *m)
 	struct ifinfomsg *ifi = NLMSG_DATA(m);
 	int len = (int)IFLA_PAYLOAD(m);
 	const char *name = NULL;
+	uint32_t mtu = 0;
 	struct rtnl_link_stats64 stats, *s = NULL;
 	for (struct rtattr *a = IFLA_RTA(ifi); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
 		if (a->rta_type == IFLA_IFNAME) {
 			name = RTA_DATA(a);
+		} else if (a->rta_type == IFLA_MTU && RTA_PAYLOAD(a) >= sizeof mtu) {
+			memcpy(&mtu, RTA_DATA(a), sizeof mtu);
 		} else if (a->rta_type == IFLA_STATS64 && RTA_PAYLOAD(a) >= sizeof stats) {
 			/* attributes are 4-byte aligned; the counters are u64 */
 			memcpy(&stats, RTA_DATA(a), sizeof stats);
@@ -278,7 +284,7 @@ static void on_link(void *ctx, struct nlmsghdr *m)
 	if (!name || !s)
 		return;
 	json_object_set_new(ctx, name,
-			    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "rx_bytes",
+			    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "mtu", (json_int_t)mtu, "rx_bytes",
 				      (json_int_t)s->rx_bytes, "rx_packets", (json_int_t)s->rx_packets,
 				      "tx_bytes", (json_int_t)s->tx_bytes, "tx_packets",
 				      (json_int_t)s->tx_packets, "rx_dropped", (json_int_t)s->rx_dropped,
@@ -423,4 +429,91 @@ uint64_t netns_inode(pid_t pid)
 	struct stat sb;
 	snprintf(path, sizeof path, "/proc/%d/ns/net", (int)pid);
 	return stat(path, &sb) == 0 ? (uint64_t)sb.st_ino : 0;
+}
+
+ev_status capture_netns_link_inspect(const char *name, struct netns_link *l, struct ev_error *err)
+{
+	memset(l, 0, sizeof *l);
+	if (strlen(name) >= sizeof l->name)
+		return ev_error_set(err, EV_REFUSED, "interface \"%s\": a name of at most %zu bytes", name,
+				    sizeof l->name - 1);
+	snprintf(l->name, sizeof l->name, "%s", name);
+	l->host_index = (int)if_nametoindex(name);
+	if (!l->host_index)
+		return ev_error_errno(err, errno, "interface %s: not found in capture's network namespace "
+				      "(a link's two ports must be there, and up to it, before the campaign)", name);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return ev_error_errno(err, errno, "socket");
+	struct ifreq ifr;
+	memset(&ifr, 0, sizeof ifr);
+	snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", name);
+	ev_status st = EV_OK;
+	if (ioctl(fd, SIOCGIFMTU, &ifr) != 0)
+		st = ev_error_errno(err, errno, "interface %s: cannot read its MTU", name);
+	l->mtu = ifr.ifr_mtu;
+	struct ethtool_drvinfo info = {.cmd = ETHTOOL_GDRVINFO};
+	ifr.ifr_data = (char *)&info;
+	if (st == EV_OK && ioctl(fd, SIOCETHTOOL, &ifr) == 0) {
+		snprintf(l->driver, sizeof l->driver, "%s", info.driver);
+		snprintf(l->version, sizeof l->version, "%s", info.version);
+		snprintf(l->firmware, sizeof l->firmware, "%s", info.fw_version);
+		snprintf(l->bus_info, sizeof l->bus_info, "%s", info.bus_info);
+	} else if (st == EV_OK) {
+		snprintf(l->driver, sizeof l->driver, "unavailable: SIOCETHTOOL: %s", strerror(errno));
+	}
+	close(fd);
+	return st;
+}
+
+/* RTM_NEWLINK on the device index (or, index 0, name) through fd: into
+ * the namespace of pid or ns_fd, with mtu when positive. No heap. */
+static int link_move(int fd, int index, const char *name, pid_t pid, int ns_fd, int mtu)
+{
+	char buf[512];
+	memset(buf, 0, sizeof buf);
+	struct nl_req r = {(struct nlmsghdr *)buf, sizeof buf};
+	r.h->nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg));
+	r.h->nlmsg_type = RTM_NEWLINK;
+	struct ifinfomsg *ifi = NLMSG_DATA(r.h);
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = index;
+	if (!index)
+		nl_attr(&r, IFLA_IFNAME, name, strlen(name) + 1);
+	if (pid > 0) {
+		uint32_t p = (uint32_t)pid;
+		nl_attr(&r, IFLA_NET_NS_PID, &p, sizeof p);
+	} else {
+		uint32_t f = (uint32_t)ns_fd;
+		nl_attr(&r, IFLA_NET_NS_FD, &f, sizeof f);
+	}
+	if (mtu > 0) {
+		uint32_t m = (uint32_t)mtu;
+		nl_attr(&r, IFLA_MTU, &m, sizeof m);
+	}
+	return nl_talk(fd, r.h);
+}
+
+ev_status capture_netns_link_move_in(const struct netns_link *l, pid_t pid, int mtu, struct ev_error *err)
+{
+	int fd = nl_socket(NETLINK_ROUTE);
+	if (fd < 0)
+		return ev_error_errno(err, -fd, "netlink (route)");
+	int index = (int)if_nametoindex(l->name);
+	int e = index ? link_move(fd, index, l->name, pid, -1, mtu) : ENODEV;
+	close(fd);
+	if (e)
+		return ev_error_errno(err, e, "cannot move interface %s into the namespace of PID %d", l->name, (int)pid);
+	return EV_OK;
+}
+
+int capture_netns_link_move_out(int route_fd, const char *name, int host_ns_fd, int mtu)
+{
+	return link_move(route_fd, 0, name, 0, host_ns_fd, mtu);
+}
+
+json_t *capture_netns_link_json(const struct netns_link *l)
+{
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:i}", "interface", l->name, "driver", l->driver, "version",
+			 l->version, "firmware", l->firmware, "bus_info", l->bus_info, "mtu", l->mtu);
 }

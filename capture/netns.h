@@ -59,6 +59,35 @@ json_t *capture_netns_tcp_sockets(int diag_fd, const uint64_t *inodes, size_t n,
  * inodes (cap entries, *n used). */
 void capture_netns_socket_inodes(pid_t pid, uint64_t *inodes, size_t cap, size_t *n);
 
+/* Topology "link": two existing interfaces of capture's namespace (the
+ * two ports of a NIC joined by a cable, or a stand-in veth pair), moved
+ * into the sides' namespaces for a run and back after it. */
+struct netns_link {
+	char name[16];          /* IFNAMSIZ */
+	int host_index;         /* its index in capture's namespace */
+	int mtu;                /* before the campaign: restored on return */
+	char driver[64], version[40], firmware[64], bus_info[64]; /* ETHTOOL_GDRVINFO */
+};
+
+/* Find name in capture's namespace and read its MTU and driver (driver,
+ * version, firmware, bus; driver says "unavailable: ..." when the
+ * interface answers no ethtool query). @return EV_OK, or EV_ERROR naming
+ * the interface. */
+ev_status capture_netns_link_inspect(const char *name, struct netns_link *l, struct ev_error *err);
+
+/* l as run.json and the receipt record it: interface, driver, version,
+ * firmware, bus_info, mtu (as found before the campaign). */
+json_t *capture_netns_link_json(const struct netns_link *l);
+
+/* Move l into the namespace of pid, with mtu when positive. */
+ev_status capture_netns_link_move_in(const struct netns_link *l, pid_t pid, int mtu, struct ev_error *err);
+
+/* Move the interface called name back, through route_fd (a netlink socket
+ * inside the namespace it is in), into the namespace of host_ns_fd, with
+ * mtu when positive. No heap: safe in a forked keeper. @return 0 or a
+ * positive errno. */
+int capture_netns_link_move_out(int route_fd, const char *name, int host_ns_fd, int mtu);
+
 /* The inode of pid's network namespace (0 when it cannot be read). */
 uint64_t netns_inode(pid_t pid);
 

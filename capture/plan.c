@@ -467,12 +467,53 @@ static ev_status load_arms(struct plan *p, const char *path, struct ev_error *er
 	return EV_OK;
 }
 
+static int valid_ifname(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	return n > 0 && n < 16 && !strchr(s, '/') && !strpbrk(s, " \t\n:") && strcmp(s, ".") != 0 &&
+	       strcmp(s, "..") != 0;
+}
+
+/* "namespaces": "none", "veth", or "link" with "link": {"sender": IFACE,
+ * "peer": IFACE, "mtu": N}, two interfaces of capture's namespace. */
+static ev_status load_namespaces(struct plan *p, const char *path, struct ev_error *err)
+{
+	static const char *const keys[] = {"sender", "peer", "mtu", NULL};
+	json_t *v = json_object_get(p->doc, "namespaces"), *link = json_object_get(p->doc, "link");
+	const char *s = v ? json_string_value(v) : "none";
+	if (!s || (strcmp(s, "none") != 0 && strcmp(s, "veth") != 0 && strcmp(s, "link") != 0))
+		return refuse(err, path, "plan", "\"namespaces\": expected \"none\", \"veth\" or \"link\"");
+	p->namespaces = s;
+	p->netns = strcmp(s, "none") != 0;
+	p->link = strcmp(s, "link") == 0;
+	if (!p->link) {
+		if (link)
+			return refuse(err, path, "link", "given, and \"namespaces\" is \"%s\" (a link is for \"namespaces\": \"link\")", s);
+		return EV_OK;
+	}
+	ev_status st;
+	if (!json_is_object(link))
+		return refuse(err, path, "link", "required by \"namespaces\": \"link\": {\"sender\": IFACE, \"peer\": IFACE}");
+	if ((st = only_keys(link, keys, path, "link", err)) != EV_OK)
+		return st;
+	for (int k = 0; k < 2; k++) {
+		const char *role = k == PLAN_SENDER ? "sender" : "peer";
+		const char *name = json_string_value(json_object_get(link, role));
+		if (!valid_ifname(name))
+			return refuse(err, path, "link", "\"%s\": expected an interface name of 1 to 15 bytes", role);
+		p->link_if[k] = name;
+	}
+	if (strcmp(p->link_if[0], p->link_if[1]) == 0)
+		return refuse(err, path, "link", "sender and peer are both %s: a link has two ends", p->link_if[0]);
+	return get_count(link, "mtu", 0, 68, 65535, &p->link_mtu, path, "link", err);
+}
+
 static ev_status load_top(struct plan *p, const char *path, long ncpus, struct ev_error *err)
 {
 	static const char *const keys[] = {"format", "name", "description", "warmups", "measured",
 					   "repeats", "order", "namespaces", "port", "timeout_seconds",
 					   "on_failure", "controller_cpus", "observe", "pins", "sources",
-					   "user", "group", "arms", "cells", NULL};
+					   "user", "group", "link", "arms", "cells", NULL};
 	json_t *d = p->doc;
 	ev_status st = only_keys(d, keys, path, "plan", err);
 	if (st == EV_OK)
@@ -500,7 +541,6 @@ static ev_status load_top(struct plan *p, const char *path, long ncpus, struct e
 		int *flag;
 	} choices[] = {
 		{"order", "listed", "balanced", &p->balanced},
-		{"namespaces", "none", "veth", &p->veth},
 		{"on_failure", "continue", "stop", &p->stop_on_failure},
 	};
 	for (size_t i = 0; i < sizeof choices / sizeof *choices; i++) {
@@ -513,6 +553,8 @@ static ev_status load_top(struct plan *p, const char *path, long ncpus, struct e
 	}
 	if (!json_object_get(d, "order"))
 		p->balanced = 1;
+	if ((st = load_namespaces(p, path, err)) != EV_OK)
+		return st;
 	json_t *observe = json_object_get(d, "observe");
 	static const char *const okeys[] = {"interval_ms", NULL};
 	if (observe && (!json_is_object(observe) ||

@@ -84,7 +84,11 @@ struct plan {
 	const char *name;
 	uint64_t warmups, measured, repeats, port, timeout_s, interval_ms;
 	int balanced;             /* order "balanced" (else "listed") */
-	int veth;                 /* namespaces "veth" (else "none") */
+	int netns;                /* namespaces "veth" or "link": each side in a namespace of its own */
+	int link;                 /* namespaces "link": link_if moved in, not a veth made */
+	const char *namespaces;   /* "none", "veth" or "link", as the plan says */
+	const char *link_if[2];   /* PLAN_SENDER, PLAN_PEER: the interfaces of capture's namespace */
+	uint64_t link_mtu;        /* set on both while they are out (0: keep theirs) */
 	int stop_on_failure;
 	int controller_cpus[PLAN_MAX_CPUS];
 	size_t ncontroller;

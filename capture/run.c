@@ -57,7 +57,7 @@ static ev_status check_rights(struct campaign *c, struct ev_error *err)
 {
 	int e;
 	c->netns_ok = 0;
-	if (c->plan.veth) {
+	if (c->plan.netns) {
 		if ((e = probe_netns()) == 0)
 			c->netns_ok = 1;
 		else
@@ -74,12 +74,12 @@ static ev_status check_rights(struct campaign *c, struct ev_error *err)
 			snprintf(c->pmqos_why, sizeof c->pmqos_why, "%s: %s", PMQOS_DEVICE, strerror(e));
 	}
 	if (!c->degrade) {
-		if (c->plan.veth && !c->netns_ok)
+		if (c->plan.netns && !c->netns_ok)
 			return ev_error_set(err, EV_REFUSED,
-					    "%s: the plan asks for network namespaces (\"namespaces\": \"veth\"), and "
+					    "%s: the plan asks for network namespaces (\"namespaces\": \"%s\"), and "
 					    "this process cannot make them (%s); run capture as root, or pass --degrade "
 					    "to run both sides in this namespace and record that",
-					    c->plan_path, c->netns_why);
+					    c->plan_path, c->plan.namespaces, c->netns_why);
 		if (pm && !c->pmqos_ok)
 			return ev_error_set(err, EV_REFUSED,
 					    "%s: an arm asks to hold cpu_dma_latency, and this process cannot (%s); run "
@@ -87,12 +87,29 @@ static ev_status check_rights(struct campaign *c, struct ev_error *err)
 					    c->plan_path, c->pmqos_why);
 		return EV_OK;
 	}
-	if (c->plan.veth && !c->netns_ok)
-		degrade(c, "namespaces: veth asked for, not made (%s); both sides ran in capture's network "
-			   "namespace over loopback", c->netns_why);
+	if (c->plan.netns && !c->netns_ok)
+		degrade(c, "namespaces: %s asked for, not made (%s); both sides ran in capture's network "
+			   "namespace over loopback", c->plan.namespaces, c->netns_why);
 	if (pm && !c->pmqos_ok)
 		degrade(c, "pm_qos: cpu_dma_latency asked for, not held (%s)", c->pmqos_why);
 	return EV_OK;
+}
+
+/* Topology "link": both ends are interfaces of this namespace now; their
+ * MTU and driver are what the runs record and restore. */
+static ev_status check_link(struct campaign *c, json_t *receipt, struct ev_error *err)
+{
+	if (!c->plan.link || !c->netns_ok)
+		return EV_OK;
+	for (int k = 0; k < 2; k++)
+		if (capture_netns_link_inspect(c->plan.link_if[k], &c->link[k], err) != EV_OK)
+			return ev_error_wrap(err, "%s: link: %s", c->plan_path, k == PLAN_SENDER ? "sender" : "peer");
+	if ((c->host_ns_fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC)) < 0)
+		return ev_error_errno(err, errno, "/proc/thread-self/ns/net: cannot open capture's network namespace");
+	json_t *fact = json_object();
+	for (int k = 0; k < 2; k++)
+		json_object_set_new(fact, k == PLAN_SENDER ? "sender" : "peer", capture_netns_link_json(&c->link[k]));
+	return ev_receipt_set_fact(receipt, "link", fact, err);
 }
 
 /* Every program and launcher of every cell, before anything runs. */
@@ -524,6 +541,8 @@ int capture_run_main(int argc, char **argv)
 	struct ev_error err;
 	ev_error_clear(&err);
 	c.degraded = json_array();
+	c.host_ns_fd = -1;
+	c.keeper = (struct link_keeper){-1, -1};
 	json_t *receipt = NULL;
 	int resumed = 0, all_ok = 0;
 	char receipt_path[PATH_MAX + 64];
@@ -545,6 +564,8 @@ int capture_run_main(int argc, char **argv)
 	if (st == EV_OK)
 		st = check_sources(&c, receipt, &err);
 	if (st == EV_OK)
+		st = check_link(&c, receipt, &err);
+	if (st == EV_OK)
 		st = pin_controller(&c, &err);
 	if (st == EV_OK)
 		st = open_campaign(&c, &resumed, &err);
@@ -554,8 +575,13 @@ int capture_run_main(int argc, char **argv)
 			fprintf(c.json ? stderr : stdout, "resuming the campaign in %s\n", c.dir);
 		st = write_policy(&c, receipt, &err);
 	}
+	if (st == EV_OK && c.host_ns_fd >= 0)
+		st = capture_link_keeper_start(&c.keeper, &err);
 	if (st == EV_OK)
 		st = run_campaign(&c, receipt, receipt_path, sizeof receipt_path, &all_ok, &err);
+	capture_link_keeper_stop(&c.keeper);
+	if (c.host_ns_fd >= 0)
+		close(c.host_ns_fd);
 	if (st == EV_OK) {
 		if (c.json) {
 			ev_json_print(receipt, stdout, &err);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <net/if.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -44,6 +45,8 @@ struct run_state {
 	int stop_requested;                 /* the peer's stop was sent */
 	struct timespec stop_real;
 	int stop_errno;                     /* writing the stop line failed */
+	int links_held, link_out[2];        /* topology "link": the keeper holds; each end is out */
+	char link_returned[2][128];
 	struct pinned_binary bins[2][2];    /* [side][program, launcher] */
 	int nbins[2];
 	struct pinned_binary *files;        /* the plan's other pinned files */
@@ -354,14 +357,17 @@ static ev_status write_run_json(struct run_state *s, struct ev_error *err)
 	if (r->arm->pm_qos)
 		json_object_set_new(dma, "requested_us", json_integer(r->arm->cpu_dma_latency));
 	json_object_set_new(dma, "held", json_boolean(r->arm->pm_qos && c->pmqos_held));
-	json_t *net = json_pack("{s:s}", "topology", c->plan.veth && c->netns_ok ? "veth" : "none");
-	if (c->plan.veth && c->netns_ok) {
-		json_object_set_new(net, "sender", json_pack("{s:s, s:s}", "interface", NETNS_SENDER_IF,
-							     "address", NETNS_SENDER_ADDR));
-		json_object_set_new(net, "peer", json_pack("{s:s, s:s}", "interface", NETNS_PEER_IF,
-							   "address", NETNS_PEER_ADDR));
+	json_t *net = json_pack("{s:s}", "topology", c->plan.netns && c->netns_ok ? c->plan.namespaces : "none");
+	for (int k = 0; k < 2 && c->plan.netns && c->netns_ok; k++) {
+		json_t *end = json_pack("{s:s, s:s}", "interface", s->side[k].ifname, "address", s->side[k].addr);
+		if (c->plan.link) {
+			json_object_set_new(end, "link", capture_netns_link_json(&c->link[k]));
+			json_object_set_new(end, "mtu_during", json_integer(c->plan.link_mtu ? (int)c->plan.link_mtu : c->link[k].mtu));
+			json_object_set_new(end, "returned", s->link_returned[k][0] ? json_string(s->link_returned[k]) : json_null());
+		}
+		json_object_set_new(net, k == PLAN_SENDER ? "sender" : "peer", end);
 	}
-	for (int k = 0; k < (c->plan.veth && c->netns_ok ? 2 : 1); k++)
+	for (int k = 0; k < (c->plan.netns && c->netns_ok ? 2 : 1); k++)
 		if (s->links_before[k] || s->links_after[k])
 			json_object_set_new(net, k == PLAN_SENDER ? "sender_links" : "peer_links",
 					    json_pack("{s:o, s:o}", "before",
@@ -462,28 +468,63 @@ static void check_credentials(struct run_state *s, int k)
 	}
 }
 
+/* Topology "link": the keeper holds the namespaces before the two ends
+ * go into them, so that they come back whatever happens to capture. */
+static ev_status move_links_in(struct run_state *s, struct ev_error *err)
+{
+	struct campaign *c = s->c;
+	const char *names[2] = {c->link[0].name, c->link[1].name};
+	int mtu[2] = {c->link[0].mtu, c->link[1].mtu};
+	ev_status st = capture_link_keeper_hold(&c->keeper, s->route_fd, names, mtu, c->host_ns_fd, err);
+	if (st != EV_OK)
+		return st;
+	s->links_held = 1;
+	for (int k = 0; k < 2 && st == EV_OK; k++)
+		if ((st = capture_netns_link_move_in(&c->link[k], s->side[k].pid, (int)c->plan.link_mtu, err)) == EV_OK)
+			s->link_out[k] = 1;
+	return st;
+}
+
+/* The two ends back in capture's namespace, with their MTU; then the
+ * keeper lets go. */
+static void return_links(struct run_state *s, struct ev_error *err)
+{
+	struct campaign *c = s->c;
+	for (int k = 0; k < 2; k++) {
+		if (!s->link_out[k])
+			continue;
+		int e = capture_netns_link_move_out(s->route_fd[k], c->link[k].name, c->host_ns_fd, c->link[k].mtu);
+		if (e == 0 && if_nametoindex(c->link[k].name) == 0)
+			e = ENODEV;
+		if (e) {
+			snprintf(s->link_returned[k], sizeof s->link_returned[k], "not returned: %s", strerror(e));
+			fail_run(s, RUN_FAILED, "interface %s: cannot return it to capture's network namespace: %s",
+				 c->link[k].name, strerror(e));
+		} else {
+			snprintf(s->link_returned[k], sizeof s->link_returned[k], "returned");
+		}
+	}
+	if (s->links_held && capture_link_keeper_release(&c->keeper, err) != EV_OK)
+		fail_run(s, RUN_FAILED, "%s", err->text);
+	s->links_held = 0;
+}
+
 /* Launch, watch and end the pair. Failures go into s (fail_run). */
 static void run_pair(struct run_state *s, struct ev_error *err)
 {
 	struct campaign *c = s->c;
 	const struct plan *plan = &c->plan;
 	const struct plan_side *peer = &s->r->cell->side[PLAN_PEER];
-	int veth = plan->veth && c->netns_ok;
+	int veth = plan->netns && c->netns_ok;
 	struct side_proc *sp = &s->side[PLAN_SENDER], *pp = &s->side[PLAN_PEER];
 	for (int k = PLAN_PEER; k >= PLAN_SENDER; k--)
 		if (capture_launch_start(&s->side[k], err) != EV_OK) {
 			fail_run(s, RUN_FAILED, "%s", err->text);
 			return;
 		}
-	if (veth) {
-		if (capture_netns_veth_create(NETNS_SENDER_IF, sp->pid, NETNS_PEER_IF, pp->pid, err) != EV_OK ||
-		    capture_launch_configure(pp, err) != EV_OK || capture_launch_configure(sp, err) != EV_OK) {
-			fail_run(s, RUN_FAILED, "%s", err->text);
-			return;
-		}
-	}
 	/* Sockets inside the namespaces: the counters can be read after the
-	 * processes are gone, and the namespaces go when these close. */
+	 * processes are gone, and the namespaces (and a link moved into them)
+	 * stay until these close. */
 	for (int k = 0; k < 2; k++) {
 		if (k == 1 && !veth) {
 			s->route_fd[1] = s->diag_fd[1] = -1;
@@ -494,8 +535,21 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 			return;
 		}
 		s->netns_inode[k] = netns_inode(s->side[k].pid);
-		s->links_before[k] = capture_netns_link_stats(s->route_fd[k], err);
 	}
+	if (veth && plan->link && move_links_in(s, err) != EV_OK) {
+		fail_run(s, RUN_FAILED, "%s", err->text);
+		return;
+	}
+	if (veth && !plan->link && capture_netns_veth_create(NETNS_SENDER_IF, sp->pid, NETNS_PEER_IF, pp->pid, err) != EV_OK) {
+		fail_run(s, RUN_FAILED, "%s", err->text);
+		return;
+	}
+	if (veth && (capture_launch_configure(pp, err) != EV_OK || capture_launch_configure(sp, err) != EV_OK)) {
+		fail_run(s, RUN_FAILED, "%s", err->text);
+		return;
+	}
+	for (int k = 0; k < (veth ? 2 : 1); k++)
+		s->links_before[k] = capture_netns_link_stats(s->route_fd[k], err);
 	if (!veth)
 		s->netns_inode[1] = netns_inode(s->side[1].pid);
 	s->cpus_before = capture_observe_cpus(c->cpus, c->ncpus);
@@ -647,7 +701,7 @@ enum run_result capture_run_one(struct campaign *c, const struct plan_run *r, js
 {
 	struct run_state s = {.c = c, .r = r, .route_fd = {-1, -1}, .diag_fd = {-1, -1}};
 	const struct plan *plan = &c->plan;
-	int veth = plan->veth && c->netns_ok;
+	int veth = plan->netns && c->netns_ok;
 	char runs[PATH_MAX];
 	if (ev_path_join(runs, sizeof runs, c->dir, "runs") != 0 || ev_path_join(s.dir, sizeof s.dir, runs, r->name) != 0) {
 		ev_error_set(err, EV_REFUSED, "%s: path too long", c->dir);
@@ -693,7 +747,7 @@ enum run_result capture_run_one(struct campaign *c, const struct plan_run *r, js
 		p->groups = s.cred[k]->groups;
 		p->ngroups = s.cred[k]->ngroups;
 		p->unshare_net = veth;
-		p->ifname = k == PLAN_SENDER ? NETNS_SENDER_IF : NETNS_PEER_IF;
+		p->ifname = plan->link ? plan->link_if[k] : k == PLAN_SENDER ? NETNS_SENDER_IF : NETNS_PEER_IF;
 		p->addr = k == PLAN_SENDER ? NETNS_SENDER_ADDR : NETNS_PEER_ADDR;
 		if ((p->out_fd = open_native(&s, p->role, "stdout")) < 0 ||
 		    (p->err_fd = open_native(&s, p->role, "stderr")) < 0)
@@ -707,6 +761,7 @@ enum run_result capture_run_one(struct campaign *c, const struct plan_run *r, js
 	for (int k = 0; k < 2; k++)
 		if (s.route_fd[k] >= 0)
 			s.links_after[k] = capture_netns_link_stats(s.route_fd[k], err);
+	return_links(&s, err);
 	if (s.cpus_before)
 		s.cpus_after = capture_observe_cpus(c->cpus, c->ncpus);
 	for (int k = 0; k < 2; k++)
