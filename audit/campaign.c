@@ -85,6 +85,10 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 		fprintf(stderr, "\r\033[K");
 	if (st == EV_OK && !ev_cli_interrupted)
 		st = audit_campaign_audit_journals(ca, err);
+	if (st == EV_OK && !ev_cli_interrupted) {
+		ca->options_not_read = json_array();
+		ca->stack_options = audit_campaign_stack_options(ca, ca->options_not_read);
+	}
 	if (st == EV_OK && ev_cli_interrupted)
 		st = ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal; nothing is claimed", ca->dir);
 	if (st != EV_OK)
@@ -97,6 +101,8 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 			    name ? name : "", "cells", audit_campaign_cells_json(ca), "runs", runs, "conversion_scales", audit_campaign_scales_json(ca));
 	if (ca->journals_audited)
 		json_object_set_new(summary, "journal_findings", json_integer((json_int_t)ca->journal_findings));
+	if (ca->stack_options)
+		json_object_set(summary, "stack_options", ca->stack_options);
 	char *bytes = NULL;
 	size_t len = 0;
 	if ((st = ev_json_dump(summary, &bytes, &len, err)) == EV_OK)
@@ -165,6 +171,8 @@ out:
 	free(ca->runs);
 	json_decref(ca->plan);
 	json_decref(ca->receipt);
+	json_decref(ca->stack_options);
+	json_decref(ca->options_not_read);
 	return st;
 }
 

@@ -60,6 +60,8 @@ struct campaign_audit {
 	int journals_audited;
 	size_t journal_pairs;     /* runs with both journals */
 	int journals_left;        /* not audited here: the runs' counts differ */
+	json_t *stack_options;    /* per cell and side, requested and effective (NULL: no onload observer) */
+	json_t *options_not_read; /* sentences: what of the requested options could not be read */
 };
 
 /* The median of each statistic over the runs of arm and cell. */
@@ -100,6 +102,16 @@ json_t *audit_campaign_cells_json(const struct campaign_audit *ca);
 /* What this campaign's pass means: per run, what could be recomputed;
  * the journals, audited here or left (named). */
 json_t *audit_campaign_coverage(const struct campaign_audit *ca);
+
+/* Requested against effective stack options, per cell and side, from the
+ * runs' onload observers (campaign_options.c): a check per run (its
+ * outputs hashed again) and per cell and side (the same options in every
+ * run). @return the table's data for summary.json, or NULL when no run
+ * has an onload observer; what could not be read goes to not_read. */
+json_t *audit_campaign_stack_options(struct campaign_audit *ca, json_t *not_read);
+
+/* Its tables, in Markdown or (html) HTML; nothing when options is NULL. */
+void audit_campaign_write_stack_options(const json_t *options, struct text *t, int html);
 
 void audit_campaign_write_markdown(const struct campaign_audit *ca, struct text *t, json_t *summary);
 

@@ -91,6 +91,7 @@ void audit_campaign_write_markdown(const struct campaign_audit *ca, struct text 
 			 strtod(json_string_value(json_object_get(scales, "spread_ppm")) ?: "0", NULL));
 	else
 		audit_text_add(t, "Conversion scales: no run converted its clock (each series is in its clock's own ticks).\n");
+	audit_campaign_write_stack_options(ca->stack_options, t, 0);
 }
 
 void audit_campaign_write_html(const struct campaign_audit *ca, struct text *t, const char *campaign)
@@ -202,5 +203,6 @@ void audit_campaign_write_html(const struct campaign_audit *ca, struct text *t, 
 		}
 		audit_text_add(t, "</section>\n");
 	}
+	audit_campaign_write_stack_options(ca->stack_options, t, 1);
 	audit_text_add(t, "</body></html>\n");
 }

@@ -200,6 +200,17 @@ json_t *audit_campaign_coverage(const struct campaign_audit *ca)
 			 ca->journal_pairs);
 		json_array_append_new(not, json_string(text));
 	}
+	if (ca->stack_options) {
+		snprintf(text, sizeof text, "the stack options of %zu cell%s: every onload observer's output hashed again "
+			 "and read, each run's effective options held against the cell's other runs and shown beside "
+			 "the requested ones", json_object_size(ca->stack_options),
+			 json_object_size(ca->stack_options) == 1 ? "" : "s");
+		json_array_append_new(done, json_string(text));
+	}
+	size_t k;
+	json_t *v;
+	json_array_foreach(ca->options_not_read, k, v)
+		json_array_append(not, v);
 	json_object_set_new(o, "recomputed", done);
 	json_object_set_new(o, "not_checked", not);
 	return o;

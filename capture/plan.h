@@ -72,6 +72,18 @@ struct plan_cell {
 	struct plan_side side[2]; /* PLAN_SENDER, PLAN_PEER */
 };
 
+#define PLAN_MAX_OBSERVERS 16
+
+/* A program run in a side's network namespace before, during (every
+ * interval_ms) and after a run, its output kept and hashed. */
+struct plan_observer {
+	const char *name;
+	json_t *argv;             /* strings; {iface}, {side}, {pid} expanded per side */
+	int sides[2];             /* PLAN_SENDER, PLAN_PEER: observed */
+	int before, during, after;
+	const char *format;       /* "text" or "onload" (audit campaign reads it) */
+};
+
 struct plan_arm {
 	const char *name;
 	int pm_qos;               /* hold /dev/cpu_dma_latency for the arm */
@@ -99,6 +111,8 @@ struct plan {
 	size_t ncells;
 	struct plan_arm arms[PLAN_MAX_ARMS];
 	size_t narms;
+	struct plan_observer observers[PLAN_MAX_OBSERVERS];
+	size_t nobservers;
 };
 
 /* One run in the planned order. */
@@ -124,6 +138,12 @@ int capture_plan_runs_program(const struct plan *p, const char *path);
  * then (balanced) backward, forward, ... (A B C C B A ...), or forward
  * each time (listed). @return how many (at most cap). */
 size_t capture_plan_schedule(const struct plan *p, struct plan_run *runs, size_t cap);
+
+/* An observer's argv for one side, malloc'd, NULL-terminated: {iface}
+ * the side's interface, {side} "sender" or "peer", {pid} the side's PID.
+ * Free with capture_plan_argv_free. @return EV_OK or EV_ERROR. */
+ev_status capture_plan_observer_argv(const struct plan_observer *o, const char *iface, int side, long pid,
+				     char ***out, struct ev_error *err);
 
 /* Is path the source of some side's input? 1 yes, 0 no. */
 int capture_plan_is_input(const struct plan *p, const char *path);

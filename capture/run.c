@@ -112,7 +112,21 @@ static ev_status check_link(struct campaign *c, json_t *receipt, struct ev_error
 	return ev_receipt_set_fact(receipt, "link", fact, err);
 }
 
-/* Every program and launcher of every cell, before anything runs. */
+/* "binary PATH" in the receipt's inputs, once however many sides run it. */
+static void add_binary_input(json_t *receipt, const char *path, const char *sha256, struct ev_error *err)
+{
+	char name[4200];
+	snprintf(name, sizeof name, "binary %s", path);
+	size_t n;
+	json_t *in;
+	json_array_foreach(json_object_get(receipt, "inputs"), n, in)
+		if (strcmp(json_string_value(json_object_get(in, "name")), name) == 0)
+			return;
+	ev_receipt_add_input(receipt, name, path, sha256, err);
+}
+
+/* Every program and launcher of every cell, and every observer, before
+ * anything runs. */
 static ev_status check_all_binaries(struct campaign *c, json_t *receipt, struct ev_error *err)
 {
 	for (size_t i = 0; i < c->plan.ncells; i++)
@@ -125,17 +139,16 @@ static ev_status check_all_binaries(struct campaign *c, json_t *receipt, struct 
 				ev_status st = capture_pin_check(c->plan.pins, paths[b], &pb, err);
 				if (st != EV_OK)
 					return ev_error_wrap(err, "cell %s %s", c->plan.cells[i].name, s->role);
-				char name[4200];
-				snprintf(name, sizeof name, "binary %s", paths[b]);
-				int seen = 0;
-				size_t n;
-				json_t *in;
-				json_array_foreach(json_object_get(receipt, "inputs"), n, in)
-					seen |= strcmp(json_string_value(json_object_get(in, "name")), name) == 0;
-				if (!seen)
-					ev_receipt_add_input(receipt, name, paths[b], pb.sha256, err);
+				add_binary_input(receipt, paths[b], pb.sha256, err);
 			}
 		}
+	for (size_t i = 0; i < c->plan.nobservers; i++) {
+		const char *prog = json_string_value(json_array_get(c->plan.observers[i].argv, 0));
+		struct pinned_binary pb;
+		if (capture_pin_check(c->plan.pins, prog, &pb, err) != EV_OK)
+			return ev_error_wrap(err, "observer %s", c->plan.observers[i].name);
+		add_binary_input(receipt, prog, pb.sha256, err);
+	}
 	/* every input a side copies, which must be pinned */
 	for (size_t i = 0; i < c->plan.ncells; i++)
 		for (int k = 0; k < 2; k++) {

@@ -20,6 +20,7 @@
 #include "capture/launch.h"
 #include "capture/netns.h"
 #include "capture/observe.h"
+#include "capture/observers.h"
 #include "capture/pin_check.h"
 #include "capture/policy.h"
 #include "capture/workdir.h"
@@ -46,6 +47,9 @@ struct run_state {
 	struct timespec stop_real;
 	int stop_errno;                     /* writing the stop line failed */
 	int links_held, link_out[2];        /* topology "link": the keeper holds; each end is out */
+	int ns_fd[2];                       /* the sides' network namespaces, for the observers */
+	struct observers obs;
+	int observing;
 	char link_returned[2][128];
 	struct pinned_binary bins[2][2];    /* [side][program, launcher] */
 	int nbins[2];
@@ -391,6 +395,9 @@ static ev_status write_run_json(struct run_state *s, struct ev_error *err)
 				      "after", s->cpus_after ? json_incref(s->cpus_after) : json_null()));
 	if (s->tcp)
 		json_object_set_new(s->doc, "tcp_samples", json_string("observe/tcp.json"));
+	json_t *observers = s->observing ? capture_observers_json(&s->obs) : NULL;
+	if (observers)
+		json_object_set_new(s->doc, "observers", observers);
 	if (s->nfiles) {
 		json_t *files = json_array();
 		for (size_t f = 0; f < s->nfiles; f++)
@@ -550,6 +557,16 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 	}
 	for (int k = 0; k < (veth ? 2 : 1); k++)
 		s->links_before[k] = capture_netns_link_stats(s->route_fd[k], err);
+	struct observer_target targets[2];
+	for (int k = 0; k < 2; k++) {
+		char ns[64];
+		snprintf(ns, sizeof ns, "/proc/%d/ns/net", (int)s->side[k].pid);
+		s->ns_fd[k] = veth ? open(ns, O_RDONLY | O_CLOEXEC) : -1;
+		targets[k] = (struct observer_target){s->ns_fd[k], veth ? s->side[k].ifname : "lo", (long)s->side[k].pid};
+	}
+	capture_observers_init(&s->obs, plan, s->dir, targets, capture_launch_monotonic());
+	s->observing = 1;
+	capture_observers_run(&s->obs, "before");
 	if (!veth)
 		s->netns_inode[1] = netns_inode(s->side[1].pid);
 	s->cpus_before = capture_observe_cpus(c->cpus, c->ncpus);
@@ -601,6 +618,9 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 	pid_t pids[2] = {sp->pid, pp->pid};
 	int diag[2] = {s->diag_fd[0], veth ? s->diag_fd[1] : s->diag_fd[0]};
 	int sampling = capture_sampler_start(&sampler, pids, diag, plan->interval_ms, err) == EV_OK;
+	if (capture_observers_start(&s->obs, plan->interval_ms, err) != EV_OK)
+		fail_run(s, RUN_FAILED, "%s", err->text);
+	int observed_after = 0;
 
 	/* Wait for the sender; then the peer is stopped as the plan says. */
 	const struct plan_stop *stop = &peer->stop;
@@ -626,6 +646,11 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 		}
 		struct side_proc *p = &s->side[who];
 		s->after[who] = snapshot(p->pid);
+		if (who == PLAN_SENDER) { /* the peer's stack is still there */
+			capture_observers_stop(&s->obs);
+			capture_observers_run(&s->obs, "after");
+			observed_after = 1;
+		}
 		if (who == PLAN_SENDER && !pp->exited) {
 			request_stop(s);
 			peer_by = capture_launch_monotonic() + (double)stop->grace_ms / 1000;
@@ -652,6 +677,9 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 			s->killed[k] = 1;
 			capture_launch_wait_any(&s->side[k], 1, capture_launch_monotonic() + KILL_GRACE_S);
 		}
+	capture_observers_stop(&s->obs);
+	if (!observed_after && s->result != RUN_INTERRUPTED)
+		capture_observers_run(&s->obs, "after");
 	if (sampling)
 		s->tcp = capture_sampler_stop(&sampler);
 	for (int k = 0; k < 2; k++)
@@ -689,7 +717,11 @@ static void cleanup(struct run_state *s)
 		json_decref(s->links_after[k]);
 		json_decref(s->inputs[k]);
 		json_decref(s->seen_cred[k]);
+		if (s->ns_fd[k] >= 0)
+			close(s->ns_fd[k]);
 	}
+	if (s->observing)
+		capture_observers_free(&s->obs);
 	json_decref(s->cpus_before);
 	json_decref(s->cpus_after);
 	json_decref(s->tcp);
@@ -699,7 +731,7 @@ static void cleanup(struct run_state *s)
 enum run_result capture_run_one(struct campaign *c, const struct plan_run *r, json_t **summary,
 			struct ev_error *err)
 {
-	struct run_state s = {.c = c, .r = r, .route_fd = {-1, -1}, .diag_fd = {-1, -1}};
+	struct run_state s = {.c = c, .r = r, .route_fd = {-1, -1}, .diag_fd = {-1, -1}, .ns_fd = {-1, -1}};
 	const struct plan *plan = &c->plan;
 	int veth = plan->netns && c->netns_ok;
 	char runs[PATH_MAX];

@@ -1,0 +1,345 @@
+/* audit campaign: the stack options each side asked for against those its
+ * stack really used, per cell, read cold from what capture's observers
+ * kept (doc/formats.md "Stack options").
+ *
+ * For every run, every output of an observer whose format is "onload" is
+ * hashed again and held against run.json (a changed output is a finding
+ * and fails the run's check) and parsed (lib/campaign/onload); a side's
+ * effective options are those of its last output that shows any.
+ * Requested: the side's EF_ environment entries as executed, and the
+ * EF_NAME=value lines of the Onload profile its argv names
+ * (--profile=P), read from the copy in its working directory when P is
+ * one of its inputs. A run whose effective value of an option differs
+ * from the value most of its cell's runs show (the first run's, on a
+ * tie) is flagged, and the cell's check fails. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit/audit.h"
+#include "audit/campaign.h"
+#include "lib/campaign/onload.h"
+#include "lib/campaign/run.h"
+#include "lib/core/json.h"
+#include "lib/core/path.h"
+#include "lib/receipt/receipt.h"
+
+#define OUTPUT_MAX ((size_t)16 << 20)
+
+struct options_ctx {
+	struct campaign_audit *ca;
+	const char *run;
+	unsigned findings;
+};
+
+static void on_finding(void *ctx, const struct ev_finding *f)
+{
+	struct options_ctx *o = ctx;
+	char text[1200];
+	ev_finding_format(f, text, sizeof text);
+	fprintf(stderr, TOOL ": %s: %s\n", o->run, text);
+	o->findings++;
+}
+
+/* The requested options of one process: its EF_ environment, then the
+ * profile its argv names when it is one of its inputs. *unread names a
+ * profile that is not. */
+static json_t *requested_of(const struct run *r, const json_t *proc, char *unread, size_t cap)
+{
+	json_t *req = json_object(), *v;
+	size_t i;
+	json_array_foreach(json_object_get(proc, "env"), i, v)
+		ev_onload_requested_env(json_string_value(v), req);
+	json_array_foreach(json_object_get(proc, "argv"), i, v) {
+		const char *arg = json_string_value(v);
+		if (!arg || strncmp(arg, "--profile=", 10) != 0)
+			continue;
+		const char *profile = arg + 10, *copy = NULL;
+		size_t k;
+		json_t *in;
+		json_array_foreach(json_object_get(proc, "inputs"), k, in)
+			if (strcmp(json_string_value(json_object_get(in, "name")), profile) == 0 ||
+			    strcmp(json_string_value(json_object_get(in, "path")), profile) == 0)
+				copy = json_string_value(json_object_get(in, "name"));
+		char path[PATH_MAX], *bytes = NULL;
+		size_t len = 0;
+		struct ev_error err;
+		ev_error_clear(&err);
+		const char *cwd = json_string_value(json_object_get(proc, "cwd"));
+		const char *base = cwd ? strrchr(cwd, '/') : NULL; /* the working directory, inside this run's */
+		char work[PATH_MAX];
+		if (copy && ev_path_join(work, sizeof work, r->dir, base ? base + 1 : "") == 0 &&
+		    ev_path_join(path, sizeof path, work, copy) == 0 &&
+		    ev_file_read_all(path, OUTPUT_MAX, &bytes, &len, &err) == EV_OK)
+			ev_onload_requested_profile(bytes, len, req);
+		else
+			snprintf(unread, cap, "%s", profile);
+		free(bytes);
+	}
+	return req;
+}
+
+/* One run: each onload output checked and read; per side, the requested
+ * and effective options, into cells[cell][side]. */
+static void read_run(struct campaign_audit *ca, struct run *r, json_t *cells, json_t *not_read)
+{
+	char path[PATH_MAX];
+	struct ev_run run;
+	struct ev_error err;
+	ev_error_clear(&err);
+	if (ev_path_join(path, sizeof path, r->dir, EV_RUN_FILENAME) != 0 || ev_run_load(path, 0, &run, NULL, &err) != EV_OK)
+		return;
+	json_t *observers = json_object_get(run.doc, "observers");
+	struct options_ctx ctx = {ca, r->name, 0};
+	size_t i, checked = 0;
+	json_t *rec;
+	json_array_foreach(observers, i, rec) {
+		const char *format = json_string_value(json_object_get(rec, "format"));
+		const char *side = json_string_value(json_object_get(rec, "side"));
+		if (!format || strcmp(format, "onload") != 0 || !side)
+			continue;
+		json_t *effective = NULL;
+		size_t k;
+		json_t *out;
+		json_array_foreach(json_object_get(rec, "outputs"), k, out) {
+			const char *rel = json_string_value(json_object_get(out, "stdout"));
+			const char *want = json_string_value(json_object_get(out, "sha256"));
+			char file[PATH_MAX], hex[EV_SHA256_HEX_LEN + 1], *bytes = NULL;
+			size_t len = 0;
+			uint8_t d[EV_SHA256_LEN];
+			if (!rel || !want || ev_path_join(file, sizeof file, r->dir, rel) != 0)
+				continue;
+			ev_error_clear(&err);
+			if (ev_file_read_all(file, OUTPUT_MAX, &bytes, &len, &err) != EV_OK) {
+				ev_finding_emit(on_finding, &ctx, rel, "missing", "an observer's output cannot be read",
+						want, err.text);
+				continue;
+			}
+			checked++;
+			ev_sha256_buffer(bytes, len, d, &err);
+			ev_sha256_hex(d, hex);
+			if (strcmp(hex, want) != 0) {
+				ev_finding_emit(on_finding, &ctx, rel, "sha256", "an observer's output changed since capture",
+						want, hex);
+				free(bytes);
+				continue;
+			}
+			json_t *options, *counters;
+			ev_onload_parse(bytes, len, rel, &options, &counters, on_finding, &ctx);
+			if (json_object_size(options)) {
+				json_decref(effective);
+				effective = json_incref(options);
+			}
+			json_decref(options);
+			json_decref(counters);
+			free(bytes);
+		}
+		json_t *cell = json_object_get(cells, r->cell);
+		if (!cell)
+			json_object_set_new(cells, r->cell, cell = json_object());
+		json_t *s = json_object_get(cell, side);
+		if (!s)
+			json_object_set_new(cell, side, s = json_pack("{s:o, s:o, s:[]}", "requested", json_null(), "runs",
+								      json_object(), "flagged"));
+		json_t *proc = NULL, *p;
+		json_array_foreach(json_object_get(run.doc, "processes"), k, p)
+			if (strcmp(json_string_value(json_object_get(p, "role")) ?: "", side) == 0)
+				proc = p;
+		if (json_is_null(json_object_get(s, "requested")) && proc) {
+			char unread[512] = "";
+			json_object_set_new(s, "requested", requested_of(r, proc, unread, sizeof unread));
+			if (unread[0]) {
+				char text[700];
+				snprintf(text, sizeof text, "cell %s %s: profile %s is not among the side's inputs: its options "
+					 "are not counted as requested", r->cell, side, unread);
+				json_array_append_new(not_read, json_string(text));
+			}
+		}
+		json_t *values = json_object();
+		const char *name;
+		json_t *v;
+		json_object_foreach(effective, name, v)
+			json_object_set(values, name, json_object_get(v, "value"));
+		json_object_set_new(json_object_get(s, "runs"), r->name, effective ? values : (json_decref(values), json_null()));
+		json_decref(effective);
+	}
+	if (checked || ctx.findings) {
+		char check[256], detail[128];
+		snprintf(check, sizeof check, "run %s observers", r->name);
+		snprintf(detail, sizeof detail, "%zu output%s hashed again, %u finding%s", checked, checked == 1 ? "" : "s",
+			 ctx.findings, ctx.findings == 1 ? "" : "s");
+		ev_receipt_add_check(ca->receipt, check, ctx.findings == 0, detail, &err);
+	}
+	ev_run_free(&run);
+}
+
+/* The effective value most runs of the side show (the first run's on a
+ * tie); every run that differs goes to flagged. */
+static void flag_side(struct campaign_audit *ca, const char *cell, const char *side, json_t *s)
+{
+	json_t *runs = json_object_get(s, "runs"), *names = json_object();
+	const char *run, *name;
+	json_t *eff, *v;
+	json_object_foreach(runs, run, eff)
+		json_object_foreach(eff, name, v)
+			json_object_set_new(names, name, json_true());
+	json_object_foreach(json_object_get(s, "requested"), name, v)
+		json_object_set_new(names, name, json_true());
+	json_t *flagged = json_object_get(s, "flagged");
+	json_object_foreach(names, name, v) {
+		const char *best = NULL;
+		size_t best_n = 0;
+		json_object_foreach(runs, run, eff) {
+			if (json_is_null(eff))
+				continue;
+			const char *val = json_string_value(json_object_get(eff, name));
+			size_t n = 0;
+			const char *r2;
+			json_t *e2;
+			json_object_foreach(runs, r2, e2) {
+				const char *other = json_is_null(e2) ? NULL : json_string_value(json_object_get(e2, name));
+				n += !json_is_null(e2) && ((!val && !other) || (val && other && strcmp(val, other) == 0));
+			}
+			if (n > best_n) {
+				best_n = n;
+				best = val ? val : "(absent)";
+			}
+		}
+		json_object_foreach(runs, run, eff) {
+			if (json_is_null(eff))
+				continue;
+			const char *val = json_string_value(json_object_get(eff, name));
+			const char *shown = val ? val : "(absent)";
+			if (best && strcmp(shown, best) != 0) {
+				json_array_append_new(flagged, json_pack("{s:s, s:s, s:s, s:s}", "run", run, "option", name,
+									 "effective", shown, "cell_others", best));
+				fprintf(stderr, TOOL ": %s: %s %s: effective %s, where the cell's other runs have %s\n", run,
+					side, name, shown, best);
+			}
+		}
+	}
+	json_decref(names);
+	char check[256], detail[512];
+	snprintf(check, sizeof check, "cell %s %s effective options", cell, side);
+	size_t nf = json_array_size(flagged);
+	if (nf)
+		snprintf(detail, sizeof detail, "%zu option value%s differ%s from the cell's other runs (first: %s %s)", nf,
+			 nf == 1 ? "" : "s", nf == 1 ? "s" : "",
+			 json_string_value(json_object_get(json_array_get(flagged, 0), "run")),
+			 json_string_value(json_object_get(json_array_get(flagged, 0), "option")));
+	else
+		snprintf(detail, sizeof detail, "the same in every run observed");
+	struct ev_error err;
+	ev_error_clear(&err);
+	ev_receipt_add_check(ca->receipt, check, nf == 0, detail, &err);
+}
+
+json_t *audit_campaign_stack_options(struct campaign_audit *ca, json_t *not_read)
+{
+	json_t *cells = json_object();
+	for (size_t i = 0; i < ca->nruns; i++)
+		read_run(ca, &ca->runs[i], cells, not_read);
+	const char *cell, *side;
+	json_t *c, *s;
+	json_object_foreach(cells, cell, c)
+		json_object_foreach(c, side, s)
+			flag_side(ca, cell, side, s);
+	if (!json_object_size(cells)) {
+		json_decref(cells);
+		return NULL;
+	}
+	return cells;
+}
+
+static int by_string(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* One table per cell and side: option, requested, each run's effective
+ * value; a flagged value marked. */
+void audit_campaign_write_stack_options(const json_t *options, struct text *t, int html)
+{
+	if (!options)
+		return;
+	if (html)
+		audit_text_add(t, "<h2>Stack options: requested and effective</h2>\n");
+	else
+		audit_text_add(t, "\n## Stack options: requested and effective\n\n"
+			       "Per cell and side: what the side asked for (its EF_ environment and Onload profile) and\n"
+			       "what its stack used in each run, as its observer printed it. A value unlike the\n"
+			       "cell's other runs is marked DIFFERS; \"-\" is an option a run's stack did not show.\n");
+	const char *cell, *side;
+	json_t *c, *s;
+	json_object_foreach((json_t *)options, cell, c)
+		json_object_foreach(c, side, s) {
+			json_t *runs = json_object_get(s, "runs"), *req = json_object_get(s, "requested");
+			json_t *names = json_object(), *eff, *v;
+			const char *run, *name;
+			json_object_foreach(runs, run, eff)
+				json_object_foreach(eff, name, v)
+					json_object_set_new(names, name, json_true());
+			json_object_foreach(req, name, v)
+				json_object_set_new(names, name, json_true());
+			if (html) {
+				audit_text_add(t, "<h3>Cell ");
+				audit_text_escaped(t, cell);
+				audit_text_add(t, ", %s</h3>\n<table><tr><th>option</th><th>requested</th>", side);
+				json_object_foreach(runs, run, eff) {
+					audit_text_add(t, "<th>");
+					audit_text_escaped(t, run);
+					audit_text_add(t, "</th>");
+				}
+				audit_text_add(t, "</tr>\n");
+			} else {
+				audit_text_add(t, "\n### Cell %s, %s\n\n| option | requested |", cell, side);
+				json_object_foreach(runs, run, eff)
+					audit_text_add(t, " %s |", run);
+				audit_text_add(t, "\n| --- | --- |");
+				json_object_foreach(runs, run, eff)
+					audit_text_add(t, " --- |");
+				audit_text_add(t, "\n");
+			}
+			/* names in order, for a stable table */
+			const char *sorted[512];
+			size_t n = 0;
+			json_object_foreach(names, name, v)
+				if (n < 512)
+					sorted[n++] = name;
+			qsort(sorted, n, sizeof *sorted, by_string);
+			for (size_t k = 0; k < n; k++) {
+				const char *want = json_string_value(json_object_get(req, sorted[k]));
+				if (html) {
+					audit_text_add(t, "<tr><td>");
+					audit_text_escaped(t, sorted[k]);
+					audit_text_add(t, "</td><td>");
+					audit_text_escaped(t, want ? want : "-");
+					audit_text_add(t, "</td>");
+				} else {
+					audit_text_add(t, "| %s | %s |", sorted[k], want ? want : "-");
+				}
+				json_object_foreach(runs, run, eff) {
+					const char *val = json_is_null(eff) ? "not observed" : json_string_value(json_object_get(eff, sorted[k]));
+					int differs = 0;
+					size_t f;
+					json_t *fl;
+					json_array_foreach(json_object_get(s, "flagged"), f, fl)
+						differs |= strcmp(json_string_value(json_object_get(fl, "run")), run) == 0 &&
+							   strcmp(json_string_value(json_object_get(fl, "option")), sorted[k]) == 0;
+					if (html) {
+						audit_text_add(t, differs ? "<td class=\"differs\">" : "<td>");
+						audit_text_escaped(t, val ? val : "-");
+						audit_text_add(t, differs ? " DIFFERS</td>" : "</td>");
+					} else {
+						audit_text_add(t, " %s%s |", val ? val : "-", differs ? " DIFFERS" : "");
+					}
+				}
+				audit_text_add(t, html ? "</tr>\n" : "\n");
+			}
+			if (html)
+				audit_text_add(t, "</table>\n");
+			json_decref(names);
+		}
+}

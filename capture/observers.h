@@ -1,0 +1,63 @@
+/* observers: the plan's observer programs (ethtool -S, onload_stackdump,
+ * a vendor's tool), run by capture in a side's network namespace before
+ * the run (once the namespaces are made, before the peer starts), during
+ * it (every interval, from a thread on the controller CPUs, one pass
+ * after the other) and after it (once the sender has exited, before the
+ * peer is stopped). Each invocation's stdout and stderr are kept under
+ * observe/NAME/SIDE/ (before.txt, during-0001.txt, ..., after.txt, and
+ * .stderr beside each) and hashed into run.json; one that outlives
+ * OBSERVER_TIMEOUT_S is killed and recorded so. Observers run as capture
+ * does, with PATH alone in their environment and the run directory as
+ * their working directory. Only capture/ includes this. */
+#ifndef CAPTURE_OBSERVERS_H
+#define CAPTURE_OBSERVERS_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "capture/plan.h"
+#include "lib/core/status.h"
+
+#define OBSERVER_TIMEOUT_S 10.0
+
+struct observer_target {
+	int ns_fd;          /* the side's network namespace (-1: capture's own) */
+	const char *iface;  /* {iface} */
+	long pid;           /* {pid} */
+};
+
+struct observers {
+	const struct plan *plan;
+	const char *run_dir;
+	struct observer_target side[2];
+	double t0;                   /* CLOCK_MONOTONIC seconds: t_ms counts from here */
+	json_t *records;             /* one per observer and side: name, side, format, argv, outputs */
+	unsigned during;             /* passes made during the run */
+	uint64_t interval_ms;
+	pthread_t thread;
+	int running;
+	atomic_int stop;
+	pthread_mutex_t lock;
+};
+
+/* Nothing runs yet; records are made for every observer and side. */
+void capture_observers_init(struct observers *o, const struct plan *plan, const char *run_dir,
+			    const struct observer_target side[2], double t0);
+
+/* Run every observer declared for when ("before" or "after"), each side in
+ * turn, and wait for each. */
+void capture_observers_run(struct observers *o, const char *when);
+
+/* Every interval_ms, one "during" pass, until capture_observers_stop. */
+ev_status capture_observers_start(struct observers *o, uint64_t interval_ms, struct ev_error *err);
+void capture_observers_stop(struct observers *o);
+
+/* The records (a new reference), or NULL when the plan has no observers. */
+json_t *capture_observers_json(struct observers *o);
+
+void capture_observers_free(struct observers *o);
+
+#endif

@@ -1,0 +1,42 @@
+/* onload: what an accelerated stack really used, read from the text
+ * Onload's tools print (onload_stackdump lots, or a stand-in printing the
+ * same lines), and what a side asked for.
+ *
+ * Option lines, whitespace around them ignored:
+ *     EF_TCP_RCVBUF: 262144 (default: 0)     an option changed from its default
+ *     EF_POLL_USEC: 100000                   an option, bare
+ * A line that starts with "EF_" and is neither is a finding, never
+ * skipped. Stack counters are lines "name: INTEGER" with a lowercase name
+ * (rx_evs, tx_pkts, ...); the same counter on several lines (several
+ * stacks) is summed. Every other line (headers, tables) is not read.
+ * Requested options are "EF_NAME=value" lines (an Onload profile;
+ * '#' comments and blank lines skipped) or environment entries.
+ * No global state. */
+#ifndef EV_ONLOAD_H
+#define EV_ONLOAD_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "lib/core/finding.h"
+#include "lib/core/status.h"
+
+/* Parse text (len bytes; subject names it in findings). *options gets
+ * {"EF_NAME": {"value": "262144", "default": "0" or null}} and *counters
+ * {"name": integer}, new references. An option given twice with two
+ * values, and a malformed EF_ line, go to fn(ctx, ...) with their line
+ * number; the first value is kept. @return how many findings. */
+unsigned ev_onload_parse(const char *text, size_t len, const char *subject, json_t **options, json_t **counters,
+			 ev_finding_fn fn, void *ctx);
+
+/* The EF_NAME=value lines of a profile into requested ({"EF_NAME":
+ * "value"}), later lines replacing earlier ones, as Onload reads them.
+ * @return how many lines were taken. */
+size_t ev_onload_requested_profile(const char *text, size_t len, json_t *requested);
+
+/* An environment entry "EF_NAME=value" into requested; others ignored.
+ * @return 1 when taken. */
+int ev_onload_requested_env(const char *entry, json_t *requested);
+
+#endif

@@ -1,0 +1,82 @@
+#!/bin/sh
+# audit campaign reads what capture's onload observers kept (from a
+# stand-in onload_stackdump printing Onload's documented format: there is
+# no Onload here) and shows, per cell and side, the options each side
+# asked for (its EF_ environment and the Onload profile among its inputs)
+# against those its stack used in each run. A run whose effective options
+# differ from its cell's other runs is flagged and fails the cell's check;
+# an observer output changed after capture is named and fails its run.
+. "$EV_SRCDIR/tests/lib/lib.sh"
+
+[ "$(nproc)" -ge 2 ] || test_skip_all "needs two CPUs"
+for f in onload onload_stackdump; do
+	cp "$EV_SRCDIR/tests/capture/$f" . && chmod 755 $f || exit 99
+done
+ONLOAD=$PWD/onload DUMP=$PWD/onload_stackdump P=$EV_BUILDDIR/capture/pair
+
+# plan FILE REPEATS: the reference pair, the sender under the onload
+# stand-in with a profile, both sides observed.
+plan () {
+	cat >"$1" <<-EOF
+	{"format": "evidence-plan/1", $PLAN_USER "name": "stack", "warmups": 100, "measured": 2000, "repeats": $2,
+	 "observe": {"interval_ms": 50},
+	 "observers": [{"name": "stackdump", "argv": ["$DUMP", "lots", "{pid}", "{side}"], "when": ["during", "after"],
+	                "format": "onload"}],
+	 "cells": [{"name": "A",
+	  "peer": {"argv": ["$P/fix-receiver", "--listen", "{peer_addr}:{port}", "--journal", "{out:journal}",
+	     "--journal-file-size", "262144"], "cpu": 0, "outputs": {"journal": "peer/journal"},
+	     "ready": {"tcp_listen": 11001}, "env": {"EF_POLL_USEC": "0"}},
+	  "sender": {"launcher": ["$ONLOAD", "--profile=onload_profile.cfg"],
+	     "argv": ["$P/fix-sender", "--connect", "{peer_addr}:{port}", "--warmups", "{warmups}", "--measured",
+	     "{measured}", "--rate", "20000", "--journal", "{out:journal}", "--journal-file-size", "262144",
+	     "--series", "{out:series}", "--report", "{out:report}"], "cpu": 1,
+	     "inputs": {"onload_profile.cfg": "$PWD/profile.cfg"}, "env": {"EF_TCP_RCVBUF": "262144"},
+	     "outputs": {"journal": "sender/journal", "series": "sender/series.bin", "report": "sender/report.json"}}}]}
+	EOF
+	"$CAPTURE" pin "$1" -o "pinned-$1" >/dev/null
+}
+
+test_expect_success 'setup: a profile, and two campaigns: one run, and two runs whose second ignores its profile' '
+	printf "# the benchmark'"'"'s profile\nEF_POLL_USEC=100000\nEF_MAX_PACKETS=100000\n" >profile.cfg && chmod 644 profile.cfg &&
+	plan one.json 1 && plan two.json 2 &&
+	"$CAPTURE" run pinned-one.json -o c1 >/dev/null &&
+	"$CAPTURE" run pinned-two.json -o c2 >/dev/null
+'
+
+test_expect_success 'one run: requested and effective side by side, every check passes' '
+	"$AUDIT" campaign c1 -o s1 >out 2>err &&
+	test "$(json_words s1/summary.json "sorted(d[\"stack_options\"][\"A\"][\"sender\"][\"requested\"].items())")" = \
+		"EF_MAX_PACKETS 100000 EF_POLL_USEC 100000 EF_TCP_RCVBUF 262144" &&
+	test "$(json_words s1/summary.json "sorted(d[\"stack_options\"][\"A\"][\"sender\"][\"runs\"][\"001-baseline-A-1\"].items())")" = \
+		"EF_MAX_PACKETS 100000 EF_POLL_USEC 100000 EF_TCP_RCVBUF 262144" &&
+	test "$(json_words s1/summary.json "sorted(d[\"stack_options\"][\"A\"][\"peer\"][\"requested\"].items()), sorted(d[\"stack_options\"][\"A\"][\"peer\"][\"runs\"][\"001-baseline-A-1\"].items())")" = \
+		"EF_POLL_USEC 0 EF_POLL_USEC 0" &&
+	grep -q "^| EF_POLL_USEC | 100000 | 100000 |$" s1/summary.md &&
+	test "$(json_words s1/receipt.json "d[\"result\"], [c[\"result\"] for c in d[\"checks\"] if c[\"name\"] in (\"cell A sender effective options\", \"cell A peer effective options\", \"run 001-baseline-A-1 observers\")]")" = "pass pass pass pass"
+'
+
+test_expect_success 'two runs: the one whose stack ignored its profile is flagged, and the cell'"'"'s check fails' '
+	test_expect_code 1 "$AUDIT" campaign c2 -o s2 >out 2>err &&
+	grep -q "^audit: 002-baseline-A-2: sender EF_POLL_USEC: effective 0, where the cell'"'"'s other runs have 100000$" err &&
+	grep -q "^| EF_POLL_USEC | 100000 | 100000 | 0 DIFFERS |$" s2/summary.md &&
+	test "$(json_words s2/receipt.json "[(c[\"result\"], c[\"detail\"]) for c in d[\"checks\"] if c[\"name\"] == \"cell A sender effective options\"]")" = \
+		"fail 1 option value differs from the cell'"'"'s other runs (first: 002-baseline-A-2 EF_POLL_USEC)" &&
+	test "$(json_words s2/receipt.json "[c[\"result\"] for c in d[\"checks\"] if c[\"name\"] == \"cell A peer effective options\"]")" = pass &&
+	grep -q "<td class=\"differs\">0 DIFFERS</td>" s2/report.html
+'
+
+test_expect_success 'an observer output edited after capture is named, and fails its run'"'"'s check' '
+	cp -a c1 c3 &&
+	f=$(ls c3/runs/001-baseline-A-1/observe/stackdump/sender/during-*.txt | head -1) &&
+	was=$(sha256_of "$f") && sed -i "s/EF_POLL_USEC: 100000/EF_POLL_USEC: 5/" "$f" &&
+	test_expect_code 1 "$AUDIT" campaign c3 -o s3 >out 2>err &&
+	rel=${f#c3/runs/001-baseline-A-1/} &&
+	grep -q "^audit: 001-baseline-A-1: $rel: an observer'"'"'s output changed since capture (expected $was, found $(sha256_of "$f"))$" err &&
+	test "$(json_words s3/receipt.json "[c[\"result\"] for c in d[\"checks\"] if c[\"name\"] == \"run 001-baseline-A-1 observers\"]")" = fail
+'
+
+test_expect_success 'the coverage names what was compared' '
+	json_words s1/receipt.json "d[\"facts\"][\"coverage\"][\"recomputed\"]" | grep -q "the stack options of 1 cell: every onload observer"
+'
+
+test_done
