@@ -184,4 +184,5 @@ const struct ev_cli_tool audit_tool = {
 	.epilogue = "Exit status: 0 everything held, 1 a check failed (the receipt says which),\n"
 		"2 usage, I/O or environment error (nothing is claimed).\n",
 	.commands = commands,
+	.shared_pool = 1,
 };

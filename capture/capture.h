@@ -20,12 +20,15 @@
 
 int capture_run_main(int argc, char **argv);
 int capture_pin_main(int argc, char **argv);
+int capture_leases_main(int argc, char **argv);
 
 /* One capture session over a campaign directory. */
 struct campaign {
 	const char *plan_path;
 	char dir[PATH_MAX];          /* absolute */
-	int degrade, json, allow_dirty;
+	int degrade, json, allow_dirty, wait;
+	int priority;                 /* enum ev_lease_priority */
+	json_t *lease;                /* what run.json records of the CPUs' lease */
 	struct plan plan;
 	int netns_ok, pmqos_ok;       /* what this process may do */
 	char netns_why[256], pmqos_why[256];

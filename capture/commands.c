@@ -16,13 +16,19 @@ static const struct ev_cli_option run_options[] = {
 	EV_CLI_OPTION_JSON('j'),
 	{"output", 'o', "DIR", 'o',
 	 "the campaign directory (new, or one to resume)"},
+	{"priority", 0, "PRIORITY", 'P',
+	 "high or normal (the default): the order the queue of\n"
+	 "--wait serves requests in"},
+	{"wait", 0, NULL, 'W',
+	 "queue while another holds one of the plan's CPUs, then run\n"
+	 "(default: refuse)"},
 	{NULL, 0, NULL, 0, NULL},
 };
 
 static const struct ev_cli_command capture_run_command = {
 	.name = "run",
 	.run = capture_run_main,
-	.synopsis = "capture run PLAN -o CAMPAIGN_DIR [--degrade] [--allow-dirty] [--json]",
+	.synopsis = "capture run PLAN -o CAMPAIGN_DIR [--wait] [--priority PRIORITY] [--degrade] [--allow-dirty] [--json]",
 	.summary = "run (or resume) the campaign of PLAN in a directory",
 	.description = "Run every pair of a campaign plan in its order (balanced: A B C C B A ...), each\n"
 		"a fresh sender and peer pinned to their CPUs, in network namespaces of their own\n"
@@ -35,6 +41,11 @@ static const struct ev_cli_command capture_run_command = {
 		"exit codes, wall times, before/after snapshots), native/ (stdout and stderr) and\n"
 		"observe/ (TCP state sampled during the run); the campaign gets plan.json,\n"
 		"policy.json (the OS settings) and a capture receipt.\n"
+		"\n"
+		"Before anything runs, capture leases every CPU the plan uses (the sides' and the\n"
+		"controller's) exclusively for the whole campaign, in the host's lease registry\n"
+		"(capture leases): it refuses, or with --wait queues, while another holds one;\n"
+		"work in the shared pool (seal, audit, replicate with --pool shared) waits for it.\n"
 		"\n"
 		"Run again on the same directory to resume: completed runs are kept, never\n"
 		"repeated; a run cut short is moved to interrupted/ and run again. A run whose\n"
@@ -66,9 +77,29 @@ static const struct ev_cli_command capture_pin_command = {
 	.options = pin_options,
 };
 
+static const struct ev_cli_option leases_options[] = {
+	{"json", 0, NULL, 'j', "print the holders and waiters as JSON on stdout"},
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command capture_leases_command = {
+	.name = "leases",
+	.run = capture_leases_main,
+	.synopsis = "capture leases [--json]",
+	.summary = "list who holds or waits for this host's CPUs",
+	.description = "List the live holders of the host's CPU lease registry (PID, start time, command,\n"
+		"since when, exclusive or shared, the CPUs) and the requests queued for it, in the\n"
+		"order they will be served, with the pools (isolated and shared CPUs) and where\n"
+		"they come from. A lease is a lock the kernel drops when its holder dies, so\n"
+		"what is listed is alive.\n",
+	.options = leases_options,
+	.notes = "Exit status: 0 listed, 2 the registry cannot be read.\n",
+};
+
 static const struct ev_cli_command *const commands[] = {
 	&capture_run_command,
 	&capture_pin_command,
+	&capture_leases_command,
 	NULL,
 };
 

@@ -24,6 +24,7 @@
 #include "lib/core/path.h"
 #include "lib/core/publish.h"
 #include "lib/core/json.h"
+#include "lib/core/lease.h"
 #include "lib/receipt/receipt.h"
 
 /* Can this process unshare a network namespace? @return 0 or an errno. */
@@ -308,6 +309,49 @@ static int earlier_run(struct campaign *c, const struct plan_run *r, json_t **su
 	return -1;
 }
 
+static void say_waiting(void *ctx, const char *why)
+{
+	const struct campaign *c = ctx;
+	fprintf(stderr, TOOL ": waiting for CPUs: %s (--wait, priority %s)\n", why,
+		c->priority == EV_LEASE_HIGH ? "high" : "normal");
+}
+
+/* Every CPU the campaign uses, exclusively, for the whole campaign. A
+ * registry this process cannot use is refused, or recorded with
+ * --degrade. */
+static ev_status take_lease(struct campaign *c, struct ev_lease *l, char **argv, struct ev_error *err)
+{
+	cpu_set_t cpus;
+	CPU_ZERO(&cpus);
+	for (size_t i = 0; i < c->ncpus; i++)
+		CPU_SET(c->cpus[i], &cpus);
+	char command[2 * PATH_MAX + 32], list[256];
+	snprintf(command, sizeof command, "capture run %s -o %s", argv[optind], c->dir);
+	ev_cpulist_format(&cpus, list, sizeof list);
+	ev_status st = ev_lease_take(l, &cpus, EV_LEASE_EXCLUSIVE, (enum ev_lease_priority)c->priority, c->wait, command,
+				     &ev_cli_interrupted, say_waiting, c, err);
+	if (st == EV_OK) {
+		c->lease = ev_lease_json(l);
+		return EV_OK;
+	}
+	if (st == EV_REFUSED) {
+		char why[EV_ERROR_TEXT_MAX];
+		snprintf(why, sizeof why, "%s", err->text);
+		ev_error_clear(err);
+		return ev_error_set(err, EV_REFUSED, "%s: CPUs %s are not free: %s; pass --wait to queue for them",
+				    c->plan_path, list, why);
+	}
+	if (st == EV_INTERRUPTED || !c->degrade)
+		return st == EV_INTERRUPTED ? st
+					    : ev_error_wrap(err, "%s: cannot lease CPUs %s (pass --degrade to run without "
+								 "a lease and record that)", c->plan_path, list);
+	degrade(c, "leases: CPUs %s not leased (%s); other work may have run on them", list, err->text);
+	ev_error_clear(err);
+	c->lease = json_pack("{s:s}", "not_taken", json_string_value(json_array_get(c->degraded,
+										      json_array_size(c->degraded) - 1)));
+	return EV_OK;
+}
+
 /* Pin capture (and the threads it starts) to the controller CPUs. */
 static ev_status pin_controller(struct campaign *c, struct ev_error *err)
 {
@@ -510,6 +554,7 @@ static ev_status run_campaign(struct campaign *c, json_t *receipt, char *receipt
 	ev_receipt_set_fact(receipt, "arms", ss.arms, err);
 	ev_receipt_set_fact(receipt, "controller_cpus", cpus, err);
 	ev_receipt_set_fact(receipt, "degraded", json_incref(c->degraded), err);
+	ev_receipt_set_fact(receipt, "lease", json_incref(c->lease), err);
 	ev_receipt_set_fact(receipt, "counts",
 			    json_pack("{s:I, s:I, s:I, s:I}", "this_session", (json_int_t)ss.this_session,
 				      "earlier", (json_int_t)ss.earlier, "failed", (json_int_t)ss.failed,
@@ -523,7 +568,9 @@ static ev_status run_campaign(struct campaign *c, json_t *receipt, char *receipt
 int capture_run_main(int argc, char **argv)
 {
 	static struct campaign c;
+	static struct ev_lease lease;
 	const char *out = NULL;
+	c.priority = EV_LEASE_NORMAL;
 	int opt;
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &capture_tool, "run");
@@ -535,6 +582,12 @@ int capture_run_main(int argc, char **argv)
 		case 'h': return ev_cli_help(&capture_tool, "run");
 		case 'j': c.json = 1; break;
 		case 'o': out = optarg; break;
+		case 'P':
+			if (strcmp(optarg, "high") != 0 && strcmp(optarg, "normal") != 0)
+				return ev_cli_usage(&capture_tool, "run", "option --priority: expected high or normal, found '%s'", optarg);
+			c.priority = strcmp(optarg, "high") == 0 ? EV_LEASE_HIGH : EV_LEASE_NORMAL;
+			break;
+		case 'W': c.wait = 1; break;
 		default: return ev_cli_usage(&capture_tool, "run", "%s", ev_cli_option_problem(argv));
 		}
 	}
@@ -564,6 +617,10 @@ int capture_run_main(int argc, char **argv)
 		st = check_rights(&c, &err);
 	if (st == EV_OK)
 		st = capture_credentials_resolve(&c.plan, c.cred, &err);
+	if (st == EV_OK) {
+		collect_cpus(&c);
+		st = take_lease(&c, &lease, argv, &err);
+	}
 	if (st == EV_OK && gethostname(c.host, sizeof c.host) != 0)
 		snprintf(c.host, sizeof c.host, "unknown");
 	if (st == EV_OK)
@@ -583,7 +640,6 @@ int capture_run_main(int argc, char **argv)
 	if (st == EV_OK)
 		st = open_campaign(&c, &resumed, &err);
 	if (st == EV_OK) {
-		collect_cpus(&c);
 		if (resumed)
 			fprintf(c.json ? stderr : stdout, "resuming the campaign in %s\n", c.dir);
 		st = write_policy(&c, receipt, &err);
@@ -605,6 +661,8 @@ int capture_run_main(int argc, char **argv)
 	} else {
 		ev_cli_error(TOOL, &err);
 	}
+	ev_lease_release(&lease);
+	json_decref(c.lease);
 	json_decref(receipt);
 	json_decref(c.degraded);
 	json_decref(c.sources);

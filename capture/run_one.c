@@ -385,6 +385,8 @@ static ev_status write_run_json(struct run_state *s, struct ev_error *err)
 			   "processes", procs, "cpu_dma_latency", dma, "network", net, "degraded",
 			   json_incref(c->degraded));
 	json_object_set_new(s->doc, "result", json_string(result_name(s->result)));
+	if (c->lease)
+		json_object_set(s->doc, "lease", c->lease);
 	if (s->result != RUN_OK)
 		json_object_set_new(s->doc, "failure", json_string(s->failure));
 	json_object_set_new(s->doc, "counts",

@@ -231,4 +231,5 @@ const struct ev_cli_tool seal_tool = {
 	.epilogue = "Exit status: 0 everything held, 1 a check failed, 2 usage, I/O or environment\n"
 		"error (nothing is claimed).\n",
 	.commands = commands,
+	.shared_pool = 1,
 };

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "lib/cli/command.h"
+#include "lib/cli/pool.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -74,6 +75,10 @@ static void print_overview(const struct ev_cli_tool *tool)
 	}
 	printf("\n'%s help <command>' describes each one; 'man %s' has the details.\n%s", tool->name, tool->name,
 	       tool->epilogue);
+	if (tool->shared_pool)
+		printf("\n%s --pool shared [--priority high|normal] <command> ... (or EVIDENCE_POOL=shared)\n"
+		       "runs the command on the host's shared CPUs once a shared lease on them is held,\n"
+		       "waiting while a capture holds any of them (capture leases lists holders).\n", tool->name);
 }
 
 int ev_cli_help(const struct ev_cli_tool *tool, const char *command)
@@ -180,6 +185,14 @@ int ev_cli_main(const struct ev_cli_tool *tool, int argc, char **argv)
 {
 	ev_cli_init();
 	opterr = 0; /* a bad option is named once, by the tool, with its usage */
+	struct ev_cli_pool pool;
+	if (tool->shared_pool) {
+		int used = ev_cli_pool_options(tool, argc, argv, &pool);
+		if (used < 0)
+			return 2;
+		argc -= used;
+		argv += used;
+	}
 	if (argc < 2)
 		return ev_cli_usage(tool, NULL, "no command given");
 	const char *cmd = argv[1];
@@ -201,5 +214,16 @@ int ev_cli_main(const struct ev_cli_tool *tool, int argc, char **argv)
 	const struct ev_cli_command *c = ev_cli_command_named(tool, cmd);
 	if (!c)
 		return ev_cli_usage(tool, NULL, "unknown command '%s'", cmd);
-	return c->run(argc - 1, argv + 1);
+	int wants_help = 0;
+	for (int i = 2; i < argc; i++)
+		wants_help |= strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0;
+	if (tool->shared_pool && pool.shared && !wants_help) {
+		int code = ev_cli_pool_enter(tool, &pool, argc - 1, argv + 1);
+		if (code)
+			return code;
+	}
+	int code = c->run(argc - 1, argv + 1);
+	if (tool->shared_pool && pool.shared)
+		ev_cli_pool_leave(&pool);
+	return code;
 }

@@ -56,9 +56,14 @@ struct ev_cli_tool {
 	const char *description; /* the overview's paragraphs */
 	const char *epilogue;    /* after the command list */
 	const struct ev_cli_command *const *commands; /* NULL-ended, in the overview's order */
+	int shared_pool;         /* takes --pool shared before its command (lib/cli/pool.h) */
 };
 
-/* The main of a tool: ev_cli_init, then "--help", "-h" or "help" print the
+/* The main of a tool: ev_cli_init; for a tool with shared_pool, "--pool
+ * POOL" and "--priority PRIORITY" before the command (or EVIDENCE_POOL
+ * and EVIDENCE_PRIORITY) and, for "shared", the command runs once a
+ * shared lease on the shared pool's CPUs is held, on those CPUs alone;
+ * then "--help", "-h" or "help" print the
  * overview on stdout, "help COMMAND" runs COMMAND --help, "--version"
  * prints the version, a known command runs with the arguments after the
  * tool's name; a missing or unknown one is a usage error.

@@ -17,6 +17,8 @@ else
 	AS=""
 fi
 probe_install || exit 99
+# a lease registry this user may use: the test is about namespaces and PM QoS
+mkdir -m 1777 leases && export EVIDENCE_LEASE_DIR=$PWD/leases
 
 test_expect_success 'setup: a plan with namespaces and a PM QoS arm, and a directory nobody may write' '
 	cat >plan.json <<-EOF &&

@@ -24,6 +24,11 @@ umask 022
 test_name=$(basename "$0" .sh)
 trash=$(mktemp -d "${TMPDIR:-/tmp}/evidence-$test_name.XXXXXX") || exit 99
 cd "$trash" || exit 99
+# Each test has a CPU lease registry of its own (lib/core/lease.h), so that
+# tests run side by side never wait for each other's CPUs; the host's
+# pools and a user's default pool do not reach them.
+export EVIDENCE_LEASE_DIR="$trash/.leases"
+unset EVIDENCE_POOL EVIDENCE_PRIORITY EVIDENCE_POOLS
 test_n=0
 test_failed=0
 
