@@ -10,6 +10,8 @@
  * and CPUs out of range are refused at load, before anything runs.
  *
  * A loaded plan owns its JSON document; every string points into it.
+ * plan.c loads the top level, arms, cells and sources, plan_side.c each
+ * side, plan_observers.c the observers (sharing capture/plan_load.h).
  * Only capture/ includes this. */
 #ifndef CAPTURE_PLAN_H
 #define CAPTURE_PLAN_H

@@ -524,7 +524,7 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 	struct campaign *c = s->c;
 	const struct plan *plan = &c->plan;
 	const struct plan_side *peer = &s->r->cell->side[PLAN_PEER];
-	int veth = plan->netns && c->netns_ok;
+	int own_netns = plan->netns && c->netns_ok; /* veth or link: a namespace per side */
 	struct side_proc *sp = &s->side[PLAN_SENDER], *pp = &s->side[PLAN_PEER];
 	for (int k = PLAN_PEER; k >= PLAN_SENDER; k--)
 		if (capture_launch_start(&s->side[k], err) != EV_OK) {
@@ -535,41 +535,41 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 	 * processes are gone, and the namespaces (and a link moved into them)
 	 * stay until these close. */
 	for (int k = 0; k < 2; k++) {
-		if (k == 1 && !veth) {
+		if (k == 1 && !own_netns) {
 			s->route_fd[1] = s->diag_fd[1] = -1;
 			break;
 		}
-		if (capture_netns_sockets(veth ? s->side[k].pid : 0, &s->route_fd[k], &s->diag_fd[k], err) != EV_OK) {
+		if (capture_netns_sockets(own_netns ? s->side[k].pid : 0, &s->route_fd[k], &s->diag_fd[k], err) != EV_OK) {
 			fail_run(s, RUN_FAILED, "%s", err->text);
 			return;
 		}
 		s->netns_inode[k] = netns_inode(s->side[k].pid);
 	}
-	if (veth && plan->link && move_links_in(s, err) != EV_OK) {
+	if (own_netns && plan->link && move_links_in(s, err) != EV_OK) {
 		fail_run(s, RUN_FAILED, "%s", err->text);
 		return;
 	}
-	if (veth && !plan->link && capture_netns_veth_create(NETNS_SENDER_IF, sp->pid, NETNS_PEER_IF, pp->pid, err) != EV_OK) {
+	if (own_netns && !plan->link && capture_netns_veth_create(NETNS_SENDER_IF, sp->pid, NETNS_PEER_IF, pp->pid, err) != EV_OK) {
 		fail_run(s, RUN_FAILED, "%s", err->text);
 		return;
 	}
-	if (veth && (capture_launch_configure(pp, err) != EV_OK || capture_launch_configure(sp, err) != EV_OK)) {
+	if (own_netns && (capture_launch_configure(pp, err) != EV_OK || capture_launch_configure(sp, err) != EV_OK)) {
 		fail_run(s, RUN_FAILED, "%s", err->text);
 		return;
 	}
-	for (int k = 0; k < (veth ? 2 : 1); k++)
+	for (int k = 0; k < (own_netns ? 2 : 1); k++)
 		s->links_before[k] = capture_netns_link_stats(s->route_fd[k], err);
 	struct observer_target targets[2];
 	for (int k = 0; k < 2; k++) {
 		char ns[64];
 		snprintf(ns, sizeof ns, "/proc/%d/ns/net", (int)s->side[k].pid);
-		s->ns_fd[k] = veth ? open(ns, O_RDONLY | O_CLOEXEC) : -1;
-		targets[k] = (struct observer_target){s->ns_fd[k], veth ? s->side[k].ifname : "lo", (long)s->side[k].pid};
+		s->ns_fd[k] = own_netns ? open(ns, O_RDONLY | O_CLOEXEC) : -1;
+		targets[k] = (struct observer_target){s->ns_fd[k], own_netns ? s->side[k].ifname : "lo", (long)s->side[k].pid};
 	}
 	capture_observers_init(&s->obs, plan, s->dir, targets, capture_launch_monotonic());
 	s->observing = 1;
 	capture_observers_run(&s->obs, "before");
-	if (!veth)
+	if (!own_netns)
 		s->netns_inode[1] = netns_inode(s->side[1].pid);
 	s->cpus_before = capture_observe_cpus(c->cpus, c->ncpus);
 	s->dma_err = capture_pmqos_read(&s->dma_observed);
@@ -618,7 +618,7 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 				 s->side[k].role, s->side[k].cpu, s->pinned_found[k]);
 	struct sampler sampler;
 	pid_t pids[2] = {sp->pid, pp->pid};
-	int diag[2] = {s->diag_fd[0], veth ? s->diag_fd[1] : s->diag_fd[0]};
+	int diag[2] = {s->diag_fd[0], own_netns ? s->diag_fd[1] : s->diag_fd[0]};
 	int sampling = capture_sampler_start(&sampler, pids, diag, plan->interval_ms, err) == EV_OK;
 	if (capture_observers_start(&s->obs, plan->interval_ms, err) != EV_OK)
 		fail_run(s, RUN_FAILED, "%s", err->text);
@@ -735,7 +735,7 @@ enum run_result capture_run_one(struct campaign *c, const struct plan_run *r, js
 {
 	struct run_state s = {.c = c, .r = r, .route_fd = {-1, -1}, .diag_fd = {-1, -1}, .ns_fd = {-1, -1}};
 	const struct plan *plan = &c->plan;
-	int veth = plan->netns && c->netns_ok;
+	int own_netns = plan->netns && c->netns_ok; /* veth or link: a namespace per side */
 	char runs[PATH_MAX];
 	if (ev_path_join(runs, sizeof runs, c->dir, "runs") != 0 || ev_path_join(s.dir, sizeof s.dir, runs, r->name) != 0) {
 		ev_error_set(err, EV_REFUSED, "%s: path too long", c->dir);
@@ -747,8 +747,8 @@ enum run_result capture_run_one(struct campaign *c, const struct plan_run *r, js
 					       .pidfd = -1, .ctl = -1, .report = -1, .out_fd = -1, .stdin_r = -1, .stdin_w = -1,
 					       .err_fd = -1, .cpu = r->cell->side[k].cpu};
 	struct plan_vars vars = {
-		.peer_addr = veth ? NETNS_PEER_ADDR : "127.0.0.1",
-		.sender_addr = veth ? NETNS_SENDER_ADDR : "127.0.0.1",
+		.peer_addr = own_netns ? NETNS_PEER_ADDR : "127.0.0.1",
+		.sender_addr = own_netns ? NETNS_SENDER_ADDR : "127.0.0.1",
 		.run_dir = s.dir, .cell = r->cell->name, .arm = r->arm->name,
 		.port = plan->port, .warmups = plan->warmups, .measured = plan->measured, .repeat = r->repeat,
 	};
@@ -780,7 +780,7 @@ enum run_result capture_run_one(struct campaign *c, const struct plan_run *r, js
 		p->gid = s.cred[k]->gid;
 		p->groups = s.cred[k]->groups;
 		p->ngroups = s.cred[k]->ngroups;
-		p->unshare_net = veth;
+		p->unshare_net = own_netns;
 		p->ifname = plan->link ? plan->link_if[k] : k == PLAN_SENDER ? NETNS_SENDER_IF : NETNS_PEER_IF;
 		p->addr = k == PLAN_SENDER ? NETNS_SENDER_ADDR : NETNS_PEER_ADDR;
 		if ((p->out_fd = open_native(&s, p->role, "stdout")) < 0 ||
