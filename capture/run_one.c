@@ -1,5 +1,6 @@
 /* One run of a campaign: a fresh pair of processes, pinned, in their
- * namespaces, observed, and recorded in run.json. */
+ * namespaces, observed, stopped as declared; run_record.c writes what it
+ * recorded. */
 #include "config.h"
 
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include "capture/observers.h"
 #include "capture/pin_check.h"
 #include "capture/policy.h"
+#include "capture/run_state.h"
 #include "capture/workdir.h"
 #include "lib/campaign/run.h"
 #include "lib/core/path.h"
@@ -31,49 +33,9 @@
 
 #define READY_TIMEOUT_S 30.0
 #define KILL_GRACE_S 2.0
-#define ENV_MAX 96
 #define BASE_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
-struct run_state {
-	struct campaign *c;
-	const struct plan_run *r;
-	char dir[PATH_MAX];
-	struct side_proc side[2];           /* PLAN_SENDER, PLAN_PEER */
-	const struct side_cred *cred[2];
-	char work[2][PATH_MAX];             /* each side's working directory */
-	json_t *inputs[2], *seen_cred[2];
-	int killed[2];                      /* capture SIGKILLed it */
-	int stop_requested;                 /* the peer's stop was sent */
-	struct timespec stop_real;
-	int stop_errno;                     /* writing the stop line failed */
-	int links_held, link_out[2];        /* topology "link": the keeper holds; each end is out */
-	int ns_fd[2];                       /* the sides' network namespaces, for the observers */
-	struct observers obs;
-	int observing;
-	char link_returned[2][128];
-	struct pinned_binary bins[2][2];    /* [side][program, launcher] */
-	int nbins[2];
-	struct pinned_binary *files;        /* the plan's other pinned files */
-	size_t nfiles;
-	char *env[2][ENV_MAX + 1];
-	int route_fd[2], diag_fd[2];
-	uint64_t netns_inode[2];
-	json_t *doc;                        /* run.json */
-	json_t *before[2], *after[2], *links_before[2], *links_after[2];
-	json_t *cpus_before, *cpus_after, *tcp;
-	enum run_result result;
-	char failure[1024];
-	int pinned_ok[2];
-	char pinned_found[2][64];
-	int32_t dma_observed;
-	int dma_err;
-};
-
-static void fail_run(struct run_state *s, enum run_result result, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* The first failure is the one reported. */
-static void fail_run(struct run_state *s, enum run_result result, const char *fmt, ...)
+void capture_run_fail(struct run_state *s, enum run_result result, const char *fmt, ...)
 {
 	if (s->result != RUN_OK)
 		return;
@@ -218,108 +180,6 @@ static void verify_pinning(struct run_state *s, int k)
 	s->pinned_ok[k] = CPU_COUNT(&set) == 1 && CPU_ISSET(p->cpu, &set);
 }
 
-static json_t *timespec_json(const struct timespec *t)
-{
-	char text[64];
-	struct tm tm;
-	gmtime_r(&t->tv_sec, &tm);
-	size_t n = strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(text + n, sizeof text - n, ".%09ldZ", t->tv_nsec);
-	return json_string(text);
-}
-
-static json_t *strings_json(char **v)
-{
-	json_t *a = json_array();
-	for (size_t i = 0; v && v[i]; i++)
-		json_array_append_new(a, json_string(v[i]));
-	return a;
-}
-
-static json_t *exit_json(const struct side_proc *p)
-{
-	if (!p->exited)
-		return json_null();
-	if (WIFEXITED(p->status))
-		return json_pack("{s:i}", "code", WEXITSTATUS(p->status));
-	return json_pack("{s:i, s:s}", "signal", WTERMSIG(p->status), "name", strsignal(WTERMSIG(p->status)));
-}
-
-/* How the side was to end, whether capture asked it to, and how it did. */
-static json_t *stop_json(struct run_state *s, int k)
-{
-	const struct plan_stop *stop = &s->r->cell->side[k].stop;
-	const struct side_proc *p = &s->side[k];
-	static const char *const hows[] = {"exit", "stdin", "signal"};
-	json_t *o = json_pack("{s:s}", "how", hows[k == PLAN_PEER ? stop->how : PLAN_STOP_EXIT]);
-	if (k == PLAN_PEER) {
-		if (stop->how == PLAN_STOP_STDIN)
-			json_object_set_new(o, "line", json_string(stop->line));
-		if (stop->how == PLAN_STOP_SIGNAL)
-			json_object_set_new(o, "signal", json_string(capture_plan_signal_name(stop->signal)));
-		json_object_set_new(o, "grace_ms", json_integer((json_int_t)stop->grace_ms));
-		json_object_set_new(o, "requested", s->stop_requested ? timespec_json(&s->stop_real) : json_null());
-		if (s->stop_errno)
-			json_object_set_new(o, "request_failed", json_string(strerror(s->stop_errno)));
-	}
-	const char *ended = !p->exited || p->exec_mono <= 0 ? NULL
-			    : s->killed[k]                 ? "killed"
-			    : k == PLAN_PEER && s->stop_requested ? "stopped"
-								  : "exited";
-	json_object_set_new(o, "ended", ended ? json_string(ended) : json_null());
-	return o;
-}
-
-static json_t *process_json(struct run_state *s, int k)
-{
-	struct side_proc *p = &s->side[k];
-	const struct plan_side *ps = &s->r->cell->side[k];
-	uint64_t start = 0;
-	struct ev_error ignored;
-	ev_error_clear(&ignored);
-	json_t *o = json_pack("{s:s, s:o, s:o, s:s, s:i}", "role", ps->role, "argv", strings_json(p->argv),
-			      "env", strings_json(s->env[k]), "cwd", s->work[k], "cpu", ps->cpu);
-	json_object_set_new(o, "credentials", json_pack("{s:o, s:o}", "declared", capture_credentials_json(s->cred[k]),
-							 "seen", s->seen_cred[k] ? json_incref(s->seen_cred[k]) : json_null()));
-	if (s->inputs[k])
-		json_object_set(o, "inputs", s->inputs[k]);
-	if (p->pid > 0) {
-		json_object_set_new(o, "pid", json_integer(p->pid));
-		if (s->before[k] && json_object_get(s->before[k], "start_ticks"))
-			start = (uint64_t)json_integer_value(json_object_get(s->before[k], "start_ticks"));
-		json_object_set_new(o, "start_ticks", json_integer((json_int_t)start));
-		json_object_set_new(o, "affinity", json_pack("{s:s, s:b}", "read_back", s->pinned_found[k],
-							     "exact", s->pinned_ok[k]));
-		json_object_set_new(o, "netns_inode", json_integer((json_int_t)s->netns_inode[k]));
-		json_object_set_new(o, "exit", exit_json(p));
-		json_object_set_new(o, "stop", stop_json(s, k));
-		if (p->exec_mono > 0)
-			json_object_set_new(o, "wall",
-					    json_pack("{s:o, s:o, s:o}", "exec", timespec_json(&p->exec_real), "end",
-						      p->exited ? timespec_json(&p->end_real) : json_null(), "seconds",
-						      ev_json_decimal_of(p->exited ? p->end_mono - p->exec_mono : 0.0, 9)));
-	}
-	json_t *bins = json_array();
-	for (int b = 0; b < s->nbins[k]; b++) {
-		json_t *bin = capture_pins_json(&s->bins[k][b]);
-		json_t *source = json_object_get(s->c->sources, s->bins[k][b].path);
-		if (source)
-			json_object_set(bin, "source", source);
-		json_array_append_new(bins, bin);
-	}
-	json_object_set_new(o, "binaries", bins);
-	char out[64], errs[64];
-	snprintf(out, sizeof out, "native/%s.stdout", ps->role);
-	snprintf(errs, sizeof errs, "native/%s.stderr", ps->role);
-	json_object_set_new(o, "stdout", json_string(out));
-	json_object_set_new(o, "stderr", json_string(errs));
-	if (ps->outputs)
-		json_object_set(o, "outputs", ps->outputs);
-	json_object_set_new(o, "before", s->before[k] ? json_incref(s->before[k]) : json_null());
-	json_object_set_new(o, "after", s->after[k] ? json_incref(s->after[k]) : json_null());
-	return o;
-}
-
 /* The process's snapshot, with its start time (its name in this boot). */
 static json_t *snapshot(pid_t pid)
 {
@@ -330,95 +190,6 @@ static json_t *snapshot(pid_t pid)
 	if (ev_proc_start_ticks(pid, &ticks, &err) == EV_OK)
 		json_object_set_new(o, "start_ticks", json_integer((json_int_t)ticks));
 	return o;
-}
-
-static const char *result_name(enum run_result r)
-{
-	switch (r) {
-	case RUN_OK: return "ok";
-	case RUN_FAILED: return "failed";
-	case RUN_TIMEOUT: return "timeout";
-	default: return "interrupted";
-	}
-}
-
-static ev_status write_run_json(struct run_state *s, struct ev_error *err)
-{
-	struct campaign *c = s->c;
-	const struct plan_run *r = s->r;
-	json_t *procs = json_array();
-	/* the peer first: it was started first */
-	json_array_append_new(procs, process_json(s, PLAN_PEER));
-	json_array_append_new(procs, process_json(s, PLAN_SENDER));
-	json_t *dma;
-	if (s->dma_err) {
-		char text[160];
-		snprintf(text, sizeof text, "unavailable: %s: %s", PMQOS_DEVICE, strerror(s->dma_err));
-		dma = json_pack("{s:s}", "observed", text);
-	} else {
-		dma = json_pack("{s:i}", "observed_us", s->dma_observed);
-	}
-	if (r->arm->pm_qos)
-		json_object_set_new(dma, "requested_us", json_integer(r->arm->cpu_dma_latency));
-	json_object_set_new(dma, "held", json_boolean(r->arm->pm_qos && c->pmqos_held));
-	json_t *net = json_pack("{s:s}", "topology", c->plan.netns && c->netns_ok ? c->plan.namespaces : "none");
-	for (int k = 0; k < 2 && c->plan.netns && c->netns_ok; k++) {
-		json_t *end = json_pack("{s:s, s:s}", "interface", s->side[k].ifname, "address", s->side[k].addr);
-		if (c->plan.link) {
-			json_object_set_new(end, "link", capture_netns_link_json(&c->link[k]));
-			json_object_set_new(end, "mtu_during", json_integer(c->plan.link_mtu ? (int)c->plan.link_mtu : c->link[k].mtu));
-			json_object_set_new(end, "returned", s->link_returned[k][0] ? json_string(s->link_returned[k]) : json_null());
-		}
-		json_object_set_new(net, k == PLAN_SENDER ? "sender" : "peer", end);
-	}
-	for (int k = 0; k < (c->plan.netns && c->netns_ok ? 2 : 1); k++)
-		if (s->links_before[k] || s->links_after[k])
-			json_object_set_new(net, k == PLAN_SENDER ? "sender_links" : "peer_links",
-					    json_pack("{s:o, s:o}", "before",
-						      s->links_before[k] ? json_incref(s->links_before[k]) : json_null(),
-						      "after",
-						      s->links_after[k] ? json_incref(s->links_after[k]) : json_null()));
-	s->doc = json_pack("{s:s, s:s, s:s, s:s, s:I, s:s, s:s, s:i, s:s, s:s, s:o, s:o, s:o, s:o}",
-			   "format", EV_RUN_FORMAT, "campaign", c->plan.name, "plan_sha256", c->plan.sha256,
-			   "name", r->name, "order_index", (json_int_t)r->index, "arm", r->arm->name, "cell",
-			   r->cell->name, "repeat", (int)r->repeat, "boot_id", c->boot_id, "host", c->host,
-			   "processes", procs, "cpu_dma_latency", dma, "network", net, "degraded",
-			   json_incref(c->degraded));
-	json_object_set_new(s->doc, "result", json_string(result_name(s->result)));
-	if (c->lease)
-		json_object_set(s->doc, "lease", c->lease);
-	if (s->result != RUN_OK)
-		json_object_set_new(s->doc, "failure", json_string(s->failure));
-	json_object_set_new(s->doc, "counts",
-			    json_pack("{s:I, s:I}", "warmups", (json_int_t)c->plan.warmups, "measured",
-				      (json_int_t)c->plan.measured));
-	json_object_set_new(s->doc, "cpus",
-			    json_pack("{s:o, s:o}", "before", s->cpus_before ? json_incref(s->cpus_before) : json_null(),
-				      "after", s->cpus_after ? json_incref(s->cpus_after) : json_null()));
-	if (s->tcp)
-		json_object_set_new(s->doc, "tcp_samples", json_string("observe/tcp.json"));
-	json_t *observers = s->observing ? capture_observers_json(&s->obs) : NULL;
-	if (observers)
-		json_object_set_new(s->doc, "observers", observers);
-	if (s->nfiles) {
-		json_t *files = json_array();
-		for (size_t f = 0; f < s->nfiles; f++)
-			json_array_append_new(files, capture_pins_json(&s->files[f]));
-		json_object_set_new(s->doc, "pinned_files", files);
-	}
-
-	char path[PATH_MAX];
-	ev_status st = EV_OK;
-	if (s->tcp) {
-		json_object_set_new(s->tcp, "format", json_string("evidence-tcp-samples/1"));
-		if (ev_path_join(path, sizeof path, s->dir, "observe/tcp.json") != 0)
-			st = ev_error_set(err, EV_ERROR, "%s: path too long", s->dir);
-		else
-			st = ev_publish_json(path, s->tcp, err);
-	}
-	if (st == EV_OK)
-		st = ev_run_publish(s->dir, s->doc, err);
-	return st;
 }
 
 /* "its stop (stdin \"q\")", for a failure sentence. */
@@ -471,7 +242,7 @@ static void check_credentials(struct run_state *s, int k)
 	}
 	if (!ok) {
 		char *text = json_dumps(seen, JSON_COMPACT);
-		fail_run(s, RUN_FAILED, "%s: runs as %s (uid %u, gid %u) by the plan, and /proc shows %s", s->side[k].role,
+		capture_run_fail(s, RUN_FAILED, "%s: runs as %s (uid %u, gid %u) by the plan, and /proc shows %s", s->side[k].role,
 			 want->user, (unsigned)want->uid, (unsigned)want->gid, text ? text : "nothing readable");
 		free(text);
 	}
@@ -507,14 +278,14 @@ static void return_links(struct run_state *s, struct ev_error *err)
 			e = ENODEV;
 		if (e) {
 			snprintf(s->link_returned[k], sizeof s->link_returned[k], "not returned: %s", strerror(e));
-			fail_run(s, RUN_FAILED, "interface %s: cannot return it to capture's network namespace: %s",
+			capture_run_fail(s, RUN_FAILED, "interface %s: cannot return it to capture's network namespace: %s",
 				 c->link[k].name, strerror(e));
 		} else {
 			snprintf(s->link_returned[k], sizeof s->link_returned[k], "returned");
 		}
 	}
 	if (s->links_held && capture_link_keeper_release(&c->keeper, err) != EV_OK)
-		fail_run(s, RUN_FAILED, "%s", err->text);
+		capture_run_fail(s, RUN_FAILED, "%s", err->text);
 	s->links_held = 0;
 }
 
@@ -528,7 +299,7 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 	struct side_proc *sp = &s->side[PLAN_SENDER], *pp = &s->side[PLAN_PEER];
 	for (int k = PLAN_PEER; k >= PLAN_SENDER; k--)
 		if (capture_launch_start(&s->side[k], err) != EV_OK) {
-			fail_run(s, RUN_FAILED, "%s", err->text);
+			capture_run_fail(s, RUN_FAILED, "%s", err->text);
 			return;
 		}
 	/* Sockets inside the namespaces: the counters can be read after the
@@ -540,21 +311,21 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 			break;
 		}
 		if (capture_netns_sockets(own_netns ? s->side[k].pid : 0, &s->route_fd[k], &s->diag_fd[k], err) != EV_OK) {
-			fail_run(s, RUN_FAILED, "%s", err->text);
+			capture_run_fail(s, RUN_FAILED, "%s", err->text);
 			return;
 		}
 		s->netns_inode[k] = netns_inode(s->side[k].pid);
 	}
 	if (own_netns && plan->link && move_links_in(s, err) != EV_OK) {
-		fail_run(s, RUN_FAILED, "%s", err->text);
+		capture_run_fail(s, RUN_FAILED, "%s", err->text);
 		return;
 	}
 	if (own_netns && !plan->link && capture_netns_veth_create(NETNS_SENDER_IF, sp->pid, NETNS_PEER_IF, pp->pid, err) != EV_OK) {
-		fail_run(s, RUN_FAILED, "%s", err->text);
+		capture_run_fail(s, RUN_FAILED, "%s", err->text);
 		return;
 	}
 	if (own_netns && (capture_launch_configure(pp, err) != EV_OK || capture_launch_configure(sp, err) != EV_OK)) {
-		fail_run(s, RUN_FAILED, "%s", err->text);
+		capture_run_fail(s, RUN_FAILED, "%s", err->text);
 		return;
 	}
 	for (int k = 0; k < (own_netns ? 2 : 1); k++)
@@ -576,7 +347,7 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 
 	double deadline = capture_launch_monotonic() + (double)plan->timeout_s;
 	if (capture_launch_exec(pp, err) != EV_OK) {
-		fail_run(s, RUN_FAILED, "%s", err->text);
+		capture_run_fail(s, RUN_FAILED, "%s", err->text);
 		return;
 	}
 	s->before[PLAN_PEER] = snapshot(pp->pid);
@@ -591,22 +362,22 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 	while (peer->ready_port && !capture_launch_listening(pp->pid, (unsigned)peer->ready_port)) {
 		struct timespec tick = {0, 5 * 1000 * 1000};
 		if (capture_launch_wait_any(pp, 1, capture_launch_monotonic()) == 0) {
-			fail_run(s, RUN_FAILED, "peer exited before it listened on port %" PRIu64, peer->ready_port);
+			capture_run_fail(s, RUN_FAILED, "peer exited before it listened on port %" PRIu64, peer->ready_port);
 			return;
 		}
 		if (ev_cli_interrupted) {
-			fail_run(s, RUN_INTERRUPTED, "interrupted");
+			capture_run_fail(s, RUN_INTERRUPTED, "interrupted");
 			return;
 		}
 		if (capture_launch_monotonic() > ready_by) {
-			fail_run(s, RUN_FAILED, "peer did not listen on port %" PRIu64 " within %.0f s",
+			capture_run_fail(s, RUN_FAILED, "peer did not listen on port %" PRIu64 " within %.0f s",
 				 peer->ready_port, READY_TIMEOUT_S);
 			return;
 		}
 		nanosleep(&tick, NULL);
 	}
 	if (capture_launch_exec(sp, err) != EV_OK) {
-		fail_run(s, RUN_FAILED, "%s", err->text);
+		capture_run_fail(s, RUN_FAILED, "%s", err->text);
 		return;
 	}
 	s->before[PLAN_SENDER] = snapshot(sp->pid);
@@ -614,14 +385,14 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 	check_credentials(s, PLAN_SENDER);
 	for (int k = 0; k < 2; k++)
 		if (!s->pinned_ok[k])
-			fail_run(s, RUN_FAILED, "%s: pinned to CPU %d, but the kernel lets it run on %s",
+			capture_run_fail(s, RUN_FAILED, "%s: pinned to CPU %d, but the kernel lets it run on %s",
 				 s->side[k].role, s->side[k].cpu, s->pinned_found[k]);
 	struct sampler sampler;
 	pid_t pids[2] = {sp->pid, pp->pid};
 	int diag[2] = {s->diag_fd[0], own_netns ? s->diag_fd[1] : s->diag_fd[0]};
 	int sampling = capture_sampler_start(&sampler, pids, diag, plan->interval_ms, err) == EV_OK;
 	if (capture_observers_start(&s->obs, plan->interval_ms, err) != EV_OK)
-		fail_run(s, RUN_FAILED, "%s", err->text);
+		capture_run_fail(s, RUN_FAILED, "%s", err->text);
 	int observed_after = 0;
 
 	/* Wait for the sender; then the peer is stopped as the plan says. */
@@ -631,18 +402,18 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 		double until = !sp->exited ? deadline : peer_by;
 		int who = capture_launch_wait_any(s->side, 2, until);
 		if (who == -2) {
-			fail_run(s, RUN_INTERRUPTED, "interrupted by a signal");
+			capture_run_fail(s, RUN_INTERRUPTED, "interrupted by a signal");
 			break;
 		}
 		if (who == -1 && !sp->exited) {
-			fail_run(s, RUN_TIMEOUT, "the sender did not finish within %" PRIu64 " s (timeout_seconds)",
+			capture_run_fail(s, RUN_TIMEOUT, "the sender did not finish within %" PRIu64 " s (timeout_seconds)",
 				 plan->timeout_s);
 			break;
 		}
 		if (who == -1) { /* the peer outlived its grace */
 			char how[PLAN_STOP_LINE_MAX + 64];
 			describe_stop(stop, how, sizeof how);
-			fail_run(s, RUN_FAILED, "peer still running %.3g s after %s; killed", (double)stop->grace_ms / 1000,
+			capture_run_fail(s, RUN_FAILED, "peer still running %.3g s after %s; killed", (double)stop->grace_ms / 1000,
 				 how);
 			break;
 		}
@@ -662,10 +433,10 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 				       WIFSIGNALED(p->status) && WTERMSIG(p->status) == stop->signal;
 		if (!requested_signal && !(WIFEXITED(p->status) && WEXITSTATUS(p->status) == 0)) {
 			if (WIFEXITED(p->status))
-				fail_run(s, RUN_FAILED, "%s exited with status %d (its stderr: native/%s.stderr)",
+				capture_run_fail(s, RUN_FAILED, "%s exited with status %d (its stderr: native/%s.stderr)",
 					 p->role, WEXITSTATUS(p->status), p->role);
 			else
-				fail_run(s, RUN_FAILED, "%s was killed by signal %d (%s)%s", p->role,
+				capture_run_fail(s, RUN_FAILED, "%s was killed by signal %d (%s)%s", p->role,
 					 WTERMSIG(p->status), strsignal(WTERMSIG(p->status)),
 					 who == PLAN_PEER && stop->how == PLAN_STOP_SIGNAL && !s->stop_requested
 						 ? ", which capture had not sent"
@@ -753,23 +524,23 @@ enum run_result capture_run_one(struct campaign *c, const struct plan_run *r, js
 		.port = plan->port, .warmups = plan->warmups, .measured = plan->measured, .repeat = r->repeat,
 	};
 	if (prepare_dirs(&s, err) != EV_OK) /* nothing can be recorded there: stop */
-		fail_run(&s, RUN_INTERRUPTED, "%s", err->text);
+		capture_run_fail(&s, RUN_INTERRUPTED, "%s", err->text);
 	if (s.result == RUN_OK && check_pinned_files(&s, err) != EV_OK)
-		fail_run(&s, RUN_FAILED, "refused before launch: %s", err->text);
+		capture_run_fail(&s, RUN_FAILED, "refused before launch: %s", err->text);
 	size_t cell = (size_t)(r->cell - plan->cells);
 	for (int k = 0; k < 2; k++) {
 		s.cred[k] = &c->cred[cell][k];
 		if (ev_path_join(s.work[k], sizeof s.work[k], s.dir, r->cell->side[k].work) != 0)
-			fail_run(&s, RUN_INTERRUPTED, "%s: path too long", s.dir);
+			capture_run_fail(&s, RUN_INTERRUPTED, "%s: path too long", s.dir);
 	}
 	for (int k = 0; k < 2 && s.result == RUN_OK; k++)
 		if (capture_workdir_prepare(s.dir, &r->cell->side[k], s.cred[k], plan->pins, &s.inputs[k], err) != EV_OK)
-			fail_run(&s, RUN_FAILED, "refused before launch: %s", err->text);
+			capture_run_fail(&s, RUN_FAILED, "refused before launch: %s", err->text);
 	for (int k = 0; k < 2 && s.result == RUN_OK; k++) {
 		struct side_proc *p = &s.side[k];
 		if (check_binaries(&s, k, err) != EV_OK || capture_plan_expand(&r->cell->side[k], &vars, &p->argv, err) != EV_OK ||
 		    build_env(&s, k, &vars, err) != EV_OK) {
-			fail_run(&s, RUN_FAILED, "refused before launch: %s", err->text);
+			capture_run_fail(&s, RUN_FAILED, "refused before launch: %s", err->text);
 			break;
 		}
 		p->envp = s.env[k];
@@ -785,7 +556,7 @@ enum run_result capture_run_one(struct campaign *c, const struct plan_run *r, js
 		p->addr = k == PLAN_SENDER ? NETNS_SENDER_ADDR : NETNS_PEER_ADDR;
 		if ((p->out_fd = open_native(&s, p->role, "stdout")) < 0 ||
 		    (p->err_fd = open_native(&s, p->role, "stderr")) < 0)
-			fail_run(&s, RUN_FAILED, "%s/native: cannot create the %s's output files: %s", s.dir,
+			capture_run_fail(&s, RUN_FAILED, "%s/native: cannot create the %s's output files: %s", s.dir,
 				 p->role, strerror(errno));
 	}
 	if (s.result == RUN_OK)
@@ -801,17 +572,17 @@ enum run_result capture_run_one(struct campaign *c, const struct plan_run *r, js
 	for (int k = 0; k < 2; k++)
 		for (int b = 0; b < s.nbins[k] && s.side[k].exec_mono > 0; b++)
 			if (!capture_pins_unchanged(&s.bins[k][b]))
-				fail_run(&s, RUN_FAILED, "%s changed while the run started: what ran is not what was checked",
+				capture_run_fail(&s, RUN_FAILED, "%s changed while the run started: what ran is not what was checked",
 					 s.bins[k][b].path);
 	for (size_t f = 0; f < s.nfiles && s.side[PLAN_SENDER].exec_mono > 0; f++)
 		if (!capture_pins_unchanged(&s.files[f]))
-			fail_run(&s, RUN_FAILED, "%s changed during the run: what the run read is not what was checked",
+			capture_run_fail(&s, RUN_FAILED, "%s changed during the run: what the run read is not what was checked",
 				 s.files[f].path);
 	enum run_result result = s.result;
 	if (result != RUN_INTERRUPTED) {
 		ev_error_clear(err);
 		/* the record says why; err says it again for the summary line */
-		if (write_run_json(&s, err) != EV_OK) {
+		if (capture_run_record(&s, err) != EV_OK) {
 			char why[EV_ERROR_TEXT_MAX];
 			snprintf(why, sizeof why, "%s", err->text);
 			ev_error_clear(err);
@@ -821,7 +592,7 @@ enum run_result capture_run_one(struct campaign *c, const struct plan_run *r, js
 	}
 	*summary = json_pack("{s:I, s:s, s:s, s:s, s:i, s:s}", "order_index", (json_int_t)r->index, "name",
 			     r->name, "arm", r->arm->name, "cell", r->cell->name, "repeat", (int)r->repeat,
-			     "result", result_name(s.result));
+			     "result", capture_run_result_name(s.result));
 	if (s.result != RUN_OK) {
 		json_object_set_new(*summary, "failure", json_string(s.failure));
 		if (err->status == EV_OK)

@@ -1,0 +1,67 @@
+/* run_state: one run while it is made (run_one.c launches, watches and
+ * ends the pair; run_record.c writes what it recorded). Only
+ * capture/run_one.c and capture/run_record.c include this. */
+#ifndef CAPTURE_RUN_STATE_H
+#define CAPTURE_RUN_STATE_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "capture/capture.h"
+#include "capture/credentials.h"
+#include "capture/launch.h"
+#include "capture/observers.h"
+#include "capture/pin_check.h"
+
+#define ENV_MAX 96
+
+struct run_state {
+	struct campaign *c;
+	const struct plan_run *r;
+	char dir[PATH_MAX];
+	struct side_proc side[2];           /* PLAN_SENDER, PLAN_PEER */
+	const struct side_cred *cred[2];
+	char work[2][PATH_MAX];             /* each side's working directory */
+	json_t *inputs[2], *seen_cred[2];
+	int killed[2];                      /* capture SIGKILLed it */
+	int stop_requested;                 /* the peer's stop was sent */
+	struct timespec stop_real;
+	int stop_errno;                     /* writing the stop line failed */
+	int links_held, link_out[2];        /* topology "link": the keeper holds; each end is out */
+	int ns_fd[2];                       /* the sides' network namespaces, for the observers */
+	struct observers obs;
+	int observing;
+	char link_returned[2][128];
+	struct pinned_binary bins[2][2];    /* [side][program, launcher] */
+	int nbins[2];
+	struct pinned_binary *files;        /* the plan's other pinned files */
+	size_t nfiles;
+	char *env[2][ENV_MAX + 1];
+	int route_fd[2], diag_fd[2];
+	uint64_t netns_inode[2];
+	json_t *doc;                        /* run.json */
+	json_t *before[2], *after[2], *links_before[2], *links_after[2];
+	json_t *cpus_before, *cpus_after, *tcp;
+	enum run_result result;
+	char failure[1024];
+	int pinned_ok[2];
+	char pinned_found[2][64];
+	int32_t dma_observed;
+	int dma_err;
+};
+
+/* The first failure is the one reported: later ones are dropped. */
+void capture_run_fail(struct run_state *s, enum run_result result, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* "ok", "failed", "timeout" or "interrupted". */
+const char *capture_run_result_name(enum run_result r);
+
+/* Publish observe/tcp.json (when sampled) and run.json (last, never
+ * replacing one). @return EV_OK or the error. */
+ev_status capture_run_record(struct run_state *s, struct ev_error *err);
+
+#endif
