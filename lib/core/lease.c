@@ -256,7 +256,9 @@ static json_t *live_tickets(const char *dir)
 	for (int i = 0; i < n; i++) {
 		char file[PATH_MAX + 300];
 		snprintf(file, sizeof file, "%s/%s", path, names[i]->d_name);
-		if (names[i]->d_name[0] != '.') {
+		size_t len = strlen(names[i]->d_name);
+		/* a ticket being written is locked before its name appears */
+		if (names[i]->d_name[0] != '.' && !(len > 4 && strcmp(names[i]->d_name + len - 4, ".tmp") == 0)) {
 			int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 			if (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) == 0) {
 				unlink(file);
@@ -354,6 +356,28 @@ static ev_status write_entry(const char *path, const json_t *doc, struct ev_erro
 	return st;
 }
 
+/* The ticket, flocked before its name appears: a waiter that sees it
+ * unlocked may take it for a dead waiter's. @return its descriptor, or -1
+ * (err set). */
+static int hold_ticket(const char *path, const json_t *doc, struct ev_error *err)
+{
+	char tmp[PATH_MAX + 160];
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	char *text = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
+	int fd = text ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+	if (fd < 0 || flock(fd, LOCK_EX) != 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text) ||
+	    rename(tmp, path) != 0) {
+		ev_error_errno(err, errno, "%s: cannot hold a place in the queue", path);
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		fd = -1;
+	}
+	free(text);
+	return fd;
+}
+
 ev_status ev_lease_take(struct ev_lease *l, const cpu_set_t *cpus, enum ev_lease_mode mode,
 			enum ev_lease_priority priority, int wait, const char *command,
 			volatile sig_atomic_t *stop, ev_lease_wait_fn waiting, void *ctx, struct ev_error *err)
@@ -377,9 +401,8 @@ ev_status ev_lease_take(struct ev_lease *l, const cpu_set_t *cpus, enum ev_lease
 	snprintf(ticket, sizeof ticket, "%s/queue/%d-%010lld.%09ld-%d", l->dir, priority == EV_LEASE_HIGH ? 0 : 1,
 		 (long long)l->since.tv_sec, l->since.tv_nsec, (int)getpid());
 	json_t *me = entry_json(l, command);
-	if ((st = write_entry(ticket, me, err)) == EV_OK &&
-	    ((ticket_fd = open(ticket, O_RDONLY | O_CLOEXEC)) < 0 || flock(ticket_fd, LOCK_EX) != 0))
-		st = ev_error_errno(err, errno, "%s: cannot hold the ticket", ticket);
+	if ((ticket_fd = hold_ticket(ticket, me, err)) < 0)
+		st = err->status;
 	const char *mine = strrchr(ticket, '/') + 1;
 	int told = 0;
 	while (st == EV_OK) {
