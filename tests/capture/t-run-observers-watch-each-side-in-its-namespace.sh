@@ -62,6 +62,21 @@ test_expect_success 'the observer runs before, during and after, in each side'"'
 	grep -q "^no stacks$" $r/observe/stackdump/sender/before.txt
 '
 
+test_expect_success 'an observer that hangs does not hold capture: SIGINT stops it all within half a second' '
+	cat >slow <<-\EOF &&
+	#!/bin/sh
+	echo "slow observer $$" && exec sleep 30
+	EOF
+	chmod 755 slow &&
+	plan slow.json "[\"$PWD/slow\"]" &&
+	sed -i "s/\"0\", \"1\"\]/\"0\", \"5\"]/" slow.json &&
+	"$CAPTURE" pin slow.json -o pinned-slow.json >/dev/null &&
+	STOPPED_AFTER=1.5 stopped SIGINT s/receipt-capture.json "$CAPTURE" run pinned-slow.json -o s &&
+	grep -q "^capture: 001-baseline-A-1: interrupted by a signal; run capture again to resume$" stopped.err &&
+	test_must_be_absent s/runs/001-baseline-A-1/run.json &&
+	! pgrep -f "^sleep 30$" >/dev/null
+'
+
 test_expect_success 'an observer that is not pinned is refused before anything runs' '
 	sed "s|\"$DUMP\":\"[0-9a-f]*\",\\?||" pinned.json >unpinned.json && ! grep -q "\"$DUMP\":" unpinned.json &&
 	test_expect_code 2 "$CAPTURE" run unpinned.json -o u 2>err &&
