@@ -81,14 +81,15 @@ int capture_pin_main(int argc, char **argv)
 					json_object_set_new(pins, paths[b], json_string(pb.sha256));
 			}
 		}
-	for (size_t i = 0; i < plan.nobservers && st == EV_OK; i++) {
-		const char *prog = json_string_value(json_array_get(plan.observers[i].argv, 0));
+	for (size_t i = 0; i < plan.nobservers + (plan.perf != NULL) && st == EV_OK; i++) {
+		const char *prog = i < plan.nobservers ? json_string_value(json_array_get(plan.observers[i].argv, 0)) : plan.perf;
 		struct pinned_binary pb;
 		struct ev_error one;
 		ev_error_clear(&one);
 		ev_status check = capture_pin_check(NULL, prog, &pb, &one);
 		if (check != EV_OK && pb.sha256[0] == 0)
-			st = ev_error_set(&err, check, "observer %s: %s", plan.observers[i].name, one.text);
+			st = ev_error_set(&err, check, "%s %s: %s", i < plan.nobservers ? "observer" : "perf",
+					  i < plan.nobservers ? plan.observers[i].name : "(profiles the sides)", one.text);
 		else
 			json_object_set_new(pins, prog, json_string(pb.sha256));
 	}

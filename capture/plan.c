@@ -218,7 +218,7 @@ static ev_status load_top(struct plan *p, const char *path, long ncpus, struct e
 	static const char *const keys[] = {"format", "name", "description", "warmups", "measured",
 					   "repeats", "order", "namespaces", "port", "timeout_seconds",
 					   "on_failure", "controller_cpus", "observe", "pins", "sources",
-					   "user", "group", "link", "observers", "arms", "cells", NULL};
+					   "user", "group", "link", "observers", "perf", "arms", "cells", NULL};
 	json_t *d = p->doc;
 	ev_status st = capture_plan_only_keys(d, keys, path, "plan", err);
 	if (st == EV_OK)
@@ -332,6 +332,22 @@ static ev_status load_sources(struct plan *p, const char *path, struct ev_error 
 	return EV_OK;
 }
 
+/* "perf": the pinned program that profiles, required when a side is
+ * profiled. */
+static ev_status load_perf(struct plan *p, const char *path, struct ev_error *err)
+{
+	json_t *v = json_object_get(p->doc, "perf");
+	int profiled = 0;
+	for (size_t i = 0; i < p->ncells; i++)
+		profiled |= p->cells[i].side[0].profile.on || p->cells[i].side[1].profile.on;
+	if (v && (!json_is_string(v) || json_string_value(v)[0] != '/'))
+		return capture_plan_refuse(err, path, "plan", "\"perf\": expected perf's absolute path (it is pinned as a program)");
+	if (profiled && !v)
+		return capture_plan_refuse(err, path, "plan", "a side is profiled: name perf's absolute path (\"perf\": \"/usr/bin/perf\")");
+	p->perf = v ? json_string_value(v) : NULL;
+	return EV_OK;
+}
+
 ev_status capture_plan_load(const char *path, struct plan *p, struct ev_error *err)
 {
 	memset(p, 0, sizeof *p);
@@ -349,6 +365,8 @@ ev_status capture_plan_load(const char *path, struct plan *p, struct ev_error *e
 		st = load_sources(p, path, err);
 	if (st == EV_OK)
 		st = capture_plan_load_observers(p, path, err);
+	if (st == EV_OK)
+		st = load_perf(p, path, err);
 	if (st == EV_OK && p->ncells * p->narms * p->repeats > PLAN_MAX_RUNS)
 		st = capture_plan_refuse(err, path, "plan", "%zu cells x %zu arms x %" PRIu64 " repeats: more than %d runs",
 			    p->ncells, p->narms, p->repeats, PLAN_MAX_RUNS);
@@ -482,6 +500,8 @@ int capture_plan_is_input(const struct plan *p, const char *path)
 
 int capture_plan_runs_program(const struct plan *p, const char *path)
 {
+	if (p->perf && strcmp(p->perf, path) == 0)
+		return 1;
 	for (size_t i = 0; i < p->nobservers; i++)
 		if (strcmp(json_string_value(json_array_get(p->observers[i].argv, 0)), path) == 0)
 			return 1;

@@ -54,6 +54,18 @@ struct plan_stop {
 #define PLAN_WORK_SENDER "sender"
 #define PLAN_WORK_PEER "peer"
 
+/* perf record beside a side, for the runs whose repeat is at most runs
+ * (0: every run): profiling perturbs latency, so the others stay the
+ * measurement. */
+struct plan_profile {
+	int on;
+	const char *event;        /* "cycles" (falls back to cpu-clock without a PMU) or as named */
+	uint64_t frequency;       /* -F (0: period is used) */
+	uint64_t period;          /* -c */
+	int call_graph;           /* -g */
+	uint64_t runs;
+};
+
 struct plan_side {
 	const char *role;        /* "sender" or "peer" */
 	json_t *argv;            /* array of strings, {variables} not yet expanded */
@@ -67,6 +79,7 @@ struct plan_side {
 	const char *work;        /* its working directory inside the run directory */
 	json_t *inputs;          /* object: path inside work -> absolute pinned file, or NULL */
 	const char *user, *group; /* whom it runs as (NULL: whoever runs capture) */
+	struct plan_profile profile;
 };
 
 struct plan_cell {
@@ -108,6 +121,7 @@ struct plan {
 	size_t ncontroller;
 	json_t *pins;             /* object: absolute path -> SHA-256 hex (may be empty) */
 	json_t *sources;          /* object: absolute program path -> absolute repository path, or NULL */
+	const char *perf;         /* perf's absolute path, pinned (required when a side is profiled) */
 	const char *user, *group; /* the sides' default credentials, or NULL */
 	struct plan_cell cells[PLAN_MAX_CELLS];
 	size_t ncells;

@@ -242,11 +242,49 @@ ev_status capture_plan_get_account(const json_t *obj, const char *key, const cha
 	return EV_OK;
 }
 
+/* "profile": {"event", "frequency" | "period", "call_graph", "runs"}. */
+static ev_status load_profile(const json_t *side, struct plan_profile *p, const char *plan, const char *where,
+			      struct ev_error *err)
+{
+	static const char *const keys[] = {"event", "frequency", "period", "call_graph", "runs", NULL};
+	json_t *o = json_object_get(side, "profile");
+	memset(p, 0, sizeof *p);
+	if (!o)
+		return EV_OK;
+	ev_status st;
+	if (!json_is_object(o))
+		return capture_plan_refuse(err, plan, where, "\"profile\": expected an object such as {\"event\": \"cycles\"}");
+	if ((st = capture_plan_only_keys(o, keys, plan, where, err)) != EV_OK)
+		return st;
+	p->on = 1;
+	json_t *event = json_object_get(o, "event");
+	p->event = event ? json_string_value(event) : "cycles";
+	int ok = p->event && *p->event && strlen(p->event) < 64;
+	for (const char *c = p->event; ok && *c; c++)
+		ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || strchr("_-:.=/", *c);
+	if (!ok)
+		return capture_plan_refuse(err, plan, where, "\"profile\": \"event\": expected a perf event name such as cycles or cpu-clock");
+	if (json_object_get(o, "frequency") && json_object_get(o, "period"))
+		return capture_plan_refuse(err, plan, where, "\"profile\": \"frequency\" or \"period\", not both");
+	if ((st = capture_plan_get_count(o, "frequency", json_object_get(o, "period") ? 0 : 999, 1, 100000, &p->frequency,
+					 plan, where, err)) != EV_OK ||
+	    (st = capture_plan_get_count(o, "period", 0, 1, (uint64_t)1 << 40, &p->period, plan, where, err)) != EV_OK)
+		return st;
+	json_t *cg = json_object_get(o, "call_graph");
+	if (cg && !json_is_boolean(cg))
+		return capture_plan_refuse(err, plan, where, "\"profile\": \"call_graph\": expected true or false");
+	p->call_graph = json_is_true(cg);
+	json_t *runs = json_object_get(o, "runs");
+	if (runs && !(json_is_string(runs) && strcmp(json_string_value(runs), "all") == 0))
+		return capture_plan_get_count(o, "runs", 0, 1, 1000, &p->runs, plan, where, err);
+	return EV_OK;
+}
+
 ev_status capture_plan_load_side(json_t *cell, int role, struct plan_side *s, long ncpus,
 			   const char *plan, const char *cell_name, struct ev_error *err)
 {
 	static const char *const keys[] = {"argv", "launcher", "env", "cpu", "outputs", "ready",
-					   "after_sender", "stop", "inputs", "user", "group", NULL};
+					   "after_sender", "stop", "inputs", "user", "group", "profile", NULL};
 	char where[128];
 	s->role = role == PLAN_SENDER ? "sender" : "peer";
 	snprintf(where, sizeof where, "cell %s %s", cell_name, s->role);
@@ -287,6 +325,8 @@ ev_status capture_plan_load_side(json_t *cell, int role, struct plan_side *s, lo
 	    (st = load_inputs(side, s, plan, where, err)) != EV_OK ||
 	    (st = capture_plan_get_account(side, "user", &s->user, plan, where, err)) != EV_OK ||
 	    (st = capture_plan_get_account(side, "group", &s->group, plan, where, err)) != EV_OK)
+		return st;
+	if ((st = load_profile(side, &s->profile, plan, where, err)) != EV_OK)
 		return st;
 	if (s->group && !s->user)
 		return capture_plan_refuse(err, plan, where, "\"group\": given without \"user\" (name whom the side runs as)");

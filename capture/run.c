@@ -143,11 +143,12 @@ static ev_status check_all_binaries(struct campaign *c, json_t *receipt, struct 
 				add_binary_input(receipt, paths[b], pb.sha256, err);
 			}
 		}
-	for (size_t i = 0; i < c->plan.nobservers; i++) {
-		const char *prog = json_string_value(json_array_get(c->plan.observers[i].argv, 0));
+	for (size_t i = 0; i < c->plan.nobservers + (c->plan.perf != NULL); i++) {
+		int observer = i < c->plan.nobservers;
+		const char *prog = observer ? json_string_value(json_array_get(c->plan.observers[i].argv, 0)) : c->plan.perf;
 		struct pinned_binary pb;
 		if (capture_pin_check(c->plan.pins, prog, &pb, err) != EV_OK)
-			return ev_error_wrap(err, "observer %s", c->plan.observers[i].name);
+			return observer ? ev_error_wrap(err, "observer %s", c->plan.observers[i].name) : ev_error_wrap(err, "perf");
 		add_binary_input(receipt, prog, pb.sha256, err);
 	}
 	/* every input a side copies, which must be pinned */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -289,6 +290,48 @@ static void return_links(struct run_state *s, struct ev_error *err)
 	s->links_held = 0;
 }
 
+/* Is side k profiled in this run? Only its first repeats when the plan
+ * says so: the others stay the measurement. */
+static int profiled(const struct run_state *s, int k)
+{
+	const struct plan_profile *pp = &s->r->cell->side[k].profile;
+	return pp->on && (pp->runs == 0 || s->r->repeat <= pp->runs);
+}
+
+/* perf attached to side k before it execs. */
+static int start_profile(struct run_state *s, int k, struct ev_error *err)
+{
+	if (!profiled(s, k))
+		return 0;
+	if (capture_profile_start(&s->prof[k], s->c->plan.perf, &s->r->cell->side[k].profile, k, s->side[k].pid, s->dir,
+				  err) != EV_OK) {
+		capture_run_fail(s, RUN_FAILED, "%s", err->text);
+		return -1;
+	}
+	return 0;
+}
+
+/* Each perf stopped (at once when the run was interrupted), judged and
+ * counted. */
+static void finish_profiles(struct run_state *s)
+{
+	for (int k = 0; k < 2; k++) {
+		struct profiler *p = &s->prof[k];
+		if (!p->active)
+			continue;
+		if (s->result == RUN_INTERRUPTED && !p->reaped)
+			kill(p->pid, SIGKILL);
+		else
+			capture_profile_stop(p, s->side[k].exited);
+		char failure[512], mark[256];
+		s->profile[k] = capture_profile_finish(p, s->c->plan.perf, failure, sizeof failure, mark, sizeof mark);
+		if (failure[0] && s->result != RUN_INTERRUPTED)
+			capture_run_fail(s, RUN_FAILED, "%s", failure);
+		if (mark[0])
+			fprintf(stderr, TOOL ": %s: %s profile: %s\n", s->r->name, s->side[k].role, mark);
+	}
+}
+
 /* Launch, watch and end the pair. Failures go into s (fail_run). */
 static void run_pair(struct run_state *s, struct ev_error *err)
 {
@@ -346,6 +389,8 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 	s->dma_err = capture_pmqos_read(&s->dma_observed);
 
 	double deadline = capture_launch_monotonic() + (double)plan->timeout_s;
+	if (start_profile(s, PLAN_PEER, err) != 0)
+		return;
 	if (capture_launch_exec(pp, err) != EV_OK) {
 		capture_run_fail(s, RUN_FAILED, "%s", err->text);
 		return;
@@ -376,6 +421,8 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 		}
 		nanosleep(&tick, NULL);
 	}
+	if (start_profile(s, PLAN_SENDER, err) != 0)
+		return;
 	if (capture_launch_exec(sp, err) != EV_OK) {
 		capture_run_fail(s, RUN_FAILED, "%s", err->text);
 		return;
@@ -419,6 +466,7 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 		}
 		struct side_proc *p = &s->side[who];
 		s->after[who] = snapshot(p->pid);
+		capture_profile_stop(&s->prof[who], 1);
 		if (who == PLAN_SENDER) { /* the peer's stack is still there */
 			capture_observers_stop(&s->obs);
 			capture_observers_run(&s->obs, "after");
@@ -450,6 +498,7 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 			s->killed[k] = 1;
 			capture_launch_wait_any(&s->side[k], 1, capture_launch_monotonic() + KILL_GRACE_S);
 		}
+	finish_profiles(s);
 	capture_observers_stop(&s->obs);
 	if (!observed_after && s->result != RUN_INTERRUPTED)
 		capture_observers_run(&s->obs, "after");
@@ -490,6 +539,12 @@ static void cleanup(struct run_state *s)
 		json_decref(s->links_after[k]);
 		json_decref(s->inputs[k]);
 		json_decref(s->seen_cred[k]);
+		json_decref(s->profile[k]);
+		if (s->prof[k].active && !s->prof[k].reaped) { /* an early return: perf must not outlive the run */
+			kill(s->prof[k].pid, SIGKILL);
+			waitpid(s->prof[k].pid, NULL, 0);
+		}
+		json_decref(s->prof[k].argv);
 		if (s->ns_fd[k] >= 0)
 			close(s->ns_fd[k]);
 	}

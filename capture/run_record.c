@@ -93,6 +93,8 @@ static json_t *process_json(struct run_state *s, int k)
 		json_object_set_new(o, "netns_inode", json_integer((json_int_t)s->netns_inode[k]));
 		json_object_set_new(o, "exit", exit_json(p));
 		json_object_set_new(o, "stop", stop_json(s, k));
+		if (s->profile[k])
+			json_object_set(o, "profile", s->profile[k]);
 		if (p->exec_mono > 0)
 			json_object_set_new(o, "wall",
 					    json_pack("{s:o, s:o, s:o}", "exec", timespec_json(&p->exec_real), "end",

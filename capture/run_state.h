@@ -15,6 +15,7 @@
 #include "capture/launch.h"
 #include "capture/observers.h"
 #include "capture/pin_check.h"
+#include "capture/profile.h"
 
 #define ENV_MAX 96
 
@@ -34,6 +35,8 @@ struct run_state {
 	int ns_fd[2];                       /* the sides' network namespaces, for the observers */
 	struct observers obs;
 	int observing;
+	struct profiler prof[2];            /* perf beside a profiled side */
+	json_t *profile[2];                 /* its record */
 	char link_returned[2][128];
 	struct pinned_binary bins[2][2];    /* [side][program, launcher] */
 	int nbins[2];
