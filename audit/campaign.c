@@ -88,6 +88,13 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 	if (st == EV_OK && !ev_cli_interrupted) {
 		ca->options_not_read = json_array();
 		ca->stack_options = audit_campaign_stack_options(ca, ca->options_not_read);
+		struct ev_error perr;
+		ev_error_clear(&perr);
+		ca->profiles = audit_campaign_profiles(ca, &perr);
+		if (perr.status != EV_OK) {
+			*err = perr;
+			st = perr.status;
+		}
 	}
 	if (st == EV_OK && ev_cli_interrupted)
 		st = ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal; nothing is claimed", ca->dir);
@@ -103,6 +110,8 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 		json_object_set_new(summary, "journal_findings", json_integer((json_int_t)ca->journal_findings));
 	if (ca->stack_options)
 		json_object_set(summary, "stack_options", ca->stack_options);
+	if (ca->profiles)
+		json_object_set(summary, "profiles", ca->profiles);
 	char *bytes = NULL;
 	size_t len = 0;
 	if ((st = ev_json_dump(summary, &bytes, &len, err)) == EV_OK)
@@ -172,6 +181,7 @@ out:
 	json_decref(ca->plan);
 	json_decref(ca->receipt);
 	json_decref(ca->stack_options);
+	json_decref(ca->profiles);
 	json_decref(ca->options_not_read);
 	return st;
 }

@@ -30,6 +30,7 @@ extern const char *const audit_campaign_q_percent[NQ];
 struct run {
 	char name[160], arm[64], cell[64], result[24], dir[PATH_MAX];
 	int repeat;
+	int profiled;          /* perf ran beside a side: shown apart, never in a cell's statistics */
 	char series[PATH_MAX], native[PATH_MAX], delay[PATH_MAX], sjournal[PATH_MAX], pjournal[PATH_MAX];
 	char native_log[PATH_MAX]; /* sockperf: the summary at the head of its full log, compared too */
 	enum analysis_sockperf_clock sockperf_clock;
@@ -62,6 +63,7 @@ struct campaign_audit {
 	int journals_left;        /* not audited here: the runs' counts differ */
 	json_t *stack_options;    /* per cell and side, requested and effective (NULL: no onload observer) */
 	json_t *options_not_read; /* sentences: what of the requested options could not be read */
+	json_t *profiles;         /* per profiled run and side, as audit profile reads it (NULL: none) */
 };
 
 /* The median of each statistic over the runs of arm and cell. */
@@ -109,6 +111,17 @@ json_t *audit_campaign_coverage(const struct campaign_audit *ca);
  * run). @return the table's data for summary.json, or NULL when no run
  * has an onload observer; what could not be read goes to not_read. */
 json_t *audit_campaign_stack_options(struct campaign_audit *ca, json_t *not_read);
+
+/* Every profiled run's sides read as audit profile does (campaign_profiles.c),
+ * their checks prefixed "run NAME ". @return {"runs": {RUN: {SIDE: facts}},
+ * "cells": {CELL: {SIDE: {"runs": N, "split": medians}}}}, or NULL when no
+ * run was profiled; EV_INTERRUPTED or an error that stops the audit goes
+ * to err. */
+json_t *audit_campaign_profiles(struct campaign_audit *ca, struct ev_error *err);
+
+/* Their table, per cell medians, and (html) a partition chart per run
+ * and side: split, objects, symbols, each as wide as its share. */
+void audit_campaign_write_profiles(const json_t *profiles, struct text *t, int html);
 
 /* Its tables, in Markdown or (html) HTML; nothing when options is NULL. */
 void audit_campaign_write_stack_options(const json_t *options, struct text *t, int html);

@@ -43,7 +43,8 @@ void audit_campaign_write_markdown(const struct campaign_audit *ca, struct text 
 	audit_text_add(t, "Per arm and cell: the median over the runs of each run's statistic, recomputed from its raw\n"
 		    "series with the rule its benchmark used (never a quantile of pooled samples), and the largest\n"
 		    "maximum of any run. Every run follows in its own row; a run that failed, or failed its\n"
-		    "audit (DIFFERS, DAMAGED), is shown there and left out of its cell's median.\n\n");
+		    "audit (DIFFERS, DAMAGED), is shown there and left out of its cell's median, and so is a\n"
+		    "profiled run (perf perturbs latency: its profile is shown apart).\n\n");
 	for (size_t a = 0; a < na; a++) {
 		audit_text_add(t, "## Arm %s\n\n| cell | runs | rule | p50 | p95 | p99 | p99.9 | mean | largest max |\n"
 			    "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n", arms[a]);
@@ -68,7 +69,7 @@ void audit_campaign_write_markdown(const struct campaign_audit *ca, struct text 
 			const struct run *r = &ca->runs[i];
 			if (strcmp(r->arm, arms[a]) != 0)
 				continue;
-			audit_text_add(t, "| %s | %s | %s |", r->name, r->cell, r->result);
+			audit_text_add(t, "| %s | %s | %s%s |", r->name, r->cell, r->result, r->profiled ? ", profiled" : "");
 			if (r->analysed && r->m.n) {
 				for (int k = 0; k < NQ; k++)
 					md_value(t, r->q[k]);
@@ -92,6 +93,7 @@ void audit_campaign_write_markdown(const struct campaign_audit *ca, struct text 
 	else
 		audit_text_add(t, "Conversion scales: no run converted its clock (each series is in its clock's own ticks).\n");
 	audit_campaign_write_stack_options(ca->stack_options, t, 0);
+	audit_campaign_write_profiles(ca->profiles, t, 0);
 }
 
 void audit_campaign_write_html(const struct campaign_audit *ca, struct text *t, const char *campaign)
@@ -155,7 +157,7 @@ void audit_campaign_write_html(const struct campaign_audit *ca, struct text *t, 
 		audit_chart_begin(t, &dots, "p99 of each run, by cell", "cell", "p99", cx, cells, nc);
 		for (size_t i = 0; i < ca->nruns; i++) {
 			const struct run *r = &ca->runs[i];
-			if (!r->analysed || !r->m.n || strcmp(r->arm, arms[a]) != 0)
+			if (!r->analysed || !r->m.n || strcmp(r->arm, arms[a]) != 0 || r->profiled)
 				continue;
 			size_t c = 0;
 			while (c < nc && strcmp(cells[c], r->cell) != 0)
@@ -204,5 +206,6 @@ void audit_campaign_write_html(const struct campaign_audit *ca, struct text *t, 
 		audit_text_add(t, "</section>\n");
 	}
 	audit_campaign_write_stack_options(ca->stack_options, t, 1);
+	audit_campaign_write_profiles(ca->profiles, t, 1);
 	audit_text_add(t, "</body></html>\n");
 }

@@ -144,6 +144,10 @@ ev_status audit_campaign_load_runs(struct campaign_audit *ca, struct ev_error *e
 		if (strcmp(r->native, r->native_log) == 0)
 			r->native_log[0] = 0;
 		r->sockperf_clock = recorded_sockperf_clock(doc);
+		size_t k;
+		json_t *proc;
+		json_array_foreach(json_object_get(run.doc, "processes"), k, proc)
+			r->profiled |= json_object_get(proc, "profile") != NULL;
 		ev_run_free(&run);
 		ca->nruns++;
 	}

@@ -86,9 +86,10 @@ void audit_campaign_summarise_cell(const struct campaign_audit *ca, const char *
 		size_t n = 0;
 		for (size_t i = 0; i < ca->nruns; i++) {
 			const struct run *r = &ca->runs[i];
-			/* a failed run, or one that failed its audit, is shown, never summed up */
+			/* a failed run, one that failed its audit, or a profiled one
+			 * (perf perturbs latency) is shown, never summed up */
 			if (!r->analysed || strcmp(r->arm, arm) != 0 || strcmp(r->cell, cell) != 0 || !r->m.n ||
-			    strcmp(r->result, "ok") != 0 || r->differ || r->findings)
+			    strcmp(r->result, "ok") != 0 || r->differ || r->findings || r->profiled)
 				continue;
 			cs->rule = r->rule;
 			cs->unit = r->tps == 1000000000u ? "ns" : "ticks";

@@ -129,6 +129,46 @@ static const struct ev_cli_command audit_series_command = {
 		"or I/O error.\n",
 };
 
+static const struct ev_cli_option profile_options[] = {
+	EV_CLI_OPTION_JSON('j'),
+	{"perf", 0, "PATH", 'p',
+	 "the perf that reads perf.data (default /usr/bin/perf)"},
+	{"receipt", 0, "FILE", 'o',
+	 "write the receipt to FILE (default: audit-profile-TIME.json\n"
+	 "here)"},
+	{"run", 0, "RUN", 'r',
+	 "with --seal: the run's directory in the sealed tree\n"
+	 "(runs/NNN-ARM-CELL-K)"},
+	{"seal", 0, "SEAL.json", 'S',
+	 "ARCHIVE is this seal's archive: checked against it as it\n"
+	 "streams, the run's members copied out to be read"},
+	EV_CLI_OPTION_SEAL_SHA256('P'),
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command audit_profile_command = {
+	.name = "profile",
+	.run = audit_profile_main,
+	.synopsis = "audit profile [--perf PATH] [--receipt FILE] [--json] RUN_DIR\n"
+		"audit profile --seal SEAL.json [--seal-sha256 HEX] --run RUN [--perf PATH] [--receipt FILE] [--json] ARCHIVE",
+	.summary = "where a profiled run's cycles went, read cold from its\n"
+		"perf.data",
+	.description = "Read, cold, what capture's perf recorded of a profiled run (RUN_DIR/run.json and\n"
+		"each profiled side's perf.data): perf.data is held against the SHA-256 run.json\n"
+		"gives it, read with perf report (the binaries on this host resolve symbols), and\n"
+		"every row parsed strictly. Per side: samples, lost samples (zero required),\n"
+		"every sample the run's native PID, the share of samples by object and by symbol\n"
+		"(self, and children when perf recorded call graphs), and the split campaigns\n"
+		"quote: application, network stack library, libc, kernel, other.\n"
+		"\n"
+		"With --seal, the run is read from a sealed ARCHIVE: the archive is checked against\n"
+		"its seal in one pass and the run's run.json and profile/ members are copied out as\n"
+		"they stream by; a finding about them leaves the profile unread.\n",
+	.options = profile_options,
+	.notes = "Exit status: 0 every profile held, 1 a check failed (the receipt says which),\n"
+		"2 usage, I/O error, a run without a profile, or interrupted.\n",
+};
+
 static const struct ev_cli_option campaign_options[] = {
 	{"json", 0, NULL, 'j',
 	 "print the summary on stdout"},
@@ -173,6 +213,7 @@ static const struct ev_cli_command *const commands[] = {
 	&audit_journal_command,
 	&audit_series_command,
 	&audit_campaign_command,
+	&audit_profile_command,
 	&audit_continue_command,
 	NULL,
 };

@@ -65,7 +65,7 @@ test_expect_success 'the observer runs before, during and after, in each side'"'
 test_expect_success 'an observer that hangs does not hold capture: SIGINT stops it all within half a second' '
 	cat >slow <<-\EOF &&
 	#!/bin/sh
-	echo "slow observer $$" && exec sleep 30
+	echo "slow observer $$" && exec sleep 31.7
 	EOF
 	chmod 755 slow &&
 	plan slow.json "[\"$PWD/slow\"]" &&
@@ -74,7 +74,7 @@ test_expect_success 'an observer that hangs does not hold capture: SIGINT stops 
 	STOPPED_AFTER=1.5 stopped SIGINT s/receipt-capture.json "$CAPTURE" run pinned-slow.json -o s &&
 	grep -q "^capture: 001-baseline-A-1: interrupted by a signal; run capture again to resume$" stopped.err &&
 	test_must_be_absent s/runs/001-baseline-A-1/run.json &&
-	! pgrep -f "^sleep 30$" >/dev/null
+	! pgrep -f "^sleep 31.7$" >/dev/null
 '
 
 test_expect_success 'an observer that is not pinned is refused before anything runs' '

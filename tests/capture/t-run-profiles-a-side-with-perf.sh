@@ -7,7 +7,10 @@
 # the event used (cycles, or cpu-clock where there is no cycle counter),
 # samples, lost samples and the perf.data SHA-256. A perf stopped by
 # anyone else fails the run; a profiled plan without a pinned perf is
-# refused before anything runs.
+# refused before anything runs. audit profile reads perf.data cold (its
+# hash against run.json, every sample the native's, no sample lost, the
+# shares by object, symbol and the split; children with call graphs) and
+# audit campaign keeps a profiled run out of its cell's statistics.
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
 [ "$(id -u)" = 0 ] || test_skip_all "attaching perf to another user's process needs root"
@@ -27,8 +30,9 @@ plan () {
 	  "peer": {"argv": ["$P/fix-receiver", "--listen", "{peer_addr}:{port}", "--journal", "{out:journal}",
 	     "--journal-file-size", "262144"], "cpu": 0, "outputs": {"journal": "peer/journal"}, "ready": {"tcp_listen": 11001}},
 	  "sender": {"argv": ["$P/fix-sender", "--connect", "{peer_addr}:{port}", "--warmups", "{warmups}",
-	     "--measured", "{measured}", "--rate", "20000", "--journal", "{out:journal}", "--journal-file-size", "262144"],
-	     "cpu": 1, "outputs": {"journal": "sender/journal"},
+	     "--measured", "{measured}", "--rate", "20000", "--journal", "{out:journal}", "--journal-file-size", "262144",
+	     "--series", "{out:series}", "--report", "{out:report}"],
+	     "cpu": 1, "outputs": {"journal": "sender/journal", "series": "sender/series.bin", "report": "sender/report.json"},
 	     "profile": {"event": "cycles", "frequency": 2000, "runs": 1 ${3:-}}}}]}
 	EOF
 	"$CAPTURE" pin "$1" -o "pinned-$1" >/dev/null
@@ -62,6 +66,84 @@ test_expect_success 'the first repeat is profiled: perf attached to the sender'"
 test_expect_success 'the second repeat is not profiled: it stays the measurement' '
 	test "$(json_words c/runs/002-baseline-A-2/run.json "d[\"result\"], [\"profile\" in p for p in d[\"processes\"]]")" = "ok False False" &&
 	test_must_be_absent c/runs/002-baseline-A-2/profile
+'
+
+test_expect_success 'audit profile reads it cold: the native'"'"'s PID, no sample lost, self shares without call graphs' '
+	r=c/runs/001-baseline-A-1 &&
+	"$AUDIT" profile --perf "$PERF" --receipt prof.json $r >out 2>err &&
+	pid=$(json_words $r/run.json "[p[\"pid\"] for p in d[\"processes\"] if p[\"role\"] == \"sender\"]") &&
+	test "$(json_words prof.json "d[\"result\"], d[\"facts\"][\"profile\"][\"sender\"][\"pid\"], d[\"facts\"][\"profile\"][\"sender\"][\"lost\"], d[\"facts\"][\"profile\"][\"sender\"][\"call_graphs\"]")" = "pass $pid 0 False" &&
+	test "$(json_words prof.json "d[\"facts\"][\"profile\"][\"sender\"][\"samples\"]")" = \
+		"$(json_words $r/run.json "[p[\"profile\"][\"samples\"] for p in d[\"processes\"] if p[\"role\"] == \"sender\"]")" &&
+	test "$(json_words prof.json "round(sum(float(v) for v in d[\"facts\"][\"profile\"][\"sender\"][\"split\"].values()), 2)")" = 1.0 &&
+	test "$(json_words prof.json "all(float(s[\"share\"]) > 0 and \"children\" not in s for s in d[\"facts\"][\"profile\"][\"sender\"][\"symbols\"])")" = True &&
+	grep -q "^sender: pid $pid, [0-9]* samples of [a-z-]*, 0 lost$" out &&
+	grep -q "^OK: 1 profiled side, 0 findings; receipt prof.json$" out
+'
+
+test_expect_success 'an edited perf.data is refused by its hash and not read' '
+	cp -a c/runs/001-baseline-A-1 edited &&
+	printf "\377" | dd of=edited/profile/sender/perf.data bs=1 seek=300 conv=notrunc 2>/dev/null &&
+	test_expect_code 1 "$AUDIT" profile --perf "$PERF" --receipt edited.json edited >out 2>err &&
+	was=$(json_words edited/run.json "[p[\"profile\"][\"sha256\"] for p in d[\"processes\"] if p[\"role\"] == \"sender\"]") &&
+	grep -q "^audit: edited: profile/sender/perf.data: SHA-256 differs from run.json (expected $was, found $(sha256_of edited/profile/sender/perf.data))$" err &&
+	test "$(json_words edited.json "[c[\"result\"] for c in d[\"checks\"] if c[\"name\"] == \"sender perf.data\"]")" = fail
+'
+
+test_expect_success 'a run without a profile is refused by audit profile' '
+	test_expect_code 2 "$AUDIT" profile --perf "$PERF" c/runs/002-baseline-A-2 2>err &&
+	echo "audit: c/runs/002-baseline-A-2/run.json: no side of this run was profiled (run.json has no \"profile\")" >expect &&
+	test_cmp expect err
+'
+
+test_expect_success 'audit campaign shows the profiled run apart and keeps it out of the cell'"'"'s statistics' '
+	"$AUDIT" campaign c -o s >out 2>err &&
+	test "$(json_words s/summary.json "[(c[\"cell\"], c[\"runs\"]) for c in d[\"cells\"]]")" = "A 1" &&
+	grep -q "^| 001-baseline-A-1 | A | ok, profiled |" s/summary.md &&
+	grep -q "^| 001-baseline-A-1 | A | sender | [0-9]* | 0 |" s/summary.md &&
+	test "$(json_words s/summary.json "sorted(d[\"profiles\"][\"runs\"])")" = 001-baseline-A-1 &&
+	test "$(json_words s/receipt.json "[c[\"result\"] for c in d[\"checks\"] if c[\"name\"].startswith(\"run 001-baseline-A-1 sender \")]")" = "pass pass pass" &&
+	grep -q "<svg class=\"profile\"" s/report.html
+'
+
+test_expect_success 'from a sealed archive: checked against its seal as it streams, the same profile read' '
+	"$SEAL" create c -o sealed >/dev/null &&
+	pin=$(sha256_of sealed/SEAL.json) &&
+	"$AUDIT" profile --seal sealed/SEAL.json --seal-sha256 $pin --run runs/001-baseline-A-1 --perf "$PERF" \
+		--receipt arch.json sealed/archive.tar.zst >out 2>err &&
+	test "$(json_words arch.json "d[\"result\"], d[\"facts\"][\"profile\"][\"sender\"][\"samples\"], [c[\"result\"] for c in d[\"checks\"] if c[\"name\"] == \"archive against its seal\"]")" = \
+		"pass $(json_words prof.json "d[\"facts\"][\"profile\"][\"sender\"][\"samples\"]") pass" &&
+	test "$(json_words arch.json "sorted(d[\"facts\"][\"profile\"][\"sender\"][\"split\"].items())")" = \
+		"$(json_words prof.json "sorted(d[\"facts\"][\"profile\"][\"sender\"][\"split\"].items())")" &&
+	test -z "$(ls ${TMPDIR:-/tmp} | grep "^audit-profile\.")"
+'
+
+test_expect_success 'an archive whose perf.data was altered is named, and its profile left unread' '
+	python3 "$EV_SRCDIR/tests/replicate/archive-surgery.py" sealed/archive.tar.zst flipped.tar.zst \
+		flip runs/001-baseline-A-1/profile/sender/perf.data 300 &&
+	test_expect_code 1 "$AUDIT" profile --seal sealed/SEAL.json --run runs/001-baseline-A-1 --perf "$PERF" \
+		--receipt flipped.json flipped.tar.zst >out 2>err &&
+	grep -q "^audit: runs/001-baseline-A-1/profile/sender/perf.data: content differs (SHA-256) (expected " err &&
+	grep -q "^audit: flipped.tar.zst: the archive'"'"'s copy of runs/001-baseline-A-1 does not match its seal: its profile is not read; receipt flipped.json$" err &&
+	test "$(json_words flipped.json "d[\"result\"], [c[\"result\"] for c in d[\"checks\"] if c[\"name\"] == \"archive against its seal\"], \"profile\" in d[\"facts\"]")" = "fail fail False" &&
+	test -z "$(ls ${TMPDIR:-/tmp} | grep "^audit-profile\.")"
+'
+
+test_expect_success 'audit profile stopped by SIGTERM while perf report reads: exit 2, no receipt, no perf left' '
+	command -v strace >/dev/null || { echo "strace missing" >&2; return 1; }
+	data=$PWD/c/runs/001-baseline-A-1/profile/sender/perf.data &&
+	STOPPED_AFTER=1 stopped SIGTERM stopped.json env ASAN_OPTIONS=detect_leaks=0 \
+		strace -f -qq -o /dev/null -P "$data" -e trace=read -e inject=read:delay_enter=300000 \
+		"$AUDIT" profile --perf "$PERF" --receipt stopped.json c/runs/001-baseline-A-1 &&
+	! pgrep -f "^$PERF report .*$data" >/dev/null
+'
+
+test_expect_success 'with call graphs, the children shares are read too' '
+	plan cg.json 10000 ", \"call_graph\": true" &&
+	"$CAPTURE" run pinned-cg.json -o cg >out 2>err &&
+	"$AUDIT" profile --perf "$PERF" --receipt cg-prof.json cg/runs/001-baseline-A-1 >out 2>err &&
+	test "$(json_words cg-prof.json "d[\"facts\"][\"profile\"][\"sender\"][\"call_graphs\"], any(\"children\" in s for s in d[\"facts\"][\"profile\"][\"sender\"][\"symbols\"])")" = "True True" &&
+	json_words cg/runs/001-baseline-A-1/run.json "[p[\"profile\"][\"argv\"] for p in d[\"processes\"] if p[\"role\"] == \"sender\"]" | grep -q " -g "
 '
 
 test_expect_success 'a perf stopped by anyone but capture fails the run' '

@@ -1,0 +1,49 @@
+/* profile: one profiled side of a run read cold, for audit profile and
+ * audit campaign.
+ *
+ * perf.data is held against the SHA-256 run.json gives it (a different
+ * file is a failed check and is not read), read with perf report (the
+ * binaries on this host resolve symbols) and every row parsed strictly
+ * (lib/campaign/perfreport). Per side: samples, lost samples (zero
+ * required), every sample the run's native PID, the share of samples by
+ * object and by symbol (self; children when perf recorded call graphs),
+ * and the split campaigns quote: application (the side's program), network
+ * stack (libonload, libefvi, libzf, libvma, libxlio, libciul), libc (libc,
+ * ld-linux, libm, libpthread, libdl, librt), kernel ([kernel...] objects
+ * and [k] symbols), other (the vdso and every other object). Only audit/
+ * includes this. */
+#ifndef AUDIT_PROFILE_H
+#define AUDIT_PROFILE_H
+
+#include <jansson.h>
+
+#include "lib/core/status.h"
+
+struct audit_profile_ctx {
+	json_t *receipt;     /* inputs and checks go here */
+	const char *run;     /* names the run in findings on stderr */
+	const char *prefix;  /* before each check's name ("run NAME ", or "") */
+	unsigned findings;
+};
+
+/* proc: one process of run.json with a "profile". Its facts go into
+ * facts[role]: pid, event, samples, lost, call_graphs, split (shares),
+ * objects and symbols (the 20 largest: name, samples, share, children).
+ * @return EV_OK (checks say how it went); EV_ERROR or EV_REFUSED when
+ * perf.data cannot be read at all; EV_INTERRUPTED on a signal. */
+ev_status audit_profile_side(struct audit_profile_ctx *a, const char *run_dir, const char *perf, const json_t *proc,
+			     json_t *facts, struct ev_error *err);
+
+/* The run named run (from the seal's root) of a sealed archive: the archive
+ * checked against the seal (pinned by seal_pin when given) in one pass, and
+ * the run's run.json and profile/ members copied, as they stream by, into
+ * a new private directory (its path in dir) to be read as a run directory.
+ * Inputs "seal" and "archive" and the check "archive against its seal" go
+ * to receipt. @return EV_OK; EV_MISMATCH when a finding concerns the run's
+ * members (nothing is left to read); EV_REFUSED, EV_USAGE or EV_ERROR
+ * (nothing is left). Remove the copies with audit_profile_extract_remove. */
+ev_status audit_profile_extract(const char *archive, const char *seal_path, const char *seal_pin, const char *run,
+				json_t *receipt, char *dir, size_t cap, struct ev_error *err);
+void audit_profile_extract_remove(const char *dir);
+
+#endif

@@ -1,0 +1,246 @@
+/* profile_read: one profiled side of a run read cold (audit/profile.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "audit/audit.h"
+#include "audit/profile.h"
+#include "lib/campaign/perfreport.h"
+#include "lib/core/input.h"
+#include "lib/core/json.h"
+#include "lib/core/path.h"
+#include "lib/core/sha256.h"
+#include "lib/receipt/receipt.h"
+
+#define REPORT_MAX ((size_t)256 << 20)
+#define TOP_ROWS 20
+
+/* The split the campaigns quote, by object. */
+static const char *category(const char *dso, char mark, const char *program)
+{
+	const char *base = strrchr(dso, '/') ? strrchr(dso, '/') + 1 : dso;
+	if (mark == 'k' || strncmp(dso, "[kernel", 7) == 0 || strcmp(dso, "[guest.kernel.kallsyms]") == 0)
+		return "kernel";
+	if (program && strcmp(base, program) == 0)
+		return "application";
+	static const char *const stacks[] = {"libonload", "libefvi", "libzf", "libvma", "libxlio", "libciul", NULL};
+	for (const char *const *p = stacks; *p; p++)
+		if (strncmp(base, *p, strlen(*p)) == 0)
+			return "network stack";
+	static const char *const libc[] = {"libc.so", "libc-", "ld-linux", "libm.so", "libpthread", "libdl.so", "librt.so",
+					   NULL};
+	for (const char *const *p = libc; *p; p++)
+		if (strncmp(base, *p, strlen(*p)) == 0)
+			return "libc";
+	return "other";
+}
+
+struct side_profile {
+	const char *program; /* the side's program's file name */
+	long pid;
+	uint64_t samples, foreign; /* all; those of another PID */
+	long foreign_pid;
+	json_t *dsos, *syms, *cats, *children;
+	int has_children;
+};
+
+static void add(json_t *o, const char *key, uint64_t n)
+{
+	json_t *v = json_object_get(o, key);
+	json_object_set_new(o, key, json_integer((v ? json_integer_value(v) : 0) + (json_int_t)n));
+}
+
+static void on_row(void *ctx, const struct ev_perf_row *r)
+{
+	struct side_profile *p = ctx;
+	p->samples += r->samples;
+	if (r->pid != p->pid) {
+		p->foreign += r->samples;
+		p->foreign_pid = r->pid;
+	}
+	char sym[1600];
+	snprintf(sym, sizeof sym, "%s %s", r->dso, r->sym);
+	add(p->dsos, r->dso, r->samples);
+	add(p->syms, sym, r->samples);
+	add(p->cats, category(r->dso, r->mark, p->program), r->samples);
+	if (r->children_percent >= 0) {
+		p->has_children = 1;
+		json_object_set_new(p->children, sym, ev_json_decimal_of(r->children_percent, 2));
+	}
+}
+
+static void on_finding(void *ctx, const struct ev_finding *f)
+{
+	struct audit_profile_ctx *a = ctx;
+	char text[2000];
+	ev_finding_format(f, text, sizeof text);
+	fprintf(stderr, TOOL ": %s: %s\n", a->run, text);
+	a->findings++;
+}
+
+/* perf report's text for data, into a file under the system's temporary
+ * directory; the caller reads and removes it. */
+static ev_status perf_report(const char *perf, const char *data, char *out_path, size_t cap, struct ev_error *err)
+{
+	snprintf(out_path, cap, "%s/audit-profile.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	int fd = mkstemp(out_path);
+	if (fd < 0)
+		return ev_error_errno(err, errno, "%s: cannot create", out_path);
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fd, 1);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	char *argv[] = {(char *)perf, "report", "--stdio", "--children", "-g", "none", "--field-separator=;",
+			"--sort", "pid,dso,sym", "-F", "overhead_children,overhead,sample,pid,dso,sym", "-i", (char *)data,
+			NULL};
+	static char *const envp[] = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+				     "PAGER=cat", NULL};
+	pid_t pid;
+	int e = posix_spawn(&pid, perf, &fa, NULL, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fd);
+	if (e) {
+		unlink(out_path);
+		return ev_error_errno(err, e, "cannot run %s", perf);
+	}
+	int status;
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		if (ev_cli_interrupted) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			unlink(out_path);
+			return ev_error_set(err, EV_INTERRUPTED, "interrupted by a signal; nothing is claimed");
+		}
+		struct timespec tick = {0, 10 * 1000 * 1000};
+		nanosleep(&tick, NULL);
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		unlink(out_path);
+		return ev_error_set(err, EV_ERROR, "%s: perf report failed (status %d): perf.data unreadable", data,
+				    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	}
+	return EV_OK;
+}
+
+/* The n largest entries of counts as [{"name", "samples", "share"}]. */
+static json_t *top(json_t *counts, uint64_t total, size_t n, json_t *children)
+{
+	json_t *out = json_array();
+	json_t *left = json_deep_copy(counts);
+	while (json_array_size(out) < n && json_object_size(left)) {
+		const char *key, *best = NULL;
+		json_t *v;
+		json_int_t most = -1;
+		json_object_foreach(left, key, v)
+			if (json_integer_value(v) > most || (json_integer_value(v) == most && strcmp(key, best) < 0)) {
+				most = json_integer_value(v);
+				best = key;
+			}
+		json_t *row = json_pack("{s:s, s:I, s:o}", "name", best, "samples", most, "share",
+					ev_json_decimal_of(total ? (double)most / (double)total : 0, 4));
+		if (children && json_object_get(children, best))
+			json_object_set(row, "children", json_object_get(children, best));
+		json_array_append_new(out, row);
+		json_object_del(left, best);
+	}
+	json_decref(left);
+	return out;
+}
+
+ev_status audit_profile_side(struct audit_profile_ctx *a, const char *run_dir, const char *perf, const json_t *proc,
+			     json_t *facts, struct ev_error *err)
+{
+	const char *role = json_string_value(json_object_get(proc, "role"));
+	json_t *prof = json_object_get(proc, "profile");
+	const char *rel = json_string_value(json_object_get(prof, "perf_data"));
+	const char *want = json_string_value(json_object_get(prof, "sha256"));
+	char data[PATH_MAX], check[PATH_MAX], hex[EV_SHA256_HEX_LEN + 1] = "";
+	if (!rel || ev_path_problem(rel, strlen(rel)) || ev_path_join(data, sizeof data, run_dir, rel) != 0)
+		return ev_error_set(err, EV_REFUSED, "%s/run.json: the %s's profile names no perf.data inside the run", a->run,
+				    role);
+	int fd = ev_input_open(data, "perf.data", err);
+	if (fd < 0)
+		return err->status;
+	uint8_t d[EV_SHA256_LEN];
+	ev_status st = ev_sha256_fd(fd, data, d, NULL, err);
+	close(fd);
+	if (st != EV_OK)
+		return st;
+	ev_sha256_hex(d, hex);
+	snprintf(check, sizeof check, "%s%s perf.data", a->prefix, role);
+	char name[PATH_MAX];
+	snprintf(name, sizeof name, "%s%s perf.data", a->prefix, role);
+	ev_receipt_add_input(a->receipt, name, data, hex, err);
+	int same = want && strcmp(want, hex) == 0;
+	char detail[300];
+	snprintf(detail, sizeof detail, same ? "SHA-256 as run.json records" : "SHA-256 differs from run.json (expected %s, found %s)",
+		 want ? want : "none", hex);
+	ev_receipt_add_check(a->receipt, check, same, detail, err);
+	if (!same) {
+		fprintf(stderr, TOOL ": %s: %s: %s\n", a->run, rel, detail);
+		a->findings++;
+		return EV_OK; /* not read: it is not the file capture recorded */
+	}
+	char report[PATH_MAX], *bytes = NULL;
+	size_t len = 0;
+	if ((st = perf_report(perf, data, report, sizeof report, err)) != EV_OK)
+		return st;
+	st = ev_file_read_all(report, REPORT_MAX, &bytes, &len, err);
+	unlink(report);
+	if (st != EV_OK)
+		return st;
+	struct side_profile p = {0};
+	/* run.json's binaries: the program first, then its launcher */
+	const char *program = json_string_value(json_object_get(json_array_get(json_object_get(proc, "binaries"), 0), "path"));
+	p.program = program && strrchr(program, '/') ? strrchr(program, '/') + 1 : program;
+	p.pid = (long)json_integer_value(json_object_get(proc, "pid"));
+	p.dsos = json_object();
+	p.syms = json_object();
+	p.cats = json_pack("{s:i, s:i, s:i, s:i, s:i}", "application", 0, "network stack", 0, "libc", 0, "kernel", 0,
+			   "other", 0);
+	p.children = json_object();
+	struct ev_perf_header h;
+	ev_perf_report_parse(bytes, len, rel, &h, on_row, &p, on_finding, a);
+	free(bytes);
+	uint64_t lost = h.has_lost ? h.lost : 0;
+	snprintf(check, sizeof check, "%s%s lost samples", a->prefix, role);
+	snprintf(detail, sizeof detail, h.has_lost ? "%" PRIu64 " lost" : "perf report gave no count of lost samples", lost);
+	ev_receipt_add_check(a->receipt, check, h.has_lost && lost == 0, detail, err);
+	if (!h.has_lost || lost)
+		fprintf(stderr, TOOL ": %s: %s: %s\n", a->run, rel, detail), a->findings++;
+	snprintf(check, sizeof check, "%s%s samples are the run's native", a->prefix, role);
+	if (p.foreign)
+		snprintf(detail, sizeof detail, "%" PRIu64 " samples of PID %ld, not the %s's %ld", p.foreign, p.foreign_pid, role, p.pid);
+	else
+		snprintf(detail, sizeof detail, "%" PRIu64 " samples, all of PID %ld", p.samples, p.pid);
+	ev_receipt_add_check(a->receipt, check, p.foreign == 0 && p.samples > 0, p.samples ? detail : "no sample", err);
+	if (p.foreign || !p.samples)
+		fprintf(stderr, TOOL ": %s: %s: %s\n", a->run, rel, p.samples ? detail : "no sample"), a->findings++;
+	json_t *cats = json_object();
+	const char *key;
+	json_t *v;
+	json_object_foreach(p.cats, key, v)
+		json_object_set_new(cats, key, ev_json_decimal_of(p.samples ? (double)json_integer_value(v) / (double)p.samples : 0, 4));
+	json_object_set_new(facts, role,
+			    json_pack("{s:I, s:s, s:I, s:I, s:b, s:o, s:o, s:o}", "pid", (json_int_t)p.pid, "event",
+				      h.event, "samples", (json_int_t)p.samples, "lost", (json_int_t)lost, "call_graphs",
+				      p.has_children, "split", cats, "objects", top(p.dsos, p.samples, TOP_ROWS, NULL),
+				      "symbols", top(p.syms, p.samples, TOP_ROWS, p.has_children ? p.children : NULL)));
+	json_decref(p.dsos);
+	json_decref(p.syms);
+	json_decref(p.cats);
+	json_decref(p.children);
+	return EV_OK;
+}
+
