@@ -5,7 +5,8 @@
  * file is a failed check and is not read), read with perf report (the
  * binaries on this host resolve symbols) and every row parsed strictly
  * (lib/campaign/perfreport). Per side: samples, lost samples (zero
- * required), every sample the run's native PID, the share of samples by
+ * required), every sample the run's native PID or a process it forked
+ * (perf script's FORK events), the share of samples by
  * object and by symbol (self; children when perf recorded call graphs),
  * and the split campaigns quote: application (the side's program), network
  * stack (libonload, libefvi, libzf, libvma, libxlio, libciul), libc (libc,

@@ -65,10 +65,6 @@ static void on_row(void *ctx, const struct ev_perf_row *r)
 {
 	struct side_profile *p = ctx;
 	p->samples += r->samples;
-	if (r->pid != p->pid) {
-		p->foreign += r->samples;
-		p->foreign_pid = r->pid;
-	}
 	char sym[1600];
 	snprintf(sym, sizeof sym, "%s %s", r->dso, r->sym);
 	add(p->dsos, r->dso, r->samples);
@@ -89,9 +85,11 @@ static void on_finding(void *ctx, const struct ev_finding *f)
 	a->findings++;
 }
 
-/* perf report's text for data, into a file under the system's temporary
- * directory; the caller reads and removes it. */
-static ev_status perf_report(const char *perf, const char *data, char *out_path, size_t cap, struct ev_error *err)
+/* perf's output for data (report, or script with script set), into a
+ * file under the system's temporary directory; the caller reads and
+ * removes it. */
+static ev_status run_perf(const char *perf, int script, const char *data, char *out_path, size_t cap,
+			  struct ev_error *err)
 {
 	snprintf(out_path, cap, "%s/audit-profile.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	int fd = mkstemp(out_path);
@@ -101,9 +99,13 @@ static ev_status perf_report(const char *perf, const char *data, char *out_path,
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, fd, 1);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	char *argv[] = {(char *)perf, "report", "--stdio", "--children", "-g", "none", "--field-separator=;",
-			"--sort", "pid,dso,sym", "-F", "overhead_children,overhead,sample,pid,dso,sym", "-i", (char *)data,
-			NULL};
+	char *report[] = {(char *)perf, "report", "--stdio", "--children", "-g", "none", "--field-separator=;",
+			  "--sort", "pid,dso,sym", "-F", "overhead_children,overhead,sample,pid,dso,sym", "-i", (char *)data,
+			  NULL};
+	/* the process of every sample (report's "pid" is the thread's), and
+	 * the forks that make a process the native's child */
+	char *per_sample[] = {(char *)perf, "script", "--show-task-events", "-F", "pid", "-i", (char *)data, NULL};
+	char **argv = script ? per_sample : report;
 	static char *const envp[] = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 				     "PAGER=cat", NULL};
 	pid_t pid;
@@ -127,8 +129,8 @@ static ev_status perf_report(const char *perf, const char *data, char *out_path,
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		unlink(out_path);
-		return ev_error_set(err, EV_ERROR, "%s: perf report failed (status %d): perf.data unreadable", data,
-				    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		return ev_error_set(err, EV_ERROR, "%s: perf %s failed (status %d): perf.data unreadable", data,
+				    script ? "script" : "report", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	}
 	return EV_OK;
 }
@@ -194,7 +196,7 @@ ev_status audit_profile_side(struct audit_profile_ctx *a, const char *run_dir, c
 	}
 	char report[PATH_MAX], *bytes = NULL;
 	size_t len = 0;
-	if ((st = perf_report(perf, data, report, sizeof report, err)) != EV_OK)
+	if ((st = run_perf(perf, 0, data, report, sizeof report, err)) != EV_OK)
 		return st;
 	st = ev_file_read_all(report, REPORT_MAX, &bytes, &len, err);
 	unlink(report);
@@ -219,11 +221,67 @@ ev_status audit_profile_side(struct audit_profile_ctx *a, const char *run_dir, c
 	ev_receipt_add_check(a->receipt, check, h.has_lost && lost == 0, detail, err);
 	if (!h.has_lost || lost)
 		fprintf(stderr, TOOL ": %s: %s: %s\n", a->run, rel, detail), a->findings++;
+	/* whose every sample is: perf script's process id, sample by sample */
+	uint64_t per_sample = 0, descendants = 0;
+	long tree[256];
+	size_t ntree = 1;
+	tree[0] = p.pid;
+	if ((st = run_perf(perf, 1, data, report, sizeof report, err)) != EV_OK ||
+	    (st = ev_file_read_all(report, REPORT_MAX, &bytes, &len, err)) != EV_OK) {
+		unlink(report);
+		json_decref(p.dsos), json_decref(p.syms), json_decref(p.cats), json_decref(p.children);
+		return st;
+	}
+	unlink(report);
+	for (char *line = bytes, *end = bytes + len; line < end;) {
+		char *nl = memchr(line, '\n', (size_t)(end - line));
+		if (nl)
+			*nl = 0;
+		char *q;
+		long pid = strtol(line, &q, 10), child, ctid, parent, ptid;
+		while (*q == ' ')
+			q++;
+		int in_tree = 0;
+		for (size_t t = 0; t < ntree && !in_tree; t++)
+			in_tree = tree[t] == pid;
+		if (q != line && !*q) {
+			per_sample++;
+			if (!in_tree) {
+				p.foreign++;
+				p.foreign_pid = pid;
+			} else if (pid != p.pid) {
+				descendants++;
+			}
+		} else if (strstr(line, "PERF_RECORD_FORK(")) {
+			/* a child of the native (a helper it forks) is the native's */
+			if (sscanf(strstr(line, "PERF_RECORD_FORK("), "PERF_RECORD_FORK(%ld:%ld):(%ld:%ld)", &child, &ctid, &parent,
+				   &ptid) == 4) {
+				int known = 0;
+				for (size_t t = 0; t < ntree; t++)
+					known |= tree[t] == parent ? 1 : tree[t] == child ? 2 : 0;
+				if ((known & 1) && !(known & 2) && ntree < sizeof tree / sizeof *tree)
+					tree[ntree++] = child;
+			}
+		} else if (strstr(line, "PERF_RECORD_")) {
+			; /* COMM, EXIT, MMAP: not samples */
+		} else if (*line) {
+			ev_finding_emit(on_finding, a, rel, "perf-script", "a line that is not a process id", NULL, line);
+			p.foreign++;
+		}
+		line = nl ? nl + 1 : end;
+	}
+	free(bytes);
+	bytes = NULL;
 	snprintf(check, sizeof check, "%s%s samples are the run's native", a->prefix, role);
 	if (p.foreign)
 		snprintf(detail, sizeof detail, "%" PRIu64 " samples of PID %ld, not the %s's %ld", p.foreign, p.foreign_pid, role, p.pid);
 	else
-		snprintf(detail, sizeof detail, "%" PRIu64 " samples, all of PID %ld", p.samples, p.pid);
+		snprintf(detail, sizeof detail, "%" PRIu64 " samples, all of PID %ld%s", per_sample, p.pid,
+			 descendants ? " or processes it forked" : "");
+	if (!p.foreign && per_sample != p.samples) {
+		snprintf(detail, sizeof detail, "perf script gave %" PRIu64 " samples, perf report %" PRIu64, per_sample, p.samples);
+		p.foreign = 1;
+	}
 	ev_receipt_add_check(a->receipt, check, p.foreign == 0 && p.samples > 0, p.samples ? detail : "no sample", err);
 	if (p.foreign || !p.samples)
 		fprintf(stderr, TOOL ": %s: %s: %s\n", a->run, rel, p.samples ? detail : "no sample"), a->findings++;
