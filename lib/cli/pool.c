@@ -87,6 +87,11 @@ int ev_cli_pool_enter(const struct ev_cli_tool *tool, struct ev_cli_pool *p, int
 				   say_waiting, (void *)tool, &err);
 	if (st == EV_OK && sched_setaffinity(0, sizeof pools.shared, &pools.shared) != 0)
 		st = ev_error_errno(&err, errno, "cannot move onto the shared CPUs");
+	/* The processes the command starts (push's verifiers, say) run under
+	 * this lease, on these CPUs: one asking for its own would queue behind
+	 * a capture that waits for this one. */
+	if (st == EV_OK && setenv(EV_POOL_ENV, "none", 1) != 0)
+		st = ev_error_errno(&err, errno, "setenv");
 	if (st != EV_OK) {
 		ev_lease_release(&p->lease);
 		ev_error_wrap(&err, "--pool shared");

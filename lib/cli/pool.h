@@ -6,7 +6,8 @@
  * shared pool is held (lib/core/lease.h), waiting in the queue while a
  * capture holds any of them, and on those CPUs alone (sched_setaffinity
  * before the command starts a thread); "none" (the default) takes no
- * lease. */
+ * lease. The processes the command starts inherit the CPUs and run under
+ * its lease (EVIDENCE_POOL is set to "none" for them). */
 #ifndef EV_CLI_POOL_H
 #define EV_CLI_POOL_H
 
