@@ -2,6 +2,7 @@
 #include "capture/policy.h"
 
 #include "capture/observe.h"
+#include "lib/core/json.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,21 +31,18 @@ static json_t *first_line(const char *path)
 /* A whole small text file (at most 64 KiB), or "unavailable: ...". */
 static json_t *whole_file(const char *path)
 {
-	char text[4200];
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		snprintf(text, sizeof text, "unavailable: %s: %s", path, strerror(errno));
+	char *bytes = NULL;
+	size_t len = 0;
+	struct ev_error err;
+	ev_error_clear(&err);
+	if (ev_file_read_all(path, 65536, &bytes, &len, &err) != EV_OK) {
+		char text[EV_ERROR_TEXT_MAX + 16];
+		snprintf(text, sizeof text, "unavailable: %s", err.text);
 		return json_string(text);
 	}
-	static char buf[65536];
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	int bad = ferror(f) || !feof(f);
-	fclose(f);
-	if (bad) {
-		snprintf(text, sizeof text, "unavailable: %s: %s", path, n == sizeof buf - 1 ? "larger than 64 KiB" : "read error");
-		return json_string(text);
-	}
-	return json_stringn(buf, n);
+	json_t *v = json_stringn(bytes, len);
+	free(bytes);
+	return v;
 }
 
 /* The active tuned profiles' tuned.conf, by profile name (null when no
