@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "capture/pin_check.h"
 #include "lib/core/path.h"
 #include "lib/core/sha256.h"
 
@@ -102,21 +101,24 @@ ev_status capture_workdir_prepare(const char *run_dir, const struct plan_side *s
 	*inputs = json_array();
 	json_object_foreach((json_t *)side->inputs, name, v) {
 		const char *from = json_string_value(v);
-		struct pinned_binary pb;
+		/* the run checked every pinned file just before (path, kind, owner,
+		 * mode, SHA-256); the bytes copied must hash to the pin, so a file
+		 * changed since is never what the side reads */
+		const char *pinned = json_string_value(json_object_get(pins, from));
 		char to[PATH_MAX], copied[EV_SHA256_HEX_LEN + 1];
-		if ((st = capture_pin_check(pins, from, &pb, err)) != EV_OK)
-			return ev_error_wrap(err, "%s input %s", side->role, name);
+		if (!pinned)
+			return ev_error_set(err, EV_REFUSED, "%s input %s: %s is not pinned in the plan", side->role, name, from);
 		if ((st = make_dirs(work, name, 0, cred, err)) != EV_OK)
 			return st;
 		if (ev_path_join(to, sizeof to, work, name) != 0)
 			return ev_error_set(err, EV_REFUSED, "%s/%s: path too long", work, name);
 		if ((st = copy_hashed(from, to, copied, err)) != EV_OK)
 			return st;
-		if (strcmp(copied, pb.sha256) != 0)
+		if (strcmp(copied, pinned) != 0)
 			return ev_error_set(err, EV_REFUSED,
 					    "%s input %s: %s changed while it was copied (pinned %s, copied %s): what "
 					    "the side would read is not what was checked", side->role, name, from,
-					    pb.sha256, copied);
+					    pinned, copied);
 		json_array_append_new(*inputs, json_pack("{s:s, s:s, s:s}", "name", name, "path", from, "sha256", copied));
 	}
 	return EV_OK;

@@ -12,13 +12,13 @@
 #include "lib/core/status.h"
 
 /* Make run_dir/side->work and the parents of side's outputs, and copy each
- * input from its pinned file: the source is checked as capture checks a
- * program (capture_pin_check against pins), and the bytes written are
- * hashed as they are copied and must have the pinned SHA-256, so the copy
- * is the file that was pinned. *inputs (a new array, or NULL when the side
- * has none) records each: name, path, sha256.
- * @return EV_OK; EV_REFUSED (an input not pinned, changed, or not a safe
- * file) or EV_ERROR naming the file. */
+ * input from its pinned file, which the run has just checked as capture
+ * checks a program: the bytes written are hashed as they are copied and
+ * must have the SHA-256 pins gives the source, so the copy is the file
+ * that was pinned. *inputs (a new array, or NULL when the side has none)
+ * records each: name, path, sha256.
+ * @return EV_OK; EV_REFUSED (an input not pinned, or changed since it was
+ * checked) or EV_ERROR naming the file. */
 ev_status capture_workdir_prepare(const char *run_dir, const struct plan_side *side, const struct side_cred *cred,
 				  const json_t *pins, json_t **inputs, struct ev_error *err);
 
