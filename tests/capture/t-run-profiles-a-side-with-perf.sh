@@ -103,6 +103,15 @@ test_expect_success 'an edited perf.data is refused by its hash and not read' '
 	test "$(json_words edited.json "[c[\"result\"] for c in d[\"checks\"] if c[\"name\"] == \"sender perf.data\"]")" = fail
 '
 
+test_expect_success 'samples of a process that is not the native fail the check that names it' '
+	cp -a c/runs/001-baseline-A-1 other &&
+	pid=$(json_words other/run.json "[p[\"pid\"] for p in d[\"processes\"] if p[\"role\"] == \"sender\"]") &&
+	/usr/bin/python3 -c "import json; d = json.load(open(\"other/run.json\")); [p.update(pid=1) for p in d[\"processes\"] if p[\"role\"] == \"sender\"]; json.dump(d, open(\"other/run.json\", \"w\"))" &&
+	test_expect_code 1 "$AUDIT" profile --perf "$PERF" --receipt other.json other >out 2>err &&
+	grep -q "^audit: other: profile/sender/perf.data: [0-9]* samples of PID $pid, not the sender'"'"'s 1$" err &&
+	test "$(json_words other.json "[c[\"result\"] for c in d[\"checks\"] if c[\"name\"] == \"sender samples are the run'"'"'s native\"]")" = fail
+'
+
 test_expect_success 'a run without a profile is refused by audit profile' '
 	test_expect_code 2 "$AUDIT" profile --perf "$PERF" c/runs/002-baseline-A-2 2>err &&
 	echo "audit: c/runs/002-baseline-A-2/run.json: no side of this run was profiled (run.json has no \"profile\")" >expect &&
