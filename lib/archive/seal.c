@@ -115,15 +115,53 @@ fail_doc:
 	return NULL;
 }
 
+static int append_text(const char *text, char **buf, size_t *len, size_t *cap)
+{
+	return ev_json_append_raw(text, strlen(text), buf, len, cap);
+}
+
+/* The document ev_seal_to_json builds, written member by member: the
+ * bytes are the same (keys in order: format, members, root, source,
+ * totals), but a seal of 100,000 members never exists as 100,000 jansson
+ * objects at once (about 700 bytes each). */
 ev_status ev_seal_serialize(const struct ev_seal *seal, char **bytes, size_t *len,
 			    struct ev_error *err)
 {
-	json_t *doc = ev_seal_to_json(seal);
-	if (!doc)
+	char *buf = NULL, *source = NULL;
+	size_t n = 0, cap = 0, source_len = 0;
+	if (seal->source && ev_json_dump(seal->source, &source, &source_len, err) != EV_OK)
+		return err->status;
+	json_t *format = json_string(EV_SEAL_FORMAT), *root = json_string(seal->root);
+	json_t *totals = json_pack("{s:I, s:I, s:I}", "files", (json_int_t)seal->files, "dirs",
+				   (json_int_t)seal->dirs, "bytes", (json_int_t)seal->bytes);
+	int bad = !format || !root || !totals;
+	bad = bad || append_text("{\"format\":", &buf, &n, &cap) ||
+	      ev_json_append(format, &buf, &n, &cap) ||
+	      append_text(",\"members\":[", &buf, &n, &cap);
+	for (size_t i = 0; !bad && i < seal->count; i++) {
+		json_t *m = member_to_json(&seal->members[i]);
+		bad = !m || (i && append_text(",", &buf, &n, &cap)) ||
+		      ev_json_append(m, &buf, &n, &cap);
+		json_decref(m);
+	}
+	bad = bad || append_text("],\"root\":", &buf, &n, &cap) ||
+	      ev_json_append(root, &buf, &n, &cap);
+	if (source)
+		bad = bad || append_text(",\"source\":", &buf, &n, &cap) ||
+		      ev_json_append_raw(source, source_len - 1, &buf, &n, &cap);
+	bad = bad || append_text(",\"totals\":", &buf, &n, &cap) ||
+	      ev_json_append(totals, &buf, &n, &cap) || append_text("}\n", &buf, &n, &cap);
+	json_decref(format);
+	json_decref(root);
+	json_decref(totals);
+	free(source);
+	if (bad) {
+		free(buf);
 		return ev_error_set(err, EV_ERROR, "SEAL.json: out of memory while building the seal");
-	ev_status st = ev_json_dump(doc, bytes, len, err);
-	json_decref(doc);
-	return st;
+	}
+	*bytes = buf;
+	*len = n;
+	return EV_OK;
 }
 
 static int parse_mode(const char *s, unsigned *mode)

@@ -104,6 +104,42 @@ ev_status ev_json_dump(const json_t *value, char **out, size_t *len, struct ev_e
 	return EV_OK;
 }
 
+int ev_json_append_raw(const char *text, size_t n, char **buf, size_t *len, size_t *cap)
+{
+	if (*len + n + 1 > *cap) {
+		size_t want = *cap ? *cap : 4096;
+		while (*len + n + 1 > want)
+			want *= 2;
+		/* large buffers are mapped: glibc's realloc moves their pages, it does not copy */
+		char *bigger = realloc(*buf, want);
+		if (!bigger)
+			return -1;
+		*buf = bigger;
+		*cap = want;
+	}
+	memcpy(*buf + *len, text, n);
+	*len += n;
+	(*buf)[*len] = '\0';
+	return 0;
+}
+
+int ev_json_append(const json_t *value, char **buf, size_t *len, size_t *cap)
+{
+	char small[512];
+	size_t need = json_dumpb(value, small, sizeof small, CANONICAL_FLAGS | JSON_ENCODE_ANY);
+	if (need == 0)
+		return -1;
+	if (need <= sizeof small)
+		return ev_json_append_raw(small, need, buf, len, cap);
+	char *big = malloc(need);
+	if (!big)
+		return -1;
+	int r = json_dumpb(value, big, need, CANONICAL_FLAGS | JSON_ENCODE_ANY) == need
+		? ev_json_append_raw(big, need, buf, len, cap) : -1;
+	free(big);
+	return r;
+}
+
 ev_status ev_json_print(const json_t *value, FILE *stream, struct ev_error *err)
 {
 	char *bytes = NULL;

@@ -45,6 +45,17 @@ json_t *ev_json_decimal_of(double value, unsigned digits);
  * counted; the buffer is NUL-terminated). */
 ev_status ev_json_dump(const json_t *value, char **out, size_t *len, struct ev_error *err);
 
+/* Append value's canonical bytes (as ev_json_dump's, without the newline;
+ * any value, a bare string too; no check for reals) at the end of the
+ * malloc'd buffer *buf of *len bytes and *cap capacity, growing it.
+ * For a document too large to build as one tree: each part is dumped and
+ * freed in turn, and the parts joined as the whole would be.
+ * @return 0, or -1 when out of memory (the buffer is left as it was). */
+int ev_json_append(const json_t *value, char **buf, size_t *len, size_t *cap);
+
+/* Append the n bytes at text, as ev_json_append. */
+int ev_json_append_raw(const char *text, size_t n, char **buf, size_t *len, size_t *cap);
+
 /* ev_json_dump's bytes written to stream (a tool's --json output). */
 ev_status ev_json_print(const json_t *value, FILE *stream, struct ev_error *err);
 

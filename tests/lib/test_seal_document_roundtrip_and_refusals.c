@@ -76,6 +76,35 @@ int main(void)
 	CHECK_INT_EQ(ev_seal_serialize(&back, &again, &again_len, &err), EV_OK);
 	CHECK(again_len == len && memcmp(again, bytes, len) == 0);
 	free(again);
+
+	/* written member by member, the bytes are those of the whole document
+	 * dumped at once: with a source, escapes and non-ASCII names, and with
+	 * enough members to grow the buffer many times */
+	struct ev_seal big;
+	ev_seal_init(&big);
+	big.root = strdup("caf\xc3\xa9 \"q\"");
+	big.source = json_pack("{s:{s:s, s:i}}", "git", "commit", "0123abcd", "depth", 3);
+	big.count = 5000;
+	big.members = calloc(big.count, sizeof *big.members);
+	for (size_t i = 0; i < big.count; i++) {
+		char path[64];
+		snprintf(path, sizeof path, i % 7 ? "runs/%05zu.bin" : "runs/\xce\xbb%05zu\ttab", i);
+		big.members[i] = (struct ev_member){.path = strdup(path), .type = i % 5 ? EV_MEMBER_FILE : EV_MEMBER_DIR,
+						    .mode = i % 5 ? 0644 : 0755, .size = i * 1000003u};
+		memset(big.members[i].sha256, (int)i, EV_SHA256_LEN);
+	}
+	ev_seal_finish(&big);
+	char *streamed = NULL, *whole = NULL;
+	size_t streamed_len = 0, whole_len = 0;
+	json_t *whole_doc = ev_seal_to_json(&big);
+	CHECK_INT_EQ(ev_seal_serialize(&big, &streamed, &streamed_len, &err), EV_OK);
+	CHECK_INT_EQ(ev_json_dump(whole_doc, &whole, &whole_len, &err), EV_OK);
+	CHECK(streamed_len == whole_len && memcmp(streamed, whole, whole_len) == 0);
+	CHECK(strstr(streamed, "\"source\":{\"git\":{\"commit\":\"0123abcd\",\"depth\":3}},\"totals\"") != NULL);
+	free(streamed);
+	free(whole);
+	json_decref(whole_doc);
+	ev_seal_free(&big);
 	free(bytes);
 	json_decref(doc);
 	ev_seal_free(&back);
