@@ -20,8 +20,11 @@
 #include "lib/core/path.h"
 #include "lib/core/meter.h"
 
-#define HASH_SLOTS 8
+#define HASH_SLOTS 64 /* mostly references into the ring: a copy slot is touched only as far as it is filled */
 #define HASH_SLOT_BYTES ((size_t)1 << 20)
+/* Decoded blocks kept alive while the hasher reads them where they are:
+ * more than the hasher's slots, so the decoder seldom waits for it. */
+#define RING_BLOCKS 64
 #define EXTRA_NAMES_FOLDED 65536
 
 /* libarchive reads the plain tar through this; the decoder knows where
@@ -32,6 +35,14 @@ struct tar_source {
 	struct ev_tarwalk walk; /* the headers as written, beside libarchive */
 	volatile sig_atomic_t *interrupted; /* NULL: never */
 	int stopped;
+	/* Each read decodes into the next block of the ring, once the hasher
+	 * is past what was handed to it from there (ticket). */
+	struct ev_hashpipe *pipe;
+	unsigned char *ring[RING_BLOCKS];
+	uint64_t ticket[RING_BLOCKS];
+	size_t at;                   /* the block the last read filled */
+	const unsigned char *block;  /* its bytes */
+	size_t block_len;
 };
 
 static la_ssize_t tar_read(struct archive *a, void *ctx, const void **out)
@@ -42,7 +53,15 @@ static la_ssize_t tar_read(struct archive *a, void *ctx, const void **out)
 		archive_set_error(a, EINTR, "interrupted by a signal");
 		return -1;
 	}
+	if (s->pipe) { /* a checker's source; ev_archive_embedded_seal's has no ring */
+		size_t next = (s->at + 1) % RING_BLOCKS;
+		ev_hashpipe_wait(s->pipe, s->ticket[next]);
+		ev_decoder_set_output(s->decoder, s->ring[next]);
+		s->at = next;
+	}
 	ssize_t n = ev_decoder_read(s->decoder, out, &s->io);
+	s->block = n > 0 ? *out : NULL;
+	s->block_len = n > 0 ? (size_t)n : 0;
 	if (n == -1) {
 		archive_set_error(a, EILSEQ, "%s", ev_decoder_problem(s->decoder));
 		return -1;
@@ -76,6 +95,7 @@ struct checker {
 	uint64_t extras_folded;     /* extra names compared for collisions */
 	struct ev_archive_check *result;
 	const int *stopped;    /* the source stopped for a signal: its errors are not findings */
+	struct tar_source *source;
 };
 
 static void found(struct checker *c, const char *subject, const char *check, const char *message,
@@ -136,6 +156,13 @@ static int next_block(struct archive *a, struct checker *c, const char *subject,
 	return -1;
 }
 
+/* Are these len bytes inside the block the source decoded last? */
+static int in_current_block(const struct tar_source *s, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	return s->block && p >= s->block && len <= s->block_len && p - s->block <= (ptrdiff_t)(s->block_len - len);
+}
+
 /* Send a member's data to the hashing thread, counting its size; the
  * digest lands in c->digests[idx]. A tap that asked for the member gets
  * each block too, before it is copied for the hasher. @return 0, or -1
@@ -163,20 +190,31 @@ static int hash_data(struct archive *a, struct checker *c, const char *subject, 
 		}
 		if (tapped)
 			tap->data(tapped, buf, len);
-		/* libarchive's block is only valid until the next call: copy it,
-		 * into whole slots, so the hasher is woken once per slot. */
-		for (size_t done = 0; done < len;) {
-			if (!slot) {
-				slot = ev_hashpipe_buffer(c->pipe);
-				fill = 0;
-			}
-			size_t n = len - done < HASH_SLOT_BYTES - fill ? len - done : HASH_SLOT_BYTES - fill;
-			memcpy(slot + fill, (const char *)buf + done, n);
-			fill += n;
-			done += n;
-			if (fill == HASH_SLOT_BYTES) {
+		if (in_current_block(c->source, buf, len)) {
+			/* It stays in its ring block until the hasher is past it:
+			 * hand it over where it is. */
+			if (slot) {
 				ev_hashpipe_publish(c->pipe, fill, 0, NULL);
 				slot = NULL;
+			}
+			c->source->ticket[c->source->at] = ev_hashpipe_publish_ref(c->pipe, buf, len, 0, NULL);
+		} else {
+			/* libarchive's own copy (a block's end joined to the next)
+			 * is only valid until the next call: copy it, into whole
+			 * slots, so the hasher is woken once per slot. */
+			for (size_t done = 0; done < len;) {
+				if (!slot) {
+					slot = ev_hashpipe_buffer(c->pipe);
+					fill = 0;
+				}
+				size_t n = len - done < HASH_SLOT_BYTES - fill ? len - done : HASH_SLOT_BYTES - fill;
+				memcpy(slot + fill, (const char *)buf + done, n);
+				fill += n;
+				done += n;
+				if (fill == HASH_SLOT_BYTES) {
+					ev_hashpipe_publish(c->pipe, fill, 0, NULL);
+					slot = NULL;
+				}
 			}
 		}
 		*size += len;
@@ -417,6 +455,13 @@ ev_status ev_archive_check_tapped(const char *path, const struct ev_seal *seal,
 	}
 	if ((st = ev_hashpipe_new(&c.pipe, HASH_SLOTS, HASH_SLOT_BYTES, err)) != EV_OK)
 		goto out;
+	src.pipe = c.pipe;
+	c.source = &src;
+	for (size_t i = 0; i < RING_BLOCKS; i++)
+		if (!(src.ring[i] = malloc(EV_DECODER_OUT_BYTES))) {
+			st = ev_error_set(err, EV_ERROR, "%s: out of memory", path);
+			goto out;
+		}
 	if ((fd = ev_input_open(path, "archive", err)) < 0) {
 		st = err->status;
 		goto out;
@@ -557,7 +602,9 @@ out:
 	ev_tarwalk_free(&src.walk);
 	if (fd >= 0)
 		close(fd);
-	ev_hashpipe_free(c.pipe);
+	ev_hashpipe_free(c.pipe); /* the hasher may still read the ring */
+	for (size_t i = 0; i < RING_BLOCKS; i++)
+		free(src.ring[i]);
 	free(c.seen);
 	free(c.order);
 	free(c.hashed);

@@ -15,10 +15,7 @@
 
 #define RAW_CHUNK ((size_t)1 << 20)
 #define RAW_HASH_SLOTS 4 /* the raw bytes are hashed on a thread of their own */
-/* Small enough that libzstd streams a large frame out piece by piece: with
- * room for the whole frame it decodes it internally and, when the frame's
- * checksum fails, returns none of it, so no member could be named. */
-#define OUT_CHUNK ((size_t)128 << 10)
+#define OUT_CHUNK EV_DECODER_OUT_BYTES
 
 static const unsigned char zstd_magic[4] = {0x28, 0xB5, 0x2F, 0xFD};
 static const unsigned char gzip_magic[2] = {0x1F, 0x8B};
@@ -29,6 +26,7 @@ struct ev_decoder {
 	struct ev_hashpipe *raw_hash;
 	uint8_t raw_digest[EV_SHA256_LEN];
 	unsigned char *in, *out;
+	unsigned char *own_out; /* out, unless the caller gave one */
 	size_t in_len, in_pos;  /* raw bytes in `in`, and how many were used */
 	uint64_t raw_read;      /* raw bytes read from fd so far */
 	int raw_eof;
@@ -53,6 +51,11 @@ const char *ev_decoder_kind_name(enum ev_compression_kind kind)
 enum ev_compression_kind ev_decoder_kind(const struct ev_decoder *d)
 {
 	return d->kind;
+}
+
+void ev_decoder_set_output(struct ev_decoder *d, void *buf)
+{
+	d->out = buf ? buf : d->own_out;
 }
 
 const char *ev_decoder_problem(const struct ev_decoder *d)
@@ -103,7 +106,7 @@ ev_status ev_decoder_open(struct ev_decoder **out, int fd, struct ev_error *err)
 	d->fd = fd;
 	d->between = 1;
 	d->in = malloc(RAW_CHUNK);
-	d->out = malloc(OUT_CHUNK);
+	d->out = d->own_out = malloc(OUT_CHUNK);
 	if (!d->in || !d->out) {
 		ev_decoder_free(d);
 		return ev_error_set(err, EV_ERROR, "out of memory");
@@ -143,7 +146,7 @@ void ev_decoder_free(struct ev_decoder *d)
 		inflateEnd(&d->gz);
 	ev_hashpipe_free(d->raw_hash);
 	free(d->in);
-	free(d->out);
+	free(d->own_out);
 	free(d);
 }
 

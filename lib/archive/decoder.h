@@ -23,6 +23,12 @@
 
 enum ev_compression_kind { EV_DECODE_UNKNOWN, EV_DECODE_ZSTD, EV_DECODE_GZIP };
 
+/* The most one ev_decoder_read returns: small enough that libzstd streams a
+ * large frame out piece by piece (with room for the whole frame it decodes
+ * it internally and, when the frame's checksum fails, returns none of it,
+ * so no member could be named). */
+#define EV_DECODER_OUT_BYTES ((size_t)128 << 10)
+
 struct ev_decoder;
 
 /* Start decoding fd (read from its current offset). The first bytes say
@@ -43,6 +49,12 @@ const char *ev_decoder_kind_name(enum ev_compression_kind kind); /* "zstd", "gzi
  * -1 when the stream is damaged, truncated or not ours
  * (ev_decoder_problem says how and where); -2 on an I/O error (err). */
 ssize_t ev_decoder_read(struct ev_decoder *d, const void **out, struct ev_error *err);
+
+/* Decode into buf (EV_DECODER_OUT_BYTES long, the caller's) from the next
+ * ev_decoder_read on, instead of the decoder's own buffer; NULL goes back
+ * to it. A reader that keeps several decoded blocks alive while the next
+ * are decoded (a ring) gives each call a different one. */
+void ev_decoder_set_output(struct ev_decoder *d, void *buf);
 
 /* The sentence for the last -1, e.g. "zstd frame damaged: the frame that
  * starts at byte 2640 (Restored data doesn't match checksum)", or for a file that

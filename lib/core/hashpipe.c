@@ -7,6 +7,7 @@
 
 struct slot {
 	unsigned char *data;
+	const unsigned char *ref; /* the producer's own bytes, when not copied into data */
 	size_t len;
 	int last;
 	uint8_t *digest_out;
@@ -17,7 +18,10 @@ struct ev_hashpipe {
 	pthread_cond_t has_data, has_space;
 	struct slot *slots;
 	size_t nslots, head, tail, count;
+	uint64_t published, hashed; /* slots so far: tickets */
 	int closing, running;
+	int hasher_idle;  /* the hasher waits for data */
+	size_t wake_at;   /* wake an idle hasher once this many slots wait, or a member ends */
 	pthread_t thread;
 	struct ev_sha256 *sha;
 	struct ev_error err; /* written by the hasher, read after a lock */
@@ -30,8 +34,11 @@ static void *hasher_main(void *arg)
 	ev_error_clear(&local);
 	for (;;) {
 		pthread_mutex_lock(&p->mu);
-		while (p->count == 0 && !p->closing)
+		while (p->count == 0 && !p->closing) {
+			p->hasher_idle = 1;
 			pthread_cond_wait(&p->has_data, &p->mu);
+			p->hasher_idle = 0;
+		}
 		if (p->count == 0) {
 			pthread_mutex_unlock(&p->mu);
 			return NULL;
@@ -40,7 +47,7 @@ static void *hasher_main(void *arg)
 		pthread_mutex_unlock(&p->mu);
 
 		if (local.status == EV_OK) {
-			ev_sha256_update(p->sha, s->data, s->len, &local);
+			ev_sha256_update(p->sha, s->ref ? s->ref : s->data, s->len, &local);
 			if (s->last) {
 				ev_sha256_final(p->sha, s->digest_out, &local);
 				ev_sha256_reset(p->sha, &local);
@@ -52,6 +59,7 @@ static void *hasher_main(void *arg)
 			p->err = local;
 		p->tail = (p->tail + 1) % p->nslots;
 		p->count--;
+		p->hashed++;
 		pthread_cond_signal(&p->has_space);
 		pthread_mutex_unlock(&p->mu);
 	}
@@ -68,6 +76,9 @@ ev_status ev_hashpipe_new(struct ev_hashpipe **out, size_t slots, size_t slot_by
 	pthread_cond_init(&p->has_space, NULL);
 	ev_error_clear(&p->err);
 	p->nslots = slots;
+	/* a wake-up costs the producer a system call: with many small slots
+	 * (references into a decoder's blocks), wake the hasher for a batch */
+	p->wake_at = slots / 4 ? slots / 4 : 1;
 	p->slots = calloc(slots, sizeof *p->slots);
 	p->sha = ev_sha256_new();
 	int ok = p->slots && p->sha;
@@ -89,24 +100,58 @@ ev_status ev_hashpipe_new(struct ev_hashpipe **out, size_t slots, size_t slot_by
 unsigned char *ev_hashpipe_buffer(struct ev_hashpipe *p)
 {
 	pthread_mutex_lock(&p->mu);
-	while (p->count == p->nslots)
+	while (p->count == p->nslots) {
+		pthread_cond_signal(&p->has_data);
 		pthread_cond_wait(&p->has_space, &p->mu);
+	}
 	unsigned char *data = p->slots[p->head].data;
 	pthread_mutex_unlock(&p->mu);
 	return data;
+}
+
+static uint64_t publish_locked(struct ev_hashpipe *p, const unsigned char *ref, size_t len, int last,
+			       uint8_t *digest_out)
+{
+	struct slot *s = &p->slots[p->head];
+	s->ref = ref;
+	s->len = len;
+	s->last = last;
+	s->digest_out = digest_out;
+	p->head = (p->head + 1) % p->nslots;
+	p->count++;
+	if (p->hasher_idle && (p->count >= p->wake_at || last))
+		pthread_cond_signal(&p->has_data);
+	return ++p->published;
 }
 
 void ev_hashpipe_publish(struct ev_hashpipe *p, size_t len, int last,
 			 uint8_t digest_out[EV_SHA256_LEN])
 {
 	pthread_mutex_lock(&p->mu);
-	struct slot *s = &p->slots[p->head];
-	s->len = len;
-	s->last = last;
-	s->digest_out = digest_out;
-	p->head = (p->head + 1) % p->nslots;
-	p->count++;
-	pthread_cond_signal(&p->has_data);
+	publish_locked(p, NULL, len, last, digest_out);
+	pthread_mutex_unlock(&p->mu);
+}
+
+uint64_t ev_hashpipe_publish_ref(struct ev_hashpipe *p, const void *data, size_t len, int last,
+				 uint8_t digest_out[EV_SHA256_LEN])
+{
+	pthread_mutex_lock(&p->mu);
+	while (p->count == p->nslots) {
+		pthread_cond_signal(&p->has_data);
+		pthread_cond_wait(&p->has_space, &p->mu);
+	}
+	uint64_t ticket = publish_locked(p, data, len, last, digest_out);
+	pthread_mutex_unlock(&p->mu);
+	return ticket;
+}
+
+void ev_hashpipe_wait(struct ev_hashpipe *p, uint64_t ticket)
+{
+	pthread_mutex_lock(&p->mu);
+	while (p->hashed < ticket && p->running) {
+		pthread_cond_signal(&p->has_data);
+		pthread_cond_wait(&p->has_space, &p->mu);
+	}
 	pthread_mutex_unlock(&p->mu);
 }
 
