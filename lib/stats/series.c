@@ -97,10 +97,18 @@ static ev_status load_binary(const char *path, int fd, const struct stat *sb, st
 	}
 	if (!s->n)
 		return EV_OK;
-	/* mapped, not copied: the samples are the page cache's own pages */
-	void *map = mmap(NULL, (size_t)sb->st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	/* mapped, not copied: the samples are the page cache's own pages.
+	 * Populated read-only, then made writable (private: a write, only by
+	 * the in-place fallback of a selection, copies just its page). Asked
+	 * for writable at once, MAP_POPULATE copies every page up front. */
+	void *map = mmap(NULL, (size_t)sb->st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 	if (map == MAP_FAILED)
 		return ev_error_errno(err, errno, "%s: cannot map the series", path);
+	if (mprotect(map, (size_t)sb->st_size, PROT_READ | PROT_WRITE) != 0) {
+		int saved = errno;
+		munmap(map, (size_t)sb->st_size);
+		return ev_error_errno(err, saved, "%s: cannot map the series", path);
+	}
 	madvise(map, (size_t)sb->st_size, MADV_SEQUENTIAL);
 	s->map = map;
 	s->map_len = (size_t)sb->st_size;
