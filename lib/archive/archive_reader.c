@@ -20,7 +20,9 @@
 #include "lib/core/path.h"
 #include "lib/core/meter.h"
 
-#define HASH_SLOTS 64 /* mostly references into the ring: a copy slot is touched only as far as it is filled */
+/* Slots are mostly references into the ring; a copy slot's memory is
+ * touched only as far as it is filled. */
+#define HASH_SLOTS 64
 #define HASH_SLOT_BYTES ((size_t)1 << 20)
 /* Decoded blocks kept alive while the hasher reads them where they are:
  * more than the hasher's slots, so the decoder seldom waits for it. */
