@@ -11,13 +11,19 @@
 #include "lib/core/hashpipe.h"
 
 #define MEMBERS 40
-#define BLOCK 4096
-#define RING 4
+/* Blocks the producer fills far faster than the hasher hashes them, in a
+ * ring much shorter than the hasher's queue: without the wait on tickets,
+ * a block would be rewritten while still queued. */
+#define BLOCK 65536
+#define RING 2
 
-/* member m's byte i: every member and offset different */
-static unsigned char byte_of(int m, size_t i)
+/* pseudo-random bytes (xorshift), so that no two blocks are alike */
+static unsigned char next_byte(uint64_t *x)
 {
-	return (unsigned char)(m * 31 + i * 7 + (i >> 8));
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return (unsigned char)(*x >> 24);
 }
 
 int main(void)
@@ -32,10 +38,11 @@ int main(void)
 	size_t at = 0;
 	static uint8_t got[MEMBERS][EV_SHA256_LEN], want[MEMBERS][EV_SHA256_LEN];
 	for (int m = 0; m < MEMBERS; m++) {
-		size_t size = (size_t)m * 1500; /* 0 to 58,500 bytes: empty, one block, many */
+		size_t size = (size_t)m * 25000; /* 0 to 975,000 bytes: empty, one block, many */
 		unsigned char *whole = malloc(size ? size : 1);
+		uint64_t x = 0x9e3779b97f4a7c15u + (uint64_t)m;
 		for (size_t i = 0; i < size; i++)
-			whole[i] = byte_of(m, i);
+			whole[i] = next_byte(&x);
 		CHECK_INT_EQ(ev_sha256_buffer(whole, size, want[m], &err), EV_OK);
 		for (size_t done = 0; done < size;) {
 			size_t n = size - done < BLOCK ? size - done : BLOCK;
@@ -57,12 +64,13 @@ int main(void)
 	}
 	/* one reference then its wait: below the threshold, still hashed */
 	static uint8_t lone[EV_SHA256_LEN], lone_want[EV_SHA256_LEN];
-	memset(ring[0], 0x5a, 100);
-	CHECK_INT_EQ(ev_sha256_buffer(ring[0], 100, lone_want, &err), EV_OK);
-	uint64_t t = ev_hashpipe_publish_ref(p, ring[0], 100, 1, lone);
+	static unsigned char lone_bytes[100];
+	memset(lone_bytes, 0x5a, sizeof lone_bytes);
+	CHECK_INT_EQ(ev_sha256_buffer(lone_bytes, sizeof lone_bytes, lone_want, &err), EV_OK);
+	uint64_t t = ev_hashpipe_publish_ref(p, lone_bytes, sizeof lone_bytes, 1, lone);
 	ev_hashpipe_wait(p, t);
 	CHECK(memcmp(lone, lone_want, EV_SHA256_LEN) == 0);
-	memset(ring[0], 0, BLOCK); /* rewritten after the wait: the digest stays */
+	memset(lone_bytes, 0, sizeof lone_bytes); /* rewritten after the wait: the digest stays */
 
 	CHECK_INT_EQ(ev_hashpipe_finish(p, &err), EV_OK);
 	for (int m = 0; m < MEMBERS; m++)
