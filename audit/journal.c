@@ -622,9 +622,8 @@ ev_status audit_journal_run_all(struct journal_run *run, struct ev_error *err)
 	ev_status st;
 	json_t *receipt = NULL;
 	char receipt_path[PATH_MAX];
-	if (run->receipt && access(run->receipt, F_OK) == 0)
-		return ev_error_set(err, EV_REFUSED, "%s: already exists; evidence is never overwritten "
-				    "(choose a new name)", run->receipt);
+	if ((st = ev_receipt_refuse_existing(run->receipt, err)) != EV_OK)
+		return st;
 	if ((st = ev_fixspec_load(run->spec_path, &run->spec, run->spec_hex, err)) != EV_OK)
 		return st;
 	if (run->warmups >= 0)

@@ -364,14 +364,12 @@ int audit_series_main(int argc, char **argv)
 	if (!!o.delay != !!o.rate)
 		return ev_cli_usage(&audit_tool, "series", "--delay and --rate go together");
 	o.series = argv[optind];
-	if (o.receipt && access(o.receipt, F_OK) == 0) {
-		fprintf(stderr, TOOL ": %s: already exists; evidence is never overwritten (choose a new name)\n", o.receipt);
-		return 2;
-	}
 	struct ev_error err;
 	ev_error_clear(&err);
 	ev_cli_catch_signals();
-	ev_status st = run_series(&o, &err);
+	ev_status st = ev_receipt_refuse_existing(o.receipt, &err);
+	if (st == EV_OK)
+		st = run_series(&o, &err);
 	if (st >= EV_ERROR)
 		ev_cli_error(TOOL, &err);
 	return ev_status_exit_code(st);

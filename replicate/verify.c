@@ -80,10 +80,8 @@ static ev_status run_verify(struct report *r, char *receipt_path, size_t cap,
 
 	/* Everything that could stop the receipt from being written is tried
 	 * before the long read. */
-	if (o->receipt && access(o->receipt, F_OK) == 0)
-		return ev_error_set(err, EV_REFUSED,
-				    "%s: already exists; evidence is never overwritten (choose a new name)",
-				    o->receipt);
+	if (ev_receipt_refuse_existing(o->receipt, err) != EV_OK)
+		return err->status;
 	struct stat sb;
 	if (o->receipt_dir && (stat(o->receipt_dir, &sb) != 0 || !S_ISDIR(sb.st_mode)))
 		return ev_error_set(err, EV_USAGE, "%s: --receipt-dir is not a directory",

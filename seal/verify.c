@@ -171,11 +171,9 @@ static ev_status run_verify(const struct verify_opts *o, struct report *r, struc
 {
 	char coverage[512] = "";
 	size_t members = 0;
-	if (o->receipt && access(o->receipt, F_OK) == 0)
-		return ev_error_set(err, EV_REFUSED,
-				    "%s: already exists; evidence is never overwritten (choose a new name)",
-				    o->receipt);
-	ev_status st = EV_OK;
+	ev_status st = ev_receipt_refuse_existing(o->receipt, err);
+	if (st != EV_OK)
+		return st;
 	int dir = is_directory(o->target, err, &st);
 	if (dir < 0)
 		return st;

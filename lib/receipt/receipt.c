@@ -265,6 +265,14 @@ ev_status ev_receipt_write_fresh(const json_t *r, const char *dir, const char *s
 	return st;
 }
 
+ev_status ev_receipt_refuse_existing(const char *path, struct ev_error *err)
+{
+	if (path && access(path, F_OK) == 0)
+		return ev_error_set(err, EV_REFUSED,
+				    "%s: already exists; evidence is never overwritten (choose a new name)", path);
+	return EV_OK;
+}
+
 ev_status ev_receipt_write_chosen(const json_t *r, const char *path, const char *dir, const char *stem,
 				  char *path_out, size_t cap, struct ev_error *err)
 {

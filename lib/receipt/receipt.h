@@ -95,6 +95,12 @@ ev_status ev_receipt_write_fresh(const json_t *r, const char *dir, const char *s
  * command takes it, --receipt-dir DIR the directory. */
 #define EV_RECEIPT_DEFAULT_DIR "."
 
+/* A receipt the user named (path; NULL: none named) must not exist yet:
+ * checked before the long work, so that it is never done for nothing.
+ * @return EV_OK, or EV_REFUSED with "PATH: already exists; evidence is
+ * never overwritten (choose a new name)". */
+ev_status ev_receipt_refuse_existing(const char *path, struct ev_error *err);
+
 /* Where a tool's receipt goes: to path when the user named one (refused
  * if it exists), else into dir under "STEM-<UTC stamp>.json" (or the first
  * free name after it). The path used goes to path_out (cap bytes). */
