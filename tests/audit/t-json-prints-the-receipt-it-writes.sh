@@ -1,6 +1,7 @@
 #!/bin/sh
 # audit journal --json prints the receipt it writes; a receipt is never
-# overwritten; without --receipt one gets a fresh name where audit runs.
+# overwritten (by journal, series or profile: refused before any input is
+# read); without --receipt one gets a fresh name where audit runs.
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
 test_expect_success 'setup: a small pair' '
@@ -22,6 +23,15 @@ test_expect_success '--json prints the receipt it writes; a receipt is never ove
 test_expect_success 'without --receipt, a fresh name in the current directory' '
 	mkdir here && (cd here && "$AUDIT" journal --warmups 3 --measured 20 --sender ../p/sender >out) &&
 	ls here/audit-journal-*.json >/dev/null && grep -q "receipt ./audit-journal-.*Z.json$" here/out
+'
+
+test_expect_success 'audit series and audit profile refuse a named receipt that exists, before reading' '
+	echo kept >kept.json && cp kept.json before.json &&
+	test_expect_code 2 "$AUDIT" series --receipt kept.json no-such.bin 2>err &&
+	test "$(cat err)" = "audit: kept.json: already exists; evidence is never overwritten (choose a new name)" &&
+	test_expect_code 2 "$AUDIT" profile --receipt kept.json no-such-run 2>err &&
+	test "$(cat err)" = "audit: kept.json: already exists; evidence is never overwritten (choose a new name)" &&
+	test_cmp before.json kept.json
 '
 
 test_done
