@@ -113,6 +113,20 @@ static double share(const json_t *split, const char *part)
 
 /* One row of the partition chart: each item as wide as its share, its name
  * written only where it fits. */
+/* The parts' column headers, then a row's shares of them (and its end). */
+static void share_headers(struct text *t, int html)
+{
+	for (int p = 0; p < NPARTS; p++)
+		audit_text_add(t, html ? "<th>%s (%%)</th>" : " %s |", parts[p]);
+}
+
+static void share_cells(struct text *t, int html, const json_t *split)
+{
+	for (int p = 0; p < NPARTS; p++)
+		audit_text_add(t, html ? "<td>%.1f</td>" : " %.1f%% |", 100 * share(split, parts[p]));
+	audit_text_add(t, html ? "</tr>\n" : "\n");
+}
+
 static void chart_row(struct text *t, const json_t *items, double y, const char *key_name, int split)
 {
 	double x = 0;
@@ -168,8 +182,7 @@ void audit_campaign_write_profiles(const json_t *profiles, struct text *t, int h
 		audit_text_add(t, "\n## Profiled runs\n\nShown apart: perf perturbs latency, so these runs are in no cell's "
 			       "statistics. Shares of samples (self), as audit profile reads each perf.data.\n\n"
 			       "| run | cell | side | samples | lost |");
-	for (int p = 0; p < NPARTS; p++)
-		audit_text_add(t, html ? "<th>%s (%%)</th>" : " %s |", parts[p]);
+	share_headers(t, html);
 	audit_text_add(t, html ? "</tr>\n" : "\n| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
 	json_object_foreach((json_t *)runs, name, facts)
 		for (int k = 0; k < 2; k++) {
@@ -189,16 +202,13 @@ void audit_campaign_write_profiles(const json_t *profiles, struct text *t, int h
 			} else {
 				audit_text_add(t, "| %s | %s | %s | %lld | %lld |", name, cell, side, samples, lost);
 			}
-			for (int p = 0; p < NPARTS; p++)
-				audit_text_add(t, html ? "<td>%.1f</td>" : " %.1f%% |", 100 * share(json_object_get(f, "split"), parts[p]));
-			audit_text_add(t, html ? "</tr>\n" : "\n");
+			share_cells(t, html, json_object_get(f, "split"));
 		}
 	if (html)
 		audit_text_add(t, "</table>\n");
 	audit_text_add(t, html ? "<h3>Per cell: the median of its profiled runs' shares</h3>\n<table><tr><th>cell</th><th>side</th><th>runs</th>"
 			       : "\nPer cell, the median of its profiled runs' shares:\n\n| cell | side | runs |");
-	for (int p = 0; p < NPARTS; p++)
-		audit_text_add(t, html ? "<th>%s (%%)</th>" : " %s |", parts[p]);
+	share_headers(t, html);
 	audit_text_add(t, html ? "</tr>\n" : "\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
 	const char *cell;
 	json_t *c;
@@ -213,9 +223,7 @@ void audit_campaign_write_profiles(const json_t *profiles, struct text *t, int h
 			} else {
 				audit_text_add(t, "| %s | %s | %lld |", cell, side, (long long)json_integer_value(json_object_get(sv, "runs")));
 			}
-			for (int p = 0; p < NPARTS; p++)
-				audit_text_add(t, html ? "<td>%.1f</td>" : " %.1f%% |", 100 * share(json_object_get(sv, "split"), parts[p]));
-			audit_text_add(t, html ? "</tr>\n" : "\n");
+			share_cells(t, html, json_object_get(sv, "split"));
 		}
 	}
 	if (!html)
