@@ -102,8 +102,10 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 		goto out;
 	const char *name = ca->plan ? json_string_value(json_object_get(ca->plan, "name")) : NULL;
 	json_t *runs = json_array();
-	for (size_t i = 0; i < ca->nruns; i++)
+	for (size_t i = 0; i < ca->nruns; i++) {
+		json_object_set_new(ca->runs[i].json, "in_cell_median", json_boolean(audit_campaign_run_summed(&ca->runs[i])));
 		json_array_append(runs, ca->runs[i].json);
+	}
 	summary = json_pack("{s:s, s:s, s:o, s:o, s:o}", "format", "evidence-campaign-summary/1", "campaign",
 			    name ? name : "", "cells", audit_campaign_cells_json(ca), "runs", runs, "conversion_scales", audit_campaign_scales_json(ca));
 	if (ca->journals_audited)

@@ -85,12 +85,15 @@ ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, s
  * audit journal would, its receipt in the summary. */
 ev_status audit_campaign_audit_journals(struct campaign_audit *ca, struct ev_error *err);
 
-double audit_campaign_median(double *v, size_t n);
-
 /* Arms and cells in the plan's order (else the runs'). */
 size_t audit_campaign_arms_of(const struct campaign_audit *ca, const char **out, size_t cap);
 
 size_t audit_campaign_cells_of(const struct campaign_audit *ca, const char **out, size_t cap);
+
+/* Whether a run counts in its cell's medians: analysed, not empty, ok,
+ * its audit passed, not profiled. summary.json says so per run
+ * ("in_cell_median"), for audit compare. */
+int audit_campaign_run_summed(const struct run *r);
 
 void audit_campaign_summarise_cell(const struct campaign_audit *ca, const char *arm, const char *cell,
 			   struct cell_summary *cs);

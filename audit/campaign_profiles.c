@@ -17,6 +17,7 @@
 #include "lib/core/json.h"
 #include "lib/core/path.h"
 #include "lib/receipt/receipt.h"
+#include "lib/stats/bootstrap.h"
 
 static const char *const parts[] = {"application", "network stack", "libc", "kernel", "other"};
 #define NPARTS 5
@@ -96,7 +97,7 @@ json_t *audit_campaign_profiles(struct campaign_audit *ca, struct ev_error *err)
 					    n < MAX_RUNS)
 						col[n++] = strtod(json_string_value(json_object_get(json_object_get(json_object_get(of, side), "split"),
 												   parts[p])) ?: "0", NULL);
-				json_object_set_new(median, parts[p], ev_json_decimal_of(audit_campaign_median(col, n), 4));
+				json_object_set_new(median, parts[p], ev_json_decimal_of(ev_median(col, n), 4));
 			}
 			if (!json_object_get(cells, cell))
 				json_object_set_new(cells, cell, json_object());

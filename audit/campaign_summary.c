@@ -26,22 +26,11 @@
 #include "lib/core/json.h"
 #include "lib/receipt/receipt.h"
 #include "lib/core/sha256.h"
+#include "lib/stats/bootstrap.h"
 #include "audit/campaign.h"
 
 const char *const audit_campaign_q_names[NQ] = {"p50", "p95", "p99", "p99.9"};
 const char *const audit_campaign_q_percent[NQ] = {"50", "95", "99", "99.9"};
-
-static int by_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-double audit_campaign_median(double *v, size_t n)
-{
-	qsort(v, n, sizeof *v, by_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* Arms and cells in the plan's order (else the runs'). */
 size_t audit_campaign_arms_of(const struct campaign_audit *ca, const char **out, size_t cap)
@@ -76,6 +65,13 @@ size_t audit_campaign_cells_of(const struct campaign_audit *ca, const char **out
 	return n;
 }
 
+int audit_campaign_run_summed(const struct run *r)
+{
+	/* a failed run, one that failed its audit, or a profiled one (perf
+	 * perturbs latency) is shown, never summed up */
+	return r->analysed && r->m.n && strcmp(r->result, "ok") == 0 && !r->differ && !r->findings && !r->profiled;
+}
+
 void audit_campaign_summarise_cell(const struct campaign_audit *ca, const char *arm, const char *cell,
 			   struct cell_summary *cs)
 {
@@ -86,10 +82,7 @@ void audit_campaign_summarise_cell(const struct campaign_audit *ca, const char *
 		size_t n = 0;
 		for (size_t i = 0; i < ca->nruns; i++) {
 			const struct run *r = &ca->runs[i];
-			/* a failed run, one that failed its audit, or a profiled one
-			 * (perf perturbs latency) is shown, never summed up */
-			if (!r->analysed || strcmp(r->arm, arm) != 0 || strcmp(r->cell, cell) != 0 || !r->m.n ||
-			    strcmp(r->result, "ok") != 0 || r->differ || r->findings || r->profiled)
+			if (strcmp(r->arm, arm) != 0 || strcmp(r->cell, cell) != 0 || !audit_campaign_run_summed(r))
 				continue;
 			cs->rule = r->rule;
 			cs->unit = r->tps == 1000000000u ? "ns" : "ticks";
@@ -106,7 +99,7 @@ void audit_campaign_summarise_cell(const struct campaign_audit *ca, const char *
 			cs->runs = n;
 		if (!n || k == NQ + 1)
 			continue;
-		double med = audit_campaign_median(col, n);
+		double med = ev_median(col, n);
 		if (k < NQ)
 			cs->q[k] = med;
 		else if (k == NQ)

@@ -198,6 +198,53 @@ static const struct ev_cli_command audit_campaign_command = {
 		"(the receipt says which), 2 usage or I/O error.\n",
 };
 
+static const struct ev_cli_option compare_options[] = {
+	{"arm", 0, "ARM", 'a',
+	 "A's arm, then B's (give it twice): compare two arms, cell\n"
+	 "by cell"},
+	{"cell", 0, "CELL", 'c',
+	 "A's cell, then B's (give it twice): compare two cells, arm\n"
+	 "by arm"},
+	{"json", 0, NULL, 'j',
+	 "print comparison.json on stdout instead of the tables"},
+	{"output", 'o', "OUTDIR", 'o',
+	 "the comparison directory (must not exist)"},
+	{"resamples", 0, "N", 'R',
+	 "bootstrap resamples of the runs (default 10000, at most\n"
+	 "1000000)"},
+	{"seed", 0, "S", 's',
+	 "the seed of the resampling (default 1); the same seed,\n"
+	 "the same interval"},
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command audit_compare_command = {
+	.name = "compare",
+	.run = audit_compare_main,
+	.synopsis = "audit compare [--resamples N] [--seed S] [--json] SUMMARY_A SUMMARY_B -o OUTDIR\n"
+		"audit compare (--arm A --arm B | --cell X --cell Y) [options] SUMMARY [SUMMARY_B] -o OUTDIR",
+	.summary = "two arms, cells or campaigns compared run for run: medians,\n"
+		"ratio, difference, every run, a bootstrap interval",
+	.description = "Compare what audit campaign recomputed (SUMMARY: its OUTDIR or its summary.json): two\n"
+		"campaigns arm by arm and cell by cell, or, inside one (or across two), two arms\n"
+		"(--arm) or two cells (--cell). Per statistic (p50, p95, p99, p99.9, mean, max):\n"
+		"both sides' medians of runs, the ratio B/A and the difference B-A, every run's\n"
+		"value and each side's range, and a 95% bootstrap interval of the ratio and the\n"
+		"difference over runs resampled with replacement (never pooled samples; seeded,\n"
+		"deterministic). The verdict says \"A lower in every run\" only when every run of\n"
+		"A is below every run of B, and \"inconclusive: runs overlap\" when they overlap.\n"
+		"Only the runs a summary counts in its cell's median are compared.\n"
+		"\n"
+		"Each summary's audit campaign receipt.json, when it lies beside it, must have\n"
+		"passed and name the summary's bytes; each cell's medians are held against its\n"
+		"runs. OUTDIR (new) gets comparison.json, comparison.md and receipt.json, which\n"
+		"names both summaries by SHA-256.\n",
+	.options = compare_options,
+	.notes = "Exit status: 0 compared, every input held; 1 an input did not hold (an audit that\n"
+		"failed, a summary edited after its audit; the receipt says which), 2 usage, I/O\n"
+		"error, nothing to compare, or interrupted.\n",
+};
+
 static const struct ev_cli_command audit_continue_command = {
 	.name = "continue",
 	.run = audit_continue_main,
@@ -213,6 +260,7 @@ static const struct ev_cli_command *const commands[] = {
 	&audit_journal_command,
 	&audit_series_command,
 	&audit_campaign_command,
+	&audit_compare_command,
 	&audit_profile_command,
 	&audit_continue_command,
 	NULL,

@@ -10,7 +10,8 @@
 # names a tampered replica's member, and prune removes the runtime copy
 # once its guards hold; audit campaign sums the campaign up per cell (the
 # median of its runs' recomputed statistics) in a table and an HTML
-# report; a summary closes.
+# report; audit compare sets the two arms side by side, and the campaign
+# against a second capture of the same plan; a summary closes.
 #
 #   scripts/demo.sh BUILDDIR      (scripts/quickstart demo builds and calls it)
 set -euo pipefail
@@ -98,6 +99,14 @@ show "$audit" campaign campaign -o summary
 echo "(one run in detail: each statistic the pair printed, recomputed with its rule)"
 show "$audit" series --native "campaign/runs/$first/sender/report.json" --journal "campaign/runs/$first/sender/journal" \
 	--warmups "$warmups" --receipt "audit-series-$first.json" "campaign/runs/$first/sender/series/send.bin"
+
+step "audit compare: the two arms, cell by cell and run for run (medians, ratio, difference, a bootstrap interval over runs)"
+show "$audit" compare --arm baseline --arm dma0 summary -o compare-arms
+
+step "the same plan captured again, and the two campaigns compared: what run-to-run noise looks like"
+show "$capture" run "${degrade[@]}" plan.json -o campaign-again
+"$audit" campaign campaign-again -o summary-again >/dev/null
+show "$audit" compare summary summary-again -o compare-campaigns
 
 step "replicate: copy seal and archive to two replicas, verify each there and here, compare"
 mkdir receipts

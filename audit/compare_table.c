@@ -1,0 +1,117 @@
+/* compare_table: one table, two renderings (compare_table.h). */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit/compare_table.h"
+
+void compare_table_init(struct compare_table *t, size_t ncols, const char *const *head, const int *right)
+{
+	memset(t, 0, sizeof *t);
+	t->ncols = ncols > COMPARE_TABLE_MAX_COLUMNS ? COMPARE_TABLE_MAX_COLUMNS : ncols;
+	for (size_t i = 0; i < t->ncols; i++) {
+		t->head[i] = head[i];
+		t->right[i] = right[i];
+	}
+}
+
+void compare_table_row(struct compare_table *t, const char *const *row)
+{
+	if (t->oom)
+		return;
+	if (t->nrows == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 8;
+		char **cells = realloc(t->cells, cap * t->ncols * sizeof *cells);
+		if (!cells) {
+			t->oom = 1;
+			return;
+		}
+		t->cells = cells;
+		t->cap = cap;
+	}
+	for (size_t i = 0; i < t->ncols; i++)
+		if (!(t->cells[t->nrows * t->ncols + i] = strdup(row[i] ? row[i] : "")))
+			t->oom = 1;
+	t->nrows++;
+}
+
+/* Characters, not bytes: a run or arm may be named in any script. */
+static size_t width_of(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+static const char *cell(const struct compare_table *t, size_t row, size_t col)
+{
+	return t->cells[row * t->ncols + col] ? t->cells[row * t->ncols + col] : "";
+}
+
+void compare_table_text(const struct compare_table *t, struct text *out)
+{
+	size_t w[COMPARE_TABLE_MAX_COLUMNS];
+	if (t->oom) {
+		out->oom = 1;
+		return;
+	}
+	for (size_t c = 0; c < t->ncols; c++) {
+		w[c] = width_of(t->head[c]);
+		for (size_t r = 0; r < t->nrows; r++)
+			w[c] = width_of(cell(t, r, c)) > w[c] ? width_of(cell(t, r, c)) : w[c];
+	}
+	for (size_t r = 0; r <= t->nrows; r++) {
+		for (size_t c = 0; c < t->ncols; c++) {
+			const char *s = r ? cell(t, r - 1, c) : t->head[c];
+			int pad = (int)(w[c] - width_of(s));
+			int last = c + 1 == t->ncols;
+			if (t->right[c])
+				audit_text_add(out, "%*s%s", pad, "", s);
+			else
+				audit_text_add(out, "%s%*s", s, last ? 0 : pad, "");
+			audit_text_add(out, last ? "\n" : "  ");
+		}
+	}
+}
+
+static void markdown_cell(struct text *out, const char *s)
+{
+	audit_text_add(out, " ");
+	for (; *s; s++)
+		if (*s == '|')
+			audit_text_add(out, "\\|");
+		else
+			audit_text_add(out, "%c", *s);
+	audit_text_add(out, " |");
+}
+
+void compare_table_markdown(const struct compare_table *t, struct text *out)
+{
+	if (t->oom) {
+		out->oom = 1;
+		return;
+	}
+	audit_text_add(out, "|");
+	for (size_t c = 0; c < t->ncols; c++)
+		markdown_cell(out, t->head[c]);
+	audit_text_add(out, "\n|");
+	for (size_t c = 0; c < t->ncols; c++)
+		audit_text_add(out, t->right[c] ? " ---: |" : " --- |");
+	audit_text_add(out, "\n");
+	for (size_t r = 0; r < t->nrows; r++) {
+		audit_text_add(out, "|");
+		for (size_t c = 0; c < t->ncols; c++)
+			markdown_cell(out, cell(t, r, c));
+		audit_text_add(out, "\n");
+	}
+}
+
+void compare_table_free(struct compare_table *t)
+{
+	for (size_t i = 0; t->cells && i < t->nrows * t->ncols; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	memset(t, 0, sizeof *t);
+}
