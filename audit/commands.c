@@ -71,8 +71,10 @@ static const struct ev_cli_command audit_journal_command = {
 		"orders agree byte for byte, record for record. Pairs are audited in parallel.\n",
 	.options = journal_options,
 	.notes = "Findings go to stderr as 'audit: pair N SIDE: FILE: record R (byte B): RULE: what\n"
-		"(expected X, found Y)'. Exit status: 0 every rule held, 1 a finding (the receipt\n"
-		"says which), 2 the audit could not be made.\n",
+		"(expected X, found Y)'.\n"
+		"\n"
+		"Exit status: 0 every rule held, 1 a finding (the receipt says which), 2 the\n"
+		"audit could not be made.\n",
 };
 
 static const struct ev_cli_option series_options[] = {

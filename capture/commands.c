@@ -75,6 +75,8 @@ static const struct ev_cli_command capture_pin_command = {
 		"by its owner alone: capture run checks every pinned file so before each run, and\n"
 		"what it would refuse is refused here and named. PINNED_PLAN must not exist.\n",
 	.options = pin_options,
+	.notes = "Exit status: 0 PINNED_PLAN was written, 2 a file refused, usage or I/O error\n"
+		"(nothing written).\n",
 };
 
 static const struct ev_cli_option leases_options[] = {

@@ -143,6 +143,8 @@ static const struct ev_cli_command replicate_keygen_command = {
 		"receipts (replicate compare --trust NAME.pub); keep NAME.key on the host\n"
 		"that signs (replicate verify --sign-key NAME.key).\n",
 	.options = keygen_options,
+	.notes = "Exit status: 0 both files were written, 2 usage or I/O error, or a file that\n"
+		"exists already (nothing written).\n",
 };
 
 static const struct ev_cli_option prune_options[] = {
@@ -203,6 +205,9 @@ static const struct ev_cli_command replicate_receive_command = {
 		"only when it is complete and hashes to SHA256. DIR is created if needed. An\n"
 		"existing DIR/NAME is never replaced: the same file again is accepted at once,\n"
 		"a different one refused. Not meant to be run by hand.\n",
+	.notes = "Exit status: 0 DIR/NAME is complete and hashes to SHA256, 2 it is not (a short\n"
+		"or different transfer, a different existing file, usage or I/O error, a\n"
+		"signal); the partial file is kept for a resume.\n",
 };
 
 static const struct ev_cli_command replicate_continue_command = {

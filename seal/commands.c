@@ -37,7 +37,10 @@ static const struct ev_cli_command seal_create_command = {
 		"links, FIFOs, sockets, devices, unreadable files, names that are not valid\n"
 		"UTF-8 or hold control characters, two names that differ only in case or\n"
 		"Unicode normalization, setuid/setgid/sticky bits, a file that changes while\n"
-		"it is read, an OUTDIR inside DIR. Hard links are sealed as ordinary files.\n",
+		"it is read, an OUTDIR inside DIR. Hard links are sealed as ordinary files.\n"
+		"\n"
+		"Exit status: 0 sealed (OUTDIR complete), 2 refused, usage or I/O error, or a\n"
+		"signal (nothing written).\n",
 };
 
 static const struct ev_cli_option verify_options[] = {
@@ -67,8 +70,9 @@ static const struct ev_cli_command seal_verify_command = {
 		"check a copied subset of files against a selection manifest (seal select).\n",
 	.options = verify_options,
 	.notes = "Findings go to stderr as 'seal: MEMBER: what (expected X, found Y)', the verdict\n"
-		"to stdout. Exit status: 0 all members held, 1 a finding, 2 the check could not\n"
-		"be made.\n",
+		"to stdout.\n"
+		"\n"
+		"Exit status: 0 all members held, 1 a finding, 2 the check could not be made.\n",
 };
 
 static const struct ev_cli_option diff_options[] = {
@@ -115,6 +119,8 @@ static const struct ev_cli_command seal_select_command = {
 		"its parent directories matches (so 'summary' selects the whole directory).\n"
 		"Every GLOB must select at least one member.\n",
 	.options = select_options,
+	.notes = "Exit status: 0 the manifest was written, 2 usage or I/O error, a GLOB that\n"
+		"selects nothing, or a seal that cannot be read (nothing written).\n",
 };
 
 static const struct ev_cli_option capsule_options[] = {

@@ -41,7 +41,11 @@ static const char help[] =
 	"  --rcvbuf BYTES            ask for this receive buffer (the effective size is printed)\n"
 	"  --precision P             SendingTime of the answers: none, milli (default), micro, nano\n"
 	"  --accept-timeout S        give up when no session arrives in S seconds (default 60)\n"
-	"  -h, --help                this help\n";
+	"  -h, --help                this help\n"
+	"  --version                 print the version\n"
+	"\n"
+	"Exit status: 0 a Logout was answered and everything was written; 1 a receive,\n"
+	"framing, send or journal failure; 2 misuse.\n";
 
 struct options {
 	const char *listen, *journal, *outgoing;
@@ -62,6 +66,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	static const struct option longopts[] = {
 		{"accept-timeout", required_argument, NULL, 'T'},
 		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{"journal", required_argument, NULL, 'j'},
 		{"journal-file-size", required_argument, NULL, 'F'},
 		{"listen", required_argument, NULL, 'l'},
@@ -78,6 +83,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		switch (c) {
 		case 'T': bad = pair_parse_count("--accept-timeout", optarg, 1, 86400, &o->accept_timeout); break;
 		case 'h': fputs(help, stdout); exit(0);
+		case 'V': puts("fix-receiver (evidence) " PACKAGE_VERSION); exit(0);
 		case 'j': o->journal = optarg; break;
 		case 'F': bad = pair_parse_count("--journal-file-size", optarg, 4096, (uint64_t)1 << 40, &o->file_size); break;
 		case 'l': o->listen = optarg; break;

@@ -56,7 +56,11 @@ static const char help[] =
 	"  --sndbuf BYTES            ask for this send buffer (the effective size is printed)\n"
 	"  --rcvbuf BYTES            ask for this receive buffer\n"
 	"  --connect-timeout S       keep trying to connect for S seconds (default 10)\n"
-	"  -h, --help                this help\n";
+	"  -h, --help                this help\n"
+	"  --version                 print the version\n"
+	"\n"
+	"Exit status: 0 the session completed and everything was written; 1 a send, receive,\n"
+	"journal or output failure; 2 misuse.\n";
 
 enum clock_kind { CLOCK_KIND_MONO_RAW, CLOCK_KIND_RDTSCP };
 
@@ -268,6 +272,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"connect-timeout", required_argument, NULL, 'T'},
 		{"delay-series", required_argument, NULL, 'd'},
 		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{"incoming-journal", required_argument, NULL, 'i'},
 		{"journal", required_argument, NULL, 'j'},
 		{"journal-file-size", required_argument, NULL, 'F'},
@@ -298,6 +303,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'T': bad = pair_parse_count("--connect-timeout", optarg, 0, 3600, &o->connect_timeout); break;
 		case 'd': o->delay_series = optarg; break;
 		case 'h': fputs(help, stdout); exit(0);
+		case 'V': puts("fix-sender (evidence) " PACKAGE_VERSION); exit(0);
 		case 'i': o->incoming = optarg; break;
 		case 'j': o->journal = optarg; break;
 		case 'F': bad = pair_parse_count("--journal-file-size", optarg, 4096, (uint64_t)1 << 40, &o->file_size); break;
