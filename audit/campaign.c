@@ -30,8 +30,8 @@
 #include "lib/core/sha256.h"
 #include "audit/campaign.h"
 
-static ev_status publish(struct campaign_audit *ca, const char *name, const char *bytes, size_t len,
-			 struct ev_error *err)
+ev_status audit_campaign_publish(struct campaign_audit *ca, const char *name, const char *bytes, size_t len,
+				 struct ev_error *err)
 {
 	char path[PATH_MAX];
 	uint8_t d[EV_SHA256_LEN];
@@ -117,7 +117,7 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 	char *bytes = NULL;
 	size_t len = 0;
 	if ((st = ev_json_dump(summary, &bytes, &len, err)) == EV_OK)
-		st = publish(ca, "summary.json", bytes, len, err);
+		st = audit_campaign_publish(ca, "summary.json", bytes, len, err);
 	if (st == EV_OK && ca->json)
 		fwrite(bytes, 1, len, stdout);
 	free(bytes);
@@ -128,9 +128,11 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 		goto out;
 	}
 	if (st == EV_OK)
-		st = publish(ca, "summary.md", md.s, md.n, err);
+		st = audit_campaign_publish(ca, "summary.md", md.s, md.n, err);
 	if (st == EV_OK)
-		st = publish(ca, "report.html", html.s, html.n, err);
+		st = audit_campaign_publish(ca, "report.html", html.s, html.n, err);
+	if (st == EV_OK)
+		st = audit_campaign_write_exports(ca, err);
 	if (st == EV_OK && ca->journals_audited) {
 		char path[PATH_MAX], final[PATH_MAX];
 		ev_path_join(path, sizeof path, ca->tmpdir, "audit-journal.json");
@@ -178,7 +180,10 @@ out:
 	audit_text_free(&html);
 	json_decref(summary);
 	for (size_t i = 0; ca->runs && i < ca->nruns; i++)
+	{
 		json_decref(ca->runs[i].json);
+		ev_distribution_free(&ca->runs[i].dist);
+	}
 	free(ca->runs);
 	json_decref(ca->plan);
 	json_decref(ca->receipt);

@@ -16,6 +16,7 @@
 #include "audit/analysis.h"
 #include "audit/svg.h"
 #include "lib/core/status.h"
+#include "lib/stats/hgrm.h"
 #include "lib/stats/series.h"
 
 #define MAX_RUNS 4096
@@ -47,6 +48,7 @@ struct run {
 	size_t nspectrum;
 	double ts_x[TIMESERIES_POINTS], ts_y[TIMESERIES_POINTS];
 	size_t nts;
+	struct ev_distribution dist; /* every value of the series, for the .hgrm export */
 };
 
 struct campaign_audit {
@@ -128,6 +130,17 @@ void audit_campaign_write_profiles(const json_t *profiles, struct text *t, int h
 
 /* Its tables, in Markdown or (html) HTML; nothing when options is NULL. */
 void audit_campaign_write_stack_options(const json_t *options, struct text *t, int html);
+
+/* Write name (bytes) into OUTDIR's temporary directory and name it in
+ * the receipt's outputs with its SHA-256. */
+ev_status audit_campaign_publish(struct campaign_audit *ca, const char *name, const char *bytes, size_t len,
+				 struct ev_error *err);
+
+/* The exports (campaign_exports.c): each analysed run's distribution as
+ * run-RUN.hgrm, each cell's counted runs together as cell-ARM-CELL.hgrm
+ * (HdrHistogram's percentile distribution text, lib/stats/hgrm), and
+ * runs.csv, a row of recomputed statistics per run. */
+ev_status audit_campaign_write_exports(struct campaign_audit *ca, struct ev_error *err);
 
 void audit_campaign_write_markdown(const struct campaign_audit *ca, struct text *t, json_t *summary);
 

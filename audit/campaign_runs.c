@@ -305,6 +305,10 @@ ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, s
 	r->source_hz = s.source_hz;
 	ev_moments_of(s.v, s.n, &r->m);
 	decimate(r, s.v, s.n);
+	if (ev_distribution_of(s.v, s.n, &r->dist) != 0) {
+		ev_series_free(&s);
+		return ev_error_set(err, EV_ERROR, "run %s: out of memory for its distribution", r->name);
+	}
 	/* in the series' own order: the journal-page cohorts */
 	if (r->sjournal[0] && s.n) {
 		uint8_t *labels = NULL;

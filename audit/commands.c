@@ -194,7 +194,9 @@ static const struct ev_cli_command audit_campaign_command = {
 		"pooled). A run's files are found by the names of its sender's outputs: series,\n"
 		"report, delay_series, journal, and log (sockperf's --full-log); the peer's\n"
 		"journal. OUTDIR (new) gets summary.json, summary.md (a table per arm),\n"
-		"report.html (SVG plots, nothing fetched), audit-journal.json and receipt.json.\n",
+		"report.html (SVG plots, nothing fetched), run-RUN.hgrm and cell-ARM-CELL.hgrm\n"
+		"(HdrHistogram's percentile distribution text), runs.csv (a row of statistics\n"
+		"per run), audit-journal.json and receipt.json.\n",
 	.options = campaign_options,
 	.notes = "Exit status: 0 everything held, 1 a statistic, a series or a journal did not\n"
 		"(the receipt says which), 2 usage or I/O error.\n",

@@ -185,4 +185,6 @@ for a in r["facts"]["arms"]:
 echo
 echo "the campaign summary table: $work/summary/summary.md"
 echo "the HTML report:            $work/summary/report.html"
+echo "HdrHistogram and CSV:       $work/summary/run-*.hgrm, cell-*.hgrm, runs.csv"
+echo "the two arms compared:      $work/compare-arms/comparison.md"
 echo "demo: done; outputs are in $work"

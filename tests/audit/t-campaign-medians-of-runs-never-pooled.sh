@@ -65,7 +65,8 @@ test_expect_success 'the outputs are all there, named in the receipt with their 
 	"$AUDIT" campaign --json two -o s4 >printed 2>err && cmp printed s4/summary.json &&
 	grep -q "^OK: 2 runs; summary s4" err &&
 	for f in summary.json summary.md report.html receipt.json; do test -s s/$f || return 1; done &&
-	test "$(json_words s/receipt.json "sorted(o[\"name\"] for o in d[\"outputs\"])")" = "report.html summary.json summary.md" &&
+	test "$(json_words s/receipt.json "sorted(o[\"name\"] for o in d[\"outputs\"])")" = \
+		"cell-baseline-A.hgrm cell-baseline-B.hgrm report.html run-001-baseline-A-1.hgrm run-002-baseline-B-1.hgrm run-003-baseline-B-2.hgrm run-004-baseline-A-2.hgrm run-005-baseline-B-3.hgrm run-006-baseline-A-3.hgrm runs.csv summary.json summary.md" &&
 	test "$(json_words s/receipt.json "[o[\"sha256\"] for o in d[\"outputs\"] if o[\"name\"] == \"summary.md\"]")" = "$(sha256_of s/summary.md)"
 '
 
