@@ -132,6 +132,36 @@ static const struct ev_cli_option keygen_options[] = {
 	{NULL, 0, NULL, 0, NULL},
 };
 
+static const struct ev_cli_option status_options[] = {
+	{"json", 0, NULL, 'j',
+	 "print the inventory as JSON (evidence-status/1)"},
+	{"min-hosts", 0, "N", 'm',
+	 "the hosts prune would need (default 2, as prune)"},
+	{"trust", 0, "FILE", 't',
+	 "count a host by its key, as prune --trust does: only\n"
+	 "replica receipts signed by a key in FILE are copies"},
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command replicate_status_command = {
+	.name = "status",
+	.run = replicate_status_main,
+	.synopsis = "replicate status [--min-hosts N] [--trust FILE ...] [--json] DIR...",
+	.summary = "what is where: per sealed campaign its verified copies,\n"
+		"audits, and whether prune's guards would hold",
+	.description = "Read every receipt and SEAL.json under each DIR (*.json files, links never\n"
+		"followed, anything but a regular file passed by and named) and print one entry\n"
+		"per sealed campaign, by its SEAL.json's SHA-256: where it was sealed; each host\n"
+		"holding a verified copy (an intact, passing replica receipt) and when it last\n"
+		"verified it; copies that failed or whose receipts were edited; the audits that\n"
+		"name its seal or read a file it holds, and their verdicts; prune's runs;\n"
+		"whether prune's receipt guards would hold now (enough distinct hosts, receipts\n"
+		"that agree); and what is missing. Nothing is run or written.\n",
+	.options = status_options,
+	.notes = "Exit status: 0 listed (whatever it found), 2 usage, a DIR that cannot be read,\n"
+		"or a --trust file that cannot be read.\n",
+};
+
 static const struct ev_cli_command replicate_keygen_command = {
 	.name = "keygen",
 	.run = replicate_keygen_main,
@@ -227,6 +257,7 @@ static const struct ev_cli_command *const commands[] = {
 	&replicate_compare_command,
 	&replicate_keygen_command,
 	&replicate_prune_command,
+	&replicate_status_command,
 	&replicate_receive_command,
 	&replicate_continue_command,
 	NULL,

@@ -146,6 +146,9 @@ echo "(exit status $status: every replica here is on this one machine, which is 
 show "$replicate" prune --seal sealed/SEAL.json --min-hosts 1 --receipts receipts/replica-*.json \
 	--receipt cleanup.json campaign
 
+step "replicate status: what is where, from the receipts alone"
+show "$replicate" status .
+
 step "summary"
 python3 - sealed <<'PY'
 import glob, json, sys
