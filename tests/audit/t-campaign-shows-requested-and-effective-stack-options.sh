@@ -18,7 +18,7 @@ ONLOAD=$PWD/onload DUMP=$PWD/onload_stackdump P=$EV_BUILDDIR/capture/pair
 # stand-in with a profile, both sides observed.
 plan () {
 	cat >"$1" <<-EOF
-	{"format": "evidence-plan/1", $PLAN_USER "name": "stack", "warmups": 100, "measured": 2000, "repeats": $2,
+	{"format": "evidence-plan/1", $PLAN_USER "name": "stack", "warmups": 100, "measured": 10000, "repeats": $2,
 	 "observe": {"interval_ms": 50},
 	 "observers": [{"name": "stackdump", "argv": ["$DUMP", "lots", "{pid}", "{side}"], "when": ["during", "after"],
 	                "format": "onload"}],
