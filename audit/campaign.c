@@ -150,7 +150,7 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 	ev_receipt_set_fact(ca->receipt, "campaign", json_string(name ? name : ""), err);
 	ev_receipt_set_fact(ca->receipt, "runs", json_integer((json_int_t)ca->nruns), err);
 	ev_receipt_set_fact(ca->receipt, "coverage", audit_campaign_coverage(ca), err);
-	if (st == EV_OK && (st = ev_receipt_finish(ca->receipt, err)) == EV_OK) {
+	if (st == EV_OK && (st = ev_receipt_finish_signed(ca->receipt, ca->sign_key, err)) == EV_OK) {
 		char *rb = NULL;
 		size_t rlen = 0;
 		char path[PATH_MAX];
@@ -205,6 +205,10 @@ int audit_campaign_main(int argc, char **argv)
 		case 'h': return ev_cli_help(&audit_tool, "campaign");
 		case 'j': ca.json = 1; break;
 		case 'o': ca.out = optarg; break;
+		case 'K':
+			if (ev_cli_sign_key(TOOL, optarg, &ca.sign_key))
+				return 2;
+			break;
 		default: return ev_cli_usage(&audit_tool, "campaign", "%s", ev_cli_option_problem(argv));
 		}
 	}
@@ -219,5 +223,6 @@ int audit_campaign_main(int argc, char **argv)
 	ev_status st = run_campaign(&ca, &err);
 	if (st >= EV_ERROR)
 		ev_cli_error(TOOL, &err);
+	ev_signing_key_free(ca.sign_key);
 	return ev_status_exit_code(st);
 }

@@ -15,6 +15,7 @@
 
 #include "audit/analysis.h"
 #include "audit/svg.h"
+#include "lib/receipt/signature.h"
 #include "lib/core/status.h"
 #include "lib/stats/hgrm.h"
 #include "lib/stats/series.h"
@@ -52,6 +53,7 @@ struct run {
 };
 
 struct campaign_audit {
+	struct ev_signing_key *sign_key; /* --sign-key: receipt.json and audit-journal.json signed */
 	const char *dir, *out;
 	int json;
 	json_t *plan;

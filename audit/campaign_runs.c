@@ -448,6 +448,7 @@ ev_status audit_campaign_audit_journals(struct campaign_audit *ca, struct ev_err
 	jr.measured = (long)measured;
 	jr.receipt = receipt;
 	jr.quiet = 1;
+	jr.sign_key = ca->sign_key;
 	st = audit_journal_run_all(&jr, err);
 	ca->journals_audited = st == EV_OK || st == EV_MISMATCH;
 	ca->journal_findings = jr.findings;

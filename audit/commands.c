@@ -42,6 +42,7 @@ static const struct ev_cli_option journal_options[] = {
 	{"sender-format", 0, "KIND", 'F',
 	 "the format of the senders' journals alone (a QuickFIX\n"
 	 "store against an llfix journal, say)"},
+	EV_CLI_OPTION_SIGN_KEY('K'),
 	{"spec", 0, "SPEC", 'p',
 	 "the expectation spec (default: the llfix TX NewOrderSingle\n"
 	 "spec, share/evidence/audit/llfix-tx-new-order.json)"},
@@ -56,7 +57,7 @@ static const struct ev_cli_command audit_journal_command = {
 	.synopsis = "audit journal [--spec SPEC] [--dict DICT ...] [--format KIND] [--sender-format KIND] "
 		"[--receiver-format KIND] --sender PATH --receiver PATH [--sender PATH --receiver PATH "
 		"...] [--archive ARCHIVE --seal SEAL.json [--seal-sha256 HEX]] [--warmups N] [--measured "
-		"N] [--sender-compid ID] [--jobs N] [--max-findings N] [--receipt FILE] [--json]\n"
+		"N] [--sender-compid ID] [--jobs N] [--max-findings N] [--receipt FILE] [--sign-key KEY] [--json]\n"
 		"audit journal [options] (--sender PATH | --receiver PATH)",
 	.summary = "every FIX message both endpoints persisted: envelope,\n"
 		"dictionary, session and spec rules, counts, and the two\n"
@@ -99,6 +100,7 @@ static const struct ev_cli_option series_options[] = {
 	{"rule", 0, "RULE", 'R',
 	 "nearest-rank, floor-index, round-half-up or linear, for the\n"
 	 "quantiles of --quantile (default: the report's, else nearest-rank)"},
+	EV_CLI_OPTION_SIGN_KEY('K'),
 	{"sockperf-clock", 0, "C", 'C',
 	 "the clock sockperf ran on: tsc (its default) or monotonic\n"
 	 "(--no-rdtsc); only on tsc may a value rebuilt from its log\n"
@@ -115,7 +117,7 @@ static const struct ev_cli_command audit_series_command = {
 	.run = audit_series_main,
 	.synopsis = "audit series [--native REPORT] [--sockperf-clock tsc|monotonic] [--rule RULE] "
 		"[--quantile P ...] [--delay SERIES --rate R] [--journal DIR --warmups N] [--threshold T] "
-		"[--receipt FILE] [--json] SERIES",
+		"[--receipt FILE] [--sign-key KEY] [--json] SERIES",
 	.summary = "every statistic a benchmark printed, recomputed from its\n"
 		"raw series with its own rule",
 	.description = "Recompute, from a raw per-call latency series, every statistic a benchmark\n"
@@ -145,14 +147,16 @@ static const struct ev_cli_option profile_options[] = {
 	 "ARCHIVE is this seal's archive: checked against it as it\n"
 	 "streams, the run's members copied out to be read"},
 	EV_CLI_OPTION_SEAL_SHA256('P'),
+	EV_CLI_OPTION_SIGN_KEY('K'),
 	{NULL, 0, NULL, 0, NULL},
 };
 
 static const struct ev_cli_command audit_profile_command = {
 	.name = "profile",
 	.run = audit_profile_main,
-	.synopsis = "audit profile [--perf PATH] [--receipt FILE] [--json] RUN_DIR\n"
-		"audit profile --seal SEAL.json [--seal-sha256 HEX] --run RUN [--perf PATH] [--receipt FILE] [--json] ARCHIVE",
+	.synopsis = "audit profile [--perf PATH] [--receipt FILE] [--sign-key KEY] [--json] RUN_DIR\n"
+		"audit profile --seal SEAL.json [--seal-sha256 HEX] --run RUN [--perf PATH] [--receipt FILE] [--sign-key KEY] "
+		"[--json] ARCHIVE",
 	.summary = "where a profiled run's cycles went, read cold from its\n"
 		"perf.data",
 	.description = "Read, cold, what capture's perf recorded of a profiled run (RUN_DIR/run.json and\n"
@@ -176,13 +180,14 @@ static const struct ev_cli_option campaign_options[] = {
 	 "print the summary on stdout"},
 	{"output", 'o', "OUTDIR", 'o',
 	 "the summary directory (must not exist)"},
+	EV_CLI_OPTION_SIGN_KEY('K'),
 	{NULL, 0, NULL, 0, NULL},
 };
 
 static const struct ev_cli_command audit_campaign_command = {
 	.name = "campaign",
 	.run = audit_campaign_main,
-	.synopsis = "audit campaign CAMPAIGN_DIR -o OUTDIR [--json]",
+	.synopsis = "audit campaign CAMPAIGN_DIR -o OUTDIR [--sign-key KEY] [--json]",
 	.summary = "every run of a captured campaign audited, and summed up\n"
 		"per cell as the median of its runs, with tables and an\n"
 		"HTML report",
@@ -219,13 +224,14 @@ static const struct ev_cli_option compare_options[] = {
 	{"seed", 0, "S", 's',
 	 "the seed of the resampling (default 1); the same seed,\n"
 	 "the same interval"},
+	EV_CLI_OPTION_SIGN_KEY('K'),
 	{NULL, 0, NULL, 0, NULL},
 };
 
 static const struct ev_cli_command audit_compare_command = {
 	.name = "compare",
 	.run = audit_compare_main,
-	.synopsis = "audit compare [--resamples N] [--seed S] [--json] SUMMARY_A SUMMARY_B -o OUTDIR\n"
+	.synopsis = "audit compare [--resamples N] [--seed S] [--sign-key KEY] [--json] SUMMARY_A SUMMARY_B -o OUTDIR\n"
 		"audit compare (--arm A --arm B | --cell X --cell Y) [options] SUMMARY [SUMMARY_B] -o OUTDIR",
 	.summary = "two arms, cells or campaigns compared run for run: medians,\n"
 		"ratio, difference, every run, a bootstrap interval",

@@ -21,6 +21,7 @@
 #include "audit/audit.h"
 #include "audit/compare_table.h"
 #include "audit/svg.h"
+#include "lib/receipt/signature.h"
 #include "lib/core/json.h"
 #include "lib/core/path.h"
 #include "lib/core/publish.h"
@@ -31,11 +32,12 @@
 #define NSTATS 6
 #define CONFIDENCE 0.95
 #define SUMMARY_FORMAT "evidence-campaign-summary/1"
-#define COMPARISON_FORMAT "evidence-comparison/1"
+#define COMPARISON_FORMAT "evidence-run-comparison/1"
 
 static const char *const stat_names[NSTATS] = {"p50", "p95", "p99", "p99.9", "mean", "max"};
 
 struct compare_opts {
+	struct ev_signing_key *sign_key;
 	const char *arm[2], *cell[2];
 	int narm, ncell;
 	const char *out;
@@ -638,7 +640,7 @@ static ev_status run_compare(const struct compare_opts *o, struct ev_error *err)
 	ev_receipt_set_fact(receipt, "bootstrap", json_incref(json_object_get(doc, "bootstrap")), err);
 	ev_receipt_set_fact(receipt, "pairs", json_integer((json_int_t)npairs), err);
 	ev_receipt_set_fact(receipt, "not_compared", json_incref(unpaired), err);
-	if ((st = ev_receipt_finish(receipt, err)) != EV_OK)
+	if ((st = ev_receipt_finish_signed(receipt, o->sign_key, err)) != EV_OK)
 		goto out;
 	char rpath[PATH_MAX];
 	ev_path_join(rpath, sizeof rpath, tmpdir, "receipt.json");
@@ -702,6 +704,10 @@ int audit_compare_main(int argc, char **argv)
 			break;
 		case 'h': return ev_cli_help(&audit_tool, "compare");
 		case 'j': o.json = 1; break;
+		case 'K':
+			if (ev_cli_sign_key(TOOL, optarg, &o.sign_key))
+				return 2;
+			break;
 		case 'o': o.out = optarg; break;
 		case 'R':
 			if (ev_cli_parse_long(optarg, 1, 1000000, &v))
@@ -734,5 +740,6 @@ int audit_compare_main(int argc, char **argv)
 	ev_status st = run_compare(&o, &err);
 	if (st >= EV_ERROR)
 		ev_cli_error(TOOL, &err);
+	ev_signing_key_free(o.sign_key);
 	return ev_status_exit_code(st);
 }

@@ -607,7 +607,7 @@ void audit_journal_free(struct journal_run *run)
 static ev_status write_receipt(struct journal_run *run, json_t *r, char *path, size_t cap,
 			       struct ev_error *err)
 {
-	ev_status st = ev_receipt_finish(r, err);
+	ev_status st = ev_receipt_finish_signed(r, run->sign_key, err);
 	if (st != EV_OK)
 		return st;
 	st = ev_receipt_write_chosen(r, run->receipt, EV_RECEIPT_DEFAULT_DIR, "audit-journal", path, cap, err);
@@ -745,6 +745,10 @@ int audit_journal_main(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
 		switch (c) {
+		case 'K':
+			if (ev_cli_sign_key(TOOL, optarg, &run.sign_key))
+				return 2;
+			break;
 		case 'a': run.archive = optarg; break;
 		case 'c': run.sender_compid = optarg; break;
 		case 'd':
@@ -830,5 +834,6 @@ int audit_journal_main(int argc, char **argv)
 	if (st >= EV_ERROR)
 		ev_cli_error(TOOL, &err);
 	audit_journal_free(&run);
+	ev_signing_key_free(run.sign_key);
 	return ev_status_exit_code(st);
 }

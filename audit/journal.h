@@ -13,6 +13,7 @@
 #include <jansson.h>
 #include <stdatomic.h>
 
+#include "lib/receipt/signature.h"
 #include "lib/fix/fixcheck.h"
 #include "lib/fix/fixdict.h"
 #include "lib/fix/fingerprint.h"
@@ -68,6 +69,7 @@ struct journal_progress {
 };
 
 struct journal_run {
+	struct ev_signing_key *sign_key; /* --sign-key: its receipt signed (the caller's) */
 	const char *spec_path, *archive, *seal, *seal_sha256, *receipt, *sender_compid;
 	char *dicts[JOURNAL_MAX_DICTS];
 	size_t ndicts;

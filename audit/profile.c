@@ -11,6 +11,7 @@
 
 #include "audit/audit.h"
 #include "audit/profile.h"
+#include "lib/receipt/signature.h"
 #include "lib/campaign/run.h"
 #include "lib/core/json.h"
 #include "lib/core/path.h"
@@ -19,6 +20,7 @@
 
 
 struct options {
+	struct ev_signing_key *sign_key;
 	const char *run_dir, *receipt, *perf;
 	const char *seal, *seal_sha256, *run; /* --seal: RUN of the sealed ARCHIVE (run_dir) */
 	int json;
@@ -62,7 +64,7 @@ static ev_status run_profile(const struct options *o, struct ev_error *err)
 	if (o->seal) { /* the run's members copied out of the archive, checked on the way */
 		st = audit_profile_extract(o->run_dir, o->seal, o->seal_sha256, o->run, a.receipt, copies, sizeof copies, err);
 		if (st != EV_OK) {
-			if (st == EV_MISMATCH && (ev_receipt_finish(a.receipt, err) != EV_OK ||
+			if (st == EV_MISMATCH && (ev_receipt_finish_signed(a.receipt, o->sign_key, err) != EV_OK ||
 						  ev_receipt_write_chosen(a.receipt, o->receipt, EV_RECEIPT_DEFAULT_DIR, "audit-profile",
 									  receipt_path, sizeof receipt_path, err) != EV_OK))
 				st = err->status;
@@ -113,7 +115,7 @@ static ev_status run_profile(const struct options *o, struct ev_error *err)
 					      "symbols are resolved by perf from the binaries on this host: a binary changed since the "
 					      "run changes names, never counts"),
 				    err);
-		if ((st = ev_receipt_finish(a.receipt, err)) == EV_OK)
+		if ((st = ev_receipt_finish_signed(a.receipt, o->sign_key, err)) == EV_OK)
 			st = ev_receipt_write_chosen(a.receipt, o->receipt, EV_RECEIPT_DEFAULT_DIR, "audit-profile", receipt_path,
 						     sizeof receipt_path, err);
 	}
@@ -150,6 +152,10 @@ int audit_profile_main(int argc, char **argv)
 		switch (opt) {
 		case 'h': return ev_cli_help(&audit_tool, "profile");
 		case 'j': o.json = 1; break;
+		case 'K':
+			if (ev_cli_sign_key(TOOL, optarg, &o.sign_key))
+				return 2;
+			break;
 		case 'o': o.receipt = optarg; break;
 		case 'P': o.seal_sha256 = optarg; break;
 		case 'r': o.run = optarg; break;
@@ -179,5 +185,6 @@ int audit_profile_main(int argc, char **argv)
 		st = run_profile(&o, &err);
 	if (st >= EV_ERROR)
 		ev_cli_error(TOOL, &err);
+	ev_signing_key_free(o.sign_key);
 	return ev_status_exit_code(st);
 }

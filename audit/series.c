@@ -14,6 +14,7 @@
 
 #include "audit/analysis.h"
 #include "audit/audit.h"
+#include "lib/receipt/signature.h"
 #include "lib/core/input.h"
 #include "lib/core/json.h"
 #include "lib/receipt/receipt.h"
@@ -22,6 +23,7 @@
 #define DEFAULT_PAGE 4096
 
 struct series_opts {
+	struct ev_signing_key *sign_key;
 	const char *series, *native, *delay, *journal, *receipt;
 	int rule, json;
 	enum analysis_sockperf_clock sockperf_clock;
@@ -265,7 +267,7 @@ static ev_status run_series(const struct series_opts *o, struct ev_error *err)
 		st = ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal; nothing is claimed", o->series);
 		goto out;
 	}
-	if ((st = ev_receipt_finish(r, err)) != EV_OK)
+	if ((st = ev_receipt_finish_signed(r, o->sign_key, err)) != EV_OK)
 		goto out;
 	if ((st = ev_receipt_write_chosen(r, o->receipt, EV_RECEIPT_DEFAULT_DIR, "audit-series", path, sizeof path, err)) != EV_OK)
 		goto out;
@@ -339,6 +341,10 @@ int audit_series_main(int argc, char **argv)
 				return ev_cli_usage(&audit_tool, "series", "option --rate: expected orders a second, found '%s'", optarg);
 			o.rate = (uint64_t)v;
 			break;
+		case 'K':
+			if (ev_cli_sign_key(TOOL, optarg, &o.sign_key))
+				return 2;
+			break;
 		case 'o': o.receipt = optarg; break;
 		case 'R':
 			if ((o.rule = ev_qrule_parse(optarg)) < 0)
@@ -372,5 +378,6 @@ int audit_series_main(int argc, char **argv)
 		st = run_series(&o, &err);
 	if (st >= EV_ERROR)
 		ev_cli_error(TOOL, &err);
+	ev_signing_key_free(o.sign_key);
 	return ev_status_exit_code(st);
 }

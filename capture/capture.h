@@ -11,6 +11,7 @@
 #include "capture/linkkeeper.h"
 #include "capture/netns.h"
 #include "capture/plan.h"
+#include "lib/receipt/signature.h"
 #include "lib/cli/cli.h"
 #include "lib/cli/command.h"
 #include "lib/core/proc.h"
@@ -24,6 +25,7 @@ int capture_leases_main(int argc, char **argv);
 
 /* One capture session over a campaign directory. */
 struct campaign {
+	struct ev_signing_key *sign_key; /* --sign-key: the capture receipt signed */
 	const char *plan_path;
 	char dir[PATH_MAX];          /* absolute */
 	int degrade, json, allow_dirty, wait;

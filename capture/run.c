@@ -560,7 +560,7 @@ static ev_status run_campaign(struct campaign *c, json_t *receipt, char *receipt
 			    json_pack("{s:I, s:I, s:I, s:I}", "this_session", (json_int_t)ss.this_session,
 				      "earlier", (json_int_t)ss.earlier, "failed", (json_int_t)ss.failed,
 				      "not_run", (json_int_t)ss.not_run), err);
-	if ((st = ev_receipt_finish(receipt, err)) == EV_OK)
+	if ((st = ev_receipt_finish_signed(receipt, c->sign_key, err)) == EV_OK)
 		st = ev_receipt_write_fresh(receipt, c->dir, "receipt-capture", receipt_path, cap, err);
 	*all_ok = ss.failed == 0 && ss.not_run == 0;
 	return st;
@@ -582,6 +582,10 @@ int capture_run_main(int argc, char **argv)
 		case 'D': c.degrade = 1; break;
 		case 'h': return ev_cli_help(&capture_tool, "run");
 		case 'j': c.json = 1; break;
+		case 'K':
+			if (ev_cli_sign_key(TOOL, optarg, &c.sign_key))
+				return 2;
+			break;
 		case 'o': out = optarg; break;
 		case 'P':
 			if (strcmp(optarg, "high") != 0 && strcmp(optarg, "normal") != 0)
@@ -668,5 +672,6 @@ int capture_run_main(int argc, char **argv)
 	json_decref(c.degraded);
 	json_decref(c.sources);
 	capture_plan_free(&c.plan);
+	ev_signing_key_free(c.sign_key);
 	return ev_status_exit_code(st);
 }

@@ -126,6 +126,32 @@ static const struct ev_cli_command replicate_compare_command = {
 		"keys), 1 they do not, 2 a receipt could not be read.\n",
 };
 
+static const struct ev_cli_option check_options[] = {
+	{"json", 0, NULL, 'j',
+	 "print the verdicts as JSON (evidence-trust-check/1)"},
+	{"trust", 0, "FILE", 't',
+	 "public keys (PEM, replicate keygen's NAME.pub) to trust\n"
+	 "(repeatable; at least one)"},
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command replicate_check_command = {
+	.name = "check",
+	.run = replicate_check_main,
+	.synopsis = "replicate check --trust FILE [--trust FILE ...] [--json] RECEIPT...",
+	.summary = "any receipt held against a trust list: intact and signed\n"
+		"by a trusted key",
+	.description = "Check each RECEIPT, of any kind (seal, verify, replica, audit, capture, cleanup,\n"
+		"integration, continuation), against the trusted public keys: read strictly (canonical\n"
+		"JSON), its comparable digest recomputed (an edit after it was written is named),\n"
+		"and its signature verified under one of the keys (an unsigned receipt, one\n"
+		"signed by another key, or one changed after it was signed is named). Every\n"
+		"command that writes a receipt signs it with --sign-key KEY.\n",
+	.options = check_options,
+	.notes = "Exit status: 0 every receipt is intact and signed by a trusted key, 1 one is\n"
+		"not (each named on stderr), 2 usage, a key or a receipt that cannot be read.\n",
+};
+
 static const struct ev_cli_option keygen_options[] = {
 	{"output", 'o', "NAME", 'o',
 	 "where the pair goes"},
@@ -193,6 +219,7 @@ static const struct ev_cli_option prune_options[] = {
 	EV_CLI_OPTION_SEAL_SHA256('p'),
 	{"selection", 0, "FILE", 'S',
 	 "DIR is a copy of this selection of the seal"},
+	EV_CLI_OPTION_SIGN_KEY('K'),
 	{"trust", 0, "FILE", 't',
 	 "require receipts signed by these keys (repeatable); hosts\n"
 	 "are then counted by signing key"},
@@ -203,7 +230,7 @@ static const struct ev_cli_command replicate_prune_command = {
 	.name = "prune",
 	.run = replicate_prune_main,
 	.synopsis = "replicate prune --seal SEAL.json [--seal-sha256 HEX] --receipts R1 R2 ... [--min-hosts "
-		"N] [--trust FILE ...] [--selection FILE] [--receipt FILE] [--json] DIR",
+		"N] [--trust FILE ...] [--selection FILE] [--receipt FILE] [--sign-key KEY] [--json] DIR",
 	.summary = "remove a directory once enough hosts hold verified copies",
 	.description = "Remove DIR (a completed runtime or staging directory) only when all of these\n"
 		"hold, and otherwise remove nothing and say every reason:\n"
@@ -255,6 +282,7 @@ static const struct ev_cli_command *const commands[] = {
 	&replicate_verify_command,
 	&replicate_push_command,
 	&replicate_compare_command,
+	&replicate_check_command,
 	&replicate_keygen_command,
 	&replicate_prune_command,
 	&replicate_status_command,

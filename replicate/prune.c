@@ -32,6 +32,7 @@
 #define MAX_TRUST 64
 
 struct prune_opts {
+	struct ev_signing_key *sign_key;
 	const char *seal, *seal_sha256, *selection, *receipt, *dir;
 	char *receipts[MAX_RECEIPTS];
 	size_t n_receipts;
@@ -320,7 +321,7 @@ static ev_status judge_processes(struct prune_run *p, const struct ev_tree *tree
 static ev_status write_cleanup_receipt(struct prune_run *p, char *path, size_t cap,
 				       struct ev_error *err)
 {
-	ev_status st = ev_receipt_finish(p->receipt, err);
+	ev_status st = ev_receipt_finish_signed(p->receipt, p->o->sign_key, err);
 	if (st != EV_OK)
 		return st;
 	char name_copy[PATH_MAX], label[200], stem[260];
@@ -588,6 +589,10 @@ int replicate_prune_main(int argc, char **argv)
 		case 'p': o.seal_sha256 = optarg; break;
 		case 's': o.seal = optarg; break;
 		case 'S': o.selection = optarg; break;
+		case 'K':
+			if (ev_cli_sign_key(TOOL, optarg, &o.sign_key))
+				return 2;
+			break;
 		case 't':
 			if (o.n_trust == MAX_TRUST)
 				return ev_cli_usage(&replicate_tool, "prune", "at most %d --trust files", MAX_TRUST);
@@ -625,5 +630,6 @@ int replicate_prune_main(int argc, char **argv)
 	ev_cli_findings_free(&p.refused);
 	ev_cli_findings_free(&p.kept);
 	json_decref(p.receipt);
+	ev_signing_key_free(o.sign_key);
 	return ev_status_exit_code(st);
 }

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/receipt/signature.h"
 #include "lib/archive/archive_reader.h"
 #include "lib/git/gitrepo.h"
 #include "lib/core/json.h"
@@ -354,7 +355,7 @@ static ev_status run_verify(const struct capsule_opts *o, struct ev_error *err)
 	if (st != EV_OK)
 		goto out;
 	ev_receipt_add_check(v.receipt, "members", v.findings.total == 0, v.findings.total ? "differences named" : "every member matches", err);
-	if ((st = ev_receipt_finish(v.receipt, err)) != EV_OK)
+	if ((st = ev_receipt_finish_signed(v.receipt, o->archive.sign_key, err)) != EV_OK)
 		goto out;
 	if (o->json) {
 		ev_json_print(v.receipt, stdout, err);
@@ -424,5 +425,6 @@ int seal_capsule_main(int argc, char **argv)
 	ev_status st = o.verify ? run_verify(&o, &err) : run_create(&o, &err);
 	if (st >= EV_ERROR)
 		ev_cli_error(TOOL, &err);
+	ev_signing_key_free(o.archive.sign_key);
 	return ev_status_exit_code(st);
 }

@@ -19,6 +19,7 @@ static const struct ev_cli_option create_options[] = {
 	 "where the outputs go (created; never overwritten)"},
 	{"refuse-writable", 0, NULL, 'w',
 	 "refuse group- or world-writable members"},
+	EV_CLI_OPTION_SIGN_KEY('K'),
 	SEAL_OPTION_THREADS,
 	{NULL, 0, NULL, 0, NULL},
 };
@@ -26,7 +27,7 @@ static const struct ev_cli_option create_options[] = {
 static const struct ev_cli_command seal_create_command = {
 	.name = "create",
 	.run = seal_create_main,
-	.synopsis = "seal create [--gzip] [--jobs N] [--level N] [--name ROOT] [--refuse-writable] [--json] "
+	.synopsis = "seal create [--gzip] [--jobs N] [--level N] [--name ROOT] [--refuse-writable] [--sign-key KEY] [--json] "
 		"DIR -o OUTDIR",
 	.summary = "seal DIR into OUTDIR: SEAL.json, the archive, receipt.json",
 	.description = "Seal DIR: read every file once, record its SHA-256, size and mode, and write\n"
@@ -54,6 +55,7 @@ static const struct ev_cli_option verify_options[] = {
 	EV_CLI_OPTION_SEAL_SHA256('p'),
 	{"selection", 0, "FILE", 'S',
 	 "check DIR against a selection manifest"},
+	EV_CLI_OPTION_SIGN_KEY('K'),
 	{NULL, 0, NULL, 0, NULL},
 };
 
@@ -61,8 +63,8 @@ static const struct ev_cli_command seal_verify_command = {
 	.name = "verify",
 	.run = seal_verify_main,
 	.synopsis = "seal verify --seal SEAL.json [--seal-sha256 HEX] [--receipt FILE] [--max-findings N] "
-		"[--json] (DIR | ARCHIVE)\n"
-		"seal verify --selection selection.json [--seal SEAL.json] [--json] DIR",
+		"[--sign-key KEY] [--json] (DIR | ARCHIVE)\n"
+		"seal verify --selection selection.json [--seal SEAL.json] [--sign-key KEY] [--json] DIR",
 	.summary = "check a tree or an archive against a seal",
 	.description = "Check every member of a tree or of an archive against a seal: present, type,\n"
 		"size, mode, SHA-256; members missing from the target and members the seal does\n"
@@ -138,6 +140,7 @@ static const struct ev_cli_option capsule_options[] = {
 	 "where the capsule goes (created; never overwritten)"},
 	{"repo", 0, "DIR", 'r',
 	 "the repository (or a directory inside it)"},
+	EV_CLI_OPTION_SIGN_KEY('K'),
 	{"submodules", 0, "MODE", 'S',
 	 "refuse (default) or record: a submodule is listed with\n"
 	 "its commit in the seal's source, not archived"},
@@ -154,8 +157,8 @@ static const struct ev_cli_command seal_capsule_command = {
 	.name = "capsule",
 	.run = seal_capsule_main,
 	.synopsis = "seal capsule --repo DIR [--commit REV] -o OUTDIR [--name ROOT] [--symlinks "
-		"refuse|record] [--submodules refuse|record] [--gzip] [--level N] [--jobs N] [--json]\n"
-		"seal capsule --verify --repo DIR [--commit REV] [--json] CAPSULE",
+		"refuse|record] [--submodules refuse|record] [--gzip] [--level N] [--jobs N] [--sign-key KEY] [--json]\n"
+		"seal capsule --verify --repo DIR [--commit REV] [--sign-key KEY] [--json] CAPSULE",
 	.summary = "seal a git commit's tree (or --verify a capsule against one)",
 	.description = "Seal a commit's tree as git records it, read through libgit2 (never the working\n"
 		"tree): every blob's bytes, modes as git stores them (100644 -> 0644, 100755 ->\n"
@@ -185,6 +188,7 @@ static const struct ev_cli_option integrate_options[] = {
 	 "the commit to check (default HEAD)"},
 	{"selection", 0, "FILE", 's',
 	 "the selection manifest"},
+	EV_CLI_OPTION_SIGN_KEY('K'),
 	{"worktree", 0, NULL, 'w',
 	 "check the working tree's files instead, each tracked and\n"
 	 "staged as it is (the index agrees with the file)"},
@@ -195,7 +199,7 @@ static const struct ev_cli_command seal_integrate_command = {
 	.name = "integrate",
 	.run = seal_integrate_main,
 	.synopsis = "seal integrate --selection selection.json --repo DIR [--rev REV | --worktree] [--prefix "
-		"PATH] [--receipt FILE] [--json]",
+		"PATH] [--receipt FILE] [--sign-key KEY] [--json]",
 	.summary = "the selected files committed to git, against their seal",
 	.description = "Check that every file of a selection manifest (seal select), committed to a git\n"
 		"repository, still equals its sealed original: its content (SHA-256; the git\n"

@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include "lib/receipt/signature.h"
 #include "lib/cli/progress.h"
 #include "lib/core/json.h"
 #include "lib/usecase/seal_create.h"
@@ -73,6 +74,7 @@ int seal_create_main(int argc, char **argv)
 	else
 		seal_out_print(&sc.out, &sc.seal);
 	ev_seal_create_free(&sc);
+	ev_signing_key_free(o.archive.sign_key);
 	return ev_status_exit_code(st);
 }
 

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/receipt/signature.h"
 #include "lib/git/gitrepo.h"
 #include "lib/core/json.h"
 #include "lib/receipt/receipt.h"
@@ -24,6 +25,7 @@
 #define GIT_EXECUTABLE 0100755u
 
 struct integrate_opts {
+	struct ev_signing_key *sign_key;
 	const char *selection, *repo, *rev, *prefix, *receipt;
 	int worktree, json;
 };
@@ -221,7 +223,7 @@ static ev_status run_integrate(const struct integrate_opts *o, struct ev_error *
 	snprintf(detail, sizeof detail, "%zu members, %" PRIu64 " findings, %u modes represented by the rule",
 		 sel.members.count, t.findings.total, t.accepted);
 	ev_receipt_add_check(t.receipt, "members", t.findings.total == 0, detail, err);
-	if ((st = ev_receipt_finish(t.receipt, err)) != EV_OK)
+	if ((st = ev_receipt_finish_signed(t.receipt, o->sign_key, err)) != EV_OK)
 		goto out;
 	if ((st = ev_receipt_write_chosen(t.receipt, o->receipt, EV_RECEIPT_DEFAULT_DIR, "integration", path, sizeof path, err)) !=
 	    EV_OK)
@@ -261,6 +263,10 @@ int seal_integrate_main(int argc, char **argv)
 		case 'v': o.rev = optarg; break;
 		case 's': o.selection = optarg; break;
 		case 'w': o.worktree = 1; break;
+		case 'K':
+			if (ev_cli_sign_key(TOOL, optarg, &o.sign_key))
+				return 2;
+			break;
 		default: return ev_cli_usage(&seal_tool, "integrate", "%s", ev_cli_option_problem(argv));
 		}
 	}
@@ -291,5 +297,6 @@ int seal_integrate_main(int argc, char **argv)
 	ev_status st = run_integrate(&o, &err);
 	if (st >= EV_ERROR)
 		ev_cli_error(TOOL, &err);
+	ev_signing_key_free(o.sign_key);
 	return ev_status_exit_code(st);
 }

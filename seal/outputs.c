@@ -26,6 +26,7 @@ int seal_archive_opt(struct ev_seal_archive_opts *a, int c, const char *arg, con
 					 c == 'J' ? "--jobs" : "--threads", arg);
 		a->threads = (int)n;
 		return 0;
+	case 'K': return ev_cli_sign_key(TOOL, arg, &a->sign_key);
 	default: return -1;
 	}
 }

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/receipt/signature.h"
 #include "lib/archive/archive_reader.h"
 #include "lib/core/publish.h"
 #include "lib/core/input.h"
@@ -26,6 +27,7 @@
 #include "seal/seal.h"
 
 struct verify_opts {
+	struct ev_signing_key *sign_key;
 	const char *seal, *seal_sha256, *selection, *receipt, *target;
 	int json;
 	long max_findings;
@@ -70,7 +72,7 @@ static ev_status emit_receipt(struct report *r, char *path, size_t cap, struct e
 {
 	ev_status st = ev_cli_findings_finish(&r->shown, err);
 	if (st == EV_OK)
-		st = ev_receipt_finish(r->receipt, err);
+		st = ev_receipt_finish_signed(r->receipt, r->o->sign_key, err);
 	if (st == EV_OK)
 		st = ev_receipt_write_chosen(r->receipt, r->o->receipt, EV_RECEIPT_DEFAULT_DIR, "verify", path, cap,
 					     err);
@@ -222,6 +224,10 @@ int seal_verify_main(int argc, char **argv)
 		case 'r': o.receipt = optarg; break;
 		case 's': o.seal = optarg; break;
 		case 'S': o.selection = optarg; break;
+		case 'K':
+			if (ev_cli_sign_key(TOOL, optarg, &o.sign_key))
+				return 2;
+			break;
 		default:
 			return ev_cli_usage(&seal_tool, "verify", "%s", ev_cli_option_problem(argv));
 		}
@@ -246,5 +252,6 @@ int seal_verify_main(int argc, char **argv)
 		ev_cli_error(TOOL, &err);
 	ev_cli_findings_free(&r.shown);
 	json_decref(r.receipt);
+	ev_signing_key_free(o.sign_key);
 	return ev_status_exit_code(st);
 }

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "lib/cli/cli.h"
+#include "lib/receipt/signature.h"
 #include "lib/receipt/receipt.h"
 
 #include <errno.h>
@@ -140,4 +141,17 @@ void ev_cli_findings_free(struct ev_cli_findings *s)
 {
 	json_decref(s->by_check);
 	s->by_check = NULL;
+}
+
+int ev_cli_sign_key(const char *tool, const char *path, struct ev_signing_key **key)
+{
+	struct ev_error err;
+	ev_error_clear(&err);
+	ev_signing_key_free(*key);
+	*key = NULL;
+	if (path && ev_signing_key_load(path, key, &err) != EV_OK) {
+		ev_cli_error(tool, &err);
+		return 2;
+	}
+	return 0;
 }

@@ -39,6 +39,14 @@ void ev_cli_catch_signals(void);
  * ev_cli_catch_signals. @return 0, or -1 when the thread cannot start. */
 int ev_cli_stop_when_stdin_closes(void);
 
+struct ev_signing_key;
+
+/* --sign-key KEY, loaded while the options are read, before any work: a
+ * key that cannot be used (not a regular file, readable by others, not
+ * Ed25519) stops the command at once. @return 0 with *key set (NULL for
+ * a NULL path), or 2 after "TOOL: why" on stderr. */
+int ev_cli_sign_key(const char *tool, const char *path, struct ev_signing_key **key);
+
 /* "TOOL: <err->text>" on stderr. */
 void ev_cli_error(const char *tool, const struct ev_error *err);
 

@@ -35,6 +35,8 @@ struct ev_cli_option {
  * once (doc/design.md, "Commands, options and help"). */
 #define EV_CLI_OPTION_SEAL_SHA256(key) \
 	{"seal-sha256", 0, "HEX", key, "refuse a SEAL.json whose bytes hash differently"}
+#define EV_CLI_OPTION_SIGN_KEY(key) \
+	{"sign-key", 0, "KEY", key, "sign the receipt with this Ed25519 key (replicate keygen)"}
 #define EV_CLI_OPTION_JSON(key) {"json", 0, NULL, key, "print the receipt as JSON on stdout"}
 #define EV_CLI_OPTION_MAX_FINDINGS(key) \
 	{"max-findings", 0, "N", key, \

@@ -16,6 +16,7 @@
 
 #include "lib/core/publish.h"
 #include "lib/core/json.h"
+#include "lib/receipt/receipt.h"
 
 #define ED25519_RAW_LEN 32
 #define ED25519_SIG_LEN 64
@@ -225,6 +226,14 @@ static int from_hex(const char *s, unsigned char *out, size_t n)
 		out[i / 2] = (unsigned char)(i % 2 ? (out[i / 2] << 4) | v : v);
 	}
 	return 0;
+}
+
+ev_status ev_receipt_finish_signed(json_t *r, const struct ev_signing_key *key, struct ev_error *err)
+{
+	ev_status st = ev_receipt_finish(r, err);
+	if (st == EV_OK && key)
+		st = ev_receipt_sign(r, key, err);
+	return st;
 }
 
 ev_status ev_receipt_sign(json_t *r, const struct ev_signing_key *key, struct ev_error *err)

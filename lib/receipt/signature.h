@@ -15,7 +15,8 @@
  * regular file, as ssh does) and SubjectPublicKeyInfo "PUBLIC
  * KEY", so `openssl pkey` and `openssl pkeyutl -rawin` read them too.
  *
- * Used by replicate (keygen, verify --sign-key, compare/prune --trust).
+ * Used by every receipt writer (--sign-key), and by replicate (keygen,
+ * compare, prune and status --trust, check).
  * Keys are owned by the caller's structs; free functions accept NULL.
  * No global state.
  */
@@ -50,6 +51,11 @@ void ev_signing_key_free(struct ev_signing_key *key);
 /* Sign r in place: remove any "signature", sign its canonical bytes, add
  * the signature member. */
 ev_status ev_receipt_sign(json_t *r, const struct ev_signing_key *key, struct ev_error *err);
+
+/* Finish r (ev_receipt_finish) and, when key is not NULL, sign it: how
+ * every receipt writer ends its receipt, so that --sign-key means the same
+ * in every command. */
+ev_status ev_receipt_finish_signed(json_t *r, const struct ev_signing_key *key, struct ev_error *err);
 
 /* A set of trusted public keys, filled from PEM files (each may hold
  * several "PUBLIC KEY" blocks; other key types are refused). */

@@ -31,6 +31,7 @@ ev_status ev_seal_outdir_begin(struct ev_seal_outdir *so, const char *outdir,
 	so->od.dirfd = so->od.parentfd = -1;
 	so->outdir = outdir;
 	so->compression = compression;
+	so->sign_key = a->sign_key;
 	ev_status st = ev_seal_serialize(seal, &so->seal_bytes, &so->seal_len, err);
 	if (st != EV_OK || (st = ev_outdir_open(&so->od, outdir, err)) != EV_OK)
 		return st;
@@ -70,7 +71,7 @@ static ev_status write_receipt(struct ev_seal_outdir *so, const struct ev_seal *
 	    (st = ev_receipt_set_fact(r, "compression_level", json_integer(ev_archive_writer_level(so->writer)), err)) ||
 	    (st = ev_receipt_set_fact(r, "archive_bytes",
 				      json_integer((json_int_t)ev_archive_writer_size(so->writer)), err)) ||
-	    (st = ev_receipt_finish(r, err)))
+	    (st = ev_receipt_finish_signed(r, so->sign_key, err)))
 		return st;
 	char *bytes = NULL;
 	size_t len = 0;

@@ -20,11 +20,13 @@
 #include "lib/archive/seal.h"
 #include "lib/core/publish.h"
 #include "lib/core/sha256.h"
+#include "lib/receipt/signature.h"
 
 /* How the archive is written: --gzip, --level N, --jobs N. */
 struct ev_seal_archive_opts {
 	enum ev_compression compression;
 	int level, threads; /* level 0: the library's default */
+	struct ev_signing_key *sign_key; /* --sign-key (the caller's); NULL: unsigned */
 };
 
 /* zstd at its default level, one thread per online CPU. */
@@ -39,6 +41,7 @@ struct ev_seal_outdir {
 	char *seal_bytes;
 	size_t seal_len;
 	char seal_hex[EV_SHA256_HEX_LEN + 1], archive_hex[EV_SHA256_HEX_LEN + 1];
+	const struct ev_signing_key *sign_key;
 };
 
 /* Open OUTDIR (which must not exist) and the archive writer, for seal

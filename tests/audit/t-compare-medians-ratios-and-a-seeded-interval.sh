@@ -119,7 +119,7 @@ test_expect_success 'two whole campaigns, arm by arm and cell by cell; the recei
 	test "$(json_words both/receipt.json "d[\"result\"]")" = pass &&
 	test "$(json_words both/receipt.json "[(o[\"name\"], o[\"sha256\"]) for o in d[\"outputs\"]]")" = \
 		"comparison.json $(sha256_of both/comparison.json) comparison.md $(sha256_of both/comparison.md)" &&
-	test "$(json_words both/comparison.json "d[\"format\"]")" = evidence-comparison/1 &&
+	test "$(json_words both/comparison.json "d[\"format\"]")" = evidence-run-comparison/1 &&
 	"$AUDIT" compare --json s s2 -o both-json >printed 2>err && cmp printed both-json/comparison.json &&
 	grep -q "^OK: 6 pairs compared; comparison both-json$" err
 '

@@ -32,7 +32,7 @@ test_expect_success 'create without DIR or -o, or with a bad --threads: usage, e
 	test_expect_code 2 "$SEAL" create -o out 2>err &&
 	sed -n 1,2p err >actual &&
 	printf "%s\n" "seal: no DIR given" \
-		"usage: seal create [--gzip] [--jobs N] [--level N] [--name ROOT] [--refuse-writable] [--json] DIR -o OUTDIR" >expect &&
+		"usage: seal create [--gzip] [--jobs N] [--level N] [--name ROOT] [--refuse-writable] [--sign-key KEY] [--json] DIR -o OUTDIR" >expect &&
 	test_cmp expect actual &&
 	mkdir t &&
 	test_expect_code 2 "$SEAL" create t 2>err &&

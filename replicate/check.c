@@ -1,0 +1,112 @@
+/* replicate check: any receipt (seal, replica, audit, capture, cleanup...)
+ * held against a trust list: intact (its comparable digest matches its
+ * content) and signed by a trusted key, or named with why not. */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/core/json.h"
+#include "lib/receipt/signature.h"
+#include "replicate/receipts.h"
+#include "replicate/replicate.h"
+
+struct check_run {
+	json_t *problems; /* per receipt path: its sentences */
+};
+
+static void on_problem(void *ctx, const char *receipt_path, const struct ev_finding *f)
+{
+	struct check_run *c = ctx;
+	json_t *list = json_object_get(c->problems, receipt_path);
+	if (!list)
+		json_object_set_new(c->problems, receipt_path, list = json_array());
+	json_array_append_new(list, json_string(f->message));
+}
+
+int replicate_check_main(int argc, char **argv)
+{
+	struct ev_trust *trust = NULL;
+	struct ev_error err;
+	ev_error_clear(&err);
+	int c, json = 0, code = 2;
+	struct ev_cli_getopt opts;
+	ev_cli_getopt_init(&opts, &replicate_tool, "check");
+	optind = 1;
+	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			ev_trust_free(trust);
+			return ev_cli_help(&replicate_tool, "check");
+		case 'j': json = 1; break;
+		case 't':
+			if (!trust && !(trust = ev_trust_new())) {
+				fputs(TOOL ": out of memory\n", stderr);
+				return 2;
+			}
+			if (ev_trust_add_file(trust, optarg, &err) != EV_OK) {
+				ev_cli_error(TOOL, &err);
+				ev_trust_free(trust);
+				return 2;
+			}
+			break;
+		default:
+			ev_trust_free(trust);
+			return ev_cli_usage(&replicate_tool, "check", "%s", ev_cli_option_problem(argv));
+		}
+	}
+	if (!trust)
+		return ev_cli_usage(&replicate_tool, "check", "no trust list given (--trust FILE)");
+	if (optind == argc) {
+		ev_trust_free(trust);
+		return ev_cli_usage(&replicate_tool, "check", "no RECEIPT given");
+	}
+	struct check_run run = {json_object()};
+	struct receipt_set set = {0};
+	ev_status st;
+	replicate_receipt_set_load(&set, argv + optind, (size_t)(argc - optind), trust, on_problem, &run, &st, &err);
+	if (st != EV_OK) {
+		ev_cli_error(TOOL, &err);
+		goto out;
+	}
+	size_t bad = 0;
+	json_t *list = json_array();
+	for (size_t i = 0; i < set.count; i++) {
+		const struct judged_receipt *j = &set.items[i];
+		json_t *why = json_object_get(run.problems, j->path);
+		int holds = j->intact && j->signed_ok && !why;
+		bad += !holds;
+		json_array_append_new(list, json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:b, s:s?, s:O}", "path", j->path,
+						      "sha256", j->file_sha256, "kind", j->kind, "host", j->host, "result",
+						      j->result, "holds", holds, "signed_by", j->signed_ok ? j->signer : NULL,
+						      "problems", why ? why : json_array()));
+		if (json)
+			continue;
+		if (holds) {
+			printf("%s: %s receipt from %s (%s), intact, signed by trusted key %.16s\n", j->path, j->kind ?: "?",
+			       j->host ?: "?", j->result ?: "?", j->signer);
+		} else {
+			size_t k;
+			json_t *w;
+			json_array_foreach(why, k, w)
+				fprintf(stderr, TOOL ": %s: %s\n", j->path, json_string_value(w));
+		}
+	}
+	if (json) {
+		json_t *doc = json_pack("{s:s, s:b, s:O}", "format", "evidence-trust-check/1", "hold", bad == 0, "receipts", list);
+		ev_json_print(doc, stdout, &err);
+		json_decref(doc);
+	} else {
+		printf("%s: %zu of %zu receipts intact and signed by a trusted key\n", bad ? "FAIL" : "OK", set.count - bad,
+		       set.count);
+	}
+	json_decref(list);
+	code = bad ? 1 : 0;
+out:
+	replicate_receipt_set_free(&set);
+	json_decref(run.problems);
+	ev_trust_free(trust);
+	return code;
+}
