@@ -78,10 +78,10 @@ int replicate_check_main(int argc, char **argv)
 		json_t *why = json_object_get(run.problems, j->path);
 		int holds = j->intact && j->signed_ok && !why;
 		bad += !holds;
-		json_array_append_new(list, json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:b, s:s?, s:O}", "path", j->path,
+		json_array_append_new(list, json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:b, s:s?, s:o}", "path", j->path,
 						      "sha256", j->file_sha256, "kind", j->kind, "host", j->host, "result",
 						      j->result, "holds", holds, "signed_by", j->signed_ok ? j->signer : NULL,
-						      "problems", why ? why : json_array()));
+						      "problems", why ? json_incref(why) : json_array()));
 		if (json)
 			continue;
 		if (holds) {
