@@ -61,6 +61,15 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 	ev_path_join(plan, sizeof plan, ca->dir, "plan.json");
 	if (access(plan, F_OK) == 0 && (st = ev_json_load(plan, "evidence-plan/1", 0, &ca->plan, NULL, NULL, NULL, err)) != EV_OK)
 		goto out;
+	if (ca->seal_path) {
+		if ((st = ev_seal_load_pinned(ca->seal_path, ca->seal_sha256, &ca->seal, ca->seal_hex, NULL, NULL, err)) ==
+		    EV_MISMATCH)
+			st = ev_seal_refuse_unpinned(ca->seal_path, ca->seal_hex, ca->seal_sha256, err);
+		if (st != EV_OK)
+			goto out;
+		if ((st = ev_receipt_add_input(ca->receipt, EV_SEAL_FILENAME, ca->seal_path, ca->seal_hex, err)) != EV_OK)
+			goto out;
+	}
 	if ((st = audit_campaign_load_runs(ca, err)) != EV_OK)
 		goto out;
 	if (!ca->nruns) {
@@ -98,9 +107,13 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 	}
 	if (st == EV_OK && ev_cli_interrupted)
 		st = ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal; nothing is claimed", ca->dir);
+	const char *name = ca->plan ? json_string_value(json_object_get(ca->plan, "name")) : NULL;
+	if (st == EV_OK)
+		st = audit_campaign_read_provenance(ca, name, err);
+	if (st == EV_OK)
+		st = audit_campaign_check_seal(ca, err);
 	if (st != EV_OK)
 		goto out;
-	const char *name = ca->plan ? json_string_value(json_object_get(ca->plan, "name")) : NULL;
 	json_t *runs = json_array();
 	for (size_t i = 0; i < ca->nruns; i++) {
 		json_object_set_new(ca->runs[i].json, "in_cell_median", json_boolean(audit_campaign_run_summed(&ca->runs[i])));
@@ -114,6 +127,7 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 		json_object_set(summary, "stack_options", ca->stack_options);
 	if (ca->profiles)
 		json_object_set(summary, "profiles", ca->profiles);
+	json_object_set(summary, "provenance", ca->provenance);
 	char *bytes = NULL;
 	size_t len = 0;
 	if ((st = ev_json_dump(summary, &bytes, &len, err)) == EV_OK)
@@ -190,6 +204,8 @@ out:
 	json_decref(ca->stack_options);
 	json_decref(ca->profiles);
 	json_decref(ca->options_not_read);
+	json_decref(ca->provenance);
+	ev_seal_free(&ca->seal);
 	return st;
 }
 
@@ -205,6 +221,8 @@ int audit_campaign_main(int argc, char **argv)
 		case 'h': return ev_cli_help(&audit_tool, "campaign");
 		case 'j': ca.json = 1; break;
 		case 'o': ca.out = optarg; break;
+		case 'P': ca.seal_sha256 = optarg; break;
+		case 'S': ca.seal_path = optarg; break;
 		case 'K':
 			if (ev_cli_sign_key(TOOL, optarg, &ca.sign_key))
 				return 2;
@@ -216,6 +234,10 @@ int audit_campaign_main(int argc, char **argv)
 		return ev_cli_usage(&audit_tool, "campaign", optind == argc ? "no campaign directory given" : "one campaign at a time");
 	if (!ca.out)
 		return ev_cli_usage(&audit_tool, "campaign", "no output directory given (-o OUTDIR)");
+	if (ca.seal_sha256 && !ca.seal_path)
+		return ev_cli_usage(&audit_tool, "campaign", "--seal-sha256 pins a --seal; none given");
+	if (ca.seal_sha256 && !ev_sha256_hex_valid(ca.seal_sha256))
+		return ev_cli_usage(&audit_tool, "campaign", "option --seal-sha256: expected 64 lower-case hex digits");
 	ca.dir = argv[optind];
 	struct ev_error err;
 	ev_error_clear(&err);

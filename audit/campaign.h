@@ -16,6 +16,8 @@
 #include "audit/analysis.h"
 #include "audit/svg.h"
 #include "lib/receipt/signature.h"
+#include "lib/archive/seal.h"
+#include "lib/core/sha256.h"
 #include "lib/core/status.h"
 #include "lib/stats/hgrm.h"
 #include "lib/stats/series.h"
@@ -55,6 +57,10 @@ struct run {
 struct campaign_audit {
 	struct ev_signing_key *sign_key; /* --sign-key: receipt.json and audit-journal.json signed */
 	const char *dir, *out;
+	const char *seal_path, *seal_sha256; /* --seal, --seal-sha256 */
+	struct ev_seal seal;                 /* with --seal: what each file read is held against */
+	char seal_hex[EV_SHA256_HEX_LEN + 1]; /* "" without --seal */
+	json_t *provenance;                  /* where and how it ran (campaign_provenance.c) */
 	int json;
 	json_t *plan;
 	struct run *runs;
@@ -132,6 +138,14 @@ void audit_campaign_write_profiles(const json_t *profiles, struct text *t, int h
 
 /* Its tables, in Markdown or (html) HTML; nothing when options is NULL. */
 void audit_campaign_write_stack_options(const json_t *options, struct text *t, int html);
+
+/* Where and how the campaign ran, from policy.json and the capture
+ * receipts (each added to the receipt's inputs), into ca->provenance. */
+ev_status audit_campaign_read_provenance(struct campaign_audit *ca, const char *name, struct ev_error *err);
+
+/* With --seal: the check "inputs against the seal", every input read
+ * under the campaign directory a member of the seal with its SHA-256. */
+ev_status audit_campaign_check_seal(struct campaign_audit *ca, struct ev_error *err);
 
 /* Write name (bytes) into OUTDIR's temporary directory and name it in
  * the receipt's outputs with its SHA-256. */

@@ -96,51 +96,357 @@ void audit_campaign_write_markdown(const struct campaign_audit *ca, struct text 
 	audit_campaign_write_profiles(ca->profiles, t, 0);
 }
 
+/* A value in a table cell: whole numbers whole, the rest to a tenth. */
+static void html_value(struct text *t, double v)
+{
+	if (v == floor(v) && fabs(v) < 1e15)
+		audit_text_add(t, "<td>%.0f</td>", v);
+	else
+		audit_text_add(t, "<td>%.1f</td>", v);
+}
+
+static void html_cell_text(struct text *t, const char *s)
+{
+	audit_text_add(t, "<td>");
+	audit_text_escaped(t, s ? s : "");
+	audit_text_add(t, "</td>");
+}
+
+/* The unit of an arm's values: ns when every analysed run's clock ticks
+ * in ns, else the series' ticks. */
+static const char *unit_of(const struct campaign_audit *ca, const char *arm)
+{
+	int any = 0;
+	for (size_t i = 0; i < ca->nruns; i++) {
+		const struct run *r = &ca->runs[i];
+		if (!r->analysed || (arm && strcmp(r->arm, arm) != 0))
+			continue;
+		if (r->tps != 1000000000u)
+			return "ticks";
+		any = 1;
+	}
+	return any ? "ns" : "ticks";
+}
+
+static void provenance_row(struct text *t, const char *name, const char *value)
+{
+	audit_text_add(t, "<tr><th scope=\"row\">");
+	audit_text_escaped(t, name);
+	audit_text_add(t, "</th><td>");
+	audit_text_escaped(t, value && *value ? value : "not recorded");
+	audit_text_add(t, "</td></tr>\n");
+}
+
+static const char *text_of(const json_t *v, char *buf, size_t cap)
+{
+	if (json_is_string(v))
+		return json_string_value(v);
+	if (json_is_integer(v)) {
+		snprintf(buf, cap, "%lld", (long long)json_integer_value(v));
+		return buf;
+	}
+	if (json_is_null(v) || !v)
+		return "";
+	char *d = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+	snprintf(buf, cap, "%s", d ? d : "");
+	free(d);
+	return buf;
+}
+
+/* Where and how it ran, and every audit's verdict, on top. */
+static void write_provenance(const struct campaign_audit *ca, struct text *t)
+{
+	const json_t *p = ca->provenance, *policy = json_object_get(p, "policy");
+	char buf[2048], line[2400];
+	audit_text_add(t, "<section id=\"provenance\"><h2>Provenance</h2>\n<div class=\"wide\"><table class=\"provenance\"><tbody>\n");
+	provenance_row(t, "campaign", json_string_value(json_object_get(p, "campaign")));
+	provenance_row(t, "seal SHA-256", ca->seal_hex[0] ? ca->seal_hex :
+		       "not given: audit campaign --seal SEAL.json names the seal and holds every file read against it");
+	provenance_row(t, "host", json_string_value(json_object_get(p, "host")));
+	const json_t *k = json_object_get(p, "kernel");
+	snprintf(line, sizeof line, "%s %s", json_string_value(json_object_get(k, "release")) ?: "",
+		 json_string_value(json_object_get(k, "version")) ?: "");
+	provenance_row(t, "kernel", k ? line : NULL);
+	provenance_row(t, "CPU model", json_string_value(json_object_get(p, "cpu_model")));
+	provenance_row(t, "OS", json_string_value(json_object_get(p, "os")));
+	if (json_is_object(policy)) {
+		static const char *const keys[][2] = {{"clocksource", "clocksource"}, {"turbo", "turbo"},
+						      {"isolation", "isolation (kernel command line)"},
+						      {"transparent_hugepage", "transparent huge pages"},
+						      {"numa_balancing", "NUMA balancing"}, {"nmi_watchdog", "NMI watchdog"},
+						      {"tuned_profile", "tuned profile"}, {"governors", "CPU governors"},
+						      {"cpu_dma_latency_us_before", "cpu_dma_latency before the runs (us)"}};
+		for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+			provenance_row(t, keys[i][1], text_of(json_object_get(policy, keys[i][0]), buf, sizeof buf));
+	} else {
+		provenance_row(t, "OS policy", json_string_value(policy));
+	}
+	const char *arm;
+	json_t *q;
+	json_object_foreach(json_object_get(p, "pm_qos"), arm, q) {
+		char name[160];
+		snprintf(name, sizeof name, "PM QoS held, arm %s", arm);
+		if (json_is_object(q))
+			snprintf(line, sizeof line, "requested %s us, effective %s us during the runs",
+				 text_of(json_object_get(q, "requested_us"), buf, sizeof buf),
+				 text_of(json_object_get(q, "effective_during_us"), buf + 1024, 1024));
+		else
+			snprintf(line, sizeof line, "%s", json_string_value(q) ?: "");
+		provenance_row(t, name, line);
+	}
+	size_t i;
+	json_t *c;
+	json_array_foreach(json_object_get(p, "captures"), i, c) {
+		const json_t *deg = json_object_get(c, "degraded");
+		snprintf(line, sizeof line, "%s on %s at %s%s; degraded: %s", json_string_value(json_object_get(c, "result")) ?: "?",
+			 json_string_value(json_object_get(c, "host")) ?: "?", json_string_value(json_object_get(c, "finished")) ?: "?",
+			 json_is_true(json_object_get(c, "intact")) ? "" : " (its receipt was edited)",
+			 json_array_size(deg) ? text_of(deg, buf, sizeof buf) : "nothing");
+		char name[160];
+		snprintf(name, sizeof name, "capture (%s)", json_string_value(json_object_get(c, "receipt")) ?: "");
+		provenance_row(t, name, line);
+	}
+	audit_text_add(t, "</tbody></table></div>\n<h3>Audits</h3>\n<div class=\"wide\"><table class=\"audits\"><thead><tr>"
+		       "<th>check</th><th>verdict</th><th>detail</th></tr></thead><tbody>\n");
+	json_array_foreach(json_object_get(ca->receipt, "checks"), i, c) {
+		const char *res = json_string_value(json_object_get(c, "result"));
+		audit_text_add(t, "<tr class=\"%s\">", strcmp(res ?: "", "pass") == 0 ? "pass" : "fail");
+		html_cell_text(t, json_string_value(json_object_get(c, "name")));
+		html_cell_text(t, res);
+		html_cell_text(t, json_string_value(json_object_get(c, "detail")));
+		audit_text_add(t, "</tr>\n");
+	}
+	audit_text_add(t, "</tbody></table></div></section>\n");
+}
+
+static void cells_table(const struct campaign_audit *ca, struct text *t, const char *arm, const char *const *cells,
+			size_t nc, const char *unit)
+{
+	audit_text_add(t, "<div class=\"wide\"><table class=\"cells\"><caption>Arm ");
+	audit_text_escaped(t, arm);
+	audit_text_add(t, ": per cell, the median of its runs</caption><thead><tr><th>cell</th><th>runs</th><th>rule</th>");
+	for (int k = 0; k < NQ; k++)
+		audit_text_add(t, "<th>%s (%s)</th>", audit_campaign_q_names[k], unit);
+	audit_text_add(t, "<th>mean (%s)</th><th>largest max (%s)</th></tr></thead><tbody>\n", unit, unit);
+	for (size_t c = 0; c < nc; c++) {
+		struct cell_summary cs;
+		audit_campaign_summarise_cell(ca, arm, cells[c], &cs);
+		if (!cs.runs && !audit_campaign_cell_has_runs(ca, arm, cells[c]))
+			continue;
+		audit_text_add(t, "<tr>");
+		html_cell_text(t, cells[c]);
+		audit_text_add(t, "<td>%zu</td>", cs.runs);
+		html_cell_text(t, cs.runs ? cs.rule : "no run held");
+		for (int k = 0; k < NQ && cs.runs; k++)
+			html_value(t, cs.q[k]);
+		if (cs.runs) {
+			html_value(t, cs.mean);
+			html_value(t, cs.largest_max);
+		} else {
+			audit_text_add(t, "<td></td><td></td><td></td><td></td><td></td><td></td>");
+		}
+		audit_text_add(t, "</tr>\n");
+	}
+	audit_text_add(t, "</tbody></table></div>\n");
+}
+
+static void runs_table(const struct campaign_audit *ca, struct text *t, const char *arm, const char *unit)
+{
+	audit_text_add(t, "<div class=\"wide\"><table class=\"runs\"><caption>Every run of arm ");
+	audit_text_escaped(t, arm);
+	audit_text_add(t, "</caption><thead><tr><th>run</th><th>cell</th><th>result</th>");
+	for (int k = 0; k < NQ; k++)
+		audit_text_add(t, "<th>%s (%s)</th>", audit_campaign_q_names[k], unit);
+	audit_text_add(t, "<th>mean (%s)</th><th>max (%s)</th><th>native</th><th>series</th><th>in its cell</th></tr></thead><tbody>\n",
+		       unit, unit);
+	for (size_t i = 0; i < ca->nruns; i++) {
+		const struct run *r = &ca->runs[i];
+		if (strcmp(r->arm, arm) != 0)
+			continue;
+		audit_text_add(t, "<tr class=\"run\" data-run=\"");
+		audit_text_escaped(t, r->name);
+		audit_text_add(t, "\">");
+		html_cell_text(t, r->name);
+		html_cell_text(t, r->cell);
+		audit_text_add(t, "<td>");
+		audit_text_escaped(t, r->result);
+		audit_text_add(t, "%s</td>", r->profiled ? ", profiled" : "");
+		if (r->analysed && r->m.n) {
+			for (int k = 0; k < NQ; k++)
+				html_value(t, r->q[k]);
+			html_value(t, ev_moments_mean(&r->m));
+			html_value(t, (double)r->m.max);
+			audit_text_add(t, "<td>%s</td><td>%s</td>", r->differ ? "DIFFERS" : "agrees", r->findings ? "DAMAGED" : "whole");
+		} else {
+			audit_text_add(t, "<td></td><td></td><td></td><td></td><td></td><td></td><td></td><td></td>");
+		}
+		audit_text_add(t, "<td>%s</td></tr>\n", audit_campaign_run_summed(r) ? "counted" : "shown, not counted");
+	}
+	audit_text_add(t, "</tbody></table></div>\n");
+}
+
+/* A chart tall enough for its legend (16 px an entry, under the title,
+ * above the axis labels): no entry is drawn outside it. */
+static double legend_height(double height, int entries)
+{
+	double need = 30 + 12 + 16.0 * entries + 40 + 8;
+	return need > height ? need : height;
+}
+
+static const char *const spectrum_labels[] = {"0%", "90%", "99%", "99.9%", "99.99%", "99.999%"};
+static const double spectrum_ticks[6] = {0, 1, 2, 3, 4, 5};
+
+/* One arm's spectrum: each run's own as a faint line in its cell's colour,
+ * and the cell's median of runs over them. */
+static void arm_spectrum(const struct campaign_audit *ca, struct text *t, const char *arm, const char *const *cells,
+			 size_t nc, const char *unit)
+{
+	double lo = 1e300, hi = 1, xmax = 0.1;
+	for (size_t i = 0; i < ca->nruns; i++) {
+		const struct run *r = &ca->runs[i];
+		if (!r->analysed || strcmp(r->arm, arm) != 0)
+			continue;
+		for (size_t k = 0; k < r->nspectrum; k++) {
+			lo = r->spectrum[k] < lo ? r->spectrum[k] : lo;
+			hi = r->spectrum[k] > hi ? r->spectrum[k] : hi;
+			xmax = k / 10.0 > xmax ? k / 10.0 : xmax;
+		}
+	}
+	if (lo > hi)
+		lo = 1;
+	struct chart sp = {0, ceil(xmax), lo * 0.8, hi * 1.25, 0, 1, 760, legend_height(360, (int)nc), 70, 20, 30, 40};
+	size_t nxt = (size_t)ceil(xmax) + 1 < 6 ? (size_t)ceil(xmax) + 1 : 6;
+	char ylabel[64];
+	snprintf(ylabel, sizeof ylabel, "latency (%s)", unit);
+	audit_chart_begin(t, &sp, "Percentile spectrum: each run (faint) and the median of the runs", "percentile", ylabel,
+			  spectrum_ticks, spectrum_labels, nxt);
+	double xs[SPECTRUM_STEPS];
+	for (size_t k = 0; k < SPECTRUM_STEPS; k++)
+		xs[k] = k / 10.0;
+	for (size_t i = 0; i < ca->nruns; i++) {
+		const struct run *r = &ca->runs[i];
+		size_t c = 0;
+		while (c < nc && strcmp(cells[c], r->cell) != 0)
+			c++;
+		if (r->analysed && r->nspectrum && strcmp(r->arm, arm) == 0)
+			audit_chart_polyline_styled(t, &sp, xs, r->spectrum, r->nspectrum, "run-spectrum", audit_chart_colour(c),
+						    r->name, 1, 0.3);
+	}
+	int legend = 0;
+	for (size_t c = 0; c < nc; c++) {
+		struct cell_summary cs;
+		audit_campaign_summarise_cell(ca, arm, cells[c], &cs);
+		if (!cs.nspectrum)
+			continue;
+		audit_chart_polyline_styled(t, &sp, xs, cs.spectrum, cs.nspectrum, "spectrum", audit_chart_colour(c), cells[c], 2,
+					    1);
+		audit_chart_legend(t, &sp, legend++, audit_chart_colour(c), cells[c]);
+	}
+	audit_chart_end(t);
+}
+
+/* The arms side by side, cell by cell, every chart on the same scale. */
+static void arms_compared(const struct campaign_audit *ca, struct text *t, const char *const *arms, size_t na,
+			  const char *const *cells, size_t nc, const char *unit)
+{
+	double lo = 1e300, hi = 1, xmax = 0.1;
+	struct cell_summary *cs = calloc(na * nc, sizeof *cs);
+	if (!cs) {
+		t->oom = 1;
+		return;
+	}
+	for (size_t a = 0; a < na; a++)
+		for (size_t c = 0; c < nc; c++) {
+			struct cell_summary *s = &cs[a * nc + c];
+			audit_campaign_summarise_cell(ca, arms[a], cells[c], s);
+			for (size_t k = 0; k < s->nspectrum; k++) {
+				lo = s->spectrum[k] < lo ? s->spectrum[k] : lo;
+				hi = s->spectrum[k] > hi ? s->spectrum[k] : hi;
+				xmax = k / 10.0 > xmax ? k / 10.0 : xmax;
+			}
+		}
+	if (lo > hi)
+		lo = 1;
+	audit_text_add(t, "<section id=\"arms-compared\"><h2>Arms compared, cell by cell, on one scale</h2>\n"
+		       "<p>Each line is an arm's median of runs; every chart here has the same axes. "
+		       "audit compare gives the ratios, every run and a bootstrap interval.</p>\n");
+	double xs[SPECTRUM_STEPS];
+	for (size_t k = 0; k < SPECTRUM_STEPS; k++)
+		xs[k] = k / 10.0;
+	char ylabel[64], title[256];
+	snprintf(ylabel, sizeof ylabel, "latency (%s)", unit);
+	size_t nxt = (size_t)ceil(xmax) + 1 < 6 ? (size_t)ceil(xmax) + 1 : 6;
+	for (size_t c = 0; c < nc; c++) {
+		struct chart sp = {0, ceil(xmax), lo * 0.8, hi * 1.25, 0, 1, 760, legend_height(320, (int)na), 70, 20, 30, 40};
+		audit_text_add(t, "<div class=\"cell-compared\" data-cell=\"");
+		audit_text_escaped(t, cells[c]);
+		audit_text_add(t, "\">\n");
+		snprintf(title, sizeof title, "Cell %s: each arm's median of runs", cells[c]);
+		audit_chart_begin(t, &sp, title, "percentile", ylabel, spectrum_ticks, spectrum_labels, nxt);
+		int legend = 0;
+		for (size_t a = 0; a < na; a++) {
+			const struct cell_summary *s = &cs[a * nc + c];
+			if (!s->nspectrum)
+				continue;
+			audit_chart_polyline_styled(t, &sp, xs, s->spectrum, s->nspectrum, "arm-spectrum", audit_chart_colour(a),
+						    arms[a], 2, 1);
+			audit_chart_legend(t, &sp, legend++, audit_chart_colour(a), arms[a]);
+		}
+		audit_chart_end(t);
+		audit_text_add(t, "<div class=\"wide\"><table class=\"arms\"><caption>Cell ");
+		audit_text_escaped(t, cells[c]);
+		audit_text_add(t, ": each arm, the median of its runs</caption><thead><tr><th>arm</th><th>runs</th>");
+		for (int k = 0; k < NQ; k++)
+			audit_text_add(t, "<th>%s (%s)</th>", audit_campaign_q_names[k], unit);
+		audit_text_add(t, "<th>mean (%s)</th><th>largest max (%s)</th></tr></thead><tbody>\n", unit, unit);
+		for (size_t a = 0; a < na; a++) {
+			const struct cell_summary *s = &cs[a * nc + c];
+			if (!s->runs)
+				continue;
+			audit_text_add(t, "<tr>");
+			html_cell_text(t, arms[a]);
+			audit_text_add(t, "<td>%zu</td>", s->runs);
+			for (int k = 0; k < NQ; k++)
+				html_value(t, s->q[k]);
+			html_value(t, s->mean);
+			html_value(t, s->largest_max);
+			audit_text_add(t, "</tr>\n");
+		}
+		audit_text_add(t, "</tbody></table></div></div>\n");
+	}
+	audit_text_add(t, "</section>\n");
+	free(cs);
+}
+
 void audit_campaign_write_html(const struct campaign_audit *ca, struct text *t, const char *campaign)
 {
 	const char *arms[64], *cells[256];
 	size_t na = audit_campaign_arms_of(ca, arms, 64), nc = audit_campaign_cells_of(ca, cells, 256);
-	audit_text_add(t, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Campaign ");
+	const char *unit = unit_of(ca, NULL);
+	audit_text_add(t, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Campaign ");
 	audit_text_escaped(t, campaign);
-	audit_text_add(t, "</title>\n<style>body{font-family:sans-serif;margin:2em;color:#222}"
-		    "section{margin-bottom:2em}svg{display:block;margin:1em 0}</style></head><body>\n<h1>Campaign ");
+	audit_text_add(t, "</title>\n<style>body{font-family:sans-serif;margin:1em 2vw;color:#222}"
+		       "section{margin-bottom:2em}svg{display:block;margin:1em 0;max-width:1400px}"
+		       ".wide{overflow-x:auto;max-width:100%%}table{border-collapse:collapse;margin:.5em 0 1em}"
+		       "caption{text-align:left;font-weight:bold;padding:.3em 0}"
+		       "th,td{padding:.2em .6em;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap}"
+		       "th:first-child,td:first-child{text-align:left}table.provenance td,table.audits td{text-align:left;"
+		       "white-space:normal;overflow-wrap:anywhere}tr.fail td{color:#b00}table.provenance th,table.audits th{text-align:left}</style></head><body>\n<h1>Campaign ");
 	audit_text_escaped(t, campaign);
 	audit_text_add(t, "</h1>\n<p>Every statistic recomputed from the runs' raw series; per cell, the median of the runs "
-		    "(never pooled samples). Values in the series' ticks (ns where the clock is ns).</p>\n");
-	static const char *const labels[] = {"0%", "90%", "99%", "99.9%", "99.99%", "99.999%"};
-	double xt[6] = {0, 1, 2, 3, 4, 5};
+		       "(never pooled samples). Values in %s.</p>\n", unit);
+	write_provenance(ca, t);
 	for (size_t a = 0; a < na; a++) {
+		const char *aunit = unit_of(ca, arms[a]);
 		audit_text_add(t, "<section class=\"arm\" data-arm=\"");
 		audit_text_escaped(t, arms[a]);
 		audit_text_add(t, "\"><h2>Arm ");
 		audit_text_escaped(t, arms[a]);
 		audit_text_add(t, "</h2>\n");
-		/* the percentile spectrum: one line per cell, the median of its runs */
-		struct cell_summary cs[256];
-		double lo = 1e300, hi = 1, xmax = 0.1;
-		for (size_t c = 0; c < nc; c++) {
-			audit_campaign_summarise_cell(ca, arms[a], cells[c], &cs[c]);
-			for (size_t k = 0; k < cs[c].nspectrum; k++) {
-				lo = cs[c].spectrum[k] < lo ? cs[c].spectrum[k] : lo;
-				hi = cs[c].spectrum[k] > hi ? cs[c].spectrum[k] : hi;
-				xmax = k / 10.0 > xmax ? k / 10.0 : xmax;
-			}
-		}
-		if (lo > hi)
-			lo = 1;
-		struct chart sp = {0, ceil(xmax), lo * 0.8, hi * 1.25, 0, 1, 760, 360, 70, 20, 30, 40};
-		size_t nxt = (size_t)ceil(xmax) + 1 < 6 ? (size_t)ceil(xmax) + 1 : 6;
-		audit_chart_begin(t, &sp, "Percentile spectrum (median of the runs)", "percentile", "latency", xt, labels, nxt);
-		for (size_t c = 0; c < nc; c++) {
-			if (!cs[c].nspectrum)
-				continue;
-			double xs[SPECTRUM_STEPS];
-			for (size_t k = 0; k < cs[c].nspectrum; k++)
-				xs[k] = k / 10.0;
-			audit_chart_polyline(t, &sp, xs, cs[c].spectrum, cs[c].nspectrum, "spectrum", audit_chart_colour(c), cells[c]);
-			audit_chart_legend(t, &sp, (int)c, audit_chart_colour(c), cells[c]);
-		}
-		audit_chart_end(t);
+		cells_table(ca, t, arms[a], cells, nc, aunit);
+		runs_table(ca, t, arms[a], aunit);
+		arm_spectrum(ca, t, arms[a], cells, nc, aunit);
 		/* each run's p99 as a dot, per cell */
 		double pmax = 1, pmin = 1e300;
 		for (size_t i = 0; i < ca->nruns; i++)
@@ -154,7 +460,9 @@ void audit_campaign_write_html(const struct campaign_audit *ca, struct text *t, 
 		double cx[256];
 		for (size_t c = 0; c < nc; c++)
 			cx[c] = (double)c;
-		audit_chart_begin(t, &dots, "p99 of each run, by cell", "cell", "p99", cx, cells, nc);
+		char ylabel[64];
+		snprintf(ylabel, sizeof ylabel, "p99 (%s)", aunit);
+		audit_chart_begin(t, &dots, "p99 of each run, by cell", "cell", ylabel, cx, cells, nc);
 		for (size_t i = 0; i < ca->nruns; i++) {
 			const struct run *r = &ca->runs[i];
 			if (!r->analysed || !r->m.n || strcmp(r->arm, arms[a]) != 0 || r->profiled)
@@ -163,19 +471,20 @@ void audit_campaign_write_html(const struct campaign_audit *ca, struct text *t, 
 			while (c < nc && strcmp(cells[c], r->cell) != 0)
 				c++;
 			char tip[256];
-			snprintf(tip, sizeof tip, "%s: p99 %.0f", r->name, r->q[2]);
+			snprintf(tip, sizeof tip, "%s: p99 %.0f %s", r->name, r->q[2], aunit);
 			audit_chart_dot(t, &dots, (double)c + 0.08 * (r->repeat - 1) - 0.04, r->q[2], "run-p99", audit_chart_colour(c), tip);
 		}
 		audit_chart_end(t);
 		/* each run's time series, the largest value per bucket of calls */
 		for (size_t c = 0; c < nc; c++) {
 			double tmax = 1, tlo = 1e300, nmax = 1;
-			int any = 0;
+			int any = 0, lines = 0;
 			for (size_t i = 0; i < ca->nruns; i++) {
 				const struct run *r = &ca->runs[i];
 				if (!r->analysed || !r->nts || strcmp(r->arm, arms[a]) != 0 || strcmp(r->cell, cells[c]) != 0)
 					continue;
 				any = 1;
+				lines++;
 				nmax = (double)r->m.n > nmax ? (double)r->m.n : nmax;
 				for (size_t k = 0; k < r->nts; k++) {
 					tmax = r->ts_y[k] > tmax ? r->ts_y[k] : tmax;
@@ -184,14 +493,15 @@ void audit_campaign_write_html(const struct campaign_audit *ca, struct text *t, 
 			}
 			if (!any)
 				continue;
-			struct chart ts = {0, nmax, tlo * 0.8, tmax * 1.25, 0, 1, 760, 260, 70, 20, 30, 40};
+			struct chart ts = {0, nmax, tlo * 0.8, tmax * 1.25, 0, 1, 760, legend_height(260, lines), 70, 20, 30, 40};
 			double tx[2] = {0, nmax};
 			char last[32], title[160];
 			snprintf(last, sizeof last, "%.0f", nmax);
 			const char *tl[2] = {"0", last};
 			snprintf(title, sizeof title, "Cell %s: each run over time (largest of each of %d buckets of calls)",
 				 cells[c], TIMESERIES_POINTS);
-			audit_chart_begin(t, &ts, title, "call", "latency", tx, tl, 2);
+			snprintf(ylabel, sizeof ylabel, "latency (%s)", aunit);
+			audit_chart_begin(t, &ts, title, "call", ylabel, tx, tl, 2);
 			int k = 0;
 			for (size_t i = 0; i < ca->nruns; i++) {
 				const struct run *r = &ca->runs[i];
@@ -205,6 +515,8 @@ void audit_campaign_write_html(const struct campaign_audit *ca, struct text *t, 
 		}
 		audit_text_add(t, "</section>\n");
 	}
+	if (na > 1)
+		arms_compared(ca, t, arms, na, cells, nc, unit);
 	audit_campaign_write_stack_options(ca->stack_options, t, 1);
 	audit_campaign_write_profiles(ca->profiles, t, 1);
 	audit_text_add(t, "</body></html>\n");

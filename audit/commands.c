@@ -180,6 +180,10 @@ static const struct ev_cli_option campaign_options[] = {
 	 "print the summary on stdout"},
 	{"output", 'o', "OUTDIR", 'o',
 	 "the summary directory (must not exist)"},
+	{"seal", 0, "SEAL.json", 'S',
+	 "the campaign's seal: every file read is held against it,\n"
+	 "and the report names it"},
+	EV_CLI_OPTION_SEAL_SHA256('P'),
 	EV_CLI_OPTION_SIGN_KEY('K'),
 	{NULL, 0, NULL, 0, NULL},
 };
@@ -187,7 +191,7 @@ static const struct ev_cli_option campaign_options[] = {
 static const struct ev_cli_command audit_campaign_command = {
 	.name = "campaign",
 	.run = audit_campaign_main,
-	.synopsis = "audit campaign CAMPAIGN_DIR -o OUTDIR [--sign-key KEY] [--json]",
+	.synopsis = "audit campaign CAMPAIGN_DIR -o OUTDIR [--seal SEAL.json [--seal-sha256 HEX]] [--sign-key KEY] [--json]",
 	.summary = "every run of a captured campaign audited, and summed up\n"
 		"per cell as the median of its runs, with tables and an\n"
 		"HTML report",
@@ -247,8 +251,9 @@ static const struct ev_cli_command audit_compare_command = {
 		"\n"
 		"Each summary's audit campaign receipt.json, when it lies beside it, must have\n"
 		"passed and name the summary's bytes; each cell's medians are held against its\n"
-		"runs. OUTDIR (new) gets comparison.json, comparison.md and receipt.json, which\n"
-		"names both summaries by SHA-256.\n",
+		"runs. OUTDIR (new) gets comparison.json, comparison.md, comparison.html (the\n"
+		"tables, and every run of both sides on one scale) and receipt.json, which names\n"
+		"both summaries by SHA-256.\n",
 	.options = compare_options,
 	.notes = "Exit status: 0 compared, every input held; 1 an input did not hold (an audit that\n"
 		"failed, a summary edited after its audit; the receipt says which), 2 usage, I/O\n"

@@ -357,7 +357,8 @@ static void pair_tables(const struct pair *p, struct compare_table *stats, struc
 	static const char *const head[] = {"statistic", "A median", "A min-max", "B median", "B min-max", "B/A",
 					   "95% of B/A", "B-A", "95% of B-A", "verdict"};
 	static const int right[] = {0, 1, 1, 1, 1, 1, 1, 1, 1, 0};
-	compare_table_init(stats, 10, head, right);
+	static const int in_unit[] = {0, 1, 1, 1, 1, 0, 0, 1, 1, 0}; /* ratios have none */
+	compare_table_init(stats, 10, head, right, in_unit, p->a.unit);
 	for (int k = 0; k < NSTATS; k++) {
 		char c[10][112], lo[48], hi[48];
 		const struct ev_bootstrap_interval *iv = &p->iv[k];
@@ -393,7 +394,7 @@ static void pair_tables(const struct pair *p, struct compare_table *stats, struc
 	}
 	static const char *const rhead[] = {"run", "side", "p50", "p95", "p99", "p99.9", "mean", "max"};
 	static const int rright[] = {0, 0, 1, 1, 1, 1, 1, 1};
-	compare_table_init(runs, 8, rhead, rright);
+	compare_table_init(runs, 8, rhead, rright, rright, p->a.unit);
 	for (int s = 0; s < 2; s++) {
 		const struct group *g = s ? &p->b : &p->a;
 		for (size_t i = 0; i < g->n; i++) {
@@ -408,9 +409,78 @@ static void pair_tables(const struct pair *p, struct compare_table *stats, struc
 	}
 }
 
-static void write_reports(const struct compare_opts *o, const struct side *sa, const struct side *sb,
-			  struct pair *pairs, size_t npairs, const json_t *unpaired, struct text *md, struct text *txt)
+/* Every run of both sides, each statistic a column, on one log scale:
+ * A's runs left, B's right, each side's median a bar. */
+static void pair_chart(const struct pair *p, struct text *h)
 {
+	double lo = 1e300, hi = 1;
+	for (int s = 0; s < 2; s++) {
+		const struct group *g = s ? &p->b : &p->a;
+		for (int k = 0; k < NSTATS; k++)
+			for (size_t i = 0; i < g->n; i++) {
+				double v = g->v[k][i] > 0 ? g->v[k][i] : 1;
+				lo = v < lo ? v : lo;
+				hi = v > hi ? v : hi;
+			}
+	}
+	if (lo > hi)
+		lo = 1;
+	struct chart c = {-0.5, NSTATS - 0.5, lo * 0.8, hi * 1.25, 0, 1, 760, 340, 70, 20, 30, 40};
+	double xs[NSTATS];
+	for (int k = 0; k < NSTATS; k++)
+		xs[k] = k;
+	char ylabel[64];
+	snprintf(ylabel, sizeof ylabel, "value (%s)", p->a.unit);
+	audit_chart_begin(h, &c, "Every run, A (left) and B (right); a bar: the median of runs", "statistic", ylabel, xs,
+			  stat_names, NSTATS);
+	for (int s = 0; s < 2; s++) {
+		const struct group *g = s ? &p->b : &p->a;
+		const char *colour = audit_chart_colour(s ? 1 : 0);
+		double off = s ? 0.15 : -0.15;
+		for (int k = 0; k < NSTATS; k++) {
+			for (size_t i = 0; i < g->n; i++) {
+				char tip[256];
+				snprintf(tip, sizeof tip, "%s %s: %s %.1f %s", s ? "B" : "A", g->names[i], stat_names[k], g->v[k][i],
+					 p->a.unit);
+				audit_chart_dot(h, &c, k + off, g->v[k][i] > 0 ? g->v[k][i] : 1, s ? "run-b" : "run-a", colour, tip);
+			}
+			double m = s ? p->med_b[k] : p->med_a[k], y = audit_chart_y(&c, m > 0 ? m : 1), x = audit_chart_x(&c, k + off);
+			audit_text_add(h, "<line class=\"median\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+				       "stroke-width=\"3\"/>\n", x - 12, x + 12, y, y, colour);
+		}
+		audit_chart_legend(h, &c, s, colour, s ? "B" : "A");
+	}
+	audit_chart_end(h);
+}
+
+static void html_head(struct text *h, const struct side *sa, const struct side *sb, const struct compare_opts *o)
+{
+	audit_text_add(h, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Comparison</title>\n"
+		       "<style>body{font-family:sans-serif;margin:1em 2vw;color:#222}svg{display:block;margin:1em 0;"
+		       "max-width:1400px}.wide{overflow-x:auto;max-width:100%%}table{border-collapse:collapse;margin:.5em 0 1em}"
+		       "caption{text-align:left;font-weight:bold;padding:.3em 0}th,td{padding:.2em .6em;border-bottom:1px solid "
+		       "#ddd;text-align:right;white-space:nowrap}th:first-child,td:first-child{text-align:left}"
+		       "table.provenance td{text-align:left;white-space:normal;overflow-wrap:anywhere}table.provenance th{text-align:left}"
+		       "</style></head><body>\n<h1>Comparison</h1>\n<div class=\"wide\"><table class=\"provenance\"><tbody>\n");
+	const struct side *sides[2] = {sa, sb};
+	for (int s = 0; s < 2; s++) {
+		audit_text_add(h, "<tr><th scope=\"row\">%s</th><td>campaign ", s ? "B" : "A");
+		audit_text_escaped(h, sides[s]->campaign);
+		audit_text_add(h, ", summary SHA-256 %s</td></tr>\n", sides[s]->sha256);
+	}
+	audit_text_add(h, "<tr><th scope=\"row\">bootstrap</th><td>%" PRIu64 " resamples of runs per side, seed %" PRIu64
+		       ", 95%% percentile interval</td></tr>\n</tbody></table></div>\n<p>Each statistic is the median of the "
+		       "runs' own values (never a quantile of pooled samples). \"A lower in every run\" means every run of A is "
+		       "below every run of B; \"inconclusive\" means the runs of the two sides overlap.</p>\n",
+		       o->resamples, o->seed);
+}
+
+static void write_reports(const struct compare_opts *o, const struct side *sa, const struct side *sb,
+			  struct pair *pairs, size_t npairs, const json_t *unpaired, struct text *md, struct text *txt,
+			  struct text *h)
+{
+	html_head(h, sa, sb, o);
 	char title[512];
 	audit_text_add(md, "# Comparison\n\n");
 	audit_text_add(md, "- A: campaign %s, summary SHA-256 %s\n", sa->campaign, sa->sha256);
@@ -431,6 +501,14 @@ static void write_reports(const struct compare_opts *o, const struct side *sa, c
 		compare_table_markdown(&stats, md);
 		audit_text_add(md, "\nEvery run (%s):\n\n", pairs[i].a.unit);
 		compare_table_markdown(&runs, md);
+		audit_text_add(h, "<section class=\"pair\"><h2>");
+		audit_text_escaped(h, title);
+		audit_text_add(h, "</h2>\n");
+		compare_table_html(&stats, h, "statistics", "Each statistic: medians of runs, ranges, ratio, difference, "
+				   "bootstrap intervals, verdict");
+		pair_chart(&pairs[i], h);
+		compare_table_html(&runs, h, "runs", "Every run");
+		audit_text_add(h, "</section>\n");
 		audit_text_add(txt, "\n%s\n", title);
 		compare_table_text(&stats, txt);
 		audit_text_add(txt, "\n");
@@ -443,7 +521,11 @@ static void write_reports(const struct compare_opts *o, const struct side *sa, c
 	json_array_foreach(unpaired, k, u) {
 		audit_text_add(md, "%s- not compared: %s\n", k ? "" : "\n", json_string_value(u));
 		audit_text_add(txt, "%snot compared: %s\n", k ? "" : "\n", json_string_value(u));
+		audit_text_add(h, "<p class=\"not-compared\">not compared: ");
+		audit_text_escaped(h, json_string_value(u));
+		audit_text_add(h, "</p>\n");
 	}
+	audit_text_add(h, "</body></html>\n");
 }
 
 static int selected(const char *want, const char *have)
@@ -560,7 +642,7 @@ static ev_status run_compare(const struct compare_opts *o, struct ev_error *err)
 	struct side sides[2] = {0};
 	struct pair *pairs = NULL;
 	size_t npairs = 0;
-	struct text md = {0}, txt = {0};
+	struct text md = {0}, txt = {0}, html = {0};
 	struct ev_outdir od = {0};
 	int opened = 0;
 	json_t *unpaired = json_array(), *not_checked = json_array(), *doc = NULL;
@@ -613,8 +695,8 @@ static ev_status run_compare(const struct compare_opts *o, struct ev_error *err)
 			"method", "percentile interval of median(B) - median(A) and median(B) / median(A) over "
 			"runs resampled with replacement per side; splitmix64 draws", "pairs", list, "not_compared",
 			json_incref(unpaired));
-	write_reports(o, sa, sb, pairs, npairs, unpaired, &md, &txt);
-	if (md.oom || txt.oom) {
+	write_reports(o, sa, sb, pairs, npairs, unpaired, &md, &txt, &html);
+	if (md.oom || txt.oom || html.oom) {
 		st = ev_error_set(err, EV_ERROR, "out of memory for the report");
 		goto out;
 	}
@@ -626,7 +708,8 @@ static ev_status run_compare(const struct compare_opts *o, struct ev_error *err)
 	}
 	if ((st = ev_json_dump(doc, &bytes, &len, err)) != EV_OK ||
 	    (st = publish(tmpdir, o->out, "comparison.json", bytes, len, receipt, err)) != EV_OK ||
-	    (st = publish(tmpdir, o->out, "comparison.md", md.s, md.n, receipt, err)) != EV_OK)
+	    (st = publish(tmpdir, o->out, "comparison.md", md.s, md.n, receipt, err)) != EV_OK ||
+	    (st = publish(tmpdir, o->out, "comparison.html", html.s, html.n, receipt, err)) != EV_OK)
 		goto out;
 	char text[256];
 	snprintf(text, sizeof text, "per statistic of %zu pair%s of arm and cell: both medians of runs, ratio, difference, "
@@ -673,6 +756,7 @@ out:
 	free(bytes);
 	audit_text_free(&md);
 	audit_text_free(&txt);
+	audit_text_free(&html);
 	json_decref(doc);
 	json_decref(unpaired);
 	json_decref(not_checked);

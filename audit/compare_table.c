@@ -1,17 +1,25 @@
 /* compare_table: one table, two renderings (compare_table.h). */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "audit/compare_table.h"
 
-void compare_table_init(struct compare_table *t, size_t ncols, const char *const *head, const int *right)
+void compare_table_init(struct compare_table *t, size_t ncols, const char *const *head, const int *right,
+			const int *in_unit, const char *unit)
 {
 	memset(t, 0, sizeof *t);
 	t->ncols = ncols > COMPARE_TABLE_MAX_COLUMNS ? COMPARE_TABLE_MAX_COLUMNS : ncols;
 	for (size_t i = 0; i < t->ncols; i++) {
-		t->head[i] = head[i];
+		size_t n = strlen(head[i]) + (unit ? strlen(unit) + 4 : 0) + 1;
+		if (!(t->head[i] = malloc(n)))
+			t->oom = 1;
+		else if (in_unit[i] && unit)
+			snprintf(t->head[i], n, "%s (%s)", head[i], unit);
+		else
+			snprintf(t->head[i], n, "%s", head[i]);
 		t->right[i] = right[i];
 	}
 }
@@ -108,10 +116,39 @@ void compare_table_markdown(const struct compare_table *t, struct text *out)
 	}
 }
 
+void compare_table_html(const struct compare_table *t, struct text *out, const char *cls, const char *caption)
+{
+	if (t->oom) {
+		out->oom = 1;
+		return;
+	}
+	audit_text_add(out, "<div class=\"wide\"><table class=\"%s\"><caption>", cls);
+	audit_text_escaped(out, caption);
+	audit_text_add(out, "</caption><thead><tr>");
+	for (size_t c = 0; c < t->ncols; c++) {
+		audit_text_add(out, "<th>");
+		audit_text_escaped(out, t->head[c]);
+		audit_text_add(out, "</th>");
+	}
+	audit_text_add(out, "</tr></thead><tbody>\n");
+	for (size_t r = 0; r < t->nrows; r++) {
+		audit_text_add(out, "<tr>");
+		for (size_t c = 0; c < t->ncols; c++) {
+			audit_text_add(out, "<td>");
+			audit_text_escaped(out, cell(t, r, c));
+			audit_text_add(out, "</td>");
+		}
+		audit_text_add(out, "</tr>\n");
+	}
+	audit_text_add(out, "</tbody></table></div>\n");
+}
+
 void compare_table_free(struct compare_table *t)
 {
 	for (size_t i = 0; t->cells && i < t->nrows * t->ncols; i++)
 		free(t->cells[i]);
+	for (size_t i = 0; i < t->ncols; i++)
+		free(t->head[i]);
 	free(t->cells);
 	memset(t, 0, sizeof *t);
 }

@@ -1,6 +1,6 @@
 /* compare_table: a table of text cells, written aligned for a terminal
  * or as a Markdown table (audit compare's two renderings of the same
- * rows). Only audit/ includes this. */
+ * rows, and the same as HTML). Only audit/ includes this. */
 #ifndef AUDIT_COMPARE_TABLE_H
 #define AUDIT_COMPARE_TABLE_H
 
@@ -12,15 +12,17 @@
 
 struct compare_table {
 	size_t ncols, nrows, cap;
-	const char *head[COMPARE_TABLE_MAX_COLUMNS];
+	char *head[COMPARE_TABLE_MAX_COLUMNS]; /* copies */
 	int right[COMPARE_TABLE_MAX_COLUMNS]; /* 1: a number, aligned right */
 	char **cells;                          /* nrows * ncols copies; NULL once out of memory */
 	int oom;
 };
 
-/* ncols (at most COMPARE_TABLE_MAX_COLUMNS) columns named head; the
- * arrays are copied. */
-void compare_table_init(struct compare_table *t, size_t ncols, const char *const *head, const int *right);
+/* ncols (at most COMPARE_TABLE_MAX_COLUMNS) columns named head, numbers
+ * where right[i] is set, each name followed by " (unit)" where in_unit[i]
+ * is set; names and flags are copied. */
+void compare_table_init(struct compare_table *t, size_t ncols, const char *const *head, const int *right,
+			const int *in_unit, const char *unit);
 
 /* A row of ncols cells, copied. */
 void compare_table_row(struct compare_table *t, const char *const *row);
@@ -31,6 +33,9 @@ void compare_table_text(const struct compare_table *t, struct text *out);
 
 /* A Markdown table, numbers right-aligned; '|' in a cell escaped. */
 void compare_table_markdown(const struct compare_table *t, struct text *out);
+
+/* An HTML table of class cls with a caption, every cell escaped. */
+void compare_table_html(const struct compare_table *t, struct text *out, const char *cls, const char *caption);
 
 void compare_table_free(struct compare_table *t);
 

@@ -94,10 +94,33 @@ static void y_label(char *out, size_t cap, double v)
 		snprintf(out, cap, "%g", v);
 }
 
+double audit_text_width(const char *s, double font_size)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	/* sans-serif glyphs average about 0.55 em; 0.62 keeps a margin */
+	return (double)n * font_size * 0.62;
+}
+
+/* A label's anchor: centred on x unless that would cross the chart's
+ * edge, then flush with it. */
+static const char *anchor_for(const struct chart *c, double x, double w)
+{
+	if (x + w / 2 > c->width - 2)
+		return "end";
+	if (x - w / 2 < 2)
+		return "start";
+	return "middle";
+}
+
 void audit_chart_begin(struct text *t, const struct chart *c, const char *title, const char *xlabel,
 		 const char *ylabel, const double *xticks, const char *const *xtick_labels, size_t nx)
 {
-	audit_text_add(t, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
+	/* the drawing scales with the page (width 100%, height in proportion):
+	 * every coordinate below stays inside the viewBox */
+	audit_text_add(t, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+		 "preserveAspectRatio=\"xMinYMin meet\" style=\"width:100%%;height:auto\" role=\"img\">\n",
 		 c->width, c->height, c->width, c->height);
 	audit_text_add(t, "<title>");
 	audit_text_escaped(t, title);
@@ -108,7 +131,8 @@ void audit_chart_begin(struct text *t, const struct chart *c, const char *title,
 	for (size_t i = 0; i < nx; i++) {
 		double x = audit_chart_x(c, xticks[i]);
 		audit_text_add(t, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>", x, top, x, b);
-		audit_text_add(t, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", x, b + 14);
+		audit_text_add(t, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", x, b + 14,
+			       anchor_for(c, x, audit_text_width(xtick_labels[i], 11)));
 		audit_text_escaped(t, xtick_labels[i]);
 		audit_text_add(t, "</text>\n");
 	}
@@ -142,7 +166,11 @@ void audit_chart_begin(struct text *t, const struct chart *c, const char *title,
 	audit_text_escaped(t, xlabel);
 	audit_text_add(t, "</text><text transform=\"translate(12 %.1f) rotate(-90)\" text-anchor=\"middle\">", (top + b) / 2);
 	audit_text_escaped(t, ylabel);
-	audit_text_add(t, "</text><text x=\"%.1f\" y=\"14\" font-size=\"13\" font-weight=\"bold\">", l);
+	/* a title longer than the chart is set smaller, never cut */
+	double room = c->width - l - 4, size = 13, need = audit_text_width(title, 13) * 1.05;
+	if (need > room)
+		size = 13 * room / need;
+	audit_text_add(t, "</text><text x=\"%.1f\" y=\"14\" font-size=\"%.1f\" font-weight=\"bold\">", l, size);
 	audit_text_escaped(t, title);
 	audit_text_add(t, "</text></g>\n");
 }
@@ -150,9 +178,16 @@ void audit_chart_begin(struct text *t, const struct chart *c, const char *title,
 void audit_chart_polyline(struct text *t, const struct chart *c, const double *xs, const double *ys, size_t n,
 		    const char *cls, const char *colour, const char *name)
 {
+	audit_chart_polyline_styled(t, c, xs, ys, n, cls, colour, name, 1.5, 1);
+}
+
+void audit_chart_polyline_styled(struct text *t, const struct chart *c, const double *xs, const double *ys, size_t n,
+				 const char *cls, const char *colour, const char *name, double width, double opacity)
+{
 	audit_text_add(t, "<polyline class=\"%s\" data-series=\"", cls);
 	audit_text_escaped(t, name);
-	audit_text_add(t, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", colour);
+	audit_text_add(t, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\" stroke-opacity=\"%.2f\" points=\"", colour,
+		       width, opacity);
 	for (size_t i = 0; i < n; i++)
 		audit_text_add(t, "%s%.1f,%.1f", i ? " " : "", audit_chart_x(c, xs[i]), audit_chart_y(c, ys[i]));
 	audit_text_add(t, "\"><title>");
@@ -171,9 +206,11 @@ void audit_chart_dot(struct text *t, const struct chart *c, double x, double y, 
 
 void audit_chart_legend(struct text *t, const struct chart *c, int k, const char *colour, const char *label)
 {
-	double x = c->width - c->right - 150, y = c->top + 12 + 16 * k;
-	audit_text_add(t, "<g class=\"legend\" font-family=\"sans-serif\" font-size=\"11\"><rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"3\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">",
-		 x, y - 4, colour, x + 16, y);
+	/* right-aligned inside the plot, as wide as its own label */
+	double end = c->width - c->right - 4, y = c->top + 12 + 16 * k;
+	double x = end - audit_text_width(label, 11) - 16;
+	audit_text_add(t, "<g class=\"legend\" font-family=\"sans-serif\" font-size=\"11\"><rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"3\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
+		 x, y - 4, colour, end, y);
 	audit_text_escaped(t, label);
 	audit_text_add(t, "</text></g>\n");
 }

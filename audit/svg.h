@@ -33,6 +33,15 @@ void audit_chart_begin(struct text *t, const struct chart *c, const char *title,
 		 const char *ylabel, const double *xticks, const char *const *xtick_labels, size_t nx);
 double audit_chart_x(const struct chart *c, double x);
 double audit_chart_y(const struct chart *c, double y);
+/* About how wide text is drawn at font_size in a sans-serif face: for
+ * placing labels so that none crosses the chart's edge. */
+double audit_text_width(const char *s, double font_size);
+
+/* The same line, of a given width and opacity (a run's faint line behind
+ * its cell's median). */
+void audit_chart_polyline_styled(struct text *t, const struct chart *c, const double *xs, const double *ys, size_t n,
+				 const char *cls, const char *colour, const char *name, double width, double opacity);
+
 /* A line through n points, of class cls and colour, data-series name. */
 void audit_chart_polyline(struct text *t, const struct chart *c, const double *xs, const double *ys, size_t n,
 		    const char *cls, const char *colour, const char *name);

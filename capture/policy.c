@@ -135,9 +135,45 @@ void capture_pmqos_release(struct capture_pmqos_hold *h)
 	h->fd = -1;
 }
 
+/* The value of the first "KEY<sep>VALUE" line of path (/proc/cpuinfo's
+ * "model name\t: ...", os-release's PRETTY_NAME="..."), quotes and blanks
+ * trimmed; "unavailable: ..." when there is none. */
+static json_t *keyed_line(const char *path, const char *key, char sep)
+{
+	FILE *f = fopen(path, "re");
+	char line[1024], text[512];
+	size_t klen = strlen(key);
+	if (!f) {
+		snprintf(text, sizeof text, "unavailable: %s: %s", path, strerror(errno));
+		return json_string(text);
+	}
+	while (fgets(line, sizeof line, f)) {
+		char *v = line + klen;
+		if (strncmp(line, key, klen) != 0)
+			continue;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		if (*v != sep)
+			continue;
+		v++;
+		while (*v == ' ' || *v == '\t' || *v == '"')
+			v++;
+		size_t n = strlen(v);
+		while (n && (v[n - 1] == '\n' || v[n - 1] == '"' || v[n - 1] == ' '))
+			v[--n] = '\0';
+		fclose(f);
+		return json_string(v);
+	}
+	fclose(f);
+	snprintf(text, sizeof text, "unavailable: %s has no %s", path, key);
+	return json_string(text);
+}
+
 json_t *capture_policy_snapshot(const int *cpus, size_t n)
 {
 	json_t *o = json_object();
+	json_object_set_new(o, "cpu_model", keyed_line("/proc/cpuinfo", "model name", ':'));
+	json_object_set_new(o, "os", keyed_line("/etc/os-release", "PRETTY_NAME", '='));
 	json_t *cmdline = first_line("/proc/cmdline");
 	json_object_set_new(o, "kernel_cmdline", cmdline);
 	json_object_set_new(o, "isolation", isolation(json_string_value(cmdline)));

@@ -95,7 +95,14 @@ show "$audit" journal --warmups "$warmups" --measured "$measured" --archive seal
 	--seal sealed/SEAL.json --receipt audit-archive.json "${pairs[@]}"
 
 step "audit campaign: every run's statistics recomputed from its raw series and held against what the pair printed, summed up per cell as the median of its runs"
-show "$audit" campaign campaign -o summary
+show "$audit" campaign --seal sealed/SEAL.json --seal-sha256 "$pin" campaign -o summary
+if command -v chromium >/dev/null; then
+	echo "(the HTML report, as headless Chromium renders it: summary/report.png)"
+	chromium --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$work/.chromium" --hide-scrollbars \
+		--window-size=1280,4000 --screenshot="$work/summary/report.png" "file://$work/summary/report.html" >/dev/null 2>&1 ||
+		echo "(chromium could not render it)"
+	rm -rf "$work/.chromium"
+fi
 echo "(one run in detail: each statistic the pair printed, recomputed with its rule)"
 show "$audit" series --native "campaign/runs/$first/sender/report.json" --journal "campaign/runs/$first/sender/journal" \
 	--warmups "$warmups" --receipt "audit-series-$first.json" "campaign/runs/$first/sender/series/send.bin"
@@ -187,7 +194,7 @@ for a in r["facts"]["arms"]:
         print("  arm %s: cpu_dma_latency %s" % (a["name"], a["cpu_dma_latency"]))'
 echo
 echo "the campaign summary table: $work/summary/summary.md"
-echo "the HTML report:            $work/summary/report.html"
+echo "the HTML report:            $work/summary/report.html (its screenshot: summary/report.png)"
 echo "HdrHistogram and CSV:       $work/summary/run-*.hgrm, cell-*.hgrm, runs.csv"
 echo "the two arms compared:      $work/compare-arms/comparison.md"
 echo "demo: done; outputs are in $work"

@@ -38,7 +38,7 @@ test_expect_success 'the journals are audited with the plan'"'"'s counts; the pr
 		"recomputed 1 of 9 printed statistics (the count, from the plan; the rest not recomputable: the run recorded no raw series)" &&
 	test "$(json_words s/receipt.json "[c[\"result\"] for c in d[\"checks\"] if c[\"name\"] == \"run 001-baseline-plain-1 statistics\"]")" = pass &&
 	test "$(json_words s/receipt.json "d[\"facts\"][\"coverage\"][\"not_checked\"]")" = \
-		"1 run without a raw series: the printed statistics shown, only the sample count compared (with the plan)"
+		"1 run without a raw series: the printed statistics shown, only the sample count compared (with the plan) the files read against a seal: none was given (--seal SEAL.json)"
 '
 
 test_expect_success 'a block without its P75 line, or a sample count that is not the plan'"'"'s, fails the run, named' '

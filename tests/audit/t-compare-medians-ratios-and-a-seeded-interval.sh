@@ -54,6 +54,7 @@ test_expect_success 'two arms: medians, ratio, difference and the interval any s
 	test "$(json_words c/comparison.json "[x[\"name\"] for x in d[\"pairs\"][0][\"statistics\"]]")" = "p50 p95 p99 p99.9 mean max" &&
 	test "$(json_words c/comparison.json "[(r[\"run\"], r[\"value\"]) for r in d[\"pairs\"][0][\"statistics\"][0][\"a\"][\"runs\"]]")" = \
 		"001-base-spin-1 100.000000000 002-base-spin-2 110.000000000 003-base-spin-3 120.000000000" &&
+	grep -q "^statistic  *A median (ns)  *A min-max (ns)  *B median (ns)  *B min-max (ns)  *B/A  *95% of B/A  *B-A (ns)  *95% of B-A (ns)  *verdict$" out &&
 	grep -q "^p50  *110  *100-120  *85  *80-90  *0.773  *0.667 to 0.900  *-25  *-40 to -10  *B lower in every run$" out &&
 	grep -q "^| p99 | 110 | 100-120 | 85 | 80-90 | 0.773 | 0.667 to 0.900 | -25 | -40 to -10 | B lower in every run |$" c/comparison.md &&
 	grep -q "^003-base-spin-3  *A  *120  *120  *120  *120  *120  *120$" out &&
@@ -118,7 +119,7 @@ test_expect_success 'two whole campaigns, arm by arm and cell by cell; the recei
 	test "$(json_words both/receipt.json "sorted(c[\"name\"] for c in d[\"checks\"] if c[\"name\"].endswith(\"audited\"))")" = "summary A audited summary B audited" &&
 	test "$(json_words both/receipt.json "d[\"result\"]")" = pass &&
 	test "$(json_words both/receipt.json "[(o[\"name\"], o[\"sha256\"]) for o in d[\"outputs\"]]")" = \
-		"comparison.json $(sha256_of both/comparison.json) comparison.md $(sha256_of both/comparison.md)" &&
+		"comparison.json $(sha256_of both/comparison.json) comparison.md $(sha256_of both/comparison.md) comparison.html $(sha256_of both/comparison.html)" &&
 	test "$(json_words both/comparison.json "d[\"format\"]")" = evidence-run-comparison/1 &&
 	"$AUDIT" compare --json s s2 -o both-json >printed 2>err && cmp printed both-json/comparison.json &&
 	grep -q "^OK: 6 pairs compared; comparison both-json$" err

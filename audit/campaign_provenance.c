@@ -1,0 +1,184 @@
+/* audit campaign, the provenance: where and how the campaign ran, as
+ * capture recorded it (policy.json, its receipts), shown on top of the
+ * report and kept in summary.json; and, with --seal, every file the
+ * audit read held against the seal it names. */
+#include "config.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "audit/audit.h"
+#include "audit/campaign.h"
+#include "lib/archive/seal.h"
+#include "lib/core/json.h"
+#include "lib/core/path.h"
+#include "lib/core/sha256.h"
+#include "lib/receipt/receipt.h"
+
+static json_t *text_or_null(const json_t *v)
+{
+	return json_is_string(v) ? json_incref((json_t *)v) : json_null();
+}
+
+static ev_status add_input(json_t *receipt, const char *name, const char *path, const uint8_t d[EV_SHA256_LEN],
+			   struct ev_error *err)
+{
+	char hex[EV_SHA256_HEX_LEN + 1];
+	ev_sha256_hex(d, hex);
+	return ev_receipt_add_input(receipt, name, path, hex, err);
+}
+
+/* The OS policy capture recorded before its first run. */
+static ev_status policy_facts(struct campaign_audit *ca, json_t *out, struct ev_error *err)
+{
+	char path[PATH_MAX];
+	json_t *p = NULL;
+	uint8_t d[EV_SHA256_LEN];
+	if (ev_path_join(path, sizeof path, ca->dir, "policy.json") != 0 || access(path, F_OK) != 0) {
+		json_object_set_new(out, "policy", json_string("none: the campaign has no policy.json"));
+		return EV_OK;
+	}
+	ev_status st = ev_json_load(path, "evidence-policy/1", 0, &p, d, NULL, NULL, err);
+	if (st != EV_OK)
+		return st;
+	add_input(ca->receipt, "policy.json", path, d, err);
+	const json_t *kernel = json_object_get(p, "kernel");
+	json_object_set_new(out, "host", text_or_null(json_object_get(p, "host")));
+	json_object_set_new(out, "kernel", kernel ? json_pack("{s:O, s:O}", "release", json_object_get(kernel, "release"),
+							      "version", json_object_get(kernel, "version"))
+						  : json_null());
+	json_object_set_new(out, "cpu_model", text_or_null(json_object_get(p, "cpu_model")));
+	json_object_set_new(out, "os", text_or_null(json_object_get(p, "os")));
+	json_t *governors = json_object();
+	const char *cpu;
+	json_t *v;
+	json_object_foreach(json_object_get(p, "cpus"), cpu, v)
+		json_object_set(governors, cpu, json_object_get(v, "governor"));
+	json_object_set_new(out, "policy", json_pack("{s:O, s:O, s:o, s:O, s:O, s:O, s:O, s:O, s:O}", "clocksource",
+						     json_object_get(p, "clocksource") ?: json_null(), "turbo",
+						     json_object_get(p, "turbo") ?: json_null(), "governors", governors,
+						     "isolation", json_object_get(p, "isolation") ?: json_null(),
+						     "transparent_hugepage",
+						     json_object_get(p, "transparent_hugepage") ?: json_null(),
+						     "numa_balancing", json_object_get(p, "numa_balancing") ?: json_null(),
+						     "nmi_watchdog", json_object_get(p, "nmi_watchdog") ?: json_null(),
+						     "tuned_profile", json_object_get(p, "tuned_profile") ?: json_null(),
+						     "cpu_dma_latency_us_before",
+						     json_object_get(p, "cpu_dma_latency_us") ?: json_null()));
+	json_decref(p);
+	return EV_OK;
+}
+
+/* Each capture session's receipt: its host, result, what it could not do,
+ * and the PM QoS each arm held. */
+static ev_status capture_facts(struct campaign_audit *ca, json_t *out, struct ev_error *err)
+{
+	DIR *d = opendir(ca->dir);
+	json_t *sessions = json_array(), *pmqos = json_object();
+	struct dirent *de;
+	ev_status st = EV_OK;
+	char *names[64];
+	size_t n = 0;
+	while (d && (de = readdir(d)) && n < 64)
+		if (strncmp(de->d_name, "receipt-capture", 15) == 0 && strstr(de->d_name, ".json"))
+			names[n++] = strdup(de->d_name);
+	if (d)
+		closedir(d);
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && names[j] && names[j - 1] && strcmp(names[j - 1], names[j]) > 0; j--) {
+			char *t = names[j];
+			names[j] = names[j - 1];
+			names[j - 1] = t;
+		}
+	for (size_t i = 0; i < n && st == EV_OK; i++) {
+		char path[PATH_MAX];
+		json_t *r = NULL;
+		uint8_t dg[EV_SHA256_LEN];
+		if (!names[i] || ev_path_join(path, sizeof path, ca->dir, names[i]) != 0)
+			continue;
+		if ((st = ev_receipt_load(path, &r, dg, err)) != EV_OK)
+			break;
+		add_input(ca->receipt, names[i], path, dg, err);
+		const json_t *facts = json_object_get(r, "facts");
+		int intact = ev_receipt_comparable_holds(r, err) == 1;
+		json_array_append_new(sessions, json_pack("{s:s, s:O, s:O, s:O, s:b, s:O}", "receipt", names[i], "host",
+							  json_object_get(r, "host"), "result", json_object_get(r, "result"),
+							  "finished", json_object_get(r, "finished"), "intact", intact,
+							  "degraded", json_object_get(facts, "degraded") ?: json_null()));
+		size_t k;
+		json_t *arm;
+		json_array_foreach(json_object_get(facts, "arms"), k, arm) {
+			const json_t *q = json_object_get(arm, "cpu_dma_latency");
+			const char *name = json_string_value(json_object_get(arm, "name"));
+			if (name)
+				json_object_set_new(pmqos, name, q ? json_incref((json_t *)q) : json_string("not requested"));
+		}
+		json_decref(r);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	json_object_set_new(out, "captures", sessions);
+	json_object_set_new(out, "pm_qos", pmqos);
+	return st;
+}
+
+ev_status audit_campaign_read_provenance(struct campaign_audit *ca, const char *name, struct ev_error *err)
+{
+	json_t *p = json_pack("{s:s, s:n, s:n, s:n, s:n, s:n}", "campaign", name ? name : "", "seal_sha256", "host",
+			      "kernel", "cpu_model", "os");
+	ca->provenance = p;
+	if (ca->seal_hex[0])
+		json_object_set_new(p, "seal_sha256", json_string(ca->seal_hex));
+	ev_status st = policy_facts(ca, p, err);
+	if (st == EV_OK)
+		st = capture_facts(ca, p, err);
+	return st;
+}
+
+static int by_member_path(const void *key, const void *m)
+{
+	return strcmp(key, ((const struct ev_member *)m)->path);
+}
+
+/* With --seal: every input read under the campaign directory is a member
+ * of the seal with the same SHA-256. */
+ev_status audit_campaign_check_seal(struct campaign_audit *ca, struct ev_error *err)
+{
+	if (!ca->seal_hex[0])
+		return EV_OK;
+	size_t dirlen = strlen(ca->dir), i, held = 0, bad = 0;
+	while (dirlen > 1 && ca->dir[dirlen - 1] == '/')
+		dirlen--;
+	json_t *in;
+	char detail[PATH_MAX + 256] = "";
+	json_array_foreach(json_object_get(ca->receipt, "inputs"), i, in) {
+		const char *path = json_string_value(json_object_get(in, "path"));
+		const char *hex = json_string_value(json_object_get(in, "sha256"));
+		if (!path || !hex || strncmp(path, ca->dir, dirlen) != 0 || path[dirlen] != '/')
+			continue;
+		const char *rel = path + dirlen + 1;
+		const struct ev_member *m = bsearch(rel, ca->seal.members, ca->seal.count, sizeof *ca->seal.members,
+						    by_member_path);
+		char mine[EV_SHA256_HEX_LEN + 1] = "";
+		if (m)
+			ev_sha256_hex(m->sha256, mine);
+		if (m && m->type == EV_MEMBER_FILE && strcmp(mine, hex) == 0) {
+			held++;
+			continue;
+		}
+		bad++;
+		char line[PATH_MAX + 200];
+		snprintf(line, sizeof line, "%s: %s", rel, m ? "its SHA-256 is not the seal's (changed after sealing)"
+							    : "not a member of the seal");
+		fprintf(stderr, TOOL ": %s: %s\n", path, m ? "its SHA-256 is not the seal's (changed after sealing)"
+							    : "not a member of the seal");
+		if (!detail[0])
+			snprintf(detail, sizeof detail, "%s", line);
+	}
+	char ok[128];
+	snprintf(ok, sizeof ok, "%zu files read, each a member of the seal with its SHA-256", held);
+	return ev_receipt_add_check(ca->receipt, "inputs against the seal", bad == 0, bad ? detail : ok, err);
+}
