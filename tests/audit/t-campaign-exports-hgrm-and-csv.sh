@@ -126,6 +126,14 @@ test_expect_success 'runs.csv: a header row, then each run as summary.json has i
 	PY
 '
 
+test_expect_success 'capture recorded the CPU model and the OS the provenance shows' '
+	model=$(sed -n "s/^model name[[:space:]]*: //p" /proc/cpuinfo | head -n 1) &&
+	os=$(sed -n "s/^PRETTY_NAME=//p" /etc/os-release | tr -d "\"") &&
+	test "$(json_words c/policy.json "d[\"cpu_model\"]")" = "$(echo $model)" &&
+	test "$(json_words c/policy.json "d[\"os\"]")" = "$(echo $os)" &&
+	test "$(json_words s/summary.json "d[\"provenance\"][\"cpu_model\"], d[\"provenance\"][\"os\"]")" = "$(echo $model $os)"
+'
+
 test_expect_success 'the receipt names every export by SHA-256' '
 	for f in s/*.hgrm s/runs.csv; do
 		test "$(json_words s/receipt.json "[o[\"sha256\"] for o in d[\"outputs\"] if o[\"name\"] == \"${f#s/}\"]")" = "$(sha256_of $f)" || return 1
