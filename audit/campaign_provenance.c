@@ -159,7 +159,9 @@ ev_status audit_campaign_check_seal(struct campaign_audit *ca, struct ev_error *
 		const char *hex = json_string_value(json_object_get(in, "sha256"));
 		if (!path || !hex || strncmp(path, ca->dir, dirlen) != 0 || path[dirlen] != '/')
 			continue;
-		const char *rel = path + dirlen + 1;
+		const char *rel = path + dirlen;
+		while (*rel == '/') /* CAMPAIGN_DIR given as "dir/" */
+			rel++;
 		const struct ev_member *m = bsearch(rel, ca->seal.members, ca->seal.count, sizeof *ca->seal.members,
 						    by_member_path);
 		char mine[EV_SHA256_HEX_LEN + 1] = "";

@@ -176,6 +176,11 @@ static ev_status read_file(struct status *s, const char *path, struct ev_error *
 	return st;
 }
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 static int is_temporary(const char *name)
 {
 	return name[0] == '.' && strstr(name, ".tmp-");
@@ -212,12 +217,7 @@ static ev_status walk(struct status *s, const char *dir, int depth, struct ev_er
 	}
 	closedir(d);
 	/* in name order, so that the output is the same on every run */
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
-			char *t = names[j];
-			names[j] = names[j - 1];
-			names[j - 1] = t;
-		}
+	qsort(names, n, sizeof *names, by_name);
 	for (size_t i = 0; i < n && st == EV_OK; i++) {
 		char path[PATH_MAX];
 		struct stat sb;

@@ -41,7 +41,7 @@ test_expect_success 'setup: a sealed campaign of two arms and two cells, audited
 	"$AUDIT" campaign --seal sealed/SEAL.json a-campaign-with-a-long-name -o s >/dev/null
 '
 
-test_expect_success '--seal: a series changed after sealing fails "inputs against the seal", named; a wrong pin is refused' '
+test_expect_success '--seal: a series changed after sealing fails "inputs against the seal", named; a wrong pin is refused; DIR/ holds' '
 	cp -R a-campaign-with-a-long-name changed &&
 	printf "\\001" | dd of=changed/runs/002-baseline-spin-2/series/send.bin bs=1 seek=100 conv=notrunc 2>/dev/null &&
 	test_expect_code 1 "$AUDIT" campaign --seal sealed/SEAL.json changed -o sc >/dev/null 2>err &&
@@ -49,7 +49,8 @@ test_expect_success '--seal: a series changed after sealing fails "inputs agains
 	test "$(json_words sc/receipt.json "[(c[\"result\"], c[\"detail\"]) for c in d[\"checks\"] if c[\"name\"] == \"inputs against the seal\"]")" = \
 		"fail runs/002-baseline-spin-2/series/send.bin: its SHA-256 is not the seal${Q}s (changed after sealing)" &&
 	test_expect_code 2 "$AUDIT" campaign --seal sealed/SEAL.json --seal-sha256 "$(printf %064d 0)" a-campaign-with-a-long-name -o sp 2>err &&
-	grep -q "sealed/SEAL.json" err && test_must_be_absent sp
+	grep -q "sealed/SEAL.json" err && test_must_be_absent sp &&
+	"$AUDIT" campaign --seal sealed/SEAL.json a-campaign-with-a-long-name/ -o s-slash >/dev/null
 '
 
 test_expect_success 'one file that fetches nothing and runs no script' '
