@@ -20,12 +20,6 @@ size_t ev_rng_below(struct ev_rng *g, size_t n)
 	return (size_t)(((unsigned __int128)ev_rng_next(g) * n) >> 64);
 }
 
-static int by_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* The k-th smallest of v[0..n-1] (v reordered): Hoare's selection, which
  * stops at equal keys, so that the many ties of resampled medians keep it
  * linear; a full sort of a million resamples would not notice a signal
@@ -63,8 +57,14 @@ static double select_kth(double *v, size_t n, size_t k)
 
 double ev_median(double *v, size_t n)
 {
-	qsort(v, n, sizeof *v, by_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	/* selected, not sorted: a resample's median is taken 12 times R */
+	size_t k = n / 2;
+	double upper = select_kth(v, n, k), lower = v[0];
+	if (n % 2)
+		return upper;
+	for (size_t i = 1; i < k; i++) /* everything before k is at most upper */
+		lower = v[i] > lower ? v[i] : lower;
+	return (lower + upper) / 2;
 }
 
 ev_status ev_bootstrap_runs(const double *const *a, size_t na, const double *const *b, size_t nb, size_t nstats,

@@ -36,7 +36,7 @@ uint64_t ev_rng_next(struct ev_rng *g);
 size_t ev_rng_below(struct ev_rng *g, size_t n);
 
 /* The median of n values (n > 0): the middle one, or the mean of the two
- * middle ones. v is sorted in place. */
+ * middle ones. v is reordered (selected, not sorted). */
 double ev_median(double *v, size_t n);
 
 /* The interval of one statistic. ratio_defined is 0 when some resample's
