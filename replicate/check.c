@@ -42,15 +42,8 @@ int replicate_check_main(int argc, char **argv)
 			return ev_cli_help(&replicate_tool, "check");
 		case 'j': json = 1; break;
 		case 't':
-			if (!trust && !(trust = ev_trust_new())) {
-				fputs(TOOL ": out of memory\n", stderr);
+			if (replicate_trust_add(&trust, optarg))
 				return 2;
-			}
-			if (ev_trust_add_file(trust, optarg, &err) != EV_OK) {
-				ev_cli_error(TOOL, &err);
-				ev_trust_free(trust);
-				return 2;
-			}
 			break;
 		default:
 			ev_trust_free(trust);

@@ -63,15 +63,8 @@ int replicate_compare_main(int argc, char **argv)
 			return ev_cli_help(&replicate_tool, "compare");
 		case 'j': run.json = 1; break;
 		case 't':
-			if (!trust && !(trust = ev_trust_new())) {
-				fputs(TOOL ": out of memory\n", stderr);
+			if (replicate_trust_add(&trust, optarg))
 				return 2;
-			}
-			if (ev_trust_add_file(trust, optarg, &err) != EV_OK) {
-				ev_cli_error(TOOL, &err);
-				ev_trust_free(trust);
-				return 2;
-			}
 			break;
 		default:
 			ev_trust_free(trust);

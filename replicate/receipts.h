@@ -53,6 +53,11 @@ size_t replicate_receipt_set_disagreements(const struct receipt_set *set, receip
 
 void replicate_receipt_set_free(struct receipt_set *set);
 
+/* --trust FILE: FILE's public keys added to *trust, made on first use.
+ * @return 0, or 2 after "replicate: why" on stderr (*trust then freed
+ * and NULL). */
+int replicate_trust_add(struct ev_trust **trust, const char *path);
+
 /* text as it may appear in a file name: letters, digits, '-' and '.' kept,
  * anything else '_'; "unknown" for NULL. */
 void replicate_file_label(const char *text, char *out, size_t cap);
