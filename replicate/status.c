@@ -217,7 +217,8 @@ static ev_status walk(struct status *s, const char *dir, int depth, struct ev_er
 	}
 	closedir(d);
 	/* in name order, so that the output is the same on every run */
-	qsort(names, n, sizeof *names, by_name);
+	if (n > 1) /* an empty directory has no list at all */
+		qsort(names, n, sizeof *names, by_name);
 	for (size_t i = 0; i < n && st == EV_OK; i++) {
 		char path[PATH_MAX];
 		struct stat sb;
