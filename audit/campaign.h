@@ -144,7 +144,8 @@ void audit_campaign_write_stack_options(const json_t *options, struct text *t, i
 ev_status audit_campaign_read_provenance(struct campaign_audit *ca, const char *name, struct ev_error *err);
 
 /* With --seal: the check "inputs against the seal", every input read
- * under the campaign directory a member of the seal with its SHA-256. */
+ * under the campaign directory (this receipt's, and the journals' in
+ * audit-journal.json) a member of the seal with its SHA-256. */
 ev_status audit_campaign_check_seal(struct campaign_audit *ca, struct ev_error *err);
 
 /* Write name (bytes) into OUTDIR's temporary directory and name it in

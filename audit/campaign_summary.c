@@ -202,8 +202,9 @@ json_t *audit_campaign_coverage(const struct campaign_audit *ca)
 		json_array_append_new(done, json_string(text));
 	}
 	if (ca->seal_hex[0]) {
-		snprintf(text, sizeof text, "every run.json, series, report, policy and capture receipt read held against "
-			 "the seal (SEAL.json %.16s...); the journals are checked as audit-journal.json says", ca->seal_hex);
+		snprintf(text, sizeof text, "every file read under the campaign directory (run.json, series, reports, "
+			 "policy, capture receipts, and the journals audit-journal.json names) held against the seal "
+			 "(SEAL.json %.16s...)", ca->seal_hex);
 		json_array_append_new(done, json_string(text));
 	} else {
 		json_array_append_new(not, json_string("the files read against a seal: none was given (--seal SEAL.json)"));

@@ -106,4 +106,14 @@ test_expect_success 'a byte changed in one run'"'"'s series: that run is named, 
 	grep -q "^| 002-baseline-epoll-1 | epoll | ok |.* DIFFERS | whole |" s3/summary.md
 '
 
+test_expect_success '--seal: the journals audit-journal.json read are held against the seal too' '
+	"$SEAL" create c -o sealed-c >/dev/null &&
+	"$AUDIT" campaign --seal sealed-c/SEAL.json c -o s-sealed >/dev/null &&
+	test "$(json_words s-sealed/receipt.json "[c[\"result\"] for c in d[\"checks\"] if c[\"name\"] == \"inputs against the seal\"]")" = pass &&
+	cp -R c c4 &&
+	printf "\\377" | dd of=c4/runs/003-baseline-epoll-2/journal/receiver/1.bin bs=1 seek=200 conv=notrunc 2>/dev/null &&
+	test_expect_code 1 "$AUDIT" campaign --seal sealed-c/SEAL.json c4 -o s4 >/dev/null 2>err &&
+	grep -q "^audit: c4/runs/003-baseline-epoll-2/journal/receiver/1.bin: its SHA-256 is not the seal.s (changed after sealing)$" err
+'
+
 test_done
