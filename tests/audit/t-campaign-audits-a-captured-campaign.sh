@@ -75,7 +75,7 @@ test_expect_success 'the page labels are what an independent reader of the journ
 test_expect_success 'the HTML report renders in headless Chromium: a spectrum line per cell, a dot per run, nothing fetched' '
 	if [ -z "$CHROMIUM" ]; then echo "chromium is not installed (Debian package chromium)"; false; fi &&
 	! grep -q "src=\|href=\|@import\|url(" s/report.html &&
-	"$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-sync \
+	nice -n 19 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-sync \
 		--disable-background-networking --disable-component-update --user-data-dir="$PWD/profile" \
 		--dump-dom "file://$PWD/s/report.html" >dom.html 2>chromium.err &&
 	python3 - <<-\PY

@@ -119,7 +119,7 @@ render () {
 doc = open(\"${2:-s/report.html}\").read()
 open(\"probed.html\", \"w\").write(doc.replace(\"</body></html>\", open(\"probe.js\").read() + \"</body></html>\"))
 " &&
-	"$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-sync \
+	nice -n 19 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-sync \
 		--disable-background-networking --disable-component-update --user-data-dir="$PWD/profile" \
 		--window-size="$1",2000 --dump-dom "file://$PWD/probed.html" >dom-$1.html 2>chromium.err &&
 	python3 -c "
@@ -212,7 +212,7 @@ test_expect_success 'audit compare'"'"'s page: its tables with units, every run 
 '
 
 test_expect_success 'a screenshot renders' '
-	"$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$PWD/profile" \
+	nice -n 19 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$PWD/profile" \
 		--hide-scrollbars --window-size=1280,2400 --screenshot="$PWD/report.png" "file://$PWD/s/report.html" 2>/dev/null &&
 	test "$(head -c 8 report.png | od -An -tx1 | tr -d " \n")" = 89504e470d0a1a0a
 '
