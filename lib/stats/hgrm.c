@@ -2,7 +2,6 @@
 #include "config.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,43 +83,6 @@ void ev_distribution_free(struct ev_distribution *d)
 	memset(d, 0, sizeof *d);
 }
 
-struct buf {
-	char *s;
-	size_t n, cap;
-	int oom;
-};
-
-static void add(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add(struct buf *b, const char *fmt, ...)
-{
-	if (b->oom)
-		return;
-	for (;;) {
-		va_list ap;
-		va_start(ap, fmt);
-		int k = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? b->cap - b->n : 0, fmt, ap);
-		va_end(ap);
-		if (k < 0) {
-			b->oom = 1;
-			return;
-		}
-		if (b->s && b->n + (size_t)k < b->cap) {
-			b->n += (size_t)k;
-			return;
-		}
-		size_t cap = b->cap ? b->cap * 2 : 4096;
-		while (cap <= b->n + (size_t)k)
-			cap *= 2;
-		char *s = realloc(b->s, cap);
-		if (!s) {
-			b->oom = 1;
-			return;
-		}
-		b->s = s;
-		b->cap = cap;
-	}
-}
-
 /* The next reporting level after level, as HdrHistogram's
  * PercentileIterator computes it (in doubles, the same operations). */
 static double next_level(double level)
@@ -132,8 +94,13 @@ static double next_level(double level)
 
 char *ev_hgrm_text(const struct ev_distribution *d, double scale, int decimals, size_t *len)
 {
-	struct buf b = {0};
-	add(&b, "%12s %14s %10s %14s\n\n", "Value", "Percentile", "TotalCount", "1/(1-Percentile)");
+	/* the C library's growing stream: no buffer of our own to manage */
+	char *text = NULL;
+	size_t size = 0;
+	FILE *b = open_memstream(&text, &size);
+	if (!b)
+		return NULL;
+	fprintf(b, "%12s %14s %10s %14s\n\n", "Value", "Percentile", "TotalCount", "1/(1-Percentile)");
 	double level = 0;
 	uint64_t cumulative = 0;
 	unsigned __int128 sum = 0;
@@ -144,7 +111,7 @@ char *ev_hgrm_text(const struct ev_distribution *d, double scale, int decimals, 
 		/* the last value is reported once at its level, then at 100% */
 		while (reached >= level) {
 			double p = level / 100.0;
-			add(&b, "%12.*f %2.12f %10llu %14.2f\n", decimals, (double)d->value[i] / scale, p,
+			fprintf(b, "%12.*f %2.12f %10llu %14.2f\n", decimals, (double)d->value[i] / scale, p,
 			    (unsigned long long)cumulative, 1 / (1 - p));
 			level = next_level(level);
 			if (cumulative == d->total)
@@ -152,21 +119,22 @@ char *ev_hgrm_text(const struct ev_distribution *d, double scale, int decimals, 
 		}
 	}
 	uint64_t max = d->n ? d->value[d->n - 1] : 0;
-	add(&b, "%12.*f %2.12f %10llu\n", decimals, (double)max / scale, 1.0, (unsigned long long)d->total);
+	fprintf(b, "%12.*f %2.12f %10llu\n", decimals, (double)max / scale, 1.0, (unsigned long long)d->total);
 	double mean = d->total ? (double)sum / (double)d->total : 0, var = 0;
 	for (size_t i = 0; i < d->n; i++) {
 		double dev = (double)d->value[i] - mean;
 		var += dev * dev * (double)d->count[i];
 	}
 	double sd = d->total ? sqrt(var / (double)d->total) : 0;
-	add(&b, "#[Mean    = %12.*f, StdDeviation   = %12.*f]\n", decimals, mean / scale, decimals, sd / scale);
-	add(&b, "#[Max     = %12.*f, Total count    = %12llu]\n", decimals, (double)max / scale,
+	fprintf(b, "#[Mean    = %12.*f, StdDeviation   = %12.*f]\n", decimals, mean / scale, decimals, sd / scale);
+	fprintf(b, "#[Max     = %12.*f, Total count    = %12llu]\n", decimals, (double)max / scale,
 	    (unsigned long long)d->total);
-	add(&b, "#[Buckets = %12d, SubBuckets     = %12d]\n", 0, 0);
-	if (b.oom) {
-		free(b.s);
+	fprintf(b, "#[Buckets = %12d, SubBuckets     = %12d]\n", 0, 0);
+	int failed = ferror(b);
+	if (fclose(b) || failed) {
+		free(text);
 		return NULL;
 	}
-	*len = b.n;
-	return b.s;
+	*len = size;
+	return text;
 }
