@@ -138,20 +138,6 @@ static int inside(const char *dir_real, const char *path)
 	return strncmp(real, dir_real, n) == 0 && (real[n] == '/' || real[n] == '\0');
 }
 
-/* The seal digest a replica receipt was made against. */
-static const char *seal_input(const json_t *r)
-{
-	size_t i;
-	json_t *in;
-	json_array_foreach(json_object_get(r, "inputs"), i, in)
-	{
-		const char *name = json_string_value(json_object_get(in, "name"));
-		if (name && strcmp(name, EV_SEAL_FILENAME) == 0)
-			return json_string_value(json_object_get(in, "sha256"));
-	}
-	return NULL;
-}
-
 static int seen_before(const char *const *list, size_t n, const char *s)
 {
 	for (size_t i = 0; i < n; i++)
@@ -184,7 +170,7 @@ static ev_status judge_receipts(struct prune_run *p, const char *seal_hex, struc
 	for (size_t i = 0; i < set.count; i++) {
 		const struct judged_receipt *j = &set.items[i];
 		ev_receipt_add_input(p->receipt, "receipt", j->path, j->file_sha256, err);
-		const char *for_seal = seal_input(j->doc);
+		const char *for_seal = replicate_receipt_digest(json_object_get(j->doc, "inputs"), EV_SEAL_FILENAME);
 		int usable = j->intact && (!trust || j->signed_ok);
 		if (!j->kind || strcmp(j->kind, "replica") != 0) {
 			refuse_because(p, j->path, "receipt-kind", "is not a replica receipt", "replica",

@@ -140,3 +140,15 @@ int replicate_trust_add(struct ev_trust **trust, const char *path)
 	}
 	return 0;
 }
+
+const char *replicate_receipt_digest(const json_t *list, const char *name)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(list, i, e) {
+		const char *n = json_string_value(json_object_get(e, "name"));
+		if (n && strcmp(n, name) == 0)
+			return json_string_value(json_object_get(e, "sha256"));
+	}
+	return NULL;
+}

@@ -22,6 +22,7 @@
 #include "lib/core/sha256.h"
 #include "lib/receipt/receipt.h"
 #include "lib/receipt/signature.h"
+#include "replicate/receipts.h"
 #include "replicate/replicate.h"
 
 #define MAX_DEPTH 16
@@ -65,17 +66,6 @@ static void note(json_t *list, const char *path, const char *why)
 static const char *field(const json_t *doc, const char *key)
 {
 	return json_string_value(json_object_get(doc, key));
-}
-
-/* The digest an entry of inputs or outputs called name carries. */
-static const char *digest_named(const json_t *list, const char *name)
-{
-	size_t i;
-	json_t *e;
-	json_array_foreach(list, i, e)
-		if (strcmp(field(e, "name") ?: "", name) == 0 && field(e, "sha256"))
-			return field(e, "sha256");
-	return NULL;
 }
 
 static ev_status keep_receipt(struct status *s, const char *path, json_t *doc, const char *hex, struct ev_error *err)
@@ -270,7 +260,7 @@ static int seal_holds(const struct seal_file *sf, const char *hex)
 static int audit_of(const struct found *f, const char *seal_hex, const struct seal_file *sf)
 {
 	const json_t *inputs = json_object_get(f->doc, "inputs");
-	const char *named = digest_named(inputs, EV_SEAL_FILENAME);
+	const char *named = replicate_receipt_digest(inputs, EV_SEAL_FILENAME);
 	if (named)
 		return strcmp(named, seal_hex) == 0;
 	size_t i;
@@ -300,12 +290,11 @@ static json_t *campaign_row(struct status *s, const char *seal_hex)
 		struct found *f = &s->receipts[i];
 		const char *kind = f->kind ?: "";
 		int mine = 0;
-		if (strcmp(kind, "seal") == 0)
-			mine = digest_named(json_object_get(f->doc, "outputs"), EV_SEAL_FILENAME) &&
-			       strcmp(digest_named(json_object_get(f->doc, "outputs"), EV_SEAL_FILENAME), seal_hex) == 0;
-		else if (strcmp(kind, "replica") == 0 || strcmp(kind, "cleanup") == 0 || strcmp(kind, "verify") == 0)
-			mine = digest_named(json_object_get(f->doc, "inputs"), EV_SEAL_FILENAME) &&
-			       strcmp(digest_named(json_object_get(f->doc, "inputs"), EV_SEAL_FILENAME), seal_hex) == 0;
+		const char *named = replicate_receipt_digest(json_object_get(f->doc, strcmp(kind, "seal") == 0 ? "outputs" : "inputs"),
+							     EV_SEAL_FILENAME);
+		if (strcmp(kind, "seal") == 0 || strcmp(kind, "replica") == 0 || strcmp(kind, "cleanup") == 0 ||
+		    strcmp(kind, "verify") == 0)
+			mine = named && strcmp(named, seal_hex) == 0;
 		else if (strcmp(kind, "audit") == 0)
 			mine = audit_of(f, seal_hex, sf);
 		else if (strcmp(kind, "capture") == 0) /* sealed inside the campaign */
@@ -419,9 +408,9 @@ static json_t *campaigns(struct status *s)
 		const struct found *f = &s->receipts[i];
 		const char *hex = NULL;
 		if (strcmp(f->kind ?: "", "seal") == 0)
-			hex = digest_named(json_object_get(f->doc, "outputs"), EV_SEAL_FILENAME);
+			hex = replicate_receipt_digest(json_object_get(f->doc, "outputs"), EV_SEAL_FILENAME);
 		else if (strcmp(f->kind ?: "", "replica") == 0 || strcmp(f->kind ?: "", "cleanup") == 0)
-			hex = digest_named(json_object_get(f->doc, "inputs"), EV_SEAL_FILENAME);
+			hex = replicate_receipt_digest(json_object_get(f->doc, "inputs"), EV_SEAL_FILENAME);
 		if (hex && !json_object_get(seen, hex))
 			json_object_set_new(seen, hex, json_true());
 	}
