@@ -44,15 +44,6 @@ void compare_table_row(struct compare_table *t, const char *const *row)
 	t->nrows++;
 }
 
-/* Characters, not bytes: a run or arm may be named in any script. */
-static size_t width_of(const char *s)
-{
-	size_t n = 0;
-	for (; *s; s++)
-		n += ((unsigned char)*s & 0xc0) != 0x80;
-	return n;
-}
-
 static const char *cell(const struct compare_table *t, size_t row, size_t col)
 {
 	return t->cells[row * t->ncols + col] ? t->cells[row * t->ncols + col] : "";
@@ -66,14 +57,14 @@ void compare_table_text(const struct compare_table *t, struct text *out)
 		return;
 	}
 	for (size_t c = 0; c < t->ncols; c++) {
-		w[c] = width_of(t->head[c]);
+		w[c] = audit_text_chars(t->head[c]);
 		for (size_t r = 0; r < t->nrows; r++)
-			w[c] = width_of(cell(t, r, c)) > w[c] ? width_of(cell(t, r, c)) : w[c];
+			w[c] = audit_text_chars(cell(t, r, c)) > w[c] ? audit_text_chars(cell(t, r, c)) : w[c];
 	}
 	for (size_t r = 0; r <= t->nrows; r++) {
 		for (size_t c = 0; c < t->ncols; c++) {
 			const char *s = r ? cell(t, r - 1, c) : t->head[c];
-			int pad = (int)(w[c] - width_of(s));
+			int pad = (int)(w[c] - audit_text_chars(s));
 			int last = c + 1 == t->ncols;
 			if (t->right[c])
 				audit_text_add(out, "%*s%s", pad, "", s);

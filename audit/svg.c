@@ -94,13 +94,18 @@ static void y_label(char *out, size_t cap, double v)
 		snprintf(out, cap, "%g", v);
 }
 
-double audit_text_width(const char *s, double font_size)
+size_t audit_text_chars(const char *s)
 {
 	size_t n = 0;
 	for (; *s; s++)
 		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+double audit_text_width(const char *s, double font_size)
+{
 	/* sans-serif glyphs average about 0.55 em; 0.62 keeps a margin */
-	return (double)n * font_size * 0.62;
+	return (double)audit_text_chars(s) * font_size * 0.62;
 }
 
 /* A label's anchor: centred on x unless that would cross the chart's

@@ -33,6 +33,10 @@ void audit_chart_begin(struct text *t, const struct chart *c, const char *title,
 		 const char *ylabel, const double *xticks, const char *const *xtick_labels, size_t nx);
 double audit_chart_x(const struct chart *c, double x);
 double audit_chart_y(const struct chart *c, double y);
+/* Characters, not bytes, of UTF-8 text: a run or arm may be named in any
+ * script. */
+size_t audit_text_chars(const char *s);
+
 /* About how wide text is drawn at font_size in a sans-serif face: for
  * placing labels so that none crosses the chart's edge. */
 double audit_text_width(const char *s, double font_size);
