@@ -148,6 +148,35 @@ test_expect_success 'a summary alone, without its receipt: compared, and the rec
 	test_cmp expect got
 '
 
+test_expect_success 'each input check alone: a median edited (no receipt), an audit that failed, an edited receipt: exit 1, named' '
+	mkdir lone && python3 -c "
+import json
+d = json.load(open(\"s/summary.json\"))
+d[\"runs\"][0][\"recomputed\"][\"quantiles\"][\"p95\"] = 115
+open(\"lone/summary.json\", \"w\").write(json.dumps(d, sort_keys=True, separators=(\",\", \":\")) + \"\n\")
+" &&
+	test_expect_code 1 "$AUDIT" compare --arm base --arm fast lone -o cl >out 2>err &&
+	grep -q "^audit: summary A: lone/summary.json: arm base cell spin: p95: the cell says 110.000000000, the median of its runs is 115.000000000$" err &&
+	test "$(json_words cl/receipt.json "[c[\"name\"] for c in d[\"checks\"] if c[\"result\"] == \"fail\"]")" = "summary A arm base cell spin: medians of its runs" &&
+	cp -R one failed && python3 -c "
+import json
+p = \"failed/runs/001-base-spin-1/run.json\"
+d = json.load(open(p)); d[\"result\"] = \"failed\"; json.dump(d, open(p, \"w\"))
+" &&
+	test_expect_code 1 "$AUDIT" campaign failed -o sf >/dev/null 2>&1 &&
+	test_expect_code 1 "$AUDIT" compare --arm base --arm fast sf -o cf1 >/dev/null 2>err &&
+	grep -q "^audit: summary A: sf/summary.json: its audit campaign receipt says fail: some run, series or journal did not hold$" err &&
+	test "$(json_words cf1/receipt.json "[c[\"name\"] for c in d[\"checks\"] if c[\"result\"] == \"fail\"]")" = "summary A audited" &&
+	cp -R s re && python3 -c "
+import json
+d = json.load(open(\"re/receipt.json\"))
+d[\"facts\"][\"runs\"] = 99
+open(\"re/receipt.json\", \"w\").write(json.dumps(d, sort_keys=True, separators=(\",\", \":\"), ensure_ascii=False) + \"\n\")
+" &&
+	test_expect_code 1 "$AUDIT" compare --arm base --arm fast re -o cr >/dev/null 2>err &&
+	grep -q "^audit: summary A: re/summary.json: receipt.json was edited: its comparable digest no longer matches its content$" err
+'
+
 test_expect_success 'refused, nothing written: an existing OUTDIR, a FIFO, an old summary, nothing to compare, misuse' '
 	test_expect_code 2 "$AUDIT" compare --arm base --arm fast s -o c 2>err &&
 	grep -q "^audit: c: already exists" err &&
