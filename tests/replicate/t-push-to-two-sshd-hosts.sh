@@ -159,11 +159,11 @@ test_expect_success 'a host with nothing listening is reported with ssh'"'"'s re
 test_expect_success 'a host whose sshd is stopped times out; the other host is reported meanwhile' '
 	kill -STOP "$(cat "$T/hostB.pid")" &&
 	start=$(date +%s) &&
-	test_expect_code 2 push --timeout 3 --to "hostA:$T/replica-a3" --to "hostB:$T/replica-b3" >stdout 2>stderr;
+	test_expect_code 2 push --timeout 8 --to "hostA:$T/replica-a3" --to "hostB:$T/replica-b3" >stdout 2>stderr;
 	status=$?; kill -CONT "$(cat "$T/hostB.pid")"; test $status = 0 &&
 	test $(( $(date +%s) - start )) -lt 30 &&
 	grep -q "^hostA:$T/replica-a3: pass" stdout &&
-	grep -x "replicate: hostB:$T/replica-b3: no progress for 3 s while offering SEAL.json; stopped it" stderr &&
+	grep -x "replicate: hostB:$T/replica-b3: no progress for 8 s while offering SEAL.json; stopped it" stderr &&
 	test_must_be_absent "$T/replica-b3/archive.tar.zst"
 '
 
