@@ -23,6 +23,7 @@
 #include "audit/journal.h"
 #include "audit/svg.h"
 #include "lib/campaign/run.h"
+#include "lib/core/input.h"
 #include "lib/core/path.h"
 #include "lib/core/publish.h"
 #include "lib/core/json.h"
@@ -59,8 +60,19 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 	if (!(ca->receipt = ev_receipt_new("audit", TOOL, err)))
 		return err->status;
 	ev_path_join(plan, sizeof plan, ca->dir, "plan.json");
-	if (access(plan, F_OK) == 0 && (st = ev_json_load(plan, "evidence-plan/1", 0, &ca->plan, NULL, NULL, NULL, err)) != EV_OK)
+	int no_plan = 0;
+	uint8_t plan_digest[EV_SHA256_LEN];
+	if ((st = ev_input_check_beneath(ca->dir, "plan.json", ca->dir, &no_plan, err)) != EV_OK)
 		goto out;
+	if (!no_plan) {
+		/* read, so held: the plan names the campaign and orders its cells */
+		char hex[EV_SHA256_HEX_LEN + 1];
+		if ((st = ev_json_load(plan, "evidence-plan/1", 0, &ca->plan, plan_digest, NULL, NULL, err)) != EV_OK)
+			goto out;
+		ev_sha256_hex(plan_digest, hex);
+		if ((st = ev_receipt_add_input(ca->receipt, "plan", plan, hex, err)) != EV_OK)
+			goto out;
+	}
 	if (ca->seal_path) {
 		if ((st = ev_seal_load_pinned(ca->seal_path, ca->seal_sha256, &ca->seal, ca->seal_hex, NULL, NULL, err)) ==
 		    EV_MISMATCH)
@@ -223,6 +235,11 @@ int audit_campaign_main(int argc, char **argv)
 		case 'o': ca.out = optarg; break;
 		case 'P': ca.seal_sha256 = optarg; break;
 		case 'S': ca.seal_path = optarg; break;
+		case 'p':
+			if (optarg[0] != '/')
+				return ev_cli_usage(&audit_tool, "campaign", "option --perf: expected an absolute path, found '%s'", optarg);
+			ca.perf = optarg;
+			break;
 		case 'K':
 			if (ev_cli_sign_key(TOOL, optarg, &ca.sign_key))
 				return 2;

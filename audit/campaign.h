@@ -57,6 +57,7 @@ struct run {
 struct campaign_audit {
 	struct ev_signing_key *sign_key; /* --sign-key: receipt.json and audit-journal.json signed */
 	const char *dir, *out;
+	const char *perf;                    /* --perf, else /usr/bin/perf: never a program the evidence names */
 	const char *seal_path, *seal_sha256; /* --seal, --seal-sha256 */
 	struct ev_seal seal;                 /* with --seal: what each file read is held against */
 	char seal_hex[EV_SHA256_HEX_LEN + 1]; /* "" without --seal */
@@ -69,8 +70,8 @@ struct campaign_audit {
 	char tmpdir[PATH_MAX];
 	uint64_t journal_findings;
 	int journals_audited;
-	size_t journal_pairs;     /* runs with both journals */
-	int journals_left;        /* not audited here: the runs' counts differ */
+	size_t journal_pairs;     /* runs whose journals were audited (one side alone when the other is missing) */
+	size_t journals_missing;  /* runs with a declared journal that is not there: each a failed check */
 	json_t *stack_options;    /* per cell and side, requested and effective (NULL: no onload observer) */
 	json_t *options_not_read; /* sentences: what of the requested options could not be read */
 	json_t *profiles;         /* per profiled run and side, as audit profile reads it (NULL: none) */

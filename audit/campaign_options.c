@@ -22,6 +22,7 @@
 #include "audit/campaign.h"
 #include "lib/campaign/onload.h"
 #include "lib/campaign/run.h"
+#include "lib/core/input.h"
 #include "lib/core/json.h"
 #include "lib/core/path.h"
 #include "lib/receipt/receipt.h"
@@ -60,8 +61,8 @@ static json_t *requested_of(const struct run *r, const json_t *proc, char *unrea
 		size_t k;
 		json_t *in;
 		json_array_foreach(json_object_get(proc, "inputs"), k, in)
-			if (strcmp(json_string_value(json_object_get(in, "name")), profile) == 0 ||
-			    strcmp(json_string_value(json_object_get(in, "path")), profile) == 0)
+			if (strcmp(json_string_value(json_object_get(in, "name")) ?: "", profile) == 0 ||
+			    strcmp(json_string_value(json_object_get(in, "path")) ?: "", profile) == 0)
 				copy = json_string_value(json_object_get(in, "name"));
 		char path[PATH_MAX], *bytes = NULL;
 		size_t len = 0;
@@ -69,9 +70,11 @@ static json_t *requested_of(const struct run *r, const json_t *proc, char *unrea
 		ev_error_clear(&err);
 		const char *cwd = json_string_value(json_object_get(proc, "cwd"));
 		const char *base = cwd ? strrchr(cwd, '/') : NULL; /* the working directory, inside this run's */
-		char work[PATH_MAX];
-		if (copy && ev_path_join(work, sizeof work, r->dir, base ? base + 1 : "") == 0 &&
-		    ev_path_join(path, sizeof path, work, copy) == 0 &&
+		char rel[PATH_MAX];
+		/* the copy in the side's working directory, never outside the run's */
+		if (copy && base && ev_path_join(rel, sizeof rel, base + 1, copy) == 0 &&
+		    ev_input_check_beneath(r->dir, rel, "run.json: inputs", NULL, &err) == EV_OK &&
+		    ev_path_join(path, sizeof path, r->dir, rel) == 0 &&
 		    ev_file_read_all(path, OUTPUT_MAX, &bytes, &len, &err) == EV_OK)
 			ev_onload_requested_profile(bytes, len, req);
 		else

@@ -24,9 +24,9 @@ static const char *const parts[] = {"application", "network stack", "libc", "ker
 
 json_t *audit_campaign_profiles(struct campaign_audit *ca, struct ev_error *err)
 {
-	const char *perf = ca->plan ? json_string_value(json_object_get(ca->plan, "perf")) : NULL;
-	if (!perf)
-		perf = "/usr/bin/perf";
+	/* The plan's "perf" is the program capture ran; the auditor's perf
+	 * comes from the command line alone, never from the evidence. */
+	const char *perf = ca->perf ? ca->perf : "/usr/bin/perf";
 	json_t *runs = json_object();
 	for (size_t i = 0; i < ca->nruns && !ev_cli_interrupted; i++) {
 		struct run *r = &ca->runs[i];

@@ -14,6 +14,7 @@
 #include "audit/campaign.h"
 #include "lib/archive/seal.h"
 #include "lib/core/json.h"
+#include "lib/core/input.h"
 #include "lib/core/path.h"
 #include "lib/core/sha256.h"
 #include "lib/receipt/receipt.h"
@@ -37,11 +38,15 @@ static ev_status policy_facts(struct campaign_audit *ca, json_t *out, struct ev_
 	char path[PATH_MAX];
 	json_t *p = NULL;
 	uint8_t d[EV_SHA256_LEN];
-	if (ev_path_join(path, sizeof path, ca->dir, "policy.json") != 0 || access(path, F_OK) != 0) {
+	int absent = 0;
+	ev_status st = ev_input_check_beneath(ca->dir, "policy.json", ca->dir, &absent, err);
+	if (st != EV_OK)
+		return st;
+	if (absent || ev_path_join(path, sizeof path, ca->dir, "policy.json") != 0) {
 		json_object_set_new(out, "policy", json_string("none: the campaign has no policy.json"));
 		return EV_OK;
 	}
-	ev_status st = ev_json_load(path, "evidence-policy/1", 0, &p, d, NULL, NULL, err);
+	st = ev_json_load(path, "evidence-policy/1", 0, &p, d, NULL, NULL, err);
 	if (st != EV_OK)
 		return st;
 	add_input(ca->receipt, "policy.json", path, d, err);
@@ -99,7 +104,8 @@ static ev_status capture_facts(struct campaign_audit *ca, json_t *out, struct ev
 		uint8_t dg[EV_SHA256_LEN];
 		if (!names[i] || ev_path_join(path, sizeof path, ca->dir, names[i]) != 0)
 			continue;
-		if ((st = ev_receipt_load(path, &r, dg, err)) != EV_OK)
+		if ((st = ev_input_check_beneath(ca->dir, names[i], ca->dir, NULL, err)) != EV_OK ||
+		    (st = ev_receipt_load(path, &r, dg, err)) != EV_OK)
 			break;
 		add_input(ca->receipt, names[i], path, dg, err);
 		const json_t *facts = json_object_get(r, "facts");

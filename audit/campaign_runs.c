@@ -21,6 +21,7 @@
 #include "audit/journal.h"
 #include "audit/svg.h"
 #include "lib/campaign/run.h"
+#include "lib/core/input.h"
 #include "lib/core/path.h"
 #include "lib/core/publish.h"
 #include "lib/core/json.h"
@@ -38,7 +39,8 @@ static void run_finding(void *ctx, const struct ev_finding *f)
 	r->findings++;
 }
 
-/* An output of a role in run.json, as a path, or "" . */
+/* An output of a role in run.json, as a path, or "" (check_run_paths
+ * has held every output beneath the run's directory). */
 static void output_path(const struct run *r, const struct ev_run *doc, const char *role, const char *name,
 			char *out, size_t cap)
 {
@@ -46,6 +48,62 @@ static void output_path(const struct run *r, const struct ev_run *doc, const cha
 	out[0] = 0;
 	if (rel)
 		ev_path_join(out, cap, r->dir, rel);
+}
+
+/* One path run.json names, held beneath the run's directory. */
+static ev_status check_one(const char *run_dir, const char *display, const char *field, const json_t *value,
+			   struct ev_error *err)
+{
+	char where[PATH_MAX + 256];
+	snprintf(where, sizeof where, "%s: %s", display, field);
+	if (!json_is_string(value))
+		return ev_error_set(err, EV_USAGE, "%s: expected a path (a string), found another JSON value; refused",
+				    where);
+	return ev_input_check_beneath(run_dir, json_string_value(value), where, NULL, err);
+}
+
+/* Every path run.json gives (each process's outputs, stdout, stderr and
+ * perf.data; each observer's outputs; the TCP samples) a member path
+ * beneath the run's directory, reached without a symbolic link: the
+ * evidence is a stranger's input, and its paths are checked before
+ * anything they name is opened (doc/design.md, principle 13). */
+static ev_status check_run_paths(const char *run_dir, const struct ev_run *doc, const char *display,
+				 struct ev_error *err)
+{
+	char field[512];
+	size_t i, k;
+	json_t *proc, *obs, *out, *v;
+	const char *key;
+	ev_status st = EV_OK;
+	json_array_foreach(json_object_get(doc->doc, "processes"), i, proc) {
+		json_object_foreach(json_object_get(proc, "outputs"), key, v) {
+			snprintf(field, sizeof field, "processes[%zu].outputs.%s", i, key);
+			if ((st = check_one(run_dir, display, field, v, err)) != EV_OK)
+				return st;
+		}
+		static const char *const streams[] = {"stdout", "stderr"};
+		for (int s = 0; s < 2; s++)
+			if ((v = json_object_get(proc, streams[s]))) {
+				snprintf(field, sizeof field, "processes[%zu].%s", i, streams[s]);
+				if ((st = check_one(run_dir, display, field, v, err)) != EV_OK)
+					return st;
+			}
+		if ((v = json_object_get(json_object_get(proc, "profile"), "perf_data"))) {
+			snprintf(field, sizeof field, "processes[%zu].profile.perf_data", i);
+			if ((st = check_one(run_dir, display, field, v, err)) != EV_OK)
+				return st;
+		}
+	}
+	json_array_foreach(json_object_get(doc->doc, "observers"), i, obs)
+		json_array_foreach(json_object_get(obs, "outputs"), k, out)
+			if ((v = json_object_get(out, "stdout"))) {
+				snprintf(field, sizeof field, "observers[%zu].outputs[%zu].stdout", i, k);
+				if ((st = check_one(run_dir, display, field, v, err)) != EV_OK)
+					return st;
+			}
+	if ((v = json_object_get(doc->doc, "tcp_samples")))
+		st = check_one(run_dir, display, "tcp_samples", v, err);
+	return st;
 }
 
 /* sockperf's clock as the run's recorded argv says: --no-rdtsc is its
@@ -81,6 +139,10 @@ ev_status audit_campaign_load_runs(struct campaign_audit *ca, struct ev_error *e
 	char runs_dir[PATH_MAX];
 	if (ev_path_join(runs_dir, sizeof runs_dir, ca->dir, "runs") != 0)
 		return ev_error_set(err, EV_USAGE, "%s: path too long", ca->dir);
+	/* runs/ and each run directory in it are what they say, not links */
+	ev_status st = ev_input_check_beneath(ca->dir, "runs", ca->dir, NULL, err);
+	if (st != EV_OK)
+		return st;
 	DIR *d = opendir(runs_dir);
 	if (!d)
 		return ev_error_errno(err, errno, "%s: cannot read the campaign's runs (is it a capture campaign?)",
@@ -91,7 +153,6 @@ ev_status audit_campaign_load_runs(struct campaign_audit *ca, struct ev_error *e
 		return ev_error_set(err, EV_ERROR, "out of memory");
 	}
 	struct dirent *e;
-	ev_status st = EV_OK;
 	while (st == EV_OK && (e = readdir(d)) != NULL) {
 		if (e->d_name[0] == '.')
 			continue;
@@ -116,6 +177,10 @@ ev_status audit_campaign_load_runs(struct campaign_audit *ca, struct ev_error *e
 		char hex[EV_SHA256_HEX_LEN + 1];
 		if ((st = ev_run_load(path, 0, &run, digest, err)) != EV_OK)
 			break;
+		if ((st = check_run_paths(r->dir, &run, path, err)) != EV_OK) {
+			ev_run_free(&run);
+			break;
+		}
 		ev_sha256_hex(digest, hex);
 		char name[PATH_MAX + 16];
 		snprintf(name, sizeof name, "run %s", e->d_name);
@@ -137,7 +202,12 @@ ev_status audit_campaign_load_runs(struct campaign_audit *ca, struct ev_error *e
 			snprintf(r->native_log, sizeof r->native_log, "%s", r->series);
 		}
 		if (!r->native[0]) { /* what the sender printed is what was published */
-			if (ev_path_join(r->native, sizeof r->native, r->dir, "native/sender.stdout") != 0 ||
+			int absent = 0;
+			if ((st = ev_input_check_beneath(r->dir, "native/sender.stdout", path, &absent, err)) != EV_OK) {
+				ev_run_free(&run);
+				break;
+			}
+			if (absent || ev_path_join(r->native, sizeof r->native, r->dir, "native/sender.stdout") != 0 ||
 			    access(r->native, R_OK) != 0)
 				snprintf(r->native, sizeof r->native, "%s", r->native_log);
 		}
@@ -408,44 +478,73 @@ ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, s
 	return EV_OK;
 }
 
-/* Both endpoints' journals of every run that has them, audited as
- * audit journal would, its receipt in the summary. */
+/* A run's journal as run.json declares it: "" when it declares none,
+ * else its path, and whether it is there. */
+static int journal_there(const char *path)
+{
+	struct stat sb;
+	return path[0] && lstat(path, &sb) == 0;
+}
+
+/* Both endpoints' journals of every run that declares one, audited as
+ * audit journal would, each run with its own counts, its receipt in the
+ * summary. A declared journal that is not there is a finding of its
+ * run; no run is left out for the number of runs or their counts. */
 ev_status audit_campaign_audit_journals(struct campaign_audit *ca, struct ev_error *err)
 {
-	const char *senders[JOURNAL_MAX_PAIRS], *receivers[JOURNAL_MAX_PAIRS];
+	const char **senders = calloc(ca->nruns ? ca->nruns : 1, sizeof *senders);
+	const char **receivers = calloc(ca->nruns ? ca->nruns : 1, sizeof *receivers);
+	size_t *of_run = calloc(ca->nruns ? ca->nruns : 1, sizeof *of_run);
+	ev_status st = EV_OK;
+	if (!senders || !receivers || !of_run) {
+		st = ev_error_set(err, EV_ERROR, "out of memory");
+		goto out;
+	}
 	size_t n = 0;
-	uint64_t warmups = 0, measured = 0;
-	int uniform = 1;
-	for (size_t i = 0; i < ca->nruns && n < JOURNAL_MAX_PAIRS; i++) {
+	for (size_t i = 0; i < ca->nruns; i++) {
 		struct run *r = &ca->runs[i];
-		if (!r->sjournal[0] || !r->pjournal[0] || access(r->sjournal, F_OK) != 0 || access(r->pjournal, F_OK) != 0)
+		if (!r->sjournal[0] && !r->pjournal[0])
+			continue; /* a program that keeps no journal: named in the coverage */
+		int s_there = journal_there(r->sjournal), p_there = journal_there(r->pjournal);
+		if (!s_there || !p_there) {
+			char check[256], detail[PATH_MAX + 128];
+			const char *which = !s_there ? r->sjournal : r->pjournal;
+			snprintf(check, sizeof check, "run %s journals", r->name);
+			snprintf(detail, sizeof detail, "the %s's journal %s: %s", !s_there ? "sender" : "peer",
+				 which[0] ? which : "(not declared in run.json)", which[0] ? "missing" : "one side only");
+			fprintf(stderr, TOOL ": %s: %s\n", r->name, detail);
+			ev_receipt_add_check(ca->receipt, check, 0, detail, err);
+			ca->journals_missing++;
+		}
+		if (!s_there && !p_there)
 			continue;
-		/* the plan's counts, not the series': a native program may keep none */
-		if (n && (r->warmups != warmups || r->measured != measured))
-			uniform = 0;
-		warmups = r->warmups;
-		measured = r->measured;
-		senders[n] = r->sjournal;
-		receivers[n++] = r->pjournal;
+		senders[n] = s_there ? r->sjournal : NULL;
+		receivers[n] = p_there ? r->pjournal : NULL;
+		of_run[n++] = i;
 	}
 	ca->journal_pairs = n;
 	if (!n)
-		return EV_OK;
-	if (!uniform) {
-		fprintf(stderr, TOOL ": the runs' counts differ: journals left to audit journal, run by run\n");
-		ca->journals_left = 1;
-		return EV_OK;
-	}
+		goto out;
 	char receipt[PATH_MAX];
-	if (ev_path_join(receipt, sizeof receipt, ca->tmpdir, "audit-journal.json") != 0)
-		return ev_error_set(err, EV_USAGE, "%s: path too long", ca->out);
+	if (ev_path_join(receipt, sizeof receipt, ca->tmpdir, "audit-journal.json") != 0) {
+		st = ev_error_set(err, EV_USAGE, "%s: path too long", ca->out);
+		goto out;
+	}
 	struct journal_run jr;
 	audit_journal_init(&jr);
-	ev_status st = audit_journal_prepare(&jr, senders, receivers, n, n, err);
-	if (st != EV_OK)
-		return st;
-	jr.warmups = (long)warmups;
-	jr.measured = (long)measured;
+	if ((st = audit_journal_prepare(&jr, senders, receivers, n, n, err)) != EV_OK) {
+		audit_journal_free(&jr);
+		goto out;
+	}
+	for (size_t k = 0; k < n; k++) {
+		/* the plan's counts as the run recorded them, not the series': a
+		 * native program may keep none */
+		struct run *r = &ca->runs[of_run[k]];
+		jr.pairs[k].own_counts = 1;
+		jr.pairs[k].warmups = r->warmups;
+		jr.pairs[k].measured = r->measured;
+		json_object_set_new(r->json, "journal_pair", json_integer((json_int_t)k + 1));
+	}
 	jr.receipt = receipt;
 	jr.quiet = 1;
 	jr.sign_key = ca->sign_key;
@@ -457,8 +556,13 @@ ev_status audit_campaign_audit_journals(struct campaign_audit *ca, struct ev_err
 		st = EV_OK;
 	if (st == EV_OK) {
 		char detail[128];
-		snprintf(detail, sizeof detail, "%zu pairs, %" PRIu64 " findings (audit-journal.json)", n, ca->journal_findings);
+		snprintf(detail, sizeof detail, "%zu runs' pairs, %" PRIu64 " findings (audit-journal.json)", n,
+			 ca->journal_findings);
 		ev_receipt_add_check(ca->receipt, "journals", ca->journal_findings == 0, detail, err);
 	}
+out:
+	free(senders);
+	free(receivers);
+	free(of_run);
 	return st;
 }

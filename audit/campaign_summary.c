@@ -180,7 +180,8 @@ json_t *audit_campaign_coverage(const struct campaign_audit *ca)
 		 "or named not recomputable (each run's native.coverage in summary.json)", series, series == 1 ? "" : "s");
 	json_array_append_new(done, json_string(text));
 	if (ca->journals_audited) {
-		snprintf(text, sizeof text, "both journals of %zu run%s audited as audit journal does (audit-journal.json)",
+		snprintf(text, sizeof text, "the journals of %zu run%s audited as audit journal does, each run with its own "
+			 "counts (audit-journal.json)",
 			 ca->journal_pairs, ca->journal_pairs == 1 ? "" : "s");
 		json_array_append_new(done, json_string(text));
 	}
@@ -189,9 +190,17 @@ json_t *audit_campaign_coverage(const struct campaign_audit *ca)
 			 "count compared (with the plan)", without, without == 1 ? "" : "s");
 		json_array_append_new(not, json_string(text));
 	}
-	if (ca->journals_left) {
-		snprintf(text, sizeof text, "the journals of %zu runs: their counts differ, left to audit journal, run by run",
-			 ca->journal_pairs);
+	size_t no_journal = 0;
+	for (size_t i = 0; i < ca->nruns; i++)
+		no_journal += !ca->runs[i].sjournal[0] && !ca->runs[i].pjournal[0];
+	if (no_journal) {
+		snprintf(text, sizeof text, "the journals of %zu run%s: run.json declares none (a program that keeps no "
+			 "FIX journal)", no_journal, no_journal == 1 ? "" : "s");
+		json_array_append_new(not, json_string(text));
+	}
+	if (ca->journals_missing) {
+		snprintf(text, sizeof text, "the journals of %zu run%s: declared, not there (each a failed check)",
+			 ca->journals_missing, ca->journals_missing == 1 ? "" : "s");
 		json_array_append_new(not, json_string(text));
 	}
 	if (ca->stack_options) {
@@ -202,8 +211,8 @@ json_t *audit_campaign_coverage(const struct campaign_audit *ca)
 		json_array_append_new(done, json_string(text));
 	}
 	if (ca->seal_hex[0]) {
-		snprintf(text, sizeof text, "every file read under the campaign directory (run.json, series, reports, "
-			 "policy, capture receipts, and the journals audit-journal.json names) held against the seal "
+		snprintf(text, sizeof text, "every file read under the campaign directory (plan.json, run.json, series, "
+			 "reports, policy, capture receipts, and the journals audit-journal.json names) held against the seal "
 			 "(SEAL.json %.16s...)", ca->seal_hex);
 		json_array_append_new(done, json_string(text));
 	} else {

@@ -180,6 +180,9 @@ static const struct ev_cli_option campaign_options[] = {
 	 "print the summary on stdout"},
 	{"output", 'o', "OUTDIR", 'o',
 	 "the summary directory (must not exist)"},
+	{"perf", 0, "PATH", 'p',
+	 "the perf that reads profiled runs' perf.data (default\n"
+	 "/usr/bin/perf; never a program the campaign names)"},
 	{"seal", 0, "SEAL.json", 'S',
 	 "the campaign's seal: every file read is held against it,\n"
 	 "and the report names it"},
@@ -191,7 +194,7 @@ static const struct ev_cli_option campaign_options[] = {
 static const struct ev_cli_command audit_campaign_command = {
 	.name = "campaign",
 	.run = audit_campaign_main,
-	.synopsis = "audit campaign CAMPAIGN_DIR -o OUTDIR [--seal SEAL.json [--seal-sha256 HEX]] [--sign-key KEY] [--json]",
+	.synopsis = "audit campaign CAMPAIGN_DIR -o OUTDIR [--seal SEAL.json [--seal-sha256 HEX]] [--perf PATH] [--sign-key KEY] [--json]",
 	.summary = "every run of a captured campaign audited, and summed up\n"
 		"per cell as the median of its runs, with tables and an\n"
 		"HTML report",

@@ -200,7 +200,7 @@ static json_t *finding_json(const struct pair *p, const struct ev_fix_finding *f
 	return o;
 }
 
-static json_t *side_json(const struct journal_run *run, const struct side *s)
+static json_t *side_json(const struct pair *p, const struct side *s)
 {
 	json_t *files = json_array(), *rules = json_object();
 	for (size_t i = 0; i < s->nfiles; i++)
@@ -215,7 +215,7 @@ static json_t *side_json(const struct journal_run *run, const struct side *s)
 			      ev_fixread_kind_name(s->kind), "files", files, "messages",
 			      (json_int_t)s->stats.messages, "orders", (json_int_t)s->stats.orders,
 			      "others", (json_int_t)s->stats.others, "expected_orders",
-			      (json_int_t)(run->spec.warmups + run->spec.measured), "findings_by_rule", rules);
+			      (json_int_t)(p->spec.warmups + p->spec.measured), "findings_by_rule", rules);
 	if (s->stats.skipped)
 		json_object_set_new(o, "skipped_other_direction", json_integer((json_int_t)s->stats.skipped));
 	if (s->stats.compared)
@@ -309,7 +309,7 @@ static ev_status build_receipt(struct journal_run *run, json_t *r, uint64_t *tot
 					 base_of(s->companions[c].path));
 				ev_receipt_add_input(r, name, s->companions[c].path, s->companions[c].hex, err);
 			}
-			json_object_set_new(pj, s->role, side_json(run, s));
+			json_object_set_new(pj, s->role, side_json(p, s));
 			for (int q = 0; q < EV_RULE_COUNT; q++)
 				by_rule[q] += s->stats.by_rule[q];
 		}
@@ -353,7 +353,7 @@ static void print_summary(const struct journal_run *run, uint64_t total, const c
 			       " orders (expected %" PRIu64 "), %" PRIu64 " other messages, %" PRIu64 " findings\n",
 			       p->number, s->role, s->path, ev_fixread_kind_name(s->kind), s->nfiles,
 			       s->nfiles == 1 ? "" : "s", recs, skipped, s->stats.orders,
-			       run->spec.warmups + run->spec.measured, s->stats.others, side_findings(s));
+			       p->spec.warmups + p->spec.measured, s->stats.others, side_findings(s));
 		}
 	}
 	printf("%s\n", run->coverage_line);
@@ -366,9 +366,10 @@ static void print_summary(const struct journal_run *run, uint64_t total, const c
  * findings follow from it. */
 static void print_count_hint(const struct journal_run *run)
 {
-	uint64_t want = run->spec.warmups + run->spec.measured;
 	for (size_t i = 0; i < run->npairs; i++)
 		for (int k = 0; k < 2; k++) {
+			const struct ev_fixspec *spec = &run->pairs[i].spec;
+			uint64_t want = spec->warmups + spec->measured;
 			const struct side *s = &run->pairs[i].side[k];
 			if (!s->present || s->stats.orders == want)
 				continue;
@@ -376,7 +377,7 @@ static void print_count_hint(const struct journal_run *run)
 				TOOL ": pair %zu %s: expected %" PRIu64 " orders (%" PRIu64 " warmups + %" PRIu64
 				" measured), found %" PRIu64 ": if the run was of another size, say --warmups and "
 				"--measured\n",
-				run->pairs[i].number, s->role, want, run->spec.warmups, run->spec.measured, s->stats.orders);
+				run->pairs[i].number, s->role, want, spec->warmups, spec->measured, s->stats.orders);
 			return;
 		}
 }
@@ -630,6 +631,14 @@ ev_status audit_journal_run_all(struct journal_run *run, struct ev_error *err)
 		run->spec.warmups = (uint64_t)run->warmups;
 	if (run->measured >= 0)
 		run->spec.measured = (uint64_t)run->measured;
+	for (size_t i = 0; i < run->npairs; i++) {
+		struct pair *p = &run->pairs[i];
+		p->spec = run->spec;
+		if (p->own_counts) {
+			p->spec.warmups = p->warmups;
+			p->spec.measured = p->measured;
+		}
+	}
 	if (!run->sender_compid)
 		for (size_t i = 0; i < run->spec.nfields; i++)
 			if (run->spec.fields[i].tag == 49 && run->spec.fields[i].value)
@@ -724,9 +733,9 @@ ev_status audit_journal_prepare(struct journal_run *run, const char *const *send
 		struct pair *p = &run->pairs[i];
 		p->number = i + 1;
 		p->side[0] = (struct side){.role = "sender", .path = i < nsenders ? senders[i] : NULL,
-					   .present = i < nsenders};
+					   .present = i < nsenders && senders[i]};
 		p->side[1] = (struct side){.role = "receiver", .path = i < nreceivers ? receivers[i] : NULL,
-					   .present = i < nreceivers};
+					   .present = i < nreceivers && receivers[i]};
 		ev_error_clear(&p->err);
 	}
 	return EV_OK;

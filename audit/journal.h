@@ -55,6 +55,9 @@ struct side {
 struct pair {
 	size_t number;              /* 1-based */
 	struct side side[2];        /* sender, receiver */
+	int own_counts;             /* warmups and measured below are this pair's (a campaign's run) */
+	uint64_t warmups, measured;
+	struct ev_fixspec spec;     /* the run's spec with this pair's counts; shares the run's strings */
 	struct ev_fingerprint_set prints;
 	struct finding_list findings;
 	ev_status st;
@@ -126,7 +129,7 @@ void audit_journal_side_abandon(struct side_session *ss);
 void audit_journal_init(struct journal_run *run);
 
 /* Pairs of sender and receiver journals (nsenders and nreceivers of
- * them; one side alone when the other is 0), with the shipped spec and
+ * them; one side alone when the other is 0, or when its entry is NULL), with the shipped spec and
  * dictionaries unless run names its own. @return EV_OK, EV_USAGE (the
  * defaults are not installed) or EV_ERROR. */
 ev_status audit_journal_prepare(struct journal_run *run, const char *const *senders, const char *const *receivers,

@@ -87,7 +87,7 @@ ev_status audit_journal_side_open(const struct journal_run *run, struct pair *p,
 			    enum ev_fingerprint_mode mode, struct side_session *out, struct ev_error *err)
 {
 	struct ev_fixcheck_opts co = {
-		.side = s->role, .dict = run->dict, .spec = &run->spec,
+		.side = s->role, .dict = run->dict, .spec = &p->spec,
 		.sender_compid = s->kind == EV_FIXREAD_QF_LOG ? run->sender_compid : NULL,
 		.max_per_rule = run->max_findings, .prints = mode, .key = &run->key, .set = &p->prints,
 	};

@@ -1,10 +1,14 @@
 #include "config.h"
 #include "lib/core/input.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "lib/core/path.h"
 
 const char *ev_input_kind(unsigned mode)
 {
@@ -54,4 +58,92 @@ int ev_input_open(const char *path, const char *what, struct ev_error *err)
 	if (flags >= 0)
 		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
 	return fd;
+}
+
+/* A directory's entries, none a symbolic link. */
+static ev_status entries_not_links(int dirfd, const char *where, const char *rel, struct ev_error *err)
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return ev_error_errno(err, errno, "%s: '%s': cannot list the directory", where, rel);
+	}
+	struct dirent *e;
+	ev_status st = EV_OK;
+	while (st == EV_OK && (e = readdir(d)) != NULL) {
+		struct stat sb;
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (fstatat(dirfd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(sb.st_mode))
+			st = ev_error_set(err, EV_USAGE, "%s: '%s/%s' is a symbolic link; refused: a file the evidence "
+					  "names is read only from under its own directory, never through a link",
+					  where, rel, e->d_name);
+	}
+	closedir(d);
+	return st;
+}
+
+ev_status ev_input_check_beneath(const char *root, const char *rel, const char *where, int *absent,
+				 struct ev_error *err)
+{
+	char quoted[512];
+	if (absent)
+		*absent = 0;
+	const char *problem = ev_path_problem(rel, strlen(rel));
+	if (problem) {
+		ev_path_quote(rel, strlen(rel), quoted, sizeof quoted);
+		return ev_error_set(err, EV_USAGE, "%s: '%s' %s; refused: a path the evidence names must be a "
+				    "relative path under its own directory (no \"..\", not absolute)", where, quoted, problem);
+	}
+	int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return ev_error_errno(err, errno, "%s: cannot open the directory", root);
+	ev_status st = EV_OK;
+	const char *at = rel;
+	while (st == EV_OK && *at) {
+		const char *slash = strchr(at, '/');
+		size_t n = slash ? (size_t)(slash - at) : strlen(at);
+		char comp[EV_PATH_COMPONENT_MAX + 1];
+		memcpy(comp, at, n);
+		comp[n] = 0;
+		int next = openat(fd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		struct stat sb;
+		if (next < 0) {
+			if (errno == ENOENT || errno == ENOTDIR) {
+				if (absent)
+					*absent = 1;
+			} else {
+				st = ev_error_errno(err, errno, "%s: '%s': cannot open", where, rel);
+			}
+			break;
+		}
+		close(fd);
+		fd = next;
+		if (fstat(fd, &sb) != 0) {
+			st = ev_error_errno(err, errno, "%s: '%s': cannot stat", where, rel);
+			break;
+		}
+		if (S_ISLNK(sb.st_mode)) {
+			ev_path_quote(rel, (size_t)(at - rel + (ptrdiff_t)n), quoted, sizeof quoted);
+			st = ev_error_set(err, EV_USAGE, "%s: '%s' is a symbolic link; refused: a file the evidence names is "
+					  "read only from under its own directory, never through a link", where, quoted);
+			break;
+		}
+		at += n;
+		while (*at == '/')
+			at++;
+		if (!*at && S_ISDIR(sb.st_mode)) {
+			int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (dfd < 0) {
+				st = ev_error_errno(err, errno, "%s: '%s': cannot open the directory", where, rel);
+				break;
+			}
+			st = entries_not_links(dfd, where, rel, err);
+			close(dfd);
+		}
+	}
+	close(fd);
+	return st;
 }

@@ -22,6 +22,24 @@
  * opened or stat'ed (errno's sentence). */
 int ev_input_open(const char *path, const char *what, struct ev_error *err);
 
+/* Whether rel, a path read from a document (run.json's outputs, a plan's
+ * inputs), names something under root that can be read without leaving
+ * root: rel must be a member path (lib/core/path: relative, no "." or
+ * "..", valid UTF-8 in NFC), and it is walked one component at a time
+ * from root, none of them opened through a symbolic link (O_NOFOLLOW at
+ * every step, the equivalent of openat2's RESOLVE_BENEATH |
+ * RESOLVE_NO_SYMLINKS); when it is a directory, none of its entries is a
+ * symbolic link either (a journal directory is read entry by entry).
+ * Evidence is a stranger's input: a path it names is never trusted.
+ * where names the document and field in refusals ("runs/A-1/run.json:
+ * processes[1].outputs.series").
+ * @return EV_OK when it is there and beneath, or absent (ENOENT: whether
+ *         a missing file matters is the caller's to say; *absent, when
+ *         not NULL, says so); EV_USAGE naming where, the value and what is
+ *         wrong; EV_ERROR when root cannot be opened. */
+ev_status ev_input_check_beneath(const char *root, const char *rel, const char *where, int *absent,
+				 struct ev_error *err);
+
 /* The kind of a file mode in words: "a FIFO", "a directory", ... */
 const char *ev_input_kind(unsigned mode);
 
