@@ -511,6 +511,9 @@ static ev_status run_prune(struct prune_run *p, char *receipt_path, size_t cap, 
 		char why[EV_ERROR_TEXT_MAX + 4 * PATH_MAX + 200];
 		snprintf(why, sizeof why, "%s; what is left is at %s", rerr.text, left_at);
 		ev_receipt_add_check(p->receipt, "removed", 0, why, err);
+		/* files are gone: their record is kept even after a signal (it
+		 * fails, and says the removal stopped) */
+		ev_publish_stop_on(NULL);
 		if (write_cleanup_receipt(p, receipt_path, cap, err) == EV_OK)
 			fprintf(stderr, TOOL ": removal stopped; receipt %s\n", receipt_path);
 		st = ev_error_set(err, rerr.status, "%s", why);

@@ -203,6 +203,13 @@ static void outfile_free(struct ev_outfile *of)
 	of->dirfd = -1;
 }
 
+static const volatile sig_atomic_t *stop_flag;
+
+void ev_publish_stop_on(const volatile sig_atomic_t *flag)
+{
+	stop_flag = flag;
+}
+
 ev_status ev_outfile_commit(struct ev_outfile *of, mode_t mode, struct ev_error *err)
 {
 	ev_status st = EV_OK;
@@ -215,6 +222,11 @@ ev_status ev_outfile_commit(struct ev_outfile *of, mode_t mode, struct ev_error 
 		st = ev_error_errno(err, errno, "%s: close failed", of->display);
 	}
 	of->fd = -1;
+	/* the last moment a signal can keep the file from its name: a
+	 * signal that came while the bytes were written or synced wins */
+	if (st == EV_OK && stop_flag && *stop_flag)
+		st = ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal; nothing is claimed, not published",
+				  of->display);
 	if (st == EV_OK && rename_noreplace(of->dirfd, of->tmp_name, of->final_name) != 0) {
 		if (errno == EEXIST || errno == ENOTEMPTY)
 			st = ev_error_set(err, EV_REFUSED,

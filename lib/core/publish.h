@@ -11,11 +11,18 @@
  * so a reader sees all of the outputs or none.
  *
  * Temporary names start with "." and hold ".tmp-"; a process killed before
- * publishing leaves only such a name behind. No global state.
+ * publishing leaves only such a name behind.
+ *
+ * One piece of global state: the process's stop flag (ev_publish_stop_on),
+ * which lib/cli registers with its signal handlers. Once a signal has set
+ * it, no file reaches its final name: a receipt whose bytes were written
+ * and synced when the signal came is removed, never published, so that a
+ * late signal can never leave a "pass" behind (doc/design.md, principle 5).
  */
 #ifndef EV_PUBLISH_H
 #define EV_PUBLISH_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -31,6 +38,11 @@ struct ev_outfile {
 	char *display;       /* path shown in messages */
 };
 
+/* The flag that stops every later publication (NULL: none). A command
+ * that must record what it already did after a signal (replicate prune's
+ * removal record) clears it first, and says why. */
+void ev_publish_stop_on(const volatile sig_atomic_t *flag);
+
 /* Start a file that will be published at `path`. Fails with EV_REFUSED when
  * `path` already exists. mode is applied (less the umask) on publish.
  * On failure nothing is left on disk. */
@@ -45,7 +57,9 @@ ev_status ev_outfile_write(struct ev_outfile *of, const void *buf, size_t len,
 			   struct ev_error *err);
 
 /* fsync, set mode, move to the final name without replacing, fsync the
- * directory. On failure the temporary file is removed. Frees of either way. */
+ * directory. On failure the temporary file is removed. Frees of either way.
+ * EV_INTERRUPTED (nothing published) when the stop flag is set once the
+ * bytes are synced. */
 ev_status ev_outfile_commit(struct ev_outfile *of, mode_t mode, struct ev_error *err);
 
 /* Move a complete, fsync'ed file inside dirfd from tmp_name to final_name

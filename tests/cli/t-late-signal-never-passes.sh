@@ -1,0 +1,94 @@
+#!/bin/sh
+# A signal that lands while a receipt's bytes are being synced never
+# leaves a pass behind: each receipt writer, its receipt's fsync held by
+# strace, gets SIGTERM then, exits 2 and publishes nothing (no receipt,
+# no temporary). seal verify of a tree and of an archive, replicate
+# verify, audit journal, audit series, and capture run's
+# receipt-capture.json; run again without the signal, each passes.
+. "$EV_SRCDIR/tests/lib/lib.sh"
+
+command -v strace >/dev/null || test_skip_all "strace is not installed (Debian package strace)"
+NOLEAK="ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+
+# late_signal STEM WHEN COMMAND...: run COMMAND under strace with its
+# WHEN-th fsync (of its main thread) held 3 s; once a temporary of a file
+# whose name starts with STEM appears here (or in $LATE_DIR), send SIGTERM
+# to the command; require exit 2 and that no file named STEM* appeared, nor
+# a temporary.
+late_signal () {
+	python3 - "$@" <<-\PY
+	import glob, os, signal, subprocess, sys, time
+	stem, when, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
+	where = os.environ.get("LATE_DIR", ".")
+	before = set(glob.glob(os.path.join(where, stem + "*")))
+	trace = ["env", os.environ["NOLEAK"], "strace", "-qq", "-o", "/dev/null", "-e", "trace=fsync",
+	         "-e", "inject=fsync:delay_enter=3000000:when=" + when]
+	p = subprocess.Popen(trace + cmd, stdout=subprocess.DEVNULL, stderr=open("late.err", "w"))
+	start = time.monotonic()
+	while not glob.glob(os.path.join(where, "." + stem + "*.tmp-*")):
+	    assert p.poll() is None, "ended (%s) before its receipt was synced" % p.returncode
+	    assert time.monotonic() - start < 60, "no temporary receipt appeared"
+	    time.sleep(0.01)
+	time.sleep(0.3)  # inside the held fsync
+	kids = open("/proc/%d/task/%d/children" % (p.pid, p.pid)).read().split()
+	os.kill(int(kids[0]), signal.SIGTERM)
+	code = p.wait(timeout=30)
+	assert code == 2, "exit %d after a SIGTERM during the receipt's fsync" % code
+	after = set(glob.glob(os.path.join(where, stem + "*")))
+	assert after == before, "published after the signal: %s" % sorted(after - before)
+	left = glob.glob(os.path.join(where, ".*.tmp-*"))
+	assert not left, "temporaries left: %s" % left
+	PY
+}
+export NOLEAK
+
+test_expect_success 'setup: a sealed tree, a journal pair and a series' '
+	make_campaign tree && "$SEAL" create tree -o sealed >/dev/null &&
+	"$FIX_RECEIVER" --help >/dev/null &&
+	paced_pair_run >/dev/null 2>&1 && test -f s.bin && test -d sj && test -d rj
+'
+
+test_expect_success 'seal verify of a tree: no receipt, exit 2; then it passes' '
+	late_signal verify- 1 "$SEAL" verify --seal sealed/SEAL.json tree &&
+	grep -q "interrupted by a signal" late.err &&
+	"$SEAL" verify --seal sealed/SEAL.json --receipt v.json tree >/dev/null &&
+	test "$(json_get v.json "d[\"result\"]")" = pass
+'
+
+test_expect_success 'seal verify of an archive: no receipt, exit 2' '
+	late_signal verify- 1 "$SEAL" verify --seal sealed/SEAL.json sealed/archive.tar.zst &&
+	grep -q "interrupted by a signal" late.err
+'
+
+test_expect_success 'replicate verify: no receipt, exit 2' '
+	late_signal replica- 1 "$REPLICATE" verify --seal sealed/SEAL.json sealed/archive.tar.zst &&
+	grep -q "interrupted by a signal" late.err
+'
+
+test_expect_success 'audit journal: no receipt, exit 2' '
+	late_signal audit-journal- 1 "$AUDIT" journal --warmups 50 --measured 4000 --sender sj --receiver rj &&
+	grep -q "interrupted by a signal" late.err
+'
+
+test_expect_success 'audit series: no receipt, exit 2' '
+	late_signal audit-series- 1 "$AUDIT" series s.bin &&
+	grep -q "interrupted by a signal" late.err
+'
+
+test_expect_success 'capture run: no receipt-capture.json, exit 2; run again, it resumes and passes' '
+	probe_install &&
+	cat >plan.json <<-EOF &&
+	{"format": "evidence-plan/1", $PLAN_USER "name": "late", "warmups": 0, "measured": 1,
+	 "cells": [
+	  {"name": "A", "peer": {"argv": ["$PROBE", "{out:probe}"], "cpu": 0, "outputs": {"probe": "p/peer"}},
+	   "sender": {"argv": ["$PROBE", "{out:probe}", "0", "0"], "cpu": 1, "outputs": {"probe": "p/sender"}}}]}
+	EOF
+	"$CAPTURE" pin plan.json -o pinned.json >/dev/null &&
+	strace -qq -o fsyncs.txt -e trace=fsync "$CAPTURE" run pinned.json -o counted >/dev/null 2>&1 &&
+	n=$(grep -c "^fsync(" fsyncs.txt) &&
+	mkdir -p cd && LATE_DIR=cd/c late_signal receipt-capture $((n - 1)) "$CAPTURE" run pinned.json -o cd/c &&
+	test -z "$(ls cd/c | grep receipt-capture)" &&
+	"$CAPTURE" run pinned.json -o cd/c >/dev/null && ls cd/c | grep -q "^receipt-capture.*\.json$"
+'
+
+test_done
