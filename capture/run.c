@@ -23,6 +23,7 @@
 #include "lib/campaign/run.h"
 #include "lib/core/path.h"
 #include "lib/core/publish.h"
+#include "lib/core/input.h"
 #include "lib/core/json.h"
 #include "lib/core/lease.h"
 #include "lib/receipt/receipt.h"
@@ -209,6 +210,24 @@ static ev_status check_sources(struct campaign *c, json_t *receipt, struct ev_er
 }
 
 /* Create the campaign directory, or recognise it as this plan's. */
+
+/* A directory capture makes or resumes into, as capture made it: a
+ * directory, not a symbolic link (that would send every run, created and
+ * chowned as root, wherever it points), owned by whoever runs capture. */
+static ev_status own_directory(const char *path, struct ev_error *err)
+{
+	struct stat sb;
+	if (lstat(path, &sb) != 0)
+		return ev_error_errno(err, errno, "%s: cannot stat", path);
+	if (!S_ISDIR(sb.st_mode))
+		return ev_error_set(err, EV_REFUSED, "%s: %s, not a directory; refused: capture never follows a link in a "
+				    "campaign (move it away and run again)", path, ev_input_kind((unsigned)sb.st_mode));
+	if (sb.st_uid != geteuid())
+		return ev_error_set(err, EV_REFUSED, "%s: owned by uid %u, not by uid %u who runs capture; refused: not a "
+				    "directory this capture made", path, (unsigned)sb.st_uid, (unsigned)geteuid());
+	return EV_OK;
+}
+
 static ev_status open_campaign(struct campaign *c, int *resumed, struct ev_error *err)
 {
 	char path[PATH_MAX + 32];
@@ -255,6 +274,9 @@ static ev_status open_campaign(struct campaign *c, int *resumed, struct ev_error
 			return ev_error_set(err, EV_REFUSED, "%s: path too long", c->dir);
 		if (mkdir(path, 0755) != 0 && errno != EEXIST)
 			return ev_error_errno(err, errno, "%s: cannot create", path);
+		ev_status st = own_directory(path, err);
+		if (st != EV_OK)
+			return st;
 	}
 	return EV_OK;
 }
@@ -272,6 +294,11 @@ static int earlier_run(struct campaign *c, const struct plan_run *r, json_t **su
 		ev_error_set(err, EV_REFUSED, "%s: path too long", c->dir);
 		return -1;
 	}
+	struct stat sb;
+	if (lstat(dir, &sb) != 0)
+		return 0;
+	if (own_directory(dir, err) != EV_OK)
+		return -1;
 	if (access(rec, F_OK) == 0) {
 		struct ev_run run;
 		uint8_t d[EV_SHA256_LEN];
@@ -287,8 +314,6 @@ static int earlier_run(struct campaign *c, const struct plan_run *r, json_t **su
 		ev_run_free(&run);
 		return 1;
 	}
-	if (access(dir, F_OK) != 0)
-		return 0;
 	for (int n = 1; n < 1000; n++) {
 		char aside[PATH_MAX], name[PLAN_RUN_NAME_MAX + 16], sub[PATH_MAX];
 		snprintf(name, sizeof name, "%s.%d", r->name, n);

@@ -142,4 +142,22 @@ s.bind((\"127.0.0.1\", int(sys.argv[1]))); s.listen(); open(\"listening\", \"w\"
 	grep -q "^\[1/1\] 001-baseline-A-1: FAILED (.*): peer exited before it listened on port $port" out
 '
 
+test_expect_success 'resume never follows a linked runs/, interrupted/ or run directory: refused, nothing made there' '
+	cut_short lk INT && test "$(cat lk.status)" = 2 &&
+	mkdir elsewhere && mv lk/runs lk-runs && ln -s "$PWD/elsewhere" lk/runs &&
+	test_expect_code 2 "$CAPTURE" run pinned-ok.json -o lk >out 2>err &&
+	grep -q "^capture: .*lk/runs: a symbolic link, not a directory; refused: capture never follows a link" err &&
+	test -z "$(ls -A elsewhere)" &&
+	rm lk/runs && mv lk-runs lk/runs && mv lk/interrupted lk-int && ln -s "$PWD/elsewhere" lk/interrupted &&
+	test_expect_code 2 "$CAPTURE" run pinned-ok.json -o lk >out 2>err &&
+	grep -q "lk/interrupted: a symbolic link, not a directory" err && test -z "$(ls -A elsewhere)" &&
+	rm lk/interrupted && mv lk-int lk/interrupted &&
+	mv lk/runs/002-baseline-B-1 elsewhere/ && ln -s "$PWD/elsewhere/002-baseline-B-1" lk/runs/002-baseline-B-1 &&
+	test_expect_code 2 "$CAPTURE" run pinned-ok.json -o lk >out 2>err &&
+	grep -q "lk/runs/002-baseline-B-1: a symbolic link, not a directory" err &&
+	test_must_be_absent elsewhere/002-baseline-B-1/run.json &&
+	rm lk/runs/002-baseline-B-1 && "$CAPTURE" run pinned-ok.json -o lk >out 2>err &&
+	test "$(json_words lk/runs/002-baseline-B-1/run.json "d[\"result\"]")" = ok
+'
+
 test_done
