@@ -32,7 +32,13 @@ void audit_analysis_select(uint64_t *v, size_t n, struct wanted *want, size_t nw
 			idx[k++] = want[i].index + 1;
 	}
 	/* read only, by histogram; in place if its scratch cannot be had */
-	if (n && ev_order_stats(v, n, idx, k, val) != 0) {
+	int got = n ? ev_order_stats(v, n, idx, k, val) : 0;
+	if (got == -2) { /* stopped by a signal: the caller claims nothing */
+		for (size_t i = 0; i < nwant; i++)
+			want[i].value = 0, want[i].lo = want[i].hi = 0;
+		return;
+	}
+	if (got != 0) {
 		ev_select_many(v, n, idx, k);
 		for (size_t j = 0; j < k; j++)
 			val[j] = v[idx[j]];

@@ -231,7 +231,12 @@ static ev_status add_input_file(json_t *receipt, const char *name, const char *p
 {
 	uint8_t d[EV_SHA256_LEN];
 	char hex[EV_SHA256_HEX_LEN + 1];
-	ev_status st = ev_sha256_path(path, d, NULL, err);
+	/* a series may be gigabytes: hashed where a signal is seen */
+	int fd = ev_input_open(path, "input", err);
+	if (fd < 0)
+		return err->status;
+	ev_status st = ev_sha256_fd_until(fd, path, d, NULL, &ev_cli_interrupted, err);
+	close(fd);
 	if (st == EV_OK) {
 		ev_sha256_hex(d, hex);
 		st = ev_receipt_add_input(receipt, name, path, hex, err);
@@ -364,19 +369,30 @@ ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, s
 	if ((st = ev_series_load(r->series, &s, run_finding, r, err)) != EV_OK)
 		return ev_error_wrap(err, "run %s", r->name);
 	snprintf(name, sizeof name, "%s series", r->name);
-	add_input_file(ca->receipt, name, r->series, err);
-	if (have_native) {
+	if ((st = add_input_file(ca->receipt, name, r->series, err)) == EV_OK && have_native) {
 		snprintf(name, sizeof name, "%s native report", r->name);
-		add_input_file(ca->receipt, name, r->native, err);
+		st = add_input_file(ca->receipt, name, r->native, err);
+	}
+	if (st != EV_OK) {
+		ev_series_free(&s);
+		return st;
 	}
 	r->analysed = 1;
 	snprintf(r->clock, sizeof r->clock, "%s", s.clock);
 	r->tps = s.ticks_per_second;
 	r->source_hz = s.source_hz;
 	ev_moments_of(s.v, s.n, &r->m);
-	decimate(r, s.v, s.n);
-	if (ev_distribution_of(s.v, s.n, &r->dist) != 0) {
+	if (!ev_cli_interrupted)
+		decimate(r, s.v, s.n);
+	if (ev_cli_interrupted) { /* the passes above stop early on a signal */
 		ev_series_free(&s);
+		return ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal; nothing is claimed", ca->dir);
+	}
+	int dst = ev_distribution_of(s.v, s.n, &r->dist, &ev_cli_interrupted);
+	if (dst != 0) {
+		ev_series_free(&s);
+		if (dst == -2)
+			return ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal; nothing is claimed", ca->dir);
 		return ev_error_set(err, EV_ERROR, "run %s: out of memory for its distribution", r->name);
 	}
 	/* in the series' own order: the journal-page cohorts */
@@ -385,17 +401,14 @@ ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, s
 		struct ev_error lerr;
 		ev_error_clear(&lerr);
 		if (audit_analysis_page_labels(r->sjournal, r->warmups, s.n, 4096, &labels, &lerr) == EV_OK) {
-			uint64_t *copy = malloc(s.n * sizeof *copy);
-			if (copy) {
-				struct ev_prob p99 = {99, 100};
-				memcpy(copy, s.v, s.n * sizeof *copy);
-				uint64_t threshold = (uint64_t)ev_quantile(copy, s.n, EV_QRULE_NEAREST_RANK, p99);
-				free(copy);
-				json_object_set_new(r->json, "cohorts",
-						    json_pack("{s:I, s:I, s:o}", "page_size", (json_int_t)4096, "threshold",
-							      (json_int_t)threshold, "by_displacement",
-							      audit_analysis_cohorts(s.v, s.n, labels, threshold)));
-			}
+			/* the p99, read from the mapped series: no copy of it */
+			struct wanted p99 = {.rule = EV_QRULE_NEAREST_RANK, .p = {99, 100}};
+			audit_analysis_select(s.v, s.n, &p99, 1);
+			uint64_t threshold = (uint64_t)p99.value;
+			json_object_set_new(r->json, "cohorts",
+					    json_pack("{s:I, s:I, s:o}", "page_size", (json_int_t)4096, "threshold",
+						      (json_int_t)threshold, "by_displacement",
+						      audit_analysis_cohorts(s.v, s.n, labels, threshold)));
 			free(labels);
 		} else {
 			json_object_set_new(r->json, "cohorts", json_string(lerr.text));

@@ -172,15 +172,10 @@ static ev_status run_series(const struct series_opts *o, struct ev_error *err)
 	}
 	uint64_t threshold = o->threshold;
 	if (labels && !o->have_threshold) {
-		uint64_t *copy = malloc((s.n ? s.n : 1) * sizeof *copy);
-		struct ev_prob p99 = {99, 100};
-		if (!copy) {
-			st = ev_error_set(err, EV_ERROR, "out of memory");
-			goto out;
-		}
-		memcpy(copy, s.v, s.n * sizeof *copy);
-		threshold = (uint64_t)ev_quantile(copy, s.n, EV_QRULE_NEAREST_RANK, p99);
-		free(copy);
+		/* the p99, read from the mapped series: no copy of it */
+		struct wanted p99 = {.rule = EV_QRULE_NEAREST_RANK, .p = {99, 100}};
+		audit_analysis_select(s.v, s.n, &p99, 1);
+		threshold = (uint64_t)p99.value;
 	}
 	if (labels) {
 		json_t *c = audit_analysis_cohorts(s.v, s.n, labels, threshold);

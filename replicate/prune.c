@@ -16,6 +16,7 @@
 
 #include "lib/campaign/run.h"
 #include "lib/core/publish.h"
+#include "lib/core/stop.h"
 #include "lib/core/json.h"
 #include "lib/core/proc.h"
 #include "lib/cli/progress.h"
@@ -513,7 +514,7 @@ static ev_status run_prune(struct prune_run *p, char *receipt_path, size_t cap, 
 		ev_receipt_add_check(p->receipt, "removed", 0, why, err);
 		/* files are gone: their record is kept even after a signal (it
 		 * fails, and says the removal stopped) */
-		ev_publish_stop_on(NULL);
+		ev_stop_on(NULL);
 		if (write_cleanup_receipt(p, receipt_path, cap, err) == EV_OK)
 			fprintf(stderr, TOOL ": removal stopped; receipt %s\n", receipt_path);
 		st = ev_error_set(err, rerr.status, "%s", why);

@@ -1,6 +1,7 @@
 #include "config.h"
 #include "lib/cli/cli.h"
 #include "lib/core/publish.h"
+#include "lib/core/stop.h"
 #include "lib/receipt/signature.h"
 #include "lib/receipt/receipt.h"
 
@@ -43,7 +44,7 @@ void ev_cli_catch_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	ev_publish_stop_on(&ev_cli_interrupted);
+	ev_stop_on(&ev_cli_interrupted);
 }
 
 static void *watch_stdin(void *unused)

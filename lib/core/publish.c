@@ -1,6 +1,7 @@
 #include "config.h"
 #include "lib/core/json.h"
 #include "lib/core/publish.h"
+#include "lib/core/stop.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -203,13 +204,6 @@ static void outfile_free(struct ev_outfile *of)
 	of->dirfd = -1;
 }
 
-static const volatile sig_atomic_t *stop_flag;
-
-void ev_publish_stop_on(const volatile sig_atomic_t *flag)
-{
-	stop_flag = flag;
-}
-
 ev_status ev_outfile_commit(struct ev_outfile *of, mode_t mode, struct ev_error *err)
 {
 	ev_status st = EV_OK;
@@ -224,7 +218,7 @@ ev_status ev_outfile_commit(struct ev_outfile *of, mode_t mode, struct ev_error 
 	of->fd = -1;
 	/* the last moment a signal can keep the file from its name: a
 	 * signal that came while the bytes were written or synced wins */
-	if (st == EV_OK && stop_flag && *stop_flag)
+	if (st == EV_OK && ev_stop_requested())
 		st = ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal; nothing is claimed, not published",
 				  of->display);
 	if (st == EV_OK && rename_noreplace(of->dirfd, of->tmp_name, of->final_name) != 0) {

@@ -13,16 +13,15 @@
  * Temporary names start with "." and hold ".tmp-"; a process killed before
  * publishing leaves only such a name behind.
  *
- * One piece of global state: the process's stop flag (ev_publish_stop_on),
- * which lib/cli registers with its signal handlers. Once a signal has set
- * it, no file reaches its final name: a receipt whose bytes were written
- * and synced when the signal came is removed, never published, so that a
- * late signal can never leave a "pass" behind (doc/design.md, principle 5).
+ * Once the process's stop flag (lib/core/stop) is set, no file reaches
+ * its final name: a receipt whose bytes were written and synced when the
+ * signal came is removed, never published, so that a late signal can
+ * never leave a "pass" behind (doc/design.md, principle 5). No other
+ * global state.
  */
 #ifndef EV_PUBLISH_H
 #define EV_PUBLISH_H
 
-#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -37,11 +36,6 @@ struct ev_outfile {
 	char *tmp_name;      /* the temporary name inside dirfd */
 	char *display;       /* path shown in messages */
 };
-
-/* The flag that stops every later publication (NULL: none). A command
- * that must record what it already did after a signal (replicate prune's
- * removal record) clears it first, and says why. */
-void ev_publish_stop_on(const volatile sig_atomic_t *flag);
 
 /* Start a file that will be published at `path`. Fails with EV_REFUSED when
  * `path` already exists. mode is applied (less the umask) on publish.

@@ -2,17 +2,12 @@
 #include "config.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/stats/hgrm.h"
-
-static int by_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
 
 static int reserve(struct ev_distribution *d, size_t n)
 {
@@ -24,30 +19,117 @@ static int reserve(struct ev_distribution *d, size_t n)
 	return -1;
 }
 
-int ev_distribution_of(const uint64_t *v, size_t n, struct ev_distribution *out)
+/* every this many values plus one, a pass looks at the stop flag */
+#define STOP_SLICE (((size_t)1 << 20) - 1)
+
+static void insertion_sort(uint64_t *a, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		uint64_t x = a[i];
+		size_t j = i;
+		for (; j > 0 && a[j - 1] > x; j--)
+			a[j] = a[j - 1];
+		a[j] = x;
+	}
+}
+
+/* In-place MSD radix sort (American flag sort) of a by the byte at
+ * shift and below: no second buffer, linear in n per byte, and it looks
+ * at the stop flag between buckets of any size. @return 0, or -2 when
+ * stopped. */
+static int radix_sort(uint64_t *a, size_t n, int shift, const volatile sig_atomic_t *stop)
+{
+	if (n <= 32) {
+		insertion_sort(a, n);
+		return 0;
+	}
+	if (stop && *stop)
+		return -2;
+	size_t count[256] = {0}, start[256], next[256], moved = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!(i & STOP_SLICE) && stop && *stop)
+			return -2;
+		count[(a[i] >> shift) & 0xff]++;
+	}
+	size_t at = 0;
+	for (int b = 0; b < 256; b++) {
+		start[b] = next[b] = at;
+		at += count[b];
+	}
+	for (int b = 0; b < 256; b++) {
+		size_t end = start[b] + count[b];
+		while (next[b] < end) {
+			uint64_t x = a[next[b]];
+			int d = (int)((x >> shift) & 0xff);
+			while (d != b) { /* swap x into its bucket until one belongs here */
+				if (!(++moved & STOP_SLICE) && stop && *stop)
+					return -2; /* a is a copy: left half-permuted, then freed */
+				uint64_t y = a[next[d]];
+				a[next[d]++] = x;
+				x = y;
+				d = (int)((x >> shift) & 0xff);
+			}
+			a[next[b]++] = x;
+		}
+	}
+	if (shift == 0)
+		return 0;
+	for (int b = 0; b < 256; b++)
+		if (count[b] > 1 && radix_sort(a + start[b], count[b], shift - 8, stop) != 0)
+			return -2;
+	return 0;
+}
+
+int ev_distribution_of(const uint64_t *v, size_t n, struct ev_distribution *out, const volatile sig_atomic_t *stop)
 {
 	memset(out, 0, sizeof *out);
-	uint64_t *sorted = malloc((n ? n : 1) * sizeof *sorted);
+	if (!n)
+		return reserve(out, 0);
+	uint64_t *sorted = malloc(n * sizeof *sorted), max = 0;
 	if (!sorted)
 		return -1;
-	memcpy(sorted, v, n * sizeof *sorted);
-	qsort(sorted, n, sizeof *sorted, by_u64);
+	/* copied in slices, so that a signal is seen within one of them */
+	const size_t slice = (size_t)1 << 22;
+	for (size_t at = 0; at < n; at += slice) {
+		if (stop && *stop) {
+			free(sorted);
+			return -2;
+		}
+		size_t k = n - at < slice ? n - at : slice;
+		memcpy(sorted + at, v + at, k * sizeof *sorted);
+		for (size_t i = at; i < at + k; i++)
+			max = sorted[i] > max ? sorted[i] : max;
+	}
+	int top = 0; /* the highest byte any value uses */
+	while (top < 56 && (max >> (top + 8)))
+		top += 8;
+	if (radix_sort(sorted, n, top, stop) != 0) {
+		free(sorted);
+		return -2;
+	}
+	/* the distinct values compacted into the sorted copy itself, which then
+	 * shrinks to them: no third array the size of the series */
 	size_t distinct = 0;
+	uint64_t *count = NULL;
 	for (size_t i = 0; i < n; i++)
 		distinct += i == 0 || sorted[i] != sorted[i - 1];
-	if (reserve(out, distinct) != 0) {
+	if (!(count = malloc(distinct * sizeof *count))) {
 		free(sorted);
 		return -1;
 	}
+	size_t d = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (i == 0 || sorted[i] != sorted[i - 1]) {
-			out->value[out->n] = sorted[i];
-			out->count[out->n++] = 0;
+			sorted[d] = sorted[i];
+			count[d++] = 0;
 		}
-		out->count[out->n - 1]++;
+		count[d - 1]++;
 	}
+	uint64_t *shrunk = realloc(sorted, distinct * sizeof *sorted);
+	out->value = shrunk ? shrunk : sorted;
+	out->count = count;
+	out->n = distinct;
 	out->total = n;
-	free(sorted);
 	return 0;
 }
 

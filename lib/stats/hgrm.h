@@ -19,6 +19,7 @@
 #ifndef EV_HGRM_H
 #define EV_HGRM_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,9 +30,11 @@ struct ev_distribution {
 	uint64_t total;  /* samples */
 };
 
-/* The distribution of n samples (v is not changed). @return 0, or -1
- * when out of memory. */
-int ev_distribution_of(const uint64_t *v, size_t n, struct ev_distribution *out);
+/* The distribution of n samples (v is not changed): one copy of v sorted
+ * in place (radix, no second buffer), then shrunk to its distinct values.
+ * stop (may be NULL) is looked at between slices and buckets.
+ * @return 0; -1 when out of memory; -2 when stop was set (out empty). */
+int ev_distribution_of(const uint64_t *v, size_t n, struct ev_distribution *out, const volatile sig_atomic_t *stop);
 
 /* a and b together (HdrHistogram's add). @return 0, or -1. */
 int ev_distribution_merge(const struct ev_distribution *a, const struct ev_distribution *b,

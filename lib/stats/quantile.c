@@ -1,5 +1,6 @@
 #include "config.h"
 #include "lib/stats/quantile.h"
+#include "lib/core/stop.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,11 +103,16 @@ uint64_t ev_quantile_index(enum ev_qrule rule, struct ev_prob p, uint64_t n, uin
 	}
 }
 
+/* every this many values plus one, a pass looks at the stop flag */
+#define STOP_SLICE (((size_t)1 << 20) - 1)
+
 void ev_moments_of(const uint64_t *v, size_t n, struct ev_moments *m)
 {
 	uint64_t lo = n ? v[0] : 0, hi = lo;
 	unsigned __int128 sum = 0;
 	for (size_t i = 0; i < n; i++) {
+		if (!(i & STOP_SLICE) && ev_stop_requested())
+			break; /* the caller sees the flag and claims nothing */
 		uint64_t x = v[i];
 		sum += x;
 		lo = x < lo ? x : lo;
@@ -382,8 +388,13 @@ int ev_order_stats(const uint64_t *v, size_t n, const uint64_t *ranks, size_t k,
 	if (!counts)
 		goto out;
 	/* level one: every value into its logarithmic bucket */
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		if (!(i & STOP_SLICE) && ev_stop_requested()) {
+			rc = -2;
+			goto out;
+		}
 		counts[log_bucket(v[i])]++;
+	}
 	if (place(&rs, ranks, k, 0, n, counts, LOG_BUCKETS, 0, 0, -1) != 0)
 		goto out;
 	/* narrow the heaviest range while too much is left to gather */
@@ -407,9 +418,14 @@ int ev_order_stats(const uint64_t *v, size_t n, const uint64_t *ranks, size_t k,
 			shift++;
 		size_t nb = (size_t)((h.hi - h.lo) >> shift) + 1;
 		memset(counts, 0, nb * sizeof *counts);
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
+			if (!(i & STOP_SLICE) && ev_stop_requested()) {
+				rc = -2;
+				goto out;
+			}
 			if (v[i] >= h.lo && v[i] <= h.hi)
 				counts[(v[i] - h.lo) >> shift]++;
+		}
 		if (place(&rs, ranks, k, h.below, h.count, counts, nb, h.below, h.lo, shift) != 0)
 			goto out;
 	}
@@ -444,6 +460,10 @@ int ev_order_stats(const uint64_t *v, size_t n, const uint64_t *ranks, size_t k,
 			first[b] = (uint32_t)j + 1;
 		}
 		for (size_t i = 0; i < n; i++) {
+			if (!(i & STOP_SLICE) && ev_stop_requested()) {
+				rc = -2;
+				goto out;
+			}
 			uint64_t x = v[i];
 			unsigned b = log_bucket(x);
 			if (!first[b])

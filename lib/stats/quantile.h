@@ -47,7 +47,8 @@ uint64_t ev_quantile_index(enum ev_qrule rule, struct ev_prob p, uint64_t n, uin
 			   uint64_t *g_den);
 
 /* Everything a series' summary needs, in one pass: count, exact sum,
- * minimum, maximum. */
+ * minimum, maximum. The pass ends early, m incomplete, when the process's
+ * stop flag (lib/core/stop) is set: the caller looks at it after. */
 struct ev_moments {
 	uint64_t n, min, max;
 	unsigned __int128 sum;
@@ -68,8 +69,9 @@ void ev_select_many(uint64_t *v, size_t n, const uint64_t *want, size_t nwant);
  * a range of values, ranges still heavy are narrowed again with finer
  * buckets, and the values in the final ranges (at most n/8 of them, or a
  * range of one value) are gathered and selected. A few passes over v,
- * read only. @return 0, or -1 when memory for the scratch is lacking
- * (then nothing is written). */
+ * read only. @return 0; -1 when memory for the scratch is lacking
+ * (then nothing is written); -2 when the process's stop flag
+ * (lib/core/stop) was set during a pass (nothing written). */
 int ev_order_stats(const uint64_t *v, size_t n, const uint64_t *ranks, size_t k, uint64_t *out);
 
 /* The quantile of v (n values, selected in place as needed; call after

@@ -1,5 +1,11 @@
 #include "config.h"
 #include "lib/stats/series.h"
+#include "lib/core/stop.h"
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22 /* Linux 5.14 */
+#endif
+#define POPULATE_READ MADV_POPULATE_READ
 #include "lib/core/input.h"
 
 #include <errno.h>
@@ -101,9 +107,21 @@ static ev_status load_binary(const char *path, int fd, const struct stat *sb, st
 	 * Populated read-only, then made writable (private: a write, only by
 	 * the in-place fallback of a selection, copies just its page). Asked
 	 * for writable at once, MAP_POPULATE copies every page up front. */
-	void *map = mmap(NULL, (size_t)sb->st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	void *map = mmap(NULL, (size_t)sb->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED)
 		return ev_error_errno(err, errno, "%s: cannot map the series", path);
+	/* populated a slice at a time, so that a signal is seen between two */
+	const size_t slice = (size_t)64 << 20, page = (size_t)sysconf(_SC_PAGESIZE);
+	for (size_t at = 0; at < (size_t)sb->st_size; at += slice) {
+		size_t len = (size_t)sb->st_size - at < slice ? (size_t)sb->st_size - at : slice;
+		if (ev_stop_requested()) {
+			munmap(map, (size_t)sb->st_size);
+			return ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal; nothing is claimed", path);
+		}
+		if (madvise((char *)map + at, len, POPULATE_READ) != 0) /* an older kernel: touch each page */
+			for (size_t off = 0; off < len; off += page)
+				(void)*(volatile const char *)((char *)map + at + off);
+	}
 	if (mprotect(map, (size_t)sb->st_size, PROT_READ | PROT_WRITE) != 0) {
 		int saved = errno;
 		munmap(map, (size_t)sb->st_size);

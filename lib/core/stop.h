@@ -1,0 +1,27 @@
+/* stop: the process's stop flag, as the library sees it.
+ *
+ * lib/cli's signal handlers set a flag (ev_cli_interrupted) and register
+ * it here once (ev_stop_on). Two kinds of library code look at it:
+ * publication (lib/core/publish), so that once a signal came no file
+ * reaches its final name and a late signal can never leave a "pass"
+ * behind; and loops over inputs of any size (lib/stats's order
+ * statistics and distributions), so that a command stops within half a
+ * second whatever it reads (doc/design.md, principle 5).
+ *
+ * The one piece of global state in lib/core: a pointer, set before any
+ * thread starts and only read afterwards.
+ */
+#ifndef EV_STOP_H
+#define EV_STOP_H
+
+#include <signal.h>
+
+/* Register flag (NULL: none). A command that must still record what it
+ * already did after a signal (replicate prune's removal record) clears
+ * it first, and says why. */
+void ev_stop_on(const volatile sig_atomic_t *flag);
+
+/* Whether the registered flag is set (0 without one). */
+int ev_stop_requested(void);
+
+#endif
