@@ -414,16 +414,19 @@ void replicate_child_kill(struct child *c)
 	 * fails at once and it goes on to stop. */
 	close_pipes(c);
 	kill(-c->pid, SIGTERM);
+	int ws = 0;
 	for (int i = 0; i < 50; i++) {
-		if (waitpid(c->pid, NULL, WNOHANG) == c->pid) {
+		if (waitpid(c->pid, &ws, WNOHANG) == c->pid) {
 			c->pid = -1;
+			c->killed_status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
 			return;
 		}
 		usleep(10000);
 	}
 	kill(-c->pid, SIGKILL);
-	waitpid(c->pid, NULL, 0);
+	waitpid(c->pid, &ws, 0);
 	c->pid = -1;
+	c->killed_status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
 }
 
 void replicate_child_free(struct child *c)

@@ -35,6 +35,7 @@ struct child {
 	const char *label;         /* for messages: "hostA:/srv/replica" */
 	const char *doing;         /* what we wait for, for messages */
 	volatile sig_atomic_t *stop; /* NULL: never; nonzero: stop waiting */
+	int killed_status;         /* set by replicate_child_kill: how it ended (128 + signal when killed) */
 };
 
 /* Start argv[0] (searched in PATH) with pipes on fds 0-2; env_add (may be
@@ -68,7 +69,7 @@ ev_status replicate_child_wait(struct child *c, int *exit_code, struct ev_error 
 void replicate_child_last_error(const struct child *c, char *buf, size_t cap);
 
 /* Close our ends of its pipes, kill the process group (SIGTERM, then SIGKILL
- * after half a second) and reap it. */
+ * after half a second) and reap it; how it ended goes to killed_status. */
 void replicate_child_kill(struct child *c);
 
 /* Close what is open and free the buffers; kills a child still running. */

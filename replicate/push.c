@@ -62,7 +62,25 @@ struct destination {
 	enum outcome outcome;
 	char message[EV_ERROR_TEXT_MAX + PATH_MAX + 200];
 	char receipt_path[PATH_MAX];
+	char verifier_receipt[PATH_MAX]; /* where its verifier said it wrote its receipt ("": not said) */
+	int verifier_started;
+	int verifier_unsure;  /* killed without saying whether it published a receipt */
 };
+
+/* The receipt the verifier said it wrote ("replicate: receipt written:
+ * PATH", its last such line on stderr), into out; "" when it said none. */
+static void said_receipt(const struct child *c, char *out, size_t cap)
+{
+	static const char mark[] = TOOL ": receipt written: ";
+	const char *at = NULL, *p = c->errtail;
+	while ((p = strstr(p, mark)) != NULL) {
+		at = p + sizeof mark - 1;
+		p = at;
+	}
+	out[0] = 0;
+	if (at)
+		snprintf(out, cap, "%.*s", (int)strcspn(at, "\r\n"), at);
+}
 
 static void join_path(char *out, size_t cap, const char *dir, const char *name)
 {
@@ -94,8 +112,10 @@ static ev_status verify_there(struct destination *d, struct ev_error *err)
 	args[n++] = (char *)"--json";
 	args[n++] = (char *)"--stop-when-stdin-closes";
 	if (d->local_check) {
-		args[n++] = (char *)"--receipt";
-		args[n++] = d->receipt_path;
+		/* the verifier claims its receipt's name itself, atomically (two
+		 * pushes may share --receipt-dir), and says which it took */
+		args[n++] = (char *)"--receipt-dir";
+		args[n++] = (char *)o->receipts;
 		if (o->sign_key) {
 			args[n++] = (char *)"--sign-key";
 			args[n++] = (char *)o->sign_key;
@@ -119,11 +139,17 @@ static ev_status verify_there(struct destination *d, struct ev_error *err)
 	if (st != EV_OK)
 		return st;
 	c.doing = "verifying the copy";
+	d->verifier_started = 1;
 	int code = -1;
 	/* Its stdin stays open while it verifies: when it closes (we, or the
 	 * ssh between us, are gone) the verifier stops without a receipt. */
 	if ((st = replicate_child_read_all(&c, err)) == EV_OK)
 		st = replicate_child_wait(&c, &code, err);
+	said_receipt(&c, d->verifier_receipt, sizeof d->verifier_receipt);
+	if (d->local_check)
+		snprintf(d->receipt_path, sizeof d->receipt_path, "%s", d->verifier_receipt);
+	if (st == EV_OK && (code == 0 || code == 1) && !d->verifier_receipt[0])
+		st = ev_error_set(err, EV_ERROR, "%s: replicate verify did not say where it wrote its receipt", d->ep.spec);
 	if (st == EV_OK && code != 0 && code != 1) {
 		char why[512];
 		replicate_child_last_error(&c, why, sizeof why);
@@ -151,7 +177,10 @@ static ev_status verify_there(struct destination *d, struct ev_error *err)
 			 result && strcmp(result, "pass") == 0 ? "pass" : "FAIL", d->receipt_path);
 	}
 	json_decref(r);
+	c.killed_status = -1;
 	replicate_child_free(&c);
+	/* stopped before it said so: whether it may have published one */
+	d->verifier_unsure = !d->verifier_receipt[0] && c.killed_status != -1 && c.killed_status != 2;
 	return st;
 }
 
@@ -312,23 +341,7 @@ static int run_push(struct push_opts *o)
 		if (i == o->n_to) {
 			d->local_check = 1;
 			d->ep.spec = "here";
-			char name[256] = "localhost", host[256], stamp[32];
-			gethostname(name, sizeof name);
-			name[sizeof name - 1] = '\0';
-			replicate_file_label(name, host, sizeof host);
-			ev_utc_stamp(stamp, sizeof stamp);
-			/* The first free name, as ev_receipt_write_fresh would choose. */
-			for (int k = 1; k < 1000; k++) {
-				if (k == 1)
-					snprintf(d->receipt_path, sizeof d->receipt_path,
-						 "%s/replica-%s-%s.json", o->receipts, host, stamp);
-				else
-					snprintf(d->receipt_path, sizeof d->receipt_path,
-						 "%s/replica-%s-%s-%d.json", o->receipts, host, stamp, k);
-				if (access(d->receipt_path, F_OK) != 0)
-					break;
-			}
-		} else if (replicate_endpoint_parse(&d->ep, o->to[i]) != 0) {
+				} else if (replicate_endpoint_parse(&d->ep, o->to[i]) != 0) {
 			fprintf(stderr, TOOL ": --to %s: expected HOST:DIR or a local DIR\n", o->to[i]);
 			goto out;
 		}
@@ -373,16 +386,35 @@ static int run_push(struct push_opts *o)
 	if (ev_cli_interrupted) {
 		/* A verification that ended before the signal wrote a true
 		 * receipt: it stays, and is said, so that "no receipt" is exact. */
-		int kept = 0;
-		for (size_t i = 0; i < n; i++)
-			if (dests[i].outcome == VERIFIED || dests[i].outcome == FAILED_CHECK) {
-				fprintf(stderr, TOOL ": %s: verified before the signal; its receipt stays: %s\n",
-					dests[i].local_check ? "here" : dests[i].ep.spec, dests[i].receipt_path);
+		int kept = 0, maybe = 0;
+		for (size_t i = 0; i < n; i++) {
+			const struct destination *d = &dests[i];
+			const char *where = d->local_check ? "here" : d->ep.spec;
+			int judged = d->outcome == VERIFIED || d->outcome == FAILED_CHECK;
+			if (judged) {
+				fprintf(stderr, TOOL ": %s: verified before the signal; its receipt stays: %s\n", where,
+					d->receipt_path);
 				kept++;
 			}
+			if (d->verifier_receipt[0] && !d->local_check) {
+				fprintf(stderr, TOOL ": %s: its verifier's receipt stays there: %s%s%s\n", where,
+					d->ep.host ? d->ep.host : "", d->ep.host ? ":" : "", d->verifier_receipt);
+				kept++;
+			} else if (d->verifier_receipt[0] && !judged) {
+				fprintf(stderr, TOOL ": %s: its verifier wrote a receipt before the signal; it stays: %s\n",
+					where, d->verifier_receipt);
+				kept++;
+			} else if (d->verifier_unsure) {
+				fprintf(stderr, TOOL ": %s: its verifier was stopped before it said it wrote a receipt; "
+					"look for replica-*.json in %s in case it published one just then\n", where,
+					d->local_check ? o->receipts : d->ep.dir);
+				maybe++;
+			}
+		}
 		fprintf(stderr, TOOL ": interrupted by a signal; every helper was stopped, %s, nothing "
 			"is claimed (what was stored stays; a new push resumes it)\n",
-			kept ? "no other receipt written" : "no receipt written");
+			kept ? "every receipt that exists is named above" : maybe ? "no receipt is known to exist" :
+			       "no receipt written");
 		goto out;
 	}
 

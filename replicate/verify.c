@@ -66,6 +66,8 @@ static ev_status write_receipt(struct report *r, const struct ev_signing_key *ke
 	st = ev_receipt_write_chosen(r->receipt, o->receipt, o->receipt_dir ? o->receipt_dir : EV_RECEIPT_DEFAULT_DIR,
 				     stem, path, cap, err);
 	if (st == EV_OK && o->json) {
+		/* a caller that reads the receipt on stdout (push) learns its name */
+		fprintf(stderr, TOOL ": receipt written: %s\n", path);
 		st = ev_json_print(r->receipt, stdout, err);
 	}
 	return st;

@@ -99,6 +99,23 @@ test_expect_success 'a host whose ssh fails at once is reported with ssh'"'"'s o
 	grep -x "replicate: nowhere:dir: ended while offering SEAL.json, without a word" stderr
 '
 
+test_expect_success 'four pushes at once sharing --receipt-dir: each claims its own receipt names, all pass' '
+	mkdir shared &&
+	for i in 1 2 3 4; do
+		{ "$REPLICATE" push out/archive.tar.zst --seal out/SEAL.json --receipt-dir shared --to "./same-$i" \
+			>same-$i.out 2>same-$i.err; echo $? >same-$i.status; } &
+	done &&
+	wait &&
+	for i in 1 2 3 4; do
+		test "$(cat same-$i.status)" = 0 || { cat same-$i.err; return 1; }
+	done &&
+	test "$(ls shared | grep -c "^replica-.*\.json$")" = 8 &&
+	for i in 1 2 3 4; do
+		here=$(sed -n "s/^here: pass; receipt //p" same-$i.out) && test -f "$here" || return 1
+	done &&
+	test "$(for i in 1 2 3 4; do sed -n "s/^here: pass; receipt //p" same-$i.out; done | sort -u | wc -l)" = 4
+'
+
 test_expect_success 'push --json: one summary a program can read' '
 	push --json --to dirJ >p.json &&
 	test "$(json_get p.json "d[\"format\"], d[\"agree\"], [x[\"status\"] for x in d[\"destinations\"]]")" = \

@@ -56,10 +56,29 @@ test_expect_success 'a signal while the copies are verified: exit 2 at once, no 
 	for s in SIGINT SIGTERM SIGHUP; do
 		STOPPED_AFTER=1 stopped_push $s --to "$trash/dest-local-$s" --to "hostA:$trash/dest-ssh-$s" ||
 			return 1
-		grep -q "^replicate: interrupted by a signal; every helper was stopped, no receipt written, nothing is claimed (what was stored stays; a new push resumes it)$" stopped.err ||
+		# the far verifier is stopped with its ssh: whether it published just
+		# then cannot be known here, and push says where to look
+		grep -q "^replicate: hostA:$trash/dest-ssh-$s: its verifier was stopped before it said it wrote a receipt; look for replica-\*.json in $trash/dest-ssh-$s" stopped.err &&
+		! grep -q "dest-local-$s: its verifier" stopped.err &&
+		grep -q "^replicate: interrupted by a signal; every helper was stopped, no receipt is known to exist, nothing is claimed (what was stored stays; a new push resumes it)$" stopped.err ||
 			return 1
 		no_helper_left_within 1 && no_receipt_anywhere || return 1
 	done
+'
+
+test_expect_success 'a signal after one host verified: every receipt that exists is named, here and there' '
+	{ FAKE_SSH_HANG=hostB "$REPLICATE" push "$trash/out/archive.tar.zst" --seal "$trash/out/SEAL.json" \
+		--receipt-dir r --remote-replicate "$REPLICATE" --ssh "$FAKE_SSH" --timeout 60 \
+		--to "hostA:$trash/dest-done" --to "hostB:$trash/dest-hung" >/dev/null 2>named.err & } &&
+	pid=$! && n=0 &&
+	until ls r | grep -q "^replica-hostA"; do sleep 0.1; n=$((n + 1)); test $n -lt 300 || return 1; done &&
+	kill -TERM $pid && { wait $pid; test $? = 2; } &&
+	mine=$(ls r/replica-hostA*) && theirs=$(ls dest-done/replica-*.json) &&
+	grep -q "^replicate: hostA:$trash/dest-done: verified before the signal; its receipt stays: $mine$" named.err &&
+	grep -q "^replicate: hostA:$trash/dest-done: its verifier.s receipt stays there: hostA:$trash/$theirs$" named.err &&
+	grep -q "^replicate: here: .* stays: r/replica-vm" named.err &&
+	grep -q "every receipt that exists is named above" named.err &&
+	rm -f r/replica-* && rm -rf dest-done dest-hung && no_helper_left_within 1
 '
 
 test_expect_success 'a signal while a copy is under way: the ssh session ends, nothing is published' '
