@@ -99,6 +99,20 @@ static ev_status load_side(struct side *s, const char *given, json_t *receipt, c
 	if (!s->campaign || !json_is_array(json_object_get(s->doc, "cells")) ||
 	    !json_is_array(json_object_get(s->doc, "runs")))
 		return ev_error_set(err, EV_USAGE, "%s: expected campaign, cells and runs in a campaign summary", s->summary);
+	/* audit campaign lists each arm and cell once: a repeat would be
+	 * compared twice, its runs counted twice */
+	const json_t *cells = json_object_get(s->doc, "cells"), *a, *b;
+	size_t i, k;
+	json_array_foreach(cells, i, a)
+		for (k = 0; k < i; k++) {
+			b = json_array_get(cells, k);
+			const char *arm = json_string_value(json_object_get(a, "arm")), *cell = json_string_value(json_object_get(a, "cell"));
+			if (arm && cell && strcmp(arm, json_string_value(json_object_get(b, "arm")) ?: "") == 0 &&
+			    strcmp(cell, json_string_value(json_object_get(b, "cell")) ?: "") == 0)
+				return ev_error_set(err, EV_USAGE, "%s: cells[%zu]: arm %s, cell %s is listed twice (also cells[%zu]); "
+						    "refused: audit campaign lists each once, so this summary was edited", s->summary,
+						    i, arm, cell, k);
+		}
 	char name[32];
 	snprintf(name, sizeof name, "summary %c", which);
 	return ev_receipt_add_input(receipt, name, s->summary, s->sha256, err);

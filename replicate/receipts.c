@@ -58,12 +58,20 @@ unsigned replicate_receipt_set_load(struct receipt_set *set, char *const *paths,
 			replicate_receipt_set_free(set);
 			return problems;
 		}
-		j->intact = holds;
+		const char *extra = ev_receipt_unknown_field(j->doc);
+		j->intact = holds && !extra;
 		if (!holds) {
 			problem(fn, ctx, j->path, "altered",
 				"its comparable digest does not match its content: it was edited "
 				"after it was written",
 				NULL);
+			problems++;
+		} else if (extra) {
+			/* outside the digest, so no digest shows it: named instead */
+			char why[256];
+			snprintf(why, sizeof why, "holds a field no receipt has (\"%.64s\"), outside its comparable "
+				 "digest: it was edited after it was written", extra);
+			problem(fn, ctx, j->path, "altered", why, NULL);
 			problems++;
 		}
 		if (!trust)

@@ -310,6 +310,23 @@ ev_status ev_receipt_load(const char *path, json_t **out, uint8_t sha256_out[EV_
 	return EV_OK;
 }
 
+const char *ev_receipt_unknown_field(const json_t *r)
+{
+	static const char *const known[] = {"format", "kind", "tool", "host", "started", "finished",
+					    "invocation", "inputs", "outputs", "facts", "checks", "result",
+					    "comparable", "signature", "fresh_receipt"};
+	const char *key;
+	const json_t *v;
+	json_object_foreach((json_t *)r, key, v) {
+		size_t i = 0;
+		while (i < sizeof known / sizeof *known && strcmp(key, known[i]) != 0)
+			i++;
+		if (i == sizeof known / sizeof *known)
+			return key;
+	}
+	return NULL;
+}
+
 int ev_receipt_comparable_holds(const json_t *r, struct ev_error *err)
 {
 	const char *stated = json_string_value(json_object_get(r, "comparable"));

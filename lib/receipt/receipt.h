@@ -115,6 +115,13 @@ ev_status ev_receipt_write_chosen(const json_t *r, const char *path, const char 
 ev_status ev_receipt_load(const char *path, json_t **out, uint8_t sha256_out[EV_SHA256_LEN],
 			  struct ev_error *err);
 
+/* The first top-level field of r that no receipt has (doc/formats.md
+ * "Receipts": format, kind, tool, host, started, finished, invocation,
+ * inputs, outputs, facts, checks, result, comparable, signature,
+ * fresh_receipt), or NULL. A field outside the comparable digest changes no
+ * digest: a judge that trusts the digest must look for one too. */
+const char *ev_receipt_unknown_field(const json_t *r);
+
 /* @return 1 when r's "comparable" field is the digest of its content as it
  * stands, 0 when it was edited (or is missing), -1 on error. */
 int ev_receipt_comparable_holds(const json_t *r, struct ev_error *err);

@@ -8,7 +8,8 @@
 # "inconclusive" when the runs overlap; two whole campaigns compared cell
 # by cell. Refused, with nothing written: an existing OUTDIR, a summary
 # edited after its audit (exit 1, named), a FIFO, a summary older than
-# in_cell_median, nothing to compare; a signal leaves no OUTDIR.
+# in_cell_median, a summary listing a cell twice, nothing to compare; a
+# signal leaves no OUTDIR.
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
 test_expect_success 'setup: two controlled campaigns, audited' '
@@ -192,6 +193,15 @@ open(\"old/summary.json\", \"w\").write(json.dumps(d, sort_keys=True, separators
 	test_expect_code 2 "$AUDIT" compare --arm base --arm fast old -o co 2>err &&
 	grep -q "^audit: old/summary.json: run 001-base-spin-1 has no in_cell_median: the summary was written by an audit campaign older than audit compare; audit the campaign again$" err &&
 	test_must_be_absent co &&
+	mkdir twice && python3 -c "
+import json
+d = json.load(open(\"s/summary.json\"))
+d[\"cells\"].append(d[\"cells\"][0])
+open(\"twice/summary.json\", \"w\").write(json.dumps(d, sort_keys=True, separators=(\",\", \":\")) + \"\n\")
+" &&
+	test_expect_code 2 "$AUDIT" compare --arm base --arm fast twice -o ct 2>err &&
+	grep -q "^audit: twice/summary.json: cells\[[0-9]*\]: arm base, cell spin is listed twice (also cells\[0\]); refused: audit campaign lists each once, so this summary was edited$" err &&
+	test_must_be_absent ct &&
 	test_expect_code 2 "$AUDIT" compare --arm base --arm nope s -o cn 2>err &&
 	grep -q "^audit: nothing to compare: arm base cell spin of A: B has no arm nope cell spin$" err &&
 	test_must_be_absent cn &&

@@ -51,6 +51,18 @@ open(\"forged.json\", \"w\").write(json.dumps(d, sort_keys=True, separators=(\",
 	grep -x "replicate: forged.json: its comparable digest does not match its content: it was edited after it was written" actual
 '
 
+test_expect_success 'a field added outside the comparable digest is named as edited, without --trust' '
+	python3 -c "
+import json
+d = json.load(open(\"hostB/receipt.json\"))
+d[\"verdict_by_hand\"] = \"all fine\"
+open(\"added.json\", \"w\").write(json.dumps(d, sort_keys=True, separators=(\",\", \":\"), ensure_ascii=False) + \"\\n\")
+" &&
+	test_expect_code 1 "$REPLICATE" compare hostA/receipt.json added.json >stdout 2>actual &&
+	grep -x "replicate: added.json: holds a field no receipt has (\"verdict_by_hand\"), outside its comparable digest: it was edited after it was written" actual &&
+	! grep -q "^AGREE" stdout
+'
+
 test_expect_success 'compare --json says the same for a program' '
 	test_expect_code 1 "$REPLICATE" compare --json hostA/receipt.json hostC/receipt.json >c.json 2>/dev/null &&
 	test "$(json_get c.json "d[\"format\"], d[\"agree\"], len(d[\"receipts\"])")" = "evidence-comparison/1 False 2" &&
