@@ -13,7 +13,29 @@
 
 #define NS_PER_SECOND 1000000000u
 
-void audit_analysis_select(uint64_t *v, size_t n, struct wanted *want, size_t nwant)
+/* The order statistics idx[0..k) (ascending or not) read off a sorted
+ * distribution: one walk over its cumulative counts. */
+static void from_distribution(const struct ev_distribution *d, const uint64_t *idx, size_t k, uint64_t *val)
+{
+	size_t order[2 * ANALYSIS_MAX_QUANTILES + 2];
+	for (size_t j = 0; j < k; j++) { /* the ranks in increasing order */
+		size_t at = j;
+		for (; at > 0 && idx[order[at - 1]] > idx[j]; at--)
+			order[at] = order[at - 1];
+		order[at] = j;
+	}
+	uint64_t below = 0;
+	size_t i = 0;
+	for (size_t o = 0; o < k; o++) {
+		uint64_t rank = idx[order[o]];
+		while (i + 1 < d->n && below + d->count[i] <= rank)
+			below += d->count[i++];
+		val[order[o]] = d->value[i];
+	}
+}
+
+void audit_analysis_select(uint64_t *v, size_t n, const struct ev_distribution *sorted, struct wanted *want,
+			   size_t nwant)
 {
 	uint64_t idx[2 * ANALYSIS_MAX_QUANTILES + 2] = {0}, val[2 * ANALYSIS_MAX_QUANTILES + 2] = {0};
 	size_t k = 0, at[ANALYSIS_MAX_QUANTILES + 1] = {0};
@@ -32,7 +54,11 @@ void audit_analysis_select(uint64_t *v, size_t n, struct wanted *want, size_t nw
 			idx[k++] = want[i].index + 1;
 	}
 	/* read only, by histogram; in place if its scratch cannot be had */
-	int got = n ? ev_order_stats(v, n, idx, k, val) : 0;
+	int got = 0;
+	if (n && sorted && sorted->total == n)
+		from_distribution(sorted, idx, k, val); /* already sorted: no pass over the series */
+	else if (n)
+		got = ev_order_stats(v, n, idx, k, val);
 	if (got == -2) { /* stopped by a signal: the caller claims nothing */
 		for (size_t i = 0; i < nwant; i++)
 			want[i].value = 0, want[i].lo = want[i].hi = 0;
@@ -141,7 +167,8 @@ static int equal_at(const struct ev_native_stat *st, long double value, long dou
 	return strcmp(t, st->text) == 0;
 }
 
-json_t *audit_analysis_compare_native(const struct ev_native *nat, struct ev_series *s, const struct ev_moments *m,
+json_t *audit_analysis_compare_native(const struct ev_native *nat, struct ev_series *s,
+				     const struct ev_distribution *sorted, const struct ev_moments *m,
 				enum analysis_sockperf_clock clock, unsigned *differ)
 {
 	json_t *out = json_array();
@@ -174,7 +201,7 @@ json_t *audit_analysis_compare_native(const struct ev_native *nat, struct ev_ser
 				want[nwant++] = (struct wanted){.given = 1, .index = sockperf_index(nat->stats[i].p, s->n)};
 		}
 	if (!why[0])
-		audit_analysis_select(s->v, s->n, want, nwant);
+		audit_analysis_select(s->v, s->n, sorted, want, nwant);
 	for (size_t i = 0; i < nat->n; i++) {
 		const struct ev_native_stat *st = &nat->stats[i];
 		long double value = 0, alt = -1;
@@ -324,7 +351,7 @@ json_t *audit_analysis_pacing(struct ev_series *d, uint64_t rate, uint64_t *miss
 		want[i].rule = EV_QRULE_NEAREST_RANK;
 		ev_prob_parse_percent(pct[i], &want[i].p);
 	}
-	audit_analysis_select(d->v, d->n, want, 4);
+	audit_analysis_select(d->v, d->n, NULL, want, 4);
 	json_t *q = json_object();
 	for (int i = 0; i < 4; i++) {
 		char key[16];

@@ -16,6 +16,7 @@
 
 #include "lib/stats/nativestats.h"
 #include "lib/stats/quantile.h"
+#include "lib/stats/hgrm.h"
 #include "lib/stats/series.h"
 #include "lib/core/status.h"
 
@@ -35,7 +36,8 @@ struct wanted {
  * ANALYSIS_MAX_QUANTILES + 1 of them) with their indices and values, all
  * found at once by histogram, v read only (reordered only when memory for
  * the histogram's scratch is lacking). */
-void audit_analysis_select(uint64_t *v, size_t n, struct wanted *want, size_t nwant);
+void audit_analysis_select(uint64_t *v, size_t n, const struct ev_distribution *sorted, struct wanted *want,
+			   size_t nwant);
 
 /* The series' moments (count, exact sum, min, max) as JSON, with mean
  * (the exact sum over the count, a decimal string of 9 digits). */
@@ -69,7 +71,8 @@ const char *audit_analysis_sockperf_clock_name(enum analysis_sockperf_clock c);
  *                    own or 1 ns above; a mean, deviation or duration
  *                    within 1 ns either side.
  * Exact everywhere else. */
-json_t *audit_analysis_compare_native(const struct ev_native *nat, struct ev_series *s, const struct ev_moments *m,
+json_t *audit_analysis_compare_native(const struct ev_native *nat, struct ev_series *s,
+				     const struct ev_distribution *sorted, const struct ev_moments *m,
 				enum analysis_sockperf_clock clock, unsigned *differ);
 
 /* The rows of what a report lacks ("missing") and of what it prints that

@@ -264,7 +264,7 @@ static void decimate(struct run *r, const uint64_t *v, size_t n)
 static json_t *compare_native(struct run *r, const char *file, const struct ev_native *nat, struct ev_series *s)
 {
 	unsigned differ = 0;
-	json_t *rows = audit_analysis_compare_native(nat, s, &r->m, r->sockperf_clock, &differ), *row;
+	json_t *rows = audit_analysis_compare_native(nat, s, &r->dist, &r->m, r->sockperf_clock, &differ), *row;
 	size_t i;
 	r->differ += differ;
 	json_array_foreach(rows, i, row) {
@@ -403,7 +403,7 @@ ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, s
 		if (audit_analysis_page_labels(r->sjournal, r->warmups, s.n, 4096, &labels, &lerr) == EV_OK) {
 			/* the p99, read from the mapped series: no copy of it */
 			struct wanted p99 = {.rule = EV_QRULE_NEAREST_RANK, .p = {99, 100}};
-			audit_analysis_select(s.v, s.n, &p99, 1);
+			audit_analysis_select(s.v, s.n, &r->dist, &p99, 1);
 			uint64_t threshold = (uint64_t)p99.value;
 			json_object_set_new(r->json, "cohorts",
 					    json_pack("{s:I, s:I, s:o}", "page_size", (json_int_t)4096, "threshold",
@@ -450,7 +450,7 @@ ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, s
 		nw++;
 		r->nspectrum++;
 	}
-	audit_analysis_select(s.v, s.n, want, nw);
+	audit_analysis_select(s.v, s.n, &r->dist, want, nw);
 	json_t *q = json_object();
 	for (int i = 0; i < NQ; i++) {
 		r->q[i] = want[i].value;

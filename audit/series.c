@@ -174,7 +174,7 @@ static ev_status run_series(const struct series_opts *o, struct ev_error *err)
 	if (labels && !o->have_threshold) {
 		/* the p99, read from the mapped series: no copy of it */
 		struct wanted p99 = {.rule = EV_QRULE_NEAREST_RANK, .p = {99, 100}};
-		audit_analysis_select(s.v, s.n, &p99, 1);
+		audit_analysis_select(s.v, s.n, NULL, &p99, 1);
 		threshold = (uint64_t)p99.value;
 	}
 	if (labels) {
@@ -185,7 +185,7 @@ static ev_status run_series(const struct series_opts *o, struct ev_error *err)
 
 	/* then the order statistics, all selected in one pass */
 	if (have_native) {
-		compared = audit_analysis_compare_native(&nat, &s, &m, o->sockperf_clock, &differ);
+		compared = audit_analysis_compare_native(&nat, &s, NULL, &m, o->sockperf_clock, &differ);
 		json_t *facts = json_pack("{s:s, s:s, s:s}", "tool", nat.tool, "rule", ev_qrule_name(nat.rule),
 					  "title", nat.title);
 		if (nat.kind == EV_NATIVE_SOCKPERF)
@@ -232,7 +232,7 @@ static ev_status run_series(const struct series_opts *o, struct ev_error *err)
 		want[i].rule = (enum ev_qrule)rule;
 		ev_prob_parse_percent(asked[i], &want[i].p);
 	}
-	audit_analysis_select(s.v, s.n, want, nasked);
+	audit_analysis_select(s.v, s.n, NULL, want, nasked);
 	json_t *q = json_object();
 	for (size_t i = 0; i < nasked; i++) {
 		char key[32], pct[24];
