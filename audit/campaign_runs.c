@@ -50,62 +50,6 @@ static void output_path(const struct run *r, const struct ev_run *doc, const cha
 		ev_path_join(out, cap, r->dir, rel);
 }
 
-/* One path run.json names, held beneath the run's directory. */
-static ev_status check_one(const char *run_dir, const char *display, const char *field, const json_t *value,
-			   struct ev_error *err)
-{
-	char where[PATH_MAX + 256];
-	snprintf(where, sizeof where, "%s: %s", display, field);
-	if (!json_is_string(value))
-		return ev_error_set(err, EV_USAGE, "%s: expected a path (a string), found another JSON value; refused",
-				    where);
-	return ev_input_check_beneath(run_dir, json_string_value(value), where, NULL, err);
-}
-
-/* Every path run.json gives (each process's outputs, stdout, stderr and
- * perf.data; each observer's outputs; the TCP samples) a member path
- * beneath the run's directory, reached without a symbolic link: the
- * evidence is a stranger's input, and its paths are checked before
- * anything they name is opened (doc/design.md, principle 13). */
-static ev_status check_run_paths(const char *run_dir, const struct ev_run *doc, const char *display,
-				 struct ev_error *err)
-{
-	char field[512];
-	size_t i, k;
-	json_t *proc, *obs, *out, *v;
-	const char *key;
-	ev_status st = EV_OK;
-	json_array_foreach(json_object_get(doc->doc, "processes"), i, proc) {
-		json_object_foreach(json_object_get(proc, "outputs"), key, v) {
-			snprintf(field, sizeof field, "processes[%zu].outputs.%s", i, key);
-			if ((st = check_one(run_dir, display, field, v, err)) != EV_OK)
-				return st;
-		}
-		static const char *const streams[] = {"stdout", "stderr"};
-		for (int s = 0; s < 2; s++)
-			if ((v = json_object_get(proc, streams[s]))) {
-				snprintf(field, sizeof field, "processes[%zu].%s", i, streams[s]);
-				if ((st = check_one(run_dir, display, field, v, err)) != EV_OK)
-					return st;
-			}
-		if ((v = json_object_get(json_object_get(proc, "profile"), "perf_data"))) {
-			snprintf(field, sizeof field, "processes[%zu].profile.perf_data", i);
-			if ((st = check_one(run_dir, display, field, v, err)) != EV_OK)
-				return st;
-		}
-	}
-	json_array_foreach(json_object_get(doc->doc, "observers"), i, obs)
-		json_array_foreach(json_object_get(obs, "outputs"), k, out)
-			if ((v = json_object_get(out, "stdout"))) {
-				snprintf(field, sizeof field, "observers[%zu].outputs[%zu].stdout", i, k);
-				if ((st = check_one(run_dir, display, field, v, err)) != EV_OK)
-					return st;
-			}
-	if ((v = json_object_get(doc->doc, "tcp_samples")))
-		st = check_one(run_dir, display, "tcp_samples", v, err);
-	return st;
-}
-
 /* sockperf's clock as the run's recorded argv says: --no-rdtsc is its
  * monotonic clock, anything else its TSC default. Not sockperf: unknown. */
 static enum analysis_sockperf_clock recorded_sockperf_clock(const struct ev_run *doc)
@@ -177,7 +121,7 @@ ev_status audit_campaign_load_runs(struct campaign_audit *ca, struct ev_error *e
 		char hex[EV_SHA256_HEX_LEN + 1];
 		if ((st = ev_run_load(path, 0, &run, digest, err)) != EV_OK)
 			break;
-		if ((st = check_run_paths(r->dir, &run, path, err)) != EV_OK) {
+		if ((st = ev_run_check_paths(&run, r->dir, path, err)) != EV_OK) {
 			ev_run_free(&run);
 			break;
 		}

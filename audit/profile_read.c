@@ -109,6 +109,7 @@ static ev_status run_perf(const char *perf, int script, const char *data, char *
 	static char *const envp[] = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 				     "PAGER=cat", NULL};
 	pid_t pid;
+	/* program: the command line (--perf, default /usr/bin/perf), never the evidence */
 	int e = posix_spawn(&pid, perf, &fa, NULL, argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
 	close(fd);

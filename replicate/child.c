@@ -86,6 +86,7 @@ ev_status replicate_child_start(struct child *c, char *const argv[], const char 
 		dup2(pin[0], 0);
 		dup2(pout[1], 1);
 		dup2(perr[1], 2);
+		/* program: the command line (--ssh, --remote-replicate), PATH, or /proc/self/exe */
 		execvpe(argv[0], argv, envp);
 		if (write(2, exec_failed, sizeof exec_failed - 1) < 0)
 			_exit(127);

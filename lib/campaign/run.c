@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lib/campaign/run.h"
+#include "lib/core/input.h"
 #include "lib/core/json.h"
 #include "lib/core/publish.h"
 
@@ -108,4 +109,55 @@ ev_status ev_run_publish(const char *dir, json_t *doc, struct ev_error *err)
 	if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, EV_RUN_FILENAME) >= sizeof path)
 		return ev_error_set(err, EV_ERROR, "%s: path too long", dir);
 	return ev_publish_json(path, doc, err);
+}
+
+/* One path run.json names, held beneath the run's directory. */
+static ev_status check_one(const char *run_dir, const char *display, const char *field, const json_t *value,
+			   struct ev_error *err)
+{
+	char where[4096 + 256];
+	snprintf(where, sizeof where, "%s: %s", display, field);
+	if (!json_is_string(value))
+		return ev_error_set(err, EV_USAGE, "%s: expected a path (a string), found another JSON value; refused",
+				    where);
+	return ev_input_check_beneath(run_dir, json_string_value(value), where, NULL, err);
+}
+
+ev_status ev_run_check_paths(const struct ev_run *run, const char *run_dir, const char *display,
+			     struct ev_error *err)
+{
+	char field[512];
+	size_t i, k;
+	json_t *proc, *obs, *out, *v;
+	const char *key;
+	ev_status st = EV_OK;
+	json_array_foreach(json_object_get(run->doc, "processes"), i, proc) {
+		json_object_foreach(json_object_get(proc, "outputs"), key, v) {
+			snprintf(field, sizeof field, "processes[%zu].outputs.%.200s", i, key);
+			if ((st = check_one(run_dir, display, field, v, err)) != EV_OK)
+				return st;
+		}
+		static const char *const streams[] = {"stdout", "stderr"};
+		for (int s = 0; s < 2; s++)
+			if ((v = json_object_get(proc, streams[s]))) {
+				snprintf(field, sizeof field, "processes[%zu].%s", i, streams[s]);
+				if ((st = check_one(run_dir, display, field, v, err)) != EV_OK)
+					return st;
+			}
+		if ((v = json_object_get(json_object_get(proc, "profile"), "perf_data"))) {
+			snprintf(field, sizeof field, "processes[%zu].profile.perf_data", i);
+			if ((st = check_one(run_dir, display, field, v, err)) != EV_OK)
+				return st;
+		}
+	}
+	json_array_foreach(json_object_get(run->doc, "observers"), i, obs)
+		json_array_foreach(json_object_get(obs, "outputs"), k, out)
+			if ((v = json_object_get(out, "stdout"))) {
+				snprintf(field, sizeof field, "observers[%zu].outputs[%zu].stdout", i, k);
+				if ((st = check_one(run_dir, display, field, v, err)) != EV_OK)
+					return st;
+			}
+	if ((v = json_object_get(run->doc, "tcp_samples")))
+		st = check_one(run_dir, display, "tcp_samples", v, err);
+	return st;
 }

@@ -81,6 +81,16 @@ const char *ev_run_output(const struct ev_run *run, const char *role, const char
 
 void ev_run_free(struct ev_run *run);
 
+/* Every path run gives (each process's outputs, stdout, stderr and
+ * profile.perf_data; each observer's outputs' stdout; tcp_samples) a
+ * member path beneath run_dir, reached without a symbolic link
+ * (ev_input_check_beneath). The evidence is a stranger's input: a reader
+ * calls this before it opens anything run.json names. display names the
+ * document in refusals. @return EV_OK; EV_USAGE naming the document, the
+ * field and the value; EV_ERROR when run_dir cannot be opened. */
+ev_status ev_run_check_paths(const struct ev_run *run, const char *run_dir, const char *display,
+			     struct ev_error *err);
+
 /* Check doc against the contract, then publish it as DIR/run.json,
  * canonical, mode 0644, never replacing one (lib/core/publish).
  * @return EV_OK; EV_ERROR naming the first field that breaks the contract

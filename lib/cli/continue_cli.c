@@ -170,6 +170,7 @@ static ev_status rerun(struct cont *c, const struct ev_continuable *s, struct ev
 			dprintf(2, "%s: cannot enter: %s\n", cwd, strerror(errno));
 			_exit(127);
 		}
+		/* program: /proc/self/exe; the original receipt gives only its arguments */
 		execv(exe, args);
 		dprintf(2, "%s: cannot run: %s\n", exe, strerror(errno));
 		_exit(127);

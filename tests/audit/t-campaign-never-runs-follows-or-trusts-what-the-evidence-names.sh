@@ -6,7 +6,8 @@
 # out through a symbolic link, is refused before anything is read (exit
 # 2, the document, field and value named, no OUTDIR); a journal that is
 # not there fails its run; every run's journals are audited with its own
-# counts, however many runs there are.
+# counts, however many runs there are; the receipts list exactly the
+# files opened under the campaign.
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
 [ "$(nproc)" -ge 2 ] || test_skip_all "needs two CPUs"
@@ -41,6 +42,29 @@ test_expect_success 'setup: a captured campaign of the reference pair, one cell,
 '
 
 fresh () { rm -rf c s && cp -a pristine c; }
+
+test_expect_success 'the receipts list exactly the files opened under the campaign (strace), plan.json too' '
+	command -v strace >/dev/null || { echo "strace is not installed (Debian package strace)"; return 1; } &&
+	fresh && "$SEAL" create c -o sealed-c >/dev/null &&
+	env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f -qq -e trace=openat,open -o opened.txt \
+		"$AUDIT" campaign --seal sealed-c/SEAL.json c -o s >out 2>err &&
+	python3 - <<-\PY
+	import json, os, re
+	opened = set()
+	for line in open("opened.txt"):
+	    m = re.search(r"open(?:at)?\((?:AT_FDCWD, )?\"(c/[^\"]+)\", ([A-Z_|]+)", line)
+	    if m and "= -1" not in line and "O_DIRECTORY" not in m.group(2) and "O_PATH" not in m.group(2) \
+	            and os.path.isfile(m.group(1)):
+	        opened.add(os.path.normpath(m.group(1)))
+	listed = set()
+	for receipt in ("s/receipt.json", "s/audit-journal.json"):
+	    listed |= {os.path.normpath(i["path"]) for i in json.load(open(receipt))["inputs"]
+	               if i.get("path", "").startswith("c/")}
+	assert "c/plan.json" in listed, "plan.json not listed"
+	assert opened == listed, ("opened, not listed", sorted(opened - listed), "listed, not opened", sorted(listed - opened))
+	PY
+	rm -rf sealed-c
+'
 
 test_expect_success 'a plan that names a perf: the perf of the command line runs, never the plan'"'"'s' '
 	fresh && mkdir -p c/tools &&

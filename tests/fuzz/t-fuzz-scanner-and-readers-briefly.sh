@@ -1,6 +1,8 @@
 #!/bin/sh
 # A short libFuzzer run of every target (the scanner, and the llfix, raw,
-# qf-store and qf-log readers with every rule behind them), each from a
+# qf-store and qf-log readers with every rule behind them, the series
+# readers, and a hostile campaign's run.json and plan.json whose oracle
+# is that nothing outside the campaign is opened), each from a
 # seed corpus of real records: no crash, leak, out-of-bounds read or
 # undefined behaviour (the targets are built with ASan and UBSan). Runs in
 # the build configured with --enable-fuzzing (CC=clang); skips elsewhere.
@@ -62,6 +64,17 @@ test_expect_success 'setup: seed corpora cut from a generated journal pair' '
 	open("series/llfix", "w").write("\033[0;34mTitle\033[0m : New order\n\033[0;34mSample count\033[0m : 3\n"
 	    "\033[0;34mMaximum\033[0m : 4.76819e+08 nanoseconds\n\033[0;34mP50\033[0m : 2.000000 nanoseconds\n")
 	open("series/pair", "w").write("{\"format\":\"evidence-pair-report/1\",\"stats\":{\"count\":3,\"mean\":2.5,\"p50\":2}}\n")
+	# a hostile campaign: a run.json, NUL, a plan.json; honest, climbing,
+	# absolute and linked paths to start from
+	os.makedirs("campaign")
+	plan = b"{\"format\":\"evidence-plan/1\",\"name\":\"c\",\"cells\":[{\"name\":\"a\"}]}"
+	for i, outputs in enumerate(["{\"series\":\"series/send.bin\",\"journal\":\"journal\"}",
+	                             "{\"series\":\"../../../secret\"}", "{\"series\":\"/etc/passwd\"}",
+	                             "{\"series\":\"escape\"}", "{\"journal\":\".\"}"]):
+	    run = ("{\"format\":\"evidence-run/1\",\"name\":\"001-a-1\",\"processes\":[{\"role\":\"sender\","
+	           "\"outputs\":%s,\"stdout\":\"native/sender.stdout\"}],\"observers\":[{\"outputs\":"
+	           "[{\"stdout\":\"series/send.bin\"}]}],\"tcp_samples\":\"native/sender.stdout\"}" % outputs).encode()
+	    open("campaign/%d" % i, "wb").write(run + b"\0" + plan)
 	PY
 '
 
@@ -69,12 +82,12 @@ test_expect_success 'setup: seed corpora cut from a generated journal pair' '
 # is replayed alone before any fuzzing.
 test_expect_success 'every input that once crashed a target is replayed without a crash' '
 	for f in "$EV_SRCDIR"/tests/fuzz/regress/*; do
-		t=$(basename "$f" | sed "s/^\(scanner\|llfix\|raw\|qf-store\|qf-log\|series\)-.*/\1/") &&
+		t=$(basename "$f" | sed "s/^\(scanner\|llfix\|raw\|qf-store\|qf-log\|series\|campaign\)-.*/\1/") &&
 		"$FUZZ/fuzz-$t" "$f" >replay.log 2>&1 || { tail -n 30 replay.log; return 1; }
 	done
 '
 
-for target in scanner llfix raw qf-store qf-log series; do
+for target in scanner llfix raw qf-store qf-log series campaign; do
 	test_expect_success "fuzz-$target: $RUNS runs without a crash, leak or undefined behaviour" "
 		fuzz fuzz-$target $target
 	"
