@@ -80,39 +80,78 @@ static int radix_sort(uint64_t *a, size_t n, int shift, const volatile sig_atomi
 	return 0;
 }
 
-/* Latency series are dense: most of their values lie in a range not much
- * wider than their count. Then one pass counts each value in place of
- * a sort, and no copy of the series is made. @return 0, -1 (no memory:
- * the caller sorts instead), -2 (stopped). */
-static int count_dense(const uint64_t *v, size_t n, uint64_t lo, uint64_t hi, struct ev_distribution *out,
+/* A latency series is dense near its minimum and sparse in its tail:
+ * the values in [lo, lo + width) are counted in one pass (no copy of the
+ * series), the few above are gathered and sorted apart, and the two lie
+ * in order one after the other. @return 0; -1 when memory is lacking or
+ * the tail is not few (more than n / 4 values: the caller sorts a copy
+ * instead); -2 when stopped. */
+static int count_dense(const uint64_t *v, size_t n, uint64_t lo, uint64_t width, struct ev_distribution *out,
 		       const volatile sig_atomic_t *stop)
 {
-	size_t range = (size_t)(hi - lo) + 1;
-	uint32_t *c = calloc(range, sizeof *c);
+	uint32_t *c = calloc((size_t)width, sizeof *c);
+	uint64_t *far = NULL;
+	size_t nfar = 0, capfar = 0;
+	int rc = -1;
 	if (!c)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		if (!(i & STOP_SLICE) && stop && *stop) {
-			free(c);
-			return -2;
+			rc = -2;
+			goto out;
 		}
-		c[v[i] - lo]++;
+		uint64_t x = v[i] - lo;
+		if (x < width) {
+			c[x]++;
+			continue;
+		}
+		if (nfar == capfar) {
+			size_t want = capfar ? 2 * capfar : 4096;
+			if (want > n / 4 + 4096)
+				goto out; /* a tail that is not few */
+			uint64_t *grown = realloc(far, want * sizeof *far);
+			if (!grown)
+				goto out;
+			far = grown;
+			capfar = want;
+		}
+		far[nfar++] = v[i];
+	}
+	uint64_t fmax = 0;
+	for (size_t i = 0; i < nfar; i++)
+		fmax = far[i] > fmax ? far[i] : fmax;
+	int top = 0;
+	while (top < 56 && (fmax >> (top + 8)))
+		top += 8;
+	if (nfar && radix_sort(far, nfar, top, stop) != 0) {
+		rc = -2;
+		goto out;
 	}
 	size_t distinct = 0;
-	for (size_t k = 0; k < range; k++)
+	for (uint64_t k = 0; k < width; k++)
 		distinct += c[k] != 0;
-	if (reserve(out, distinct) != 0) {
-		free(c);
-		return -1;
-	}
-	for (size_t k = 0; k < range; k++)
+	for (size_t i = 0; i < nfar; i++)
+		distinct += i == 0 || far[i] != far[i - 1];
+	if (reserve(out, distinct) != 0)
+		goto out;
+	for (uint64_t k = 0; k < width; k++)
 		if (c[k]) {
 			out->value[out->n] = lo + k;
 			out->count[out->n++] = c[k];
 		}
+	for (size_t i = 0; i < nfar; i++) {
+		if (i == 0 || far[i] != far[i - 1]) {
+			out->value[out->n] = far[i];
+			out->count[out->n++] = 0;
+		}
+		out->count[out->n - 1]++;
+	}
 	out->total = n;
+	rc = 0;
+out:
 	free(c);
-	return 0;
+	free(far);
+	return rc;
 }
 
 int ev_distribution_of(const uint64_t *v, size_t n, struct ev_distribution *out, const volatile sig_atomic_t *stop)
@@ -127,12 +166,16 @@ int ev_distribution_of(const uint64_t *v, size_t n, struct ev_distribution *out,
 		lo = v[i] < lo ? v[i] : lo;
 		hi = v[i] > hi ? v[i] : hi;
 	}
-	/* counts of 4 bytes over the range cost at most half a copy of the
-	 * series (or 4 MiB for a short one) */
-	if (n < UINT32_MAX && hi - lo < (uint64_t)(n / 2 > ((size_t)1 << 20) ? n / 2 : (size_t)1 << 20)) {
-		int rc = count_dense(v, n, lo, hi, out, stop);
+	/* counts of 4 bytes over a window from the minimum: an eighth of a
+	 * copy of the series (4 MiB for a short one) */
+	if (n < UINT32_MAX) {
+		uint64_t width = n / 8 > ((size_t)1 << 20) ? n / 8 : (size_t)1 << 20;
+		if (hi - lo < width)
+			width = hi - lo + 1;
+		int rc = count_dense(v, n, lo, width, out, stop);
 		if (rc != -1)
 			return rc;
+		ev_distribution_free(out);
 	}
 	uint64_t *sorted = malloc(n * sizeof *sorted), max = 0;
 	if (!sorted)

@@ -40,9 +40,9 @@ hogs () {
 	done
 }
 
-test_expect_success 'audit campaign: SIGTERM at 0.2, 0.45 and 0.7 s, two CPU hogs running: exit 2 within 0.5 s, nothing written' '
+test_expect_success 'audit campaign: SIGTERM at 0.1, 0.25 and 0.4 s, two CPU hogs running: exit 2 within 0.5 s, nothing written' '
 	hogs &&
-	for t in 0.2 0.45 0.7; do
+	for t in 0.1 0.25 0.4; do
 		STOPPED_AFTER=$t stopped SIGTERM s/receipt.json "$AUDIT" campaign c -o s || { kill $(jobs -p) 2>/dev/null; return 1; }
 		grep -q "interrupted by a signal; nothing is claimed" stopped.err && test_must_be_absent s &&
 		no_temporaries . || { kill $(jobs -p) 2>/dev/null; return 1; }
