@@ -6,8 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "audit/analysis.h"
+#include "lib/cli/cli.h"
+#include "lib/receipt/receipt.h"
+#include "lib/core/input.h"
 #include "lib/core/json.h"
 #include "lib/fix/fixread.h"
 
@@ -474,4 +478,50 @@ ev_status audit_analysis_page_labels(const char *dir, uint64_t warmups, size_t n
 	}
 	*labels = l.labels;
 	return EV_OK;
+}
+
+void audit_hash_job_init(struct audit_hash_job *j, const char *path)
+{
+	memset(j, 0, sizeof *j);
+	j->path = path;
+	ev_error_clear(&j->err);
+}
+
+static void *hash_job_run(void *arg)
+{
+	struct audit_hash_job *j = arg;
+	int fd = ev_input_open(j->path, "series", &j->err);
+	if (fd < 0) {
+		j->st = j->err.status;
+	} else {
+		/* a signal stops the hashing too, so that the command can end */
+		j->st = ev_sha256_fd_until(fd, j->path, j->digest, NULL, &ev_cli_interrupted, &j->err);
+		close(fd);
+	}
+	j->done = 1;
+	return NULL;
+}
+
+void audit_hash_job_start(struct audit_hash_job *j)
+{
+	j->started = pthread_create(&j->thread, NULL, hash_job_run, j) == 0;
+}
+
+void audit_hash_job_wait(struct audit_hash_job *j)
+{
+	if (j->started)
+		pthread_join(j->thread, NULL);
+	j->started = 0;
+}
+
+ev_status audit_hash_job_finish(struct audit_hash_job *j, json_t *receipt, const char *name, struct ev_error *err)
+{
+	audit_hash_job_wait(j);
+	if (!j->done) /* no thread could be had: hashed here */
+		hash_job_run(j);
+	if (j->st != EV_OK)
+		return ev_error_set(err, j->st, "%s", j->err.text);
+	char hex[EV_SHA256_HEX_LEN + 1];
+	ev_sha256_hex(j->digest, hex);
+	return ev_receipt_add_input(receipt, name, j->path, hex, err);
 }

@@ -9,6 +9,7 @@
 #ifndef AUDIT_ANALYSIS_H
 #define AUDIT_ANALYSIS_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,6 +19,7 @@
 #include "lib/stats/quantile.h"
 #include "lib/stats/hgrm.h"
 #include "lib/stats/series.h"
+#include "lib/core/sha256.h"
 #include "lib/core/status.h"
 
 #define ANALYSIS_MAX_QUANTILES 64
@@ -104,5 +106,24 @@ json_t *audit_analysis_cohorts(const uint64_t *v, size_t n, const uint8_t *page,
  * on I/O. */
 ev_status audit_analysis_page_labels(const char *dir, uint64_t warmups, size_t n, uint64_t page_size,
 			       uint8_t **labels, struct ev_error *err);
+
+/* A file's SHA-256 taken on a thread of its own while the caller reads
+ * it (a series: read twice from the page cache, on two cores, instead of
+ * once after the other), looking at the stop flag between reads. init,
+ * start; then wait (on every path) and finish (adds it to a receipt's
+ * inputs as name). Without a thread to be had, finish hashes it there. */
+struct audit_hash_job {
+	const char *path;
+	uint8_t digest[EV_SHA256_LEN];
+	ev_status st;
+	struct ev_error err;
+	pthread_t thread;
+	int started, done;
+};
+
+void audit_hash_job_init(struct audit_hash_job *j, const char *path);
+void audit_hash_job_start(struct audit_hash_job *j);
+void audit_hash_job_wait(struct audit_hash_job *j);
+ev_status audit_hash_job_finish(struct audit_hash_job *j, json_t *receipt, const char *name, struct ev_error *err);
 
 #endif

@@ -10,7 +10,6 @@
 #include <libgen.h>
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,30 +188,6 @@ static ev_status add_input_file(json_t *receipt, const char *name, const char *p
 	return st;
 }
 
-/* A file hashed on a thread of its own (the series, while the main
- * thread reads its samples), looking at the stop flag between reads. */
-struct hash_job {
-	const char *path;
-	uint8_t digest[EV_SHA256_LEN];
-	ev_status st;
-	struct ev_error err;
-	pthread_t thread;
-	int started;
-};
-
-static void *hash_job_run(void *arg)
-{
-	struct hash_job *j = arg;
-	int fd = ev_input_open(j->path, "series", &j->err);
-	if (fd < 0) {
-		j->st = j->err.status;
-		return NULL;
-	}
-	j->st = ev_sha256_fd_until(fd, j->path, j->digest, NULL, &ev_cli_interrupted, &j->err);
-	close(fd);
-	return NULL;
-}
-
 /* The time series decimated: the largest value of each of at most
  * TIMESERIES_POINTS buckets of consecutive calls. */
 static void decimate(struct run *r, const uint64_t *v, size_t n)
@@ -338,11 +313,9 @@ ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, s
 	if ((st = ev_series_load(r->series, &s, run_finding, r, err)) != EV_OK)
 		return ev_error_wrap(err, "run %s", r->name);
 	/* the series hashed on another core while this one reads it */
-	struct hash_job job = {.path = r->series};
-	ev_error_clear(&job.err);
-	job.started = pthread_create(&job.thread, NULL, hash_job_run, &job) == 0;
-	if (!job.started)
-		hash_job_run(&job);
+	struct audit_hash_job job;
+	audit_hash_job_init(&job, r->series);
+	audit_hash_job_start(&job);
 	r->analysed = 1;
 	snprintf(r->clock, sizeof r->clock, "%s", s.clock);
 	r->tps = s.ticks_per_second;
@@ -351,16 +324,10 @@ ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, s
 	if (!ev_cli_interrupted)
 		decimate(r, s.v, s.n);
 	int dst = ev_cli_interrupted ? -2 : ev_distribution_of(s.v, s.n, &r->dist, &ev_cli_interrupted);
-	if (job.started)
-		pthread_join(job.thread, NULL);
+	audit_hash_job_wait(&job);
 	snprintf(name, sizeof name, "%s series", r->name);
-	if (dst == 0 && (st = job.st) != EV_OK)
-		*err = job.err;
-	if (dst == 0 && st == EV_OK) {
-		char hex[EV_SHA256_HEX_LEN + 1];
-		ev_sha256_hex(job.digest, hex);
-		st = ev_receipt_add_input(ca->receipt, name, r->series, hex, err);
-	}
+	if (dst == 0)
+		st = audit_hash_job_finish(&job, ca->receipt, name, err);
 	if (dst == 0 && st == EV_OK && have_native) {
 		snprintf(name, sizeof name, "%s native report", r->name);
 		st = add_input_file(ca->receipt, name, r->native, err);

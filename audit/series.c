@@ -46,48 +46,6 @@ static void on_finding(void *ctx, const struct ev_finding *f)
 		json_array_append_new(x->list, ev_finding_to_json(f));
 }
 
-/* The series' SHA-256, for the receipt, taken on a thread of its own
- * while the analysis reads the samples (the file is read twice from the
- * page cache, on two cores, instead of once after the other). */
-struct hash_job {
-	const char *path;
-	uint8_t digest[EV_SHA256_LEN];
-	ev_status st;
-	struct ev_error err;
-	pthread_t thread;
-	int started;
-};
-
-static void *hash_job_run(void *arg)
-{
-	struct hash_job *j = arg;
-	ev_error_clear(&j->err);
-	int fd = ev_input_open(j->path, "series", &j->err);
-	if (fd < 0) {
-		j->st = j->err.status;
-		return NULL;
-	}
-	/* a signal stops the hashing too, so that the command can end */
-	j->st = ev_sha256_fd_until(fd, j->path, j->digest, NULL, &ev_cli_interrupted, &j->err);
-	close(fd);
-	return NULL;
-}
-
-static ev_status hash_job_finish(struct hash_job *j, json_t *r, struct ev_error *err)
-{
-	if (!j->started) { /* no thread could be had: hash here */
-		hash_job_run(j);
-	} else {
-		pthread_join(j->thread, NULL);
-		j->started = 0;
-	}
-	if (j->st != EV_OK)
-		return ev_error_set(err, j->st, "%s", j->err.text);
-	char hex[EV_SHA256_HEX_LEN + 1];
-	ev_sha256_hex(j->digest, hex);
-	return ev_receipt_add_input(r, "series", j->path, hex, err);
-}
-
 static ev_status add_input(json_t *r, const char *name, const char *path, struct ev_error *err)
 {
 	uint8_t d[EV_SHA256_LEN];
@@ -137,10 +95,11 @@ static ev_status run_series(const struct series_opts *o, struct ev_error *err)
 	char coverage_text[640] = "";
 	ev_status st;
 	int have_native = o->native != NULL;
-	struct hash_job hash = {.path = o->series};
+	struct audit_hash_job hash;
+	audit_hash_job_init(&hash, o->series);
 	if (have_native && (st = ev_native_load(o->native, &nat, err)) != EV_OK)
 		goto out;
-	hash.started = pthread_create(&hash.thread, NULL, hash_job_run, &hash) == 0;
+	audit_hash_job_start(&hash);
 	if ((st = ev_series_load(o->series, &s, on_finding, &found, err)) != EV_OK)
 		goto out;
 	if (!(r = ev_receipt_new("audit", TOOL, err))) {
@@ -251,7 +210,7 @@ static ev_status run_series(const struct series_opts *o, struct ev_error *err)
 			goto out;
 		ev_receipt_set_fact(r, "pacing", audit_analysis_pacing(&d, o->rate, &missed), err);
 	}
-	if ((st = hash_job_finish(&hash, r, err)) != EV_OK)
+	if ((st = audit_hash_job_finish(&hash, r, "series", err)) != EV_OK)
 		goto out;
 	ev_receipt_add_check(r, "series", found.n == 0, found.n ? "findings in the series" : "every sample read", err);
 	ev_receipt_set_fact(r, "series_findings", json_incref(found.list), err);
@@ -284,8 +243,7 @@ static ev_status run_series(const struct series_opts *o, struct ev_error *err)
 	}
 	st = differ || found.n ? EV_MISMATCH : EV_OK;
 out:
-	if (hash.started)
-		pthread_join(hash.thread, NULL);
+	audit_hash_job_wait(&hash);
 	json_decref(compared);
 	json_decref(found.list);
 	json_decref(r);
