@@ -72,6 +72,7 @@ struct campaign_audit {
 	int journals_audited;
 	size_t journal_pairs;     /* runs whose journals were audited (one side alone when the other is missing) */
 	size_t journals_missing;  /* runs with a declared journal that is not there: each a failed check */
+	size_t journals_one_side; /* runs that declare one side's journal only (audited alone) */
 	json_t *stack_options;    /* per cell and side, requested and effective (NULL: no onload observer) */
 	json_t *options_not_read; /* sentences: what of the requested options could not be read */
 	json_t *profiles;         /* per profiled run and side, as audit profile reads it (NULL: none) */

@@ -464,16 +464,19 @@ ev_status audit_campaign_audit_journals(struct campaign_audit *ca, struct ev_err
 		if (!r->sjournal[0] && !r->pjournal[0])
 			continue; /* a program that keeps no journal: named in the coverage */
 		int s_there = journal_there(r->sjournal), p_there = journal_there(r->pjournal);
-		if (!s_there || !p_there) {
+		/* declared and not there: a finding; not declared: one side
+		 * audited alone, and the coverage says so */
+		if ((r->sjournal[0] && !s_there) || (r->pjournal[0] && !p_there)) {
 			char check[256], detail[PATH_MAX + 128];
-			const char *which = !s_there ? r->sjournal : r->pjournal;
+			int sender = r->sjournal[0] && !s_there;
 			snprintf(check, sizeof check, "run %s journals", r->name);
-			snprintf(detail, sizeof detail, "the %s's journal %s: %s", !s_there ? "sender" : "peer",
-				 which[0] ? which : "(not declared in run.json)", which[0] ? "missing" : "one side only");
+			snprintf(detail, sizeof detail, "the %s's journal %s: missing", sender ? "sender" : "peer",
+				 sender ? r->sjournal : r->pjournal);
 			fprintf(stderr, TOOL ": %s: %s\n", r->name, detail);
 			ev_receipt_add_check(ca->receipt, check, 0, detail, err);
 			ca->journals_missing++;
 		}
+		ca->journals_one_side += !r->sjournal[0] || !r->pjournal[0];
 		if (!s_there && !p_there)
 			continue;
 		senders[n] = s_there ? r->sjournal : NULL;

@@ -198,6 +198,12 @@ json_t *audit_campaign_coverage(const struct campaign_audit *ca)
 			 "FIX journal)", no_journal, no_journal == 1 ? "" : "s");
 		json_array_append_new(not, json_string(text));
 	}
+	if (ca->journals_one_side) {
+		snprintf(text, sizeof text, "one side's journal of %zu run%s: run.json declares the other side's only "
+			 "(audited alone, nothing to compare it with)", ca->journals_one_side,
+			 ca->journals_one_side == 1 ? "" : "s");
+		json_array_append_new(not, json_string(text));
+	}
 	if (ca->journals_missing) {
 		snprintf(text, sizeof text, "the journals of %zu run%s: declared, not there (each a failed check)",
 			 ca->journals_missing, ca->journals_missing == 1 ? "" : "s");

@@ -1,6 +1,5 @@
 #include "config.h"
 #include "lib/cli/cli.h"
-#include "lib/core/publish.h"
 #include "lib/core/stop.h"
 #include "lib/receipt/signature.h"
 #include "lib/receipt/receipt.h"

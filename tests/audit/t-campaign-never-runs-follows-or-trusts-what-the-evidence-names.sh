@@ -140,6 +140,13 @@ test_expect_success 'a peer journal deleted: its run fails "journals", the other
 	grep -q "declared, not there" s/receipt.json
 '
 
+test_expect_success 'a run that declares its sender'"'"'s journal only: audited alone, no false finding, named' '
+	fresh && edit_run 002-baseline-spin-2 "del d[\"processes\"][0][\"outputs\"][\"journal\"]" &&
+	"$AUDIT" campaign c -o s >out 2>err &&
+	test "$(json_words s/audit-journal.json "sorted(d[\"facts\"][\"pairs\"][1])")" = sender &&
+	grep -q "one side.s journal of 1 run: run.json declares the other side.s only" s/receipt.json
+'
+
 test_expect_success 'one run.json with other counts: that run is audited with its own counts, and fails' '
 	fresh && edit_run 002-baseline-spin-2 "d[\"counts\"][\"measured\"] = 399" &&
 	test_expect_code 1 "$AUDIT" campaign c -o s >out 2>err &&
