@@ -63,7 +63,6 @@ struct destination {
 	char message[EV_ERROR_TEXT_MAX + PATH_MAX + 200];
 	char receipt_path[PATH_MAX];
 	char verifier_receipt[PATH_MAX]; /* where its verifier said it wrote its receipt ("": not said) */
-	int verifier_started;
 	int verifier_unsure;  /* killed without saying whether it published a receipt */
 };
 
@@ -139,7 +138,6 @@ static ev_status verify_there(struct destination *d, struct ev_error *err)
 	if (st != EV_OK)
 		return st;
 	c.doing = "verifying the copy";
-	d->verifier_started = 1;
 	int code = -1;
 	/* Its stdin stays open while it verifies: when it closes (we, or the
 	 * ssh between us, are gone) the verifier stops without a receipt. */
@@ -341,7 +339,7 @@ static int run_push(struct push_opts *o)
 		if (i == o->n_to) {
 			d->local_check = 1;
 			d->ep.spec = "here";
-				} else if (replicate_endpoint_parse(&d->ep, o->to[i]) != 0) {
+		} else if (replicate_endpoint_parse(&d->ep, o->to[i]) != 0) {
 			fprintf(stderr, TOOL ": --to %s: expected HOST:DIR or a local DIR\n", o->to[i]);
 			goto out;
 		}
@@ -385,7 +383,9 @@ static int run_push(struct push_opts *o)
 		pthread_join(dests[i].thread, NULL);
 	if (ev_cli_interrupted) {
 		/* A verification that ended before the signal wrote a true
-		 * receipt: it stays, and is said, so that "no receipt" is exact. */
+		 * receipt: it stays, and is said (here and at the destination),
+		 * so that "no receipt" is exact; where it cannot be known, where
+		 * to look is said. */
 		int kept = 0, maybe = 0;
 		for (size_t i = 0; i < n; i++) {
 			const struct destination *d = &dests[i];
