@@ -33,6 +33,7 @@ extern const char *const audit_campaign_q_percent[NQ];
 
 struct run {
 	char name[160], arm[64], cell[64], result[24], dir[PATH_MAX];
+	char run_json_sha256[EV_SHA256_HEX_LEN + 1];
 	int repeat;
 	int profiled;          /* perf ran beside a side: shown apart, never in a cell's statistics */
 	char series[PATH_MAX], native[PATH_MAX], delay[PATH_MAX], sjournal[PATH_MAX], pjournal[PATH_MAX];

@@ -118,17 +118,13 @@ ev_status audit_campaign_load_runs(struct campaign_audit *ca, struct ev_error *e
 		struct ev_run run;
 		const struct ev_run *doc = &run;
 		uint8_t digest[EV_SHA256_LEN];
-		char hex[EV_SHA256_HEX_LEN + 1];
 		if ((st = ev_run_load(path, 0, &run, digest, err)) != EV_OK)
 			break;
 		if ((st = ev_run_check_paths(&run, r->dir, path, err)) != EV_OK) {
 			ev_run_free(&run);
 			break;
 		}
-		ev_sha256_hex(digest, hex);
-		char name[PATH_MAX + 16];
-		snprintf(name, sizeof name, "run %s", e->d_name);
-		ev_receipt_add_input(ca->receipt, name, path, hex, err);
+		ev_sha256_hex(digest, r->run_json_sha256);
 		memcpy(r->name, e->d_name, strlen(e->d_name) + 1);
 		snprintf(r->arm, sizeof r->arm, "%s", ev_run_string(doc, "arm") ?: "");
 		snprintf(r->cell, sizeof r->cell, "%s", ev_run_string(doc, "cell") ?: "");
@@ -168,6 +164,14 @@ ev_status audit_campaign_load_runs(struct campaign_audit *ca, struct ev_error *e
 	closedir(d);
 	if (ca->nruns > 1)
 		qsort(ca->runs, ca->nruns, sizeof *ca->runs, by_name);
+	/* inputs in the runs' order, not the directory's: two hosts that read
+	 * the same campaign write the same comparable digest */
+	for (size_t i = 0; st == EV_OK && i < ca->nruns; i++) {
+		char name[sizeof ca->runs[i].name + 8], path[PATH_MAX];
+		snprintf(name, sizeof name, "run %s", ca->runs[i].name);
+		if (ev_path_join(path, sizeof path, ca->runs[i].dir, EV_RUN_FILENAME) == 0)
+			st = ev_receipt_add_input(ca->receipt, name, path, ca->runs[i].run_json_sha256, err);
+	}
 	return st;
 }
 

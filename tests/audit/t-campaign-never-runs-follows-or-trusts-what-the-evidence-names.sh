@@ -62,6 +62,10 @@ test_expect_success 'the receipts list exactly the files opened under the campai
 	               if i.get("path", "").startswith("c/")}
 	assert "c/plan.json" in listed, "plan.json not listed"
 	assert opened == listed, ("opened, not listed", sorted(opened - listed), "listed, not opened", sorted(listed - opened))
+	# in the runs' order, not the directory's: the comparable digest is
+	# the same wherever the campaign is read
+	runs = [i["name"] for i in json.load(open("s/receipt.json"))["inputs"] if i["name"].startswith("run ")]
+	assert runs == sorted(runs) and len(runs) == 2, runs
 	PY
 	rm -rf sealed-c
 '
