@@ -11,7 +11,7 @@ command -v strace >/dev/null || test_skip_all "strace is not installed (Debian p
 NOLEAK="ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 
 # late_signal STEM WHEN COMMAND...: run COMMAND under strace with its
-# WHEN-th fsync (of its main thread) held 3 s; once a temporary of a file
+# WHEN-th fsync (of its main thread) held 1.5 s; once a temporary of a file
 # whose name starts with STEM appears here (or in $LATE_DIR), send SIGTERM
 # to the command; require exit 2 and that no file named STEM* appeared, nor
 # a temporary.
@@ -22,7 +22,7 @@ late_signal () {
 	where = os.environ.get("LATE_DIR", ".")
 	before = set(glob.glob(os.path.join(where, stem + "*")))
 	trace = ["env", os.environ["NOLEAK"], "strace", "-qq", "-o", "/dev/null", "-e", "trace=fsync",
-	         "-e", "inject=fsync:delay_enter=3000000:when=" + when]
+	         "-e", "inject=fsync:delay_enter=1500000:when=" + when]
 	p = subprocess.Popen(trace + cmd, stdout=subprocess.DEVNULL, stderr=open("late.err", "w"))
 	start = time.monotonic()
 	while not glob.glob(os.path.join(where, "." + stem + "*.tmp-*")):
