@@ -445,8 +445,11 @@ static ev_status run_arm(struct session *ss, size_t first, size_t last, int *sto
 	size_t todo = 0;
 	for (size_t i = first; i < last; i++) {
 		int e = earlier_run(c, &ss->order[i], &done[i - first], err);
-		if (e < 0)
+		if (e < 0) {
+			for (size_t k = 0; k < i - first; k++)
+				json_decref(done[k]);
 			return err->status;
+		}
 		todo += e == 0;
 	}
 	json_t *arm_json = json_pack("{s:s}", "name", arm->name);

@@ -84,7 +84,7 @@ test_expect_success 'capture run: no receipt-capture.json, exit 2; run again, it
 	   "sender": {"argv": ["$PROBE", "{out:probe}", "0", "0"], "cpu": 1, "outputs": {"probe": "p/sender"}}}]}
 	EOF
 	"$CAPTURE" pin plan.json -o pinned.json >/dev/null &&
-	strace -qq -o fsyncs.txt -e trace=fsync "$CAPTURE" run pinned.json -o counted >/dev/null 2>&1 &&
+	env "$NOLEAK" strace -qq -o fsyncs.txt -e trace=fsync "$CAPTURE" run pinned.json -o counted >/dev/null 2>&1 &&
 	n=$(grep -c "^fsync(" fsyncs.txt) &&
 	mkdir -p cd && LATE_DIR=cd/c late_signal receipt-capture $((n - 1)) "$CAPTURE" run pinned.json -o cd/c &&
 	test -z "$(ls cd/c | grep receipt-capture)" &&
