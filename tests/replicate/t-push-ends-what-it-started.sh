@@ -70,7 +70,8 @@ test_expect_success 'a signal while the copies are verified: exit 2 at once, no 
 '
 
 test_expect_success 'a signal after one host verified: every receipt that exists is named, here and there' '
-	{ FAKE_SSH_HANG=hostB "$REPLICATE" push "$trash/out/archive.tar.zst" --seal "$trash/out/SEAL.json" \
+	# a hang of its own length: t-push-copies-... looks for its "sleep 1000"
+	{ FAKE_SSH_HANG=hostB FAKE_SSH_HANG_SECONDS=999 "$REPLICATE" push "$trash/out/archive.tar.zst" --seal "$trash/out/SEAL.json" \
 		--receipt-dir r --remote-replicate "$REPLICATE" --ssh "$FAKE_SSH" --timeout 60 \
 		--to "hostA:$trash/dest-done" --to "hostB:$trash/dest-hung" >/dev/null 2>named.err & } &&
 	pid=$! && n=0 &&
