@@ -18,7 +18,7 @@ helpers_left () {
 }
 
 no_helper_left_within () {
-	for i in $(seq 1 $(($1 * 10))); do
+	for i in $(seq 1 $(($1 * 10 * EV_TIME_SCALE))); do
 		[ -z "$(helpers_left)" ] && return 0
 		sleep 0.1
 	done
