@@ -49,6 +49,34 @@ ev_status audit_campaign_publish(struct campaign_audit *ca, const char *name, co
 	return st;
 }
 
+/* For the closing line: " (N printed, not recomputable (no series):
+ * bytes pinned by WHAT N, ...)", or "" when every run has a series. */
+static void printed_clause(const struct campaign_audit *ca, char *out, size_t cap)
+{
+	static const char *const by[] = {"seal", "capture receipt", "capture receipt, in part", "nothing"};
+	size_t n = 0, count[4] = {0};
+	for (size_t i = 0; i < ca->nruns; i++) {
+		if (!ca->runs[i].printed)
+			continue;
+		n++;
+		const char *p = audit_campaign_run_pinned_by(ca, &ca->runs[i]);
+		for (size_t k = 0; k < 4; k++)
+			count[k] += strcmp(p, by[k]) == 0;
+	}
+	out[0] = 0;
+	if (!n)
+		return;
+	size_t used = (size_t)snprintf(out, cap, " (%zu " CELL_PRINTED ": bytes pinned by", n);
+	const char *sep = " ";
+	for (size_t k = 0; k < 4 && used < cap; k++)
+		if (count[k]) {
+			used += (size_t)snprintf(out + used, cap - used, "%s%s %zu", sep, by[k], count[k]);
+			sep = ", ";
+		}
+	if (used < cap)
+		snprintf(out + used, cap - used, ")");
+}
+
 static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 {
 	char plan[PATH_MAX];
@@ -83,6 +111,8 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 			goto out;
 	}
 	if ((st = audit_campaign_load_runs(ca, err)) != EV_OK)
+		goto out;
+	if ((st = audit_campaign_load_capture_pins(ca, err)) != EV_OK)
 		goto out;
 	if (!ca->nruns) {
 		st = ev_error_set(err, EV_USAGE, "%s: no run with a run.json", ca->dir);
@@ -123,12 +153,17 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 	if (st == EV_OK)
 		st = audit_campaign_read_provenance(ca, name, err);
 	if (st == EV_OK)
+		st = audit_campaign_check_capture_pins(ca, err);
+	if (st == EV_OK)
+		st = audit_campaign_check_printed(ca, err);
+	if (st == EV_OK)
 		st = audit_campaign_check_seal(ca, err);
 	if (st != EV_OK)
 		goto out;
 	json_t *runs = json_array();
 	for (size_t i = 0; i < ca->nruns; i++) {
 		json_object_set_new(ca->runs[i].json, "in_cell_median", json_boolean(audit_campaign_run_summed(&ca->runs[i])));
+		json_object_set_new(ca->runs[i].json, "pinned_by", json_string(audit_campaign_run_pinned_by(ca, &ca->runs[i])));
 		json_array_append(runs, ca->runs[i].json);
 	}
 	summary = json_pack("{s:s, s:s, s:o, s:o, s:o}", "format", "evidence-campaign-summary/1", "campaign",
@@ -195,8 +230,10 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 			printf("\nreport: %s/report.html\n", ca->out);
 		}
 		const char *result = json_string_value(json_object_get(ca->receipt, "result"));
-		fprintf(ca->json ? stderr : stdout, "%s: %zu runs; summary %s\n",
-			strcmp(result, "pass") == 0 ? "OK" : "FAIL", ca->nruns, ca->out);
+		char printed[256];
+		printed_clause(ca, printed, sizeof printed);
+		fprintf(ca->json ? stderr : stdout, "%s: %zu runs%s; summary %s\n",
+			strcmp(result, "pass") == 0 ? "OK" : "FAIL", ca->nruns, printed, ca->out);
 		st = strcmp(result, "pass") == 0 ? EV_OK : EV_MISMATCH;
 	}
 out:
@@ -217,44 +254,66 @@ out:
 	json_decref(ca->profiles);
 	json_decref(ca->options_not_read);
 	json_decref(ca->provenance);
+	json_decref(ca->capture_pins);
 	ev_seal_free(&ca->seal);
 	return st;
+}
+
+static int trust_add(struct ev_trust **trust, const char *path)
+{
+	struct ev_error err;
+	ev_error_clear(&err);
+	if (!*trust && !(*trust = ev_trust_new())) {
+		fputs(TOOL ": out of memory\n", stderr);
+		return 2;
+	}
+	if (ev_trust_add_file(*trust, path, &err) != EV_OK) {
+		ev_cli_error(TOOL, &err);
+		ev_trust_free(*trust);
+		*trust = NULL;
+		return 2;
+	}
+	return 0;
 }
 
 int audit_campaign_main(int argc, char **argv)
 {
 	struct campaign_audit ca = {0};
-	int c;
+	int c, rc;
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &audit_tool, "campaign");
 	optind = 1;
 	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
 		switch (c) {
-		case 'h': return ev_cli_help(&audit_tool, "campaign");
+		case 'h': rc = ev_cli_help(&audit_tool, "campaign"); goto done;
 		case 'j': ca.json = 1; break;
 		case 'o': ca.out = optarg; break;
 		case 'P': ca.seal_sha256 = optarg; break;
 		case 'S': ca.seal_path = optarg; break;
 		case 'p':
 			if (optarg[0] != '/')
-				return ev_cli_usage(&audit_tool, "campaign", "option --perf: expected an absolute path, found '%s'", optarg);
+				{ rc = ev_cli_usage(&audit_tool, "campaign", "option --perf: expected an absolute path, found '%s'", optarg); goto done; }
 			ca.perf = optarg;
 			break;
 		case 'K':
 			if (ev_cli_sign_key(TOOL, optarg, &ca.sign_key))
-				return 2;
+				{ rc = 2; goto done; }
 			break;
-		default: return ev_cli_usage(&audit_tool, "campaign", "%s", ev_cli_option_problem(argv));
+		case 't':
+			if (trust_add(&ca.trust, optarg))
+				{ rc = 2; goto done; }
+			break;
+		default: { rc = ev_cli_usage(&audit_tool, "campaign", "%s", ev_cli_option_problem(argv)); goto done; }
 		}
 	}
 	if (optind + 1 != argc)
-		return ev_cli_usage(&audit_tool, "campaign", optind == argc ? "no campaign directory given" : "one campaign at a time");
+		{ rc = ev_cli_usage(&audit_tool, "campaign", optind == argc ? "no campaign directory given" : "one campaign at a time"); goto done; }
 	if (!ca.out)
-		return ev_cli_usage(&audit_tool, "campaign", "no output directory given (-o OUTDIR)");
+		{ rc = ev_cli_usage(&audit_tool, "campaign", "no output directory given (-o OUTDIR)"); goto done; }
 	if (ca.seal_sha256 && !ca.seal_path)
 		return ev_cli_usage(&audit_tool, "campaign", "--seal-sha256 pins a --seal; none given");
 	if (ca.seal_sha256 && !ev_sha256_hex_valid(ca.seal_sha256))
-		return ev_cli_usage(&audit_tool, "campaign", "option --seal-sha256: expected 64 lower-case hex digits");
+		{ rc = ev_cli_usage(&audit_tool, "campaign", "option --seal-sha256: expected 64 lower-case hex digits"); goto done; }
 	ca.dir = argv[optind];
 	struct ev_error err;
 	ev_error_clear(&err);
@@ -262,6 +321,9 @@ int audit_campaign_main(int argc, char **argv)
 	ev_status st = run_campaign(&ca, &err);
 	if (st >= EV_ERROR)
 		ev_cli_error(TOOL, &err);
+	rc = ev_status_exit_code(st);
+done:
 	ev_signing_key_free(ca.sign_key);
-	return ev_status_exit_code(st);
+	ev_trust_free(ca.trust);
+	return rc;
 }

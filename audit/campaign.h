@@ -26,6 +26,8 @@
 #define SPECTRUM_STEPS 51      /* 0 to 5 nines, a tenth at a time */
 #define TIMESERIES_POINTS 400
 #define NQ 4
+/* What a cell of runs without a series shows, in summary.json and the tables. */
+#define CELL_PRINTED "printed, not recomputable (no series)"
 
 /* The quantiles a campaign summary shows, by name and as a percentile. */
 extern const char *const audit_campaign_q_names[NQ];
@@ -53,13 +55,31 @@ struct run {
 	double ts_x[TIMESERIES_POINTS], ts_y[TIMESERIES_POINTS];
 	size_t nts;
 	struct ev_distribution dist; /* every value of the series, for the .hgrm export */
+	/* a run without a series: what its program printed, in ns, checked
+	 * against itself and the plan, never recomputed */
+	int printed;
+	double pq[NQ], pmean, pmax;
+	unsigned char pq_have[NQ], pmean_have, pmax_have;
+	unsigned inconsistent;
+	/* its files against the capture receipts (campaign_pins.c) */
+	unsigned pin_held, pin_unpinned, pin_altered;
 };
+
+struct campaign_audit;
+
+/* What pins a run's bytes: "seal" (--seal), "capture receipt" (every
+ * file read of the run is in one), "capture receipt, in part", or
+ * "nothing". */
+const char *audit_campaign_run_pinned_by(const struct campaign_audit *ca, const struct run *r);
 
 struct campaign_audit {
 	struct ev_signing_key *sign_key; /* --sign-key: receipt.json and audit-journal.json signed */
 	const char *dir, *out;
 	const char *perf;                    /* --perf, else /usr/bin/perf: never a program the evidence names */
 	const char *seal_path, *seal_sha256; /* --seal, --seal-sha256 */
+	struct ev_trust *trust;              /* --trust: every capture receipt signed by one of these keys */
+	json_t *capture_pins;                /* "runs/RUN/PATH" -> {"sha256", "receipt"} (campaign_pins.c) */
+	size_t capture_receipts, capture_receipts_refused;
 	struct ev_seal seal;                 /* with --seal: what each file read is held against */
 	char seal_hex[EV_SHA256_HEX_LEN + 1]; /* "" without --seal */
 	json_t *provenance;                  /* where and how it ran (campaign_provenance.c) */
@@ -87,12 +107,18 @@ struct cell_summary {
 	size_t nspectrum;
 	const char *rule;
 	const char *unit;
+	int printed;               /* of runs without a series: medians of what they printed */
+	unsigned char q_have[NQ], mean_have; /* a statistic every counted run has */
 };
 
 ev_status audit_campaign_load_runs(struct campaign_audit *ca, struct ev_error *err);
 
 /* One run: its series read, its statistics recomputed and checked. */
 ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, struct ev_error *err);
+
+/* The check "run RUN statistics" of each run without a series, once its
+ * bytes were held (what pinned them is in its detail and summary.json). */
+ev_status audit_campaign_check_printed(struct campaign_audit *ca, struct ev_error *err);
 
 /* Both endpoints' journals of every run that has them, audited as
  * audit journal would, its receipt in the summary. */
@@ -145,6 +171,20 @@ void audit_campaign_write_stack_options(const json_t *options, struct text *t, i
 /* Where and how the campaign ran, from policy.json and the capture
  * receipts (each added to the receipt's inputs), into ca->provenance. */
 ev_status audit_campaign_read_provenance(struct campaign_audit *ca, const char *name, struct ev_error *err);
+
+/* Every capture receipt in the campaign (receipt-capture*.json): intact,
+ * and with --trust signed by a trusted key, else a failed check and its
+ * pins unused; what each pins of the runs into ca->capture_pins. */
+ev_status audit_campaign_load_capture_pins(struct campaign_audit *ca, struct ev_error *err);
+
+/* Every input read under runs/ (this receipt's and audit-journal.json's)
+ * held against the capture receipts: an altered file is a failed check
+ * of its run, named; each run's pin counts set. */
+ev_status audit_campaign_check_capture_pins(struct campaign_audit *ca, struct ev_error *err);
+
+/* path (an input's, as the receipt names it) relative to the campaign
+ * directory, or NULL when it does not lie beneath it. */
+const char *audit_campaign_relative(const struct campaign_audit *ca, const char *path);
 
 /* With --seal: the check "inputs against the seal", every input read
  * under the campaign directory (this receipt's, and the journals' in

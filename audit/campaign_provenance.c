@@ -149,23 +149,32 @@ static int by_member_path(const void *key, const void *m)
 	return strcmp(key, ((const struct ev_member *)m)->path);
 }
 
+const char *audit_campaign_relative(const struct campaign_audit *ca, const char *path)
+{
+	size_t dirlen = strlen(ca->dir);
+	while (dirlen > 1 && ca->dir[dirlen - 1] == '/')
+		dirlen--;
+	if (!path || strncmp(path, ca->dir, dirlen) != 0 || path[dirlen] != '/')
+		return NULL;
+	const char *rel = path + dirlen;
+	while (*rel == '/') /* CAMPAIGN_DIR given as "dir/" */
+		rel++;
+	return rel;
+}
+
 /* Each input of list under the campaign directory against the seal:
  * counted in held or bad; the first bad one described in detail. */
 static void hold_inputs(const struct campaign_audit *ca, const json_t *list, size_t *held, size_t *bad, char *detail,
 			size_t cap)
 {
-	size_t dirlen = strlen(ca->dir), i;
-	while (dirlen > 1 && ca->dir[dirlen - 1] == '/')
-		dirlen--;
+	size_t i;
 	json_t *in;
 	json_array_foreach(list, i, in) {
 		const char *path = json_string_value(json_object_get(in, "path"));
 		const char *hex = json_string_value(json_object_get(in, "sha256"));
-		if (!path || !hex || strncmp(path, ca->dir, dirlen) != 0 || path[dirlen] != '/')
+		const char *rel = audit_campaign_relative(ca, path);
+		if (!rel || !hex)
 			continue;
-		const char *rel = path + dirlen;
-		while (*rel == '/') /* CAMPAIGN_DIR given as "dir/" */
-			rel++;
 		const struct ev_member *m = bsearch(rel, ca->seal.members, ca->seal.count, sizeof *ca->seal.members,
 						    by_member_path);
 		char mine[EV_SHA256_HEX_LEN + 1] = "";

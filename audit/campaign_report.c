@@ -35,6 +35,31 @@ static void md_value(struct text *t, double v)
 		audit_text_add(t, " %.1f |", v);
 }
 
+static void md_maybe(struct text *t, int have, double v)
+{
+	if (have)
+		md_value(t, v);
+	else
+		audit_text_add(t, " — |");
+}
+
+/* How many runs kept no series and printed their statistics. */
+static size_t printed_runs(const struct campaign_audit *ca)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < ca->nruns; i++)
+		n += ca->runs[i].printed;
+	return n;
+}
+
+/* What a run's native column says. */
+static const char *native_verdict(const struct run *r)
+{
+	if (r->printed)
+		return r->inconsistent ? "printed, INCONSISTENT" : r->differ ? "printed, DIFFERS" : "printed";
+	return r->differ ? "DIFFERS" : "agrees";
+}
+
 void audit_campaign_write_markdown(const struct campaign_audit *ca, struct text *t, json_t *summary)
 {
 	const char *arms[64], *cells[256];
@@ -45,6 +70,13 @@ void audit_campaign_write_markdown(const struct campaign_audit *ca, struct text 
 		    "maximum of any run. Every run follows in its own row; a run that failed, or failed its\n"
 		    "audit (DIFFERS, DAMAGED), is shown there and left out of its cell's median, and so is a\n"
 		    "profiled run (perf perturbs latency: its profile is shown apart).\n\n");
+	if (printed_runs(ca))
+		audit_text_add(t, "%zu run%s kept no raw series: %s figures are " CELL_PRINTED ", in ns: the\n"
+			    "medians of what the program printed, its block checked against itself and its count\n"
+			    "against the plan, never recomputed. A cell of such runs says \"printed\" after its rule; —\n"
+			    "marks a statistic the program does not print. \"pinned by\" says what holds each run's bytes\n"
+			    "as they were written: the seal, the capture receipt, or nothing.\n\n",
+			    printed_runs(ca), printed_runs(ca) == 1 ? "" : "s", printed_runs(ca) == 1 ? "its" : "their");
 	for (size_t a = 0; a < na; a++) {
 		audit_text_add(t, "## Arm %s\n\n| cell | runs | rule | p50 | p95 | p99 | p99.9 | mean | largest max |\n"
 			    "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n", arms[a]);
@@ -56,15 +88,16 @@ void audit_campaign_write_markdown(const struct campaign_audit *ca, struct text 
 					audit_text_add(t, "| %s | 0 | no run held | | | | | | |\n", cells[c]);
 				continue;
 			}
-			audit_text_add(t, "| %s | %zu | %s |", cells[c], cs.runs, cs.rule ? cs.rule : "");
+			audit_text_add(t, "| %s | %zu | %s%s |", cells[c], cs.runs, cs.rule ? cs.rule : "",
+				       cs.printed ? ", printed" : "");
 			for (int k = 0; k < NQ; k++)
-				md_value(t, cs.q[k]);
-			md_value(t, cs.mean);
+				md_maybe(t, cs.q_have[k], cs.q[k]);
+			md_maybe(t, cs.mean_have, cs.mean);
 			md_value(t, cs.largest_max);
 			audit_text_add(t, "\n");
 		}
-		audit_text_add(t, "\n### Runs of arm %s\n\n| run | cell | result | p50 | p95 | p99 | p99.9 | mean | max | native | series |\n"
-			    "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n", arms[a]);
+		audit_text_add(t, "\n### Runs of arm %s\n\n| run | cell | result | p50 | p95 | p99 | p99.9 | mean | max | native | series | pinned by |\n"
+			    "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |\n", arms[a]);
 		for (size_t i = 0; i < ca->nruns; i++) {
 			const struct run *r = &ca->runs[i];
 			if (strcmp(r->arm, arms[a]) != 0)
@@ -75,10 +108,17 @@ void audit_campaign_write_markdown(const struct campaign_audit *ca, struct text 
 					md_value(t, r->q[k]);
 				md_value(t, ev_moments_mean(&r->m));
 				md_value(t, (double)r->m.max);
-				audit_text_add(t, " %s | %s |\n", r->differ ? "DIFFERS" : "agrees", r->findings ? "DAMAGED" : "whole");
+				audit_text_add(t, " %s | %s |", native_verdict(r), r->findings ? "DAMAGED" : "whole");
+			} else if (r->printed) {
+				for (int k = 0; k < NQ; k++)
+					md_maybe(t, r->pq_have[k], r->pq[k]);
+				md_maybe(t, r->pmean_have, r->pmean);
+				md_maybe(t, r->pmax_have, r->pmax);
+				audit_text_add(t, " %s | none |", native_verdict(r));
 			} else {
-				audit_text_add(t, " | | | | | | | |\n");
+				audit_text_add(t, " | | | | | | | |");
 			}
+			audit_text_add(t, " %s |\n", audit_campaign_run_pinned_by(ca, r));
 		}
 		audit_text_add(t, "\n");
 	}
@@ -90,6 +130,9 @@ void audit_campaign_write_markdown(const struct campaign_audit *ca, struct text 
 			 (long long)json_integer_value(json_object_get(scales, "min_hz")),
 			 (long long)json_integer_value(json_object_get(scales, "max_hz")),
 			 strtod(json_string_value(json_object_get(scales, "spread_ppm")) ?: "0", NULL));
+	else if (printed_runs(ca) == ca->nruns)
+		audit_text_add(t, "Conversion scales: no run kept a series (the printed figures are as the programs "
+			    "printed them, in ns).\n");
 	else
 		audit_text_add(t, "Conversion scales: no run converted its clock (each series is in its clock's own ticks).\n");
 	audit_campaign_write_stack_options(ca->stack_options, t, 0);
@@ -103,6 +146,14 @@ static void html_value(struct text *t, double v)
 		audit_text_add(t, "<td>%.0f</td>", v);
 	else
 		audit_text_add(t, "<td>%.1f</td>", v);
+}
+
+static void html_maybe(struct text *t, int have, double v)
+{
+	if (have)
+		html_value(t, v);
+	else
+		audit_text_add(t, "<td>—</td>");
 }
 
 static void html_cell_text(struct text *t, const char *s)
@@ -119,9 +170,9 @@ static const char *unit_of(const struct campaign_audit *ca, const char *arm)
 	int any = 0;
 	for (size_t i = 0; i < ca->nruns; i++) {
 		const struct run *r = &ca->runs[i];
-		if (!r->analysed || (arm && strcmp(r->arm, arm) != 0))
+		if ((!r->analysed && !r->printed) || (arm && strcmp(r->arm, arm) != 0))
 			continue;
-		if (r->tps != 1000000000u)
+		if (r->analysed && r->tps != 1000000000u)
 			return "ticks";
 		any = 1;
 	}
@@ -236,11 +287,13 @@ static void cells_table(const struct campaign_audit *ca, struct text *t, const c
 		audit_text_add(t, "<tr>");
 		html_cell_text(t, cells[c]);
 		audit_text_add(t, "<td>%zu</td>", cs.runs);
-		html_cell_text(t, cs.runs ? cs.rule : "no run held");
+		char rule[64];
+		snprintf(rule, sizeof rule, "%s%s", cs.rule ? cs.rule : "", cs.printed ? ", printed" : "");
+		html_cell_text(t, cs.runs ? rule : "no run held");
 		for (int k = 0; k < NQ && cs.runs; k++)
-			html_value(t, cs.q[k]);
+			html_maybe(t, cs.q_have[k], cs.q[k]);
 		if (cs.runs) {
-			html_value(t, cs.mean);
+			html_maybe(t, cs.mean_have, cs.mean);
 			html_value(t, cs.largest_max);
 		} else {
 			audit_text_add(t, "<td></td><td></td><td></td><td></td><td></td><td></td>");
@@ -257,8 +310,8 @@ static void runs_table(const struct campaign_audit *ca, struct text *t, const ch
 	audit_text_add(t, "</caption><thead><tr><th>run</th><th>cell</th><th>result</th>");
 	for (int k = 0; k < NQ; k++)
 		audit_text_add(t, "<th>%s (%s)</th>", audit_campaign_q_names[k], unit);
-	audit_text_add(t, "<th>mean (%s)</th><th>max (%s)</th><th>native</th><th>series</th><th>in its cell</th></tr></thead><tbody>\n",
-		       unit, unit);
+	audit_text_add(t, "<th>mean (%s)</th><th>max (%s)</th><th>native</th><th>series</th><th>in its cell</th>"
+		       "<th>pinned by</th></tr></thead><tbody>\n", unit, unit);
 	for (size_t i = 0; i < ca->nruns; i++) {
 		const struct run *r = &ca->runs[i];
 		if (strcmp(r->arm, arm) != 0)
@@ -276,11 +329,18 @@ static void runs_table(const struct campaign_audit *ca, struct text *t, const ch
 				html_value(t, r->q[k]);
 			html_value(t, ev_moments_mean(&r->m));
 			html_value(t, (double)r->m.max);
-			audit_text_add(t, "<td>%s</td><td>%s</td>", r->differ ? "DIFFERS" : "agrees", r->findings ? "DAMAGED" : "whole");
+			audit_text_add(t, "<td>%s</td><td>%s</td>", native_verdict(r), r->findings ? "DAMAGED" : "whole");
+		} else if (r->printed) {
+			for (int k = 0; k < NQ; k++)
+				html_maybe(t, r->pq_have[k], r->pq[k]);
+			html_maybe(t, r->pmean_have, r->pmean);
+			html_maybe(t, r->pmax_have, r->pmax);
+			audit_text_add(t, "<td>%s</td><td>none</td>", native_verdict(r));
 		} else {
 			audit_text_add(t, "<td></td><td></td><td></td><td></td><td></td><td></td><td></td><td></td>");
 		}
-		audit_text_add(t, "<td>%s</td></tr>\n", audit_campaign_run_summed(r) ? "counted" : "shown, not counted");
+		audit_text_add(t, "<td>%s</td><td>%s</td></tr>\n", audit_campaign_run_summed(r) ? "counted" : "shown, not counted",
+			       audit_campaign_run_pinned_by(ca, r));
 	}
 	audit_text_add(t, "</tbody></table></div>\n");
 }
@@ -434,8 +494,17 @@ void audit_campaign_write_html(const struct campaign_audit *ca, struct text *t, 
 		       "th:first-child,td:first-child{text-align:left}table.provenance td,table.audits td{text-align:left;"
 		       "white-space:normal;overflow-wrap:anywhere}tr.fail td{color:#b00}table.provenance th,table.audits th{text-align:left}</style></head><body>\n<h1>Campaign ");
 	audit_text_escaped(t, campaign);
-	audit_text_add(t, "</h1>\n<p>Every statistic recomputed from the runs' raw series; per cell, the median of the runs "
-		       "(never pooled samples). Values in %s.</p>\n", unit);
+	size_t printed = printed_runs(ca);
+	if (printed < ca->nruns)
+		audit_text_add(t, "</h1>\n<p>Every statistic of a run with a raw series recomputed from it; per cell, the "
+			       "median of the runs (never pooled samples). Values in %s.</p>\n", unit);
+	else
+		audit_text_add(t, "</h1>\n<p>");
+	if (printed)
+		audit_text_add(t, "%s%zu run%s kept no raw series: %s figures are " CELL_PRINTED ", in ns, the "
+			       "medians of what the program printed, its block checked against itself and its count against "
+			       "the plan. &quot;pinned by&quot; says what holds each run's bytes as they were written.</p>\n",
+			       printed < ca->nruns ? "<p>" : "", printed, printed == 1 ? "" : "s", printed == 1 ? "its" : "their");
 	write_provenance(ca, t);
 	for (size_t a = 0; a < na; a++) {
 		const char *aunit = unit_of(ca, arms[a]);

@@ -69,7 +69,37 @@ int audit_campaign_run_summed(const struct run *r)
 {
 	/* a failed run, one that failed its audit, or a profiled one (perf
 	 * perturbs latency) is shown, never summed up */
-	return r->analysed && r->m.n && strcmp(r->result, "ok") == 0 && !r->differ && !r->findings && !r->profiled;
+	return ((r->analysed && r->m.n) || r->printed) && strcmp(r->result, "ok") == 0 && !r->differ && !r->findings &&
+	       !r->profiled && !r->pin_altered;
+}
+
+/* A run's statistic k of a cell summary (the NQ quantiles, the mean,
+ * the largest max, then the spectrum): recomputed, or for a run without a
+ * series as printed. @return 0, or -1 when the run has none. */
+static int statistic_of(const struct run *r, int k, double *v)
+{
+	if (r->printed) {
+		if (k < NQ && r->pq_have[k])
+			*v = r->pq[k];
+		else if (k == NQ && r->pmean_have)
+			*v = r->pmean;
+		else if (k == NQ + 1 && r->pmax_have)
+			*v = r->pmax;
+		else
+			return -1;
+		return 0;
+	}
+	if (k < NQ)
+		*v = r->q[k];
+	else if (k == NQ)
+		*v = ev_moments_mean(&r->m);
+	else if (k == NQ + 1)
+		*v = (double)r->m.max;
+	else if ((size_t)(k - NQ - 2) < r->nspectrum)
+		*v = r->spectrum[k - NQ - 2];
+	else
+		return -1;
+	return 0;
 }
 
 void audit_campaign_summarise_cell(const struct campaign_audit *ca, const char *arm, const char *cell,
@@ -78,33 +108,41 @@ void audit_campaign_summarise_cell(const struct campaign_audit *ca, const char *
 	double *col = malloc((ca->nruns ? ca->nruns : 1) * sizeof *col);
 	memset(cs, 0, sizeof *cs);
 	cs->unit = "ticks";
-	for (int k = 0; k <= NQ + 1 + SPECTRUM_STEPS && col; k++) {
+	for (size_t i = 0; col && i < ca->nruns; i++) {
+		const struct run *r = &ca->runs[i];
+		if (strcmp(r->arm, arm) != 0 || strcmp(r->cell, cell) != 0 || !audit_campaign_run_summed(r))
+			continue;
+		cs->runs++;
+		cs->rule = r->rule;
+		cs->printed |= r->printed;
+		/* what a program printed is in ns (ev_native_stat_ns) */
+		cs->unit = r->printed || r->tps == 1000000000u ? "ns" : "ticks";
+	}
+	for (int k = 0; k <= NQ + 1 + SPECTRUM_STEPS && col && cs->runs; k++) {
 		size_t n = 0;
 		for (size_t i = 0; i < ca->nruns; i++) {
 			const struct run *r = &ca->runs[i];
-			if (strcmp(r->arm, arm) != 0 || strcmp(r->cell, cell) != 0 || !audit_campaign_run_summed(r))
+			double v;
+			if (strcmp(r->arm, arm) != 0 || strcmp(r->cell, cell) != 0 || !audit_campaign_run_summed(r) ||
+			    statistic_of(r, k, &v) != 0)
 				continue;
-			cs->rule = r->rule;
-			cs->unit = r->tps == 1000000000u ? "ns" : "ticks";
-			if (k < NQ)
-				col[n++] = r->q[k];
-			else if (k == NQ)
-				col[n++] = ev_moments_mean(&r->m);
-			else if (k == NQ + 1)
-				cs->largest_max = (double)r->m.max > cs->largest_max ? (double)r->m.max : cs->largest_max;
-			else if ((size_t)(k - NQ - 2) < r->nspectrum)
-				col[n++] = r->spectrum[k - NQ - 2];
+			if (k == NQ + 1)
+				cs->largest_max = v > cs->largest_max ? v : cs->largest_max;
+			else
+				col[n++] = v;
 		}
-		if (k == 0)
-			cs->runs = n;
-		if (!n || k == NQ + 1)
+		/* a statistic only where every counted run has it: a median of
+		 * some runs is not the cell's */
+		if (n != cs->runs || k == NQ + 1)
 			continue;
 		double med = ev_median(col, n);
-		if (k < NQ)
+		if (k < NQ) {
 			cs->q[k] = med;
-		else if (k == NQ)
+			cs->q_have[k] = 1;
+		} else if (k == NQ) {
 			cs->mean = med;
-		else if (n == cs->runs) { /* a point every run reaches */
+			cs->mean_have = 1;
+		} else {
 			cs->spectrum[k - NQ - 2] = med;
 			cs->nspectrum = (size_t)(k - NQ - 1);
 		}
@@ -154,12 +192,13 @@ json_t *audit_campaign_cells_json(const struct campaign_audit *ca)
 				continue;
 			json_t *med = json_object();
 			for (int k = 0; k < NQ; k++)
-				json_object_set_new(med, audit_campaign_q_names[k], ev_json_decimal_of(cs.q[k], 9));
-			json_object_set_new(med, "mean", ev_json_decimal_of(cs.mean, 9));
-			json_array_append_new(out, json_pack("{s:s, s:s, s:I, s:s, s:s, s:o, s:I}", "arm", arms[a], "cell",
+				json_object_set_new(med, audit_campaign_q_names[k],
+						    cs.q_have[k] ? ev_json_decimal_of(cs.q[k], 9) : json_null());
+			json_object_set_new(med, "mean", cs.mean_have ? ev_json_decimal_of(cs.mean, 9) : json_null());
+			json_array_append_new(out, json_pack("{s:s, s:s, s:I, s:s, s:s, s:s, s:o, s:I}", "arm", arms[a], "cell",
 							     cells[c], "runs", (json_int_t)cs.runs, "rule", cs.rule ? cs.rule : "",
-							     "unit", cs.unit, "median_of_runs", med, "largest_max",
-							     (json_int_t)cs.largest_max));
+							     "unit", cs.unit, "source", cs.printed ? CELL_PRINTED : "recomputed",
+							     "median_of_runs", med, "largest_max", (json_int_t)cs.largest_max));
 		}
 	return out;
 }
@@ -176,9 +215,12 @@ json_t *audit_campaign_coverage(const struct campaign_audit *ca)
 		else
 			without++;
 	char text[256];
-	snprintf(text, sizeof text, "%zu run%s: every sample of the raw series read, every printed statistic compared "
-		 "or named not recomputable (each run's native.coverage in summary.json)", series, series == 1 ? "" : "s");
-	json_array_append_new(done, json_string(text));
+	if (series || !without) {
+		snprintf(text, sizeof text, "%zu run%s: every sample of the raw series read, every printed statistic "
+			 "compared or named not recomputable (each run's native.coverage in summary.json)", series,
+			 series == 1 ? "" : "s");
+		json_array_append_new(done, json_string(text));
+	}
 	if (ca->journals_audited) {
 		snprintf(text, sizeof text, "the journals of %zu run%s audited as audit journal does, each run with its own "
 			 "counts (audit-journal.json)",
@@ -186,8 +228,24 @@ json_t *audit_campaign_coverage(const struct campaign_audit *ca)
 		json_array_append_new(done, json_string(text));
 	}
 	if (without) {
-		snprintf(text, sizeof text, "%zu run%s without a raw series: the printed statistics shown, only the sample "
-			 "count compared (with the plan)", without, without == 1 ? "" : "s");
+		snprintf(text, sizeof text, "%zu run%s without a raw series: " CELL_PRINTED "; each block checked against "
+			 "itself and its sample count against the plan", without, without == 1 ? "" : "s");
+		json_array_append_new(not, json_string(text));
+	}
+	size_t held = 0, loose = 0;
+	for (size_t i = 0; i < ca->nruns; i++) {
+		const char *by = audit_campaign_run_pinned_by(ca, &ca->runs[i]);
+		held += strcmp(by, "capture receipt") == 0;
+		loose += strcmp(by, "nothing") == 0 || strcmp(by, "capture receipt, in part") == 0;
+	}
+	if (held) {
+		snprintf(text, sizeof text, "every file read of %zu run%s held against the capture receipt%s that recorded "
+			 "it when it was written", held, held == 1 ? "" : "s", ca->capture_receipts == 1 ? "" : "s");
+		json_array_append_new(done, json_string(text));
+	}
+	if (loose) {
+		snprintf(text, sizeof text, "the bytes of %zu run%s as they were written: no seal, and no capture receipt "
+			 "records every file read of %s", loose, loose == 1 ? "" : "s", loose == 1 ? "it" : "them");
 		json_array_append_new(not, json_string(text));
 	}
 	size_t no_journal = 0;

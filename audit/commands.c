@@ -188,13 +188,17 @@ static const struct ev_cli_option campaign_options[] = {
 	 "and the report names it"},
 	EV_CLI_OPTION_SEAL_SHA256('P'),
 	EV_CLI_OPTION_SIGN_KEY('K'),
+	{"trust", 0, "FILE", 't',
+	 "public keys (PEM) the capture receipts must be signed by;\n"
+	 "repeatable. Without it a capture receipt is held only to\n"
+	 "its own comparable digest"},
 	{NULL, 0, NULL, 0, NULL},
 };
 
 static const struct ev_cli_command audit_campaign_command = {
 	.name = "campaign",
 	.run = audit_campaign_main,
-	.synopsis = "audit campaign CAMPAIGN_DIR -o OUTDIR [--seal SEAL.json [--seal-sha256 HEX]] [--perf PATH] [--sign-key KEY] [--json]",
+	.synopsis = "audit campaign CAMPAIGN_DIR -o OUTDIR [--seal SEAL.json [--seal-sha256 HEX]] [--trust FILE]... [--perf PATH] [--sign-key KEY] [--json]",
 	.summary = "every run of a captured campaign audited, and summed up\n"
 		"per cell as the median of its runs, with tables and an\n"
 		"HTML report",
@@ -208,7 +212,16 @@ static const struct ev_cli_command audit_campaign_command = {
 		"journal. OUTDIR (new) gets summary.json, summary.md (a table per arm),\n"
 		"report.html (SVG plots, nothing fetched), run-RUN.hgrm and cell-ARM-CELL.hgrm\n"
 		"(HdrHistogram's percentile distribution text), runs.csv (a row of statistics\n"
-		"per run), audit-journal.json and receipt.json.\n",
+		"per run), audit-journal.json and receipt.json.\n"
+		"\n"
+		"A run whose program keeps no raw series (the llfix benchmark) has only its\n"
+		"printed block: it is read whole, checked against itself (percentiles never\n"
+		"decrease, each between the minimum and the maximum, the mean too) and its\n"
+		"count against the plan, shown as printed and never called recomputed. Every\n"
+		"file read of a run is held against the capture receipts in CAMPAIGN_DIR, which\n"
+		"record each file's SHA-256 when it was written, so that an edit after capture\n"
+		"is caught without a seal; each run says what pinned its bytes (seal, capture\n"
+		"receipt, or nothing).\n",
 	.options = campaign_options,
 	.notes = "Exit status: 0 everything held, 1 a statistic, a series or a journal did not\n"
 		"(the receipt says which), 2 usage or I/O error.\n",

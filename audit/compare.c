@@ -207,6 +207,11 @@ static ev_status group_load(struct group *g, const struct side *s, const json_t 
 	g->cell = json_string_value(json_object_get(cell_doc, "cell"));
 	g->unit = json_string_value(json_object_get(cell_doc, "unit")) ?: "";
 	g->rule = json_string_value(json_object_get(cell_doc, "rule")) ?: "";
+	const char *source = json_string_value(json_object_get(cell_doc, "source"));
+	if (source && strcmp(source, "recomputed") != 0)
+		return ev_error_set(err, EV_USAGE, "%s: arm %s, cell %s: its figures are %s; audit compare compares only "
+				    "statistics recomputed from raw series (compare the printed blocks by eye, or keep a series)",
+				    s->summary, g->arm ?: "?", g->cell ?: "?", source);
 	const json_t *runs = json_object_get(s->doc, "runs");
 	size_t cap = json_array_size(runs) + 1, i;
 	json_t *r;

@@ -27,6 +27,8 @@
 #include "lib/core/json.h"
 #include "lib/core/lease.h"
 #include "lib/receipt/receipt.h"
+#include "lib/archive/tree.h"
+#include "lib/core/sha256.h"
 
 /* Can this process unshare a network namespace? @return 0 or an errno. */
 static int probe_netns(void)
@@ -533,6 +535,43 @@ static ev_status run_arm(struct session *ss, size_t first, size_t last, int *sto
 	return st;
 }
 
+/* Every regular file a run left besides run.json, hashed into the
+ * receipt's outputs as "runs/RUN/PATH": a program that keeps no raw
+ * series has only its printed numbers, and they are pinned here, at the
+ * moment they were written, so that audit catches an edit without a
+ * seal. Links and other kinds are left to seal, which refuses them. */
+static ev_status pin_run_files(json_t *receipt, const char *run_dir, const char *run_name, struct ev_error *err)
+{
+	struct ev_tree tree = {.rootfd = -1};
+	struct ev_error ignored;
+	ev_error_clear(&ignored);
+	ev_status st = ev_tree_scan(run_dir, &tree, NULL, NULL, &ignored);
+	for (size_t i = 0; st == EV_OK && i < tree.count; i++) {
+		const struct ev_member *m = &tree.entries[i].m;
+		if (m->type != EV_MEMBER_FILE || strcmp(m->path, EV_RUN_FILENAME) == 0 || tree.entries[i].name_problem)
+			continue;
+		char name[PATH_MAX], path[PATH_MAX];
+		if ((size_t)snprintf(name, sizeof name, "runs/%s/%s", run_name, m->path) >= sizeof name ||
+		    ev_path_join(path, sizeof path, run_dir, m->path) != 0)
+			continue;
+		int fd = ev_tree_open_member(&tree, m->path);
+		if (fd < 0) {
+			st = ev_error_errno(err, errno, "%s: cannot read it to pin it in the capture receipt", path);
+			break;
+		}
+		uint8_t d[EV_SHA256_LEN];
+		char hex[EV_SHA256_HEX_LEN + 1];
+		st = ev_sha256_fd_until(fd, path, d, NULL, &ev_cli_interrupted, err);
+		close(fd);
+		if (st == EV_OK) {
+			ev_sha256_hex(d, hex);
+			st = ev_receipt_add_output(receipt, name, path, hex, err);
+		}
+	}
+	ev_tree_free(&tree);
+	return st;
+}
+
 static ev_status run_campaign(struct campaign *c, json_t *receipt, char *receipt_path, size_t cap,
 			      int *all_ok, struct ev_error *err)
 {
@@ -571,7 +610,15 @@ static ev_status run_campaign(struct campaign *c, json_t *receipt, char *receipt
 		if (ev_path_join(path, sizeof path, c->dir, rel) == 0 && ev_sha256_path(path, d, NULL, &ignored) == EV_OK) {
 			ev_sha256_hex(d, hex);
 			ev_receipt_add_output(receipt, name + 4, path, hex, err);
+			path[strlen(path) - strlen("/" EV_RUN_FILENAME)] = 0;
+			if ((st = pin_run_files(receipt, path, name + 4, err)) != EV_OK)
+				break;
 		}
+	}
+	if (st != EV_OK) {
+		json_decref(ss.runs);
+		json_decref(ss.arms);
+		return st;
 	}
 	json_t *cpus = json_array();
 	for (size_t k = 0; k < c->plan.ncontroller; k++)
@@ -588,6 +635,23 @@ static ev_status run_campaign(struct campaign *c, json_t *receipt, char *receipt
 			    json_pack("{s:I, s:I, s:I, s:I}", "this_session", (json_int_t)ss.this_session,
 				      "earlier", (json_int_t)ss.earlier, "failed", (json_int_t)ss.failed,
 				      "not_run", (json_int_t)ss.not_run), err);
+	/* what this receipt's pass means, and what capture cannot vouch for */
+	json_t *not = json_pack("[s]", "what the programs measured and printed (audit campaign judges it)");
+	size_t k;
+	json_t *d;
+	json_array_foreach(c->degraded, k, d) {
+		char text[600];
+		snprintf(text, sizeof text, "degraded: %s", json_string_value(d) ?: "");
+		json_array_append_new(not, json_string(text));
+	}
+	ev_receipt_set_fact(receipt, "coverage",
+			    json_pack("{s:[s, s, s, s], s:o}", "recomputed",
+				      "every program and launcher hashed before its run (inputs binary PATH)",
+				      "each side started fresh on its CPUs, its affinity and credentials read back (run.json)",
+				      "each run's result from its processes' exits and stops",
+				      "every file each run left hashed as written (outputs runs/RUN/PATH)",
+				      "not_checked", not),
+			    err);
 	if ((st = ev_receipt_finish_signed(receipt, c->sign_key, err)) == EV_OK)
 		st = ev_receipt_write_fresh(receipt, c->dir, "receipt-capture", receipt_path, cap, err);
 	*all_ok = ss.failed == 0 && ss.not_run == 0;

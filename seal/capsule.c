@@ -27,7 +27,7 @@
 #include "seal/seal.h"
 
 struct capsule_opts {
-	const char *repo, *commit, *outdir, *name, *target;
+	const char *repo, *commit, *outdir, *name, *target, *receipt;
 	int verify, record_links, record_submodules, json;
 	struct ev_seal_archive_opts archive;
 };
@@ -236,6 +236,14 @@ static ev_status run_create(const struct capsule_opts *o, struct ev_error *err)
 	const char *wd = ev_git_workdir(g);
 	if ((st = ev_receipt_add_input(receipt, "repository", wd ? wd : o->repo, NULL, err)) ||
 	    (st = ev_receipt_set_fact(receipt, "source", json_incref(seal.source), err)) ||
+	    (st = ev_receipt_set_fact(receipt, "coverage",
+				      json_pack("{s:[s, s], s:[s, s]}", "recomputed",
+						"every blob of the commit's tree read through libgit2, hashed (SHA-256) "
+						"and archived in the same pass",
+						"every mode as git stores it, every name checked as a member path",
+						"not_checked", "the working tree and the index (never read)",
+						"links and submodules recorded in the seal's source, not archived"),
+				      err)) ||
 	    (st = ev_receipt_add_check(receipt, "members-refused", 1, "none", err)) ||
 	    (st = ev_seal_outdir_finish(&out, &seal, receipt, &ev_cli_interrupted, err)))
 		goto out;
@@ -355,13 +363,26 @@ static ev_status run_verify(const struct capsule_opts *o, struct ev_error *err)
 	if (st != EV_OK)
 		goto out;
 	ev_receipt_add_check(v.receipt, "members", v.findings.total == 0, v.findings.total ? "differences named" : "every member matches", err);
-	if ((st = ev_receipt_finish_signed(v.receipt, o->archive.sign_key, err)) != EV_OK)
+	json_t *done = json_pack("[s]", "every member of the commit's tree, read through libgit2, hashed and held "
+				 "against the capsule, member for member");
+	if (seal_path[0])
+		json_array_append_new(done, json_string("the capsule's SEAL.json against the commit's listing"));
+	if (archive[0])
+		json_array_append_new(done, json_string("every member of the capsule's archive against its SEAL.json"));
+	if (tree[0])
+		json_array_append_new(done, json_string("every file of the tree on disk hashed against the commit"));
+	ev_receipt_set_fact(v.receipt, "coverage",
+			    json_pack("{s:o, s:[s]}", "recomputed", done, "not_checked",
+				      "anything of the repository outside this commit's tree"), err);
+	char path[PATH_MAX];
+	if ((st = ev_receipt_finish_signed(v.receipt, o->archive.sign_key, err)) != EV_OK ||
+	    (st = ev_receipt_write_chosen(v.receipt, o->receipt, EV_RECEIPT_DEFAULT_DIR, "verify", path, sizeof path,
+					  err)) != EV_OK)
 		goto out;
-	if (o->json) {
+	if (o->json)
 		ev_json_print(v.receipt, stdout, err);
-	}
-	printf("%s: %s: %zu members against commit %s, %" PRIu64 " finding%s\n", v.findings.total ? "FAIL" : "OK", o->target,
-	       commit.count, ev_git_commit_id(g), v.findings.total, v.findings.total == 1 ? "" : "s");
+	printf("%s: %s: %zu members against commit %s, %" PRIu64 " finding%s; receipt %s\n", v.findings.total ? "FAIL" : "OK",
+	       o->target, commit.count, ev_git_commit_id(g), v.findings.total, v.findings.total == 1 ? "" : "s", path);
 	st = v.findings.total ? EV_MISMATCH : EV_OK;
 out:
 	ev_cli_findings_free(&v.findings);
@@ -394,6 +415,7 @@ int seal_capsule_main(int argc, char **argv)
 		case 'n': o.name = optarg; break;
 		case 'o': o.outdir = optarg; break;
 		case 'r': o.repo = optarg; break;
+		case 'R': o.receipt = optarg; break;
 		case 'L':
 		case 'S':
 			if (strcmp(optarg, "refuse") != 0 && strcmp(optarg, "record") != 0)
@@ -413,7 +435,17 @@ int seal_capsule_main(int argc, char **argv)
 		if (optind + 1 != argc)
 			return ev_cli_usage(&seal_tool, "capsule", "--verify takes one CAPSULE (its OUTDIR, SEAL.json, or a tree)");
 		o.target = argv[optind];
+		struct ev_error rerr;
+		ev_error_clear(&rerr);
+		if (o.receipt && ev_receipt_refuse_existing(o.receipt, &rerr) != EV_OK) {
+			ev_cli_error(TOOL, &rerr);
+			ev_signing_key_free(o.archive.sign_key);
+			return 2;
+		}
 	} else {
+		if (o.receipt)
+			return ev_cli_usage(&seal_tool, "capsule", "--receipt names --verify's receipt; seal capsule "
+					    "writes its own into OUTDIR");
 		if (optind != argc)
 			return ev_cli_usage(&seal_tool, "capsule", "unexpected argument '%s'", argv[optind]);
 		if (!o.outdir)

@@ -138,6 +138,9 @@ static const struct ev_cli_option capsule_options[] = {
 	 "commit's first 12 hex digits)"},
 	{"output", 'o', "OUTDIR", 'o',
 	 "where the capsule goes (created; never overwritten)"},
+	{"receipt", 0, "FILE", 'R',
+	 "with --verify: the verification receipt (default:\n"
+	 "verify-TIME.json in the current directory)"},
 	{"repo", 0, "DIR", 'r',
 	 "the repository (or a directory inside it)"},
 	EV_CLI_OPTION_SIGN_KEY('K'),
@@ -158,7 +161,7 @@ static const struct ev_cli_command seal_capsule_command = {
 	.run = seal_capsule_main,
 	.synopsis = "seal capsule --repo DIR [--commit REV] -o OUTDIR [--name ROOT] [--symlinks "
 		"refuse|record] [--submodules refuse|record] [--gzip] [--level N] [--jobs N] [--sign-key KEY] [--json]\n"
-		"seal capsule --verify --repo DIR [--commit REV] [--sign-key KEY] [--json] CAPSULE",
+		"seal capsule --verify --repo DIR [--commit REV] [--receipt FILE] [--sign-key KEY] [--json] CAPSULE",
 	.summary = "seal a git commit's tree (or --verify a capsule against one)",
 	.description = "Seal a commit's tree as git records it, read through libgit2 (never the working\n"
 		"tree): every blob's bytes, modes as git stores them (100644 -> 0644, 100755 ->\n"
@@ -169,7 +172,8 @@ static const struct ev_cli_command seal_capsule_command = {
 		"member for member. CAPSULE is a capsule's OUTDIR (its seal and its archive are\n"
 		"checked), a SEAL.json, an extracted archive (SEAL.json beside ROOT/) or a tree\n"
 		"itself; a tree on disk is hashed and compared with the commit, directories and\n"
-		"their ancestors included.\n",
+		"their ancestors included. Like every verifier it writes a receipt (kind verify;\n"
+		"--receipt FILE, else verify-TIME.json here), and --json prints it too.\n",
 	.options = capsule_options,
 	.notes = "Exit status: 0 sealed, or the capsule matches the commit; 1 a member differs\n"
 		"(each named); 2 usage, I/O or a refused tree (nothing written).\n",

@@ -223,6 +223,14 @@ static ev_status run_integrate(const struct integrate_opts *o, struct ev_error *
 	snprintf(detail, sizeof detail, "%zu members, %" PRIu64 " findings, %u modes represented by the rule",
 		 sel.members.count, t.findings.total, t.accepted);
 	ev_receipt_add_check(t.receipt, "members", t.findings.total == 0, detail, err);
+	ev_receipt_set_fact(t.receipt, "coverage",
+			    json_pack("{s:[s, s], s:[s, s]}", "recomputed",
+				      "every selected member's content, size and executable bit in git against the seal",
+				      o->worktree ? "the working tree and the index, each member found in both"
+						  : "the commit's tree, each member found in it",
+				      "not_checked", "the files git holds beyond the selection",
+				      "the seal's other members (not selected)"),
+			    err);
 	if ((st = ev_receipt_finish_signed(t.receipt, o->sign_key, err)) != EV_OK)
 		goto out;
 	if ((st = ev_receipt_write_chosen(t.receipt, o->receipt, EV_RECEIPT_DEFAULT_DIR, "integration", path, sizeof path, err)) !=

@@ -19,6 +19,7 @@
 #include "lib/receipt/continuation.h"
 #include "lib/core/json.h"
 #include "lib/receipt/receipt.h"
+#include "lib/receipt/signature.h"
 #include "lib/core/sha256.h"
 
 #define MAX_ACCEPTS 64
@@ -35,6 +36,7 @@ const struct ev_cli_option ev_continue_options[] = {
 	{"receipt", 0, "FILE", 'r',
 	 "the continuation (default: in the current directory,\n"
 	 "named after the original: NAME-continuation.json)"},
+	EV_CLI_OPTION_SIGN_KEY('K'),
 	{NULL, 0, NULL, 0, NULL},
 };
 
@@ -44,6 +46,7 @@ struct cont {
 	struct ev_accept accepts[MAX_ACCEPTS];
 	size_t naccepts;
 	json_t *orig, *fresh, *out;
+	struct ev_signing_key *sign_key; /* --sign-key */
 	char orig_hex[EV_SHA256_HEX_LEN + 1];
 	struct ev_difference *orig_diffs, *fresh_diffs;
 	size_t norig, nfresh;
@@ -286,6 +289,30 @@ static json_t *difference_json(const struct ev_difference *d)
 
 /* Judge the fresh run and write the continuation. @return EV_OK when
  * every fresh difference is accepted, EV_MISMATCH when one remains. */
+/* What a continuation's pass means: the original held and the check
+ * rerun on the same inputs (the rerun's own coverage, carried over), and
+ * what it did not judge again: the differences the rules accepted. */
+static json_t *continuation_coverage(const struct cont *c, size_t accepted)
+{
+	json_t *done = json_pack("[s, s]", "the original receipt unaltered (its comparable digest holds), read only",
+				 "the check rerun on inputs with the original's SHA-256 (fresh_receipt)");
+	json_t *not = json_array();
+	const json_t *fresh = json_object_get(json_object_get(c->fresh, "facts"), "coverage");
+	size_t i;
+	json_t *v;
+	json_array_foreach(json_object_get(fresh, "recomputed"), i, v)
+		json_array_append(done, v);
+	json_array_foreach(json_object_get(fresh, "not_checked"), i, v)
+		json_array_append(not, v);
+	if (!fresh)
+		json_array_append_new(not, json_string("the rerun's own coverage: its receipt records none"));
+	char text[256];
+	snprintf(text, sizeof text, "%zu difference%s of the rerun, accepted by the rules given (accepted), not judged "
+		 "again", accepted, accepted == 1 ? "" : "s");
+	json_array_append_new(not, json_string(text));
+	return json_pack("{s:o, s:o}", "recomputed", done, "not_checked", not);
+}
+
 static ev_status conclude(struct cont *c, const struct ev_continuable *s, char *path, size_t cap,
 			  size_t *accepted, size_t *remaining, struct ev_error *err)
 {
@@ -351,7 +378,8 @@ static ev_status conclude(struct cont *c, const struct ev_continuable *s, char *
 	if (ev_cli_interrupted)
 		return ev_error_set(err, EV_INTERRUPTED, "interrupted by a signal; nothing is claimed, no "
 				    "receipt written");
-	ev_status st = ev_receipt_finish(r, err);
+	ev_receipt_set_fact(r, "coverage", continuation_coverage(c, *accepted), err);
+	ev_status st = ev_receipt_finish_signed(r, c->sign_key, err);
 	if (st != EV_OK)
 		return st;
 	if (c->receipt_path) {
@@ -460,6 +488,10 @@ int ev_continue_main(const struct ev_cli_tool *cli, const struct ev_continuable 
 		case 'o': c.original = optarg; break;
 		case 's': c.original_sha = optarg; break;
 		case 'r': c.receipt_path = optarg; break;
+		case 'K':
+			if (ev_cli_sign_key(tool, optarg, &c.sign_key))
+				goto out;
+			break;
 		default: code = ev_cli_usage(cli, "continue", "%s", ev_cli_option_problem(argv)); goto out;
 		}
 	}
@@ -496,5 +528,6 @@ out:
 	json_decref(c.orig);
 	json_decref(c.fresh);
 	json_decref(c.out);
+	ev_signing_key_free(c.sign_key);
 	return code;
 }

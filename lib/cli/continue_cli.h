@@ -2,7 +2,7 @@
  *
  *   TOOL continue --original RECEIPT [--original-sha256 HEX]
  *                 --accept CHECK=PATTERN | --accept-value CHECK=VALUE ...
- *                 [--receipt FILE] [--json]
+ *                 [--receipt FILE] [--sign-key KEY] [--json]
  *
  * It loads the failed original (never writing to it), vets the accept
  * rules against the original's differences (continuation.h), reruns the
@@ -33,7 +33,7 @@ struct ev_continuable {
  * EV_CONTINUE_SYNOPSIS, its description, options and notes. */
 #define EV_CONTINUE_SYNOPSIS \
 	"continue --original RECEIPT [--original-sha256 HEX] (--accept CHECK=PATTERN | " \
-	"--accept-value CHECK=VALUE)... [--receipt FILE] [--json]"
+	"--accept-value CHECK=VALUE)... [--receipt FILE] [--sign-key KEY] [--json]"
 #define EV_CONTINUE_DESCRIPTION \
 	"Continue a failed receipt without rewriting it: state exactly which differences\n" \
 	"are now understood and accepted, rerun the same command on the same\n" \

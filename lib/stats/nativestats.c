@@ -1,7 +1,9 @@
 #include "config.h"
 #include "lib/stats/nativestats.h"
 
+#include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -387,4 +389,96 @@ void ev_native_format_value(const struct ev_native_stat *s, long double value, c
 	case EV_NFMT_SEC3: snprintf(out, cap, "%.3lf", (double)value / 1000.0 / 1000000.0); break;
 	case EV_NFMT_FIX2: snprintf(out, cap, "%.2lf", (double)value); break;
 	}
+}
+
+int ev_native_stat_ns(const struct ev_native_stat *s, double *value, double *slack)
+{
+	char *end = (char *)"";
+	double v = s->value; /* a JSON number, read as the same double */
+	errno = 0;
+	if (s->format != EV_NFMT_DOUBLE)
+		v = strtod(s->text, &end);
+	if (end == s->text || *end || errno || !isfinite(v))
+		return -1;
+	double h = 0;
+	switch (s->format) {
+	case EV_NFMT_G: h = v == 0 ? 0.5e-6 : 0.5 * pow(10, floor(log10(fabs(v))) - 5); break;
+	case EV_NFMT_F: h = 0.5e-6; break;
+	case EV_NFMT_USEC3: v *= 1000; h = 0.5; break;
+	case EV_NFMT_SEC3: v *= 1e9; h = 0.5e6; break;
+	case EV_NFMT_FIX2: h = 0.005; break;
+	case EV_NFMT_INT:
+	case EV_NFMT_DOUBLE: break;
+	}
+	*value = v;
+	*slack = h;
+	return 0;
+}
+
+/* p of a quantile as a double, for ordering only */
+static double p_of(const struct ev_native_stat *s)
+{
+	return s->p.den ? (double)s->p.num / (double)s->p.den : 0;
+}
+
+static size_t broken(struct ev_native_broken *out, size_t cap, size_t n, const struct ev_native_stat *a,
+		     const struct ev_native_stat *b, const char *how, const char *why)
+{
+	if (n < cap) {
+		out[n].stat = a->name;
+		out[n].other = b->name;
+		snprintf(out[n].text, sizeof out[n].text, "%s %s is %s %s %s (%s)", a->name, a->text, how, b->name, b->text,
+			 why);
+	}
+	return n + 1;
+}
+
+size_t ev_native_check_consistency(const struct ev_native *nat, struct ev_native_broken *out, size_t cap)
+{
+	const struct ev_native_stat *min = NULL, *max = NULL, *q[EV_NATIVE_MAX];
+	double v[EV_NATIVE_MAX], h[EV_NATIVE_MAX];
+	size_t nq = 0, n = 0;
+	double minv = 0, minh = 0, maxv = 0, maxh = 0;
+	for (size_t i = 0; i < nat->n; i++) {
+		const struct ev_native_stat *s = &nat->stats[i];
+		if (s->what == EV_NSTAT_MIN && ev_native_stat_ns(s, &minv, &minh) == 0)
+			min = s;
+		else if (s->what == EV_NSTAT_MAX && ev_native_stat_ns(s, &maxv, &maxh) == 0)
+			max = s;
+	}
+	if (min && max && minv - minh > maxv + maxh)
+		n = broken(out, cap, n, min, max, "above", "the smallest value exceeds the largest");
+	/* the percentiles in the order of p, whatever order they were printed in */
+	for (size_t i = 0; i < nat->n; i++) {
+		const struct ev_native_stat *s = &nat->stats[i];
+		if (s->what != EV_NSTAT_QUANTILE || ev_native_stat_ns(s, &v[nq], &h[nq]) != 0)
+			continue;
+		size_t k = nq++;
+		for (; k > 0 && p_of(q[k - 1]) > p_of(s); k--) {
+			q[k] = q[k - 1];
+			double tv = v[k], th = h[k];
+			v[k] = v[k - 1], h[k] = h[k - 1];
+			v[k - 1] = tv, h[k - 1] = th;
+		}
+		q[k] = s;
+	}
+	for (size_t i = 0; i < nq; i++) {
+		if (i > 0 && v[i] + h[i] < v[i - 1] - h[i - 1])
+			n = broken(out, cap, n, q[i], q[i - 1], "below", "a percentile never decreases as p rises");
+		if (min && v[i] + h[i] < minv - minh)
+			n = broken(out, cap, n, q[i], min, "below", "no percentile lies below the smallest value");
+		if (max && v[i] - h[i] > maxv + maxh)
+			n = broken(out, cap, n, q[i], max, "above", "no percentile lies above the largest value");
+	}
+	for (size_t i = 0; i < nat->n; i++) {
+		const struct ev_native_stat *s = &nat->stats[i];
+		double mv, mh;
+		if (s->what != EV_NSTAT_MEAN || ev_native_stat_ns(s, &mv, &mh) != 0)
+			continue;
+		if (min && mv + mh < minv - minh)
+			n = broken(out, cap, n, s, min, "below", "a mean lies between the smallest and the largest value");
+		if (max && mv - mh > maxv + maxh)
+			n = broken(out, cap, n, s, max, "above", "a mean lies between the smallest and the largest value");
+	}
+	return n;
 }

@@ -90,4 +90,28 @@ void ev_native_format_value(const struct ev_native_stat *s, long double value, c
 
 const char *ev_native_kind_name(enum ev_native_kind kind);
 
+/* A printed number in ns (a sockperf usec times 1000), with how far the
+ * true value may lie from it for the way it was printed: %g keeps six
+ * significant digits (llfix's Maximum of 476819123 ns prints 4.76819e+08,
+ * anything within 500 ns of it), %f six decimals, %.3lf usec half a ns.
+ * @return 0, or -1 when the text is not a number. */
+int ev_native_stat_ns(const struct ev_native_stat *s, double *value, double *slack);
+
+#define EV_NATIVE_BROKEN_MAX 64
+
+/* A promise the block breaks by itself: stat against other (the later
+ * percentile against the earlier, a percentile or the mean against min
+ * or max), in a sentence. */
+struct ev_native_broken {
+	const char *stat, *other;   /* names as in ev_native_stat.name */
+	char text[384];
+};
+
+/* What a block promises of itself, checked without any series, within
+ * what each number's printing allows (ev_native_stat_ns): percentiles
+ * never decrease as p rises; min <= every percentile <= max; min <= mean
+ * <= max; min <= max. The first cap broken promises go to out.
+ * @return how many are broken (0: the block is consistent). */
+size_t ev_native_check_consistency(const struct ev_native *nat, struct ev_native_broken *out, size_t cap);
+
 #endif

@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <jansson.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -279,6 +281,17 @@ static ev_status make_receipt(struct ev_seal_create *r, struct ev_error *err)
 	    (st = ev_receipt_add_check(r->receipt, "members-unchanged-while-read", 1,
 				       "size and mtime held from walk to end of read", err)))
 		return st;
+	/* what a seal's pass means: the tree as read, not the tree as it
+	 * was before or will be after */
+	return ev_receipt_set_fact(
+		r->receipt, "coverage",
+		json_pack("{s:[s, s, s], s:[s, s]}", "recomputed",
+			  "every member of the tree walked without following a link, its kind and mode checked",
+			  "every regular file read once, hashed (SHA-256) and archived in the same pass",
+			  "every file's size and mtime held from the walk to the end of its read",
+			  "not_checked", "what the tree held before this seal (seal records; it cannot vouch for the past)",
+			  "the meaning of the bytes (audit judges them)"),
+		err);
 	return EV_OK;
 }
 

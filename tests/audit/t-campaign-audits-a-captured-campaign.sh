@@ -102,7 +102,8 @@ test_expect_success 'a byte changed in one run'"'"'s series: that run is named, 
 	printf "\377" | dd of=c2/runs/002-baseline-epoll-1/series/send.bin bs=1 seek=1000 conv=notrunc 2>/dev/null &&
 	test_expect_code 1 "$AUDIT" campaign c2 -o s3 >out 2>err &&
 	test "$(json_words s3/receipt.json "[c[\"name\"] for c in d[\"checks\"] if c[\"result\"] == \"fail\"]")" = \
-		"run 002-baseline-epoll-1 statistics" &&
+		"run 002-baseline-epoll-1 statistics run 002-baseline-epoll-1 against the capture receipt" &&
+	grep -q "^audit: 002-baseline-epoll-1: runs/002-baseline-epoll-1/series/send.bin: its SHA-256 is not the one receipt-capture.json recorded (changed after capture)$" err &&
 	grep -q "^| 002-baseline-epoll-1 | epoll | ok |.* DIFFERS | whole |" s3/summary.md
 '
 

@@ -146,6 +146,10 @@ test_expect_success 'a peer journal deleted: its run fails "journals", the other
 
 test_expect_success 'a run that declares its sender'"'"'s journal only: audited alone, no false finding, named' '
 	fresh && edit_run 002-baseline-spin-2 "del d[\"processes\"][0][\"outputs\"][\"journal\"]" &&
+	# run.json edited by hand is no longer what capture pinned: that alone fails
+	test_expect_code 1 "$AUDIT" campaign c -o s-pinned >out 2>err &&
+	grep -q "^audit: 002-baseline-spin-2: runs/002-baseline-spin-2/run.json: its SHA-256 is not the one receipt-capture.json recorded (changed after capture)$" err &&
+	rm c/receipt-capture.json &&
 	"$AUDIT" campaign c -o s >out 2>err &&
 	test "$(json_words s/audit-journal.json "sorted(d[\"facts\"][\"pairs\"][1])")" = sender &&
 	grep -q "one side.s journal of 1 run: run.json declares the other side.s only" s/receipt.json

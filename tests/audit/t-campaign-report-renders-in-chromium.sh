@@ -74,7 +74,7 @@ cat >probe.js <<'JS'
     return [tr.cells[0].textContent, tr.cells[1].textContent];
   });
   var names = ["cell", "runs", "rule", "run", "result", "native", "series", "in its cell", "arm",
-               "statistic", "B/A", "95% of B/A", "verdict", "side"];
+               "statistic", "B/A", "95% of B/A", "verdict", "side", "pinned by"];
   out.unitless = [];
   document.querySelectorAll("table.cells th, table.runs th, table.arms th, table.statistics th").forEach(function (th) {
     var t = th.textContent;

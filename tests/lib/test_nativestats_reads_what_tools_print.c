@@ -123,5 +123,38 @@ int main(void)
 	unlink("llfix.txt"), unlink("sockperf.txt"), unlink("pair.json"), unlink("nothing.txt");
 	CHECK(chdir("/") == 0);
 	rmdir(dir);
+	/* A block's promises of itself, within what its printing allows: a
+	 * P99 equal to a maximum that %g rounded down is consistent; a P99
+	 * below the P95 and the minimum, a mean above the maximum are not. */
+	const char *rounded = write_file("rounded.txt",
+		"\033[0;34mSample count\033[0m : 100\n"
+		"\033[0;34mMinimum\033[0m : 1803 nanoseconds\n"
+		"\033[0;34mMaximum\033[0m : 4.76819e+08 nanoseconds\n"
+		"\033[0;34mAverage\033[0m : 7446.491114 nanoseconds\n"
+		"\033[0;34mP50\033[0m : 1943.000000 nanoseconds\n"
+		"\033[0;34mP99\033[0m : 476819123.000000 nanoseconds\n");
+	struct ev_native_broken broken[4];
+	CHECK_INT_EQ(ev_native_load(rounded, &n, &err), EV_OK);
+	CHECK_INT_EQ(ev_native_check_consistency(&n, broken, 4), 0);
+	double v, slack;
+	CHECK_INT_EQ(ev_native_stat_ns(find(&n, "max"), &v, &slack), 0);
+	CHECK(v == 476819000.0 && slack == 500.0);
+	const char *contradicts = write_file("contradicts.txt",
+		"\033[0;34mSample count\033[0m : 100\n"
+		"\033[0;34mMinimum\033[0m : 1803 nanoseconds\n"
+		"\033[0;34mMaximum\033[0m : 9000 nanoseconds\n"
+		"\033[0;34mAverage\033[0m : 9001.000000 nanoseconds\n"
+		"\033[0;34mP50\033[0m : 1943.000000 nanoseconds\n"
+		"\033[0;34mP95\033[0m : 2943.000000 nanoseconds\n"
+		"\033[0;34mP99\033[0m : 1000.000000 nanoseconds\n");
+	CHECK_INT_EQ(ev_native_load(contradicts, &n, &err), EV_OK);
+	CHECK_INT_EQ(ev_native_check_consistency(&n, broken, 4), 3);
+	CHECK_STR_EQ(broken[0].text, "p99 1000.000000 is below p95 2943.000000 (a percentile never decreases as p rises)");
+	CHECK_STR_EQ(broken[1].text, "p99 1000.000000 is below min 1803 (no percentile lies below the smallest value)");
+	CHECK_STR_EQ(broken[2].stat, "mean");
+	CHECK_STR_EQ(broken[2].other, "max");
+	/* only cap are described; all are counted */
+	CHECK_INT_EQ(ev_native_check_consistency(&n, broken, 1), 3);
+
 	return check_exit("nativestats");
 }
