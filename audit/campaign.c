@@ -289,6 +289,7 @@ int audit_campaign_main(int argc, char **argv)
 		case 'j': ca.json = 1; break;
 		case 'o': ca.out = optarg; break;
 		case 'P': ca.seal_sha256 = optarg; break;
+		case 'O': ca.onload_profiles = optarg; break;
 		case 'S': ca.seal_path = optarg; break;
 		case 'p':
 			if (optarg[0] != '/')

@@ -76,6 +76,7 @@ struct campaign_audit {
 	struct ev_signing_key *sign_key; /* --sign-key: receipt.json and audit-journal.json signed */
 	const char *dir, *out;
 	const char *perf;                    /* --perf, else /usr/bin/perf: never a program the evidence names */
+	const char *onload_profiles;         /* --onload-profiles, else Onload's /usr/libexec/onload/profiles */
 	const char *seal_path, *seal_sha256; /* --seal, --seal-sha256 */
 	struct ev_trust *trust;              /* --trust: every capture receipt signed by one of these keys */
 	json_t *capture_pins;                /* "runs/RUN/PATH" -> {"sha256", "receipt"} (campaign_pins.c) */

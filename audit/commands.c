@@ -178,6 +178,10 @@ static const struct ev_cli_command audit_profile_command = {
 static const struct ev_cli_option campaign_options[] = {
 	{"json", 0, NULL, 'j',
 	 "print the summary on stdout"},
+	{"onload-profiles", 0, "DIR", 'O',
+	 "where Onload's named profiles are (NAME.opf; default\n"
+	 "/usr/libexec/onload/profiles): --profile=NAME and\n"
+	 "onload_import NAME are read there"},
 	{"output", 'o', "OUTDIR", 'o',
 	 "the summary directory (must not exist)"},
 	{"perf", 0, "PATH", 'p',
@@ -198,7 +202,7 @@ static const struct ev_cli_option campaign_options[] = {
 static const struct ev_cli_command audit_campaign_command = {
 	.name = "campaign",
 	.run = audit_campaign_main,
-	.synopsis = "audit campaign CAMPAIGN_DIR -o OUTDIR [--seal SEAL.json [--seal-sha256 HEX]] [--trust FILE]... [--perf PATH] [--sign-key KEY] [--json]",
+	.synopsis = "audit campaign CAMPAIGN_DIR -o OUTDIR [--seal SEAL.json [--seal-sha256 HEX]] [--trust FILE]... [--perf PATH] [--onload-profiles DIR] [--sign-key KEY] [--json]",
 	.summary = "every run of a captured campaign audited, and summed up\n"
 		"per cell as the median of its runs, with tables and an\n"
 		"HTML report",

@@ -52,9 +52,11 @@ void capture_observers_init(struct observers *o, const struct plan *plan, const 
 				for (size_t a = 0; argv[a]; a++)
 					json_array_append_new(args, json_string(argv[a]));
 			capture_plan_argv_free(argv);
-			json_array_append_new(o->records, json_pack("{s:s, s:s, s:s, s:o, s:[]}", "name", ob->name, "side",
-								    side_name(k), "format", ob->format, "argv", args,
-								    "outputs"));
+			json_t *rec = json_pack("{s:s, s:s, s:s, s:o, s:[]}", "name", ob->name, "side", side_name(k), "format",
+						ob->format, "argv", args, "outputs");
+			if (ob->optional) /* a run it missed is a named gap, not a failure */
+				json_object_set_new(rec, "optional", json_true());
+			json_array_append_new(o->records, rec);
 		}
 }
 

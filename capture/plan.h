@@ -97,6 +97,7 @@ struct plan_observer {
 	int sides[2];             /* PLAN_SENDER, PLAN_PEER: observed */
 	int before, during, after;
 	const char *format;       /* "text" or "onload" (audit campaign reads it) */
+	int optional;             /* "optional": true: a run it did not observe is a gap, not a failure */
 };
 
 struct plan_arm {

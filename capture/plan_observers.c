@@ -31,10 +31,10 @@ static ev_status check_observer_template(const char *s, const char *plan, const 
 	return EV_OK;
 }
 
-/* "observers": [{"name", "argv", "sides", "when", "format"}]. */
+/* "observers": [{"name", "argv", "sides", "when", "format", "optional"}]. */
 ev_status capture_plan_load_observers(struct plan *p, const char *path, struct ev_error *err)
 {
-	static const char *const keys[] = {"name", "argv", "sides", "when", "format", NULL};
+	static const char *const keys[] = {"name", "argv", "sides", "when", "format", "optional", NULL};
 	json_t *list = json_object_get(p->doc, "observers");
 	if (!list)
 		return EV_OK;
@@ -94,6 +94,10 @@ ev_status capture_plan_load_observers(struct plan *p, const char *path, struct e
 		ob->format = format ? json_string_value(format) : "text";
 		if (!ob->format || (strcmp(ob->format, "text") != 0 && strcmp(ob->format, "onload") != 0))
 			return capture_plan_refuse(err, path, where, "\"format\": expected \"text\" or \"onload\"");
+		json_t *optional = json_object_get(o, "optional");
+		if (optional && !json_is_boolean(optional))
+			return capture_plan_refuse(err, path, where, "\"optional\": expected true or false");
+		ob->optional = json_is_true(optional);
 		p->nobservers++;
 	}
 	return EV_OK;

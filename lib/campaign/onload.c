@@ -149,19 +149,93 @@ int ev_onload_requested_env(const char *entry, json_t *requested)
 	return 1;
 }
 
-size_t ev_onload_requested_profile(const char *text, size_t len, json_t *requested)
+/* A word of a profile line at *p, up to a space: quotes ('' or "")
+ * removed as the shell would for a plain word. @return 0, or -1 when a
+ * quote is left open or the word does not fit. */
+static int shell_word(const char **p, const char *e, char *out, size_t cap)
 {
-	size_t taken = 0;
+	size_t n = 0;
+	char quote = 0;
+	while (*p < e && (quote || !is_space(**p))) {
+		char c = *(*p)++;
+		if (!quote && (c == '\'' || c == '"')) {
+			quote = c;
+			continue;
+		}
+		if (quote && c == quote) {
+			quote = 0;
+			continue;
+		}
+		if (n + 1 >= cap)
+			return -1;
+		out[n++] = c;
+	}
+	out[n] = 0;
+	while (*p < e && is_space(**p))
+		(*p)++;
+	return quote ? -1 : 0;
+}
+
+static int is_option_name(const char *name)
+{
+	if (strncmp(name, "EF_", 3) != 0 || !name[3])
+		return 0;
+	for (const char *p = name; *p; p++)
+		if (!is_name_char(*p, 1))
+			return 0;
+	return 1;
+}
+
+size_t ev_onload_requested_profile(const char *text, size_t len, json_t *requested, json_t *imports,
+				   json_t *not_understood)
+{
+	size_t taken = 0, lineno = 0;
 	for (const char *s = text, *end = text + len; s < end;) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		const char *e = nl ? nl : end, *ls = s, *le = e;
 		s = nl ? nl + 1 : end;
+		lineno++;
 		trim(&ls, &le);
 		if (ls == le || *ls == '#')
 			continue;
-		char line[512];
+		char line[512], w1[256], w2[256], w3[256];
 		snprintf(line, sizeof line, "%.*s", (int)(le - ls), ls);
-		taken += (size_t)ev_onload_requested_env(line, requested);
+		const char *p = ls;
+		int ok = shell_word(&p, le, w1, sizeof w1) == 0;
+		if (ok && strcmp(w1, "export") == 0) /* export EF_X=v: the shell's own way */
+			ok = shell_word(&p, le, w1, sizeof w1) == 0 && p == le;
+		if (ok && strchr(w1, '=') && p == le) { /* EF_X=v (llfix's profile, the environment) */
+			char *eq = strchr(w1, '=');
+			*eq = 0;
+			if (is_option_name(w1)) {
+				json_object_set_new(requested, w1, json_string(eq + 1));
+				taken++;
+				continue;
+			}
+		} else if (ok && strcmp(w1, "onload_set") == 0 && shell_word(&p, le, w2, sizeof w2) == 0) {
+			/* Onload's profile syntax: onload_set EF_X v (or EF_X=v) */
+			char *eq = strchr(w2, '=');
+			int one = eq && p == le;
+			if (one)
+				*eq = 0;
+			if (!one && shell_word(&p, le, w3, sizeof w3) != 0)
+				p = ls; /* left unread: named below */
+			if (p == le && is_option_name(w2)) {
+				json_object_set_new(requested, w2, json_string(one ? eq + 1 : w3));
+				taken++;
+				continue;
+			}
+		} else if (ok && strcmp(w1, "onload_import") == 0 && shell_word(&p, le, w2, sizeof w2) == 0 && p == le &&
+			   w2[0]) {
+			if (imports)
+				json_array_append_new(imports, json_string(w2));
+			continue;
+		}
+		if (not_understood) {
+			char text_[600];
+			snprintf(text_, sizeof text_, "line %zu: %s", lineno, line);
+			json_array_append_new(not_understood, json_string(text_));
+		}
 	}
 	return taken;
 }

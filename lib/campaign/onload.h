@@ -9,8 +9,8 @@
  * skipped. Stack counters are lines "name: INTEGER" with a lowercase name
  * (rx_evs, tx_pkts, ...); the same counter on several lines (several
  * stacks) is summed. Every other line (headers, tables) is not read.
- * Requested options are "EF_NAME=value" lines (an Onload profile;
- * '#' comments and blank lines skipped) or environment entries.
+ * Requested options come from a profile (either syntax Onload accepts,
+ * below) or environment entries.
  * No global state. */
 #ifndef EV_ONLOAD_H
 #define EV_ONLOAD_H
@@ -30,10 +30,20 @@
 unsigned ev_onload_parse(const char *text, size_t len, const char *subject, json_t **options, json_t **counters,
 			 ev_finding_fn fn, void *ctx);
 
-/* The EF_NAME=value lines of a profile into requested ({"EF_NAME":
- * "value"}), later lines replacing earlier ones, as Onload reads them.
- * @return how many lines were taken. */
-size_t ev_onload_requested_profile(const char *text, size_t len, json_t *requested);
+/* A profile's requested options into requested ({"EF_NAME": "value"}),
+ * later lines replacing earlier ones, as Onload reads them. Lines of
+ * either syntax Onload accepts: "EF_NAME=value" (a profile given as a
+ * file, as llfix's onload_profile.cfg) and "export EF_NAME=value"; and
+ * its own profiles' (.opf, shell sourced by the onload script)
+ * "onload_set EF_NAME value" or "onload_set EF_NAME=value", values
+ * quoted or not. "onload_import NAME" appends NAME to imports (the
+ * caller reads that profile first: what this one sets after the import
+ * replaces it). '#' comments and blank lines are skipped; every other
+ * line goes to not_understood as "line N: TEXT", never dropped silently
+ * (imports and not_understood may be NULL). @return how many options
+ * were taken. */
+size_t ev_onload_requested_profile(const char *text, size_t len, json_t *requested, json_t *imports,
+				   json_t *not_understood);
 
 /* An environment entry "EF_NAME=value" into requested; others ignored.
  * @return 1 when taken. */

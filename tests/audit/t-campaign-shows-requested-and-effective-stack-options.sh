@@ -4,8 +4,11 @@
 # no Onload here) and shows, per cell and side, the options each side
 # asked for (its EF_ environment and the Onload profile among its inputs)
 # against those its stack used in each run. A run whose effective options
-# differ from its cell's other runs is flagged and fails the cell's check;
-# an observer output changed after capture is named and fails its run.
+# differ from the request, or from its cell's other runs, is flagged and
+# fails the cell's check; a profile in Onload's own syntax (onload_set,
+# onload_import, from its profile directory) is read; a stack the
+# observer never saw fails its run unless the observer is optional; an
+# observer output changed after capture is named and fails its run.
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
 [ "$(nproc)" -ge 2 ] || test_skip_all "needs two CPUs"
@@ -15,22 +18,28 @@ done
 ONLOAD=$PWD/onload DUMP=$PWD/onload_stackdump P=$EV_BUILDDIR/capture/pair
 
 # plan FILE REPEATS: the reference pair, the sender under the onload
-# stand-in with a profile, both sides observed.
+# stand-in with a profile, both sides observed. DUMP_MORE (more
+# arguments of the stand-in stackdump), PROFILE (the launcher's
+# --profile), INPUTS (the sender's inputs) and WHEN (the observer's
+# "when" and more) change one fact each.
 plan () {
+	when=${WHEN:-'"when": ["during", "after"]'}
+	inputs=${INPUTS:-"{\"onload_profile.cfg\": \"$PWD/profile.cfg\"}"}
+	profile=${PROFILE:---profile=onload_profile.cfg}
 	cat >"$1" <<-EOF
 	{"format": "evidence-plan/1", $PLAN_USER "name": "stack", "warmups": 100, "measured": 10000, "repeats": $2,
 	 "observe": {"interval_ms": 50},
-	 "observers": [{"name": "stackdump", "argv": ["$DUMP", "lots", "{pid}", "{side}"], "when": ["during", "after"],
-	                "format": "onload"}],
+	 "observers": [{"name": "stackdump", "argv": ["$DUMP", "lots", "{pid}", "{side}"${DUMP_MORE:-}],
+	                $when, "format": "onload"}],
 	 "cells": [{"name": "A",
 	  "peer": {"argv": ["$P/fix-receiver", "--listen", "{peer_addr}:{port}", "--journal", "{out:journal}",
 	     "--journal-file-size", "262144"], "cpu": 0, "outputs": {"journal": "peer/journal"},
 	     "ready": {"tcp_listen": 11001}, "env": {"EF_POLL_USEC": "0"}},
-	  "sender": {"launcher": ["$ONLOAD", "--profile=onload_profile.cfg"],
+	  "sender": {"launcher": ["$ONLOAD", "$profile"],
 	     "argv": ["$P/fix-sender", "--connect", "{peer_addr}:{port}", "--warmups", "{warmups}", "--measured",
 	     "{measured}", "--rate", "20000", "--journal", "{out:journal}", "--journal-file-size", "262144",
 	     "--series", "{out:series}", "--report", "{out:report}"], "cpu": 1,
-	     "inputs": {"onload_profile.cfg": "$PWD/profile.cfg"}, "env": {"EF_TCP_RCVBUF": "262144"},
+	     "inputs": $inputs, "env": {"EF_TCP_RCVBUF": "262144"},
 	     "outputs": {"journal": "sender/journal", "series": "sender/series.bin", "report": "sender/report.json"}}}]}
 	EOF
 	"$CAPTURE" pin "$1" -o "pinned-$1" >/dev/null
@@ -77,6 +86,45 @@ test_expect_success 'an observer output edited after capture is named, and fails
 
 test_expect_success 'the coverage names what was compared' '
 	json_words s1/receipt.json "d[\"facts\"][\"coverage\"][\"recomputed\"]" | grep -q "the stack options of 1 cell: every onload observer"
+'
+
+test_expect_success 'one run whose stack ignored its profile: requested against effective, the run named, the check fails' '
+	DUMP_MORE=", \"ignore-profile\"" plan ignored.json 1 && "$CAPTURE" run pinned-ignored.json -o c4 >/dev/null &&
+	test_expect_code 1 "$AUDIT" campaign c4 -o s4 >out 2>err &&
+	grep -q "^audit: 001-baseline-A-1: sender EF_POLL_USEC: requested 100000, effective 0$" err &&
+	test "$(json_words s4/receipt.json "[(c[\"result\"], c[\"detail\"]) for c in d[\"checks\"] if c[\"name\"] == \"cell A sender requested options\"]")" = \
+		"fail 1 effective value differs from the request (first: 001-baseline-A-1 EF_POLL_USEC: requested 100000, effective 0)" &&
+	test "$(json_words s4/receipt.json "[c[\"result\"] for c in d[\"checks\"] if c[\"name\"] in (\"cell A sender effective options\", \"cell A peer requested options\")]")" = "pass pass" &&
+	grep -q "^| EF_POLL_USEC | 100000 | 0 DIFFERS |$" s4/summary.md
+'
+
+test_expect_success 'a profile in Onload'"'"'s own syntax, named and imported from its profile directory: every option requested' '
+	mkdir profiles &&
+	printf "# base\nonload_set EF_MAX_PACKETS 100000\nonload_set EF_POLL_USEC=5\n" >profiles/base.opf &&
+	printf "# latency\nonload_import base\nonload_set EF_POLL_USEC \"100000\"\nset -e\n" >profiles/latency.opf &&
+	PROFILE=--profile=latency plan opf.json 1 && "$CAPTURE" run pinned-opf.json -o c5 >/dev/null &&
+	"$AUDIT" campaign c5 -o s5 --onload-profiles "$PWD/profiles" >out 2>err &&
+	test "$(json_words s5/summary.json "sorted(d[\"stack_options\"][\"A\"][\"sender\"][\"requested\"].items())")" = \
+		"EF_MAX_PACKETS 100000 EF_POLL_USEC 100000 EF_TCP_RCVBUF 262144" &&
+	test "$(json_words s5/receipt.json "[c[\"result\"] for c in d[\"checks\"] if c[\"name\"] == \"cell A sender requested options\"]")" = pass &&
+	test "$(json_words s5/receipt.json "[i[\"name\"] for i in d[\"inputs\"] if i[\"name\"].startswith(\"onload profile\")]")" = \
+		"onload profile latency onload profile base" &&
+	grep -q "cell A sender: profile latency line 4: set -e: not understood, not counted as requested" s5/receipt.json &&
+	# without the profile directory the request cannot be read, and the coverage says so
+	"$AUDIT" campaign c5 -o s6 --onload-profiles "$PWD/none" >out 2>err &&
+	grep -q "cell A sender: profile latency is neither among the side.s inputs nor readable in Onload.s profile directory $PWD/none" s6/receipt.json
+'
+
+test_expect_success 'a stack its observer never saw fails the run; an optional observer makes it a named gap' '
+	WHEN="\"when\": [\"after\"]" plan late.json 1 && "$CAPTURE" run pinned-late.json -o c7 >/dev/null &&
+	test_expect_code 1 "$AUDIT" campaign c7 -o s7 >out 2>err &&
+	grep -q "^audit: 001-baseline-A-1: sender: the sender.s stack was never observed: observer stackdump showed no option" err &&
+	test "$(json_words s7/receipt.json "[c[\"result\"] for c in d[\"checks\"] if c[\"name\"] == \"run 001-baseline-A-1 observers\"]")" = fail &&
+	WHEN="\"when\": [\"after\"], \"optional\": true" plan optional.json 1 && "$CAPTURE" run pinned-optional.json -o c8 >/dev/null &&
+	"$AUDIT" campaign c8 -o s8 >out 2>err &&
+	grep -q "cell A sender: run 001-baseline-A-1: its stack was not observed (observer stackdump is optional)" s8/receipt.json &&
+	! WHEN="\"when\": [\"after\"], \"optional\": \"yes\"" plan bad.json 1 2>err &&
+	grep -q "observers\[0\].*\"optional\": expected true or false" err
 '
 
 test_done

@@ -88,13 +88,46 @@ int main(void)
 
 	static const char profile[] = "# the benchmark's profile\nEF_POLL_USEC=-1\n\n  EF_MAX_PACKETS=100000\nEF_POLL_USEC=5\nnot an option\n";
 	json_t *requested = json_object();
-	CHECK_INT_EQ(ev_onload_requested_profile(profile, strlen(profile), requested), 3);
+	json_t *unread = json_array();
+	CHECK_INT_EQ(ev_onload_requested_profile(profile, strlen(profile), requested, NULL, unread), 3);
+	CHECK_INT_EQ(json_array_size(unread), 1);
+	CHECK_STR_EQ(json_string_value(json_array_get(unread, 0)), "line 6: not an option");
+	json_decref(unread);
 	CHECK_STR_EQ(json_string_value(json_object_get(requested, "EF_POLL_USEC")), "5");
 	CHECK_STR_EQ(json_string_value(json_object_get(requested, "EF_MAX_PACKETS")), "100000");
 	CHECK_INT_EQ(ev_onload_requested_env("EF_TCP_RCVBUF=262144", requested), 1);
 	CHECK_INT_EQ(ev_onload_requested_env("PATH=/usr/bin", requested), 0);
 	CHECK_INT_EQ(ev_onload_requested_env("EF_bad=1", requested), 0);
 	CHECK_INT_EQ(json_object_size(requested), 3);
+	json_decref(requested);
+
+	/* Onload's own profile syntax (.opf, sourced by the onload script):
+	 * onload_set in both forms, quotes, an import, export, and a shell
+	 * line this reader does not understand, named, not dropped */
+	static const char opf[] = "# OpenOnload latency profile\n"
+				  "onload_import throughput\n"
+				  "onload_set EF_POLL_USEC 100000\n"
+				  "onload_set EF_TCP_FASTSTART_INIT=0\n"
+				  "onload_set EF_NAME \"BM stack\"\n"
+				  "export EF_SPIN_USEC=-1\n"
+				  "if [ -n \"$X\" ]; then onload_set EF_INT_DRIVEN 1; fi\n"
+				  "onload_set EF_UNTERMINATED \"1\n"
+				  "onload_set EF_TOO many words\n";
+	json_t *imports = json_array();
+	unread = json_array();
+	requested = json_object();
+	CHECK_INT_EQ(ev_onload_requested_profile(opf, strlen(opf), requested, imports, unread), 4);
+	CHECK_STR_EQ(json_string_value(json_object_get(requested, "EF_POLL_USEC")), "100000");
+	CHECK_STR_EQ(json_string_value(json_object_get(requested, "EF_TCP_FASTSTART_INIT")), "0");
+	CHECK_STR_EQ(json_string_value(json_object_get(requested, "EF_NAME")), "BM stack");
+	CHECK_STR_EQ(json_string_value(json_object_get(requested, "EF_SPIN_USEC")), "-1");
+	CHECK_INT_EQ(json_array_size(imports), 1);
+	CHECK_STR_EQ(json_string_value(json_array_get(imports, 0)), "throughput");
+	CHECK_INT_EQ(json_array_size(unread), 3);
+	CHECK_STR_EQ(json_string_value(json_array_get(unread, 0)), "line 7: if [ -n \"$X\" ]; then onload_set EF_INT_DRIVEN 1; fi");
+	CHECK_STR_EQ(json_string_value(json_array_get(unread, 2)), "line 9: onload_set EF_TOO many words");
+	json_decref(imports);
+	json_decref(unread);
 	json_decref(requested);
 	return check_exit("onload");
 }
