@@ -253,6 +253,7 @@ out:
 	json_decref(ca->stack_options);
 	json_decref(ca->profiles);
 	json_decref(ca->options_not_read);
+	json_decref(ca->unread);
 	json_decref(ca->provenance);
 	json_decref(ca->capture_pins);
 	ev_seal_free(&ca->seal);

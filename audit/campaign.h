@@ -40,6 +40,8 @@ struct run {
 	int profiled;          /* perf ran beside a side: shown apart, never in a cell's statistics */
 	char series[PATH_MAX], native[PATH_MAX], delay[PATH_MAX], sjournal[PATH_MAX], pjournal[PATH_MAX];
 	char native_log[PATH_MAX]; /* sockperf: the summary at the head of its full log, compared too */
+	char native_stdout[PATH_MAX]; /* beside a report: what the sender printed, compared too */
+	char sincoming[PATH_MAX], poutgoing[PATH_MAX]; /* the session's other direction: peer outgoing, sender incoming */
 	enum analysis_sockperf_clock sockperf_clock;
 	uint64_t warmups, measured, rate;  /* warmups and measured: the plan's, from run.json */
 	/* what the audit found */
@@ -95,6 +97,9 @@ struct campaign_audit {
 	size_t journal_pairs;     /* runs whose journals were audited (one side alone when the other is missing) */
 	size_t journals_missing;  /* runs with a declared journal that is not there: each a failed check */
 	size_t journals_one_side; /* runs that declare one side's journal only (audited alone) */
+	json_t *unread;           /* "the SIDE's output NAME": how many runs declare an output no reader here reads */
+	size_t reverse_pairs;     /* runs whose other direction (peer outgoing, sender incoming) was audited */
+	size_t stdout_compared, stdout_without_block; /* runs with a report whose stdout was compared, or printed none */
 	json_t *stack_options;    /* per cell and side, requested and effective (NULL: no onload observer) */
 	json_t *options_not_read; /* sentences: what of the requested options could not be read */
 	json_t *profiles;         /* per profiled run and side, as audit profile reads it (NULL: none) */

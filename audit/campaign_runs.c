@@ -10,6 +10,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,38 @@ static enum analysis_sockperf_clock recorded_sockperf_clock(const struct ev_run 
 			return no_rdtsc ? SOCKPERF_CLOCK_MONOTONIC : SOCKPERF_CLOCK_TSC;
 	}
 	return SOCKPERF_CLOCK_UNKNOWN;
+}
+
+/* Every output run.json declares that audit campaign has no reader for,
+ * counted by side and name for the coverage (sequence stores, logs). */
+static void note_unread_outputs(struct campaign_audit *ca, const struct ev_run *doc)
+{
+	static const char *const read_by_name[][2] = {
+		{"sender", "series"}, {"sender", "report"}, {"sender", "delay_series"}, {"sender", "journal"},
+		{"sender", "log"}, {"sender", "incoming"}, {"peer", "journal"}, {"peer", "outgoing"}};
+	struct ev_run_process p;
+	if (!ca->unread)
+		ca->unread = json_object();
+	for (size_t i = 0; i < ev_run_process_count(doc); i++) {
+		if (ev_run_process(doc, i, &p) != 0 || !p.role)
+			continue;
+		const char *name;
+		json_t *v;
+		json_object_foreach((json_t *)p.outputs, name, v) {
+			int known = 0;
+			for (size_t k = 0; k < sizeof read_by_name / sizeof *read_by_name; k++)
+				known |= strcmp(read_by_name[k][0], p.role) == 0 && strcmp(read_by_name[k][1], name) == 0;
+			/* sockperf's log is read only when there is no series */
+			if (known && strcmp(name, "log") == 0 && ev_run_output(doc, "sender", "series"))
+				known = 0;
+			if (known)
+				continue;
+			char key[200];
+			snprintf(key, sizeof key, "the %s's output %s", p.role, name);
+			json_t *n = json_object_get(ca->unread, key);
+			json_object_set_new(ca->unread, key, json_integer(n ? json_integer_value(n) + 1 : 1));
+		}
+	}
 }
 
 static int by_name(const void *a, const void *b)
@@ -137,6 +170,9 @@ ev_status audit_campaign_load_runs(struct campaign_audit *ca, struct ev_error *e
 		output_path(r, doc, "sender", "delay_series", r->delay, sizeof r->delay);
 		output_path(r, doc, "sender", "journal", r->sjournal, sizeof r->sjournal);
 		output_path(r, doc, "peer", "journal", r->pjournal, sizeof r->pjournal);
+		output_path(r, doc, "peer", "outgoing", r->poutgoing, sizeof r->poutgoing);
+		output_path(r, doc, "sender", "incoming", r->sincoming, sizeof r->sincoming);
+		int has_report = r->native[0] != 0;
 		if (!r->series[0]) { /* sockperf: the full log is series and a copy of the summary */
 			output_path(r, doc, "sender", "log", r->series, sizeof r->series);
 			snprintf(r->native_log, sizeof r->native_log, "%s", r->series);
@@ -153,6 +189,16 @@ ev_status audit_campaign_load_runs(struct campaign_audit *ca, struct ev_error *e
 		}
 		if (strcmp(r->native, r->native_log) == 0)
 			r->native_log[0] = 0;
+		if (has_report) { /* what the sender printed beside its report is published too */
+			int absent = 0;
+			if ((st = ev_input_check_beneath(r->dir, "native/sender.stdout", path, &absent, err)) != EV_OK) {
+				ev_run_free(&run);
+				break;
+			}
+			if (!absent)
+				ev_path_join(r->native_stdout, sizeof r->native_stdout, r->dir, "native/sender.stdout");
+		}
+		note_unread_outputs(ca, doc);
 		r->sockperf_clock = recorded_sockperf_clock(doc);
 		size_t k;
 		json_t *proc;
@@ -414,6 +460,16 @@ ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, s
 		struct ev_native copy;
 		struct ev_error nerr;
 		ev_error_clear(&nerr);
+		if (r->native_stdout[0] && ev_native_load(r->native_stdout, &copy, &nerr) == EV_OK) {
+			snprintf(name, sizeof name, "%s native stdout", r->name);
+			add_input_file(ca->receipt, name, r->native_stdout, err);
+			json_object_set_new(r->json, "native_stdout", json_pack("{s:s, s:o}", "file", r->native_stdout,
+									"statistics", compare_native(r, r->native_stdout, &copy, &s)));
+			ca->stdout_compared++;
+		} else if (r->native_stdout[0]) {
+			ca->stdout_without_block++;
+		}
+		ev_error_clear(&nerr);
 		if (r->native_log[0] && ev_native_load(r->native_log, &copy, &nerr) == EV_OK) {
 			snprintf(name, sizeof name, "%s native log summary", r->name);
 			add_input_file(ca->receipt, name, r->native_log, err);
@@ -487,46 +543,76 @@ static int journal_there(const char *path)
 	return path[0] && lstat(path, &sb) == 0;
 }
 
-/* Both endpoints' journals of every run that declares one, audited as
- * audit journal would, each run with its own counts, its receipt in the
- * summary. A declared journal that is not there is a finding of its
- * run; no run is left out for the number of runs or their counts. */
+/* One direction of a session: whose outgoing journal, and where its copy
+ * arrived. */
+struct direction {
+	size_t out_at, in_at;           /* offsetof struct run: the stream as sent, and as received */
+	const char *out_side, *in_side; /* "sender", "peer" */
+	const char *json_key;           /* the run's pair number in summary.json */
+	int orders;                     /* the plan's orders go this way (else none: the peer answers) */
+};
+
+static const struct direction directions[2] = {
+	{offsetof(struct run, sjournal), offsetof(struct run, pjournal), "sender", "peer", "journal_pair", 1},
+	{offsetof(struct run, poutgoing), offsetof(struct run, sincoming), "peer", "sender", "journal_pair_reverse", 0},
+};
+
+#define RUN_PATH(r, at) ((char *)(r) + (at))
+
+/* Both directions of every run's session that declares a journal for
+ * them, audited as audit journal would, each run with its own counts (the
+ * plan's orders from sender to peer; none back), its receipt in the
+ * summary. A declared journal that is not there is a finding of its run;
+ * no run is left out for the number of runs or their counts. */
 ev_status audit_campaign_audit_journals(struct campaign_audit *ca, struct ev_error *err)
 {
-	const char **senders = calloc(ca->nruns ? ca->nruns : 1, sizeof *senders);
-	const char **receivers = calloc(ca->nruns ? ca->nruns : 1, sizeof *receivers);
-	size_t *of_run = calloc(ca->nruns ? ca->nruns : 1, sizeof *of_run);
+	size_t cap = 2 * (ca->nruns ? ca->nruns : 1);
+	const char **senders = calloc(cap, sizeof *senders);
+	const char **receivers = calloc(cap, sizeof *receivers);
+	size_t *of_run = calloc(cap, sizeof *of_run);
+	int *dir_of = calloc(cap, sizeof *dir_of);
 	ev_status st = EV_OK;
-	if (!senders || !receivers || !of_run) {
+	if (!senders || !receivers || !of_run || !dir_of) {
 		st = ev_error_set(err, EV_ERROR, "out of memory");
 		goto out;
 	}
 	size_t n = 0;
-	for (size_t i = 0; i < ca->nruns; i++) {
-		struct run *r = &ca->runs[i];
-		if (!r->sjournal[0] && !r->pjournal[0])
-			continue; /* a program that keeps no journal: named in the coverage */
-		int s_there = journal_there(r->sjournal), p_there = journal_there(r->pjournal);
-		/* declared and not there: a finding; not declared: one side
-		 * audited alone, and the coverage says so */
-		if ((r->sjournal[0] && !s_there) || (r->pjournal[0] && !p_there)) {
-			char check[256], detail[PATH_MAX + 128];
-			int sender = r->sjournal[0] && !s_there;
-			snprintf(check, sizeof check, "run %s journals", r->name);
-			snprintf(detail, sizeof detail, "the %s's journal %s: missing", sender ? "sender" : "peer",
-				 sender ? r->sjournal : r->pjournal);
-			fprintf(stderr, TOOL ": %s: %s\n", r->name, detail);
-			ev_receipt_add_check(ca->receipt, check, 0, detail, err);
-			ca->journals_missing++;
+	for (int d = 0; d < 2; d++) {
+		const struct direction *dir = &directions[d];
+		for (size_t i = 0; i < ca->nruns; i++) {
+			struct run *r = &ca->runs[i];
+			const char *out_path = RUN_PATH(r, dir->out_at), *in_path = RUN_PATH(r, dir->in_at);
+			if (!out_path[0] && !in_path[0])
+				continue; /* a program that keeps no journal this way: named in the coverage */
+			int out_there = journal_there(out_path), in_there = journal_there(in_path);
+			/* declared and not there: a finding; not declared: one side
+			 * audited alone, and the coverage says so */
+			if ((out_path[0] && !out_there) || (in_path[0] && !in_there)) {
+				char check[256], detail[PATH_MAX + 128];
+				int first = out_path[0] && !out_there;
+				snprintf(check, sizeof check, "run %s journals", r->name);
+				if (d == 0)
+					snprintf(detail, sizeof detail, "the %s's journal %s: missing", first ? "sender" : "peer",
+						 first ? out_path : in_path);
+				else
+					snprintf(detail, sizeof detail, "the %s's %s journal %s: missing",
+						 first ? dir->out_side : dir->in_side, first ? "outgoing" : "incoming",
+						 first ? out_path : in_path);
+				fprintf(stderr, TOOL ": %s: %s\n", r->name, detail);
+				ev_receipt_add_check(ca->receipt, check, 0, detail, err);
+				ca->journals_missing++;
+			}
+			ca->journals_one_side += !out_path[0] || !in_path[0];
+			if (!out_there && !in_there)
+				continue;
+			senders[n] = out_there ? out_path : NULL;
+			receivers[n] = in_there ? in_path : NULL;
+			dir_of[n] = d;
+			of_run[n++] = i;
+			ca->reverse_pairs += d == 1;
 		}
-		ca->journals_one_side += !r->sjournal[0] || !r->pjournal[0];
-		if (!s_there && !p_there)
-			continue;
-		senders[n] = s_there ? r->sjournal : NULL;
-		receivers[n] = p_there ? r->pjournal : NULL;
-		of_run[n++] = i;
 	}
-	ca->journal_pairs = n;
+	ca->journal_pairs = n - ca->reverse_pairs;
 	if (!n)
 		goto out;
 	char receipt[PATH_MAX];
@@ -542,12 +628,13 @@ ev_status audit_campaign_audit_journals(struct campaign_audit *ca, struct ev_err
 	}
 	for (size_t k = 0; k < n; k++) {
 		/* the plan's counts as the run recorded them, not the series': a
-		 * native program may keep none */
+		 * native program may keep none; the peer's answers carry no order */
 		struct run *r = &ca->runs[of_run[k]];
+		const struct direction *dir = &directions[dir_of[k]];
 		jr.pairs[k].own_counts = 1;
-		jr.pairs[k].warmups = r->warmups;
-		jr.pairs[k].measured = r->measured;
-		json_object_set_new(r->json, "journal_pair", json_integer((json_int_t)k + 1));
+		jr.pairs[k].warmups = dir->orders ? r->warmups : 0;
+		jr.pairs[k].measured = dir->orders ? r->measured : 0;
+		json_object_set_new(r->json, dir->json_key, json_integer((json_int_t)k + 1));
 	}
 	jr.receipt = receipt;
 	jr.quiet = 1;
@@ -559,8 +646,10 @@ ev_status audit_campaign_audit_journals(struct campaign_audit *ca, struct ev_err
 	if (st == EV_MISMATCH)
 		st = EV_OK;
 	if (st == EV_OK) {
-		char detail[128];
-		snprintf(detail, sizeof detail, "%zu runs' pairs, %" PRIu64 " findings (audit-journal.json)", n,
+		char detail[160], reverse[64] = "";
+		if (ca->reverse_pairs)
+			snprintf(reverse, sizeof reverse, " (%zu of them the other way)", ca->reverse_pairs);
+		snprintf(detail, sizeof detail, "%zu runs' pairs%s, %" PRIu64 " findings (audit-journal.json)", n, reverse,
 			 ca->journal_findings);
 		ev_receipt_add_check(ca->receipt, "journals", ca->journal_findings == 0, detail, err);
 	}
@@ -568,6 +657,7 @@ out:
 	free(senders);
 	free(receivers);
 	free(of_run);
+	free(dir_of);
 	return st;
 }
 

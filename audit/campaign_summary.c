@@ -227,6 +227,30 @@ json_t *audit_campaign_coverage(const struct campaign_audit *ca)
 			 ca->journal_pairs, ca->journal_pairs == 1 ? "" : "s");
 		json_array_append_new(done, json_string(text));
 	}
+	if (ca->journals_audited && ca->reverse_pairs) {
+		snprintf(text, sizeof text, "the other direction of %zu run%s: the peer's outgoing journal against the "
+			 "sender's incoming one, no order expected (journal_pair_reverse)", ca->reverse_pairs,
+			 ca->reverse_pairs == 1 ? "" : "s");
+		json_array_append_new(done, json_string(text));
+	}
+	if (ca->stdout_compared) {
+		snprintf(text, sizeof text, "what the sender printed beside its report, in %zu run%s: compared with the "
+			 "series too (native_stdout)", ca->stdout_compared, ca->stdout_compared == 1 ? "" : "s");
+		json_array_append_new(done, json_string(text));
+	}
+	if (ca->stdout_without_block) {
+		snprintf(text, sizeof text, "the sender's stdout of %zu run%s with a report: it prints no statistics block "
+			 "(nothing to compare)", ca->stdout_without_block, ca->stdout_without_block == 1 ? "" : "s");
+		json_array_append_new(not, json_string(text));
+	}
+	const char *output;
+	json_t *count;
+	json_object_foreach(ca->unread, output, count) {
+		snprintf(text, sizeof text, "%s of %lld run%s: declared, not read (no reader here knows an output of that "
+			 "name; it is held by the seal or the capture receipt only)", output,
+			 (long long)json_integer_value(count), json_integer_value(count) == 1 ? "" : "s");
+		json_array_append_new(not, json_string(text));
+	}
 	if (without) {
 		snprintf(text, sizeof text, "%zu run%s without a raw series: " CELL_PRINTED "; each block checked against "
 			 "itself and its sample count against the plan", without, without == 1 ? "" : "s");
