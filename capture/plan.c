@@ -1,9 +1,12 @@
 #include "config.h"
+
+#include <sched.h>
 #include "capture/plan.h"
 #include "capture/plan_load.h"
 
 #include <inttypes.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,7 +220,7 @@ static ev_status load_top(struct plan *p, const char *path, long ncpus, struct e
 {
 	static const char *const keys[] = {"format", "name", "description", "warmups", "measured",
 					   "repeats", "order", "namespaces", "port", "timeout_seconds",
-					   "on_failure", "controller_cpus", "observe", "pins", "sources",
+					   "on_failure", "controller_cpus", "controller_shares", "observe", "pins", "sources",
 					   "user", "group", "link", "observers", "perf", "arms", "cells", NULL};
 	json_t *d = p->doc;
 	ev_status st = capture_plan_only_keys(d, keys, path, "plan", err);
@@ -268,10 +271,12 @@ static ev_status load_top(struct plan *p, const char *path, long ncpus, struct e
 	if ((st = capture_plan_get_count(observe ? observe : d, "interval_ms", DEFAULT_INTERVAL_MS, 10, 60000,
 			    &p->interval_ms, path, "observe", err)) != EV_OK)
 		return st;
-	json_t *cpus = json_object_get(d, "controller_cpus");
+	json_t *cpus = json_object_get(d, "controller_cpus"), *shares = json_object_get(d, "controller_shares");
+	if (shares && !json_is_boolean(shares))
+		return capture_plan_refuse(err, path, "plan", "\"controller_shares\": expected true or false");
+	p->controller_shares = json_is_true(shares);
 	if (!cpus) {
-		p->controller_cpus[0] = 0;
-		p->ncontroller = 1;
+		p->controller_default = 1; /* chosen once the sides' CPUs are known (controller_apart) */
 	} else {
 		if (!json_is_array(cpus) || json_array_size(cpus) == 0 || json_array_size(cpus) > PLAN_MAX_CPUS)
 			return capture_plan_refuse(err, path, "plan", "\"controller_cpus\": expected a list of CPU numbers");
@@ -348,6 +353,65 @@ static ev_status load_perf(struct plan *p, const char *path, struct ev_error *er
 	return EV_OK;
 }
 
+/* Is cpu a side's in some cell? The first such cell and side into *cell, *side. */
+static int side_cpu(const struct plan *p, int cpu, const char **cell, const char **side)
+{
+	for (size_t i = 0; i < p->ncells; i++)
+		for (int k = 0; k < 2; k++)
+			if (p->cells[i].side[k].cpu == cpu) {
+				*cell = p->cells[i].name;
+				*side = k == PLAN_SENDER ? "sender" : "peer";
+				return 1;
+			}
+	return 0;
+}
+
+/* The controller (capture itself, its observers) runs apart from the
+ * measured sides: a default controller CPU is the lowest no side uses; a
+ * controller CPU that is a side's is refused unless the plan says
+ * "controller_shares": true, and then the shared CPUs are recorded. */
+static ev_status controller_apart(struct plan *p, const char *path, long ncpus, struct ev_error *err)
+{
+	const char *cell, *side;
+	if (p->controller_default) {
+		int chosen = 0;
+		for (long c = 0; c < ncpus && c < CPU_SETSIZE; c++)
+			if (!side_cpu(p, (int)c, &cell, &side)) {
+				chosen = (int)c;
+				break;
+			}
+		p->controller_cpus[0] = chosen;
+		p->ncontroller = 1;
+	}
+	p->nshared = 0;
+	for (size_t i = 0; i < p->ncontroller; i++) {
+		int cpu = p->controller_cpus[i];
+		if (!side_cpu(p, cpu, &cell, &side))
+			continue;
+		if (!p->controller_shares)
+			return capture_plan_refuse(err, path, "plan",
+						   "the controller's CPU %d is also cell %s's %s CPU: capture and its observers "
+						   "would run beside a measured side (%s); give \"controller_cpus\" that no side "
+						   "uses, or say \"controller_shares\": true to run so and have it recorded",
+						   cpu, cell, side,
+						   p->controller_default ? "every CPU is a side's, and none is left for it" :
+									  "\"controller_cpus\"");
+		p->shared_cpus[p->nshared++] = cpu;
+	}
+	return EV_OK;
+}
+
+json_t *capture_plan_controller_json(const struct plan *p)
+{
+	json_t *cpus = json_array(), *shared = json_array();
+	for (size_t i = 0; i < p->ncontroller; i++)
+		json_array_append_new(cpus, json_integer(p->controller_cpus[i]));
+	for (size_t i = 0; i < p->nshared; i++)
+		json_array_append_new(shared, json_integer(p->shared_cpus[i]));
+	return json_pack("{s:o, s:s, s:o}", "cpus", cpus, "chosen", p->controller_default ? "default" : "plan",
+			 "shared_with_sides", shared);
+}
+
 ev_status capture_plan_load(const char *path, struct plan *p, struct ev_error *err)
 {
 	memset(p, 0, sizeof *p);
@@ -361,6 +425,8 @@ ev_status capture_plan_load(const char *path, struct plan *p, struct ev_error *e
 		ncpus = 1;
 	if ((st = load_top(p, path, ncpus, err)) == EV_OK && (st = load_arms(p, path, err)) == EV_OK)
 		st = load_cells(p, path, ncpus, err);
+	if (st == EV_OK)
+		st = controller_apart(p, path, ncpus, err);
 	if (st == EV_OK)
 		st = load_sources(p, path, err);
 	if (st == EV_OK)

@@ -120,6 +120,10 @@ struct plan {
 	int stop_on_failure;
 	int controller_cpus[PLAN_MAX_CPUS];
 	size_t ncontroller;
+	int controller_default;   /* none given: the lowest CPU no side uses */
+	int controller_shares;    /* "controller_shares": true: a controller CPU may be a side's */
+	int shared_cpus[PLAN_MAX_CPUS]; /* the controller's CPUs that are also a side's */
+	size_t nshared;
 	json_t *pins;             /* object: absolute path -> SHA-256 hex (may be empty) */
 	json_t *sources;          /* object: absolute program path -> absolute repository path, or NULL */
 	const char *perf;         /* perf's absolute path, pinned (required when a side is profiled) */
@@ -140,6 +144,11 @@ struct plan_run {
 	unsigned repeat;          /* 1-based, within its arm */
 	char name[PLAN_RUN_NAME_MAX]; /* "003-baseline-spin-2": the run directory's name */
 };
+
+/* Where the controller ran, for run.json and the receipt: {"cpus",
+ * "chosen": "plan" or "default", "shared_with_sides": the CPUs it shared
+ * with a measured side (empty unless "controller_shares": true)}. */
+json_t *capture_plan_controller_json(const struct plan *p);
 
 /* Load and check path. @return EV_OK; EV_REFUSED (err names the key or
  * value and what was expected) or EV_ERROR. Free with capture_plan_free. */

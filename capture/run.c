@@ -629,6 +629,7 @@ static ev_status run_campaign(struct campaign *c, json_t *receipt, char *receipt
 	ev_receipt_set_fact(receipt, "runs", ss.runs, err);
 	ev_receipt_set_fact(receipt, "arms", ss.arms, err);
 	ev_receipt_set_fact(receipt, "controller_cpus", cpus, err);
+	ev_receipt_set_fact(receipt, "controller", capture_plan_controller_json(&c->plan), err);
 	ev_receipt_set_fact(receipt, "degraded", json_incref(c->degraded), err);
 	ev_receipt_set_fact(receipt, "lease", json_incref(c->lease), err);
 	ev_receipt_set_fact(receipt, "counts",
@@ -642,6 +643,12 @@ static ev_status run_campaign(struct campaign *c, json_t *receipt, char *receipt
 	json_array_foreach(c->degraded, k, d) {
 		char text[600];
 		snprintf(text, sizeof text, "degraded: %s", json_string_value(d) ?: "");
+		json_array_append_new(not, json_string(text));
+	}
+	for (k = 0; k < c->plan.nshared; k++) {
+		char text[200];
+		snprintf(text, sizeof text, "a side alone on its CPU: the controller shared CPU %d with a measured side "
+			 "(\"controller_shares\": true)", c->plan.shared_cpus[k]);
 		json_array_append_new(not, json_string(text));
 	}
 	ev_receipt_set_fact(receipt, "coverage",

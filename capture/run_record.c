@@ -175,6 +175,7 @@ ev_status capture_run_record(struct run_state *s, struct ev_error *err)
 			   "processes", procs, "cpu_dma_latency", dma, "network", net, "degraded",
 			   json_incref(c->degraded));
 	json_object_set_new(s->doc, "result", json_string(capture_run_result_name(s->result)));
+	json_object_set_new(s->doc, "controller", capture_plan_controller_json(&c->plan));
 	if (c->lease)
 		json_object_set(s->doc, "lease", c->lease);
 	if (s->result != RUN_OK)

@@ -45,7 +45,17 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
 	user=nobody
 fi
 echo "(the pair runs as $user)"
-sed -e "s|@BINDIR@|$build/capture/pair|g" -e "s|@USER@|$user|g" "$top/share/demo/plan.json" >plan-template.json
+# The controller (capture and its observers) keeps a CPU of its own where
+# there is one to spare; on two CPUs it shares the peer's, and says so.
+if [ "$(nproc)" -ge 3 ]; then
+	peer_cpu=1 sender_cpu=2 shares=false
+	echo "(the controller runs on CPU 0, the peer on 1, the sender on 2)"
+else
+	peer_cpu=0 sender_cpu=1 shares=true
+	echo "(this machine has $(nproc) CPUs: the controller shares CPU 0 with the peer; run.json and the receipt record it)"
+fi
+sed -e "s|@BINDIR@|$build/capture/pair|g" -e "s|@USER@|$user|g" -e "s|@PEER_CPU@|$peer_cpu|g" \
+	-e "s|@SENDER_CPU@|$sender_cpu|g" -e "s|@SHARES@|$shares|g" "$top/share/demo/plan.json" >plan-template.json
 show "$capture" pin plan-template.json -o plan.json
 degrade=()
 if [ "$(id -u)" != 0 ]; then

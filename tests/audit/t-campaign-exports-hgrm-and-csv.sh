@@ -14,6 +14,7 @@
 test_expect_success 'setup: the demo campaign, captured and audited' '
 	user=$(id -un) &&
 	sed -e "s|@BINDIR@|$EV_BUILDDIR/capture/pair|g" -e "s|@USER@|$user|g" \
+		-e "s|@PEER_CPU@|0|g" -e "s|@SENDER_CPU@|1|g" -e "s|@SHARES@|true|g" \
 		-e "s|\"measured\": 20000|\"measured\": 2000|" "$EV_SRCDIR/share/demo/plan.json" >plan.json &&
 	"$CAPTURE" pin plan.json -o pinned.json >/dev/null &&
 	if [ "$(id -u)" = 0 ]; then degrade=; else degrade=--degrade; fi &&

@@ -21,7 +21,7 @@ probe_install || exit 99
 # plan FILE [TOP] [SENDER_EXTRA] [PEER_EXTRA] [SENDER_OUT] [PEER_OUT]
 plan () {
 	cat >"$1" <<-EOF
-	{"format": "evidence-plan/1", "name": "users", "warmups": 0, "measured": 1, "namespaces": "veth", ${2:-}
+	{"format": "evidence-plan/1", "name": "users", "warmups": 0, "measured": 1, "namespaces": "veth", "controller_shares": true, ${2:-}
 	 "cells": [{"name": "A",
 	  "peer": {"argv": ["$PROBE", "{out:probe}"], "cpu": 0, "outputs": {"probe": "${6:-peer/probe}"} ${4:-}},
 	  "sender": {"argv": ["$PROBE", "{out:probe}"], "cpu": 1, "outputs": {"probe": "${5:-sender/probe}"} ${3:-}}}]}

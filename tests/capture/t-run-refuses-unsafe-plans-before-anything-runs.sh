@@ -7,6 +7,7 @@
 # between two runs), a symbolic link, a FIFO, or writable by others. Nothing is created for a refused plan, and
 # a campaign directory holds one plan only.
 . "$EV_SRCDIR/tests/lib/lib.sh"
+Q="'"
 
 [ "$(nproc)" -ge 2 ] || test_skip_all "needs two CPUs"
 probe_install || exit 99
@@ -80,13 +81,29 @@ test_expect_success 'an unknown variable, and an {out:NAME} the side does not de
 
 test_expect_success 'a misspelt key is refused and the known ones are listed' '
 	plan p.json "\"{out:probe}\"" "" "\"repeat\": 2," &&
-	refused p.json "capture: p.json: plan: unknown key \"repeat\" (expected one of: format, name, description, warmups, measured, repeats, order, namespaces, port, timeout_seconds, on_failure, controller_cpus, observe, pins, sources, user, group, link, observers, perf, arms, cells)"
+	refused p.json "capture: p.json: plan: unknown key \"repeat\" (expected one of: format, name, description, warmups, measured, repeats, order, namespaces, port, timeout_seconds, on_failure, controller_cpus, controller_shares, observe, pins, sources, user, group, link, observers, perf, arms, cells)"
 '
 
 test_expect_success 'sender and peer on one CPU are refused' '
 	plan p.json "\"{out:probe}\"" &&
 	sed "s/\"cpu\": 1/\"cpu\": 0/" p.json >same.json &&
 	refused same.json "capture: same.json: cells[0]: sender and peer are both on CPU 0; each needs its own"
+'
+
+test_expect_success 'a controller on a side'"'"'s CPU is refused unless the plan says it shares; then run.json and the receipt say so' '
+	plan p.json "\"{out:probe}\"" &&
+	sed "s/\"controller_shares\": true,/\"controller_cpus\": [1],/" p.json >ctl.json &&
+	refused ctl.json "capture: ctl.json: plan: the controller${Q}s CPU 1 is also cell A${Q}s sender CPU: capture and its observers would run beside a measured side (\"controller_cpus\"); give \"controller_cpus\" that no side uses, or say \"controller_shares\": true to run so and have it recorded" &&
+	sed "s/\"controller_shares\": true,//" p.json >dflt.json &&
+	if [ "$(nproc)" = 2 ]; then
+		refused dflt.json "capture: dflt.json: plan: the controller${Q}s CPU 0 is also cell A${Q}s peer CPU: capture and its observers would run beside a measured side (every CPU is a side${Q}s, and none is left for it); give \"controller_cpus\" that no side uses, or say \"controller_shares\": true to run so and have it recorded"
+	fi &&
+	sed "s/\"controller_shares\": true,/\"controller_shares\": \"yes\",/" p.json >yes.json &&
+	refused yes.json "capture: yes.json: plan: \"controller_shares\": expected true or false" &&
+	"$CAPTURE" pin p.json -o pp.json >/dev/null && "$CAPTURE" run pp.json -o shared >/dev/null 2>&1 &&
+	test "$(json_words shared/runs/001-baseline-A-1/run.json "d[\"controller\"][\"shared_with_sides\"]")" = 0 &&
+	test "$(json_words shared/receipt-capture.json "d[\"facts\"][\"controller\"][\"shared_with_sides\"]")" = 0 &&
+	grep -q "the controller shared CPU 0 with a measured side" shared/receipt-capture.json
 '
 
 test_expect_success 'a program that is not pinned is refused, naming its digest and the way to pin it' '

@@ -22,7 +22,7 @@ mkdir -m 1777 leases && export EVIDENCE_LEASE_DIR=$PWD/leases
 
 test_expect_success 'setup: a plan with namespaces and a PM QoS arm, and a directory nobody may write' '
 	cat >plan.json <<-EOF &&
-	{"format": "evidence-plan/1", "name": "rights", "warmups": 0, "measured": 1,
+	{"format": "evidence-plan/1", "name": "rights", "warmups": 0, "measured": 1, "controller_shares": true,
 	 "namespaces": "veth", "arms": [{"name": "base"}, {"name": "held", "cpu_dma_latency": 7}],
 	 "cells": [{"name": "A",
 	  "peer": {"argv": ["$PROBE", "{out:probe}"], "cpu": 0, "outputs": {"probe": "p/peer"}},

@@ -151,6 +151,11 @@ json_get () {
 # as root when the tests do (capture refuses a plan that would run a side
 # as root without saying so); empty when they run as anyone else.
 if [ "$(id -u)" = 0 ]; then PLAN_USER='"user": "root",'; else PLAN_USER=''; fi
+# On a machine of two CPUs the sides take both, and capture's controller
+# can only share one: a test plan says so, as capture requires
+# ("controller_shares": true; recorded in run.json and the receipt).
+# PLAN_USER carries it, so that every test plan says both.
+PLAN_USER="$PLAN_USER \"controller_shares\": true,"
 
 # probe_install: ./probe, a copy of tests/capture/probe owned by whoever
 # runs the test (capture refuses programs others could replace), and
