@@ -42,6 +42,7 @@ export EVIDENCE_LEASE_DIR="$trash/.leases"
 unset EVIDENCE_POOL EVIDENCE_PRIORITY EVIDENCE_POOLS
 test_n=0
 test_failed=0
+test_started=$(date +%s.%N)
 
 test_expect_success () {
 	test_n=$((test_n + 1))
@@ -62,6 +63,8 @@ test_skip_all () {
 
 test_done () {
 	echo "1..$test_n"
+	# for finding the slow ones: grep -h "^# took" build/*/tests/*/*.log | sort -k3 -n
+	echo "# took $(awk "BEGIN { printf \"%.1f\", $(date +%s.%N) - $test_started }") s: $test_name"
 	if [ "$test_failed" -eq 0 ]; then
 		cd / && rm -rf "$trash"
 		exit 0
