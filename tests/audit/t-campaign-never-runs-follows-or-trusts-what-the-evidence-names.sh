@@ -26,11 +26,11 @@ edit_run () {
 test_expect_success 'setup: a captured campaign of the reference pair, one cell, two repeats' '
 	P=$EV_BUILDDIR/capture/pair &&
 	cat >plan.json <<-EOF &&
-	{"format": "evidence-plan/1", $PLAN_USER "name": "hostile", "warmups": 10, "measured": 400, "repeats": 2,
+	{"format": "evidence-plan/1", $PLAN_USER "name": "hostile", "port": 11012, "warmups": 10, "measured": 400, "repeats": 2,
 	 "cells": [
 	  {"name": "spin", "peer": {"argv": ["$P/fix-receiver", "--listen", "{peer_addr}:{port}", "--mode", "spin",
 	     "--journal", "{out:journal}", "--journal-file-size", "65536"], "cpu": 0,
-	     "outputs": {"journal": "journal/receiver"}, "ready": {"tcp_listen": 11001}},
+	     "outputs": {"journal": "journal/receiver"}, "ready": {"tcp_listen": 11012}},
 	   "sender": {"argv": ["$P/fix-sender", "--connect", "{peer_addr}:{port}", "--warmups", "{warmups}",
 	     "--measured", "{measured}", "--journal", "{out:journal}", "--journal-file-size", "65536",
 	     "--series", "{out:series}", "--report", "{out:report}"], "cpu": 1,

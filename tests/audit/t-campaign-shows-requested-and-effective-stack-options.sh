@@ -27,14 +27,14 @@ plan () {
 	inputs=${INPUTS:-"{\"onload_profile.cfg\": \"$PWD/profile.cfg\"}"}
 	profile=${PROFILE:---profile=onload_profile.cfg}
 	cat >"$1" <<-EOF
-	{"format": "evidence-plan/1", $PLAN_USER "name": "stack", "warmups": 100, "measured": 10000, "repeats": $2,
+	{"format": "evidence-plan/1", $PLAN_USER "name": "stack", "port": 11013, "warmups": 100, "measured": 10000, "repeats": $2,
 	 "observe": {"interval_ms": 50},
 	 "observers": [{"name": "stackdump", "argv": ["$DUMP", "lots", "{pid}", "{side}"${DUMP_MORE:-}],
 	                $when, "format": "onload"}],
 	 "cells": [{"name": "A",
 	  "peer": {"argv": ["$P/fix-receiver", "--listen", "{peer_addr}:{port}", "--journal", "{out:journal}",
 	     "--journal-file-size", "262144"], "cpu": 0, "outputs": {"journal": "peer/journal"},
-	     "ready": {"tcp_listen": 11001}, "env": {"EF_POLL_USEC": "0"}},
+	     "ready": {"tcp_listen": 11013}, "env": {"EF_POLL_USEC": "0"}},
 	  "sender": {"launcher": ["$ONLOAD", "$profile"],
 	     "argv": ["$P/fix-sender", "--connect", "{peer_addr}:{port}", "--warmups", "{warmups}", "--measured",
 	     "{measured}", "--rate", "20000", "--journal", "{out:journal}", "--journal-file-size", "262144",

@@ -12,10 +12,10 @@
 test_expect_success 'setup: a one-run campaign whose series holds 10^8 samples' '
 	P=$EV_BUILDDIR/capture/pair &&
 	cat >plan.json <<-EOF &&
-	{"format": "evidence-plan/1", $PLAN_USER "name": "big", "warmups": 10, "measured": 200, "repeats": 1,
+	{"format": "evidence-plan/1", $PLAN_USER "name": "big", "port": 11014, "warmups": 10, "measured": 200, "repeats": 1,
 	 "cells": [
 	  {"name": "spin", "peer": {"argv": ["$P/fix-receiver", "--listen", "{peer_addr}:{port}", "--mode", "spin"],
-	     "cpu": 0, "ready": {"tcp_listen": 11001}},
+	     "cpu": 0, "ready": {"tcp_listen": 11014}},
 	   "sender": {"argv": ["$P/fix-sender", "--connect", "{peer_addr}:{port}", "--warmups", "{warmups}",
 	     "--measured", "{measured}", "--series", "{out:series}"], "cpu": 1,
 	     "outputs": {"series": "series/send.bin"}}}]}
