@@ -260,23 +260,6 @@ out:
 	return st;
 }
 
-static int trust_add(struct ev_trust **trust, const char *path)
-{
-	struct ev_error err;
-	ev_error_clear(&err);
-	if (!*trust && !(*trust = ev_trust_new())) {
-		fputs(TOOL ": out of memory\n", stderr);
-		return 2;
-	}
-	if (ev_trust_add_file(*trust, path, &err) != EV_OK) {
-		ev_cli_error(TOOL, &err);
-		ev_trust_free(*trust);
-		*trust = NULL;
-		return 2;
-	}
-	return 0;
-}
-
 int audit_campaign_main(int argc, char **argv)
 {
 	struct campaign_audit ca = {0};
@@ -302,7 +285,7 @@ int audit_campaign_main(int argc, char **argv)
 				{ rc = 2; goto done; }
 			break;
 		case 't':
-			if (trust_add(&ca.trust, optarg))
+			if (ev_cli_trust_add(TOOL, &ca.trust, optarg))
 				{ rc = 2; goto done; }
 			break;
 		default: { rc = ev_cli_usage(&audit_tool, "campaign", "%s", ev_cli_option_problem(argv)); goto done; }

@@ -140,6 +140,11 @@ size_t audit_campaign_cells_of(const struct campaign_audit *ca, const char **out
  * ("in_cell_median"), for audit compare. */
 int audit_campaign_run_summed(const struct run *r);
 
+/* A run's statistic k (the NQ quantiles, the mean, the max, then the
+ * spectrum's points): recomputed, or for a run without a series as
+ * printed (in ns). @return 0, or -1 when the run has none. */
+int audit_campaign_run_statistic(const struct run *r, int k, double *v);
+
 void audit_campaign_summarise_cell(const struct campaign_audit *ca, const char *arm, const char *cell,
 			   struct cell_summary *cs);
 
@@ -188,9 +193,13 @@ ev_status audit_campaign_load_capture_pins(struct campaign_audit *ca, struct ev_
  * of its run, named; each run's pin counts set. */
 ev_status audit_campaign_check_capture_pins(struct campaign_audit *ca, struct ev_error *err);
 
-/* path (an input's, as the receipt names it) relative to the campaign
- * directory, or NULL when it does not lie beneath it. */
-const char *audit_campaign_relative(const struct campaign_audit *ca, const char *path);
+/* fn(ctx, rel, hex, path) for every input the audit read under the
+ * campaign directory, this receipt's and audit-journal.json's (rel: its
+ * path relative to the campaign, hex: its SHA-256). @return EV_OK, or
+ * the error reading audit-journal.json. */
+typedef void (*audit_campaign_input_fn)(void *ctx, const char *rel, const char *hex, const char *path);
+ev_status audit_campaign_each_input(struct campaign_audit *ca, audit_campaign_input_fn fn, void *ctx,
+				    struct ev_error *err);
 
 /* With --seal: the check "inputs against the seal", every input read
  * under the campaign directory (this receipt's, and the journals' in

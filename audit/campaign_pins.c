@@ -140,60 +140,47 @@ static struct run *run_named(struct campaign_audit *ca, const char *rel)
 	return NULL;
 }
 
-/* Each input of list that lies in a run held against the pins. */
-static void hold_list(struct campaign_audit *ca, const json_t *list, struct ev_error *err)
+struct pin_hold {
+	struct campaign_audit *ca;
+	struct ev_error *err;
+};
+
+/* One input that lies in a run, against the pins. */
+static void hold_input(void *ctx, const char *rel, const char *hex, const char *path)
 {
-	size_t i;
-	json_t *in;
-	json_array_foreach(list, i, in) {
-		const char *path = json_string_value(json_object_get(in, "path"));
-		const char *hex = json_string_value(json_object_get(in, "sha256"));
-		const char *rel = audit_campaign_relative(ca, path);
-		if (!rel || !hex)
-			continue;
-		struct run *r = strncmp(rel, "runs/", 5) == 0 ? run_named(ca, rel) : NULL;
-		if (!r)
-			continue;
-		const json_t *pin = json_object_get(ca->capture_pins, rel);
-		const char *want = json_string_value(json_object_get(pin, "sha256"));
-		const char *conflict = json_string_value(json_object_get(pin, "conflict"));
-		if (!pin) {
-			r->pin_unpinned++;
-			continue;
-		}
-		if (!conflict && strcmp(want, hex) == 0) {
-			r->pin_held++;
-			continue;
-		}
-		r->pin_altered++;
-		char check[256], detail[PATH_MAX + 256];
-		if (conflict)
-			snprintf(detail, sizeof detail, "%s: the capture receipts %s and %s pin different bytes (changed "
-				 "between capture sessions)", rel, json_string_value(json_object_get(pin, "receipt")), conflict);
-		else
-			snprintf(detail, sizeof detail, "%s: its SHA-256 is not the one %s recorded (changed after capture)",
-				 rel, json_string_value(json_object_get(pin, "receipt")));
-		fprintf(stderr, TOOL ": %s: %s\n", r->name, detail);
-		snprintf(check, sizeof check, "run %s against the capture receipt", r->name);
-		ev_receipt_add_check(ca->receipt, check, 0, detail, err);
+	struct pin_hold *h = ctx;
+	(void)path;
+	struct run *r = strncmp(rel, "runs/", 5) == 0 ? run_named(h->ca, rel) : NULL;
+	if (!r)
+		return;
+	const json_t *pin = json_object_get(h->ca->capture_pins, rel);
+	const char *want = json_string_value(json_object_get(pin, "sha256"));
+	const char *conflict = json_string_value(json_object_get(pin, "conflict"));
+	if (!pin) {
+		r->pin_unpinned++;
+		return;
 	}
+	if (!conflict && strcmp(want, hex) == 0) {
+		r->pin_held++;
+		return;
+	}
+	r->pin_altered++;
+	char check[256], detail[PATH_MAX + 256];
+	if (conflict)
+		snprintf(detail, sizeof detail, "%s: the capture receipts %s and %s pin different bytes (changed "
+			 "between capture sessions)", rel, json_string_value(json_object_get(pin, "receipt")), conflict);
+	else
+		snprintf(detail, sizeof detail, "%s: its SHA-256 is not the one %s recorded (changed after capture)",
+			 rel, json_string_value(json_object_get(pin, "receipt")));
+	fprintf(stderr, TOOL ": %s: %s\n", r->name, detail);
+	snprintf(check, sizeof check, "run %s against the capture receipt", r->name);
+	ev_receipt_add_check(h->ca->receipt, check, 0, detail, h->err);
 }
 
 ev_status audit_campaign_check_capture_pins(struct campaign_audit *ca, struct ev_error *err)
 {
-	hold_list(ca, json_object_get(ca->receipt, "inputs"), err);
-	if (ca->journals_audited) {
-		char path[PATH_MAX];
-		json_t *journals = NULL;
-		if (ev_path_join(path, sizeof path, ca->tmpdir, "audit-journal.json") != 0)
-			return ev_error_set(err, EV_USAGE, "%s: path too long", ca->out);
-		ev_status st = ev_receipt_load(path, &journals, NULL, err);
-		if (st != EV_OK)
-			return st;
-		hold_list(ca, json_object_get(journals, "inputs"), err);
-		json_decref(journals);
-	}
-	return EV_OK;
+	struct pin_hold h = {ca, err};
+	return audit_campaign_each_input(ca, hold_input, &h, err);
 }
 
 const char *audit_campaign_run_pinned_by(const struct campaign_audit *ca, const struct run *r)

@@ -149,7 +149,9 @@ static int by_member_path(const void *key, const void *m)
 	return strcmp(key, ((const struct ev_member *)m)->path);
 }
 
-const char *audit_campaign_relative(const struct campaign_audit *ca, const char *path)
+/* path (an input's, as a receipt names it) relative to the campaign
+ * directory, or NULL when it does not lie beneath it. */
+static const char *relative(const struct campaign_audit *ca, const char *path)
 {
 	size_t dirlen = strlen(ca->dir);
 	while (dirlen > 1 && ca->dir[dirlen - 1] == '/')
@@ -162,34 +164,61 @@ const char *audit_campaign_relative(const struct campaign_audit *ca, const char 
 	return rel;
 }
 
-/* Each input of list under the campaign directory against the seal:
- * counted in held or bad; the first bad one described in detail. */
-static void hold_inputs(const struct campaign_audit *ca, const json_t *list, size_t *held, size_t *bad, char *detail,
-			size_t cap)
+static void each_of(const struct campaign_audit *ca, const json_t *list, audit_campaign_input_fn fn, void *ctx)
 {
 	size_t i;
 	json_t *in;
 	json_array_foreach(list, i, in) {
 		const char *path = json_string_value(json_object_get(in, "path"));
 		const char *hex = json_string_value(json_object_get(in, "sha256"));
-		const char *rel = audit_campaign_relative(ca, path);
-		if (!rel || !hex)
-			continue;
-		const struct ev_member *m = bsearch(rel, ca->seal.members, ca->seal.count, sizeof *ca->seal.members,
-						    by_member_path);
-		char mine[EV_SHA256_HEX_LEN + 1] = "";
-		if (m)
-			ev_sha256_hex(m->sha256, mine);
-		if (m && m->type == EV_MEMBER_FILE && strcmp(mine, hex) == 0) {
-			(*held)++;
-			continue;
-		}
-		(*bad)++;
-		const char *why = m ? "its SHA-256 is not the seal's (changed after sealing)" : "not a member of the seal";
-		fprintf(stderr, TOOL ": %s: %s\n", path, why);
-		if (!detail[0])
-			snprintf(detail, cap, "%s: %s", rel, why);
+		const char *rel = relative(ca, path);
+		if (rel && hex)
+			fn(ctx, rel, hex, path);
 	}
+}
+
+ev_status audit_campaign_each_input(struct campaign_audit *ca, audit_campaign_input_fn fn, void *ctx,
+				    struct ev_error *err)
+{
+	each_of(ca, json_object_get(ca->receipt, "inputs"), fn, ctx);
+	if (!ca->journals_audited)
+		return EV_OK;
+	char path[PATH_MAX];
+	json_t *journals = NULL;
+	if (ev_path_join(path, sizeof path, ca->tmpdir, "audit-journal.json") != 0)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", ca->out);
+	ev_status st = ev_receipt_load(path, &journals, NULL, err);
+	if (st == EV_OK)
+		each_of(ca, json_object_get(journals, "inputs"), fn, ctx);
+	json_decref(journals);
+	return st;
+}
+
+struct seal_hold {
+	const struct campaign_audit *ca;
+	size_t held, bad;
+	char detail[PATH_MAX + 256]; /* the first bad one */
+};
+
+/* One input against the seal: counted in held or bad, named when bad. */
+static void hold_input(void *ctx, const char *rel, const char *hex, const char *path)
+{
+	struct seal_hold *h = ctx;
+	const struct campaign_audit *ca = h->ca;
+	const struct ev_member *m = bsearch(rel, ca->seal.members, ca->seal.count, sizeof *ca->seal.members,
+					    by_member_path);
+	char mine[EV_SHA256_HEX_LEN + 1] = "";
+	if (m)
+		ev_sha256_hex(m->sha256, mine);
+	if (m && m->type == EV_MEMBER_FILE && strcmp(mine, hex) == 0) {
+		h->held++;
+		return;
+	}
+	h->bad++;
+	const char *why = m ? "its SHA-256 is not the seal's (changed after sealing)" : "not a member of the seal";
+	fprintf(stderr, TOOL ": %s: %s\n", path, why);
+	if (!h->detail[0])
+		snprintf(h->detail, sizeof h->detail, "%s: %s", rel, why);
 }
 
 /* With --seal: every input read under the campaign directory, here and
@@ -198,21 +227,11 @@ ev_status audit_campaign_check_seal(struct campaign_audit *ca, struct ev_error *
 {
 	if (!ca->seal_hex[0])
 		return EV_OK;
-	size_t held = 0, bad = 0;
-	char detail[PATH_MAX + 256] = "";
-	hold_inputs(ca, json_object_get(ca->receipt, "inputs"), &held, &bad, detail, sizeof detail);
-	if (ca->journals_audited) {
-		char path[PATH_MAX];
-		json_t *journals = NULL;
-		ev_status st;
-		if (ev_path_join(path, sizeof path, ca->tmpdir, "audit-journal.json") != 0)
-			return ev_error_set(err, EV_USAGE, "%s: path too long", ca->out);
-		if ((st = ev_receipt_load(path, &journals, NULL, err)) != EV_OK)
-			return st;
-		hold_inputs(ca, json_object_get(journals, "inputs"), &held, &bad, detail, sizeof detail);
-		json_decref(journals);
-	}
+	struct seal_hold h = {.ca = ca};
+	ev_status st = audit_campaign_each_input(ca, hold_input, &h, err);
+	if (st != EV_OK)
+		return st;
 	char ok[128];
-	snprintf(ok, sizeof ok, "%zu files read, each a member of the seal with its SHA-256", held);
-	return ev_receipt_add_check(ca->receipt, "inputs against the seal", bad == 0, bad ? detail : ok, err);
+	snprintf(ok, sizeof ok, "%zu files read, each a member of the seal with its SHA-256", h.held);
+	return ev_receipt_add_check(ca->receipt, "inputs against the seal", h.bad == 0, h.bad ? h.detail : ok, err);
 }

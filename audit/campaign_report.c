@@ -60,6 +60,12 @@ static const char *native_verdict(const struct run *r)
 	return r->differ ? "DIFFERS" : "agrees";
 }
 
+/* What a run's series column says. */
+static const char *series_verdict(const struct run *r)
+{
+	return r->printed ? "none" : r->findings ? "DAMAGED" : "whole";
+}
+
 void audit_campaign_write_markdown(const struct campaign_audit *ca, struct text *t, json_t *summary)
 {
 	const char *arms[64], *cells[256];
@@ -103,18 +109,13 @@ void audit_campaign_write_markdown(const struct campaign_audit *ca, struct text 
 			if (strcmp(r->arm, arms[a]) != 0)
 				continue;
 			audit_text_add(t, "| %s | %s | %s%s |", r->name, r->cell, r->result, r->profiled ? ", profiled" : "");
-			if (r->analysed && r->m.n) {
-				for (int k = 0; k < NQ; k++)
-					md_value(t, r->q[k]);
-				md_value(t, ev_moments_mean(&r->m));
-				md_value(t, (double)r->m.max);
-				audit_text_add(t, " %s | %s |", native_verdict(r), r->findings ? "DAMAGED" : "whole");
-			} else if (r->printed) {
-				for (int k = 0; k < NQ; k++)
-					md_maybe(t, r->pq_have[k], r->pq[k]);
-				md_maybe(t, r->pmean_have, r->pmean);
-				md_maybe(t, r->pmax_have, r->pmax);
-				audit_text_add(t, " %s | none |", native_verdict(r));
+			if ((r->analysed && r->m.n) || r->printed) {
+				for (int k = 0; k <= NQ + 1; k++) { /* the quantiles, the mean, the max */
+					double v = 0;
+					int have = audit_campaign_run_statistic(r, k, &v) == 0;
+					md_maybe(t, have, v);
+				}
+				audit_text_add(t, " %s | %s |", native_verdict(r), series_verdict(r));
 			} else {
 				audit_text_add(t, " | | | | | | | |");
 			}
@@ -324,18 +325,13 @@ static void runs_table(const struct campaign_audit *ca, struct text *t, const ch
 		audit_text_add(t, "<td>");
 		audit_text_escaped(t, r->result);
 		audit_text_add(t, "%s</td>", r->profiled ? ", profiled" : "");
-		if (r->analysed && r->m.n) {
-			for (int k = 0; k < NQ; k++)
-				html_value(t, r->q[k]);
-			html_value(t, ev_moments_mean(&r->m));
-			html_value(t, (double)r->m.max);
-			audit_text_add(t, "<td>%s</td><td>%s</td>", native_verdict(r), r->findings ? "DAMAGED" : "whole");
-		} else if (r->printed) {
-			for (int k = 0; k < NQ; k++)
-				html_maybe(t, r->pq_have[k], r->pq[k]);
-			html_maybe(t, r->pmean_have, r->pmean);
-			html_maybe(t, r->pmax_have, r->pmax);
-			audit_text_add(t, "<td>%s</td><td>none</td>", native_verdict(r));
+		if ((r->analysed && r->m.n) || r->printed) {
+			for (int k = 0; k <= NQ + 1; k++) { /* the quantiles, the mean, the max */
+				double v = 0;
+				int have = audit_campaign_run_statistic(r, k, &v) == 0;
+				html_maybe(t, have, v);
+			}
+			audit_text_add(t, "<td>%s</td><td>%s</td>", native_verdict(r), series_verdict(r));
 		} else {
 			audit_text_add(t, "<td></td><td></td><td></td><td></td><td></td><td></td><td></td><td></td>");
 		}

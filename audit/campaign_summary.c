@@ -73,10 +73,7 @@ int audit_campaign_run_summed(const struct run *r)
 	       !r->profiled && !r->pin_altered;
 }
 
-/* A run's statistic k of a cell summary (the NQ quantiles, the mean,
- * the largest max, then the spectrum): recomputed, or for a run without a
- * series as printed. @return 0, or -1 when the run has none. */
-static int statistic_of(const struct run *r, int k, double *v)
+int audit_campaign_run_statistic(const struct run *r, int k, double *v)
 {
 	if (r->printed) {
 		if (k < NQ && r->pq_have[k])
@@ -124,7 +121,7 @@ void audit_campaign_summarise_cell(const struct campaign_audit *ca, const char *
 			const struct run *r = &ca->runs[i];
 			double v;
 			if (strcmp(r->arm, arm) != 0 || strcmp(r->cell, cell) != 0 || !audit_campaign_run_summed(r) ||
-			    statistic_of(r, k, &v) != 0)
+			    audit_campaign_run_statistic(r, k, &v) != 0)
 				continue;
 			if (k == NQ + 1)
 				cs->largest_max = v > cs->largest_max ? v : cs->largest_max;

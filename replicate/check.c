@@ -42,7 +42,7 @@ int replicate_check_main(int argc, char **argv)
 			return ev_cli_help(&replicate_tool, "check");
 		case 'j': json = 1; break;
 		case 't':
-			if (replicate_trust_add(&trust, optarg))
+			if (ev_cli_trust_add(TOOL, &trust, optarg))
 				return 2;
 			break;
 		default:

@@ -63,7 +63,7 @@ int replicate_compare_main(int argc, char **argv)
 			return ev_cli_help(&replicate_tool, "compare");
 		case 'j': run.json = 1; break;
 		case 't':
-			if (replicate_trust_add(&trust, optarg))
+			if (ev_cli_trust_add(TOOL, &trust, optarg))
 				return 2;
 			break;
 		default:

@@ -132,23 +132,6 @@ void replicate_file_label(const char *text, char *out, size_t cap)
 	out[o] = '\0';
 }
 
-int replicate_trust_add(struct ev_trust **trust, const char *path)
-{
-	struct ev_error err;
-	ev_error_clear(&err);
-	if (!*trust && !(*trust = ev_trust_new())) {
-		fputs("replicate: out of memory\n", stderr);
-		return 2;
-	}
-	if (ev_trust_add_file(*trust, path, &err) != EV_OK) {
-		ev_cli_error("replicate", &err);
-		ev_trust_free(*trust);
-		*trust = NULL;
-		return 2;
-	}
-	return 0;
-}
-
 const char *replicate_receipt_digest(const json_t *list, const char *name)
 {
 	size_t i;

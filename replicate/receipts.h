@@ -58,10 +58,6 @@ void replicate_receipt_set_free(struct receipt_set *set);
  * cleanup or verify receipt was made against, or a seal receipt wrote. */
 const char *replicate_receipt_digest(const json_t *list, const char *name);
 
-/* --trust FILE: FILE's public keys added to *trust, made on first use.
- * @return 0, or 2 after "replicate: why" on stderr (*trust then freed
- * and NULL). */
-int replicate_trust_add(struct ev_trust **trust, const char *path);
 
 /* text as it may appear in a file name: letters, digits, '-' and '.' kept,
  * anything else '_'; "unknown" for NULL. */

@@ -145,6 +145,23 @@ void ev_cli_findings_free(struct ev_cli_findings *s)
 	s->by_check = NULL;
 }
 
+int ev_cli_trust_add(const char *tool, struct ev_trust **trust, const char *path)
+{
+	struct ev_error err;
+	ev_error_clear(&err);
+	if (!*trust && !(*trust = ev_trust_new())) {
+		fprintf(stderr, "%s: out of memory\n", tool);
+		return 2;
+	}
+	if (ev_trust_add_file(*trust, path, &err) != EV_OK) {
+		ev_cli_error(tool, &err);
+		ev_trust_free(*trust);
+		*trust = NULL;
+		return 2;
+	}
+	return 0;
+}
+
 int ev_cli_sign_key(const char *tool, const char *path, struct ev_signing_key **key)
 {
 	struct ev_error err;

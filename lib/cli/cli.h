@@ -47,6 +47,13 @@ struct ev_signing_key;
  * a NULL path), or 2 after "TOOL: why" on stderr. */
 int ev_cli_sign_key(const char *tool, const char *path, struct ev_signing_key **key);
 
+struct ev_trust;
+
+/* --trust FILE: FILE's public keys added to *trust, made on first use.
+ * @return 0, or 2 after "TOOL: why" on stderr (*trust then freed and
+ * NULL). */
+int ev_cli_trust_add(const char *tool, struct ev_trust **trust, const char *path);
+
 /* "TOOL: <err->text>" on stderr. */
 void ev_cli_error(const char *tool, const struct ev_error *err);
 
