@@ -17,6 +17,7 @@
  * run unless the observer is optional. */
 #include "config.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,15 +73,18 @@ static void not_read_add(json_t *not_read, const struct run *r, const char *side
  * receipt's inputs. @return 0, or -1 when it cannot be read. */
 static int read_profile_dir(struct campaign_audit *ca, const char *name, char **bytes, size_t *len)
 {
-	char path[PATH_MAX];
+	char file[NAME_MAX + 1], path[PATH_MAX];
 	const char *dir = ca->onload_profiles ? ca->onload_profiles : PROFILE_DIR_DEFAULT;
 	size_t n = strlen(name);
 	struct ev_error err;
 	ev_error_clear(&err);
+	int absent = 0;
+	/* the name is the evidence's: one entry of the directory, never a link */
 	if (strchr(name, '/') || !n ||
-	    (size_t)snprintf(path, sizeof path, "%s/%s%s", dir, name,
-			     n > 4 && strcmp(name + n - 4, ".opf") == 0 ? "" : ".opf") >= sizeof path ||
-	    ev_file_read_all(path, OUTPUT_MAX, bytes, len, &err) != EV_OK)
+	    (size_t)snprintf(file, sizeof file, "%s%s", name, n > 4 && strcmp(name + n - 4, ".opf") == 0 ? "" : ".opf") >=
+		    sizeof file ||
+	    ev_input_check_beneath(dir, file, "onload profile", &absent, &err) != EV_OK || absent ||
+	    ev_path_join(path, sizeof path, dir, file) != 0 || ev_file_read_all(path, OUTPUT_MAX, bytes, len, &err) != EV_OK)
 		return -1;
 	uint8_t d[EV_SHA256_LEN];
 	char hex[EV_SHA256_HEX_LEN + 1], input[300];

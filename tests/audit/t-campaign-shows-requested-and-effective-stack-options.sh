@@ -115,6 +115,26 @@ test_expect_success 'a profile in Onload'"'"'s own syntax, named and imported fr
 	grep -q "cell A sender: profile latency is neither among the side.s inputs nor readable in Onload.s profile directory $PWD/none" s6/receipt.json
 '
 
+test_expect_success 'a profile run.json names with "..", as an absolute path or as a link is never read, and said so' '
+	for bad in "../../../../etc/passwd" "/etc/passwd" "evil"; do
+		rm -rf c9 s9 && cp -a c5 c9 && rm c9/receipt-capture.json &&
+		ln -s /etc/passwd profiles/evil.opf &&
+		python3 - c9/runs/001-baseline-A-1/run.json "$bad" <<-\PY &&
+		import json, sys
+		d = json.load(open(sys.argv[1]))
+		for p in d["processes"]:
+		    p["argv"] = [("--profile=" + sys.argv[2]) if a.startswith("--profile=") else a for a in p["argv"]]
+		open(sys.argv[1], "w").write(json.dumps(d))
+		PY
+		env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f -qq -e trace=openat -o opened.txt \
+			"$AUDIT" campaign c9 -o s9 --onload-profiles "$PWD/profiles" >out 2>err; rm -f profiles/evil.opf
+		# looked at without following (O_PATH|O_NOFOLLOW), never opened to read
+		! grep "etc/passwd\|evil.opf" opened.txt | grep -qv O_PATH || { echo "$bad: opened"; return 1; }
+		grep -q "cell A sender: profile $bad is neither among the side.s inputs nor readable in Onload.s profile directory" s9/receipt.json ||
+			{ echo "$bad: not named"; return 1; }
+	done
+'
+
 test_expect_success 'a stack its observer never saw fails the run; an optional observer makes it a named gap' '
 	WHEN="\"when\": [\"after\"]" plan late.json 1 && "$CAPTURE" run pinned-late.json -o c7 >/dev/null &&
 	test_expect_code 1 "$AUDIT" campaign c7 -o s7 >out 2>err &&

@@ -3,8 +3,9 @@
 # leaves a pass behind: each receipt writer, its receipt's fsync held by
 # strace, gets SIGTERM then, exits 2 and publishes nothing (no receipt,
 # no temporary). seal verify of a tree and of an archive, replicate
-# verify, audit journal, audit series, and capture run's
-# receipt-capture.json; run again without the signal, each passes.
+# verify, audit journal, audit series, capture run's
+# receipt-capture.json and seal capsule --verify; run again without the
+# signal, each passes.
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
 command -v strace >/dev/null || test_skip_all "strace is not installed (Debian package strace)"
@@ -89,6 +90,15 @@ test_expect_success 'capture run: no receipt-capture.json, exit 2; run again, it
 	mkdir -p cd && LATE_DIR=cd/c late_signal receipt-capture $((n - 1)) "$CAPTURE" run pinned.json -o cd/c &&
 	test -z "$(ls cd/c | grep receipt-capture)" &&
 	"$CAPTURE" run pinned.json -o cd/c >/dev/null && ls cd/c | grep -q "^receipt-capture.*\.json$"
+'
+
+test_expect_success 'seal capsule --verify: no receipt, exit 2; then it passes' '
+	git_setup && git_init repo && echo one >repo/a && git -C repo add a && git -C repo commit -qm one &&
+	"$SEAL" capsule --repo repo -o cap >/dev/null &&
+	late_signal capsule-verify 1 "$SEAL" capsule --verify --repo repo --receipt capsule-verify.json cap &&
+	grep -q "interrupted by a signal" late.err &&
+	"$SEAL" capsule --verify --repo repo --receipt capsule-verify.json cap >/dev/null &&
+	test "$(json_get capsule-verify.json "d[\"result\"]")" = pass
 '
 
 test_done
