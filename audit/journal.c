@@ -200,6 +200,47 @@ static json_t *finding_json(const struct pair *p, const struct ev_fix_finding *f
 	return o;
 }
 
+static json_t *ranges_json(const struct ev_fixsession_ranges *r, const char *from, const char *to,
+			   const char *flag, const char *flag_yes, const char *flag_no)
+{
+	json_t *list = json_array();
+	for (size_t i = 0; i < r->n; i++) {
+		json_t *o = json_pack("{s:I}", from, (json_int_t)r->v[i].from);
+		if (to)
+			json_object_set_new(o, to, json_integer((json_int_t)r->v[i].to));
+		if (flag)
+			json_object_set_new(o, flag, json_string(r->v[i].by_peer == 1 ? flag_yes
+								 : r->v[i].by_peer == 2 ? "SequenceReset-Reset"
+											 : flag_no));
+		json_array_append_new(list, o);
+	}
+	return json_pack("{s:I, s:I, s:o, s:I}", "count", (json_int_t)r->count, "messages",
+			 (json_int_t)r->messages, "first", list, "not_listed", (json_int_t)(r->count - r->n));
+}
+
+/* What the session layer saw in one copy, each with its MsgSeqNum range. */
+static json_t *session_json(const struct side *s)
+{
+	const struct ev_fixsession_facts *f = &s->session;
+	json_t *o = json_object();
+	json_object_set_new(o, "peer_in_copy", json_boolean(f->peer_visible));
+	json_object_set_new(o, "gaps", ranges_json(&f->gaps, "from", "to", NULL, NULL, NULL));
+	json_object_set_new(o, "resend_requests", ranges_json(&f->resend_requests, "begin", "end", NULL, NULL, NULL));
+	json_object_set_new(o, "resends", ranges_json(&f->resends, "from", "to", NULL, NULL, NULL));
+	json_object_set_new(o, "duplicates", ranges_json(&f->duplicates, "from", "to", NULL, NULL, NULL));
+	json_object_set_new(o, "gap_fills", ranges_json(&f->gap_fills, "from", "to", NULL, NULL, NULL));
+	json_object_set_new(o, "resets", ranges_json(&f->resets, "expected", "next", "by", "Logon 141=Y", ""));
+	json_object_set_new(o, "rejects", ranges_json(&f->rejects, "seq", "ref_seq", "by", "the peer", "this side"));
+	json_object_set_new(o, "test_requests_answered", json_integer((json_int_t)f->test_requests_answered));
+	json_object_set_new(o, "test_requests_unanswered",
+			    ranges_json(&f->unanswered, "seq", NULL, "asked_by", "the peer", "this side"));
+	if (s->stats.compared) {
+		json_object_set_new(o, "resends_held_against_originals", json_integer((json_int_t)s->stats.resends_matched));
+		json_object_set_new(o, "originals_a_gap_fill_stands_for", json_integer((json_int_t)s->stats.gap_filled));
+	}
+	return o;
+}
+
 static json_t *side_json(const struct pair *p, const struct side *s)
 {
 	json_t *files = json_array(), *rules = json_object();
@@ -220,6 +261,7 @@ static json_t *side_json(const struct pair *p, const struct side *s)
 		json_object_set_new(o, "skipped_other_direction", json_integer((json_int_t)s->stats.skipped));
 	if (s->stats.compared)
 		json_object_set_new(o, "messages_compared", json_integer((json_int_t)s->stats.compared));
+	json_object_set_new(o, "session", session_json(s));
 	if (s->ncompanions) {
 		json_t *beside = json_object();
 		for (size_t c = 0; c < s->ncompanions; c++)
@@ -331,6 +373,61 @@ static ev_status build_receipt(struct journal_run *run, json_t *r, uint64_t *tot
 	return err->status == EV_OK ? EV_OK : err->status;
 }
 
+/* "12..14, 19" from ranges; "and N more" past what is kept. */
+static void ranges_text(const struct ev_fixsession_ranges *r, char *out, size_t cap)
+{
+	size_t n = 0;
+	out[0] = 0;
+	for (size_t i = 0; i < r->n && n + 48 < cap; i++) {
+		if (r->v[i].from == r->v[i].to)
+			n += (size_t)snprintf(out + n, cap - n, "%s%" PRIu64, i ? ", " : "", r->v[i].from);
+		else
+			n += (size_t)snprintf(out + n, cap - n, "%s%" PRIu64 "..%" PRIu64, i ? ", " : "", r->v[i].from,
+					      r->v[i].to);
+	}
+	if (r->count > r->n && n < cap)
+		snprintf(out + n, cap - n, " and %" PRIu64 " more", r->count - r->n);
+}
+
+/* One line per kind of session event the copy holds; nothing for a
+ * session that ran without one. */
+static void print_session(const struct pair *p, const struct side *s)
+{
+	const struct ev_fixsession_facts *f = &s->session;
+	char text[1024];
+	struct { const struct ev_fixsession_ranges *r; const char *what; int by_message; } kinds[] = {
+		{&f->gaps, "gaps (MsgSeqNum above the next expected)", 0},
+		{&f->resend_requests, "ResendRequests from the peer (BeginSeqNo..EndSeqNo, 0: to the end)", 0},
+		{&f->resends, "resends (PossDupFlag 43=Y, first copy here)", 1},
+		{&f->duplicates, "possible duplicates (43=Y, already here)", 1},
+		{&f->gap_fills, "SequenceReset-GapFills (the numbers each fills)", 0},
+		{&f->resets, "resets (the number expected..the number after)", 0},
+		{&f->unanswered, "TestRequests unanswered before the connection ended", 0},
+	};
+	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+		if (!kinds[k].r->count)
+			continue;
+		ranges_text(kinds[k].r, text, sizeof text);
+		printf("pair %zu %-8s session: %s: %" PRIu64 ": %s\n", p->number, s->role, kinds[k].what,
+		       kinds[k].by_message ? kinds[k].r->messages : kinds[k].r->count, text);
+	}
+	if (f->rejects.count) {
+		size_t n = 0;
+		for (size_t i = 0; i < f->rejects.n && n + 64 < sizeof text; i++)
+			n += (size_t)snprintf(text + n, sizeof text - n, "%s%s rejected MsgSeqNum %" PRIu64, i ? ", " : "",
+					      f->rejects.v[i].by_peer ? "the peer" : "this side", f->rejects.v[i].to);
+		printf("pair %zu %-8s session: session-level Rejects: %" PRIu64 ": %s\n", p->number, s->role,
+		       f->rejects.count, text);
+	}
+	if (f->test_requests_answered)
+		printf("pair %zu %-8s session: TestRequests answered (Heartbeat echoing 112): %" PRIu64 "\n", p->number,
+		       s->role, f->test_requests_answered);
+	if (s->stats.resends_matched || s->stats.gap_filled)
+		printf("pair %zu %-8s session: against the %s: %" PRIu64 " resends equal to their originals but for 43, 97, "
+		       "122, 52, 9 and 10; %" PRIu64 " originals replaced by GapFills, all session-level\n",
+		       p->number, s->role, p->side[0].role, s->stats.resends_matched, s->stats.gap_filled);
+}
+
 static void print_summary(const struct journal_run *run, uint64_t total, const char *receipt)
 {
 	uint64_t orders = 0, sides = 0;
@@ -354,6 +451,7 @@ static void print_summary(const struct journal_run *run, uint64_t total, const c
 			       p->number, s->role, s->path, ev_fixread_kind_name(s->kind), s->nfiles,
 			       s->nfiles == 1 ? "" : "s", recs, skipped, s->stats.orders,
 			       p->spec.warmups + p->spec.measured, s->stats.others, side_findings(s));
+			print_session(p, s);
 		}
 	}
 	printf("%s\n", run->coverage_line);

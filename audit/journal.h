@@ -48,6 +48,7 @@ struct side {
 	uint8_t (*digests)[EV_SHA256_LEN];
 	uint64_t *bytes, *records;
 	struct ev_fixcheck_stats stats;
+	struct ev_fixsession_facts session;
 	struct side_companion *companions;
 	size_t ncompanions;
 };

@@ -117,6 +117,7 @@ void audit_journal_side_close(struct side_session *ss, const struct side *first,
 		ev_fixcheck_cross(ss->checker, first->role, (const char *const *)first->files, again,
 				  (void *)first);
 	ss->side->stats = *ev_fixcheck_stats(ss->checker);
+	ss->side->session = *ev_fixcheck_session(ss->checker);
 	ev_fixread_free(ss->reader);
 	ev_fixcheck_free(ss->checker);
 	if (ss->mode == EV_FINGERPRINT_COMPARE)

@@ -9,10 +9,17 @@
  * polynomial hash (at most L / 2^61 for L words). Whoever wrote the
  * journals, as long as they wrote them before the key was drawn, cannot
  * make two different orders agree. The multilinear form has no chain of
- * dependent multiplies, which keeps it cheap on the hot path. A set keeps, per
- * order of the side read first, the MsgSeqNum, the fingerprint, the
- * length and where the record is, 32 bytes each: the one place where
- * audit's memory grows with a journal (32 MB for a million orders).
+ * dependent multiplies, which keeps it cheap on the hot path.
+ *
+ * A message is fingerprinted in two parts, so that a resend can be held
+ * against its original: `invariant` over every field but the six a resend
+ * may change (43, 97, 122, 52, 9 and 10, FIX 4.4 Vol. 2 "Possible
+ * duplicates"), `hash` over those six with their byte offsets. Equal
+ * invariant, hash and length is the same bytes. A set keeps, per message
+ * of the side read first, the MsgSeqNum, both parts, when the message was
+ * first sent, its length and where the record is, 48 bytes each: the one
+ * place where audit's memory grows with a journal (48 MB for a million
+ * orders).
  *
  * A key is plain data; a set belongs to one thread. free accepts NULL.
  */
@@ -33,11 +40,22 @@ struct ev_fingerprint_key {
 	uint64_t k[EV_FINGERPRINT_LINEAR_WORDS]; /* one per word (short records) */
 };
 
+#define EV_FINGERPRINT_ADMIN (1u << 31) /* in file: a session-level message (0 1 2 3 4 5 A) */
+#define EV_FINGERPRINT_FILE(p) ((p)->file & ~EV_FINGERPRINT_ADMIN)
+
 struct ev_fingerprint {
 	uint64_t seq, hash;
-	uint32_t len, file;   /* file: the reader's index of the journal file */
+	uint64_t invariant;   /* every field but 43, 97, 122, 52, 9, 10 */
+	uint64_t orig_ns;     /* first sent: 52, or 122 on a resend (ns since 1970; 0: unknown) */
 	uint64_t offset;      /* of the message in that file */
+	uint32_t len, file;   /* file: the reader's index of the journal file, | EV_FINGERPRINT_ADMIN */
 };
+
+/* The same bytes. */
+static inline int ev_fingerprint_same(const struct ev_fingerprint *a, const struct ev_fingerprint *b)
+{
+	return a->hash == b->hash && a->invariant == b->invariant && a->len == b->len;
+}
 
 struct ev_fingerprint_set {
 	struct ev_fingerprint *v;

@@ -7,6 +7,7 @@
 
 #include "lib/fix/fixformat.h"
 #include "lib/fix/fixmsg.h"
+#include "lib/fix/fixsession.h"
 #include "lib/core/path.h"
 
 #define TRACKED_TAGS_MIN 10000 /* tags tracked per message without a dictionary */
@@ -60,9 +61,24 @@ struct ev_fixcheck {
 	struct ev_fix_time_memo times[EV_FIX_MAX_FIELDS]; /* per field position */
 	uint64_t last_secs;
 	uint32_t last_ns;
-	int have_seq;
-	uint64_t next_seq, next_owner;
+	uint64_t next_owner;
 	struct ev_fixcross cross;         /* COMPARE: against the other side (fixcross.h) */
+	struct ev_fixsession *session;    /* the session layer (fixsession.h) */
+	struct ev_fixsession_msg view;    /* this message as the session layer reads it */
+	char *gather;                     /* the bytes a resend keeps, or the six it may change */
+	size_t gather_cap;
+	/* Owner checks of orders that arrived above a gap: the application
+	 * sees them when the gap is filled, in MsgSeqNum order. */
+	struct owner_check *pending;
+	size_t npending, pending_head, pending_cap;
+};
+
+struct owner_check {
+	uint64_t seq, value;
+	int owner_ok, present, readable;
+	uint32_t tag, off;
+	struct ev_fix_record at;
+	char found[EV_FIX_VALUE_MAX];
 };
 
 static const char *sentence(enum ev_fix_rule rule)
@@ -87,6 +103,7 @@ static const char *sentence(enum ev_fix_rule rule)
 	case EV_RULE_COMPID: return "SenderCompID/TargetCompID changed within one direction";
 	case EV_RULE_SENDING_TIME: return "SendingTime (52) went back";
 	case EV_RULE_SEQNUM: return "MsgSeqNum is not the next number";
+	case EV_RULE_SEQ_GAP: return "a gap in MsgSeqNum never filled";
 	case EV_RULE_SPEC_MSGTYPE: return "a message type the spec does not allow";
 	case EV_RULE_SPEC_VALUE: return "order field differs from the spec";
 	case EV_RULE_SPEC_GROUP: return "repeating group differs from the spec";
@@ -138,6 +155,17 @@ static void on_envelope(void *ctx, enum ev_fix_rule rule, uint32_t at, const cha
 	report(ctx, rule, 0, at, NULL, expected, found);
 }
 
+/* A finding of the session layer, at its record. */
+static void on_session(void *ctx, enum ev_fix_rule rule, const struct ev_fix_record *where, uint32_t tag,
+		       const char *message, const char *expected, const char *found)
+{
+	struct ev_fixcheck *c = ctx;
+	const struct ev_fix_record *saved = c->rec;
+	c->rec = where;
+	report(c, rule, tag, NO_OFFSET, message, expected, found);
+	c->rec = saved;
+}
+
 ev_status ev_fixcheck_new(struct ev_fixcheck **out, const struct ev_fixcheck_opts *opts,
 			  ev_fix_finding_fn on_finding, void *ctx, struct ev_error *err)
 {
@@ -174,10 +202,12 @@ ev_status ev_fixcheck_new(struct ev_fixcheck **out, const struct ev_fixcheck_opt
 		ev_fixcheck_free(c);
 		return ev_error_set(err, EV_ERROR, "out of memory");
 	}
-	if (opts->spec) {
+	if (opts->spec)
 		c->next_owner = opts->spec->owner_first;
-		c->next_seq = opts->spec->sequence_first;
-		c->have_seq = 1;
+	if (ev_fixsession_new(&c->session, opts->spec ? opts->spec->sequence_first : 0, opts->sender_compid != NULL,
+			      on_session, c, err) != EV_OK) {
+		ev_fixcheck_free(c);
+		return err->status;
 	}
 	*out = c;
 	return EV_OK;
@@ -192,6 +222,9 @@ void ev_fixcheck_free(struct ev_fixcheck *c)
 	free(c->inst_seen);
 	free(c->top_seen);
 	ev_fixcross_free(&c->cross);
+	ev_fixsession_free(c->session);
+	free(c->gather);
+	free(c->pending);
 	free(c->spec_ok);
 	free(c->prev_spec_ok);
 	for (size_t i = 0; c->dense && i < c->o.dict->nlayouts; i++)
@@ -206,6 +239,11 @@ void ev_fixcheck_free(struct ev_fixcheck *c)
 const struct ev_fixcheck_stats *ev_fixcheck_stats(const struct ev_fixcheck *c)
 {
 	return &c->st;
+}
+
+const struct ev_fixsession_facts *ev_fixcheck_session(const struct ev_fixcheck *c)
+{
+	return ev_fixsession_facts(c->session);
 }
 
 void ev_fixcheck_damage(struct ev_fixcheck *c, enum ev_fix_rule rule, const char *file,
@@ -561,63 +599,176 @@ static void check_session(struct ev_fixcheck *c)
 	}
 }
 
-/* MsgSeqNum continuity. In a message whose fields could not all be read
- * (readable 0: field-syntax said so) a sequence number that is not there
- * is taken to be the next: the damage is reported once, not again as a
- * gap at the next message. */
-static void check_sequence(struct ev_fixcheck *c, int readable, uint64_t *seq_out)
+static int flag_y(const struct ev_fixcheck *c, uint32_t tag)
 {
-	uint32_t tag = c->o.spec ? c->o.spec->sequence_tag : 34;
 	const struct ev_fix_field *f = field_of(c, tag);
-	uint64_t seq;
-	*seq_out = UINT64_MAX;
-	if (!f || ev_fix_parse_u64(c->msg.data + f->off, f->len, &seq) != 0) {
-		if (readable)
-			report(c, EV_RULE_SEQNUM, tag, f ? f->off : NO_OFFSET, "no MsgSeqNum to follow",
-			       "a number", f ? "another value" : "none");
-		else if (c->have_seq)
-			c->next_seq++;
-		return;
-	}
-	*seq_out = seq;
-	if (c->have_seq && seq != c->next_seq) {
-		char want[32];
-		snprintf(want, sizeof want, "%llu", (unsigned long long)c->next_seq);
-		report_field(c, EV_RULE_SEQNUM, (uint32_t)(f - c->msg.f),
-			     want);
-	}
-	c->have_seq = 1;
-	c->next_seq = seq + 1;
+	return f && f->len == 1 && c->msg.data[f->off] == 'Y';
 }
 
-/* The owner tag (ClOrdID) counts up by one across the orders; readable
- * as for check_sequence. */
-static void check_owner(struct ev_fixcheck *c, int readable)
+static int number_of(const struct ev_fixcheck *c, uint32_t tag, uint64_t *v)
+{
+	const struct ev_fix_field *f = field_of(c, tag);
+	return f && ev_fix_parse_u64(c->msg.data + f->off, f->len, v) == 0;
+}
+
+static int time_of(struct ev_fixcheck *c, uint32_t tag, uint64_t *ns)
+{
+	const struct ev_fix_field *f = field_of(c, tag);
+	uint64_t secs;
+	uint32_t nanos;
+	if (!f || ev_fix_utc_timestamp_memo(&c->times[f - c->msg.f], c->msg.data + f->off, f->len, &secs, &nanos) != 0)
+		return 0;
+	*ns = ev_fix_timestamp_ns(secs, nanos);
+	return 1;
+}
+
+/* The fields a resend may change (FIX 4.4 Vol. 2, "Possible duplicates";
+ * 9 and 10 follow from the others). */
+static int resend_may_change(uint32_t tag)
+{
+	return tag == 43 || tag == 97 || tag == 122 || tag == 52 || tag == 9 || tag == 10;
+}
+
+/* Hash the message in its two parts (fingerprint.h): every field but
+ * the six a resend may change, and those six with their offsets. */
+static void hash_parts(struct ev_fixcheck *c, uint64_t *invariant, uint64_t *changeable)
+{
+	const struct ev_fix_msg *m = &c->msg;
+	size_t need = (size_t)m->len + 8 * (size_t)m->n + 8;
+	if (need > c->gather_cap) {
+		char *g = realloc(c->gather, need);
+		if (!g) {
+			*invariant = *changeable = ev_fingerprint_hash(c->o.key, m->data, m->len);
+			return;
+		}
+		c->gather = g;
+		c->gather_cap = need;
+	}
+	/* invariant bytes from the front of the buffer, the others (each
+	 * after its offset) from the back */
+	size_t a = 0, b = need;
+	uint32_t start = 0;
+	for (uint32_t i = 0; i < m->n; i++) {
+		const struct ev_fix_field *f = &m->f[i];
+		uint32_t end = f->off + f->len + 1 <= m->len ? f->off + f->len + 1 : m->len;
+		uint32_t n = end > start ? end - start : 0;
+		if (resend_may_change(f->tag)) {
+			b -= n;
+			memcpy(c->gather + b, m->data + start, n);
+			b -= 4;
+			memcpy(c->gather + b, &start, 4);
+		} else {
+			memcpy(c->gather + a, m->data + start, n);
+			a += n;
+		}
+		start = end;
+	}
+	if (start < m->len) { /* what scanning did not split: keep it in both */
+		memcpy(c->gather + a, m->data + start, m->len - start);
+		a += m->len - start;
+	}
+	uint64_t h = ev_fingerprint_hash(c->o.key, c->gather, a);
+	*invariant = h ? h : 1;
+	*changeable = ev_fingerprint_hash(c->o.key, c->gather + b, need - b);
+}
+
+/* What the session layer reads of this message. */
+static void session_view(struct ev_fixcheck *c, struct ev_fixsession_msg *v)
+{
+	memset(v, 0, sizeof *v);
+	v->rec = c->rec;
+	v->has_seq = number_of(c, c->o.spec ? c->o.spec->sequence_tag : 34, &v->seq);
+	const struct ev_fix_field *t = field_of(c, 35);
+	if (t && t->len == 1 && strchr("012345A", c->msg.data[t->off]) && c->msg.data[t->off])
+		v->admin = c->msg.data[t->off];
+	v->poss_dup = flag_y(c, 43);
+	if (v->admin == '4')
+		v->gap_fill = flag_y(c, 123);
+	if (v->admin == 'A')
+		v->reset_flag = flag_y(c, 141);
+	v->has_new_seq = number_of(c, 36, &v->new_seq);
+	v->has_begin = number_of(c, 7, &v->begin);
+	v->has_end = number_of(c, 16, &v->end);
+	v->has_ref_seq = number_of(c, 45, &v->ref_seq);
+	const struct ev_fix_field *id = field_of(c, 112);
+	if (id) {
+		v->test_req_id = c->msg.data + id->off;
+		v->test_req_len = id->len;
+	}
+	v->has_sending = time_of(c, 52, &v->sending_ns);
+	v->has_orig = time_of(c, 122, &v->orig_ns);
+}
+
+/* The owner value (ClOrdID) of this order, judged when the application
+ * would see it. */
+static void owner_of(struct ev_fixcheck *c, int readable, uint64_t seq, struct owner_check *o)
 {
 	const struct ev_fixspec *s = c->o.spec;
-	char want[64];
 	const struct ev_fix_field *owner = field_of(c, s->owner_tag);
-	uint64_t v;
-	int owner_ok = owner && ev_fix_parse_u64(c->msg.data + owner->off, owner->len, &v) == 0;
-	if (owner_ok && v == c->next_owner) {
-		c->next_owner = v + 1;
+	memset(o, 0, sizeof *o);
+	o->seq = seq;
+	o->tag = s->owner_tag;
+	o->readable = readable;
+	o->present = owner != NULL;
+	o->owner_ok = owner && ev_fix_parse_u64(c->msg.data + owner->off, owner->len, &o->value) == 0;
+	o->off = owner ? owner->off : NO_OFFSET;
+	o->at = (struct ev_fix_record){.file = c->rec->file, .record = c->rec->record, .offset = c->rec->offset,
+				       .file_index = c->rec->file_index};
+	if (owner) {
+		int n = snprintf(o->found, sizeof o->found, "%u=", owner->tag);
+		show(c->msg.data + owner->off, owner->len, o->found + n, sizeof o->found - (size_t)n);
+	}
+}
+
+/* The owner tag counts up by one across the orders; readable as for
+ * the sequence: an unreadable message's missing owner is taken to be the
+ * next. */
+static void check_owner(struct ev_fixcheck *c, const struct owner_check *o)
+{
+	char want[64];
+	if (o->owner_ok && o->value == c->next_owner) {
+		c->next_owner = o->value + 1;
 		return;
 	}
-	if (!owner_ok && !readable) {
+	if (!o->owner_ok && !o->readable) {
 		c->next_owner++;
 		return;
 	}
-	snprintf(want, sizeof want, "%u=%llu", s->owner_tag, (unsigned long long)c->next_owner);
-	if (!owner_ok) {
-		if (owner)
-			report_field(c, EV_RULE_OWNER_SEQUENCE, (uint32_t)(owner - c->msg.f), want);
-		else
-			report(c, EV_RULE_OWNER_SEQUENCE, s->owner_tag, NO_OFFSET, NULL, want, "nothing");
-		c->next_owner++;
-		return;
+	const struct ev_fix_record *saved = c->rec;
+	c->rec = &o->at;
+	snprintf(want, sizeof want, "%u=%llu", o->tag, (unsigned long long)c->next_owner);
+	report(c, EV_RULE_OWNER_SEQUENCE, o->tag, o->off, NULL, want, o->present ? o->found : "nothing");
+	c->rec = saved;
+	c->next_owner = o->owner_ok ? o->value + 1 : c->next_owner + 1;
+}
+
+static void hold_owner(struct ev_fixcheck *c, const struct owner_check *o)
+{
+	if (c->pending_head && c->pending_head == c->npending)
+		c->pending_head = c->npending = 0;
+	if (c->npending == c->pending_cap) {
+		size_t cap = c->pending_cap ? 2 * c->pending_cap : 64;
+		struct owner_check *p = realloc(c->pending, cap * sizeof *p);
+		if (!p) {
+			check_owner(c, o); /* out of memory: judged now, in arrival order */
+			return;
+		}
+		c->pending = p;
+		c->pending_cap = cap;
 	}
-	report_field(c, EV_RULE_OWNER_SEQUENCE, (uint32_t)(owner - c->msg.f), want);
-	c->next_owner = v + 1;
+	size_t i = c->npending++;
+	while (i > c->pending_head && c->pending[i - 1].seq > o->seq) {
+		c->pending[i] = c->pending[i - 1];
+		i--;
+	}
+	c->pending[i] = *o;
+}
+
+/* The orders held above a gap that is now filled. */
+static void release_owners(struct ev_fixcheck *c, uint64_t frontier)
+{
+	while (c->pending_head < c->npending && c->pending[c->pending_head].seq < frontier)
+		check_owner(c, &c->pending[c->pending_head++]);
 }
 
 /* The spec's fields and groups, for an order. */
@@ -684,10 +835,13 @@ static void check_order(struct ev_fixcheck *c)
 	}
 }
 
-static void fingerprint(struct ev_fixcheck *c, uint64_t seq)
+static void fingerprint(struct ev_fixcheck *c, uint64_t seq, uint64_t invariant, uint64_t changeable)
 {
-	struct ev_fingerprint p = {seq, ev_fingerprint_hash(c->o.key, c->msg.data, c->msg.len), c->msg.len,
-				   c->rec->file_index, c->rec->offset};
+	const struct ev_fixsession_msg *v = &c->view;
+	struct ev_fingerprint p = {.seq = seq, .hash = changeable, .invariant = invariant,
+				   .orig_ns = v->poss_dup && v->has_orig ? v->orig_ns : v->has_sending ? v->sending_ns : 0,
+				   .offset = c->rec->offset, .len = c->msg.len,
+				   .file = c->rec->file_index | (v->admin ? EV_FINGERPRINT_ADMIN : 0)};
 	if (c->o.prints == EV_FINGERPRINT_RECORD) {
 		struct ev_error ignored;
 		ev_error_clear(&ignored);
@@ -696,9 +850,12 @@ static void fingerprint(struct ev_fixcheck *c, uint64_t seq)
 			       "out of memory for fingerprints: the endpoints cannot be compared", NULL, NULL);
 		return;
 	}
-	ev_fixcross_message(&c->cross, &p, c->msg.data, c->msg.len, c->rec);
+	struct ev_fixcross_kind k = {v->poss_dup, v->gap_fill, v->has_new_seq ? v->new_seq : 0};
+	ev_fixcross_message(&c->cross, &p, &k, c->msg.data, c->msg.len, c->rec);
 	c->st.compared = c->cross.compared;
 	c->st.matched = c->cross.matched_count;
+	c->st.resends_matched = c->cross.resends_matched;
+	c->st.gap_filled = c->cross.gap_filled;
 }
 
 /* Keep this message and its verdicts for the next one. */
@@ -762,6 +919,8 @@ void ev_fixcheck_record(struct ev_fixcheck *c, const struct ev_fix_record *r)
 	if (c->o.sender_compid) {
 		const struct ev_fix_field *s = field_of(c, 49);
 		if (!s || !same(s, m, c->o.sender_compid, (uint32_t)strlen(c->o.sender_compid))) {
+			session_view(c, &c->view);
+			ev_fixsession_peer(c->session, &c->view);
 			c->st.skipped++;
 			c->st.bytes -= r->len;
 			c->rec = NULL;
@@ -788,8 +947,27 @@ void ev_fixcheck_record(struct ev_fixcheck *c, const struct ev_fix_record *r)
 		}
 		check_session(c);
 	}
-	uint64_t seq;
-	check_sequence(c, readable, &seq);
+	session_view(c, &c->view);
+	struct ev_fixsession_msg *v = &c->view;
+	uint64_t invariant = 0, changeable = 0;
+	if (c->o.key) {
+		hash_parts(c, &invariant, &changeable);
+		v->invariant = invariant;
+	}
+	if (!v->has_seq) {
+		uint32_t tag = c->o.spec ? c->o.spec->sequence_tag : 34;
+		const struct ev_fix_field *f = field_of(c, tag);
+		if (readable)
+			report(c, EV_RULE_SEQNUM, tag, f ? f->off : NO_OFFSET, "no MsgSeqNum to follow", "a number",
+			       f ? "another value" : "none");
+	}
+	uint64_t frontier = ev_fixsession_frontier(c->session);
+	if (!v->has_seq && !readable) { /* damage reported once: taken to be the next number */
+		v->has_seq = 1;
+		v->seq = ev_fixsession_next_new(c->session);
+	}
+	enum ev_fixsession_arrival arrival = ev_fixsession_mine(c->session, v);
+	uint64_t seq = v->has_seq ? v->seq : UINT64_MAX;
 	const struct ev_fixspec *s = c->o.spec;
 	const struct ev_fix_field *begin = field_of(c, 8);
 	if (s && readable && begin && !same(begin, m, s->begin_string, (uint32_t)strlen(s->begin_string)))
@@ -801,7 +979,9 @@ void ev_fixcheck_record(struct ev_fixcheck *c, const struct ev_fix_record *r)
 		if (same(t, m, s->order_msgtype, (uint32_t)strlen(s->order_msgtype))) {
 			order = 1;
 		} else {
-			int allowed = 0;
+			/* the session layer's own messages are always allowed: a spec
+			 * lists application types */
+			int allowed = t->len == 1 && m->data[t->off] && strchr("012345A", m->data[t->off]);
 			for (size_t k = 0; k < s->nother && !allowed; k++)
 				allowed = same(t, m, s->other_msgtypes[k], (uint32_t)strlen(s->other_msgtypes[k]));
 			if (!allowed)
@@ -809,10 +989,17 @@ void ev_fixcheck_record(struct ev_fixcheck *c, const struct ev_fix_record *r)
 		}
 	}
 	if (order) {
-		c->st.orders++;
 		if (readable)
 			check_order(c);
-		check_owner(c, readable);
+		if (arrival != EV_FIXSESSION_DUPLICATE) { /* a duplicate is no new order */
+			struct owner_check o;
+			c->st.orders++;
+			owner_of(c, readable, seq, &o);
+			if (seq == frontier || arrival == EV_FIXSESSION_UNNUMBERED)
+				check_owner(c, &o);
+			else
+				hold_owner(c, &o);
+		}
 	} else {
 		c->st.others++;
 		if (s) /* an order's verdicts are not an other message's */
@@ -821,7 +1008,8 @@ void ev_fixcheck_record(struct ev_fixcheck *c, const struct ev_fix_record *r)
 	/* every message, session ones too: a Logon changed in one copy is a
 	 * difference between the endpoints as much as an order is */
 	if (c->o.prints != EV_FINGERPRINT_NONE)
-		fingerprint(c, seq);
+		fingerprint(c, seq, invariant, changeable);
+	release_owners(c, ev_fixsession_frontier(c->session));
 	remember(c);
 	c->rec = NULL;
 }
@@ -829,6 +1017,8 @@ void ev_fixcheck_record(struct ev_fixcheck *c, const struct ev_fix_record *r)
 void ev_fixcheck_finish(struct ev_fixcheck *c)
 {
 	const struct ev_fixspec *s = c->o.spec;
+	ev_fixsession_finish(c->session);
+	release_owners(c, UINT64_MAX);
 	if (!s)
 		return;
 	uint64_t want = s->warmups + s->measured;
@@ -842,12 +1032,12 @@ void ev_fixcheck_finish(struct ev_fixcheck *c)
 }
 
 /* A cross-agreement finding, at where (NULL: no record). */
-static void report_cross(void *ctx, const struct ev_fix_record *where, const char *message, const char *expected,
-			 const char *found)
+static void report_cross(void *ctx, enum ev_fix_rule rule, const struct ev_fix_record *where, const char *message,
+			 const char *expected, const char *found)
 {
 	struct ev_fixcheck *c = ctx;
 	c->rec = where;
-	report(c, EV_RULE_CROSS_AGREEMENT, 0, NO_OFFSET, message, expected, found);
+	report(c, rule, 0, NO_OFFSET, message, expected, found);
 	c->rec = NULL;
 }
 

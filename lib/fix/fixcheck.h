@@ -28,6 +28,7 @@
 #include "lib/fix/fixdict.h"
 #include "lib/fix/fingerprint.h"
 #include "lib/fix/fixrules.h"
+#include "lib/fix/fixsession.h"
 #include "lib/fix/fixspec.h"
 #include "lib/core/status.h"
 
@@ -63,6 +64,8 @@ struct ev_fixcheck_stats {
 	uint64_t bytes;
 	uint64_t by_rule[EV_RULE_COUNT];
 	uint64_t compared, matched;                 /* COMPARE: messages looked up, equal */
+	uint64_t resends_matched, gap_filled;       /* COMPARE: resends equal to their originals;
+						       originals a GapFill stands for */
 };
 
 struct ev_fixcheck;
@@ -83,6 +86,9 @@ void ev_fixcheck_damage(struct ev_fixcheck *c, enum ev_fix_rule rule, const char
 void ev_fixcheck_finish(struct ev_fixcheck *c);
 
 const struct ev_fixcheck_stats *ev_fixcheck_stats(const struct ev_fixcheck *c);
+
+/* What the session layer saw: gaps, resends, gap fills, resets, ... */
+const struct ev_fixsession_facts *ev_fixcheck_session(const struct ev_fixcheck *c);
 
 /* After the second side (COMPARE) ended: report, under rule
  * cross-agreement, the first order whose bytes differ (both records shown,

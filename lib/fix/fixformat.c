@@ -222,3 +222,20 @@ const char *ev_fix_type_name(enum ev_fix_type type)
 	default: return "STRING";
 	}
 }
+
+uint64_t ev_fix_timestamp_ns(uint64_t seconds, uint32_t nanos)
+{
+	int64_t y = (int64_t)(seconds / 10000000000ull), mo = (int64_t)(seconds / 100000000ull % 100),
+		d = (int64_t)(seconds / 1000000ull % 100), h = (int64_t)(seconds / 10000 % 100),
+		mi = (int64_t)(seconds / 100 % 100), se = (int64_t)(seconds % 100);
+	/* days from the civil date (H. Hinnant's algorithm, public domain) */
+	y -= mo <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	int64_t yoe = y - era * 400;
+	int64_t doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	int64_t days = era * 146097 + doe - 719468;
+	if (days < 0)
+		return 0;
+	return ((uint64_t)days * 86400 + (uint64_t)(h * 3600 + mi * 60 + se)) * 1000000000ull + nanos;
+}

@@ -39,6 +39,12 @@ struct ev_fix_time_memo {
 	uint64_t seconds;
 };
 
+/* The pair ev_fix_utc_timestamp gives (YYYYMMDDHHMMSS, nanoseconds) as
+ * nanoseconds since 1970-01-01 UTC (proleptic Gregorian, no leap
+ * seconds, as FIX's UTCTimestamp); years before 1970 give 0. Arithmetic
+ * (latency, order) needs this; the pair only compares. */
+uint64_t ev_fix_timestamp_ns(uint64_t seconds, uint32_t nanos);
+
 /* ev_fix_utc_timestamp through memo: the same verdict and values, in
  * fewer steps when memo's head matches; a well-formed value becomes memo's. */
 int ev_fix_utc_timestamp_memo(struct ev_fix_time_memo *memo, const char *value, uint32_t len,

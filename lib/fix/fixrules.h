@@ -41,7 +41,16 @@ enum ev_fix_rule {
 	/* session */
 	EV_RULE_COMPID,          /* SenderCompID/TargetCompID fixed per direction */
 	EV_RULE_SENDING_TIME,    /* SendingTime never goes back */
-	EV_RULE_SEQNUM,          /* MsgSeqNum contiguous, no gap, no duplicate */
+	EV_RULE_SEQNUM,          /* a MsgSeqNum: present, never lower than expected without 43=Y */
+	EV_RULE_SEQ_GAP,         /* every gap filled (resends, GapFill) */
+	EV_RULE_RESEND_REQUEST,  /* a gap filled was asked for by the peer */
+	EV_RULE_POSS_DUP,        /* a resend: 43=Y, 122 no later than 52; session messages gap-filled */
+	EV_RULE_RESEND_CONTENT,  /* a resend equals its original but for 43, 97, 122, 52, 9, 10 */
+	EV_RULE_GAP_FILL,        /* GapFill forward only, over session messages only */
+	EV_RULE_SEQ_RESET,       /* 141=Y Logon at 1; SequenceReset-Reset never lowers */
+	EV_RULE_TEST_REQUEST,    /* TestRequest answered by a Heartbeat echoing 112 */
+	EV_RULE_SESSION_REJECT,  /* a Reject names a MsgSeqNum that was sent */
+	EV_RULE_LOGOUT,          /* nothing new after a side's Logout before its next Logon */
 	/* expectation spec */
 	EV_RULE_SPEC_MSGTYPE,    /* a message type the spec does not allow */
 	EV_RULE_SPEC_VALUE,      /* a required tag with another value or shape */

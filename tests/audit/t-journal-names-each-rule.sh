@@ -150,14 +150,15 @@ test_expect_success 'sending-time: the Logout sent before the last order' '
 	mutated && both sub 2.bin:8 "|52=20261202-08:00:00.000|" "|52=20261202-07:59:59.999|" &&
 	findings_are -- "sender sending-time 2.bin:8" "receiver sending-time 2.bin:8"
 '
-test_expect_success 'seqnum: a skipped MsgSeqNum (19 follows 17)' '
+test_expect_success 'seq-gap: a skipped MsgSeqNum (19 follows 17), never resent nor gap-filled' '
 	mutated && both renumber 34 2.bin:1 1 &&
-	findings_are -- "sender seqnum 2.bin:1" "receiver seqnum 2.bin:1"
+	findings_are -- "sender seq-gap 2.bin:1" "receiver seq-gap 2.bin:1" &&
+	grep -q "seq-gap: a gap never filled: these numbers never arrived (no resend, no GapFill) (expected every MsgSeqNum, or a GapFill over it, found MsgSeqNum 18)" stderr
 '
 
 # spec
-test_expect_success 'spec-msgtype: a Heartbeat where the spec allows none' '
-	mutated && both sub 2.bin:8 "|35=5|" "|35=0|" &&
+test_expect_success 'spec-msgtype: a QuoteStatusRequest where the spec allows none' '
+	mutated && both sub 2.bin:8 "|35=5|" "|35=a|" &&
 	findings_are -- "sender spec-msgtype 2.bin:8" "receiver spec-msgtype 2.bin:8"
 '
 test_expect_success 'spec-value: an order of 11, not 10' '
@@ -181,10 +182,10 @@ test_expect_success 'order-count: one measured order more declared than found' '
 	mutated &&
 	findings_are --measured 21 -- "sender order-count -" "receiver order-count -"
 '
-test_expect_success 'a duplicated order: its MsgSeqNum and ClOrdID repeat, one order too many' '
+test_expect_success 'a duplicated order without PossDupFlag: the session'"'"'s fatal case, not a second order' '
 	mutated && both dup 2.bin:3 &&
-	findings_are -- "sender seqnum 2.bin:4" "sender owner-sequence 2.bin:4" "sender order-count -" \
-		"receiver seqnum 2.bin:4" "receiver owner-sequence 2.bin:4" "receiver order-count -"
+	findings_are -- "sender seqnum 2.bin:4" "receiver seqnum 2.bin:4" &&
+	grep -q "seqnum: MsgSeqNum lower than expected and not a possible duplicate (the session.s fatal case) (expected 21, or PossDupFlag 43=Y on a resend, found 20 without 43=Y)" stderr
 '
 
 # the journal files themselves
@@ -230,7 +231,7 @@ test_expect_success 'cross-agreement: the receiver holds another TransactTime fo
 '
 test_expect_success 'cross-agreement: an order the receiver lacks is named with its MsgSeqNum' '
 	mutated && python3 "$JOURNAL_SURGERY" m/receiver delete 2.bin:5 &&
-	findings_are -- "receiver seqnum 2.bin:5" "receiver owner-sequence 2.bin:5" \
+	findings_are -- "receiver seq-gap 2.bin:5" "receiver owner-sequence 2.bin:5" \
 		"receiver order-count -" "receiver cross-agreement -" &&
 	grep "cross-agreement" stderr
 '

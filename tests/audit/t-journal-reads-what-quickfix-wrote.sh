@@ -8,8 +8,8 @@
 # either copy, and an index record of the store that no longer fits.
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
-QF_PAIR="$EV_BUILDDIR/tests/audit/qf-pair"
-[ -x "$QF_PAIR" ] || test_skip_all "QuickFIX not found at configure time (apt-get install libquickfix-dev)"
+QF="$EV_BUILDDIR/tests/audit/qf-session"
+[ -x "$QF" ] || test_skip_all "QuickFIX not found at configure time (apt-get install libquickfix-dev)"
 
 SPEC="$EV_SRCDIR/share/audit/quickfix-fix44-new-order.json" # shipped: the spec of a QuickFIX FIX.4.4 order session
 DICT="$EV_SRCDIR/share/fix/FIX44.xml"
@@ -29,7 +29,12 @@ free_port () {
 }
 
 test_expect_success 'setup: QuickFIX sends 50 orders from initiator to acceptor and logs out' '
-	mkdir qf && "$QF_PAIR" qf "$(free_port)" 50 "$DICT" &&
+	mkdir -p qf/acceptor qf/initiator && port=$(free_port) &&
+	{ "$QF" acceptor qf/acceptor $port "$DICT" & } && acceptor=$! &&
+	i=0 && while [ ! -e qf/acceptor/listening ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done &&
+	test -e qf/acceptor/listening &&
+	{ "$QF" initiator qf/initiator $port "$DICT" logon send:50 logout || { kill $acceptor; false; }; } &&
+	wait $acceptor && test "$(cat qf/acceptor/received)" = 50 &&
 	test -s $STORE.body && test -s $STORE.header && test -s $LOG &&
 	grep -c "35=D" $LOG >orders && test "$(cat orders)" = 50
 '

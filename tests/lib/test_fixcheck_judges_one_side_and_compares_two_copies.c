@@ -89,13 +89,13 @@ static void one_side(void)
 	const struct ev_fixcheck_stats *st = ev_fixcheck_stats(c);
 	CHECK_INT_EQ(st->messages, 5);
 	CHECK_INT_EQ(st->by_rule[EV_RULE_CHECKSUM], 1);
-	CHECK_INT_EQ(st->by_rule[EV_RULE_SEQNUM], 1);
+	CHECK_INT_EQ(st->by_rule[EV_RULE_SEQ_GAP], 1);
 	CHECK_INT_EQ(st->by_rule[EV_RULE_COMPID], 1);
 	CHECK_INT_EQ(st->by_rule[EV_RULE_SENDING_TIME], 1);
 	const struct ev_fix_finding *f = first_of(&s, EV_RULE_CHECKSUM);
 	CHECK(f && f->record == 2 && strcmp(f->file, "1.bin") == 0 && strcmp(f->side, "sender") == 0);
-	f = first_of(&s, EV_RULE_SEQNUM);
-	CHECK(f && f->record == 3);
+	f = first_of(&s, EV_RULE_SEQ_GAP); /* named where the gap was seen, at the end */
+	CHECK(f && f->record == 3 && strcmp(f->found, "MsgSeqNum 3") == 0);
 	f = first_of(&s, EV_RULE_COMPID);
 	CHECK(f && f->record == 4 && strstr(f->found, "CLIENT2"));
 	f = first_of(&s, EV_RULE_SENDING_TIME);
@@ -108,8 +108,8 @@ static void one_side(void)
 	feed(c, 3, 11, "2", "CLIENT1", 0, 2);
 	feed(c, 5, 12, "3", "CLIENT1", 0, 3);
 	ev_fixcheck_finish(c);
-	CHECK_INT_EQ(ev_fixcheck_stats(c)->by_rule[EV_RULE_SEQNUM], 2);
-	CHECK_INT_EQ(count_rule(&s, EV_RULE_SEQNUM), 1);
+	CHECK_INT_EQ(ev_fixcheck_stats(c)->by_rule[EV_RULE_SEQ_GAP], 2);
+	CHECK_INT_EQ(count_rule(&s, EV_RULE_SEQ_GAP), 1);
 	ev_fixcheck_free(c);
 }
 
