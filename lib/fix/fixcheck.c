@@ -65,6 +65,7 @@ struct ev_fixcheck {
 	struct ev_fixcross cross;         /* COMPARE: against the other side (fixcross.h) */
 	struct ev_fixsession *session;    /* the session layer (fixsession.h) */
 	struct ev_fixsession_msg view;    /* this message as the session layer reads it */
+	uint64_t day, day_ns;             /* the last SendingTime's date, as ns since 1970 */
 	char *gather;                     /* the bytes a resend keeps, or the six it may change */
 	size_t gather_cap;
 	/* Owner checks of orders that arrived above a gap: the application
@@ -618,7 +619,13 @@ static int time_of(struct ev_fixcheck *c, uint32_t tag, uint64_t *ns)
 	uint32_t nanos;
 	if (!f || ev_fix_utc_timestamp_memo(&c->times[f - c->msg.f], c->msg.data + f->off, f->len, &secs, &nanos) != 0)
 		return 0;
-	*ns = ev_fix_timestamp_ns(secs, nanos);
+	/* the date changes rarely: its nanoseconds since 1970 once a day */
+	uint64_t day = secs / 1000000, in_day = secs % 1000000;
+	if (day != c->day) {
+		c->day = day;
+		c->day_ns = ev_fix_timestamp_ns(day * 1000000, 0);
+	}
+	*ns = c->day_ns + ((in_day / 10000) * 3600 + (in_day / 100 % 100) * 60 + in_day % 100) * 1000000000ull + nanos;
 	return 1;
 }
 
@@ -644,29 +651,29 @@ static void hash_parts(struct ev_fixcheck *c, uint64_t *invariant, uint64_t *cha
 		c->gather = g;
 		c->gather_cap = need;
 	}
-	/* invariant bytes from the front of the buffer, the others (each
-	 * after its offset) from the back */
+	/* invariant bytes from the front of the buffer, in runs between the
+	 * six (one copy a run, not a field); the six, each after its offset,
+	 * from the back */
 	size_t a = 0, b = need;
-	uint32_t start = 0;
+	uint32_t start = 0, run = 0;
 	for (uint32_t i = 0; i < m->n; i++) {
 		const struct ev_fix_field *f = &m->f[i];
 		uint32_t end = f->off + f->len + 1 <= m->len ? f->off + f->len + 1 : m->len;
-		uint32_t n = end > start ? end - start : 0;
 		if (resend_may_change(f->tag)) {
+			uint32_t n = end > start ? end - start : 0;
+			memcpy(c->gather + a, m->data + run, start - run);
+			a += start - run;
 			b -= n;
 			memcpy(c->gather + b, m->data + start, n);
 			b -= 4;
 			memcpy(c->gather + b, &start, 4);
-		} else {
-			memcpy(c->gather + a, m->data + start, n);
-			a += n;
+			run = end > start ? end : start;
 		}
-		start = end;
+		start = end > start ? end : start;
 	}
-	if (start < m->len) { /* what scanning did not split: keep it in both */
-		memcpy(c->gather + a, m->data + start, m->len - start);
-		a += m->len - start;
-	}
+	/* the last run, and what scanning did not split (kept in both) */
+	memcpy(c->gather + a, m->data + run, m->len - run);
+	a += m->len - run;
 	uint64_t h = ev_fingerprint_hash(c->o.key, c->gather, a);
 	*invariant = h ? h : 1;
 	*changeable = ev_fingerprint_hash(c->o.key, c->gather + b, need - b);
@@ -682,31 +689,35 @@ static void session_view(struct ev_fixcheck *c, struct ev_fixsession_msg *v)
 	if (t && t->len == 1 && strchr("012345A", c->msg.data[t->off]) && c->msg.data[t->off])
 		v->admin = c->msg.data[t->off];
 	v->poss_dup = flag_y(c, 43);
-	if (v->admin == '4')
-		v->gap_fill = flag_y(c, 123);
-	if (v->admin == 'A')
-		v->reset_flag = flag_y(c, 141);
-	v->has_new_seq = number_of(c, 36, &v->new_seq);
-	v->has_begin = number_of(c, 7, &v->begin);
-	v->has_end = number_of(c, 16, &v->end);
-	v->has_ref_seq = number_of(c, 45, &v->ref_seq);
-	const struct ev_fix_field *id = field_of(c, 112);
-	if (id) {
-		v->test_req_id = c->msg.data + id->off;
-		v->test_req_len = id->len;
+	if (v->admin) { /* the session-level fields only a session-level message carries */
+		if (v->admin == '4')
+			v->gap_fill = flag_y(c, 123);
+		if (v->admin == 'A')
+			v->reset_flag = flag_y(c, 141);
+		v->has_new_seq = number_of(c, 36, &v->new_seq);
+		v->has_begin = number_of(c, 7, &v->begin);
+		v->has_end = number_of(c, 16, &v->end);
+		v->has_ref_seq = number_of(c, 45, &v->ref_seq);
+		const struct ev_fix_field *id = field_of(c, 112);
+		if (id) {
+			v->test_req_id = c->msg.data + id->off;
+			v->test_req_len = id->len;
+		}
 	}
 	v->has_sending = time_of(c, 52, &v->sending_ns);
-	v->has_orig = time_of(c, 122, &v->orig_ns);
+	if (v->poss_dup)
+		v->has_orig = time_of(c, 122, &v->orig_ns);
 }
 
 /* The owner value (ClOrdID) of this order, judged when the application
- * would see it. */
+ * would see it. Its text (found) is made only when it will be needed:
+ * a held order, a finding. */
 static void owner_of(struct ev_fixcheck *c, int readable, uint64_t seq, struct owner_check *o)
 {
 	const struct ev_fixspec *s = c->o.spec;
 	const struct ev_fix_field *owner = field_of(c, s->owner_tag);
-	memset(o, 0, sizeof *o);
 	o->seq = seq;
+	o->value = 0;
 	o->tag = s->owner_tag;
 	o->readable = readable;
 	o->present = owner != NULL;
@@ -714,6 +725,12 @@ static void owner_of(struct ev_fixcheck *c, int readable, uint64_t seq, struct o
 	o->off = owner ? owner->off : NO_OFFSET;
 	o->at = (struct ev_fix_record){.file = c->rec->file, .record = c->rec->record, .offset = c->rec->offset,
 				       .file_index = c->rec->file_index};
+	o->found[0] = 0;
+}
+
+static void owner_text(struct ev_fixcheck *c, struct owner_check *o)
+{
+	const struct ev_fix_field *owner = field_of(c, o->tag);
 	if (owner) {
 		int n = snprintf(o->found, sizeof o->found, "%u=", owner->tag);
 		show(c->msg.data + owner->off, owner->len, o->found + n, sizeof o->found - (size_t)n);
@@ -995,7 +1012,10 @@ void ev_fixcheck_record(struct ev_fixcheck *c, const struct ev_fix_record *r)
 			struct owner_check o;
 			c->st.orders++;
 			owner_of(c, readable, seq, &o);
-			if (seq == frontier || arrival == EV_FIXSESSION_UNNUMBERED)
+			int now = seq == frontier || arrival == EV_FIXSESSION_UNNUMBERED;
+			if (!now || !o.owner_ok || o.value != c->next_owner)
+				owner_text(c, &o);
+			if (now)
 				check_owner(c, &o);
 			else
 				hold_owner(c, &o);

@@ -4,7 +4,8 @@
  * 29 February in leap years only, 2000 leap and 2100 not); a second 60 is
  * accepted only at 23:59:60 UTC on a day IERS put a leap second (and,
  * after the days it has ruled on, at the end of June or December), in
- * every time type, with TZ offsets moved to UTC. */
+ * every time type, with TZ offsets moved to UTC; and each day's
+ * nanoseconds since 1970 (ev_fix_timestamp_ns) are Python's. */
 #include "config.h"
 
 #include <stdio.h>
@@ -29,7 +30,7 @@ int main(void)
 		"python3 -c 'import datetime\n"
 		"d = datetime.date(1999, 1, 1)\n"
 		"while d.year <= 2101:\n"
-		"    print(d.strftime(\"%Y%m%d\"))\n"
+		"    print(d.strftime(\"%Y%m%d\"), (d - datetime.date(1970, 1, 1)).days * 86400)\n"
 		"    d += datetime.timedelta(days=1)'";
 	FILE *py = popen(script, "r");
 	if (!py) {
@@ -37,15 +38,22 @@ int main(void)
 		return 77;
 	}
 	static unsigned char exists[LAST_YEAR - FIRST_YEAR + 1][14][33];
-	char line[32];
-	size_t days = 0;
+	char line[64];
+	size_t days = 0, epoch_wrong = 0;
 	while (fgets(line, sizeof line, py)) {
 		int y, m, d;
-		if (sscanf(line, "%4d%2d%2d", &y, &m, &d) == 3 && y >= FIRST_YEAR && y <= LAST_YEAR) {
+		unsigned long long midnight;
+		if (sscanf(line, "%4d%2d%2d %llu", &y, &m, &d, &midnight) == 4 && y >= FIRST_YEAR && y <= LAST_YEAR) {
 			exists[y - FIRST_YEAR][m][d] = 1;
 			days++;
+			uint64_t compact = ((uint64_t)y * 10000 + (uint64_t)m * 100 + (uint64_t)d) * 1000000 + 123456;
+			if (ev_fix_timestamp_ns(compact, 789) != (midnight + 12 * 3600 + 34 * 60 + 56) * 1000000000ull + 789 &&
+			    epoch_wrong++ < 10)
+				fprintf(stderr, "%04d%02d%02d-12:34:56.000000789: not %llu s after 1970 + 45296 s\n", y, m, d,
+					midnight);
 		}
 	}
+	CHECK_INT_EQ(epoch_wrong, 0);
 	if (pclose(py) != 0 || days == 0) {
 		printf("1..0 # SKIP python3 did not list the days\n");
 		return 77;
