@@ -210,6 +210,8 @@ ev_status ev_fixcheck_new(struct ev_fixcheck **out, const struct ev_fixcheck_opt
 		ev_fixcheck_free(c);
 		return err->status;
 	}
+	/* the second copy's duplicates are held against the first copy's originals */
+	ev_fixsession_keep_originals(c->session, opts->prints != EV_FINGERPRINT_COMPARE);
 	*out = c;
 	return EV_OK;
 }
@@ -633,7 +635,9 @@ static int time_of(struct ev_fixcheck *c, uint32_t tag, uint64_t *ns)
  * 9 and 10 follow from the others). */
 static int resend_may_change(uint32_t tag)
 {
-	return tag == 43 || tag == 97 || tag == 122 || tag == 52 || tag == 9 || tag == 10;
+	static const uint64_t six[2] = {1ull << 9 | 1ull << 10 | 1ull << 43 | 1ull << 52,
+					1ull << (97 - 64) | 1ull << (122 - 64)};
+	return tag < 128 && (six[tag >> 6] >> (tag & 63) & 1);
 }
 
 /* Hash the message in its two parts (fingerprint.h): every field but

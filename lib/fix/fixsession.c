@@ -56,6 +56,7 @@ struct ev_fixsession {
 	struct original *orig;
 	size_t orig_cap;
 	uint64_t messages;
+	int no_originals;
 	int logged_out;
 	uint64_t peer_top;
 	struct asked mine, peers; /* TestRequests this side sent; the peer sent */
@@ -105,6 +106,11 @@ void ev_fixsession_free(struct ev_fixsession *s)
 	free(s);
 }
 
+void ev_fixsession_keep_originals(struct ev_fixsession *s, int keep)
+{
+	s->no_originals = !keep;
+}
+
 uint64_t ev_fixsession_frontier(const struct ev_fixsession *s)
 {
 	return s->next;
@@ -131,7 +137,7 @@ static struct original *original_of(struct ev_fixsession *s, uint64_t seq)
  * messages read: a hostile jump to 10^18 is a gap, not an allocation. */
 static void keep_original(struct ev_fixsession *s, const struct ev_fixsession_msg *m)
 {
-	if (m->seq < s->base)
+	if (m->seq < s->base || s->no_originals)
 		return;
 	uint64_t at = m->seq - s->base;
 	if (at >= s->orig_cap) {

@@ -24,7 +24,8 @@
  * (gaps, resend requests, resends, duplicates, gap fills, resets, rejects,
  * test requests, each with its MsgSeqNum range) are kept for the receipt.
  * Memory: 16 bytes per message of this side (the first copy of each
- * number, for duplicates), the holes, and a few bounded lists.
+ * number, for duplicates; none when told not to keep them), the holes,
+ * and a few bounded lists.
  * One session per thread; free accepts NULL.
  */
 #ifndef EV_FIXSESSION_H
@@ -97,6 +98,12 @@ struct ev_fixsession;
 ev_status ev_fixsession_new(struct ev_fixsession **out, uint64_t first, int peer_visible,
 			    ev_fixsession_report_fn report, void *ctx, struct ev_error *err);
 void ev_fixsession_free(struct ev_fixsession *s);
+
+/* Whether to keep the first copy of each number (default yes) for
+ * duplicates: a copy held against another copy (fixcross) has each
+ * duplicate compared there, with the other copy's original, and can do
+ * without the 16 bytes a message. */
+void ev_fixsession_keep_originals(struct ev_fixsession *s, int keep);
 
 /* A message of this side. */
 enum ev_fixsession_arrival ev_fixsession_mine(struct ev_fixsession *s, const struct ev_fixsession_msg *m);
