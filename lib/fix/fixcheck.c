@@ -15,6 +15,10 @@
 #define NO_OFFSET UINT32_MAX    /* a finding about the record, not a field */
 #define GROUP_DEPTH_MAX 16
 #define MEMO_GROUPS_MAX 64
+/* Orders held above an open gap. A gap open for this many orders is not
+ * being filled (an engine resends at once): the oldest are judged then,
+ * so that a journal with one lost record costs no more memory than this. */
+#define HELD_ORDERS_MAX 32768
 
 struct ev_fixcheck {
 	struct ev_fixcheck_opts o;
@@ -69,7 +73,8 @@ struct ev_fixcheck {
 	char *gather;                     /* the bytes a resend keeps, or the six it may change */
 	size_t gather_cap;
 	/* Owner checks of orders that arrived above a gap: the application
-	 * sees them when the gap is filled, in MsgSeqNum order. */
+	 * sees them when the gap is filled, in MsgSeqNum order (at most
+	 * HELD_ORDERS_MAX held, in an array of at most twice that). */
 	struct owner_check *pending;
 	size_t npending, pending_head, pending_cap;
 };
@@ -79,7 +84,7 @@ struct owner_check {
 	int owner_ok, present, readable;
 	uint32_t tag, off;
 	struct ev_fix_record at;
-	char found[EV_FIX_VALUE_MAX];
+	char found[48]; /* the owner field as shown, when it will be */
 };
 
 static const char *sentence(enum ev_fix_rule rule)
@@ -765,8 +770,17 @@ static void check_owner(struct ev_fixcheck *c, const struct owner_check *o)
 
 static void hold_owner(struct ev_fixcheck *c, const struct owner_check *o)
 {
+	if (c->npending - c->pending_head >= HELD_ORDERS_MAX)
+		check_owner(c, &c->pending[c->pending_head++]);
 	if (c->pending_head && c->pending_head == c->npending)
 		c->pending_head = c->npending = 0;
+	/* the space of judged ones is reused once it is half the array:
+	 * at most twice the held orders, each moved once per half */
+	if (c->npending == c->pending_cap && c->pending_head && c->pending_head >= c->pending_cap / 2) {
+		memmove(c->pending, c->pending + c->pending_head, (c->npending - c->pending_head) * sizeof *c->pending);
+		c->npending -= c->pending_head;
+		c->pending_head = 0;
+	}
 	if (c->npending == c->pending_cap) {
 		size_t cap = c->pending_cap ? 2 * c->pending_cap : 64;
 		struct owner_check *p = realloc(c->pending, cap * sizeof *p);

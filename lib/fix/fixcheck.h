@@ -3,9 +3,11 @@
  * A checker takes the records of one side (a sender's outgoing or a
  * receiver's incoming journal) in order and applies, to each message, the
  * envelope rules (fixmsg.h), the data dictionary's rules when there is a
- * dictionary (fixdict.h), the session rules (CompIDs fixed, SendingTime
- * never going back, MsgSeqNum contiguous) and, with a spec, the spec's
- * rules for orders; at the end, the order count. Readers hand their own
+ * dictionary (fixdict.h), CompIDs fixed and SendingTime never going back,
+ * the session layer (fixsession.h: gaps, resends, gap fills, resets; a
+ * log's other direction is read for what answers this one) and, with a
+ * spec, the spec's rules for orders, whose ClOrdIDs are followed in the
+ * order the application sees them; at the end, the order count. Readers hand their own
  * damage in too. Every finding is counted by rule; the first
  * `max_per_rule` of each are formatted and handed to the callback (0: all).
  *

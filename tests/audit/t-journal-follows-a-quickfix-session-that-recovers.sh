@@ -113,7 +113,9 @@ test_expect_success 'the store against the wire: 0 findings; gap, request, resen
 	test "$(json_get ok.json "d[\"facts\"][\"pairs\"][0][\"receiver\"][\"session\"][\"gaps\"][\"count\"]")" = 1 &&
 	test "$(json_get ok.json "d[\"facts\"][\"pairs\"][0][\"receiver\"][\"session\"][\"peer_in_copy\"]")" = True &&
 	test "$(json_get ok.json "d[\"facts\"][\"pairs\"][0][\"sender\"][\"session\"][\"peer_in_copy\"]")" = False &&
-	test "$(json_get ok.json "d[\"facts\"][\"pairs\"][0][\"receiver\"][\"session\"][\"resends_held_against_originals\"] > 0")" = True
+	test "$(json_get ok.json "d[\"facts\"][\"pairs\"][0][\"receiver\"][\"session\"][\"resends_held_against_originals\"] > 0")" = True &&
+	json_get ok.json "\"\\n\".join(d[\"facts\"][\"coverage\"][\"not_checked\"])" >not &&
+	grep -q "^1 copy without the peer.s direction (a store, an llfix journal): whether each gap was asked for" not
 '
 
 test_expect_success 'log against log: the TestRequest the frozen acceptor never answered is named, not a finding' '
