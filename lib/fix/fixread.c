@@ -20,6 +20,7 @@ struct ev_fixread {
 	struct ev_fixread_sink sink;
 	void *state;
 	unsigned char *window; /* unconsumed bytes of the current file first */
+	size_t room;           /* bytes allocated for window, at most WINDOW */
 	size_t held;           /* bytes in window */
 	uint64_t at;           /* file offset of window[0] */
 	const char *name;
@@ -246,8 +247,7 @@ struct ev_fixread *ev_fixread_new(enum ev_fixread_kind kind, const struct ev_fix
 	r->ops = kinds[kind].ops;
 	r->sink = *sink;
 	r->state = calloc(1, r->ops->state_size ? r->ops->state_size : 1);
-	r->window = malloc(WINDOW);
-	if (!r->state || !r->window) {
+	if (!r->state) {
 		ev_fixread_free(r);
 		return NULL;
 	}
@@ -306,10 +306,31 @@ ev_status ev_fixread_begin(struct ev_fixread *r, const char *name, uint32_t inde
 	return EV_OK;
 }
 
+/* The window grows to what a cut record needs, doubling, up to WINDOW:
+ * a small journal (and each fuzzer input) costs kilobytes, not 5 MiB. */
+static ev_status window_room(struct ev_fixread *r, size_t need, struct ev_error *err)
+{
+	if (need <= r->room)
+		return EV_OK;
+	size_t room = r->room ? r->room : STITCH;
+	while (room < need)
+		room *= 2;
+	if (room > WINDOW)
+		room = WINDOW;
+	unsigned char *bigger = realloc(r->window, room);
+	if (!bigger)
+		return ev_error_set(err, EV_ERROR, "%s: out of memory for a record cut by a read (%zu bytes)",
+				    r->name ? r->name : "journal", need);
+	r->window = bigger;
+	r->room = room;
+	return EV_OK;
+}
+
 /* Let the reader consume what the window holds; keep the rest in front. */
 static void consume(struct ev_fixread *r, int eof)
 {
-	size_t used = r->ops->parse(r->state, r, r->window, r->held, r->at, eof);
+	static const unsigned char nothing[1];
+	size_t used = r->ops->parse(r->state, r, r->window ? r->window : nothing, r->held, r->at, eof);
 	if (used > r->held)
 		used = r->held;
 	if (used && used < r->held)
@@ -333,7 +354,6 @@ static void overflow(struct ev_fixread *r)
 
 ev_status ev_fixread_feed(struct ev_fixread *r, const void *data, size_t len, struct ev_error *err)
 {
-	(void)err;
 	const unsigned char *p = data;
 	if (r->sink.fed)
 		r->sink.fed(r->sink.ctx, len);
@@ -348,7 +368,11 @@ ev_status ev_fixread_feed(struct ev_fixread *r, const void *data, size_t len, st
 			p += used;
 			len -= used;
 			size_t n = len < WINDOW ? len : WINDOW;
-			memcpy(r->window, p, n);
+			if (n) {
+				if (window_room(r, n, err) != EV_OK)
+					return err->status;
+				memcpy(r->window, p, n);
+			}
 			r->held = n;
 			p += n;
 			len -= n;
@@ -361,6 +385,8 @@ ev_status ev_fixread_feed(struct ev_fixread *r, const void *data, size_t len, st
 		size_t n = len < room ? len : room;
 		if (n > STITCH)
 			n = STITCH;
+		if (window_room(r, r->held + n, err) != EV_OK)
+			return err->status;
 		memcpy(r->window + r->held, p, n);
 		r->held += n;
 		consume(r, 0);
@@ -443,7 +469,13 @@ ev_status ev_fixread_file(struct ev_fixread *r, const char *path, uint32_t index
 		if (got == 0)
 			break;
 		total += (uint64_t)got;
-		ev_fixread_feed(r, into, (size_t)got, err);
+		if ((st = ev_fixread_feed(r, into, (size_t)got, err)) != EV_OK) {
+			if (pipe) { /* the digest of a file not read whole is void */
+				ev_hashpipe_buffer(pipe);
+				ev_hashpipe_publish(pipe, 0, 1, digest);
+			}
+			break;
+		}
 	}
 	close(fd);
 	if (bytes)

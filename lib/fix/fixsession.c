@@ -10,7 +10,8 @@
 #define HOLES_MAX 65536      /* gaps open at once; more is reported, not tracked */
 #define REQUESTS_MAX 64      /* ResendRequests remembered (the latest) */
 #define TEST_REQUESTS_MAX 16 /* TestRequests open per direction */
-#define ORIGINALS_MIN (1u << 16)
+#define ORIGINALS_SLACK (1u << 16) /* numbers kept beyond 4 per message read */
+#define ORIGINALS_FIRST 256         /* the first allocation: a short journal stays small */
 #define INFINITE_END UINT64_MAX
 /* FIX 4.2 and earlier ask "to infinity" with 999999 (4.2 Vol. 2, ResendRequest) */
 #define FIX42_INFINITY 999999
@@ -141,10 +142,10 @@ static void keep_original(struct ev_fixsession *s, const struct ev_fixsession_ms
 		return;
 	uint64_t at = m->seq - s->base;
 	if (at >= s->orig_cap) {
-		uint64_t limit = 4 * s->messages + ORIGINALS_MIN;
+		uint64_t limit = 4 * s->messages + ORIGINALS_SLACK;
 		if (at >= limit)
 			return;
-		size_t cap = s->orig_cap ? s->orig_cap : ORIGINALS_MIN;
+		size_t cap = s->orig_cap ? s->orig_cap : ORIGINALS_FIRST;
 		while (cap <= at)
 			cap *= 2;
 		struct original *o = realloc(s->orig, cap * sizeof *o);
