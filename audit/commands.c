@@ -11,20 +11,33 @@ static const struct ev_cli_option journal_options[] = {
 	{"archive", 0, "ARCHIVE", 'a',
 	 "read the journals from a sealed archive, streamed; PATHs\n"
 	 "are then member paths of the sealed tree"},
+	{"clock", 0, "SIDE=NAME", 'C',
+	 "with --latency: the clock that stamped SIDE's copy (sender\n"
+	 "or receiver), e.g. lab1:CLOCK_REALTIME; two copies share a\n"
+	 "clock only when they name the same (default: each its own)"},
 	{"dict", 0, "DICT", 'd',
 	 "a QuickFIX data dictionary (repeatable; default: FIXT11.xml\n"
 	 "and FIX50.xml, share/evidence/fix)"},
 	{"format", 0, "KIND", 'f',
 	 "llfix (a directory of N.bin), raw, qf-store, qf-log\n"
 	 "(default: told from each PATH)"},
+	{"hgrm", 0, "DIR", 'H',
+	 "with --latency: each distribution at or above zero as\n"
+	 "HdrHistogram text in DIR (an existing directory), in ns"},
 	{"jobs", 0, "N", 'J',
 	 "pairs audited at once (default: the cores)"},
 	EV_CLI_OPTION_JSON('j'),
+	{"latency", 0, NULL, 'L',
+	 "per direction, each copy's own stamp - SendingTime(52), and\n"
+	 "with both copies the figure per message between them"},
 	{"max-findings", 0, "N", 'M',
 	 "findings shown per rule and side (default 10; 0: all);\n"
 	 "all are counted"},
 	{"measured", 0, "N", 'm',
 	 "measured orders (default: the spec's)"},
+	{"quantile-rule", 0, "RULE", 'q',
+	 "with --latency: nearest-rank (default), floor-index,\n"
+	 "round-half-up or linear"},
 	{"receipt", 0, "FILE", 'o',
 	 "the audit receipt (default: audit-journal-TIME.json here)"},
 	{"receiver", 0, "PATH", 'R',
@@ -57,7 +70,8 @@ static const struct ev_cli_command audit_journal_command = {
 	.synopsis = "audit journal [--spec SPEC] [--dict DICT ...] [--format KIND] [--sender-format KIND] "
 		"[--receiver-format KIND] --sender PATH --receiver PATH [--sender PATH --receiver PATH "
 		"...] [--archive ARCHIVE --seal SEAL.json [--seal-sha256 HEX]] [--warmups N] [--measured "
-		"N] [--sender-compid ID] [--jobs N] [--max-findings N] [--receipt FILE] [--sign-key KEY] [--json]\n"
+		"N] [--sender-compid ID] [--latency [--clock SIDE=NAME ...] [--hgrm DIR] [--quantile-rule RULE]] "
+		"[--jobs N] [--max-findings N] [--receipt FILE] [--sign-key KEY] [--json]\n"
 		"audit journal [options] (--sender PATH | --receiver PATH)",
 	.summary = "every FIX message both endpoints persisted: envelope,\n"
 		"dictionary, session and spec rules, counts, and the two\n"

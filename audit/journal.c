@@ -368,6 +368,8 @@ static ev_status build_receipt(struct journal_run *run, json_t *r, uint64_t *tot
 			for (int q = 0; q < EV_RULE_COUNT; q++)
 				by_rule[q] += s->stats.by_rule[q];
 		}
+		if (p->latency)
+			json_object_set(pj, "latency", p->latency);
 		json_array_append_new(pairs, pj);
 		for (size_t f = 0; f < p->findings.n; f++)
 			json_array_append_new(first, finding_json(p, &p->findings.v[f]));
@@ -466,6 +468,8 @@ static void print_summary(const struct journal_run *run, uint64_t total, const c
 			       p->spec.warmups + p->spec.measured, s->stats.others, side_findings(s));
 			print_session(p, s);
 		}
+		if (p->latency_text)
+			fputs(p->latency_text, stdout);
 	}
 	printf("%s\n", run->coverage_line);
 	printf("%s: %" PRIu64 " side%s, %" PRIu64 " orders, %" PRIu64 " finding%s; receipt %s\n",
@@ -707,7 +711,11 @@ void audit_journal_free(struct journal_run *run)
 			free(p->side[k].digests);
 			free(p->side[k].bytes);
 			free(p->side[k].records);
+			ev_fixlatency_stream_free(&p->side[k].latency[0]);
+			ev_fixlatency_stream_free(&p->side[k].latency[1]);
 		}
+		json_decref(p->latency);
+		free(p->latency_text);
 		free(p->findings.v);
 		ev_fingerprint_set_free(&p->prints);
 	}
@@ -784,7 +792,10 @@ ev_status audit_journal_run_all(struct journal_run *run, struct ev_error *err)
 		}
 	}
 	uint64_t total = 0;
+	for (size_t i = 0; i < run->npairs && st == EV_OK && run->latency; i++)
+		st = audit_journal_latency(run, &run->pairs[i], receipt, err);
 	if (st != EV_OK) {
+		audit_journal_latency_unpublish(run);
 		json_decref(receipt);
 		return st;
 	}
@@ -798,6 +809,13 @@ ev_status audit_journal_run_all(struct journal_run *run, struct ev_error *err)
 		run->findings = total;
 		st = total ? EV_MISMATCH : EV_OK;
 	}
+	if (st != EV_OK && st != EV_MISMATCH)
+		audit_journal_latency_unpublish(run);
+	for (size_t i = 0; i < run->nhgrm_published; i++)
+		free(run->hgrm_published[i]);
+	free(run->hgrm_published);
+	run->hgrm_published = NULL;
+	run->nhgrm_published = 0;
 	json_decref(receipt);
 	return st;
 }
@@ -870,6 +888,17 @@ int audit_journal_main(int argc, char **argv)
 				return 2;
 			break;
 		case 'a': run.archive = optarg; break;
+		case 'C': {
+			const char *eq = strchr(optarg, '=');
+			int k = eq && (size_t)(eq - optarg) == 6 && strncmp(optarg, "sender", 6) == 0     ? 0
+				: eq && (size_t)(eq - optarg) == 8 && strncmp(optarg, "receiver", 8) == 0 ? 1
+													  : -1;
+			if (k < 0 || !eq[1])
+				return ev_cli_usage(&audit_tool, "journal",
+						 "option --clock: expected sender=NAME or receiver=NAME, found '%s'", optarg);
+			run.clock[k] = eq + 1;
+			break;
+		}
 		case 'c': run.sender_compid = optarg; break;
 		case 'd':
 			if (run.ndicts == JOURNAL_MAX_DICTS)
@@ -887,6 +916,7 @@ int audit_journal_main(int argc, char **argv)
 			*(c == 'f' ? &run.format : &run.side_format[c == 'G']) = kind;
 			break;
 		}
+		case 'H': run.hgrm_dir = optarg; break;
 		case 'h':
 			return ev_cli_help(&audit_tool, "journal");
 		case 'J':
@@ -895,6 +925,16 @@ int audit_journal_main(int argc, char **argv)
 			run.jobs = (size_t)v;
 			break;
 		case 'j': run.json = 1; break;
+		case 'L': run.latency = 1; break;
+		case 'q': {
+			int rule = ev_qrule_parse(optarg);
+			if (rule < 0)
+				return ev_cli_usage(&audit_tool, "journal",
+						 "option --quantile-rule: expected nearest-rank, floor-index, round-half-up "
+						 "or linear, found '%s'", optarg);
+			run.quantile_rule = (enum ev_qrule)rule;
+			break;
+		}
 		case 'M':
 			if (ev_cli_parse_long(optarg, 0, 1000000, &v))
 				return ev_cli_usage(&audit_tool, "journal", "option --max-findings: expected 0-1000000, found '%s'", optarg);
@@ -936,6 +976,14 @@ int audit_journal_main(int argc, char **argv)
 				 nsenders, nreceivers);
 	if (!!run.archive != !!run.seal)
 		return ev_cli_usage(&audit_tool, "journal", "--archive and --seal go together");
+	if ((run.hgrm_dir || run.clock[0] || run.clock[1]) && !run.latency)
+		return ev_cli_usage(&audit_tool, "journal", "--hgrm and --clock go with --latency");
+	if (run.hgrm_dir) {
+		struct stat hs;
+		if (stat(run.hgrm_dir, &hs) != 0 || !S_ISDIR(hs.st_mode))
+			return ev_cli_usage(&audit_tool, "journal", "option --hgrm: %s is %s, not a directory; create it first",
+					 run.hgrm_dir, stat(run.hgrm_dir, &hs) != 0 ? "absent" : ev_input_kind(hs.st_mode));
+	}
 	if (run.seal_sha256 && !run.seal)
 		return ev_cli_usage(&audit_tool, "journal", "--seal-sha256 pins a --seal; none given");
 	if (run.seal_sha256 && !ev_sha256_hex_valid(run.seal_sha256))

@@ -49,6 +49,7 @@ struct side {
 	uint64_t *bytes, *records;
 	struct ev_fixcheck_stats stats;
 	struct ev_fixsession_facts session;
+	struct ev_fixlatency_stream latency[2]; /* --latency: [0] the messages kept, [1] the other direction */
 	struct side_companion *companions;
 	size_t ncompanions;
 };
@@ -61,6 +62,8 @@ struct pair {
 	struct ev_fixspec spec;     /* the run's spec with this pair's counts; shares the run's strings */
 	struct ev_fingerprint_set prints;
 	struct finding_list findings;
+	json_t *latency;            /* --latency: the pair's figures (journal_latency.c) */
+	char *latency_text;         /* the same as lines for stdout */
 	ev_status st;
 	struct ev_error err;
 };
@@ -80,6 +83,12 @@ struct journal_run {
 	char spec_hex[EV_SHA256_HEX_LEN + 1], dict_hex[JOURNAL_MAX_DICTS][EV_SHA256_HEX_LEN + 1];
 	char archive_hex[EV_SHA256_HEX_LEN + 1], seal_hex[EV_SHA256_HEX_LEN + 1];
 	int format, json;
+	int latency;                /* --latency: stamps against SendingTime (journal_latency.c) */
+	const char *clock[2];       /* --clock sender=, receiver=: NULL, each its own */
+	const char *hgrm_dir;       /* --hgrm */
+	char **hgrm_published;      /* the files written there: removed when no receipt names them */
+	size_t nhgrm_published;
+	enum ev_qrule quantile_rule;
 	char coverage_line[512];    /* what a pass means here, in one line (set with the receipt) */
 	int side_format[2];         /* --sender-format, --receiver-format; -1: --format's */
 	long warmups, measured;
@@ -141,6 +150,14 @@ ev_status audit_journal_prepare(struct journal_run *run, const char *const *send
  * run->findings counts them. @return EV_OK, EV_MISMATCH or an error. */
 ev_status audit_journal_run_all(struct journal_run *run, struct ev_error *err);
 void audit_journal_free(struct journal_run *run);
+
+/* journal_latency.c: the pair's latency figures from its sides' streams
+ * (freed here) into p->latency and p->latency_text, and with --hgrm each
+ * distribution published in run->hgrm_dir and named among the receipt's
+ * outputs. */
+/* Remove what --hgrm published: the receipt that would name it was not written. */
+void audit_journal_latency_unpublish(struct journal_run *run);
+ev_status audit_journal_latency(struct journal_run *run, struct pair *p, json_t *receipt, struct ev_error *err);
 
 /* Fill every side of run from the sealed archive, streamed once and
  * checked against its seal on the way: its findings and a check

@@ -90,6 +90,7 @@ ev_status audit_journal_side_open(const struct journal_run *run, struct pair *p,
 		.side = s->role, .dict = run->dict, .spec = &p->spec,
 		.sender_compid = s->kind == EV_FIXREAD_QF_LOG ? run->sender_compid : NULL,
 		.max_per_rule = run->max_findings, .prints = mode, .key = &run->key, .set = &p->prints,
+		.latency = run->latency ? s->latency : NULL,
 	};
 	memset(out, 0, sizeof *out);
 	out->run = run;

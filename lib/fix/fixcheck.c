@@ -718,6 +718,15 @@ static void session_view(struct ev_fixcheck *c, struct ev_fixsession_msg *v)
 		v->has_orig = time_of(c, 122, &v->orig_ns);
 }
 
+static void note_latency(struct ev_fixcheck *c, struct ev_fixlatency_stream *l, const struct ev_fix_record *r)
+{
+	const struct ev_fixsession_msg *v = &c->view;
+	const struct ev_fix_field *from = field_of(c, 49), *to = field_of(c, 56);
+	ev_fixlatency_add(l, v->has_seq, v->seq, r->stamp_ns, v->has_sending, v->sending_ns, v->poss_dup,
+			  from ? c->msg.data + from->off : NULL, from ? from->len : 0,
+			  to ? c->msg.data + to->off : NULL, to ? to->len : 0);
+}
+
 /* The owner value (ClOrdID) of this order, judged when the application
  * would see it. Its text (found) is made only when it will be needed:
  * a held order, a finding. */
@@ -956,6 +965,8 @@ void ev_fixcheck_record(struct ev_fixcheck *c, const struct ev_fix_record *r)
 		if (!s || !same(s, m, c->o.sender_compid, (uint32_t)strlen(c->o.sender_compid))) {
 			session_view(c, &c->view);
 			ev_fixsession_peer(c->session, &c->view);
+			if (c->o.latency)
+				note_latency(c, &c->o.latency[1], r);
 			c->st.skipped++;
 			c->st.bytes -= r->len;
 			c->rec = NULL;
@@ -984,6 +995,8 @@ void ev_fixcheck_record(struct ev_fixcheck *c, const struct ev_fix_record *r)
 	}
 	session_view(c, &c->view);
 	struct ev_fixsession_msg *v = &c->view;
+	if (c->o.latency)
+		note_latency(c, &c->o.latency[0], r);
 	uint64_t invariant = 0, changeable = 0;
 	if (c->o.key) {
 		hash_parts(c, &invariant, &changeable);

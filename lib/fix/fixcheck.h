@@ -29,6 +29,7 @@
 #include "lib/fix/fixcross.h"
 #include "lib/fix/fixdict.h"
 #include "lib/fix/fingerprint.h"
+#include "lib/fix/fixlatency.h"
 #include "lib/fix/fixrules.h"
 #include "lib/fix/fixsession.h"
 #include "lib/fix/fixspec.h"
@@ -59,6 +60,10 @@ struct ev_fixcheck_opts {
 	enum ev_fingerprint_mode prints;
 	const struct ev_fingerprint_key *key;
 	struct ev_fingerprint_set *set;     /* RECORD: filled; COMPARE: the other side's, sorted */
+	/* NULL, or where each message's stamp and SendingTime go
+	 * (fixlatency.h): [0] the messages kept, [1] those sender_compid
+	 * filtered out (the other direction of a log) */
+	struct ev_fixlatency_stream *latency;
 };
 
 struct ev_fixcheck_stats {

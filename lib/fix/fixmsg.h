@@ -128,6 +128,11 @@ struct ev_fix_record {
 	uint32_t file_index;  /* the reader's number for the file */
 	uint64_t record;      /* 1-based position in its file */
 	uint64_t offset;      /* of the message's first byte in its file */
+	/* The copy's own time of the record, ns since 1970 UTC, 0 when the
+	 * copy keeps none: an llfix journal's record timestamp (taken after
+	 * send() or on receipt), a QuickFIX FileLog line's time (when the
+	 * engine logged the message sent or received). */
+	uint64_t stamp_ns;
 };
 
 #endif

@@ -280,10 +280,16 @@ uint64_t ev_fixread_records(const struct ev_fixread *r)
 	return r->records;
 }
 
+void ev_fixread_emit_stamped(struct ev_fixread *r, const unsigned char *msg, uint32_t len, uint64_t at,
+			     uint64_t stamp_ns)
+{
+	struct ev_fix_record rec = {(const char *)msg, len, r->name, r->index, ++r->records, at, stamp_ns};
+	r->sink.record(r->sink.ctx, &rec);
+}
+
 void ev_fixread_emit(struct ev_fixread *r, const unsigned char *msg, uint32_t len, uint64_t at)
 {
-	struct ev_fix_record rec = {(const char *)msg, len, r->name, r->index, ++r->records, at};
-	r->sink.record(r->sink.ctx, &rec);
+	ev_fixread_emit_stamped(r, msg, len, at, 0);
 }
 
 void ev_fixread_damage(struct ev_fixread *r, enum ev_fix_rule rule, uint64_t at,

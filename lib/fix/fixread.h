@@ -146,6 +146,9 @@ struct ev_fixread_ops {
 
 /* For readers: hand over a record / damage for the current file. */
 void ev_fixread_emit(struct ev_fixread *r, const unsigned char *msg, uint32_t len, uint64_t at);
+/* The same with the copy's own time of the record (ev_fix_record.stamp_ns). */
+void ev_fixread_emit_stamped(struct ev_fixread *r, const unsigned char *msg, uint32_t len, uint64_t at,
+			     uint64_t stamp_ns);
 void ev_fixread_damage(struct ev_fixread *r, enum ev_fix_rule rule, uint64_t at,
 		       const char *message, const char *expected, const char *found);
 const char *ev_fixread_name(const struct ev_fixread *r);

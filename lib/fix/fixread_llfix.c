@@ -223,7 +223,7 @@ static size_t parse(void *st, struct ev_fixread *r, const unsigned char *d, size
 					  "the record says its send() did not succeed", "1", got);
 		}
 		s->seen++;
-		ev_fixread_emit(r, h + RECORD_HEADER, (uint32_t)length, at + p + RECORD_HEADER);
+		ev_fixread_emit_stamped(r, h + RECORD_HEADER, (uint32_t)length, at + p + RECORD_HEADER, le64(h));
 		p += RECORD_HEADER + (size_t)length;
 		s->end_of_records = at + p;
 	}

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/fix/fixformat.h"
 #include "lib/fix/fixmsg.h"
 #include "lib/fix/fixread.h"
 
@@ -50,7 +51,11 @@ static size_t parse(void *st, struct ev_fixread *r, const unsigned char *d, size
 					  "a line that is not \"timestamp : message\"",
 					  "YYYYMMDD-HH:MM:SS.nnnnnnnnn : 8=...", got);
 		} else {
-			ev_fixread_emit(r, d + p + pre, (uint32_t)(n - pre), at + p + pre);
+			uint64_t secs, stamp = 0;
+			uint32_t nanos;
+			if (ev_fix_utc_timestamp((const char *)d + p, (uint32_t)(pre - 3), &secs, &nanos) == 0)
+				stamp = ev_fix_timestamp_ns(secs, nanos);
+			ev_fixread_emit_stamped(r, d + p + pre, (uint32_t)(n - pre), at + p + pre, stamp);
 		}
 		p += n + (nl ? 1 : 0);
 	}

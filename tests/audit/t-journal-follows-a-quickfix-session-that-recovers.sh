@@ -125,6 +125,23 @@ test_expect_success 'log against log: the TestRequest the frozen acceptor never 
 	grep -q "^pair 1 sender   session: TestRequests unanswered before the connection ended: 1: [0-9]*$" stdout
 '
 
+test_expect_success 'latency over the recovered session: resends left out and counted, every figure as an independent reading computes it' '
+	audit_qf $ILOG $ALOG 18 --latency --clock sender=here --clock receiver=here --receipt lat.json >stdout &&
+	python3 "$EV_SRCDIR/tests/audit/latency-oracle.py" qf-log $ILOG $ALOG INIT >want.json &&
+	python3 - <<-\PY &&
+	import json
+	got = [f for f in json.load(open("lat.json"))["facts"]["pairs"][0]["latency"] if f["messages"]]
+	want = json.load(open("want.json"))
+	assert len(got) == len(want), (len(got), len(want))
+	for g, w in zip(got, want):
+	    for k, v in w.items():
+	        assert g.get(k) == v, (g["copy"], g["from"], k, g.get(k), v)
+	PY
+	test "$(json_get lat.json "d[\"facts\"][\"pairs\"][0][\"latency\"][2][\"left_out\"][\"resends\"] >= 4")" = True &&
+	grep -q "^  left out: [4-9] resends (43=Y), 0 without a stamp, 0 without MsgSeqNum, 0 without a SendingTime$" stdout &&
+	grep -q "^pair 1 one-way  INIT->ACPT: " stdout
+'
+
 test_expect_success 'each copy alone passes too' '
 	"$AUDIT" journal --spec "$SPEC" --dict "$DICT" --measured 18 --sender $ALOG --receipt one.json >stdout &&
 	grep -q "^OK: 1 side, 18 orders, 0 findings" stdout

@@ -57,7 +57,7 @@ static void feed(struct ev_fixcheck *c, unsigned seq, unsigned sec, const char *
 	char *m = fix_text(text, &len);
 	if (bad)
 		m[len - 2] = m[len - 2] == '9' ? '0' : (char)(m[len - 2] + 1);
-	struct ev_fix_record r = {m, (uint32_t)len, "1.bin", 0, record, record * 1000};
+	struct ev_fix_record r = {m, (uint32_t)len, "1.bin", 0, record, record * 1000, 0};
 	ev_fixcheck_record(c, &r);
 	free(m);
 }
