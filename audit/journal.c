@@ -241,6 +241,27 @@ static json_t *session_json(const struct side *s)
 	return o;
 }
 
+static json_t *orders_json(const struct ev_fixorders_facts *f)
+{
+	json_t *listed = json_array();
+	for (uint64_t i = 0; i < f->unanswered && i < EV_FIXORDERS_LISTED; i++)
+		json_array_append_new(listed, json_pack("{s:s, s:I}", "clordid", f->unanswered_ids[i], "record",
+							(json_int_t)f->unanswered_records[i]));
+	json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "orders", (json_int_t)f->orders,
+			      "cancel_requests", (json_int_t)f->cancel_requests, "replace_requests",
+			      (json_int_t)f->replace_requests, "execution_reports", (json_int_t)f->execution_reports,
+			      "cancel_rejects", (json_int_t)f->cancel_rejects, "duplicates", (json_int_t)f->duplicates,
+			      "answered", (json_int_t)f->answered);
+	json_object_set_new(o, "unanswered", json_pack("{s:I, s:o}", "count", (json_int_t)f->unanswered, "first",
+						       listed));
+	json_object_set_new(o, "final", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "filled", (json_int_t)f->filled,
+						  "partially_filled", (json_int_t)f->partially_filled, "canceled",
+						  (json_int_t)f->canceled, "rejected", (json_int_t)f->rejected, "expired",
+						  (json_int_t)f->expired, "open", (json_int_t)f->open, "replaced_once_or_more",
+						  (json_int_t)f->replaced));
+	return o;
+}
+
 static json_t *side_json(const struct pair *p, const struct side *s)
 {
 	json_t *files = json_array(), *rules = json_object();
@@ -262,6 +283,8 @@ static json_t *side_json(const struct pair *p, const struct side *s)
 	if (s->stats.compared)
 		json_object_set_new(o, "messages_compared", json_integer((json_int_t)s->stats.compared));
 	json_object_set_new(o, "session", session_json(s));
+	if (s->has_orders)
+		json_object_set_new(o, "orders", orders_json(&s->orders));
 	if (s->ncompanions) {
 		json_t *beside = json_object();
 		for (size_t c = 0; c < s->ncompanions; c++)
@@ -323,8 +346,26 @@ static json_t *journal_coverage(const struct journal_run *run, char *line, size_
 	}
 	json_array_append_new(not, json_string("a QuickFIX store's next target sequence number: the peer's messages "
 					       "are in the peer's journal"));
-	json_array_append_new(not, json_string("the journal's record timestamps against the messages' SendingTime: "
-					       "not compared"));
+	size_t following = 0;
+	for (size_t i = 0; i < run->npairs; i++)
+		for (int k = 0; k < 2; k++)
+			following += run->pairs[i].side[k].present && run->pairs[i].side[k].has_orders;
+	if (following) {
+		snprintf(text, sizeof text, "the application layer, in %zu cop%s holding both directions: every "
+			 "ExecutionReport held to the order state matrices, its quantities and AvgPx, every order answered",
+			 following, following == 1 ? "y" : "ies");
+		json_array_append_new(done, json_string(text));
+	}
+	if (!run->spec.execution_reports)
+		json_array_append_new(not, json_string("ExecutionReports: the spec declares none (no \"orders\" section), "
+						       "so no order is followed through its states"));
+	else if (without_peer)
+		json_array_append_new(not, json_string("ExecutionReports in a copy without the peer's direction: none "
+						       "there to follow"));
+	json_array_append_new(not, json_string(run->latency ? "the copies' own times against SendingTime: measured "
+							      "(--latency), not judged by a rule"
+							    : "the copies' own times against SendingTime: not measured "
+							      "(audit journal --latency does)"));
 	json_object_set_new(o, "recomputed", done);
 	json_object_set_new(o, "not_checked", not);
 	json_object_set_new(o, "not_read", json_string("none: every byte of every journal file, zero tails included"));
@@ -437,6 +478,20 @@ static void print_session(const struct pair *p, const struct side *s)
 	if (f->test_requests_answered)
 		printf("pair %zu %-8s session: TestRequests answered (Heartbeat echoing 112): %" PRIu64 "\n", p->number,
 		       s->role, f->test_requests_answered);
+	if (s->has_orders) {
+		const struct ev_fixorders_facts *o = &s->orders;
+		char first[EV_FIXORDERS_LISTED * (EV_FIXORDERS_ID_MAX + 4)] = "";
+		size_t n = 0;
+		for (uint64_t i = 0; i < o->unanswered && i < EV_FIXORDERS_LISTED; i++)
+			n += (size_t)snprintf(first + n, sizeof first - n, "%s%s", i ? ", " : ": ClOrdID ",
+					      o->unanswered_ids[i]);
+		printf("pair %zu %-8s orders: %" PRIu64 " sent, %" PRIu64 " ExecutionReports, %" PRIu64 " answered (%" PRIu64
+		       " filled, %" PRIu64 " canceled, %" PRIu64 " rejected, %" PRIu64 " expired, %" PRIu64 " open), %" PRIu64
+		       " cancel and %" PRIu64 " replace requests, %" PRIu64 " unanswered%s%s\n",
+		       p->number, s->role, o->orders, o->execution_reports, o->answered, o->filled, o->canceled, o->rejected,
+		       o->expired, o->open, o->cancel_requests, o->replace_requests, o->unanswered, first,
+		       o->unanswered > EV_FIXORDERS_LISTED ? " and more" : "");
+	}
 	if (s->stats.resends_matched || s->stats.gap_filled)
 		printf("pair %zu %-8s session: against the %s: %" PRIu64 " resends equal to their originals but for 43, 97, "
 		       "122, 52, 9 and 10; %" PRIu64 " originals replaced by GapFills, all session-level\n",

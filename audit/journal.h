@@ -49,6 +49,8 @@ struct side {
 	uint64_t *bytes, *records;
 	struct ev_fixcheck_stats stats;
 	struct ev_fixsession_facts session;
+	struct ev_fixorders_facts orders; /* the spec's "orders", in a copy holding both directions */
+	int has_orders;
 	struct ev_fixlatency_stream latency[2]; /* --latency: [0] the messages kept, [1] the other direction */
 	struct side_companion *companions;
 	size_t ncompanions;

@@ -119,6 +119,9 @@ void audit_journal_side_close(struct side_session *ss, const struct side *first,
 				  (void *)first);
 	ss->side->stats = *ev_fixcheck_stats(ss->checker);
 	ss->side->session = *ev_fixcheck_session(ss->checker);
+	const struct ev_fixorders_facts *orders = ev_fixcheck_orders(ss->checker);
+	if ((ss->side->has_orders = orders != NULL))
+		ss->side->orders = *orders;
 	ev_fixread_free(ss->reader);
 	ev_fixcheck_free(ss->checker);
 	if (ss->mode == EV_FINGERPRINT_COMPARE)

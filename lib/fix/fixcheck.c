@@ -68,6 +68,7 @@ struct ev_fixcheck {
 	uint64_t next_owner;
 	struct ev_fixcross cross;         /* COMPARE: against the other side (fixcross.h) */
 	struct ev_fixsession *session;    /* the session layer (fixsession.h) */
+	struct ev_fixorders *orders;      /* the spec's "orders", in a copy holding both directions */
 	struct ev_fixsession_msg view;    /* this message as the session layer reads it */
 	uint64_t day, day_ns;             /* the last SendingTime's date, as ns since 1970 */
 	char *gather;                     /* the bytes a resend keeps, or the six it may change */
@@ -115,6 +116,10 @@ static const char *sentence(enum ev_fix_rule rule)
 	case EV_RULE_SPEC_GROUP: return "repeating group differs from the spec";
 	case EV_RULE_OWNER_SEQUENCE: return "owner value (ClOrdID) is not the next number";
 	case EV_RULE_ORDER_COUNT: return "orders found differ from warmups + measured";
+	case EV_RULE_ORDER_STATE: return "an answer the order state matrices do not allow";
+	case EV_RULE_ORDER_QUANTITY: return "order quantities do not add up";
+	case EV_RULE_ORDER_AVGPX: return "AvgPx is not the fills' average price";
+	case EV_RULE_ORDER_UNANSWERED: return "an order never answered";
 	default: return "finding";
 	}
 }
@@ -210,6 +215,12 @@ ev_status ev_fixcheck_new(struct ev_fixcheck **out, const struct ev_fixcheck_opt
 	}
 	if (opts->spec)
 		c->next_owner = opts->spec->owner_first;
+	/* ExecutionReports are the peer's: only a copy holding both directions has them */
+	if (opts->spec && opts->spec->execution_reports && opts->sender_compid &&
+	    ev_fixorders_new(&c->orders, on_session, c, err) != EV_OK) {
+		ev_fixcheck_free(c);
+		return err->status;
+	}
 	if (ev_fixsession_new(&c->session, opts->spec ? opts->spec->sequence_first : 0, opts->sender_compid != NULL,
 			      on_session, c, err) != EV_OK) {
 		ev_fixcheck_free(c);
@@ -231,6 +242,7 @@ void ev_fixcheck_free(struct ev_fixcheck *c)
 	free(c->top_seen);
 	ev_fixcross_free(&c->cross);
 	ev_fixsession_free(c->session);
+	ev_fixorders_free(c->orders);
 	free(c->gather);
 	free(c->pending);
 	free(c->spec_ok);
@@ -252,6 +264,11 @@ const struct ev_fixcheck_stats *ev_fixcheck_stats(const struct ev_fixcheck *c)
 const struct ev_fixsession_facts *ev_fixcheck_session(const struct ev_fixcheck *c)
 {
 	return ev_fixsession_facts(c->session);
+}
+
+const struct ev_fixorders_facts *ev_fixcheck_orders(const struct ev_fixcheck *c)
+{
+	return c->orders ? ev_fixorders_facts(c->orders) : NULL;
 }
 
 void ev_fixcheck_damage(struct ev_fixcheck *c, enum ev_fix_rule rule, const char *file,
@@ -727,6 +744,63 @@ static void note_latency(struct ev_fixcheck *c, struct ev_fixlatency_stream *l, 
 			  to ? c->msg.data + to->off : NULL, to ? to->len : 0);
 }
 
+static void text_of(const struct ev_fixcheck *c, uint32_t tag, struct ev_fixorders_text *t)
+{
+	const struct ev_fix_field *f = field_of(c, tag);
+	t->v = f ? c->msg.data + f->off : NULL;
+	t->len = f ? f->len : 0;
+}
+
+static void decimal_of(const struct ev_fixcheck *c, uint32_t tag, struct ev_fixorders_number *n)
+{
+	const struct ev_fix_field *f = field_of(c, tag);
+	memset(n, 0, sizeof *n);
+	if (!f)
+		return;
+	n->present = 1;
+	const char *v = c->msg.data + f->off;
+	if (f->len == 0 || f->len > 40 || !ev_fix_format_ok(EV_FIX_T_FLOAT, v, f->len) ||
+	    ev_fixorders_quantity(v, f->len, &n->units) != 0)
+		return;
+	char text[48];
+	memcpy(text, v, f->len);
+	text[f->len] = 0;
+	n->value = strtod(text, NULL);
+	const char *dot = memchr(v, '.', f->len);
+	n->decimals = dot ? (int)(f->len - (uint32_t)(dot - v) - 1) : 0;
+	n->ok = 1;
+}
+
+static char char_of(const struct ev_fixcheck *c, uint32_t tag)
+{
+	const struct ev_fix_field *f = field_of(c, tag);
+	return f && f->len == 1 ? c->msg.data[f->off] : 0;
+}
+
+/* A request of this copy (D, F, G) or an answer of the peer (8, 9), for
+ * the application layer. */
+static void follow_order(struct ev_fixcheck *c, const struct ev_fix_record *r, int peer)
+{
+	char type = char_of(c, 35);
+	if (peer ? type != '8' && type != '9' : type != 'D' && type != 'F' && type != 'G')
+		return;
+	struct ev_fixorders_msg m = {.type = type, .poss_dup = c->view.poss_dup,
+				     .exec_type = char_of(c, 150), .ord_status = char_of(c, 39)};
+	text_of(c, 11, &m.clordid);
+	text_of(c, 41, &m.orig_clordid);
+	text_of(c, 17, &m.exec_id);
+	decimal_of(c, 38, &m.order_qty);
+	decimal_of(c, 14, &m.cum_qty);
+	decimal_of(c, 151, &m.leaves_qty);
+	decimal_of(c, 32, &m.last_qty);
+	decimal_of(c, 31, &m.last_px);
+	decimal_of(c, 6, &m.avg_px);
+	if (peer)
+		ev_fixorders_answer(c->orders, &m, r);
+	else
+		ev_fixorders_request(c->orders, &m, r);
+}
+
 /* The owner value (ClOrdID) of this order, judged when the application
  * would see it. Its text (found) is made only when it will be needed:
  * a held order, a finding. */
@@ -965,6 +1039,8 @@ void ev_fixcheck_record(struct ev_fixcheck *c, const struct ev_fix_record *r)
 		if (!s || !same(s, m, c->o.sender_compid, (uint32_t)strlen(c->o.sender_compid))) {
 			session_view(c, &c->view);
 			ev_fixsession_peer(c->session, &c->view);
+			if (c->orders)
+				follow_order(c, r, 1);
 			if (c->o.latency)
 				note_latency(c, &c->o.latency[1], r);
 			c->st.skipped++;
@@ -1056,6 +1132,8 @@ void ev_fixcheck_record(struct ev_fixcheck *c, const struct ev_fix_record *r)
 		if (s) /* an order's verdicts are not an other message's */
 			memset(c->spec_ok, 0, s->nfields + s->ngroups);
 	}
+	if (c->orders && arrival != EV_FIXSESSION_DUPLICATE)
+		follow_order(c, r, 0);
 	/* every message, session ones too: a Logon changed in one copy is a
 	 * difference between the endpoints as much as an order is */
 	if (c->o.prints != EV_FINGERPRINT_NONE)
@@ -1070,6 +1148,8 @@ void ev_fixcheck_finish(struct ev_fixcheck *c)
 	const struct ev_fixspec *s = c->o.spec;
 	ev_fixsession_finish(c->session);
 	release_owners(c, UINT64_MAX);
+	if (c->orders)
+		ev_fixorders_finish(c->orders, s && s->unanswered_is_finding);
 	if (!s)
 		return;
 	uint64_t want = s->warmups + s->measured;

@@ -30,6 +30,7 @@
 #include "lib/fix/fixdict.h"
 #include "lib/fix/fingerprint.h"
 #include "lib/fix/fixlatency.h"
+#include "lib/fix/fixorders.h"
 #include "lib/fix/fixrules.h"
 #include "lib/fix/fixsession.h"
 #include "lib/fix/fixspec.h"
@@ -96,6 +97,10 @@ const struct ev_fixcheck_stats *ev_fixcheck_stats(const struct ev_fixcheck *c);
 
 /* What the session layer saw: gaps, resends, gap fills, resets, ... */
 const struct ev_fixsession_facts *ev_fixcheck_session(const struct ev_fixcheck *c);
+
+/* What the application layer saw (the spec's "orders", a copy holding
+ * both directions), or NULL when it did not run. */
+const struct ev_fixorders_facts *ev_fixcheck_orders(const struct ev_fixcheck *c);
 
 /* After the second side (COMPARE) ended: report, under rule
  * cross-agreement, the first order whose bytes differ (both records shown,

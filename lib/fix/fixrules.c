@@ -43,6 +43,10 @@ static const char *const names[EV_RULE_COUNT] = {
 	[EV_RULE_SPEC_GROUP] = "spec-group",
 	[EV_RULE_OWNER_SEQUENCE] = "owner-sequence",
 	[EV_RULE_ORDER_COUNT] = "order-count",
+	[EV_RULE_ORDER_STATE] = "order-state",
+	[EV_RULE_ORDER_QUANTITY] = "order-quantity",
+	[EV_RULE_ORDER_AVGPX] = "order-avgpx",
+	[EV_RULE_ORDER_UNANSWERED] = "order-unanswered",
 	[EV_RULE_CROSS_AGREEMENT] = "cross-agreement",
 };
 

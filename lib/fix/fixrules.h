@@ -57,6 +57,11 @@ enum ev_fix_rule {
 	EV_RULE_SPEC_GROUP,      /* a repeating group with other instances */
 	EV_RULE_OWNER_SEQUENCE,  /* the owner tag (ClOrdID) contiguous from its first value */
 	EV_RULE_ORDER_COUNT,     /* warmups + measured orders */
+	/* application layer: orders and their ExecutionReports (fixorders.h) */
+	EV_RULE_ORDER_STATE,     /* each report answers an order sent, by the state matrices */
+	EV_RULE_ORDER_QUANTITY,  /* CumQty + LeavesQty = OrderQty; fills add up; OrdStatus agrees */
+	EV_RULE_ORDER_AVGPX,     /* AvgPx is the fills' average price */
+	EV_RULE_ORDER_UNANSWERED, /* every order answered (when the spec says so) */
 	/* two endpoints */
 	EV_RULE_CROSS_AGREEMENT, /* sender's and receiver's orders byte for byte */
 	EV_RULE_COUNT

@@ -155,11 +155,32 @@ static ev_status read_msgtype(json_t *v, const char *path, const char *where,
 	return EV_OK;
 }
 
+static ev_status read_orders(struct ev_fixspec *s, const json_t *o, const char *path, struct ev_error *err)
+{
+	static const char *const keys[] = {"execution_reports", "unanswered", NULL};
+	if (!o)
+		return EV_OK;
+	ev_status st;
+	if (!json_is_object(o))
+		return bad(err, path, "\"orders\" must be an object ({\"execution_reports\": true})");
+	if ((st = only_keys(o, keys, path, "\"orders\"", err)))
+		return st;
+	const json_t *er = json_object_get(o, "execution_reports"), *un = json_object_get(o, "unanswered");
+	if (!json_is_boolean(er))
+		return bad(err, path, "\"orders\": \"execution_reports\" must be true or false");
+	s->execution_reports = json_is_true(er);
+	if (un && (!json_is_string(un) || (strcmp(json_string_value(un), "finding") != 0 &&
+					  strcmp(json_string_value(un), "listed") != 0)))
+		return bad(err, path, "\"orders\": \"unanswered\" must be \"finding\" or \"listed\"");
+	s->unanswered_is_finding = un && strcmp(json_string_value(un), "finding") == 0;
+	return EV_OK;
+}
+
 static ev_status parse(struct ev_fixspec *s, const char *path, struct ev_error *err)
 {
 	static const char *const keys[] = {"format", "name", "begin_string", "order_msgtype",
 					   "other_msgtypes", "fields", "groups", "owner",
-					   "sequence", "warmups", "measured", NULL};
+					   "sequence", "warmups", "measured", "orders", NULL};
 	const json_t *doc = s->doc;
 	ev_status st;
 	if ((st = only_keys(doc, keys, path, "the spec", err)))
@@ -236,7 +257,7 @@ static ev_status parse(struct ev_fixspec *s, const char *path, struct ev_error *
 		return bad(err, path, "\"warmups\" and \"measured\" must be counts");
 	s->warmups = (uint64_t)json_integer_value(w);
 	s->measured = (uint64_t)json_integer_value(m);
-	return EV_OK;
+	return read_orders(s, json_object_get(doc, "orders"), path, err);
 }
 
 ev_status ev_fixspec_load(const char *path, struct ev_fixspec *spec,

@@ -8,7 +8,15 @@
  *    "groups": [{"tag": 453, "instances": [[{"tag": 448, "value": "PARTY1"}, ...], ...]}],
  *    "owner": {"tag": 11, "first": 1},
  *    "sequence": {"tag": 34, "first": 1},
- *    "warmups": 1000, "measured": 1000000}
+ *    "warmups": 1000, "measured": 1000000,
+ *    "orders": {"execution_reports": true, "unanswered": "finding"}}
+ *
+ * orders (optional) declares that the peer answers each order with
+ * ExecutionReports: each is then followed through the order state
+ * matrices (fixorders.h) wherever a copy holds both directions; an order
+ * never answered is a finding with "unanswered": "finding", listed only
+ * with "listed" (the default). Without it, as in the llfix TX benchmark,
+ * nothing of the kind is asked.
  *
  * fields and groups apply to orders; owner (the tag whose values count up
  * by one from first across the orders) to orders; sequence to every
@@ -58,6 +66,8 @@ struct ev_fixspec {
 	uint32_t owner_tag, sequence_tag;
 	uint64_t owner_first, sequence_first;
 	uint64_t warmups, measured;
+	int execution_reports;           /* "orders": the peer answers each order */
+	int unanswered_is_finding;
 	json_t *doc;           /* owns every string above */
 };
 

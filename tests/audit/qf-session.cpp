@@ -21,8 +21,18 @@
 //   touch:NAME     create DIR/NAME
 //   sleep:MS       sleep
 //   logout         log out and wait for the session to end
+//   cancel:N       send an OrderCancelRequest for order N (ClOrdID cN, OrigClOrdID N)
+//   replace:N      send an OrderCancelReplaceRequest for order N to quantity 20 (ClOrdID rN)
+//   wait-reports:N wait (30 s at most) until N ExecutionReports and OrderCancelRejects arrived
 // With QF_RESET_ON_LOGON=Y in its environment the initiator logs on with
 // ResetSeqNumFlag (141=Y), and both sides start again at MsgSeqNum 1.
+// With QF_EXECUTOR in its environment the acceptor answers orders as
+// QuickFIX's executor example does, in steps: "fill" answers each
+// NewOrderSingle with New, a fill of 4 at the order's price and a fill of 6
+// at one more (AvgPx the weighted average); "rest" answers New only, and
+// cancels (Pending Cancel, Canceled) or replaces (Pending Replace, Replaced)
+// a resting order on request; a request for an order already filled gets
+// an OrderCancelReject. QF_EXECUTOR_SKIP=N leaves order N unanswered.
 // Exit 0 when every step ran, 1 when one timed out, 2 on setup errors.
 #include <quickfix/Application.h>
 #include <quickfix/FileLog.h>
@@ -31,7 +41,11 @@
 #include <quickfix/SessionSettings.h>
 #include <quickfix/SocketAcceptor.h>
 #include <quickfix/SocketInitiator.h>
+#include <quickfix/fix44/ExecutionReport.h>
 #include <quickfix/fix44/NewOrderSingle.h>
+#include <quickfix/fix44/OrderCancelReject.h>
+#include <quickfix/fix44/OrderCancelReplaceRequest.h>
+#include <quickfix/fix44/OrderCancelRequest.h>
 
 #include <atomic>
 #include <chrono>
@@ -39,6 +53,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -46,7 +61,7 @@
 
 namespace {
 
-std::atomic<int> logged_on{0}, received{0}, logged_out{0};
+std::atomic<int> logged_on{0}, received{0}, logged_out{0}, reports{0};
 std::atomic<bool> up{false}, stop_requested{false};
 std::string dir;
 
@@ -73,21 +88,111 @@ public:
 		FIX::RejectLogon) override
 	{
 	}
-	void fromApp(const FIX::Message &message, const FIX::SessionID &) throw(
+	void fromApp(const FIX::Message &message, const FIX::SessionID &id) throw(
 		FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
 		FIX::UnsupportedMessageType) override
 	{
 		FIX::MsgType type;
 		message.getHeader().getField(type);
+		if (!acceptor_ && (type == FIX::MsgType_ExecutionReport || type == FIX::MsgType_OrderCancelReject))
+			reports++;
 		if (acceptor_ && type == FIX::MsgType_NewOrderSingle) {
 			int n = ++received;
 			std::ofstream(dir + "/received.tmp") << n << "\n";
 			std::rename((dir + "/received.tmp").c_str(), (dir + "/received").c_str());
 		}
+		const char *mode = std::getenv("QF_EXECUTOR");
+		if (acceptor_ && mode)
+			execute(message, type, mode, id);
 	}
 
 private:
+	struct Resting {
+		double qty, cum, price;
+		char side;
+		bool done;
+	};
+
+	void report(const std::string &clordid, const std::string &orig, char exec_type, char status, const Resting &o,
+		    double last_qty, double last_px, double avg_px, const FIX::SessionID &id)
+	{
+		FIX44::ExecutionReport er(FIX::OrderID("O" + orig), FIX::ExecID("E" + std::to_string(++execs_)),
+					  FIX::ExecType(exec_type), FIX::OrdStatus(status), FIX::Side(o.side),
+					  FIX::LeavesQty(o.done ? 0 : o.qty - o.cum), FIX::CumQty(o.cum), FIX::AvgPx(avg_px));
+		er.set(FIX::ClOrdID(clordid));
+		if (clordid != orig)
+			er.set(FIX::OrigClOrdID(orig));
+		er.set(FIX::Symbol("NOKIA.HE"));
+		er.set(FIX::OrderQty(o.qty));
+		if (last_qty > 0) {
+			er.set(FIX::LastQty(last_qty));
+			er.set(FIX::LastPx(last_px));
+		}
+		FIX::Session::sendToTarget(er, id);
+	}
+
+	void execute(const FIX::Message &message, const FIX::MsgType &type, const std::string &mode,
+		     const FIX::SessionID &id)
+	{
+		FIX::ClOrdID clordid;
+		message.getField(clordid);
+		FIX::SessionID reply(id.getBeginString(), id.getSenderCompID(), id.getTargetCompID());
+		if (type == FIX::MsgType_NewOrderSingle) {
+			const char *skip = std::getenv("QF_EXECUTOR_SKIP");
+			if (skip && clordid.getValue() == skip)
+				return;
+			FIX::OrderQty qty;
+			FIX::Price price;
+			FIX::Side side;
+			message.getField(qty);
+			message.getField(price);
+			message.getField(side);
+			Resting o{qty.getValue(), 0, price.getValue(), side.getValue(), false};
+			const std::string &c = clordid.getValue();
+			report(c, c, FIX::ExecType_NEW, FIX::OrdStatus_NEW, o, 0, 0, 0, reply);
+			if (mode == "fill") {
+				o.cum = 4;
+				report(c, c, FIX::ExecType_TRADE, FIX::OrdStatus_PARTIALLY_FILLED, o, 4, o.price, o.price,
+				       reply);
+				o.cum = o.qty;
+				double avg = (4 * o.price + (o.qty - 4) * (o.price + 1)) / o.qty;
+				report(c, c, FIX::ExecType_TRADE, FIX::OrdStatus_FILLED, o, o.qty - 4, o.price + 1, avg, reply);
+				o.done = true;
+			}
+			book_[c] = o;
+			return;
+		}
+		FIX::OrigClOrdID orig;
+		message.getField(orig);
+		auto it = book_.find(orig.getValue());
+		if (it == book_.end() || it->second.done) {
+			FIX44::OrderCancelReject rej(FIX::OrderID("O" + orig.getValue()), clordid, orig,
+						     FIX::OrdStatus(FIX::OrdStatus_FILLED),
+						     FIX::CxlRejResponseTo(type == FIX::MsgType_OrderCancelRequest ? '1' : '2'));
+			FIX::Session::sendToTarget(rej, reply);
+			return;
+		}
+		Resting o = it->second;
+		const std::string &c = clordid.getValue();
+		if (type == FIX::MsgType_OrderCancelRequest) {
+			report(c, orig.getValue(), FIX::ExecType_PENDING_CANCEL, FIX::OrdStatus_PENDING_CANCEL, o, 0, 0, 0, reply);
+			o.done = true;
+			report(c, orig.getValue(), FIX::ExecType_CANCELED, FIX::OrdStatus_CANCELED, o, 0, 0, 0, reply);
+		} else {
+			report(c, orig.getValue(), FIX::ExecType_PENDING_REPLACE, FIX::OrdStatus_PENDING_REPLACE, o, 0, 0, 0,
+			       reply);
+			FIX::OrderQty qty;
+			message.getField(qty);
+			o.qty = qty.getValue();
+			report(c, orig.getValue(), FIX::ExecType_REPLACED, FIX::OrdStatus_NEW, o, 0, 0, 0, reply);
+		}
+		book_.erase(it);
+		book_[c] = o;
+	}
+
 	bool acceptor_;
+	int execs_ = 0;
+	std::map<std::string, Resting> book_;
 };
 
 std::string settings(const std::string &port, const std::string &dict, bool acceptor)
@@ -172,6 +277,27 @@ int run_initiator(FIX::SessionSettings &set, char **steps, int nsteps)
 				FIX44::NewOrderSingle o = order(next_order++, step == "send" ? FIX::Side_BUY : 'Z');
 				FIX::Session::sendToTarget(o, id);
 			}
+		} else if (step == "cancel" || step == "replace") {
+			int n = std::atoi(arg.c_str());
+			std::string orig = std::to_string(n);
+			if (step == "cancel") {
+				FIX44::OrderCancelRequest c(FIX::OrigClOrdID(orig), FIX::ClOrdID("c" + orig),
+							    FIX::Side(FIX::Side_BUY), FIX::TransactTime());
+				c.set(FIX::Symbol("NOKIA.HE"));
+				c.set(FIX::OrderQty(10));
+				FIX::Session::sendToTarget(c, id);
+			} else {
+				FIX44::OrderCancelReplaceRequest r(FIX::OrigClOrdID(orig), FIX::ClOrdID("r" + orig),
+								   FIX::Side(FIX::Side_BUY), FIX::TransactTime(),
+								   FIX::OrdType(FIX::OrdType_LIMIT));
+				r.set(FIX::Symbol("NOKIA.HE"));
+				r.set(FIX::OrderQty(20));
+				r.set(FIX::Price(10000));
+				FIX::Session::sendToTarget(r, id);
+			}
+		} else if (step == "wait-reports") {
+			int n = std::atoi(arg.c_str());
+			ok = wait_until([&] { return reports.load() >= n; });
 		} else if (step == "first-order") {
 			next_order = std::atoi(arg.c_str());
 		} else if (step == "wait-down") {

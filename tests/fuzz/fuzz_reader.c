@@ -60,6 +60,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	}
 	spec.warmups = 1;
 	spec.measured = 2;
+	spec.execution_reports = 1; /* the qf-log target follows orders through the peer's answers */
 	snprintf(body_path, sizeof body_path, "/tmp/evidence-fuzz-%ld.body", (long)getpid());
 	snprintf(header_path, sizeof header_path, "/tmp/evidence-fuzz-%ld.header", (long)getpid());
 	return 0;
