@@ -54,6 +54,15 @@ test_expect_success 'setup: seed corpora cut from a generated journal pair' '
 	hb += b" " * (len(body) - len(hb))
 	open("qf-store/a", "wb").write(b"\x03" + body + hb)
 	open("qf-log/a", "wb").write(b"\x05" + b"".join(b"20261202-08:00:00.000000000 : " + m + b"\n" for m in msgs))
+	# and with ExecutionReports from the peer, which the qf-log target follows
+	ers = []
+	for i in range(1, 6):
+	    body = (b"35=8\x0134=%d\x0149=EXECUTOR\x0152=20261202-08:00:00.001\x0156=CLIENT1\x016=10000\x0111=%d\x01"
+	            b"14=10\x0117=E%d\x0131=10000\x0132=10\x0138=10\x0139=2\x01150=F\x01151=0\x01" % (i + 1, i, i))
+	    head = b"8=FIXT.1.1\x019=%d\x01" % len(body)
+	    ers.append(head + body + b"10=%03d\x01" % (sum(head + body) % 256))
+	mixed = [x for pair in zip(msgs, ers + msgs[len(ers):]) for x in pair]
+	open("qf-log/b", "wb").write(b"\x05" + b"".join(b"20261202-08:00:00.000000000 : " + m + b"\n" for m in mixed))
 	# series and reports: each shape the readers know
 	import os
 	os.makedirs("series")
