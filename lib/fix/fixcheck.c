@@ -71,6 +71,10 @@ struct ev_fixcheck {
 	struct ev_fixorders *orders;      /* the spec's "orders", in a copy holding both directions */
 	struct ev_fixsession_msg view;    /* this message as the session layer reads it */
 	uint64_t day, day_ns;             /* the last SendingTime's date, as ns since 1970 */
+	uint64_t record_no;               /* messages given, both directions */
+	uint64_t sending_read_at;         /* record_no whose SendingTime check_session read */
+	uint64_t sending_secs;
+	uint32_t sending_nanos;
 	char *gather;                     /* the bytes a resend keeps, or the six it may change */
 	size_t gather_cap;
 	/* Owner checks of orders that arrived above a gap: the application
@@ -621,6 +625,9 @@ static void check_session(struct ev_fixcheck *c)
 		c->have_time = 1;
 		c->last_secs = secs;
 		c->last_ns = ns;
+		c->sending_read_at = c->record_no; /* the session layer reads it from here */
+		c->sending_secs = secs;
+		c->sending_nanos = ns;
 	}
 }
 
@@ -638,11 +645,17 @@ static int number_of(const struct ev_fixcheck *c, uint32_t tag, uint64_t *v)
 
 static int time_of(struct ev_fixcheck *c, uint32_t tag, uint64_t *ns)
 {
-	const struct ev_fix_field *f = field_of(c, tag);
 	uint64_t secs;
 	uint32_t nanos;
-	if (!f || ev_fix_utc_timestamp_memo(&c->times[f - c->msg.f], c->msg.data + f->off, f->len, &secs, &nanos) != 0)
-		return 0;
+	if (tag == 52 && c->sending_read_at == c->record_no) {
+		secs = c->sending_secs;
+		nanos = c->sending_nanos;
+	} else {
+		const struct ev_fix_field *f = field_of(c, tag);
+		if (!f || ev_fix_utc_timestamp_memo(&c->times[f - c->msg.f], c->msg.data + f->off, f->len, &secs,
+						    &nanos) != 0)
+			return 0;
+	}
 	/* the date changes rarely: its nanoseconds since 1970 once a day */
 	uint64_t day = secs / 1000000, in_day = secs % 1000000;
 	if (day != c->day) {
@@ -996,6 +1009,7 @@ static void remember(struct ev_fixcheck *c)
 void ev_fixcheck_record(struct ev_fixcheck *c, const struct ev_fix_record *r)
 {
 	c->rec = r;
+	c->record_no++;
 	c->st.bytes += r->len;
 	struct ev_fix_msg *m = &c->msg;
 	unsigned ignored;
