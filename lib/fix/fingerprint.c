@@ -1,5 +1,6 @@
 #include "config.h"
 #include "lib/fix/fingerprint.h"
+#include "lib/core/grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -100,7 +101,7 @@ ev_status ev_fingerprint_add(struct ev_fingerprint_set *s, const struct ev_finge
 {
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 4096;
-		struct ev_fingerprint *bigger = realloc(s->v, cap * sizeof *bigger);
+		struct ev_fingerprint *bigger = ev_grow(s->v, cap * sizeof *bigger);
 		if (!bigger)
 			return ev_error_set(err, EV_ERROR, "out of memory for order fingerprints");
 		s->v = bigger;

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "lib/fix/fixlatency.h"
+#include "lib/core/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +58,7 @@ void ev_fixlatency_add(struct ev_fixlatency_stream *s, int has_seq, uint64_t seq
 	}
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 1024;
-		struct ev_fixlatency_point *v = realloc(s->v, cap * sizeof *v);
+		struct ev_fixlatency_point *v = ev_grow(s->v, cap * sizeof *v);
 		if (!v) {
 			s->oom = 1;
 			return;

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "lib/fix/fixorders.h"
+#include "lib/core/grow.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -166,7 +167,7 @@ static int add_alias(struct ev_fixorders *o, const struct ev_fixorders_text *t, 
 {
 	if (o->naliases == o->aliases_cap) {
 		size_t cap = o->aliases_cap ? o->aliases_cap * 2 : 1024;
-		struct alias *a = realloc(o->aliases, cap * sizeof *a);
+		struct alias *a = ev_grow(o->aliases, cap * sizeof *a);
 		if (!a)
 			return -1;
 		o->aliases = a;
@@ -231,7 +232,7 @@ void ev_fixorders_request(struct ev_fixorders *o, const struct ev_fixorders_msg 
 	if (m->type == 'D') {
 		if (o->norders == o->orders_cap) {
 			size_t cap = o->orders_cap ? o->orders_cap * 2 : 1024;
-			struct order *more = realloc(o->orders, cap * sizeof *more);
+			struct order *more = ev_grow(o->orders, cap * sizeof *more);
 			if (!more) {
 				o->oom = 1;
 				return;

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "lib/fix/fixsession.h"
+#include "lib/core/grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,7 +149,7 @@ static void keep_original(struct ev_fixsession *s, const struct ev_fixsession_ms
 		size_t cap = s->orig_cap ? s->orig_cap : ORIGINALS_FIRST;
 		while (cap <= at)
 			cap *= 2;
-		struct original *o = realloc(s->orig, cap * sizeof *o);
+		struct original *o = ev_grow(s->orig, cap * sizeof *o);
 		if (!o)
 			return;
 		memset(o + s->orig_cap, 0, (cap - s->orig_cap) * sizeof *o);
