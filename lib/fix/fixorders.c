@@ -550,15 +550,14 @@ void ev_fixorders_finish(struct ev_fixorders *o, int unanswered_is_finding)
 		if (ord->answered)
 			continue;
 		const struct alias *al = &o->aliases[ord->alias];
-		if (f->unanswered < EV_FIXORDERS_LISTED) {
-			memcpy(f->unanswered_ids[f->unanswered], al->id, al->len);
-			f->unanswered_ids[f->unanswered][al->len] = 0;
+		struct ev_fixorders_text t = {al->id, al->len};
+		if (f->unanswered < EV_FIXORDERS_LISTED) { /* shown on a terminal: printable only */
+			shown(&t, f->unanswered_ids[f->unanswered], sizeof f->unanswered_ids[f->unanswered]);
 			f->unanswered_records[f->unanswered] = ord->at.record;
 		}
 		f->unanswered++;
 		if (unanswered_is_finding) {
 			char id[EV_FIXORDERS_ID_MAX + 1];
-			struct ev_fixorders_text t = {al->id, al->len};
 			shown(&t, id, sizeof id);
 			o->report(o->ctx, EV_RULE_ORDER_UNANSWERED, &ord->at, 11, "an order never answered by an "
 				  "ExecutionReport", "an answer", id);
