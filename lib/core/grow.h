@@ -16,4 +16,8 @@
  * whole pages of the result. NULL (p untouched) when out of memory. */
 void *ev_grow(void *p, size_t bytes);
 
+/* 0 in a build with AddressSanitizer, whose allocator copies on every
+ * growth: no advice is given there. */
+int ev_grow_advises(void);
+
 #endif

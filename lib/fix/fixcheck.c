@@ -84,11 +84,14 @@ struct ev_fixcheck {
 	size_t npending, pending_head, pending_cap;
 };
 
+/* Up to 2 x HELD_ORDERS_MAX of these are held: where the order was, not
+ * a whole ev_fix_record. */
 struct owner_check {
 	uint64_t seq, value;
-	int owner_ok, present, readable;
-	uint32_t tag, off;
-	struct ev_fix_record at;
+	const char *file;
+	uint64_t record, offset;
+	uint32_t file_index, tag, off;
+	uint8_t owner_ok, present, readable;
 	char found[48]; /* the owner field as shown, when it will be */
 };
 
@@ -828,8 +831,10 @@ static void owner_of(struct ev_fixcheck *c, int readable, uint64_t seq, struct o
 	o->present = owner != NULL;
 	o->owner_ok = owner && ev_fix_parse_u64(c->msg.data + owner->off, owner->len, &o->value) == 0;
 	o->off = owner ? owner->off : NO_OFFSET;
-	o->at = (struct ev_fix_record){.file = c->rec->file, .record = c->rec->record, .offset = c->rec->offset,
-				       .file_index = c->rec->file_index};
+	o->file = c->rec->file;
+	o->record = c->rec->record;
+	o->offset = c->rec->offset;
+	o->file_index = c->rec->file_index;
 	o->found[0] = 0;
 }
 
@@ -857,7 +862,8 @@ static void check_owner(struct ev_fixcheck *c, const struct owner_check *o)
 		return;
 	}
 	const struct ev_fix_record *saved = c->rec;
-	c->rec = &o->at;
+	struct ev_fix_record at = {.file = o->file, .record = o->record, .offset = o->offset, .file_index = o->file_index};
+	c->rec = &at;
 	snprintf(want, sizeof want, "%u=%llu", o->tag, (unsigned long long)c->next_owner);
 	report(c, EV_RULE_OWNER_SEQUENCE, o->tag, o->off, NULL, want, o->present ? o->found : "nothing");
 	c->rec = saved;

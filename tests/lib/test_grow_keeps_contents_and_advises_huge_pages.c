@@ -54,10 +54,11 @@ int main(void)
 	CHECK_INT_EQ(wrong, 0);
 	CHECK_INT_EQ(n, ((size_t)64 << 20) / sizeof *v);
 	FILE *thp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
-	if (thp) { /* a kernel without THP takes no advice */
-		fclose(thp);
+	if (thp && ev_grow_advises()) { /* a kernel without THP takes no advice, an ASan build gives none */
 		CHECK_INT_EQ(mapping_has(v, " hg"), 1);
 	}
+	if (thp)
+		fclose(thp);
 	free(v);
 	return check_exit("test_grow_keeps_contents_and_advises_huge_pages");
 }
