@@ -775,9 +775,11 @@ static void decimal_of(const struct ev_fixcheck *c, uint32_t tag, struct ev_fixo
 		return;
 	n->present = 1;
 	const char *v = c->msg.data + f->off;
-	if (f->len == 0 || f->len > 40 || !ev_fix_format_ok(EV_FIX_T_FLOAT, v, f->len) ||
-	    ev_fixorders_quantity(v, f->len, &n->units) != 0)
+	if (f->len == 0 || f->len > 40 || !ev_fix_format_ok(EV_FIX_T_FLOAT, v, f->len))
 		return;
+	/* a price may carry more places than a quantity needs (AvgPx as a
+	 * double prints them): read, not exact */
+	n->exact = ev_fixorders_quantity(v, f->len, &n->units) == 0;
 	char text[48];
 	memcpy(text, v, f->len);
 	text[f->len] = 0;

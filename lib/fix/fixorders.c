@@ -245,7 +245,7 @@ void ev_fixorders_request(struct ev_fixorders *o, const struct ev_fixorders_msg 
 		ord->at = *where;
 		ord->at.msg = NULL;
 		ord->at.len = 0;
-		ord->qty_known = m->order_qty.ok;
+		ord->qty_known = m->order_qty.exact;
 		ord->qty = m->order_qty.units;
 		ord->alias = (uint32_t)o->naliases;
 		if (add_alias(o, &m->clordid, (uint32_t)o->norders) != 0) {
@@ -274,7 +274,7 @@ void ev_fixorders_request(struct ev_fixorders *o, const struct ev_fixorders_msg 
 		ord->cancel_pending = 1;
 	} else {
 		ord->replace_pending = 1;
-		ord->pending_qty = m->order_qty.ok ? m->order_qty.units : ord->qty;
+		ord->pending_qty = m->order_qty.exact ? m->order_qty.units : ord->qty;
 	}
 	if (add_alias(o, &m->clordid, (uint32_t)(ord - o->orders)) != 0)
 		o->oom = 1;
@@ -392,23 +392,23 @@ static void quantities(struct answer *a, struct order *ord)
 	const struct ev_fixorders_msg *m = a->m;
 	char x[32], y[32], found[192], expected[128];
 	int fill = m->exec_type == 'F' || m->exec_type == '1' || m->exec_type == '2';
-	int64_t qty = m->order_qty.ok ? m->order_qty.units : ord->qty;
-	int known = m->order_qty.ok || ord->qty_known;
+	int64_t qty = m->order_qty.exact ? m->order_qty.units : ord->qty;
+	int known = m->order_qty.exact || ord->qty_known;
 	if (m->exec_type == '5') { /* the replacement's quantity from here on */
-		ord->qty = m->order_qty.ok ? m->order_qty.units : ord->pending_qty;
+		ord->qty = m->order_qty.exact ? m->order_qty.units : ord->pending_qty;
 		ord->qty_known = 1;
 		qty = ord->qty;
 		known = 1;
 	}
 	if (fill) {
-		if (!m->last_qty.ok || m->last_qty.units <= 0) {
+		if (!m->last_qty.exact || m->last_qty.units <= 0) {
 			finding(a, EV_RULE_ORDER_QUANTITY, 32, "a fill without a LastQty above zero", "LastQty > 0",
 				m->last_qty.present ? "another value" : "none");
 		} else {
 			if (m->last_px.ok)
 				ord->notional += (double)m->last_qty.units / UNITS * m->last_px.value;
 			int64_t want = ord->cum + m->last_qty.units;
-			if (m->cum_qty.ok && m->cum_qty.units != want) {
+			if (m->cum_qty.exact && m->cum_qty.units != want) {
 				units_text(want, x, sizeof x);
 				units_text(m->cum_qty.units, y, sizeof y);
 				snprintf(expected, sizeof expected, "%s (the CumQty before plus LastQty)", x);
@@ -416,7 +416,7 @@ static void quantities(struct answer *a, struct order *ord)
 			}
 			ord->cum = want;
 		}
-	} else if (m->cum_qty.ok && m->cum_qty.units != ord->cum && m->exec_type != 'H' && m->exec_type != 'G' &&
+	} else if (m->cum_qty.exact && m->cum_qty.units != ord->cum && m->exec_type != 'H' && m->exec_type != 'G' &&
 		   m->exec_type != 'D') {
 		units_text(ord->cum, x, sizeof x);
 		units_text(m->cum_qty.units, y, sizeof y);
@@ -424,8 +424,8 @@ static void quantities(struct answer *a, struct order *ord)
 		finding(a, EV_RULE_ORDER_QUANTITY, 14, "CumQty changed without a fill", expected, y);
 		ord->cum = m->cum_qty.units;
 	}
-	if (!m->cum_qty.ok || !m->leaves_qty.ok) {
-		finding(a, EV_RULE_ORDER_QUANTITY, m->cum_qty.ok ? 151 : 14, "no readable CumQty and LeavesQty",
+	if (!m->cum_qty.exact || !m->leaves_qty.exact) {
+		finding(a, EV_RULE_ORDER_QUANTITY, m->cum_qty.exact ? 151 : 14, "no readable CumQty and LeavesQty",
 			"both, decimals", "missing or another value");
 		return;
 	}

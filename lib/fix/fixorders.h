@@ -48,8 +48,9 @@ struct ev_fixorders_text {
 
 /* A quantity or price field: present, readable, its value. */
 struct ev_fixorders_number {
-	int present, ok;
-	int64_t units;   /* quantities: the value times 10^8 */
+	int present, ok; /* ok: a decimal (value and decimals are set) */
+	int exact;       /* units is the value exactly (at most 8 places): quantities need it */
+	int64_t units;   /* the value times 10^8 */
 	double value;    /* prices */
 	int decimals;    /* digits after the point, as printed */
 };

@@ -123,6 +123,12 @@ test_expect_success 'an AvgPx that is not the average of the fills is named (ord
 	grep -q "ExecutionReport for ClOrdID 7: AvgPx is not the fills. average price (expected 10000.600 (the fills. average, to half a unit of the last digit), found 10000.9)" err
 '
 
+test_expect_success 'an AvgPx printed as a double, with more places than a quantity has, is no finding' '
+	edited "$(er_seq fill/$ALOG 7 F 2)" sub "|6=10000.6|" "|6=10000.600000000000001|" &&
+	rm -f long.json && audit_session m 20 --receipt long.json >out &&
+	grep -q "^OK: 2 sides, 40 orders, 0 findings" out
+'
+
 test_expect_success 'a report after the order was filled is named (order-state)' '
 	edited "$(er_seq fill/$ALOG 2 0 0)" set 11 1 &&
 	only_findings order-state &&

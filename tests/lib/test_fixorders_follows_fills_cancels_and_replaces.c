@@ -1,10 +1,11 @@
 /* fixorders: quantities are read exactly (8 places, no exponent, no
  * overflow); an order filled in decimal quantities, a replace that
- * changes OrderQty and a cancel answered by Pending Cancel and Canceled
- * raise nothing; a fill whose CumQty skips, a report after Canceled and
+ * changes OrderQty, a cancel answered by Pending Cancel and Canceled, and
+ * an AvgPx printed as a double with 14 places raise nothing; a fill whose CumQty skips, a report after Canceled and
  * an unknown order are each one finding of their rule. */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -41,8 +42,9 @@ static struct ev_fixorders_number num(const char *v)
 	if (!v)
 		return n;
 	n.present = 1;
-	n.ok = ev_fixorders_quantity(v, (uint32_t)strlen(v), &n.units) == 0;
-	n.value = (double)n.units / 1e8;
+	n.ok = 1; /* every value here is a well-formed decimal */
+	n.exact = ev_fixorders_quantity(v, (uint32_t)strlen(v), &n.units) == 0;
+	n.value = strtod(v, NULL);
 	const char *dot = strchr(v, '.');
 	n.decimals = dot ? (int)strlen(dot + 1) : 0;
 	return n;
@@ -94,6 +96,9 @@ static void a_correct_life_is_no_finding(void)
 	report(o, "r1", "1", "E3", 'E', 'E', "10.5", "0.5", "10", NULL, NULL, "100");
 	report(o, "r1", "1", "E4", '5', '1', "20", "0.5", "19.5", NULL, NULL, "100");
 	report(o, "r1", NULL, "E5", 'F', '2', "20", "20", "0", "19.5", "101", "100.975");
+	request(o, 'D', "5", NULL, "3");
+	report(o, "5", NULL, "E5a", 'F', '1', "3", "1", "2", "1", "100", "100");
+	report(o, "5", NULL, "E5b", 'F', '2', "3", "3", "0", "2", "101", "100.66666666666667"); /* 15 places */
 	request(o, 'D', "2", NULL, "5");
 	report(o, "2", NULL, "E6", '0', '0', "5", "0", "5", NULL, NULL, "0");
 	request(o, 'F', "c2", "2", "5");
@@ -102,10 +107,10 @@ static void a_correct_life_is_no_finding(void)
 	ev_fixorders_finish(o, 1);
 	CHECK_INT_EQ(s.n, 0);
 	const struct ev_fixorders_facts *f = ev_fixorders_facts(o);
-	CHECK_INT_EQ(f->filled, 1);
+	CHECK_INT_EQ(f->filled, 2);
 	CHECK_INT_EQ(f->canceled, 1);
 	CHECK_INT_EQ(f->replaced, 1);
-	CHECK_INT_EQ(f->answered, 2);
+	CHECK_INT_EQ(f->answered, 3);
 
 	/* after Canceled, a fill; a CumQty that skips; an order never sent */
 	report(o, "c2", "2", "E9", 'F', '2', "5", "5", "0", "5", "100", "100");
