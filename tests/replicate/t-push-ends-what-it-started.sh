@@ -57,18 +57,20 @@ test_expect_success 'a signal while the copies are verified: exit 2 at once, no 
 		STOPPED_AFTER=1 stopped_push $s --to "$trash/dest-local-$s" --to "hostA:$trash/dest-ssh-$s" ||
 			return 1
 		# a verifier stopped before it said it wrote a receipt (the far one
-		# with its ssh, or on a loaded machine the check here too): whether
-		# it published just then cannot be known, and push says where to
-		# look for each (when the signal came before it started, there is
-		# nothing to look for)
+		# with its ssh; on a loaded machine the local copy or the check
+		# here too): whether it published just then cannot be known, and
+		# push names each and where to look (when the signal came before
+		# any started, there is nothing to look for)
 		{
 			if grep -q "no receipt is known to exist" stopped.err; then
 				grep "its verifier was stopped before it said it wrote a receipt" stopped.err >named &&
 				test -s named &&
 				! grep -v -e "^replicate: hostA:$trash/dest-ssh-$s: its verifier was stopped before it said it wrote a receipt; look for replica-\*.json in $trash/dest-ssh-$s" \
+					-e "^replicate: $trash/dest-local-$s: its verifier was stopped before it said it wrote a receipt; look for replica-\*.json in $trash/dest-local-$s in case it published one just then$" \
 					-e "^replicate: here: its verifier was stopped before it said it wrote a receipt; look for replica-\*.json in r in case it published one just then$" named
+			else
+				! grep -q "its verifier was stopped" stopped.err
 			fi &&
-			! grep -q "dest-local-$s: its verifier" stopped.err &&
 			grep -Eq "^replicate: interrupted by a signal; every helper was stopped, (no receipt written|no receipt is known to exist), nothing is claimed \(what was stored stays; a new push resumes it\)$" stopped.err
 		} || { echo "after $s, push said:"; cat stopped.err; return 1; }
 		no_helper_left_within 1 && no_receipt_anywhere || { echo "after $s"; return 1; }
