@@ -850,7 +850,7 @@ ev_status audit_journal_run_all(struct journal_run *run, struct ev_error *err)
 	for (size_t i = 0; i < run->npairs && st == EV_OK && run->latency; i++)
 		st = audit_journal_latency(run, &run->pairs[i], receipt, err);
 	if (st != EV_OK) {
-		audit_journal_latency_unpublish(run);
+		audit_journal_latency_release(run, 1);
 		json_decref(receipt);
 		return st;
 	}
@@ -864,13 +864,7 @@ ev_status audit_journal_run_all(struct journal_run *run, struct ev_error *err)
 		run->findings = total;
 		st = total ? EV_MISMATCH : EV_OK;
 	}
-	if (st != EV_OK && st != EV_MISMATCH)
-		audit_journal_latency_unpublish(run);
-	for (size_t i = 0; i < run->nhgrm_published; i++)
-		free(run->hgrm_published[i]);
-	free(run->hgrm_published);
-	run->hgrm_published = NULL;
-	run->nhgrm_published = 0;
+	audit_journal_latency_release(run, st != EV_OK && st != EV_MISMATCH);
 	json_decref(receipt);
 	return st;
 }

@@ -157,8 +157,9 @@ void audit_journal_free(struct journal_run *run);
  * (freed here) into p->latency and p->latency_text, and with --hgrm each
  * distribution published in run->hgrm_dir and named among the receipt's
  * outputs. */
-/* Remove what --hgrm published: the receipt that would name it was not written. */
-void audit_journal_latency_unpublish(struct journal_run *run);
+/* Forget what --hgrm published; with remove, remove it too (the receipt
+ * that would name it was not written). */
+void audit_journal_latency_release(struct journal_run *run, int remove);
 ev_status audit_journal_latency(struct journal_run *run, struct pair *p, json_t *receipt, struct ev_error *err);
 
 /* Fill every side of run from the sealed archive, streamed once and

@@ -324,10 +324,11 @@ ev_status audit_journal_latency(struct journal_run *run, struct pair *p, json_t 
 	return EV_OK;
 }
 
-void audit_journal_latency_unpublish(struct journal_run *run)
+void audit_journal_latency_release(struct journal_run *run, int remove)
 {
 	for (size_t i = 0; i < run->nhgrm_published; i++) {
-		unlink(run->hgrm_published[i]);
+		if (remove)
+			unlink(run->hgrm_published[i]);
 		free(run->hgrm_published[i]);
 	}
 	free(run->hgrm_published);
