@@ -74,8 +74,10 @@ static uint64_t word7(const unsigned char *p)
 uint64_t ev_fingerprint_hash(const struct ev_fingerprint_key *k, const void *data, size_t len)
 {
 	const unsigned char *p = data;
-	if (len <= EV_FINGERPRINT_LINEAR_BYTES)
-		return addmod(multilinear(k, p, len), mulmod(k->s, (uint64_t)len % P61));
+	if (len <= EV_FINGERPRINT_LINEAR_BYTES) { /* one form of each residue, as rehash gives */
+		uint64_t h = addmod(multilinear(k, p, len), mulmod(k->s, (uint64_t)len % P61));
+		return h >= P61 ? h - P61 : h;
+	}
 	uint64_t h[4] = {0, 0, 0, 0};
 	size_t i = 0;
 	/* Horner in four lanes (each steps by r^4), so that the multiplies do
@@ -94,6 +96,24 @@ uint64_t ev_fingerprint_hash(const struct ev_fingerprint_key *k, const void *dat
 		acc = addmod(mulmod(acc, k->r[0]), word7(tail) + 1);
 	}
 	return addmod(acc, mulmod(k->s, (uint64_t)len % P61));
+}
+
+uint64_t ev_fingerprint_rehash(const struct ev_fingerprint_key *k, uint64_t h, const uint32_t *w,
+			       const uint64_t *was, const uint64_t *now, size_t n)
+{
+	/* sum(k_i * m_i) + k_len * len: only the terms of the words listed
+	 * move, each by k_w * (now - was) = k_w * (now + p - was) mod p; with
+	 * was and now below 2^56 each product is below 2^61 * 2^62, and 16 of
+	 * them add up in 128 bits */
+	for (size_t i = 0; i < n;) {
+		unsigned __int128 acc = 0;
+		for (size_t end = i + 16 < n ? i + 16 : n; i < end; i++)
+			acc += (unsigned __int128)k->k[w[i]] * (now[i] + P61 - was[i]);
+		uint64_t lo = (uint64_t)acc & P61, mid = (uint64_t)(acc >> 61) & P61,
+			 hi = (uint64_t)(acc >> 122);
+		h = addmod(h, addmod(addmod(lo, mid), hi));
+	}
+	return h >= P61 ? h - P61 : h; /* as ev_fingerprint_hash gives it */
 }
 
 ev_status ev_fingerprint_add(struct ev_fingerprint_set *s, const struct ev_fingerprint *p,

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "lib/fix/fixcheck.h"
+#include "lib/fix/fixprint.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,8 +76,8 @@ struct ev_fixcheck {
 	uint64_t sending_read_at;         /* record_no whose SendingTime check_session read */
 	uint64_t sending_secs;
 	uint32_t sending_nanos;
-	char *gather;                     /* the bytes a resend keeps, or the six it may change */
-	size_t gather_cap;
+	struct ev_fixprint print;         /* the last message's fingerprint parts (fixprint.h) */
+	uint64_t printed_at;              /* record_no of that message */
 	/* Owner checks of orders that arrived above a gap: the application
 	 * sees them when the gap is filled, in MsgSeqNum order (at most
 	 * HELD_ORDERS_MAX held, in an array of at most twice that). */
@@ -250,7 +251,7 @@ void ev_fixcheck_free(struct ev_fixcheck *c)
 	ev_fixcross_free(&c->cross);
 	ev_fixsession_free(c->session);
 	ev_fixorders_free(c->orders);
-	free(c->gather);
+	ev_fixprint_free(&c->print);
 	free(c->pending);
 	free(c->spec_ok);
 	free(c->prev_spec_ok);
@@ -669,58 +670,6 @@ static int time_of(struct ev_fixcheck *c, uint32_t tag, uint64_t *ns)
 	return 1;
 }
 
-/* The fields a resend may change (FIX 4.4 Vol. 2, "Possible duplicates";
- * 9 and 10 follow from the others). */
-static int resend_may_change(uint32_t tag)
-{
-	static const uint64_t six[2] = {1ull << 9 | 1ull << 10 | 1ull << 43 | 1ull << 52,
-					1ull << (97 - 64) | 1ull << (122 - 64)};
-	return tag < 128 && (six[tag >> 6] >> (tag & 63) & 1);
-}
-
-/* Hash the message in its two parts (fingerprint.h): every field but
- * the six a resend may change, and those six with their offsets. */
-static void hash_parts(struct ev_fixcheck *c, uint64_t *invariant, uint64_t *changeable)
-{
-	const struct ev_fix_msg *m = &c->msg;
-	size_t need = (size_t)m->len + 8 * (size_t)m->n + 8;
-	if (need > c->gather_cap) {
-		char *g = realloc(c->gather, need);
-		if (!g) {
-			*invariant = *changeable = ev_fingerprint_hash(c->o.key, m->data, m->len);
-			return;
-		}
-		c->gather = g;
-		c->gather_cap = need;
-	}
-	/* invariant bytes from the front of the buffer, in runs between the
-	 * six (one copy a run, not a field); the six, each after its offset,
-	 * from the back */
-	size_t a = 0, b = need;
-	uint32_t start = 0, run = 0;
-	for (uint32_t i = 0; i < m->n; i++) {
-		const struct ev_fix_field *f = &m->f[i];
-		uint32_t end = f->off + f->len + 1 <= m->len ? f->off + f->len + 1 : m->len;
-		if (resend_may_change(f->tag)) {
-			uint32_t n = end > start ? end - start : 0;
-			memcpy(c->gather + a, m->data + run, start - run);
-			a += start - run;
-			b -= n;
-			memcpy(c->gather + b, m->data + start, n);
-			b -= 4;
-			memcpy(c->gather + b, &start, 4);
-			run = end > start ? end : start;
-		}
-		start = end > start ? end : start;
-	}
-	/* the last run, and what scanning did not split (kept in both) */
-	memcpy(c->gather + a, m->data + run, m->len - run);
-	a += m->len - run;
-	uint64_t h = ev_fingerprint_hash(c->o.key, c->gather, a);
-	*invariant = h ? h : 1;
-	*changeable = ev_fingerprint_hash(c->o.key, c->gather + b, need - b);
-}
-
 /* What the session layer reads of this message. */
 static void session_view(struct ev_fixcheck *c, struct ev_fixsession_msg *v)
 {
@@ -1097,7 +1046,11 @@ void ev_fixcheck_record(struct ev_fixcheck *c, const struct ev_fix_record *r)
 		note_latency(c, &c->o.latency[0], r);
 	uint64_t invariant = 0, changeable = 0;
 	if (c->o.key) {
-		hash_parts(c, &invariant, &changeable);
+		/* only a message split as the one printed just before may be
+		 * patched from it */
+		int next = c->rescanned && c->printed_at == c->record_no - 1;
+		ev_fixprint_parts(&c->print, c->o.key, m, next ? c->same : NULL, &invariant, &changeable);
+		c->printed_at = c->record_no;
 		v->invariant = invariant;
 	}
 	if (!v->has_seq) {

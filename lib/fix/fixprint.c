@@ -1,0 +1,145 @@
+#include "config.h"
+#include "lib/fix/fixprint.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The fields a resend may change (FIX 4.4 Vol. 2, "Possible duplicates";
+ * 9 and 10 follow from the others). */
+static int resend_may_change(uint32_t tag)
+{
+	static const uint64_t six[2] = {1ull << 9 | 1ull << 10 | 1ull << 43 | 1ull << 52,
+					1ull << (97 - 64) | 1ull << (122 - 64)};
+	return tag < 128 && (six[tag >> 6] >> (tag & 63) & 1);
+}
+
+static int room(struct ev_fixprint *p, size_t need)
+{
+	if (!p->at && !(p->at = malloc(EV_FIX_MAX_FIELDS * sizeof *p->at)))
+		return 0;
+	if (need <= p->cap)
+		return 1;
+	char *g = realloc(p->gather, need);
+	if (!g)
+		return 0;
+	p->gather = g;
+	p->cap = (uint32_t)need;
+	return 1;
+}
+
+/* Gather and hash m whole, noting where each value went. */
+static void full(struct ev_fixprint *p, const struct ev_fingerprint_key *k, const struct ev_fix_msg *m)
+{
+	size_t need = (size_t)m->len + 8 * (size_t)m->n + 8;
+	p->kept = 0;
+	if (!room(p, need)) {
+		p->invariant = p->changeable = ev_fingerprint_hash(k, m->data, m->len);
+		return;
+	}
+	/* invariant bytes from the front, in runs between the six (one copy
+	 * a run, not a field); the six, each after its offset, from the back */
+	size_t a = 0, b = need;
+	uint32_t start = 0, run = 0;
+	int regular = m->syntax_ok; /* every field tag=value SOH, back to back */
+	for (uint32_t i = 0; i < m->n; i++) {
+		const struct ev_fix_field *f = &m->f[i];
+		uint32_t end = f->off + f->len + 1 <= m->len ? f->off + f->len + 1 : m->len;
+		regular = regular && start <= f->off && end == f->off + f->len + 1;
+		if (resend_may_change(f->tag)) {
+			uint32_t n = end > start ? end - start : 0;
+			memcpy(p->gather + a, m->data + run, start - run);
+			a += start - run;
+			b -= n;
+			memcpy(p->gather + b, m->data + start, n);
+			p->at[i] = (uint32_t)b + (f->off - start);
+			b -= 4;
+			memcpy(p->gather + b, &start, 4);
+			run = end > start ? end : start;
+		} else {
+			p->at[i] = (uint32_t)a + (f->off - run); /* where this run will be copied */
+		}
+		start = end > start ? end : start;
+	}
+	/* the last run, and what scanning did not split (kept in both) */
+	memcpy(p->gather + a, m->data + run, m->len - run);
+	a += m->len - run;
+	p->invariant = ev_fingerprint_hash(k, p->gather, a);
+	p->changeable = ev_fingerprint_hash(k, p->gather + b, need - b);
+	p->front = (uint32_t)a;
+	p->back = (uint32_t)b;
+	p->need = (uint32_t)need;
+	p->len = m->len;
+	p->n = m->n;
+	p->kept = regular && start == m->len && a <= EV_FINGERPRINT_LINEAR_BYTES;
+}
+
+/* Word w of the part of gather from base to end, zeros past its end: one
+ * load (gather holds 8 bytes and more past either part, see full). */
+static uint64_t word_at(const struct ev_fixprint *p, uint32_t base, uint32_t end, size_t w)
+{
+	size_t at = base + 7 * w, n = end - at < 7 ? end - at : 7;
+	uint64_t v;
+	memcpy(&v, p->gather + at, 8);
+	return v & ((((uint64_t)1) << (8 * n)) - 1);
+}
+
+#define PATCH_WORDS 64 /* more changed words than this: hash again */
+
+/* The kept message with the values that changed copied over, and the
+ * words they touch rehashed: @return 0 when too many changed. */
+static int patch(struct ev_fixprint *p, const struct ev_fingerprint_key *k, const struct ev_fix_msg *m,
+		 const uint8_t *same)
+{
+	uint32_t w[2][PATCH_WORDS];
+	uint64_t was[2][PATCH_WORDS], now[2][PATCH_WORDS];
+	size_t nw[2] = {0, 0};
+	w[0][0] = w[1][0] = 0; /* (what gcc cannot see: only the nw listed are read) */
+	was[0][0] = was[1][0] = now[0][0] = now[1][0] = 0;
+	const uint32_t base[2] = {0, p->back}, end[2] = {p->front, p->need};
+	for (uint32_t j = 0; j < m->n; j++) {
+		if (same[j])
+			continue;
+		const struct ev_fix_field *f = &m->f[j];
+		if (!f->len)
+			continue;
+		int part = resend_may_change(f->tag);
+		uint32_t at = p->at[j], first = (at - base[part]) / 7, last = (at - base[part] + f->len - 1) / 7;
+		if (nw[part] + (last - first + 1) > PATCH_WORDS)
+			return 0;
+		size_t i = nw[part];
+		for (uint32_t x = first; x <= last; x++, i++) {
+			w[part][i] = x;
+			was[part][i] = word_at(p, base[part], end[part], x);
+		}
+		memcpy(p->gather + at, m->data + f->off, f->len);
+		for (uint32_t x = first; x <= last; x++, nw[part]++)
+			now[part][nw[part]] = word_at(p, base[part], end[part], x);
+	}
+	p->invariant = ev_fingerprint_rehash(k, p->invariant, w[0], was[0], now[0], nw[0]);
+	if (nw[1])
+		p->changeable = p->need - p->back <= EV_FINGERPRINT_LINEAR_BYTES
+					? ev_fingerprint_rehash(k, p->changeable, w[1], was[1], now[1], nw[1])
+					: ev_fingerprint_hash(k, p->gather + p->back, p->need - p->back);
+	return 1;
+}
+
+void ev_fixprint_parts(struct ev_fixprint *p, const struct ev_fingerprint_key *k, const struct ev_fix_msg *m,
+		       const uint8_t *same, uint64_t *invariant, uint64_t *changeable)
+{
+	if (!(same && p->kept && m->len == p->len && m->n == p->n && patch(p, k, m, same)))
+		full(p, k, m);
+	*invariant = p->invariant ? p->invariant : 1;
+	*changeable = p->changeable;
+}
+
+void ev_fixprint_forget(struct ev_fixprint *p)
+{
+	p->kept = 0;
+}
+
+void ev_fixprint_free(struct ev_fixprint *p)
+{
+	free(p->gather);
+	free(p->at);
+	memset(p, 0, sizeof *p);
+}
