@@ -55,6 +55,7 @@ struct ev_fixcheck {
 	uint64_t changed[EV_FIX_TEMPLATE_MAX / 64]; /* bytes that differ from the template */
 	uint32_t prev_groups, groups;
 	uint8_t same[EV_FIX_MAX_FIELDS];
+	uint32_t changed_fields[EV_FIX_MAX_FIELDS], nchanged; /* rescanned: the fields not same, ascending */
 	uint8_t ok[EV_FIX_MAX_FIELDS], prev_ok[EV_FIX_MAX_FIELDS]; /* value verdicts */
 	uint32_t group_pos[MEMO_GROUPS_MAX], prev_group_pos[MEMO_GROUPS_MAX];
 	uint8_t *spec_ok, *prev_spec_ok;  /* per spec field, then per spec group */
@@ -350,13 +351,16 @@ static void same_from_diff(struct ev_fixcheck *c)
 	const struct ev_fix_msg *m = &c->msg;
 	memset(c->same, 1, m->n);
 	uint32_t j = 0;
+	c->nchanged = 0;
 	for (size_t w = 0; w * 64 < m->len; w++)
 		for (uint64_t bits = c->changed[w]; bits; bits &= bits - 1) {
 			uint32_t at = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
 			while (j < m->n && m->f[j].off + m->f[j].len <= at)
 				j++;
-			if (j < m->n)
+			if (j < m->n && c->same[j]) {
 				c->same[j] = 0;
+				c->changed_fields[c->nchanged++] = j;
+			}
 		}
 }
 
@@ -1049,7 +1053,8 @@ void ev_fixcheck_record(struct ev_fixcheck *c, const struct ev_fix_record *r)
 		/* only a message split as the one printed just before may be
 		 * patched from it */
 		int next = c->rescanned && c->printed_at == c->record_no - 1;
-		ev_fixprint_parts(&c->print, c->o.key, m, next ? c->same : NULL, &invariant, &changeable);
+		ev_fixprint_parts(&c->print, c->o.key, m, next ? c->changed_fields : NULL, c->nchanged, &invariant,
+				  &changeable);
 		c->printed_at = c->record_no;
 		v->invariant = invariant;
 	}

@@ -75,20 +75,20 @@ static void full(struct ev_fixprint *p, const struct ev_fingerprint_key *k, cons
 
 /* Word w of the part of gather from base to end, zeros past its end: one
  * load (gather holds 8 bytes and more past either part, see full). */
-static uint64_t word_at(const struct ev_fixprint *p, uint32_t base, uint32_t end, size_t w)
+static uint64_t word_at(const struct ev_fixprint *p, uint32_t base, uint32_t end, uint32_t w)
 {
-	size_t at = base + 7 * w, n = end - at < 7 ? end - at : 7;
+	uint32_t at = base + 7 * w;
 	uint64_t v;
 	memcpy(&v, p->gather + at, 8);
-	return v & ((((uint64_t)1) << (8 * n)) - 1);
+	return at + 7 <= end ? v & (((uint64_t)1 << 56) - 1) : v & ((((uint64_t)1) << (8 * (end - at))) - 1);
 }
 
 #define PATCH_WORDS 64 /* more changed words than this: hash again */
 
-/* The kept message with the values that changed copied over, and the
- * words they touch rehashed: @return 0 when too many changed. */
+/* The kept message with the changed values copied over, and the words
+ * they touch rehashed: @return 0 when too many changed. */
 static int patch(struct ev_fixprint *p, const struct ev_fingerprint_key *k, const struct ev_fix_msg *m,
-		 const uint8_t *same)
+		 const uint32_t *changed, size_t nchanged)
 {
 	uint32_t w[2][PATCH_WORDS];
 	uint64_t was[2][PATCH_WORDS], now[2][PATCH_WORDS];
@@ -96,14 +96,13 @@ static int patch(struct ev_fixprint *p, const struct ev_fingerprint_key *k, cons
 	w[0][0] = w[1][0] = 0; /* (what gcc cannot see: only the nw listed are read) */
 	was[0][0] = was[1][0] = now[0][0] = now[1][0] = 0;
 	const uint32_t base[2] = {0, p->back}, end[2] = {p->front, p->need};
-	for (uint32_t j = 0; j < m->n; j++) {
-		if (same[j])
-			continue;
-		const struct ev_fix_field *f = &m->f[j];
+	for (size_t c = 0; c < nchanged; c++) {
+		const struct ev_fix_field *f = &m->f[changed[c]];
 		if (!f->len)
 			continue;
 		int part = resend_may_change(f->tag);
-		uint32_t at = p->at[j], first = (at - base[part]) / 7, last = (at - base[part] + f->len - 1) / 7;
+		uint32_t at = p->at[changed[c]], first = (at - base[part]) / 7,
+			 last = (at - base[part] + f->len - 1) / 7;
 		if (nw[part] + (last - first + 1) > PATCH_WORDS)
 			return 0;
 		size_t i = nw[part];
@@ -124,9 +123,9 @@ static int patch(struct ev_fixprint *p, const struct ev_fingerprint_key *k, cons
 }
 
 void ev_fixprint_parts(struct ev_fixprint *p, const struct ev_fingerprint_key *k, const struct ev_fix_msg *m,
-		       const uint8_t *same, uint64_t *invariant, uint64_t *changeable)
+		       const uint32_t *changed, size_t nchanged, uint64_t *invariant, uint64_t *changeable)
 {
-	if (!(same && p->kept && m->len == p->len && m->n == p->n && patch(p, k, m, same)))
+	if (!(changed && p->kept && m->len == p->len && m->n == p->n && patch(p, k, m, changed, nchanged)))
 		full(p, k, m);
 	*invariant = p->invariant ? p->invariant : 1;
 	*changeable = p->changeable;

@@ -33,13 +33,14 @@ struct ev_fixprint {
 	int kept;              /* gather, at and the two parts are the last message's */
 };
 
-/* Both parts of m. same: NULL, or, when m was split as the message last
- * given was (ev_fix_rescan: same length and fields, changes only inside
- * values), per field whether its value is that message's (nonzero) or
- * changed. On memory failure both parts are the whole message's
- * fingerprint. invariant is never 0. */
+/* Both parts of m. changed: NULL, or, when m was split as the message
+ * last given was (ev_fix_rescan: same length and fields, changes only
+ * inside values), the indices of the fields whose values differ from
+ * that message's, ascending, nchanged of them (none is possible). On
+ * memory failure both parts are the whole message's fingerprint.
+ * invariant is never 0. */
 void ev_fixprint_parts(struct ev_fixprint *p, const struct ev_fingerprint_key *k, const struct ev_fix_msg *m,
-		       const uint8_t *same, uint64_t *invariant, uint64_t *changeable);
+		       const uint32_t *changed, size_t nchanged, uint64_t *invariant, uint64_t *changeable);
 
 /* The next message given is not the one after the last: no changes may
  * be applied to what is kept. */

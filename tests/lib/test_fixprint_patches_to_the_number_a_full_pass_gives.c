@@ -21,26 +21,27 @@ static void ignore(void *ctx, enum ev_fix_rule rule, uint32_t at, const char *ex
 static struct ev_fix_template tpl;
 static struct ev_fix_msg msg;
 static uint64_t diff[EV_FIX_TEMPLATE_MAX / 64];
-static uint8_t same[EV_FIX_MAX_FIELDS];
+static uint32_t changed[EV_FIX_MAX_FIELDS];
+static size_t nchanged;
 
-/* Split data as fixcheck does: like the template when it can be, with
- * same[] marking the unchanged values; @return same, or NULL when it was
+/* Split data as fixcheck does: like the template when it can be, listing
+ * the fields whose values changed; @return that list, or NULL when it was
  * scanned whole. */
-static const uint8_t *split(const char *data, size_t len)
+static const uint32_t *split(const char *data, size_t len)
 {
 	unsigned problems;
 	if (ev_fix_rescan(data, len, &tpl, &msg, diff, &problems, ignore, NULL)) {
-		memset(same, 1, msg.n);
 		uint32_t j = 0;
+		nchanged = 0;
 		for (size_t w = 0; w * 64 < len; w++)
 			for (uint64_t bits = diff[w]; bits; bits &= bits - 1) {
 				uint32_t at = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
 				while (j < msg.n && msg.f[j].off + msg.f[j].len <= at)
 					j++;
-				if (j < msg.n)
-					same[j] = 0;
+				if (j < msg.n && (!nchanged || changed[nchanged - 1] != j))
+					changed[nchanged++] = j;
 			}
-		return same;
+		return changed;
 	}
 	ev_fix_scan(data, len, NULL, &msg, ignore, NULL);
 	ev_fix_template_set(&tpl, &msg);
@@ -51,7 +52,7 @@ static const uint8_t *split(const char *data, size_t len)
 static void whole(const struct ev_fingerprint_key *k, uint64_t *inv, uint64_t *chg)
 {
 	struct ev_fixprint fresh = {0};
-	ev_fixprint_parts(&fresh, k, &msg, NULL, inv, chg);
+	ev_fixprint_parts(&fresh, k, &msg, NULL, 0, inv, chg);
 	ev_fixprint_free(&fresh);
 }
 
@@ -80,10 +81,10 @@ static void orders_agree_with_full_passes(const struct ev_fingerprint_key *k, un
 			 (unsigned)rand() % 100000, (unsigned)rand() % 60, (unsigned)rand() % 1000);
 		size_t len;
 		char *data = fix_text(text, &len);
-		const uint8_t *s = split(data, len);
+		const uint32_t *s = split(data, len);
 		patched_runs += s != NULL;
 		uint64_t inv, chg, want_inv, want_chg;
-		ev_fixprint_parts(&p, k, &msg, s, &inv, &chg);
+		ev_fixprint_parts(&p, k, &msg, s, nchanged, &inv, &chg);
 		whole(k, &want_inv, &want_chg);
 		CHECK(inv == want_inv);
 		CHECK(chg == want_chg);
