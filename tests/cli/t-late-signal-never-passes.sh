@@ -5,7 +5,8 @@
 # no temporary). seal verify of a tree and of an archive, replicate
 # verify, audit journal, audit series, capture run's
 # receipt-capture.json and seal capsule --verify; run again without the
-# signal, each passes.
+# signal, each passes. audit journal --latency --hgrm, stopped while its
+# second histogram is synced, also takes back the one it had published.
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
 command -v strace >/dev/null || test_skip_all "strace is not installed (Debian package strace)"
@@ -69,6 +70,16 @@ test_expect_success 'replicate verify: no receipt, exit 2' '
 test_expect_success 'audit journal: no receipt, exit 2' '
 	late_signal audit-journal- 1 "$AUDIT" journal --warmups 50 --measured 4000 --sender sj --receiver rj &&
 	grep -q "interrupted by a signal" late.err
+'
+
+test_expect_success 'audit journal --latency --hgrm: a signal while the second histogram is synced (fsync 3: the first file, its directory, the second) takes the first back; no receipt, exit 2; then it passes' '
+	mkdir h && ls -I "*.txt" >before.txt &&
+	LATE_DIR=h late_signal pair- 3 "$AUDIT" journal --latency --hgrm h --warmups 50 --measured 4000 --sender sj --receiver rj &&
+	grep -q "interrupted by a signal" late.err &&
+	test -z "$(ls -A h)" && ls -I "*.txt" >after.txt && test_cmp before.txt after.txt &&
+	"$AUDIT" journal --latency --hgrm h --receipt lat.json --warmups 50 --measured 4000 --sender sj --receiver rj >/dev/null &&
+	test "$(json_get lat.json "d[\"result\"]")" = pass &&
+	test "$(ls h | grep -c "^pair-1-.*\.hgrm$")" -ge 2
 '
 
 test_expect_success 'audit series: no receipt, exit 2' '
