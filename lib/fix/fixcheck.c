@@ -55,8 +55,9 @@ struct ev_fixcheck {
 	uint64_t changed[EV_FIX_TEMPLATE_MAX / 64]; /* bytes that differ from the template */
 	uint32_t prev_groups, groups;
 	uint8_t same[EV_FIX_MAX_FIELDS];
-	uint32_t changed_fields[EV_FIX_MAX_FIELDS], nchanged; /* rescanned: the fields not same, ascending */
+	uint32_t changed_fields[EV_FIX_MAX_FIELDS], nchanged; /* shape: the fields not same, ascending */
 	uint8_t ok[EV_FIX_MAX_FIELDS], prev_ok[EV_FIX_MAX_FIELDS]; /* value verdicts */
+	int prev_all_ok;                 /* every prev_ok is 1 */
 	uint32_t group_pos[MEMO_GROUPS_MAX], prev_group_pos[MEMO_GROUPS_MAX];
 	uint8_t *spec_ok, *prev_spec_ok;  /* per spec field, then per spec group */
 	/* session */
@@ -369,10 +370,13 @@ static void same_from_diff(struct ev_fixcheck *c)
 static void same_by_fields(struct ev_fixcheck *c)
 {
 	const struct ev_fix_msg *m = &c->msg;
+	c->nchanged = 0;
 	for (uint32_t i = 0; i < m->n; i++) {
 		const struct ev_fix_field *f = &m->f[i], *g = &c->tpl.f[i];
 		c->same[i] = f->len == g->len &&
 			     memcmp(m->data + f->off, c->tpl.bytes + g->off, f->len) == 0;
+		if (!c->same[i])
+			c->changed_fields[c->nchanged++] = i;
 	}
 }
 
@@ -521,7 +525,12 @@ static void check_dictionary(struct ev_fixcheck *c)
 	int same_structure = c->shape && c->prev_struct_ok && c->prev_groups <= MEMO_GROUPS_MAX;
 	for (uint32_t g = 0; same_structure && g < c->prev_groups; g++)
 		same_structure = c->same[c->prev_group_pos[g]];
-	if (same_structure) {
+	if (same_structure && c->prev_all_ok) {
+		/* what the loop below does, with only the changed values to judge */
+		memset(c->ok, 1, m->n);
+		for (uint32_t k = 0; k < c->nchanged; k++)
+			check_value(c, c->changed_fields[k], ev_fixdict_field(d, m->f[c->changed_fields[k]].tag));
+	} else if (same_structure) {
 		for (uint32_t i = 0; i < m->n; i++) {
 			if (c->prev_ok[i] && c->same[i]) { /* check_value would keep it: no call */
 				c->ok[i] = 1;
@@ -529,6 +538,8 @@ static void check_dictionary(struct ev_fixcheck *c)
 			}
 			check_value(c, i, ev_fixdict_field(d, m->f[i].tag));
 		}
+	}
+	if (same_structure) {
 		c->groups = c->prev_groups;
 		memcpy(c->group_pos, c->prev_group_pos, sizeof c->group_pos);
 		c->struct_ok = 1;
@@ -960,6 +971,7 @@ static void remember(struct ev_fixcheck *c)
 		return;
 	c->stamps_are_prev = 1;
 	memcpy(c->prev_ok, c->ok, m->n);
+	c->prev_all_ok = memchr(c->ok, 0, m->n) == NULL;
 	if (c->o.spec)
 		memcpy(c->prev_spec_ok, c->spec_ok, c->o.spec->nfields + c->o.spec->ngroups);
 	c->prev_struct_ok = c->struct_ok && c->o.dict;
