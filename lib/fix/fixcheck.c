@@ -23,6 +23,7 @@
 
 struct ev_fixcheck {
 	struct ev_fixcheck_opts o;
+	uint32_t sender_compid_len, begin_len, order_len; /* of those in o, measured once */
 	ev_fix_finding_fn fn;
 	void *ctx;
 	struct ev_fixcheck_stats st;
@@ -196,6 +197,9 @@ ev_status ev_fixcheck_new(struct ev_fixcheck **out, const struct ev_fixcheck_opt
 	c->o = *opts;
 	c->fn = on_finding;
 	c->ctx = ctx;
+	c->sender_compid_len = opts->sender_compid ? (uint32_t)strlen(opts->sender_compid) : 0;
+	c->begin_len = opts->spec ? (uint32_t)strlen(opts->spec->begin_string) : 0;
+	c->order_len = opts->spec ? (uint32_t)strlen(opts->spec->order_msgtype) : 0;
 	c->tracked = TRACKED_TAGS_MIN;
 	if (opts->dict && opts->dict->max_tag >= c->tracked)
 		c->tracked = opts->dict->max_tag + 1;
@@ -351,16 +355,14 @@ static void same_from_diff(struct ev_fixcheck *c)
 {
 	const struct ev_fix_msg *m = &c->msg;
 	memset(c->same, 1, m->n);
-	uint32_t j = 0;
 	c->nchanged = 0;
 	for (size_t w = 0; w * 64 < m->len; w++)
 		for (uint64_t bits = c->changed[w]; bits; bits &= bits - 1) {
-			uint32_t at = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
-			while (j < m->n && m->f[j].off + m->f[j].len <= at)
-				j++;
-			if (j < m->n && c->same[j]) {
-				c->same[j] = 0;
-				c->changed_fields[c->nchanged++] = j;
+			/* inside a value (ev_fix_rescan): the template names its field */
+			uint32_t f = c->tpl.value_of[w * 64 + (size_t)__builtin_ctzll(bits)];
+			if (c->same[f]) {
+				c->same[f] = 0;
+				c->changed_fields[c->nchanged++] = f;
 			}
 		}
 }
@@ -1023,7 +1025,7 @@ void ev_fixcheck_record(struct ev_fixcheck *c, const struct ev_fix_record *r)
 	}
 	if (c->o.sender_compid) {
 		const struct ev_fix_field *s = field_of(c, 49);
-		if (!s || !same(s, m, c->o.sender_compid, (uint32_t)strlen(c->o.sender_compid))) {
+		if (!s || !same(s, m, c->o.sender_compid, c->sender_compid_len)) {
 			session_view(c, &c->view);
 			ev_fixsession_peer(c->session, &c->view);
 			if (c->orders)
@@ -1086,13 +1088,13 @@ void ev_fixcheck_record(struct ev_fixcheck *c, const struct ev_fix_record *r)
 	uint64_t seq = v->has_seq ? v->seq : UINT64_MAX;
 	const struct ev_fixspec *s = c->o.spec;
 	const struct ev_fix_field *begin = field_of(c, 8);
-	if (s && readable && begin && !same(begin, m, s->begin_string, (uint32_t)strlen(s->begin_string)))
+	if (s && readable && begin && !same(begin, m, s->begin_string, c->begin_len))
 		report_field(c, EV_RULE_SPEC_VALUE, (uint32_t)(begin - m->f), s->begin_string);
 	/* MsgType wherever it stands: envelope-order judged its place. */
 	const struct ev_fix_field *t = field_of(c, 35);
 	int order = 0;
 	if (s && t) {
-		if (same(t, m, s->order_msgtype, (uint32_t)strlen(s->order_msgtype))) {
+		if (same(t, m, s->order_msgtype, c->order_len)) {
 			order = 1;
 		} else {
 			/* the session layer's own messages are always allowed: a spec

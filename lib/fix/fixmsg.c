@@ -369,8 +369,10 @@ void ev_fix_template_set(struct ev_fix_template *t, const struct ev_fix_msg *m)
 	for (size_t w = 0; w < words; w++)
 		t->structure[w] = ~(uint64_t)0;
 	for (uint32_t i = 0; i < m->n; i++)
-		for (uint32_t b = m->f[i].off; b < m->f[i].off + m->f[i].len; b++)
+		for (uint32_t b = m->f[i].off; b < m->f[i].off + m->f[i].len; b++) {
 			t->structure[b / 64] &= ~((uint64_t)1 << (b % 64));
+			t->value_of[b] = (uint16_t)i;
+		}
 	memcpy(t->bytes, m->data, m->len);
 	memcpy(t->f, m->f, m->n * sizeof *m->f);
 	t->n = m->n;

@@ -99,6 +99,9 @@ struct ev_fix_template {
 	uint32_t n;
 	uint64_t structure[EV_FIX_TEMPLATE_MAX / 64];
 	char bytes[EV_FIX_TEMPLATE_MAX];
+	/* per byte inside a value: that field's index, so that a changed
+	 * byte names its field without a walk (other bytes: unset) */
+	uint16_t value_of[EV_FIX_TEMPLATE_MAX];
 	struct ev_fix_field f[EV_FIX_MAX_FIELDS];
 };
 
