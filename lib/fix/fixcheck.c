@@ -61,6 +61,10 @@ struct ev_fixcheck {
 	int prev_all_ok;                 /* every prev_ok is 1 */
 	uint32_t group_pos[MEMO_GROUPS_MAX], prev_group_pos[MEMO_GROUPS_MAX];
 	uint8_t *spec_ok, *prev_spec_ok;  /* per spec field, then per spec group */
+	int prev_spec_all_ok;             /* every prev_spec_ok is 1 */
+	uint16_t *spec_item_at;           /* per field position: spec item + 1, or 0 */
+	uint32_t spec_map_serial;         /* the layout (serial) spec_item_at is of; 0: none */
+	uint8_t *redo;                    /* per spec item: to judge again */
 	/* session */
 	int have_compids;
 	char compid[2][COMPID_MAX];
@@ -214,7 +218,9 @@ ev_status ev_fixcheck_new(struct ev_fixcheck **out, const struct ev_fixcheck_opt
 	size_t nspec = opts->spec ? opts->spec->nfields + opts->spec->ngroups : 0;
 	c->spec_ok = calloc(nspec + 1, 1);
 	c->prev_spec_ok = calloc(nspec + 1, 1);
-	if (!c->spec_ok || !c->prev_spec_ok) {
+	c->redo = calloc(nspec + 1, 1);
+	c->spec_item_at = calloc(EV_FIX_MAX_FIELDS, sizeof *c->spec_item_at);
+	if (!c->spec_ok || !c->prev_spec_ok || !c->redo || !c->spec_item_at) {
 		ev_fixcheck_free(c);
 		return ev_error_set(err, EV_ERROR, "out of memory");
 	}
@@ -261,6 +267,8 @@ void ev_fixcheck_free(struct ev_fixcheck *c)
 	free(c->pending);
 	free(c->spec_ok);
 	free(c->prev_spec_ok);
+	free(c->redo);
+	free(c->spec_item_at);
 	for (size_t i = 0; c->dense && i < c->o.dict->nlayouts; i++)
 		free(c->dense[i]);
 	free(c->dense);
@@ -876,68 +884,128 @@ static void release_owners(struct ev_fixcheck *c, uint64_t frontier)
 		check_owner(c, &c->pending[c->pending_head++]);
 }
 
+/* Spec field k, unless its value is the one found right last time. */
+static void check_spec_field(struct ev_fixcheck *c, size_t k)
+{
+	const struct ev_fixspec_field *sf = &c->o.spec->fields[k];
+	const struct ev_fix_field *f = field_of(c, sf->tag);
+	char want[EV_FIX_VALUE_MAX];
+	c->spec_ok[k] = 1;
+	if (f && c->prev_spec_ok[k] && c->same[f - c->msg.f])
+		return;
+	if (f && ev_fixspec_field_ok(sf, c->msg.data + f->off, f->len))
+		return;
+	int n = snprintf(want, sizeof want, "%u=", sf->tag);
+	ev_fixspec_field_describe(sf, want + n, sizeof want - (size_t)n);
+	if (f)
+		report_field(c, EV_RULE_SPEC_VALUE, (uint32_t)(f - c->msg.f), want);
+	else
+		report(c, EV_RULE_SPEC_VALUE, sf->tag, NO_OFFSET, NULL, want, "nothing");
+	c->spec_ok[k] = 0;
+}
+
+/* Spec group k, unless its count and members are those found right last
+ * time. */
+static void check_spec_group(struct ev_fixcheck *c, size_t k)
+{
+	const struct ev_fixspec *s = c->o.spec;
+	const struct ev_fixspec_group *g = &s->groups[k];
+	const struct ev_fix_field *f = field_of(c, g->tag);
+	uint8_t *ok = &c->spec_ok[s->nfields + k];
+	char want[EV_FIX_VALUE_MAX];
+	if (f && c->prev_spec_ok[s->nfields + k]) {
+		uint32_t at = (uint32_t)(f - c->msg.f);
+		int same_group = at + g->nmembers < c->msg.n;
+		for (uint32_t m = 0; same_group && m <= g->nmembers; m++)
+			same_group = c->same[at + m];
+		if (same_group) {
+			*ok = 1;
+			return;
+		}
+	}
+	*ok = 0;
+	uint64_t count;
+	if (!f || ev_fix_parse_u64(c->msg.data + f->off, f->len, &count) != 0 || count != g->count) {
+		snprintf(want, sizeof want, "%u=%u", g->tag, g->count);
+		if (f)
+			report_field(c, EV_RULE_SPEC_GROUP, (uint32_t)(f - c->msg.f), want);
+		else
+			report(c, EV_RULE_SPEC_GROUP, g->tag, NO_OFFSET, NULL, want, "nothing");
+		return;
+	}
+	uint32_t at = (uint32_t)(f - c->msg.f);
+	*ok = 1;
+	for (size_t m = 0; m < g->nmembers; m++) {
+		const struct ev_fixspec_field *sm = &g->members[m];
+		uint32_t i = at + 1 + (uint32_t)m;
+		const struct ev_fix_field *mf = i < c->msg.n ? &c->msg.f[i] : NULL;
+		if (mf && mf->tag == sm->tag && ev_fixspec_field_ok(sm, c->msg.data + mf->off, mf->len))
+			continue;
+		*ok = 0;
+		int n = snprintf(want, sizeof want, "instance %zu: %u=", m * g->count / g->nmembers + 1, sm->tag);
+		ev_fixspec_field_describe(sm, want + n, sizeof want - (size_t)n);
+		if (mf)
+			report_field(c, EV_RULE_SPEC_GROUP, i, want);
+		else
+			report(c, EV_RULE_SPEC_GROUP, sm->tag, NO_OFFSET, NULL, want, "nothing");
+		break; /* the first difference says it; the rest would follow from it */
+	}
+}
+
+/* Which spec item stands at each field position of this message's
+ * layout, while the layout holds (c->serial); none when two share one. */
+static void map_spec_items(struct ev_fixcheck *c)
+{
+	const struct ev_fixspec *s = c->o.spec;
+	const struct ev_fix_msg *m = &c->msg;
+	memset(c->spec_item_at, 0, m->n * sizeof *c->spec_item_at);
+	c->spec_map_serial = 0;
+	for (size_t k = 0; k < s->nfields + s->ngroups; k++) {
+		uint32_t tag = k < s->nfields ? s->fields[k].tag : s->groups[k - s->nfields].tag;
+		uint32_t span = k < s->nfields ? 0 : s->groups[k - s->nfields].nmembers;
+		const struct ev_fix_field *f = field_of(c, tag);
+		if (!f)
+			continue;
+		for (uint32_t at = (uint32_t)(f - m->f); at <= (uint32_t)(f - m->f) + span && at < m->n; at++) {
+			if (c->spec_item_at[at])
+				return;
+			c->spec_item_at[at] = (uint16_t)(k + 1);
+		}
+	}
+	c->spec_map_serial = c->serial;
+}
+
 /* The spec's fields and groups, for an order. */
 static void check_order(struct ev_fixcheck *c)
 {
 	const struct ev_fixspec *s = c->o.spec;
-	char want[EV_FIX_VALUE_MAX];
-	for (size_t k = 0; k < s->nfields; k++) {
-		const struct ev_fixspec_field *sf = &s->fields[k];
-		const struct ev_fix_field *f = field_of(c, sf->tag);
-		c->spec_ok[k] = 1;
-		if (f && c->prev_spec_ok[k] && c->same[f - c->msg.f])
-			continue;
-		if (f && ev_fixspec_field_ok(sf, c->msg.data + f->off, f->len))
-			continue;
-		int n = snprintf(want, sizeof want, "%u=", sf->tag);
-		ev_fixspec_field_describe(sf, want + n, sizeof want - (size_t)n);
-		if (f)
-			report_field(c, EV_RULE_SPEC_VALUE, (uint32_t)(f - c->msg.f), want);
-		else
-			report(c, EV_RULE_SPEC_VALUE, sf->tag, NO_OFFSET, NULL, want, "nothing");
-		c->spec_ok[k] = 0;
+	size_t items = s->nfields + s->ngroups;
+	if (c->shape && c->prev_spec_all_ok && c->spec_map_serial == c->serial) {
+		/* all right last time, in the same places: only the items at
+		 * the changed positions can be otherwise (in spec order, as the
+		 * full pass reports them) */
+		memset(c->spec_ok, 1, items);
+		int any = 0;
+		for (uint32_t k = 0; k < c->nchanged; k++) {
+			uint16_t item = c->spec_item_at[c->changed_fields[k]];
+			if (item)
+				any = c->redo[item - 1] = 1;
+		}
+		for (size_t k = 0; any && k < items; k++)
+			if (c->redo[k]) {
+				c->redo[k] = 0;
+				if (k < s->nfields)
+					check_spec_field(c, k);
+				else
+					check_spec_group(c, k - s->nfields);
+			}
+		return;
 	}
-	for (size_t k = 0; k < s->ngroups; k++) {
-		const struct ev_fixspec_group *g = &s->groups[k];
-		const struct ev_fix_field *f = field_of(c, g->tag);
-		uint8_t *ok = &c->spec_ok[s->nfields + k];
-		if (f && c->prev_spec_ok[s->nfields + k]) {
-			uint32_t at = (uint32_t)(f - c->msg.f);
-			int same_group = at + g->nmembers < c->msg.n;
-			for (uint32_t m = 0; same_group && m <= g->nmembers; m++)
-				same_group = c->same[at + m];
-			if (same_group)
-				continue;
-		}
-		*ok = 0;
-		uint64_t count;
-		if (!f || ev_fix_parse_u64(c->msg.data + f->off, f->len, &count) != 0 || count != g->count) {
-			snprintf(want, sizeof want, "%u=%u", g->tag, g->count);
-			if (f)
-				report_field(c, EV_RULE_SPEC_GROUP, (uint32_t)(f - c->msg.f), want);
-			else
-				report(c, EV_RULE_SPEC_GROUP, g->tag, NO_OFFSET, NULL, want, "nothing");
-			continue;
-		}
-		uint32_t at = (uint32_t)(f - c->msg.f);
-		*ok = 1;
-		for (size_t m = 0; m < g->nmembers; m++) {
-			const struct ev_fixspec_field *sm = &g->members[m];
-			uint32_t i = at + 1 + (uint32_t)m;
-			const struct ev_fix_field *mf = i < c->msg.n ? &c->msg.f[i] : NULL;
-			if (mf && mf->tag == sm->tag && ev_fixspec_field_ok(sm, c->msg.data + mf->off, mf->len))
-				continue;
-			*ok = 0;
-			int n = snprintf(want, sizeof want, "instance %zu: %u=", m * g->count / g->nmembers + 1,
-					 sm->tag);
-			ev_fixspec_field_describe(sm, want + n, sizeof want - (size_t)n);
-			if (mf)
-				report_field(c, EV_RULE_SPEC_GROUP, i, want);
-			else
-				report(c, EV_RULE_SPEC_GROUP, sm->tag, NO_OFFSET, NULL, want, "nothing");
-			break; /* the first difference says it; the rest would follow from it */
-		}
-	}
+	for (size_t k = 0; k < s->nfields; k++)
+		check_spec_field(c, k);
+	for (size_t k = 0; k < s->ngroups; k++)
+		check_spec_group(c, k);
+	map_spec_items(c);
 }
 
 static void fingerprint(struct ev_fixcheck *c, uint64_t seq, uint64_t invariant, uint64_t changeable)
@@ -974,8 +1042,11 @@ static void remember(struct ev_fixcheck *c)
 	c->stamps_are_prev = 1;
 	memcpy(c->prev_ok, c->ok, m->n);
 	c->prev_all_ok = memchr(c->ok, 0, m->n) == NULL;
-	if (c->o.spec)
-		memcpy(c->prev_spec_ok, c->spec_ok, c->o.spec->nfields + c->o.spec->ngroups);
+	if (c->o.spec) {
+		size_t items = c->o.spec->nfields + c->o.spec->ngroups;
+		memcpy(c->prev_spec_ok, c->spec_ok, items);
+		c->prev_spec_all_ok = memchr(c->spec_ok, 0, items) == NULL;
+	}
 	c->prev_struct_ok = c->struct_ok && c->o.dict;
 	c->prev_groups = c->groups;
 	memcpy(c->prev_group_pos, c->group_pos, sizeof c->group_pos);
@@ -1013,6 +1084,7 @@ void ev_fixcheck_record(struct ev_fixcheck *c, const struct ev_fix_record *r)
 		if (++c->serial == 0) { /* wrapped: start the stamps again */
 			memset(c->seen, 0, c->tracked * sizeof *c->seen);
 			c->serial = 1;
+			c->spec_map_serial = 0;
 		}
 		for (uint32_t i = 0; i < m->n; i++) {
 			uint32_t tag = m->f[i].tag;
