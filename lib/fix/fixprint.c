@@ -73,51 +73,84 @@ static void full(struct ev_fixprint *p, const struct ev_fingerprint_key *k, cons
 	p->kept = regular && start == m->len && a <= EV_FINGERPRINT_LINEAR_BYTES;
 }
 
-/* Word w of the part of gather from base to end, zeros past its end: one
- * load (gather holds 8 bytes and more past either part, see full). */
-static uint64_t word_at(const struct ev_fixprint *p, uint32_t base, uint32_t end, uint32_t w)
-{
-	uint32_t at = base + 7 * w;
-	uint64_t v;
-	memcpy(&v, p->gather + at, 8);
-	return at + 7 <= end ? v & (((uint64_t)1 << 56) - 1) : v & ((((uint64_t)1) << (8 * (end - at))) - 1);
-}
-
 #define PATCH_WORDS 64 /* more changed words than this: hash again */
 
-/* The kept message with the changed values copied over, and the words
- * they touch rehashed: @return 0 when too many changed. */
+/* 8 bytes of the message from at, zeros past its end: near the end, the
+ * last 8 shifted down (a copy of fewer bytes into a word, read back at
+ * once, would wait for its stores). */
+static uint64_t message_word(const struct ev_fix_msg *m, uint32_t at)
+{
+	uint64_t v = 0;
+	if (at + 8 <= m->len) {
+		memcpy(&v, m->data + at, 8);
+	} else if (m->len >= 8) {
+		memcpy(&v, m->data + m->len - 8, 8);
+		v >>= 8 * (at + 8 - m->len);
+	} else {
+		for (uint32_t i = at; i < m->len; i++)
+			v |= (uint64_t)(unsigned char)m->data[i] << (8 * (i - at));
+	}
+	return v;
+}
+
+/* The words of one part a patch changes: word, its value before and after. */
+struct words {
+	uint32_t n, w[PATCH_WORDS];
+	uint64_t was[PATCH_WORDS], now[PATCH_WORDS];
+};
+
+/* The kept message with the changed values put in, and the words they
+ * touch rehashed: @return 0 when too many changed. New words are made in
+ * registers from the message, and gather is written last: a word read
+ * back from bytes just stored would wait for the stores (no forwarding
+ * across sizes), which cost more than all the rest. */
 static int patch(struct ev_fixprint *p, const struct ev_fingerprint_key *k, const struct ev_fix_msg *m,
 		 const uint32_t *changed, size_t nchanged)
 {
-	uint32_t w[2][PATCH_WORDS];
-	uint64_t was[2][PATCH_WORDS], now[2][PATCH_WORDS];
-	size_t nw[2] = {0, 0};
-	w[0][0] = w[1][0] = 0; /* (what gcc cannot see: only the nw listed are read) */
-	was[0][0] = was[1][0] = now[0][0] = now[1][0] = 0;
+	struct words part[2];
+	part[0].n = part[1].n = 0;
 	const uint32_t base[2] = {0, p->back}, end[2] = {p->front, p->need};
 	for (size_t c = 0; c < nchanged; c++) {
 		const struct ev_fix_field *f = &m->f[changed[c]];
 		if (!f->len)
 			continue;
-		int part = resend_may_change(f->tag);
-		uint32_t at = p->at[changed[c]], first = (at - base[part]) / 7,
-			 last = (at - base[part] + f->len - 1) / 7;
-		if (nw[part] + (last - first + 1) > PATCH_WORDS)
+		int six = resend_may_change(f->tag);
+		struct words *ws = &part[six];
+		uint32_t at = p->at[changed[c]], first = (at - base[six]) / 7,
+			 last = (at - base[six] + f->len - 1) / 7;
+		if (ws->n + (last - first + 1) > PATCH_WORDS)
 			return 0;
-		size_t i = nw[part];
-		for (uint32_t x = first; x <= last; x++, i++) {
-			w[part][i] = x;
-			was[part][i] = word_at(p, base[part], end[part], x);
+		for (uint32_t x = first; x <= last; x++) {
+			uint32_t start = base[six] + 7 * x;
+			/* a word another changed value touched: from what it made it */
+			uint64_t was = 0;
+			int seen = 0;
+			for (uint32_t i = ws->n; i-- > 0 && !seen;)
+				if (ws->w[i] == x)
+					was = ws->now[i], seen = 1;
+			if (!seen) {
+				memcpy(&was, p->gather + start, 8);
+				was &= start + 7 <= end[six] ? ((uint64_t)1 << 56) - 1
+							      : ((uint64_t)1 << (8 * (end[six] - start))) - 1;
+			}
+			uint32_t lo = at > start ? at : start, hi = at + f->len < start + 7 ? at + f->len : start + 7;
+			uint32_t shift = 8 * (lo - start);
+			uint64_t mask = (((uint64_t)1 << (8 * (hi - lo))) - 1) << shift;
+			uint64_t bytes = message_word(m, f->off + (lo - at));
+			ws->w[ws->n] = x;
+			ws->was[ws->n] = was;
+			ws->now[ws->n++] = (was & ~mask) | ((bytes << shift) & mask);
 		}
-		memcpy(p->gather + at, m->data + f->off, f->len);
-		for (uint32_t x = first; x <= last; x++, nw[part]++)
-			now[part][nw[part]] = word_at(p, base[part], end[part], x);
 	}
-	p->invariant = ev_fingerprint_rehash(k, p->invariant, w[0], was[0], now[0], nw[0]);
-	if (nw[1])
+	for (size_t c = 0; c < nchanged; c++) {
+		const struct ev_fix_field *f = &m->f[changed[c]];
+		memcpy(p->gather + p->at[changed[c]], m->data + f->off, f->len);
+	}
+	p->invariant = ev_fingerprint_rehash(k, p->invariant, part[0].w, part[0].was, part[0].now, part[0].n);
+	if (part[1].n)
 		p->changeable = p->need - p->back <= EV_FINGERPRINT_LINEAR_BYTES
-					? ev_fingerprint_rehash(k, p->changeable, w[1], was[1], now[1], nw[1])
+					? ev_fingerprint_rehash(k, p->changeable, part[1].w, part[1].was, part[1].now,
+								part[1].n)
 					: ev_fingerprint_hash(k, p->gather + p->back, p->need - p->back);
 	return 1;
 }
