@@ -14,7 +14,8 @@
  * A message is fingerprinted in two parts, so that a resend can be held
  * against its original: `invariant` over every field but the six a resend
  * may change (43, 97, 122, 52, 9 and 10, FIX 4.4 Vol. 2 "Possible
- * duplicates"), `hash` over those six with their byte offsets. Equal
+ * duplicates"), `hash` over those six with their byte offsets (fixprint.h
+ * gathers them, and patches them from the message before). Equal
  * invariant, hash and length is the same bytes. A set keeps, per message
  * of the side read first, the MsgSeqNum, both parts, when the message was
  * first sent, its length and where the record is, 48 bytes each: the one
