@@ -57,6 +57,7 @@ struct ev_fixcheck {
 	uint32_t prev_groups, groups;
 	uint8_t same[EV_FIX_MAX_FIELDS];
 	uint32_t changed_fields[EV_FIX_MAX_FIELDS], nchanged; /* shape: the fields not same, ascending */
+	unsigned changed_session;        /* shape: CHANGED_* of the tags the session rules read */
 	uint8_t ok[EV_FIX_MAX_FIELDS], prev_ok[EV_FIX_MAX_FIELDS]; /* value verdicts */
 	int prev_all_ok;                 /* every prev_ok is 1 */
 	uint32_t group_pos[MEMO_GROUPS_MAX], prev_group_pos[MEMO_GROUPS_MAX];
@@ -78,6 +79,10 @@ struct ev_fixcheck {
 	struct ev_fixsession *session;    /* the session layer (fixsession.h) */
 	struct ev_fixorders *orders;      /* the spec's "orders", in a copy holding both directions */
 	struct ev_fixsession_msg view;    /* this message as the session layer reads it */
+	uint64_t viewed_at;               /* record_no view was read from */
+	uint32_t viewed_serial;           /* and the layout (serial) it had */
+	uint64_t compids_checked_at;      /* record_no whose 49 and 56 were found the first ones */
+	uint32_t compids_serial;          /* and its layout */
 	uint64_t day, day_ns;             /* the last SendingTime's date, as ns since 1970 */
 	uint64_t record_no;               /* messages given, both directions */
 	uint64_t sending_read_at;         /* record_no whose SendingTime check_session read */
@@ -357,6 +362,23 @@ static const uint32_t *top_of(struct ev_fixcheck *c, const struct ev_fixdict_mes
 	return c->top[m] = t;
 }
 
+/* The session rules read these tags; a message laid out as the one
+ * before, with none of them changed, keeps what was read of them. */
+#define CHANGED_MSGTYPE 1u
+#define CHANGED_POSSDUP 2u
+#define CHANGED_COMPID 4u
+
+static void note_changed(struct ev_fixcheck *c, uint32_t i)
+{
+	c->changed_fields[c->nchanged++] = i;
+	switch (c->msg.f[i].tag) {
+	case 35: c->changed_session |= CHANGED_MSGTYPE; break;
+	case 43: c->changed_session |= CHANGED_POSSDUP; break;
+	case 49: case 56: c->changed_session |= CHANGED_COMPID; break;
+	default: break;
+	}
+}
+
 /* c->same for a message split as the template was: its bits mark the
  * changed bytes, each inside a value; fields are in offset order. */
 static void same_from_diff(struct ev_fixcheck *c)
@@ -364,13 +386,14 @@ static void same_from_diff(struct ev_fixcheck *c)
 	const struct ev_fix_msg *m = &c->msg;
 	memset(c->same, 1, m->n);
 	c->nchanged = 0;
+	c->changed_session = 0;
 	for (size_t w = 0; w * 64 < m->len; w++)
 		for (uint64_t bits = c->changed[w]; bits; bits &= bits - 1) {
 			/* inside a value (ev_fix_rescan): the template names its field */
 			uint32_t f = c->tpl.value_of[w * 64 + (size_t)__builtin_ctzll(bits)];
 			if (c->same[f]) {
 				c->same[f] = 0;
-				c->changed_fields[c->nchanged++] = f;
+				note_changed(c, f);
 			}
 		}
 }
@@ -381,12 +404,13 @@ static void same_by_fields(struct ev_fixcheck *c)
 {
 	const struct ev_fix_msg *m = &c->msg;
 	c->nchanged = 0;
+	c->changed_session = 0;
 	for (uint32_t i = 0; i < m->n; i++) {
 		const struct ev_fix_field *f = &m->f[i], *g = &c->tpl.f[i];
 		c->same[i] = f->len == g->len &&
 			     memcmp(m->data + f->off, c->tpl.bytes + g->off, f->len) == 0;
 		if (!c->same[i])
-			c->changed_fields[c->nchanged++] = i;
+			note_changed(c, i);
 	}
 }
 
@@ -551,7 +575,7 @@ static void check_dictionary(struct ev_fixcheck *c)
 	}
 	if (same_structure) {
 		c->groups = c->prev_groups;
-		memcpy(c->group_pos, c->prev_group_pos, sizeof c->group_pos);
+		memcpy(c->group_pos, c->prev_group_pos, c->prev_groups * sizeof *c->group_pos);
 		c->struct_ok = 1;
 		return;
 	}
@@ -622,15 +646,25 @@ static int same(const struct ev_fix_field *f, const struct ev_fix_msg *m, const 
 static void check_session(struct ev_fixcheck *c)
 {
 	const struct ev_fix_field *s = field_of(c, 49), *t = field_of(c, 56), *time = field_of(c, 52);
-	if (s && t && s->len < COMPID_MAX && t->len < COMPID_MAX) {
+	/* 49 and 56 where they were, unchanged, and the first ones a message ago */
+	int compids_hold = c->shape && c->compids_checked_at == c->record_no - 1 &&
+			   c->compids_serial == c->serial && !(c->changed_session & CHANGED_COMPID);
+	if (compids_hold) {
+		c->compids_checked_at = c->record_no;
+	} else if (s && t && s->len < COMPID_MAX && t->len < COMPID_MAX) {
 		if (!c->have_compids) {
 			memcpy(c->compid[0], c->msg.data + s->off, s->len);
 			memcpy(c->compid[1], c->msg.data + t->off, t->len);
 			c->compid_len[0] = s->len;
 			c->compid_len[1] = t->len;
 			c->have_compids = 1;
-		} else if (!same(s, &c->msg, c->compid[0], c->compid_len[0]) ||
-			   !same(t, &c->msg, c->compid[1], c->compid_len[1])) {
+			c->compids_checked_at = c->record_no;
+			c->compids_serial = c->serial;
+		} else if (same(s, &c->msg, c->compid[0], c->compid_len[0]) &&
+			   same(t, &c->msg, c->compid[1], c->compid_len[1])) {
+			c->compids_checked_at = c->record_no;
+			c->compids_serial = c->serial;
+		} else {
 			char want[2 * COMPID_MAX + 16], got[2 * EV_FIX_VALUE_MAX + 16], a[EV_FIX_VALUE_MAX],
 				b[EV_FIX_VALUE_MAX];
 			snprintf(want, sizeof want, "49=%.*s 56=%.*s", (int)c->compid_len[0], c->compid[0],
@@ -695,9 +729,26 @@ static int time_of(struct ev_fixcheck *c, uint32_t tag, uint64_t *ns)
 	return 1;
 }
 
-/* What the session layer reads of this message. */
-static void session_view(struct ev_fixcheck *c, struct ev_fixsession_msg *v)
+/* What the session layer reads of this message, into c->view. */
+static void session_view(struct ev_fixcheck *c)
 {
+	struct ev_fixsession_msg *v = &c->view;
+	/* An application message laid out as the one viewed just before, its
+	 * MsgType and PossDupFlag unchanged: only the number and the times
+	 * are read again (what a full read gives, the rest kept). */
+	if (c->shape && !v->admin && c->viewed_at == c->record_no - 1 && c->viewed_serial == c->serial &&
+	    !(c->changed_session & (CHANGED_MSGTYPE | CHANGED_POSSDUP))) {
+		v->rec = c->rec;
+		v->invariant = 0;
+		v->seq = v->sending_ns = v->orig_ns = 0;
+		v->has_seq = number_of(c, c->o.spec ? c->o.spec->sequence_tag : 34, &v->seq);
+		v->has_sending = time_of(c, 52, &v->sending_ns);
+		v->has_orig = v->poss_dup && time_of(c, 122, &v->orig_ns);
+		c->viewed_at = c->record_no;
+		return;
+	}
+	c->viewed_at = c->record_no;
+	c->viewed_serial = c->serial;
 	memset(v, 0, sizeof *v);
 	v->rec = c->rec;
 	v->has_seq = number_of(c, c->o.spec ? c->o.spec->sequence_tag : 34, &v->seq);
@@ -1049,7 +1100,9 @@ static void remember(struct ev_fixcheck *c)
 	}
 	c->prev_struct_ok = c->struct_ok && c->o.dict;
 	c->prev_groups = c->groups;
-	memcpy(c->prev_group_pos, c->group_pos, sizeof c->group_pos);
+	/* only the positions kept are read back (g < prev_groups) */
+	memcpy(c->prev_group_pos, c->group_pos,
+	       (c->groups < MEMO_GROUPS_MAX ? c->groups : MEMO_GROUPS_MAX) * sizeof *c->group_pos);
 }
 
 void ev_fixcheck_record(struct ev_fixcheck *c, const struct ev_fix_record *r)
@@ -1098,7 +1151,7 @@ void ev_fixcheck_record(struct ev_fixcheck *c, const struct ev_fix_record *r)
 	if (c->o.sender_compid) {
 		const struct ev_fix_field *s = field_of(c, 49);
 		if (!s || !same(s, m, c->o.sender_compid, c->sender_compid_len)) {
-			session_view(c, &c->view);
+			session_view(c);
 			ev_fixsession_peer(c->session, &c->view);
 			if (c->orders)
 				follow_order(c, r, 1);
@@ -1130,7 +1183,7 @@ void ev_fixcheck_record(struct ev_fixcheck *c, const struct ev_fix_record *r)
 		}
 		check_session(c);
 	}
-	session_view(c, &c->view);
+	session_view(c);
 	struct ev_fixsession_msg *v = &c->view;
 	if (c->o.latency)
 		note_latency(c, &c->o.latency[0], r);
