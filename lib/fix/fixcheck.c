@@ -52,6 +52,7 @@ struct ev_fixcheck {
 	int shape;                       /* this message's tags are the previous one's */
 	int rescanned;                   /* split as the template: tpl was updated */
 	int prev_struct_ok, struct_ok;
+	const struct ev_fixdict_message *struct_def, *prev_def; /* what struct_ok was judged against */
 	struct ev_fix_template tpl;      /* the previous message (fixmsg.h) */
 	uint64_t changed[EV_FIX_TEMPLATE_MAX / 64]; /* bytes that differ from the template */
 	uint32_t prev_groups, groups;
@@ -554,9 +555,12 @@ static void check_dictionary(struct ev_fixcheck *c)
 				     "a MsgType of the dictionary");
 		return;
 	}
-	/* Same tags, same NumInGroup values, clean last time: the structure
-	 * is as it was, only the values need judging. */
-	int same_structure = c->shape && c->prev_struct_ok && c->prev_groups <= MEMO_GROUPS_MAX;
+	/* Same message type, same tags, same NumInGroup values, clean last
+	 * time: the structure is as it was, only the values need judging. (A
+	 * MsgType edited in place, D to 0, keeps the tags but not the rules.) */
+	int same_structure = c->shape && c->prev_struct_ok && def == c->prev_def &&
+			     c->prev_groups <= MEMO_GROUPS_MAX;
+	c->struct_def = def;
 	for (uint32_t g = 0; same_structure && g < c->prev_groups; g++)
 		same_structure = c->same[c->prev_group_pos[g]];
 	if (same_structure && c->prev_all_ok) {
@@ -1099,6 +1103,7 @@ static void remember(struct ev_fixcheck *c)
 		c->prev_spec_all_ok = memchr(c->spec_ok, 0, items) == NULL;
 	}
 	c->prev_struct_ok = c->struct_ok && c->o.dict;
+	c->prev_def = c->struct_def;
 	c->prev_groups = c->groups;
 	/* only the positions kept are read back (g < prev_groups) */
 	memcpy(c->prev_group_pos, c->group_pos,
@@ -1107,6 +1112,11 @@ static void remember(struct ev_fixcheck *c)
 
 void ev_fixcheck_record(struct ev_fixcheck *c, const struct ev_fix_record *r)
 {
+	if (c->o.judge_afresh) { /* no template: no shape, so nothing is reused */
+		c->tpl.len = 0;
+		c->stamps_are_prev = 0;
+		c->prev_struct_ok = 0;
+	}
 	c->rec = r;
 	c->record_no++;
 	c->st.bytes += r->len;

@@ -65,6 +65,10 @@ struct ev_fixcheck_opts {
 	 * (fixlatency.h): [0] the messages kept, [1] those sender_compid
 	 * filtered out (the other direction of a log) */
 	struct ev_fixlatency_stream *latency;
+	/* Judge every message from its own bytes, without what the message
+	 * before left (its layout, its verdicts, its fingerprint): slower,
+	 * and the same findings, which a test holds the shortcuts to. */
+	int judge_afresh;
 };
 
 struct ev_fixcheck_stats {
