@@ -116,21 +116,6 @@ uint64_t ev_fingerprint_rehash(const struct ev_fingerprint_key *k, uint64_t h, c
 	return h >= P61 ? h - P61 : h; /* as ev_fingerprint_hash gives it */
 }
 
-ev_status ev_fingerprint_add(struct ev_fingerprint_set *s, const struct ev_fingerprint *p,
-			  struct ev_error *err)
-{
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 4096;
-		struct ev_fingerprint *bigger = ev_grow(s->v, cap * sizeof *bigger);
-		if (!bigger)
-			return ev_error_set(err, EV_ERROR, "out of memory for order fingerprints");
-		s->v = bigger;
-		s->cap = cap;
-	}
-	s->v[s->n++] = *p;
-	return EV_OK;
-}
-
 static int by_seq(const void *a, const void *b)
 {
 	const struct ev_fingerprint *x = a, *y = b;
@@ -142,13 +127,28 @@ static int by_seq(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
+ev_status ev_fingerprint_add(struct ev_fingerprint_set *s, const struct ev_fingerprint *p,
+			  struct ev_error *err)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 4096;
+		struct ev_fingerprint *bigger = ev_grow(s->v, cap * sizeof *bigger);
+		if (!bigger)
+			return ev_error_set(err, EV_ERROR, "out of memory for order fingerprints");
+		s->v = bigger;
+		s->cap = cap;
+	}
+	if (s->n && by_seq(&s->v[s->n - 1], p) > 0)
+		s->unsorted = 1;
+	s->v[s->n++] = *p;
+	return EV_OK;
+}
+
 void ev_fingerprint_sort(struct ev_fingerprint_set *s)
 {
-	for (size_t i = 1; i < s->n; i++)
-		if (by_seq(&s->v[i - 1], &s->v[i]) > 0) {
-			qsort(s->v, s->n, sizeof *s->v, by_seq);
-			return;
-		}
+	if (s->unsorted)
+		qsort(s->v, s->n, sizeof *s->v, by_seq);
+	s->unsorted = 0;
 }
 
 void ev_fingerprint_set_free(struct ev_fingerprint_set *s)

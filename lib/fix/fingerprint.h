@@ -61,6 +61,7 @@ static inline int ev_fingerprint_same(const struct ev_fingerprint *a, const stru
 struct ev_fingerprint_set {
 	struct ev_fingerprint *v;
 	size_t n, cap;
+	int unsorted; /* one was added out of order: sort has work to do */
 };
 
 /* Draw a fresh key. @return EV_OK, or EV_ERROR when no randomness. */
@@ -82,7 +83,9 @@ uint64_t ev_fingerprint_rehash(const struct ev_fingerprint_key *k, uint64_t h, c
 ev_status ev_fingerprint_add(struct ev_fingerprint_set *s, const struct ev_fingerprint *p,
 			  struct ev_error *err);
 
-/* Sort by seq (stable: equal seqs keep their order), for matching. */
+/* Sort by seq (stable: equal seqs keep their order), for matching; a set
+ * added to in order (a journal without resets) is left as it is, without
+ * a pass over it. */
 void ev_fingerprint_sort(struct ev_fingerprint_set *s);
 
 void ev_fingerprint_set_free(struct ev_fingerprint_set *s);
