@@ -57,6 +57,7 @@ struct ev_fixsession {
 	uint64_t base; /* numbering of originals: number - base */
 	struct original *orig;
 	size_t orig_cap;
+	size_t orig_len; /* [0, orig_len) written (zeros where nothing was kept); the rest never touched */
 	uint64_t messages;
 	int no_originals;
 	int logged_out;
@@ -130,7 +131,7 @@ const struct ev_fixsession_facts *ev_fixsession_facts(const struct ev_fixsession
 
 static struct original *original_of(struct ev_fixsession *s, uint64_t seq)
 {
-	if (seq < s->base || seq - s->base >= s->orig_cap)
+	if (seq < s->base || seq - s->base >= s->orig_len)
 		return NULL;
 	return &s->orig[seq - s->base];
 }
@@ -152,10 +153,15 @@ static void keep_original(struct ev_fixsession *s, const struct ev_fixsession_ms
 		struct original *o = ev_grow(s->orig, cap * sizeof *o);
 		if (!o)
 			return;
-		memset(o + s->orig_cap, 0, (cap - s->orig_cap) * sizeof *o);
 		s->orig = o;
 		s->orig_cap = cap;
 	}
+	/* numbers skipped since the last kept: nothing kept for them (in
+	 * order there are none, and memory is touched once, here) */
+	if (at > s->orig_len)
+		memset(s->orig + s->orig_len, 0, (at - s->orig_len) * sizeof *s->orig);
+	if (at >= s->orig_len)
+		s->orig_len = at + 1;
 	s->orig[at].invariant = m->invariant ? m->invariant : 1;
 	s->orig[at].orig_ns = m->poss_dup && m->has_orig ? m->orig_ns : m->has_sending ? m->sending_ns : 0;
 }
@@ -165,8 +171,7 @@ static void restart_numbers(struct ev_fixsession *s, uint64_t next)
 	s->next = s->top = s->base = next;
 	s->nholes = s->hfirst = 0;
 	s->holes = s->hbase;
-	if (s->orig)
-		memset(s->orig, 0, s->orig_cap * sizeof *s->orig);
+	s->orig_len = 0; /* nothing kept under the new numbers */
 }
 
 static int requested(const struct ev_fixsession *s, uint64_t from, uint64_t to)
