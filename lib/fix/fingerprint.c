@@ -23,6 +23,13 @@ static uint64_t addmod(uint64_t a, uint64_t b)
 	return r >= P61 ? r - P61 : r;
 }
 
+/* A sum below 2^127, mod 2^61 - 1 (2^61 = 1): its three 61-bit digits added. */
+static uint64_t fold(unsigned __int128 acc)
+{
+	uint64_t lo = (uint64_t)acc & P61, mid = (uint64_t)(acc >> 61) & P61, hi = (uint64_t)(acc >> 122);
+	return addmod(addmod(lo, mid), hi);
+}
+
 ev_status ev_fingerprint_key_new(struct ev_fingerprint_key *k, struct ev_error *err)
 {
 	uint64_t seed[2 + EV_FINGERPRINT_LINEAR_WORDS];
@@ -57,10 +64,7 @@ static uint64_t multilinear(const struct ev_fingerprint_key *k, const unsigned c
 		memcpy(&m, tail, 8);
 		acc += (unsigned __int128)k->k[w] * (m & (((uint64_t)1 << 56) - 1));
 	}
-	/* acc mod 2^61 - 1: fold the high bits down (2^61 = 1). */
-	uint64_t lo = (uint64_t)acc & P61, mid = (uint64_t)(acc >> 61) & P61,
-		 hi = (uint64_t)(acc >> 122);
-	return addmod(addmod(lo, mid), hi);
+	return fold(acc);
 }
 
 /* 7 bytes, little-endian: below 2^56, so below the prime. */
@@ -74,7 +78,7 @@ static uint64_t word7(const unsigned char *p)
 uint64_t ev_fingerprint_hash(const struct ev_fingerprint_key *k, const void *data, size_t len)
 {
 	const unsigned char *p = data;
-	if (len <= EV_FINGERPRINT_LINEAR_BYTES) { /* one form of each residue, as rehash gives */
+	if (len <= EV_FINGERPRINT_LINEAR_BYTES) { /* one form of each residue, as rewrite gives */
 		uint64_t h = addmod(multilinear(k, p, len), mulmod(k->s, (uint64_t)len % P61));
 		return h >= P61 ? h - P61 : h;
 	}
@@ -98,21 +102,42 @@ uint64_t ev_fingerprint_hash(const struct ev_fingerprint_key *k, const void *dat
 	return addmod(acc, mulmod(k->s, (uint64_t)len % P61));
 }
 
-uint64_t ev_fingerprint_rehash(const struct ev_fingerprint_key *k, uint64_t h, const uint32_t *w,
-			       const uint64_t *was, const uint64_t *now, size_t n)
+/* Up to 8 bytes from p, of which avail are readable, zeros past them. */
+static uint64_t load_upto(const unsigned char *p, size_t avail)
 {
-	/* sum(k_i * m_i) + k_len * len: only the terms of the words listed
-	 * move, each by k_w * (now - was) = k_w * (now + p - was) mod p; with
-	 * was and now below 2^56 each product is below 2^61 * 2^62, and 16 of
-	 * them add up in 128 bits */
+	uint64_t v = 0;
+	if (avail >= 8)
+		memcpy(&v, p, 8);
+	else
+		for (size_t i = 0; i < avail; i++)
+			v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+uint64_t ev_fingerprint_rewrite(const struct ev_fingerprint_key *k, uint64_t h, const void *was, const void *now,
+				size_t now_avail, size_t at, size_t n)
+{
+	/* sum(k_i * m_i) + k_len * len: word w moves by k_w * (new - old)
+	 * over the bytes replaced in it, = k_w * (new + p - old) mod p; each
+	 * product is below 2^61 * 2^62, and 16 of them add up in 128 bits */
+	const unsigned char *before = was, *after = now;
+	unsigned __int128 acc = 0;
+	unsigned terms = 0;
 	for (size_t i = 0; i < n;) {
-		unsigned __int128 acc = 0;
-		for (size_t end = i + 16 < n ? i + 16 : n; i < end; i++)
-			acc += (unsigned __int128)k->k[w[i]] * (now[i] + P61 - was[i]);
-		uint64_t lo = (uint64_t)acc & P61, mid = (uint64_t)(acc >> 61) & P61,
-			 hi = (uint64_t)(acc >> 122);
-		h = addmod(h, addmod(addmod(lo, mid), hi));
+		size_t w = (at + i) / 7, in = (at + i) - 7 * w, m = 7 - in < n - i ? 7 - in : n - i;
+		uint64_t mask = (((uint64_t)1 << (8 * m)) - 1);
+		uint64_t old, new = load_upto(after + i, now_avail - i) & mask;
+		memcpy(&old, before + i, 8);
+		old &= mask;
+		acc += (unsigned __int128)k->k[w] * ((new << (8 * in)) + P61 - (old << (8 * in)));
+		i += m;
+		if (++terms == 16) {
+			h = addmod(h, fold(acc));
+			acc = 0;
+			terms = 0;
+		}
 	}
+	h = addmod(h, fold(acc));
 	return h >= P61 ? h - P61 : h; /* as ev_fingerprint_hash gives it */
 }
 

@@ -70,14 +70,15 @@ ev_status ev_fingerprint_key_new(struct ev_fingerprint_key *k, struct ev_error *
 /* The fingerprint of len bytes. */
 uint64_t ev_fingerprint_hash(const struct ev_fingerprint_key *k, const void *data, size_t len);
 
-/* h, the fingerprint of len <= EV_FINGERPRINT_LINEAR_BYTES bytes, made that
- * of the same bytes with n of their 7-byte words changed: word w[i] (bytes
- * 7w to 7w + 6, read little-endian, zeros past the end) from was[i] to
- * now[i], in order (a word may be listed again, from its last value).
- * One multiply a word, where hashing all the bytes again takes one for
- * each of theirs. */
-uint64_t ev_fingerprint_rehash(const struct ev_fingerprint_key *k, uint64_t h, const uint32_t *w,
-			       const uint64_t *was, const uint64_t *now, size_t n);
+/* h, the fingerprint of up to EV_FINGERPRINT_LINEAR_BYTES bytes, made that
+ * of the same bytes with the n at offset at replaced: was holds the old
+ * ones (and 7 more readable bytes past them), now the new ones (now_avail
+ * readable from now, at least n). One multiply per 7-byte word touched,
+ * where hashing all the bytes again takes one for each word; the sum over
+ * words being linear, changes at different places may be applied one
+ * after another, each from the bytes as they were. */
+uint64_t ev_fingerprint_rewrite(const struct ev_fingerprint_key *k, uint64_t h, const void *was, const void *now,
+				size_t now_avail, size_t at, size_t n);
 
 /* Append one. @return EV_OK or EV_ERROR (memory). */
 ev_status ev_fingerprint_add(struct ev_fingerprint_set *s, const struct ev_fingerprint *p,

@@ -17,6 +17,7 @@ static int room(struct ev_fixprint *p, size_t need)
 {
 	if (!p->at && !(p->at = malloc(EV_FIX_MAX_FIELDS * sizeof *p->at)))
 		return 0;
+	need += 8; /* a word read at the end of the changeable part stays inside */
 	if (need <= p->cap)
 		return 1;
 	char *g = realloc(p->gather, need);
@@ -73,92 +74,40 @@ static void full(struct ev_fixprint *p, const struct ev_fingerprint_key *k, cons
 	p->kept = regular && start == m->len && a <= EV_FINGERPRINT_LINEAR_BYTES;
 }
 
-#define PATCH_WORDS 64 /* more changed words than this: hash again */
-
-/* 8 bytes of the message from at, zeros past its end: near the end, the
- * last 8 shifted down (a copy of fewer bytes into a word, read back at
- * once, would wait for its stores). */
-static uint64_t message_word(const struct ev_fix_msg *m, uint32_t at)
+/* The kept message with the changed values put in, each value's change
+ * to its part's fingerprint applied from the bytes it replaces (gather is
+ * written after all are applied, so each reads the bytes as they were). */
+static void patch(struct ev_fixprint *p, const struct ev_fingerprint_key *k, const struct ev_fix_msg *m,
+		  const uint32_t *changed, size_t nchanged)
 {
-	uint64_t v = 0;
-	if (at + 8 <= m->len) {
-		memcpy(&v, m->data + at, 8);
-	} else if (m->len >= 8) {
-		memcpy(&v, m->data + m->len - 8, 8);
-		v >>= 8 * (at + 8 - m->len);
-	} else {
-		for (uint32_t i = at; i < m->len; i++)
-			v |= (uint64_t)(unsigned char)m->data[i] << (8 * (i - at));
-	}
-	return v;
-}
-
-/* The words of one part a patch changes: word, its value before and after. */
-struct words {
-	uint32_t n, w[PATCH_WORDS];
-	uint64_t was[PATCH_WORDS], now[PATCH_WORDS];
-};
-
-/* The kept message with the changed values put in, and the words they
- * touch rehashed: @return 0 when too many changed. New words are made in
- * registers from the message, and gather is written last: a word read
- * back from bytes just stored would wait for the stores (no forwarding
- * across sizes), which cost more than all the rest. */
-static int patch(struct ev_fixprint *p, const struct ev_fingerprint_key *k, const struct ev_fix_msg *m,
-		 const uint32_t *changed, size_t nchanged)
-{
-	struct words part[2];
-	part[0].n = part[1].n = 0;
-	const uint32_t base[2] = {0, p->back}, end[2] = {p->front, p->need};
+	uint64_t h[2] = {p->invariant, p->changeable};
+	const uint32_t base[2] = {0, p->back};
+	int six_changed = 0;
 	for (size_t c = 0; c < nchanged; c++) {
 		const struct ev_fix_field *f = &m->f[changed[c]];
-		if (!f->len)
-			continue;
 		int six = resend_may_change(f->tag);
-		struct words *ws = &part[six];
-		uint32_t at = p->at[changed[c]], first = (at - base[six]) / 7,
-			 last = (at - base[six] + f->len - 1) / 7;
-		if (ws->n + (last - first + 1) > PATCH_WORDS)
-			return 0;
-		for (uint32_t x = first; x <= last; x++) {
-			uint32_t start = base[six] + 7 * x;
-			/* a word another changed value touched: from what it made it */
-			uint64_t was = 0;
-			int seen = 0;
-			for (uint32_t i = ws->n; i-- > 0 && !seen;)
-				if (ws->w[i] == x)
-					was = ws->now[i], seen = 1;
-			if (!seen) {
-				memcpy(&was, p->gather + start, 8);
-				was &= start + 7 <= end[six] ? ((uint64_t)1 << 56) - 1
-							      : ((uint64_t)1 << (8 * (end[six] - start))) - 1;
-			}
-			uint32_t lo = at > start ? at : start, hi = at + f->len < start + 7 ? at + f->len : start + 7;
-			uint32_t shift = 8 * (lo - start);
-			uint64_t mask = (((uint64_t)1 << (8 * (hi - lo))) - 1) << shift;
-			uint64_t bytes = message_word(m, f->off + (lo - at));
-			ws->w[ws->n] = x;
-			ws->was[ws->n] = was;
-			ws->now[ws->n++] = (was & ~mask) | ((bytes << shift) & mask);
-		}
+		uint32_t at = p->at[changed[c]];
+		h[six] = ev_fingerprint_rewrite(k, h[six], p->gather + at, m->data + f->off, m->len - f->off,
+					        at - base[six], f->len);
+		six_changed |= six;
 	}
 	for (size_t c = 0; c < nchanged; c++) {
 		const struct ev_fix_field *f = &m->f[changed[c]];
 		memcpy(p->gather + p->at[changed[c]], m->data + f->off, f->len);
 	}
-	p->invariant = ev_fingerprint_rehash(k, p->invariant, part[0].w, part[0].was, part[0].now, part[0].n);
-	if (part[1].n)
+	p->invariant = h[0];
+	if (six_changed)
 		p->changeable = p->need - p->back <= EV_FINGERPRINT_LINEAR_BYTES
-					? ev_fingerprint_rehash(k, p->changeable, part[1].w, part[1].was, part[1].now,
-								part[1].n)
+					? h[1]
 					: ev_fingerprint_hash(k, p->gather + p->back, p->need - p->back);
-	return 1;
 }
 
 void ev_fixprint_parts(struct ev_fixprint *p, const struct ev_fingerprint_key *k, const struct ev_fix_msg *m,
 		       const uint32_t *changed, size_t nchanged, uint64_t *invariant, uint64_t *changeable)
 {
-	if (!(changed && p->kept && m->len == p->len && m->n == p->n && patch(p, k, m, changed, nchanged)))
+	if (changed && p->kept && m->len == p->len && m->n == p->n)
+		patch(p, k, m, changed, nchanged);
+	else
 		full(p, k, m);
 	*invariant = p->invariant ? p->invariant : 1;
 	*changeable = p->changeable;

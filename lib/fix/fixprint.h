@@ -10,8 +10,9 @@
  * message has its predecessor's layout (fixmsg.h, ev_fix_rescan) only the
  * changed values are copied over the kept gather and only the 7-byte words
  * they touch are rehashed (the multilinear hash is a sum over words).
- * The result is the same number a full pass gives; a message longer than
- * the multilinear hash covers, or with more changed, gets a full pass.
+ * The result is the same number a full pass gives; a message whose
+ * invariant bytes are longer than the multilinear hash covers gets a full
+ * pass.
  *
  * A print belongs to one thread; free accepts a zeroed one.
  */
