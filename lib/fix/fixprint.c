@@ -82,14 +82,17 @@ static void patch(struct ev_fixprint *p, const struct ev_fingerprint_key *k, con
 {
 	uint64_t h[2] = {p->invariant, p->changeable};
 	const uint32_t base[2] = {0, p->back};
-	int six_changed = 0;
+	/* the invariant part is within the multilinear hash's reach (kept says
+	 * so); the six may not be, and are then hashed again whole */
+	int six_linear = p->need - p->back <= EV_FINGERPRINT_LINEAR_BYTES, six_changed = 0;
 	for (size_t c = 0; c < nchanged; c++) {
 		const struct ev_fix_field *f = &m->f[changed[c]];
 		int six = resend_may_change(f->tag);
 		uint32_t at = p->at[changed[c]];
-		h[six] = ev_fingerprint_rewrite(k, h[six], p->gather + at, m->data + f->off, m->len - f->off,
-					        at - base[six], f->len);
 		six_changed |= six;
+		if (!six || six_linear)
+			h[six] = ev_fingerprint_rewrite(k, h[six], p->gather + at, m->data + f->off, m->len - f->off,
+						        at - base[six], f->len);
 	}
 	for (size_t c = 0; c < nchanged; c++) {
 		const struct ev_fix_field *f = &m->f[changed[c]];
@@ -97,9 +100,7 @@ static void patch(struct ev_fixprint *p, const struct ev_fingerprint_key *k, con
 	}
 	p->invariant = h[0];
 	if (six_changed)
-		p->changeable = p->need - p->back <= EV_FINGERPRINT_LINEAR_BYTES
-					? h[1]
-					: ev_fingerprint_hash(k, p->gather + p->back, p->need - p->back);
+		p->changeable = six_linear ? h[1] : ev_fingerprint_hash(k, p->gather + p->back, p->need - p->back);
 }
 
 void ev_fixprint_parts(struct ev_fixprint *p, const struct ev_fingerprint_key *k, const struct ev_fix_msg *m,
@@ -111,11 +112,6 @@ void ev_fixprint_parts(struct ev_fixprint *p, const struct ev_fingerprint_key *k
 		full(p, k, m);
 	*invariant = p->invariant ? p->invariant : 1;
 	*changeable = p->changeable;
-}
-
-void ev_fixprint_forget(struct ev_fixprint *p)
-{
-	p->kept = 0;
 }
 
 void ev_fixprint_free(struct ev_fixprint *p)

@@ -43,10 +43,6 @@ struct ev_fixprint {
 void ev_fixprint_parts(struct ev_fixprint *p, const struct ev_fingerprint_key *k, const struct ev_fix_msg *m,
 		       const uint32_t *changed, size_t nchanged, uint64_t *invariant, uint64_t *changeable);
 
-/* The next message given is not the one after the last: no changes may
- * be applied to what is kept. */
-void ev_fixprint_forget(struct ev_fixprint *p);
-
 void ev_fixprint_free(struct ev_fixprint *p);
 
 #endif
