@@ -3,7 +3,9 @@
 # whatever the size of the series, on a loaded machine: a run whose
 # series holds 10^8 samples (800 MB), SIGTERM at moments spread over its
 # loading, hashing, passes, order statistics and distribution, two CPU
-# hogs running. Exit 2, no OUTDIR, no receipt.
+# hogs running. Exit 2, no OUTDIR, no receipt. A stop over the bound is
+# measured once more: the VM can stall any process that long, while a
+# slow stop is slow twice.
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
 [ "$(nproc)" -ge 2 ] || test_skip_all "needs two CPUs"
@@ -48,21 +50,29 @@ stopped_in_analysis () {
 	python3 - "$AUDIT" "$1" <<-\PY
 	import glob, os, signal, subprocess, sys, time
 	audit, delay = sys.argv[1], float(sys.argv[2])
-	p = subprocess.Popen([audit, "campaign", "c", "-o", "s"], stdout=subprocess.DEVNULL,
-	                     stderr=open("stopped.err", "w"))
-	start = time.monotonic()
-	while not glob.glob(".s.tmp-*"):
-	    assert p.poll() is None, "ended (%s) before it began the analysis" % p.returncode
-	    assert time.monotonic() - start < 60, "no OUTDIR was begun"
-	    time.sleep(0.005)
-	time.sleep(delay)
-	assert p.poll() is None, "finished before the signal: the test needs a longer series"
-	t = time.monotonic()
-	p.send_signal(signal.SIGTERM)
-	code = p.wait(timeout=30)
-	took = time.monotonic() - t
+	within = 0.5 * float(os.environ["EV_TIME_SCALE"])
+	def trial():
+	    p = subprocess.Popen([audit, "campaign", "c", "-o", "s"], stdout=subprocess.DEVNULL,
+	                         stderr=open("stopped.err", "w"))
+	    start = time.monotonic()
+	    while not glob.glob(".s.tmp-*"):
+	        assert p.poll() is None, "ended (%s) before it began the analysis" % p.returncode
+	        assert time.monotonic() - start < 60, "no OUTDIR was begun"
+	        time.sleep(0.005)
+	    time.sleep(delay)
+	    assert p.poll() is None, "finished before the signal: the test needs a longer series"
+	    t = time.monotonic()
+	    p.send_signal(signal.SIGTERM)
+	    code = p.wait(timeout=30)
+	    return code, time.monotonic() - t
+	code, took = trial()
+	if code == 2 and took > within:
+	    # it stops in 0.01-0.03 s here; a loaded VM stalls a process half a
+	    # second now and then (0.53 s once in CI), and a slow stop is slow twice
+	    print("took %.2f s, over %.2f s: measured once more" % (took, within), file=sys.stderr)
+	    code, took = trial()
 	assert code == 2, "exit %d after SIGTERM" % code
-	assert took <= 0.5 * float(os.environ["EV_TIME_SCALE"]), "took %.2f s to stop" % took
+	assert took <= within, "took %.2f s to stop" % took
 	assert not glob.glob("s") and not glob.glob(".s.tmp-*"), "an OUTDIR or its temporary is left"
 	PY
 }

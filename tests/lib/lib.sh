@@ -248,23 +248,30 @@ stopped () {
 	sig, receipt, cmd = getattr(signal, sys.argv[1]), sys.argv[2], sys.argv[3:]
 	within = float(os.environ.get("STOPPED_WITHIN", "0.5")) * float(os.environ["EV_TIME_SCALE"])
 	after = float(os.environ.get("STOPPED_AFTER", "0.7"))
-	p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open("stopped.err", "w"))
-	time.sleep(after)
-	assert p.poll() is None, "finished before the signal: the test needs a longer input"
-	t = time.monotonic()
-	# under strace (slowed down on purpose) the signal goes to the traced
-	# command: strace itself would only detach
-	target = p.pid
-	if "strace" in [os.path.basename(c) for c in cmd[:3]]:
-	    kids = open("/proc/%d/task/%d/children" % (p.pid, p.pid)).read().split()
-	    target = int(kids[0])
-	os.kill(target, sig)
-	try:
-	    code = p.wait(timeout=within + 5)
-	except subprocess.TimeoutExpired:
-	    p.kill()
-	    sys.exit("still running %g s after %s" % (within + 5, sys.argv[1]))
-	took = time.monotonic() - t
+	def trial():
+	    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open("stopped.err", "w"))
+	    time.sleep(after)
+	    assert p.poll() is None, "finished before the signal: the test needs a longer input"
+	    t = time.monotonic()
+	    # under strace (slowed down on purpose) the signal goes to the traced
+	    # command: strace itself would only detach
+	    target = p.pid
+	    if "strace" in [os.path.basename(c) for c in cmd[:3]]:
+	        kids = open("/proc/%d/task/%d/children" % (p.pid, p.pid)).read().split()
+	        target = int(kids[0])
+	    os.kill(target, sig)
+	    try:
+	        code = p.wait(timeout=within + 5)
+	    except subprocess.TimeoutExpired:
+	        p.kill()
+	        sys.exit("still running %g s after %s" % (within + 5, sys.argv[1]))
+	    return p, code, time.monotonic() - t
+	p, code, took = trial()
+	if code == 2 and took > within:
+	    # a loaded VM stalls a process this long now and then; a slow stop
+	    # is slow twice
+	    print("stopped: took %.2f s, over %.2f s: measured once more" % (took, within), file=sys.stderr)
+	    p, code, took = trial()
 	assert code == 2, "exit %d after %s" % (code, sys.argv[1])
 	assert took <= within, "took %.2f s to stop" % took
 	assert not os.path.exists(receipt), "a receipt was written: " + receipt
