@@ -23,6 +23,12 @@ static uint64_t addmod(uint64_t a, uint64_t b)
 	return r >= P61 ? r - P61 : r;
 }
 
+/* The one form of a residue below 2 p: the hash and its patches agree. */
+static uint64_t canon(uint64_t h)
+{
+	return h >= P61 ? h - P61 : h;
+}
+
 /* A sum below 2^127, mod 2^61 - 1 (2^61 = 1): its three 61-bit digits added. */
 static uint64_t fold(unsigned __int128 acc)
 {
@@ -78,10 +84,8 @@ static uint64_t word7(const unsigned char *p)
 uint64_t ev_fingerprint_hash(const struct ev_fingerprint_key *k, const void *data, size_t len)
 {
 	const unsigned char *p = data;
-	if (len <= EV_FINGERPRINT_LINEAR_BYTES) { /* one form of each residue, as rewrite gives */
-		uint64_t h = addmod(multilinear(k, p, len), mulmod(k->s, (uint64_t)len % P61));
-		return h >= P61 ? h - P61 : h;
-	}
+	if (len <= EV_FINGERPRINT_LINEAR_BYTES)
+		return canon(addmod(multilinear(k, p, len), mulmod(k->s, (uint64_t)len % P61)));
 	uint64_t h[4] = {0, 0, 0, 0};
 	size_t i = 0;
 	/* Horner in four lanes (each steps by r^4), so that the multiplies do
@@ -137,8 +141,7 @@ uint64_t ev_fingerprint_rewrite(const struct ev_fingerprint_key *k, uint64_t h, 
 			terms = 0;
 		}
 	}
-	h = addmod(h, fold(acc));
-	return h >= P61 ? h - P61 : h; /* as ev_fingerprint_hash gives it */
+	return canon(addmod(h, fold(acc)));
 }
 
 static int by_seq(const void *a, const void *b)

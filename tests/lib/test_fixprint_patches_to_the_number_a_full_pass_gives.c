@@ -60,6 +60,22 @@ static void whole(const struct ev_fingerprint_key *k, uint64_t *inv, uint64_t *c
 
 static unsigned patched_runs;
 
+/* The message of text given to p, its parts held against a full pass:
+ * @return whether p was given it as a patch of the one before. */
+static int against_a_full_pass(struct ev_fixprint *p, const struct ev_fingerprint_key *k, const char *text)
+{
+	size_t len;
+	char *data = fix_text(text, &len);
+	const uint32_t *s = split(data, len);
+	uint64_t inv, chg, want_inv, want_chg;
+	ev_fixprint_parts(p, k, &msg, s, nchanged, &inv, &chg);
+	whole(k, &want_inv, &want_chg);
+	CHECK(inv == want_inv);
+	CHECK(chg == want_chg);
+	free(data);
+	return s != NULL;
+}
+
 /* n orders, each differing from the one before in random digits of
  * random values (now and then in a value's length, which needs a full
  * pass); every message's parts are checked against a full pass. */
@@ -81,16 +97,7 @@ static void orders_agree_with_full_passes(const struct ev_fingerprint_key *k, un
 			 rand() % 7 == 0 ? "43=Y|122=20261202-07:59:59.999|" : "", clordid_digits,
 			 (unsigned)rand() % 100000, 1 + (unsigned)rand() % 2, 10 + (unsigned)rand() % 90,
 			 (unsigned)rand() % 100000, (unsigned)rand() % 60, (unsigned)rand() % 1000);
-		size_t len;
-		char *data = fix_text(text, &len);
-		const uint32_t *s = split(data, len);
-		patched_runs += s != NULL;
-		uint64_t inv, chg, want_inv, want_chg;
-		ev_fixprint_parts(&p, k, &msg, s, nchanged, &inv, &chg);
-		whole(k, &want_inv, &want_chg);
-		CHECK(inv == want_inv);
-		CHECK(chg == want_chg);
-		free(data);
+		patched_runs += against_a_full_pass(&p, k, text);
 	}
 	ev_fixprint_free(&p);
 }
@@ -109,15 +116,7 @@ static void long_parts_agree_with_full_passes(const struct ev_fingerprint_key *k
 		filler[sizeof filler - 1] = 0;
 		snprintf(text, sizeof text, "8=FIX.4.4|9=?|35=D|34=%u|49=A|52=%s|56=B|11=%05u|58=%s|10=?|", 1000 + i,
 			 long_six ? filler : "20261202-08:00:00.000", (unsigned)rand() % 100000, long_six ? "x" : filler);
-		size_t len;
-		char *data = fix_text(text, &len);
-		const uint32_t *s = split(data, len);
-		uint64_t inv, chg, want_inv, want_chg;
-		ev_fixprint_parts(&p, k, &msg, s, nchanged, &inv, &chg);
-		whole(k, &want_inv, &want_chg);
-		CHECK(inv == want_inv);
-		CHECK(chg == want_chg);
-		free(data);
+		against_a_full_pass(&p, k, text);
 	}
 	ev_fixprint_free(&p);
 }
