@@ -24,10 +24,6 @@ ILOG=qs/i/log/FIX.4.4-INIT-ACPT.messages.current.log
 ALOG=qs/a/log/FIX.4.4-ACPT-INIT.messages.current.log
 Q="'"
 
-free_port () {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 # wait_for FILE [PATTERN]: until FILE exists (and holds PATTERN), 30 s at most
 wait_for () {
 	i=0

@@ -21,10 +21,6 @@ ILOG=i/log/FIX.4.4-INIT-ACPT.messages.current.log
 ALOG=a/log/FIX.4.4-ACPT-INIT.messages.current.log
 Q="'"
 
-free_port () {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 # session DIR MODE STEP...: a QuickFIX session under DIR whose acceptor executes in MODE
 session () {
 	d=$1 mode=$2

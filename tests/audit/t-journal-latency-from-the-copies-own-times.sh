@@ -161,7 +161,7 @@ test_expect_success 'an export never replaces a file; the refused run leaves no 
 test_expect_success 'a real QuickFIX session: the log line times of both engines, both directions, and between the two logs' '
 	[ -x "$QF" ] || { echo "QuickFIX not built: skipped" >&2; return 0; }
 	mkdir -p qf/a qf/i &&
-	port=$(python3 -c "import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])") &&
+	port=$(free_port) &&
 	{ "$QF" acceptor qf/a $port "$DICT_QF" & } && acceptor=$! &&
 	i=0 && while [ ! -e qf/a/listening ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done &&
 	{ "$QF" initiator qf/i $port "$DICT_QF" logon send:40 logout || { kill $acceptor; false; }; } &&

@@ -24,10 +24,6 @@ audit_qf () {
 	"$AUDIT" journal --spec "$SPEC" --dict "$DICT" --sender "$s" --receiver "$r" "$@"
 }
 
-free_port () {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 test_expect_success 'setup: QuickFIX sends 50 orders from initiator to acceptor and logs out' '
 	mkdir -p qf/acceptor qf/initiator && port=$(free_port) &&
 	{ "$QF" acceptor qf/acceptor $port "$DICT" & } && acceptor=$! &&

@@ -15,7 +15,7 @@
 command -v sockperf >/dev/null || test_skip_all "sockperf is not installed (Debian package sockperf)"
 
 test_expect_success 'setup: a sockperf ping-pong on loopback, its summary and its full log' '
-	port=$((30000 + $$ % 20000)) &&
+	port=$(free_port) &&
 	{ sockperf server --tcp -i 127.0.0.1 -p $port >server.out 2>&1 & } &&
 	spid=$! &&
 	n=0 && while ! grep -q ":$(printf %04X $port) 00000000:0000 0A" /proc/net/tcp && [ $n -lt 100 ]; do

@@ -59,7 +59,7 @@ PY
 test_expect_success 'a pair on loopback, journals in 64 KiB files so that they rotate' '
 	"$FIX_RECEIVER" --listen 127.0.0.1:0 --mode epoll >/dev/null 2>err;
 	test "$(cat err)" = "fix-receiver: option port: expected a number from 1 to 65535, found '"'"'0'"'"'" &&
-	port=$((20000 + $$ % 20000)) &&
+	port=$(free_port) &&
 	{ "$FIX_RECEIVER" --listen 127.0.0.1:$port --mode spin --journal rj --journal-file-size 65536 \
 		--outgoing-journal ro >recv.out 2>recv.err & } &&
 	"$FIX_SENDER" --connect 127.0.0.1:$port --warmups 50 --measured 3000 --journal sj \
@@ -102,8 +102,9 @@ test_expect_success 'audit journal passes both copies' '
 '
 
 test_expect_success 'the sender refuses to replace a series, and says what it was asked' '
-	{ "$FIX_RECEIVER" --listen 127.0.0.1:$((20001 + $$ % 20000)) >/dev/null 2>&1 & } &&
-	test_expect_code 1 "$FIX_SENDER" --connect 127.0.0.1:$((20001 + $$ % 20000)) --warmups 0 --measured 10 \
+	port=$(free_port) &&
+	{ "$FIX_RECEIVER" --listen 127.0.0.1:$port >/dev/null 2>&1 & } &&
+	test_expect_code 1 "$FIX_SENDER" --connect 127.0.0.1:$port --warmups 0 --measured 10 \
 		--series series.bin >/dev/null 2>err &&
 	wait &&
 	grep -q "^fix-sender: series.bin: cannot create: File exists" err &&
@@ -112,7 +113,7 @@ test_expect_success 'the sender refuses to replace a series, and says what it wa
 '
 
 test_expect_success 'paced: never faster than asked, and every missed deadline is a delay of a whole interval' '
-	port=$((20002 + $$ % 20000)) &&
+	port=$(free_port) &&
 	{ "$FIX_RECEIVER" --listen 127.0.0.1:$port >/dev/null 2>&1 & } &&
 	"$FIX_SENDER" --connect 127.0.0.1:$port --warmups 100 --measured 2000 --rate 10000 \
 		--delay-series delay.bin --report paced.json >paced.out &&

@@ -121,7 +121,7 @@ test_expect_success 'on_failure stop: the runs after the failed one are not made
 '
 
 test_expect_success 'another program listening on the peer'"'"'s port does not make the peer ready' '
-	port=$((30000 + $$ % 20000)) &&
+	port=$(free_port) &&
 	cat >listen.json <<-EOF &&
 	{"format": "evidence-plan/1", $PLAN_USER "name": "foreign", "warmups": 0, "measured": 1, "port": $port,
 	 "cells": [

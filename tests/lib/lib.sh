@@ -290,12 +290,29 @@ startup_reads () {
 	grep -c " read(" startup-reads.txt
 }
 
+# free_port: a loopback TCP port nobody holds now, from below the kernel's
+# ephemeral range (32768-60999 here): a port there can be taken at any time
+# by the local end of some other test's connection, which made a listener
+# die with "Address already in use" and its peer wait in vain.
+free_port () {
+	python3 -c 'import random, socket
+for _ in range(200):
+    port = random.randint(20000, 32000)
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", port))
+    except OSError:
+        continue
+    print(port)
+    break'
+}
+
 # paced_pair_run: a paced run of the reference pair in the trash
 # directory: its series (s.bin), delays (d.bin), journals (sj, rj), report
 # (report.json) and what the sender printed (stdout.txt).
 paced_pair_run () {
-	port=$((40000 + $$ % 20000)) &&
-	{ "$FIX_RECEIVER" --listen 127.0.0.1:$port --journal rj >/dev/null 2>&1 & } &&
+	port=$(free_port) &&
+	{ "$FIX_RECEIVER" --listen 127.0.0.1:$port --journal rj >/dev/null 2>receiver.err & } &&
 	"$FIX_SENDER" --connect 127.0.0.1:$port --warmups 50 --measured 4000 --rate 20000 --journal sj \
 		--series s.bin --delay-series d.bin --report report.json >stdout.txt &&
 	wait

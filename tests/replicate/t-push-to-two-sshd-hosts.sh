@@ -35,7 +35,7 @@ start_host () {
 		ip netns exec $ns ip addr add $addr/24 dev ev${tag}n$n &&
 		ip netns exec $ns ip link set ev${tag}n$n up && ip netns exec $ns ip link set lo up || return 1
 	else
-		addr=127.0.0.1 port=$((20000 + $$ % 20000 + n))
+		addr=127.0.0.1 port=$(free_port)
 	fi
 	ssh-keygen -q -t ed25519 -N "" -f "$T/$name.hostkey" &&
 	cat >"$T/$name.sshd_config" <<-CFG &&
