@@ -460,7 +460,7 @@ ev_status audit_analysis_page_labels(const char *dir, uint64_t warmups, size_t n
 		ev_fixread_files_free(files, nfiles);
 		return ev_error_set(err, EV_ERROR, "out of memory");
 	}
-	struct ev_fixread_sink sink = {on_record, on_damage, &l, NULL, NULL, NULL};
+	struct ev_fixread_sink sink = {on_record, on_damage, &l, NULL, NULL, NULL, NULL};
 	struct ev_fixread *r = ev_fixread_new(EV_FIXREAD_LLFIX, &sink);
 	if (!r)
 		st = ev_error_set(err, EV_ERROR, "out of memory");

@@ -27,6 +27,10 @@ static const struct ev_cli_option journal_options[] = {
 	{"jobs", 0, "N", 'J',
 	 "pairs audited at once (default: the cores)"},
 	EV_CLI_OPTION_JSON('j'),
+	{"judge-each-copy", 0, NULL, 'E',
+	 "judge the receiver's copy afresh even where it holds the\n"
+	 "sender's messages, the same and in order (by default then\n"
+	 "judged as the sender's, each message held against it)"},
 	{"latency", 0, NULL, 'L',
 	 "per direction, each copy's own stamp - SendingTime(52), and\n"
 	 "with both copies the figure per message between them"},
@@ -71,7 +75,7 @@ static const struct ev_cli_command audit_journal_command = {
 		"[--receiver-format KIND] --sender PATH --receiver PATH [--sender PATH --receiver PATH "
 		"...] [--archive ARCHIVE --seal SEAL.json [--seal-sha256 HEX]] [--warmups N] [--measured "
 		"N] [--sender-compid ID] [--latency [--clock SIDE=NAME ...] [--hgrm DIR] [--quantile-rule RULE]] "
-		"[--jobs N] [--max-findings N] [--receipt FILE] [--sign-key KEY] [--json]\n"
+		"[--jobs N] [--judge-each-copy] [--max-findings N] [--receipt FILE] [--sign-key KEY] [--json]\n"
 		"audit journal [options] (--sender PATH | --receiver PATH)",
 	.summary = "every FIX message both endpoints persisted: envelope,\n"
 		"dictionary, session and spec rules, counts, and the two\n"

@@ -26,13 +26,10 @@
 #include "lib/core/input.h"
 #include "lib/archive/seal.h"
 #include "lib/fix/fixspec.h"
-#include "lib/core/hashpipe.h"
 #include "lib/core/json.h"
 #include "lib/receipt/receipt.h"
 #include "lib/core/sha256.h"
 
-#define HASH_SLOTS 4
-#define HASH_SLOT_BYTES ((size_t)1 << 20)
 #define DEFAULT_MAX_FINDINGS 10
 
 /* The first side's record again, from disk, to show a disagreement. */
@@ -52,25 +49,22 @@ static long reread(void *ctx, uint32_t file, uint64_t offset, char *buf, size_t 
 /* One side, from disk: every file through its reader into the checker,
  * hashed on the way. */
 static ev_status audit_side(const struct journal_run *run, struct pair *p, struct side *s,
-			    enum ev_fingerprint_mode mode, const struct side *first, struct ev_error *err)
+			    enum ev_fingerprint_mode mode, const struct side *first, struct journal_mirror *keep,
+			    int *halted, struct ev_error *err)
 {
 	struct side_session ss;
-	struct ev_hashpipe *pipe = NULL;
-	ev_status st = audit_journal_side_open(run, p, s, mode, &ss, err);
+	size_t files_done = 0;
+	ev_status st = audit_journal_side_open(run, p, s, mode, keep, &ss, err);
 	if (st != EV_OK)
 		return st;
-	if ((st = ev_hashpipe_new(&pipe, HASH_SLOTS, HASH_SLOT_BYTES, err)) == EV_OK) {
-		for (size_t i = 0; i < s->nfiles && st == EV_OK; i++) {
-			st = ev_fixread_file(ss.reader, s->files[i], (uint32_t)i, pipe, s->digests[i],
-					     s->bytes + i, err);
-			s->records[i] = ev_fixread_records(ss.reader);
-			audit_journal_progress_note(run->progress, 0, 1);
-		}
-		ev_status hst = ev_hashpipe_finish(pipe, err);
-		if (st == EV_OK)
-			st = hst;
+	st = audit_journal_read_files(run, ss.reader, s, &files_done, err);
+	if (st == EV_INTERRUPTED && ss.halt && !ev_cli_interrupted) {
+		ev_error_clear(err); /* left at a finding: judged again in full */
+		audit_journal_progress_again(run->progress, ss.fed, files_done);
+		audit_journal_side_abandon(&ss);
+		*halted = 1;
+		return EV_OK;
 	}
-	ev_hashpipe_free(pipe);
 	if (st == EV_OK)
 		audit_journal_side_close(&ss, first, reread);
 	else
@@ -79,15 +73,33 @@ static ev_status audit_side(const struct journal_run *run, struct pair *p, struc
 }
 
 /* A pair from disk: the sender's side first, recording fingerprints, then
- * the receiver's, comparing. */
+ * the receiver's, held against the sender's message by message where it
+ * may be (journal_mirror.c), otherwise judged afresh and compared. */
 static void run_pair(const struct journal_run *run, struct pair *p)
 {
 	struct ev_error *err = &p->err;
-	int both = p->side[0].present && p->side[1].present;
+	int both = p->side[0].present && p->side[1].present, same = 0, halted = 0;
 	struct side *a = p->side[0].present ? &p->side[0] : &p->side[1];
-	ev_status st = audit_side(run, p, a, both ? EV_FINGERPRINT_RECORD : EV_FINGERPRINT_NONE, a, err);
-	if (st == EV_OK && both)
-		st = audit_side(run, p, &p->side[1], EV_FINGERPRINT_COMPARE, a, err);
+	struct journal_mirror *keep = audit_journal_mirror_for(run, p, a);
+	ev_status st = audit_side(run, p, a, both ? EV_FINGERPRINT_RECORD : EV_FINGERPRINT_NONE, a, keep, &halted, err);
+	if (st == EV_OK && keep) {
+		if (audit_journal_mirror_fits(run, p, &p->side[1]))
+			st = audit_journal_mirror_side(run, p, &p->side[1], a, &same, err);
+		if (st == EV_OK && !same && !halted) { /* again, with fingerprints to compare the other copy by */
+			uint64_t fed = 0;
+			for (size_t i = 0; i < a->nfiles; i++)
+				fed += a->bytes[i];
+			audit_journal_progress_again(run->progress, fed, a->nfiles);
+		}
+		if (st == EV_OK && !same) {
+			audit_journal_forget_side(p, a);
+			st = audit_side(run, p, a, EV_FINGERPRINT_RECORD, a, NULL, &halted, err);
+		}
+	}
+	free(p->mirror.h);
+	memset(&p->mirror, 0, sizeof p->mirror);
+	if (st == EV_OK && both && !same)
+		st = audit_side(run, p, &p->side[1], EV_FINGERPRINT_COMPARE, a, NULL, &halted, err);
 	if (st != EV_OK)
 		ev_error_wrap(err, "pair %zu", p->number);
 	p->st = st;
@@ -116,9 +128,14 @@ static void *worker(void *arg)
 static void watch_progress(struct journal_progress *pr, struct pool *pool, size_t workers)
 {
 	const struct timespec tick = {0, 50 * 1000 * 1000};
-	uint64_t shown = 0, shown_files = 0;
+	uint64_t shown = 0, shown_files = 0, grown = 0, grown_files = 0;
 	while (atomic_load(&pool->finished) < workers) {
 		nanosleep(&tick, NULL);
+		uint64_t again = atomic_load(&pr->again_bytes), again_files = atomic_load(&pr->again_files);
+		pr->line.total_bytes += again - grown;
+		pr->line.total_members += again_files - grown_files;
+		grown = again;
+		grown_files = again_files;
 		uint64_t fed = atomic_load(&pr->fed), files = atomic_load(&pr->files);
 		ev_progress_add(&pr->line, fed - shown, files - shown_files);
 		shown = fed;
@@ -282,6 +299,8 @@ static json_t *side_json(const struct pair *p, const struct side *s)
 		json_object_set_new(o, "skipped_other_direction", json_integer((json_int_t)s->stats.skipped));
 	if (s->stats.compared)
 		json_object_set_new(o, "messages_compared", json_integer((json_int_t)s->stats.compared));
+	if (s->mirrored)
+		json_object_set_new(o, "judged_as", json_string(p->side[0].role));
 	json_object_set_new(o, "session", session_json(s));
 	if (s->has_orders)
 		json_object_set_new(o, "orders", orders_json(&s->orders));
@@ -521,6 +540,10 @@ static void print_summary(const struct journal_run *run, uint64_t total, const c
 			       p->number, s->role, s->path, ev_fixread_kind_name(s->kind), s->nfiles,
 			       s->nfiles == 1 ? "" : "s", recs, skipped, s->stats.orders,
 			       p->spec.warmups + p->spec.measured, s->stats.others, side_findings(s));
+			if (s->mirrored)
+				printf("pair %zu %-8s judged as the %s's copy: the same %" PRIu64
+				       " messages in the same order (--judge-each-copy judges it afresh)\n",
+				       p->number, s->role, p->side[0].role, s->stats.messages);
 			print_session(p, s);
 		}
 		if (p->latency_text)
@@ -650,7 +673,7 @@ static void tag_value(const struct first_message *f, const char *tag, char *out,
 
 static ev_status read_first_message(const struct side *s, struct first_message *f, struct ev_error *err)
 {
-	struct ev_fixread_sink sink = {first_record, first_damage, f, NULL, NULL, NULL};
+	struct ev_fixread_sink sink = {first_record, first_damage, f, NULL, NULL, NULL, NULL};
 	struct ev_fixread *r = ev_fixread_new(s->kind, &sink);
 	unsigned char *buf = malloc(1 << 16);
 	ev_status st = EV_OK;
@@ -974,6 +997,7 @@ int audit_journal_main(int argc, char **argv)
 			run.jobs = (size_t)v;
 			break;
 		case 'j': run.json = 1; break;
+		case 'E': run.judge_each_copy = 1; break;
 		case 'L': run.latency = 1; break;
 		case 'q': {
 			int rule = ev_qrule_parse(optarg);

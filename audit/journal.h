@@ -51,9 +51,19 @@ struct side {
 	struct ev_fixsession_facts session;
 	struct ev_fixorders_facts orders; /* the spec's "orders", in a copy holding both directions */
 	int has_orders;
+	int mirrored;               /* judged as the pair's first side, whose messages it holds (journal_mirror.c) */
 	struct ev_fixlatency_stream latency[2]; /* --latency: [0] the messages kept, [1] the other direction */
 	struct side_companion *companions;
 	size_t ncompanions;
+};
+
+/* The first side's messages as read, one keyed hash (fingerprint.h) of
+ * each whole message, in order: enough to see that the other side's copy
+ * is the same messages in the same order (journal_mirror.c). */
+struct journal_mirror {
+	uint64_t *h;
+	size_t n, cap;
+	int oom;
 };
 
 struct pair {
@@ -63,6 +73,7 @@ struct pair {
 	uint64_t warmups, measured;
 	struct ev_fixspec spec;     /* the run's spec with this pair's counts; shares the run's strings */
 	struct ev_fingerprint_set prints;
+	struct journal_mirror mirror; /* the first side's messages, a keyed hash each, in order */
 	struct finding_list findings;
 	json_t *latency;            /* --latency: the pair's figures (journal_latency.c) */
 	char *latency_text;         /* the same as lines for stdout */
@@ -74,6 +85,7 @@ struct pair {
  * feed and the files they finish; the main thread draws the line. */
 struct journal_progress {
 	atomic_uint_fast64_t fed, files;
+	atomic_uint_fast64_t again_bytes, again_files; /* read by a pass left for another: the goal grows */
 	struct ev_progress line;
 };
 
@@ -93,6 +105,7 @@ struct journal_run {
 	enum ev_qrule quantile_rule;
 	char coverage_line[512];    /* what a pass means here, in one line (set with the receipt) */
 	int side_format[2];         /* --sender-format, --receiver-format; -1: --format's */
+	int judge_each_copy;        /* --judge-each-copy: never judge a copy as the one it mirrors */
 	long warmups, measured;
 	size_t jobs;
 	unsigned max_findings;
@@ -117,17 +130,39 @@ struct side_session {
 	enum ev_fingerprint_mode mode; /* RECORD: the pair's first side; COMPARE: its second */
 	struct ev_fixcheck *checker;
 	struct ev_fixread *reader;
+	struct journal_mirror *keep; /* the first side judged for a mirror: each message's hash kept here */
+	volatile sig_atomic_t halt;  /* set once a finding leaves nothing to mirror */
+	uint64_t fed;                /* bytes fed, for the progress line when read again */
 };
 
 /* Count bytes fed and files finished for the progress line (pr may be
  * NULL); workers call it, the main thread draws. */
 void audit_journal_progress_note(struct journal_progress *pr, uint64_t bytes, uint64_t files);
 
+/* What a pass read before it was left for another over the same files:
+ * the line's goal grows by it, so that it still ends at its goal. */
+void audit_journal_progress_again(struct journal_progress *pr, uint64_t bytes, uint64_t files);
+
+/* journal_mirror.c: forget what the first reading of side s of p found
+ * (its findings, counts and facts), before it is read again in full. */
+void audit_journal_forget_side(struct pair *p, struct side *s);
+
 /* journal_side.c: start reading side s of pair p (findings go to the pair's list; COMPARE
  * sorts the first side's fingerprints first). Feed s's files to
- * out->reader with ev_fixread_begin/feed/end, then close. */
+ * out->reader with ev_fixread_begin/feed/end, then close. With keep (the
+ * pair's first side, where the other may mirror it): no fingerprints and
+ * no originals (fixcheck.h, without_originals), each message's hash kept
+ * there, and the reading left at the first finding (out->halt). */
 ev_status audit_journal_side_open(const struct journal_run *run, struct pair *p, struct side *s,
-			    enum ev_fingerprint_mode mode, struct side_session *out, struct ev_error *err);
+			    enum ev_fingerprint_mode mode, struct journal_mirror *keep, struct side_session *out,
+			    struct ev_error *err);
+
+/* Every file of side s from disk through reader (its first stop: a
+ * signal, or its sink's enough), each hashed on the way by a thread of
+ * its own into s->digests, its bytes and records counted; *files_done the
+ * files begun. @return EV_OK, EV_INTERRUPTED or an I/O error. */
+ev_status audit_journal_read_files(const struct journal_run *run, struct ev_fixread *reader, struct side *s,
+				   size_t *files_done, struct ev_error *err);
 
 /* After the side's last file: the checks across files and the order
  * count; for the second side the agreement with first (whose records
@@ -136,6 +171,29 @@ void audit_journal_side_close(struct side_session *ss, const struct side *first,
 
 /* Free a session that could not be finished (an I/O error). */
 void audit_journal_side_abandon(struct side_session *ss);
+
+/* journal_mirror.c: whether side s of p may be judged as the pair's first
+ * side (mirrors), which must have been read already: both copies of the
+ * same kind, the first judged without a single finding in a session
+ * without gaps, resends, gap fills or resets, no --latency (its stamps
+ * are the copy's own) and no --judge-each-copy. */
+int audit_journal_mirror_fits(const struct journal_run *run, const struct pair *p, const struct side *s);
+
+/* Where side s (read first) keeps its messages' hashes for the second to
+ * be held against (NULL: the pair cannot be mirrored). */
+struct journal_mirror *audit_journal_mirror_for(const struct journal_run *run, struct pair *p, const struct side *s);
+
+/* Keep the hash of one message of the first side. */
+void audit_journal_mirror_keep(const struct journal_run *run, struct journal_mirror *m, const char *msg, size_t len);
+
+/* Read side s from disk (hashed, counted, its records and framing checked
+ * as always) and hold each message against the first side's, in order.
+ * *same: every message and the count agree, and the reader found no
+ * damage; s then carries the first side's verdicts, counts and facts, as
+ * judging it afresh would give them. Otherwise s is left to be read again
+ * (audit_side). @return EV_OK or an I/O error. */
+ev_status audit_journal_mirror_side(const struct journal_run *run, struct pair *p, struct side *s,
+				    const struct side *first, int *same, struct ev_error *err);
 
 /* A run with nothing asked yet: no format, the spec's counts, every core. */
 void audit_journal_init(struct journal_run *run);

@@ -214,7 +214,7 @@ static void *tap_begin(void *ctx, size_t index, const struct ev_member *sealed)
 					     : x->first[pi] < 0 ? EV_FINGERPRINT_RECORD : EV_FINGERPRINT_COMPARE;
 		if (x->first[pi] < 0)
 			x->first[pi] = slot->side;
-		if ((x->st = audit_journal_side_open(x->run, p, s, mode, ss, &x->err)) != EV_OK)
+		if ((x->st = audit_journal_side_open(x->run, p, s, mode, NULL, ss, &x->err)) != EV_OK)
 			return NULL;
 	}
 	if ((x->st = ev_fixread_begin(ss->reader, s->files[slot->file], slot->file, &x->err)) != EV_OK)
@@ -329,7 +329,7 @@ ev_status audit_journal_from_archive(struct journal_run *run, struct ev_error *e
 									      : EV_FINGERPRINT_COMPARE;
 				if (x.first[i] < 0)
 					x.first[i] = k;
-				if ((st = audit_journal_side_open(run, p, &p->side[k], mode, ss, err)) != EV_OK)
+				if ((st = audit_journal_side_open(run, p, &p->side[k], mode, NULL, ss, err)) != EV_OK)
 					goto out;
 			}
 			audit_journal_side_close(ss, &p->side[x.first[i]], NULL);

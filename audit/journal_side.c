@@ -11,6 +11,11 @@
 
 #include "audit/journal.h"
 #include "lib/cli/cli.h"
+#include "lib/core/hashpipe.h"
+
+/* ring slots of the SHA-256 thread, one read each */
+#define HASH_SLOTS 4
+#define HASH_SLOT_BYTES ((size_t)1 << 20)
 
 static void finding_list_add(struct finding_list *l, const struct ev_fix_finding *f)
 {
@@ -37,7 +42,12 @@ static void on_finding(void *ctx, const struct ev_fix_finding *f)
 /* The sink: records and damage go to the side's checker. */
 static void sink_record(void *ctx, const struct ev_fix_record *r)
 {
-	ev_fixcheck_record(((struct side_session *)ctx)->checker, r);
+	struct side_session *ss = ctx;
+	if (ss->keep)
+		audit_journal_mirror_keep(ss->run, ss->keep, r->msg, r->len);
+	ev_fixcheck_record(ss->checker, r);
+	if (ss->keep && ss->pair->findings.n) /* nothing to mirror: judged again in full */
+		ss->halt = 1;
 }
 
 static void sink_damage(void *ctx, enum ev_fix_rule rule, const char *file, uint64_t record,
@@ -57,6 +67,14 @@ void audit_journal_progress_note(struct journal_progress *pr, uint64_t bytes, ui
 		atomic_fetch_add_explicit(&pr->fed, bytes, memory_order_relaxed);
 	if (files)
 		atomic_fetch_add_explicit(&pr->files, files, memory_order_relaxed);
+}
+
+void audit_journal_progress_again(struct journal_progress *pr, uint64_t bytes, uint64_t files)
+{
+	if (!pr)
+		return;
+	atomic_fetch_add_explicit(&pr->again_bytes, bytes, memory_order_relaxed);
+	atomic_fetch_add_explicit(&pr->again_files, files, memory_order_relaxed);
 }
 
 static void sink_companion(void *ctx, const char *path, const uint8_t digest[EV_SHA256_LEN], const char *checked)
@@ -80,34 +98,60 @@ static void sink_companion(void *ctx, const char *path, const uint8_t digest[EV_
 
 static void sink_fed(void *ctx, size_t bytes)
 {
-	audit_journal_progress_note(((struct side_session *)ctx)->run->progress, bytes, 0);
+	struct side_session *ss = ctx;
+	ss->fed += bytes;
+	audit_journal_progress_note(ss->run->progress, bytes, 0);
 }
 
 ev_status audit_journal_side_open(const struct journal_run *run, struct pair *p, struct side *s,
-			    enum ev_fingerprint_mode mode, struct side_session *out, struct ev_error *err)
+			    enum ev_fingerprint_mode mode, struct journal_mirror *keep, struct side_session *out,
+			    struct ev_error *err)
 {
 	struct ev_fixcheck_opts co = {
 		.side = s->role, .dict = run->dict, .spec = &p->spec,
 		.sender_compid = s->kind == EV_FIXREAD_QF_LOG ? run->sender_compid : NULL,
-		.max_per_rule = run->max_findings, .prints = mode, .key = &run->key, .set = &p->prints,
-		.latency = run->latency ? s->latency : NULL,
+		.max_per_rule = run->max_findings, .prints = keep ? EV_FINGERPRINT_NONE : mode,
+		.key = keep ? NULL : &run->key, .set = &p->prints,
+		.latency = run->latency ? s->latency : NULL, .without_originals = keep != NULL,
 	};
 	memset(out, 0, sizeof *out);
 	out->run = run;
 	out->pair = p;
 	out->side = s;
-	out->mode = mode;
+	out->mode = keep ? EV_FINGERPRINT_NONE : mode;
+	out->keep = keep;
 	if (mode == EV_FINGERPRINT_COMPARE)
 		ev_fingerprint_sort(&p->prints);
 	ev_status st = ev_fixcheck_new(&out->checker, &co, on_finding, &p->findings, err);
 	if (st != EV_OK)
 		return st;
-	struct ev_fixread_sink sink = {sink_record, sink_damage, out, sink_fed, sink_companion, &ev_cli_interrupted};
+	struct ev_fixread_sink sink = {sink_record, sink_damage, out, sink_fed, sink_companion, &ev_cli_interrupted,
+				       &out->halt};
 	if (!(out->reader = ev_fixread_new(s->kind, &sink))) {
 		ev_fixcheck_free(out->checker);
 		return ev_error_set(err, EV_ERROR, "out of memory");
 	}
 	return EV_OK;
+}
+
+ev_status audit_journal_read_files(const struct journal_run *run, struct ev_fixread *reader, struct side *s,
+				   size_t *files_done, struct ev_error *err)
+{
+	struct ev_hashpipe *pipe = NULL;
+	ev_status st = ev_hashpipe_new(&pipe, HASH_SLOTS, HASH_SLOT_BYTES, err);
+	*files_done = 0;
+	if (st != EV_OK)
+		return st;
+	for (size_t i = 0; i < s->nfiles && st == EV_OK; i++, (*files_done)++) {
+		st = ev_fixread_file(reader, s->files[i], (uint32_t)i, pipe, s->digests[i], s->bytes + i, err);
+		s->records[i] = ev_fixread_records(reader);
+		audit_journal_progress_note(run->progress, 0, 1);
+	}
+	ev_status hst = ev_hashpipe_finish(pipe, err);
+	if (st == EV_OK)
+		st = hst;
+	ev_hashpipe_free(pipe);
+	return st;
 }
 
 void audit_journal_side_close(struct side_session *ss, const struct side *first, ev_fix_reread_fn again)

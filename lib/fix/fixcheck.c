@@ -253,7 +253,7 @@ ev_status ev_fixcheck_new(struct ev_fixcheck **out, const struct ev_fixcheck_opt
 		return err->status;
 	}
 	/* the second copy's duplicates are held against the first copy's originals */
-	ev_fixsession_keep_originals(c->session, opts->prints != EV_FINGERPRINT_COMPARE);
+	ev_fixsession_keep_originals(c->session, opts->prints != EV_FINGERPRINT_COMPARE && !opts->without_originals);
 	*out = c;
 	return EV_OK;
 }

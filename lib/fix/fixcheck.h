@@ -69,6 +69,13 @@ struct ev_fixcheck_opts {
 	 * before left (its layout, its verdicts, its fingerprint): slower,
 	 * and the same findings, which a test holds the shortcuts to. */
 	int judge_afresh;
+	/* Keep no first copy of each MsgSeqNum (and give no key: no
+	 * fingerprints): a duplicate is then counted but not held against
+	 * its original. Right only for a copy whose session facts show no
+	 * duplicates, and faster: audit journal judges a copy so first when
+	 * the other may mirror it (audit/journal_mirror.c), and again in
+	 * full when it does not. */
+	int without_originals;
 };
 
 struct ev_fixcheck_stats {

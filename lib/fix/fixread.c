@@ -450,8 +450,10 @@ ev_status ev_fixread_file(struct ev_fixread *r, const char *path, uint32_t index
 	ev_fixread_begin(r, path, index, err);
 	uint64_t total = 0;
 	for (;;) {
-		if (r->sink.stop && *r->sink.stop) {
-			st = ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal; nothing is claimed", path);
+		if ((r->sink.stop && *r->sink.stop) || (r->sink.enough && *r->sink.enough)) {
+			st = r->sink.stop && *r->sink.stop
+				     ? ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal; nothing is claimed", path)
+				     : ev_error_set(err, EV_INTERRUPTED, "%s: left unread, no longer needed", path);
 			if (pipe) { /* the digest of a file not read whole is void */
 				ev_hashpipe_buffer(pipe);
 				ev_hashpipe_publish(pipe, 0, 1, digest);

@@ -50,6 +50,10 @@ struct ev_fixread_sink {
 	/* may be NULL: looked at before every read of ev_fixread_file; once
 	 * nonzero, the file is left with EV_INTERRUPTED */
 	volatile sig_atomic_t *stop;
+	/* may be NULL: looked at likewise; once nonzero, the file is left
+	 * with EV_INTERRUPTED too, as the caller no longer needs the rest
+	 * (its own flag tells it from a signal) */
+	volatile sig_atomic_t *enough;
 };
 
 struct ev_fixread;

@@ -84,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ev_error_clear(&err);
 	if (ev_fixcheck_new(&c, &co, on_finding, NULL, &err) != EV_OK)
 		return 0;
-	struct ev_fixread_sink sink = {sink_record, sink_damage, c, NULL, NULL, NULL};
+	struct ev_fixread_sink sink = {sink_record, sink_damage, c, NULL, NULL, NULL, NULL};
 	struct ev_fixread *r = ev_fixread_new((enum ev_fixread_kind)kind, &sink);
 	size_t body = size;
 	if (kind == EV_FIXREAD_QF_STORE) {

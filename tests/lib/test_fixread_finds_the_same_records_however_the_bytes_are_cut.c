@@ -54,7 +54,7 @@ static void read_cut(enum ev_fixread_kind kind, const unsigned char *bytes, size
 		     struct seen *s)
 {
 	memset(s, 0, sizeof *s);
-	struct ev_fixread_sink sink = {on_record, on_damage, s, NULL, NULL, NULL};
+	struct ev_fixread_sink sink = {on_record, on_damage, s, NULL, NULL, NULL, NULL};
 	struct ev_fixread *r = ev_fixread_new(kind, &sink);
 	struct ev_error err;
 	ev_error_clear(&err);
