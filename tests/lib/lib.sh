@@ -53,6 +53,7 @@ test_started=$(date +%s.%N)
 
 test_expect_success () {
 	test_n=$((test_n + 1))
+	case_started=$(date +%s.%N)
 	if (eval "$2") >"$trash/.case-$test_n.log" 2>&1; then
 		echo "ok $test_n - $1"
 	else
@@ -60,6 +61,8 @@ test_expect_success () {
 		sed 's/^/#   /' "$trash/.case-$test_n.log"
 		test_failed=$((test_failed + 1))
 	fi
+	# the slow cases, for making them faster: grep -h "^# case" build/*/tests/*/*.log
+	awk "BEGIN { t = $(date +%s.%N) - $case_started; if (t >= 2) printf \"# case %d took %.1f s: %s\\n\", $test_n, t, \"$test_name\" }"
 }
 
 test_skip_all () {

@@ -50,13 +50,13 @@ test_expect_success 'seal integrate stops between the members it reads from git:
 	"$SEAL" create many -o sealed-many >/dev/null &&
 	"$SEAL" select --seal sealed-many/SEAL.json --include "notes/*" -o sel.json >/dev/null &&
 	git_init repo && cp -R many repo/ev && git -C repo add ev && git -C repo commit -q -m evidence &&
-	# every read held 0.1 s (strace): the signal lands halfway through the reads
+	# every read held 0.03 s (strace): the signal lands halfway through the reads
 	env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f -qq -o reads.txt -e trace=read \
 		"$SEAL" integrate --selection sel.json --repo repo --prefix ev --receipt counted.json >/dev/null &&
 	n=$(grep -c " read(" reads.txt) &&
-	STOPPED_AFTER=$(awk "BEGIN { print $n / 20 }") STOPPED_WITHIN=1 \
+	STOPPED_AFTER=$(awk "BEGIN { print $n * 0.015 }") STOPPED_WITHIN=1 \
 	stopped SIGINT i.json env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-		strace -f --seccomp-bpf -qq -o /dev/null -e trace=read -e inject=read:delay_enter=100000 \
+		strace -f --seccomp-bpf -qq -o /dev/null -e trace=read -e inject=read:delay_enter=30000 \
 		"$SEAL" integrate --selection sel.json --repo repo --prefix ev --receipt i.json &&
 	grep -qx "seal: interrupted by a signal; nothing is claimed, no receipt written" stopped.err &&
 	"$SEAL" integrate --selection sel.json --repo repo --prefix ev --receipt i.json >/dev/null &&
