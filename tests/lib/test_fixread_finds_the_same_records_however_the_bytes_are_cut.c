@@ -4,10 +4,15 @@
  * cut them): records are parsed where the bytes are, and one cut by the
  * end of a piece is finished from the next. A record longer than the
  * window is skipped with a finding, not a crash; a damaged line is
- * described from its own bytes, never from what follows them. */
+ * described from its own bytes, never from what follows them. A file
+ * whose reader is told it has seen enough, or is stopped by a signal, is
+ * left before its next read, and says which. */
 #include "config.h"
 
+#include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "lib/fix/fixread.h"
@@ -37,6 +42,56 @@ static void on_damage(void *ctx, enum ev_fix_rule rule, const char *file, uint64
 {
 	(void)rule, (void)file, (void)record, (void)offset, (void)message, (void)expected, (void)found;
 	((struct seen *)ctx)->damage++;
+}
+
+/* Set enough at the third record. */
+struct leaving {
+	size_t n, damage;
+	volatile sig_atomic_t enough, signalled;
+};
+
+static void leave_at_third(void *ctx, const struct ev_fix_record *r)
+{
+	struct leaving *l = ctx;
+	(void)r;
+	if (++l->n == 3)
+		l->enough = 1;
+}
+
+static void leaving_damage(void *ctx, enum ev_fix_rule rule, const char *file, uint64_t record,
+			   uint64_t offset, const char *message, const char *expected, const char *found)
+{
+	(void)rule, (void)file, (void)record, (void)offset, (void)message, (void)expected, (void)found;
+	((struct leaving *)ctx)->damage++;
+}
+
+/* ev_fixread_file on the llfix bytes in a file of 3 MiB (three reads):
+ * with enough set at the third record, or the signal flag set from the
+ * start, the file is left before its second read, with EV_INTERRUPTED
+ * and the reason. */
+static void left_early(const unsigned char *llfix, size_t size, int by_signal)
+{
+	char dir[] = "/tmp/evidence-fixread-XXXXXX", path[64];
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof path, "%s/1.bin", dir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	CHECK(fd >= 0 && write(fd, llfix, size) == (ssize_t)size && ftruncate(fd, 3 << 20) == 0);
+	close(fd);
+	struct leaving l = {0, 0, 0, by_signal};
+	struct ev_fixread_sink sink = {leave_at_third, leaving_damage, &l, NULL, NULL, &l.signalled, &l.enough};
+	struct ev_fixread *r = ev_fixread_new(EV_FIXREAD_LLFIX, &sink);
+	struct ev_error err;
+	ev_error_clear(&err);
+	uint8_t digest[EV_SHA256_LEN];
+	uint64_t bytes = 0;
+	CHECK_INT_EQ(ev_fixread_file(r, path, 0, NULL, digest, &bytes, &err), EV_INTERRUPTED);
+	CHECK_INT_EQ(bytes, (by_signal ? 0 : 1 << 20));
+	CHECK(strstr(err.text, by_signal ? ": interrupted by a signal; nothing is claimed" : ": left unread, no longer needed"));
+	CHECK_INT_EQ(l.n, (by_signal ? 0 : 20));
+	CHECK_INT_EQ(l.damage, 0);
+	ev_fixread_free(r);
+	unlink(path);
+	rmdir(dir);
 }
 
 static size_t message(char *out, unsigned seq)
@@ -106,6 +161,8 @@ int main(void)
 	size_t llfix_size = (l + 4095) / 4096 * 4096; /* the zero tail, to a whole page as llfix makes it */
 	same_records_for_every_cut(EV_FIXREAD_LLFIX, llfix, llfix_size, count);
 	same_records_for_every_cut(EV_FIXREAD_RAW, raw, w, count);
+	left_early(llfix, llfix_size, 0);
+	left_early(llfix, llfix_size, 1);
 	struct seen s;
 
 	/* a qf-log line of another shape, short, at the very end of the bytes
