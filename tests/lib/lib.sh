@@ -187,12 +187,20 @@ ticks_now () {
 # network namespace INODE. (An inode number is reused once its namespace is
 # gone: a process that started later is in another namespace.)
 netns_in_use () {
-	for p in /proc/[0-9]*; do
-		[ "$(readlink "$p/ns/net" 2>/dev/null | tr -dc 0-9)" = "$1" ] || continue
-		start=$(sed 's/.*) //' "$p/stat" 2>/dev/null | cut -d" " -f20)
-		[ -n "$start" ] && [ "$start" -le "$2" ] && { echo "${p#/proc/} is in namespace $1" >&2; return 0; }
-	done
-	return 1
+	python3 - "$1" "$2" <<-\PY
+	import os, sys
+	inode, ticks = sys.argv[1], int(sys.argv[2])
+	for pid in filter(str.isdigit, os.listdir("/proc")):
+	    try:
+	        if "".join(c for c in os.readlink("/proc/%s/ns/net" % pid) if c.isdigit()) != inode:
+	            continue
+	        start = int(open("/proc/%s/stat" % pid).read().rsplit(") ", 1)[1].split()[19])
+	    except (OSError, IndexError, ValueError):
+	        continue  # gone meanwhile
+	    if start <= ticks:
+	        sys.exit(print("%s is in namespace %s" % (pid, inode), file=sys.stderr))
+	sys.exit(1)
+	PY
 }
 
 # json_words FILE EXPR: the values of a Python expression over d (the
