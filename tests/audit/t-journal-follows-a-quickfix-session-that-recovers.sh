@@ -102,7 +102,7 @@ test_expect_success 'the store against the wire: 0 findings; gap, request, resen
 	grep -q "^OK: 2 sides, 36 orders, 0 findings" stdout &&
 	grep -q "^pair 1 receiver session: gaps (MsgSeqNum above the next expected): 1: [0-9]*\.\.[0-9]*$" stdout &&
 	grep -q "^pair 1 receiver session: ResendRequests from the peer (BeginSeqNo..EndSeqNo, 0: to the end): 1: [0-9]*\.\.0$" stdout &&
-	grep -q "^pair 1 receiver session: resends (PossDupFlag 43=Y, first copy here): [4-9]: " stdout &&
+	grep -q "^pair 1 receiver session: resends (PossDupFlag 43=Y, first copy here): [1-9][0-9]*: " stdout &&
 	grep -q "^pair 1 receiver session: SequenceReset-GapFills (the numbers each fills): " stdout &&
 	grep -q "^pair 1 receiver session: TestRequests answered (Heartbeat echoing 112): [1-9]$" stdout &&
 	grep -q "^pair 1 receiver session: against the sender: [0-9]* resends equal to their originals but for 43, 97, 122, 52, 9 and 10; [0-9]* originals replaced by GapFills, all session-level$" stdout &&
@@ -134,7 +134,7 @@ test_expect_success 'latency over the recovered session: resends left out and co
 	        assert g.get(k) == v, (g["copy"], g["from"], k, g.get(k), v)
 	PY
 	test "$(json_get lat.json "d[\"facts\"][\"pairs\"][0][\"latency\"][2][\"left_out\"][\"resends\"] >= 4")" = True &&
-	grep -q "^  left out: [4-9] resends (43=Y), 0 without a stamp, 0 without MsgSeqNum, 0 without a SendingTime$" stdout &&
+	grep -q "^  left out: [1-9][0-9]* resends (43=Y), 0 without a stamp, 0 without MsgSeqNum, 0 without a SendingTime$" stdout &&
 	grep -q "^pair 1 one-way  INIT->ACPT: " stdout
 '
 
