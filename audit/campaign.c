@@ -110,6 +110,8 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 		if ((st = ev_receipt_add_input(ca->receipt, EV_SEAL_FILENAME, ca->seal_path, ca->seal_hex, err)) != EV_OK)
 			goto out;
 	}
+	if ((st = audit_campaign_load_grading(ca, err)) != EV_OK)
+		goto out;
 	if ((st = audit_campaign_load_runs(ca, err)) != EV_OK)
 		goto out;
 	if ((st = audit_campaign_load_capture_pins(ca, err)) != EV_OK)
@@ -153,6 +155,8 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 	if (st == EV_OK)
 		st = audit_campaign_read_provenance(ca, name, err);
 	if (st == EV_OK)
+		st = audit_campaign_grade(ca, err);
+	if (st == EV_OK)
 		st = audit_campaign_check_capture_pins(ca, err);
 	if (st == EV_OK)
 		st = audit_campaign_check_printed(ca, err);
@@ -175,6 +179,7 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 	if (ca->profiles)
 		json_object_set(summary, "profiles", ca->profiles);
 	json_object_set(summary, "provenance", ca->provenance);
+	json_object_set(summary, "grade", ca->grade);
 	char *bytes = NULL;
 	size_t len = 0;
 	if ((st = ev_json_dump(summary, &bytes, &len, err)) == EV_OK)
@@ -232,6 +237,7 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 		const char *result = json_string_value(json_object_get(ca->receipt, "result"));
 		char printed[256];
 		printed_clause(ca, printed, sizeof printed);
+		audit_campaign_grade_line(ca, ca->json ? stderr : stdout);
 		fprintf(ca->json ? stderr : stdout, "%s: %zu runs%s; summary %s\n",
 			strcmp(result, "pass") == 0 ? "OK" : "FAIL", ca->nruns, printed, ca->out);
 		st = strcmp(result, "pass") == 0 ? EV_OK : EV_MISMATCH;
@@ -245,6 +251,7 @@ out:
 	for (size_t i = 0; ca->runs && i < ca->nruns; i++)
 	{
 		json_decref(ca->runs[i].json);
+		json_decref(ca->runs[i].grade);
 		ev_distribution_free(&ca->runs[i].dist);
 	}
 	free(ca->runs);
@@ -256,6 +263,10 @@ out:
 	json_decref(ca->unread);
 	json_decref(ca->provenance);
 	json_decref(ca->capture_pins);
+	json_decref(ca->grade_rules);
+	json_decref(ca->grade);
+	for (size_t i = 0; i < ca->npolicies; i++)
+		json_decref(ca->policies[i]);
 	ev_seal_free(&ca->seal);
 	return st;
 }

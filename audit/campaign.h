@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -23,6 +24,7 @@
 #include "lib/stats/series.h"
 
 #define MAX_RUNS 4096
+#define MAX_POLICIES 64
 #define SPECTRUM_STEPS 51      /* 0 to 5 nines, a tenth at a time */
 #define TIMESERIES_POINTS 400
 #define NQ 4
@@ -65,6 +67,9 @@ struct run {
 	unsigned inconsistent;
 	/* its files against the capture receipts (campaign_pins.c) */
 	unsigned pin_held, pin_unpinned, pin_altered;
+	/* its grade (campaign_grade.c): each condition's verdict, merged */
+	json_t *grade;
+	char grade_of[16]; /* "quiet" or "diagnostic" */
 };
 
 struct campaign_audit;
@@ -103,6 +108,14 @@ struct campaign_audit {
 	json_t *stack_options;    /* per cell and side, requested and effective (NULL: no onload observer) */
 	json_t *options_not_read; /* sentences: what of the requested options could not be read */
 	json_t *profiles;         /* per profiled run and side, as audit profile reads it (NULL: none) */
+	/* the grade (campaign_grade.c) */
+	json_t *grade_rules;      /* the plan's "grades", else the shipped default */
+	const char *grade_rules_from;
+	char grade_rules_sha256[EV_SHA256_HEX_LEN + 1]; /* of the rules' canonical bytes */
+	json_t *policies[MAX_POLICIES]; /* policy.json, policy-2.json, ...: each capture session's */
+	char policy_names[MAX_POLICIES][32];
+	size_t npolicies;
+	json_t *grade;            /* summary.json's "grade" */
 };
 
 /* The median of each statistic over the runs of arm and cell. */
@@ -178,6 +191,25 @@ void audit_campaign_write_profiles(const json_t *profiles, struct text *t, int h
 
 /* Its tables, in Markdown or (html) HTML; nothing when options is NULL. */
 void audit_campaign_write_stack_options(const json_t *options, struct text *t, int html);
+
+/* The grading rules (the plan's "grades", checked, else the shipped
+ * default) and every session's policy snapshot, each a receipt input. */
+ev_status audit_campaign_load_grading(struct campaign_audit *ca, struct ev_error *err);
+
+struct ev_run;
+/* One run's verdicts into r->grade (lib/campaign/grade). */
+void audit_campaign_grade_run(struct campaign_audit *ca, struct run *r, const struct ev_run *run);
+
+/* The campaign's grade over its runs into ca->grade and each run's
+ * summary: a fact and a check "grade" (failed only when the rules
+ * require quiet and the campaign is not). */
+ev_status audit_campaign_grade(struct campaign_audit *ca, struct ev_error *err);
+
+/* "grade: diagnostic by the rules ...: N conditions failed, M unknown". */
+void audit_campaign_grade_line(const struct campaign_audit *ca, FILE *to);
+
+/* The Grade section: each condition, its verdict and evidence. */
+void audit_campaign_write_grade(const struct campaign_audit *ca, struct text *t, int html);
 
 /* Where and how the campaign ran, from policy.json and the capture
  * receipts (each added to the receipt's inputs), into ca->provenance. */

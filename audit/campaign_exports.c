@@ -77,7 +77,7 @@ static void csv_field(struct text *t, const char *s, int first)
 static void runs_csv(const struct campaign_audit *ca, struct text *t)
 {
 	audit_text_add(t, "run,arm,cell,repeat,result,in_cell_median,unit,rule,count,min,p50,p95,p99,p99.9,mean,max,"
-		       "native_differ,series_findings\r\n");
+		       "native_differ,series_findings,grade\r\n");
 	for (size_t i = 0; i < ca->nruns; i++) {
 		const struct run *r = &ca->runs[i];
 		const json_t *rec = json_object_get(r->json, "recomputed"), *q = json_object_get(rec, "quantiles");
@@ -97,7 +97,9 @@ static void runs_csv(const struct campaign_audit *ca, struct text *t)
 			csv_number(t, json_object_get(q, audit_campaign_q_names[k]));
 		csv_number(t, json_object_get(rec, "mean"));
 		csv_number(t, json_object_get(rec, "max"));
-		audit_text_add(t, ",%u,%u\r\n", r->differ, r->findings);
+		audit_text_add(t, ",%u,%u", r->differ, r->findings);
+		csv_field(t, r->grade_of, 0);
+		audit_text_add(t, "\r\n");
 	}
 }
 

@@ -83,6 +83,7 @@ void audit_campaign_write_markdown(const struct campaign_audit *ca, struct text 
 			    "marks a statistic the program does not print. \"pinned by\" says what holds each run's bytes\n"
 			    "as they were written: the seal, the capture receipt, or nothing.\n\n",
 			    printed_runs(ca), printed_runs(ca) == 1 ? "" : "s", printed_runs(ca) == 1 ? "its" : "their");
+	audit_campaign_write_grade(ca, t, 0);
 	for (size_t a = 0; a < na; a++) {
 		audit_text_add(t, "## Arm %s\n\n| cell | runs | rule | p50 | p95 | p99 | p99.9 | mean | largest max |\n"
 			    "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n", arms[a]);
@@ -221,6 +222,7 @@ static void write_provenance(const struct campaign_audit *ca, struct text *t)
 	provenance_row(t, "kernel", k ? line : NULL);
 	provenance_row(t, "CPU model", json_string_value(json_object_get(p, "cpu_model")));
 	provenance_row(t, "OS", json_string_value(json_object_get(p, "os")));
+	provenance_row(t, "grade", json_string_value(json_object_get(p, "grade")));
 	if (json_is_object(policy)) {
 		static const char *const keys[][2] = {{"clocksource", "clocksource"}, {"turbo", "turbo"},
 						      {"isolation", "isolation (kernel command line)"},
@@ -487,8 +489,8 @@ void audit_campaign_write_html(const struct campaign_audit *ca, struct text *t, 
 		       ".wide{overflow-x:auto;max-width:100%%}table{border-collapse:collapse;margin:.5em 0 1em}"
 		       "caption{text-align:left;font-weight:bold;padding:.3em 0}"
 		       "th,td{padding:.2em .6em;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap}"
-		       "th:first-child,td:first-child{text-align:left}table.provenance td,table.audits td{text-align:left;"
-		       "white-space:normal;overflow-wrap:anywhere}tr.fail td{color:#b00}table.provenance th,table.audits th{text-align:left}</style></head><body>\n<h1>Campaign ");
+		       "th:first-child,td:first-child{text-align:left}table.provenance td,table.audits td,table.grade td{text-align:left;"
+		       "white-space:normal;overflow-wrap:anywhere}tr.fail td{color:#b00}table.provenance th,table.audits th,table.grade th{text-align:left}</style></head><body>\n<h1>Campaign ");
 	audit_text_escaped(t, campaign);
 	size_t printed = printed_runs(ca);
 	if (printed < ca->nruns)
@@ -502,6 +504,7 @@ void audit_campaign_write_html(const struct campaign_audit *ca, struct text *t, 
 			       "the plan. &quot;pinned by&quot; says what holds each run's bytes as they were written.</p>\n",
 			       printed < ca->nruns ? "<p>" : "", printed, printed == 1 ? "" : "s", printed == 1 ? "its" : "their");
 	write_provenance(ca, t);
+	audit_campaign_write_grade(ca, t, 1);
 	for (size_t a = 0; a < na; a++) {
 		const char *aunit = unit_of(ca, arms[a]);
 		audit_text_add(t, "<section class=\"arm\" data-arm=\"");

@@ -204,6 +204,7 @@ ev_status audit_campaign_load_runs(struct campaign_audit *ca, struct ev_error *e
 		json_t *proc;
 		json_array_foreach(json_object_get(run.doc, "processes"), k, proc)
 			r->profiled |= json_object_get(proc, "profile") != NULL;
+		audit_campaign_grade_run(ca, r, doc);
 		ev_run_free(&run);
 		ca->nruns++;
 	}

@@ -258,6 +258,9 @@ static const struct ev_cli_option compare_options[] = {
 	 "by arm"},
 	{"json", 0, NULL, 'j',
 	 "print comparison.json on stdout instead of the tables"},
+	{"mixed-grades", 0, NULL, 'M',
+	 "compare a quiet side with a diagnostic one (refused\n"
+	 "without it), and say so in every output"},
 	{"output", 'o', "OUTDIR", 'o',
 	 "the comparison directory (must not exist)"},
 	{"resamples", 0, "N", 'R',
@@ -273,7 +276,7 @@ static const struct ev_cli_option compare_options[] = {
 static const struct ev_cli_command audit_compare_command = {
 	.name = "compare",
 	.run = audit_compare_main,
-	.synopsis = "audit compare [--resamples N] [--seed S] [--sign-key KEY] [--json] SUMMARY_A SUMMARY_B -o OUTDIR\n"
+	.synopsis = "audit compare [--resamples N] [--seed S] [--mixed-grades] [--sign-key KEY] [--json] SUMMARY_A SUMMARY_B -o OUTDIR\n"
 		"audit compare (--arm A --arm B | --cell X --cell Y) [options] SUMMARY [SUMMARY_B] -o OUTDIR",
 	.summary = "two arms, cells or campaigns compared run for run: medians,\n"
 		"ratio, difference, every run, a bootstrap interval",

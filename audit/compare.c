@@ -45,6 +45,7 @@ struct compare_opts {
 	uint64_t resamples, seed;
 	const char *inputs[2];
 	int ninputs;
+	int mixed_grades;         /* --mixed-grades */
 };
 
 /* One summary as the user named it. */
@@ -66,6 +67,7 @@ struct group {
 	size_t n;
 	const char **names;
 	double *v[NSTATS];
+	const char *grade;      /* "quiet" when every run counted is, "diagnostic", or "ungraded" (an older summary) */
 };
 
 struct pair {
@@ -74,6 +76,11 @@ struct pair {
 	struct ev_bootstrap_interval iv[NSTATS];
 	const char *verdict[NSTATS];
 };
+
+static int mixed(const struct pair *p)
+{
+	return strcmp(p->a.grade, p->b.grade) != 0;
+}
 
 static ev_status load_side(struct side *s, const char *given, json_t *receipt, char which, struct ev_error *err)
 {
@@ -238,10 +245,17 @@ static ev_status group_load(struct group *g, const struct side *s, const json_t 
 				return ev_error_set(err, EV_USAGE, "%s: run %s: expected its recomputed %s as a number, found %s",
 						    s->summary, name, stat_names[k], v ? "another value" : "nothing");
 		}
+		const char *grade = json_string_value(json_object_get(r, "grade"));
+		if (!grade || (strcmp(grade, "quiet") != 0 && strcmp(grade, "diagnostic") != 0))
+			g->grade = "ungraded";
+		else if (!g->grade || (strcmp(g->grade, "quiet") == 0 && strcmp(grade, "diagnostic") == 0))
+			g->grade = g->grade && strcmp(g->grade, "ungraded") == 0 ? g->grade : grade;
 		json_int_t tps = json_integer_value(json_object_get(json_object_get(r, "series"), "ticks_per_second"));
 		g->ticks_per_second = (uint64_t)tps;
 		g->names[g->n++] = name;
 	}
+	if (!g->grade)
+		g->grade = "ungraded";
 	return EV_OK;
 }
 
@@ -345,9 +359,10 @@ static json_t *pair_json(const struct pair *p)
 				    json_pack("[o, o]", decimal(iv->ratio_lo), decimal(iv->ratio_hi)) : json_null());
 		json_array_append_new(stats, s);
 	}
-	return json_pack("{s:{s:s, s:s, s:I}, s:{s:s, s:s, s:I}, s:s, s:s, s:o}", "a", "arm", p->a.arm, "cell", p->a.cell,
-			 "runs", (json_int_t)p->a.n, "b", "arm", p->b.arm, "cell", p->b.cell, "runs", (json_int_t)p->b.n,
-			 "unit", p->a.unit, "rule", p->a.rule, "statistics", stats);
+	return json_pack("{s:{s:s, s:s, s:I, s:s}, s:{s:s, s:s, s:I, s:s}, s:s, s:s, s:b, s:o}", "a", "arm", p->a.arm,
+			 "cell", p->a.cell, "runs", (json_int_t)p->a.n, "grade", p->a.grade, "b", "arm", p->b.arm, "cell",
+			 p->b.cell, "runs", (json_int_t)p->b.n, "grade", p->b.grade, "unit", p->a.unit, "rule", p->a.rule,
+			 "mixed_grades", mixed(p), "statistics", stats);
 }
 
 static void fmt_value(char *buf, size_t cap, double v)
@@ -365,8 +380,11 @@ static void fmt_signed(char *buf, size_t cap, double v)
 
 static const char *pair_title(const struct pair *p, char *buf, size_t cap)
 {
-	snprintf(buf, cap, "A arm %s cell %s (%zu run%s) against B arm %s cell %s (%zu run%s), in %s", p->a.arm, p->a.cell,
-		 p->a.n, p->a.n == 1 ? "" : "s", p->b.arm, p->b.cell, p->b.n, p->b.n == 1 ? "" : "s", p->a.unit);
+	int n = snprintf(buf, cap, "A arm %s cell %s (%zu run%s) against B arm %s cell %s (%zu run%s), in %s", p->a.arm,
+			 p->a.cell, p->a.n, p->a.n == 1 ? "" : "s", p->b.arm, p->b.cell, p->b.n, p->b.n == 1 ? "" : "s",
+			 p->a.unit);
+	if (mixed(p) && n > 0 && (size_t)n < cap)
+		snprintf(buf + n, cap - (size_t)n, "; MIXED GRADES: A %s, B %s (--mixed-grades)", p->a.grade, p->b.grade);
 	return buf;
 }
 
@@ -624,6 +642,14 @@ static ev_status make_pairs(const struct compare_opts *o, const struct side *sa,
 		}
 		if ((st = comparable(p, err)) != EV_OK)
 			break;
+		if (mixed(p) && !o->mixed_grades) {
+			st = ev_error_set(err, EV_USAGE,
+					  "arm %s cell %s of A is %s, arm %s cell %s of B is %s: a timing-grade figure against a "
+					  "diagnostic one says little of either (audit campaign names why each is graded so); "
+					  "--mixed-grades compares them anyway and says so in every output",
+					  arm, cell, p->a.grade, arm_b, cell_b, p->b.grade);
+			break;
+		}
 	}
 	*out = pairs;
 	*nout = n;
@@ -741,6 +767,10 @@ static ev_status run_compare(const struct compare_opts *o, struct ev_error *err)
 	ev_receipt_set_fact(receipt, "selection", selection_json(o), err);
 	ev_receipt_set_fact(receipt, "bootstrap", json_incref(json_object_get(doc, "bootstrap")), err);
 	ev_receipt_set_fact(receipt, "pairs", json_integer((json_int_t)npairs), err);
+	size_t nmixed = 0;
+	for (size_t i = 0; i < npairs; i++)
+		nmixed += mixed(&pairs[i]);
+	ev_receipt_set_fact(receipt, "mixed_grades", json_integer((json_int_t)nmixed), err);
 	ev_receipt_set_fact(receipt, "not_compared", json_incref(unpaired), err);
 	if ((st = ev_receipt_finish_signed(receipt, o->sign_key, err)) != EV_OK)
 		goto out;
@@ -811,6 +841,7 @@ int audit_compare_main(int argc, char **argv)
 			if (ev_cli_sign_key(TOOL, optarg, &o.sign_key))
 				return 2;
 			break;
+		case 'M': o.mixed_grades = 1; break;
 		case 'o': o.out = optarg; break;
 		case 'R':
 			if (ev_cli_parse_long(optarg, 1, 1000000, &v))

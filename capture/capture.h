@@ -29,6 +29,7 @@ struct campaign {
 	const char *plan_path;
 	char dir[PATH_MAX];          /* absolute */
 	int degrade, json, allow_dirty, wait;
+	const char *require;          /* --require quiet, or NULL */
 	int priority;                 /* enum ev_lease_priority */
 	json_t *lease;                /* what run.json records of the CPUs' lease */
 	struct plan plan;
@@ -55,6 +56,12 @@ enum run_result { RUN_OK, RUN_FAILED, RUN_TIMEOUT, RUN_INTERRUPTED };
  * @return the result; err says why for anything but RUN_OK. */
 enum run_result capture_run_one(struct campaign *c, const struct plan_run *r, json_t **summary,
 			struct ev_error *err);
+
+/* Before anything runs: the best grade the plan can reach on this host,
+ * said on stdout (stderr with --json), each condition that keeps it from
+ * quiet named; with require ("quiet") such a plan is refused (EV_USAGE)
+ * (grade_ahead.c). */
+ev_status capture_grade_ahead(struct campaign *c, const char *require, struct ev_error *err);
 
 /* The tool's commands and options (commands.c): ev_cli_main runs it, every
  * command parses, helps and refuses through it. */

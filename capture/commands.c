@@ -19,6 +19,10 @@ static const struct ev_cli_option run_options[] = {
 	{"priority", 0, "PRIORITY", 'P',
 	 "high or normal (the default): the order the queue of\n"
 	 "--wait serves requests in"},
+	{"require", 0, "GRADE", 'R',
+	 "quiet: refuse, before anything runs, a plan or host that\n"
+	 "cannot reach the quiet grade, naming each condition\n"
+	 "(default: say the best grade it can reach, and run)"},
 	EV_CLI_OPTION_SIGN_KEY('K'),
 	{"wait", 0, NULL, 'W',
 	 "queue while another holds one of the plan's CPUs, then run\n"
@@ -29,7 +33,7 @@ static const struct ev_cli_option run_options[] = {
 static const struct ev_cli_command capture_run_command = {
 	.name = "run",
 	.run = capture_run_main,
-	.synopsis = "capture run PLAN -o CAMPAIGN_DIR [--wait] [--priority PRIORITY] [--degrade] [--allow-dirty] [--sign-key KEY] [--json]",
+	.synopsis = "capture run PLAN -o CAMPAIGN_DIR [--wait] [--priority PRIORITY] [--degrade] [--allow-dirty] [--require quiet] [--sign-key KEY] [--json]",
 	.summary = "run (or resume) the campaign of PLAN in a directory",
 	.description = "Run every pair of a campaign plan in its order (balanced: A B C C B A ...), each\n"
 		"a fresh sender and peer pinned to their CPUs, in network namespaces of their own\n"

@@ -2,6 +2,7 @@
 
 #include <sched.h>
 #include "capture/plan.h"
+#include "lib/campaign/grade.h"
 #include "capture/plan_load.h"
 
 #include <inttypes.h>
@@ -221,7 +222,7 @@ static ev_status load_top(struct plan *p, const char *path, long ncpus, struct e
 	static const char *const keys[] = {"format", "name", "description", "warmups", "measured",
 					   "repeats", "order", "namespaces", "port", "timeout_seconds",
 					   "on_failure", "controller_cpus", "controller_shares", "observe", "pins", "sources",
-					   "user", "group", "link", "observers", "perf", "arms", "cells", NULL};
+					   "user", "group", "link", "observers", "perf", "arms", "cells", "grades", NULL};
 	json_t *d = p->doc;
 	ev_status st = capture_plan_only_keys(d, keys, path, "plan", err);
 	if (st == EV_OK)
@@ -433,6 +434,11 @@ ev_status capture_plan_load(const char *path, struct plan *p, struct ev_error *e
 		st = capture_plan_load_observers(p, path, err);
 	if (st == EV_OK)
 		st = load_perf(p, path, err);
+	if (st == EV_OK && json_object_get(p->doc, "grades")) {
+		char display[PATH_MAX + 16];
+		snprintf(display, sizeof display, "%s: \"grades\"", path);
+		st = ev_grades_check(json_object_get(p->doc, "grades"), display, err);
+	}
 	if (st == EV_OK && p->ncells * p->narms * p->repeats > PLAN_MAX_RUNS)
 		st = capture_plan_refuse(err, path, "plan", "%zu cells x %zu arms x %" PRIu64 " repeats: more than %d runs",
 			    p->ncells, p->narms, p->repeats, PLAN_MAX_RUNS);

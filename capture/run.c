@@ -692,6 +692,11 @@ int capture_run_main(int argc, char **argv)
 			c.priority = strcmp(optarg, "high") == 0 ? EV_LEASE_HIGH : EV_LEASE_NORMAL;
 			break;
 		case 'W': c.wait = 1; break;
+		case 'R':
+			if (strcmp(optarg, "quiet") != 0)
+				return ev_cli_usage(&capture_tool, "run", "option --require: expected quiet, found '%s'", optarg);
+			c.require = optarg;
+			break;
 		default: return ev_cli_usage(&capture_tool, "run", "%s", ev_cli_option_problem(argv));
 		}
 	}
@@ -741,6 +746,8 @@ int capture_run_main(int argc, char **argv)
 		st = check_link(&c, receipt, &err);
 	if (st == EV_OK)
 		st = pin_controller(&c, &err);
+	if (st == EV_OK) /* the last moment nothing is yet written */
+		st = capture_grade_ahead(&c, c.require, &err);
 	if (st == EV_OK)
 		st = open_campaign(&c, &resumed, &err);
 	if (st == EV_OK) {

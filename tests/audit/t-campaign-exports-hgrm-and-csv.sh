@@ -112,7 +112,7 @@ test_expect_success 'runs.csv: a header row, then each run as summary.json has i
 	import csv, json
 	rows = list(csv.DictReader(open("s/runs.csv", newline="")))
 	head = open("s/runs.csv", newline="").readline()
-	assert head == "run,arm,cell,repeat,result,in_cell_median,unit,rule,count,min,p50,p95,p99,p99.9,mean,max,native_differ,series_findings\r\n", head
+	assert head == "run,arm,cell,repeat,result,in_cell_median,unit,rule,count,min,p50,p95,p99,p99.9,mean,max,native_differ,series_findings,grade\r\n", head
 	runs = json.load(open("s/summary.json"))["runs"]
 	assert [r["run"] for r in rows] == [r["name"] for r in runs]
 	for row, r in zip(rows, runs):

@@ -81,7 +81,7 @@ cat >probe.js <<'JS'
     if (names.indexOf(t) < 0 && !/ \((ns|ticks)\)$/.test(t)) out.unitless.push(t);
   });
   out.tables = {};
-  ["cells", "runs", "arms", "provenance", "audits", "statistics"].forEach(function (c) {
+  ["cells", "runs", "arms", "provenance", "audits", "statistics", "grade"].forEach(function (c) {
     out.tables[c] = document.querySelectorAll("table." + c).length;
   });
   out.runRows = [].map.call(document.querySelectorAll("table.runs tr.run"), function (tr) { return tr.dataset.run; });
@@ -155,7 +155,7 @@ test_expect_success 'real tables, the unit in every header, every run in its tab
 	python3 - <<-\PY
 	import json
 	p = json.load(open("probe-1600.json"))
-	assert p["tables"] == {"cells": 2, "runs": 2, "arms": 2, "provenance": 1, "audits": 1, "statistics": 0}, p["tables"]
+	assert p["tables"] == {"cells": 2, "runs": 2, "arms": 2, "provenance": 1, "audits": 1, "statistics": 0, "grade": 1}, p["tables"]
 	assert p["unitless"] == [], p["unitless"]
 	runs = [r["name"] for r in json.load(open("s/summary.json"))["runs"]]
 	assert sorted(p["runRows"]) == sorted(runs), p["runRows"]

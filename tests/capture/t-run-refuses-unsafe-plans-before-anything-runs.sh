@@ -81,7 +81,7 @@ test_expect_success 'an unknown variable, and an {out:NAME} the side does not de
 
 test_expect_success 'a misspelt key is refused and the known ones are listed' '
 	plan p.json "\"{out:probe}\"" "" "\"repeat\": 2," &&
-	refused p.json "capture: p.json: plan: unknown key \"repeat\" (expected one of: format, name, description, warmups, measured, repeats, order, namespaces, port, timeout_seconds, on_failure, controller_cpus, controller_shares, observe, pins, sources, user, group, link, observers, perf, arms, cells)"
+	refused p.json "capture: p.json: plan: unknown key \"repeat\" (expected one of: format, name, description, warmups, measured, repeats, order, namespaces, port, timeout_seconds, on_failure, controller_cpus, controller_shares, observe, pins, sources, user, group, link, observers, perf, arms, cells, grades)"
 '
 
 test_expect_success 'sender and peer on one CPU are refused' '

@@ -1,0 +1,106 @@
+/* capture run, the grade ahead: before anything runs, the best grade a
+ * plan can reach on this host (lib/campaign/grade over this host's
+ * policy snapshot, the plan's sides and controller, its profiles and
+ * observers); with --require quiet, a plan that cannot reach it is
+ * refused, each condition named. What only a run shows (its interrupts,
+ * its switches, its lease, its PM QoS) is judged by audit campaign. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "capture/capture.h"
+#include "capture/policy.h"
+#include "lib/campaign/grade.h"
+
+static void plan_cpus(const struct plan *p, struct ev_grade_cpus *out)
+{
+	memset(out, 0, sizeof *out);
+	CPU_ZERO(&out->sides);
+	CPU_ZERO(&out->controller);
+	for (size_t i = 0; i < p->ncells; i++)
+		for (int k = 0; k < 2; k++) {
+			int cpu = p->cells[i].side[k].cpu;
+			if (cpu < 0 || cpu >= CPU_SETSIZE)
+				continue;
+			CPU_SET(cpu, &out->sides);
+			out->have_sides = 1;
+			if (cpu < 64)
+				snprintf(out->whose[cpu], sizeof out->whose[cpu], "%s", k == PLAN_SENDER ? "a sender's" : "a peer's");
+		}
+	for (size_t i = 0; i < p->ncontroller; i++) {
+		CPU_SET(p->controller_cpus[i], &out->controller);
+		out->have_controller = 1;
+	}
+}
+
+/* The controller apart from every side, as the plan places it. */
+static void controller(const json_t *rules, const struct ev_grade_cpus *cpus, json_t *out)
+{
+	if (json_is_null(json_object_get(rules, "controller")))
+		return;
+	json_t *evidence = json_array();
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &cpus->sides) && CPU_ISSET(cpu, &cpus->controller)) {
+			char text[160];
+			snprintf(text, sizeof text, "CPU %d is %s and the controller's (controller_shares)", cpu,
+				 cpu < 64 ? cpus->whose[cpu] : "a side's");
+			json_array_append_new(evidence, json_string(text));
+		}
+	json_array_append_new(out, json_pack("{s:s, s:s, s:o}", "condition", "controller", "verdict",
+					     json_array_size(evidence) ? "fail" : "pass", "evidence", evidence));
+}
+
+ev_status capture_grade_ahead(struct campaign *c, const char *require, struct ev_error *err)
+{
+	const json_t *pinned = json_object_get(c->plan.doc, "grades");
+	json_t *rules = pinned ? json_incref((json_t *)pinned) : ev_grades_default();
+	json_t *policy = capture_policy_snapshot(c->cpus, c->ncpus);
+	json_t *all = json_array();
+	struct ev_grade_cpus cpus;
+	plan_cpus(&c->plan, &cpus);
+	ev_grade_policy(rules, policy, "this host", &cpus, all);
+	ev_grade_plan(rules, c->plan.doc, all);
+	controller(rules, &cpus, all);
+	json_t *merged = ev_grade_merge(all);
+	const char *best = ev_grade_of(merged);
+	FILE *to = c->json ? stderr : stdout;
+	ev_status st = EV_OK;
+	const char *wanted = json_string_value(json_object_get(rules, "require"));
+	if (!require && wanted && strcmp(wanted, "quiet") == 0)
+		require = "quiet"; /* the plan's own rules require it */
+	int refuse = require && strcmp(best, "quiet") != 0;
+	char names[512] = "";
+	size_t used = 0, i, k;
+	json_t *v, *e;
+	json_array_foreach(merged, i, v) {
+		const char *verdict = json_string_value(json_object_get(v, "verdict"));
+		if ((strcmp(verdict, "fail") != 0 && strcmp(verdict, "unknown") != 0) || used >= sizeof names)
+			continue;
+		used += (size_t)snprintf(names + used, sizeof names - used, "%s%s%s", used ? ", " : "",
+					 json_string_value(json_object_get(v, "condition")),
+					 strcmp(verdict, "unknown") ? "" : " (unknown)");
+	}
+	fprintf(refuse ? stderr : to, "%s: grade: at best %s by the rules %s version %lld (%s)%s%s%s\n", TOOL, best,
+		json_string_value(json_object_get(rules, "name")),
+		(long long)json_integer_value(json_object_get(rules, "version")), pinned ? "the plan's" : "the shipped default",
+		names[0] ? ": " : "; audit campaign judges what only a run shows", names,
+		names[0] && !refuse ? " (--require quiet names the evidence)" : "");
+	json_array_foreach(merged, i, v) {
+		const char *verdict = json_string_value(json_object_get(v, "verdict"));
+		if (!refuse || (strcmp(verdict, "fail") != 0 && strcmp(verdict, "unknown") != 0))
+			continue;
+		json_array_foreach(json_object_get(v, "evidence"), k, e)
+			fprintf(stderr, "  %s: %s: %s\n", verdict, json_string_value(json_object_get(v, "condition")),
+				json_string_value(e));
+	}
+	if (refuse)
+		st = ev_error_set(err, EV_USAGE,
+				  "%s: --require quiet: this plan on this host can reach only %s (the conditions above); nothing was run",
+				  c->plan_path, best);
+	json_decref(merged);
+	json_decref(all);
+	json_decref(policy);
+	json_decref(rules);
+	return st;
+}
