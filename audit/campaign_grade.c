@@ -224,7 +224,9 @@ ev_status audit_campaign_grade(struct campaign_audit *ca, struct ev_error *err)
 	json_t *rules = json_pack("{s:O, s:O, s:s, s:s, s:s}", "name", json_object_get(ca->grade_rules, "name"),
 				  "version", json_object_get(ca->grade_rules, "version"), "sha256",
 				  ca->grade_rules_sha256, "from", ca->grade_rules_from, "require", require);
-	ca->grade = json_pack("{s:s, s:O, s:o}", "grade", grade, "rules", rules, "conditions", conditions);
+	json_t *declared = json_deep_copy(rules); /* summary.json shows the rules themselves */
+	json_object_set(declared, "declared", ca->grade_rules);
+	ca->grade = json_pack("{s:s, s:o, s:o}", "grade", grade, "rules", declared, "conditions", conditions);
 	for (size_t i = 0; i < ca->nruns; i++) {
 		struct run *r = &ca->runs[i];
 		json_t *named = json_array();

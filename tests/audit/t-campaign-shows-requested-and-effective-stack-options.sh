@@ -61,6 +61,7 @@ test_expect_success 'one run: requested and effective side by side, every check 
 	test "$(json_words s1/summary.json "sorted(d[\"stack_options\"][\"A\"][\"peer\"][\"requested\"].items()), sorted(d[\"stack_options\"][\"A\"][\"peer\"][\"runs\"][\"001-baseline-A-1\"].items())")" = \
 		"EF_POLL_USEC 0 EF_POLL_USEC 0" &&
 	grep -q "^| EF_POLL_USEC | 100000 | 100000 |$" s1/summary.md &&
+	grep -q "^| live_observers | fail | observer stackdump sampled the \(sender\|peer\) [1-9][0-9]* times\? during the run (run 001)[;| ]" s1/summary.md &&
 	test "$(json_words s1/receipt.json "d[\"result\"], [c[\"result\"] for c in d[\"checks\"] if c[\"name\"] in (\"cell A sender effective options\", \"cell A peer effective options\", \"run 001-baseline-A-1 observers\")]")" = "pass pass pass pass"
 '
 

@@ -125,7 +125,9 @@ test_expect_success 'audit campaign shows the profiled run apart and keeps it ou
 	grep -q "^| 001-baseline-A-1 | A | sender | [0-9]* | 0 |" s/summary.md &&
 	test "$(json_words s/summary.json "sorted(d[\"profiles\"][\"runs\"])")" = 001-baseline-A-1 &&
 	test "$(json_words s/receipt.json "[c[\"result\"] for c in d[\"checks\"] if c[\"name\"].startswith(\"run 001-baseline-A-1 sender \")]")" = "pass pass pass" &&
-	grep -q "<svg class=\"profile\"" s/report.html
+	grep -q "<svg class=\"profile\"" s/report.html &&
+	grep -q "^| profiler | fail | perf attached to the sender (event \(cycles\|cpu-clock\)) (run 001) |$" s/summary.md &&
+	test "$(json_words s/summary.json "[(r[\"name\"], \"profiler\" in r[\"grade_conditions\"]) for r in d[\"runs\"]]")" = "001-baseline-A-1 True 002-baseline-A-2 False"
 '
 
 test_expect_success 'from a sealed archive: checked against its seal as it streams, the same profile read' '
