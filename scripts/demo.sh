@@ -10,7 +10,8 @@
 # names a tampered replica's member, and prune removes the runtime copy
 # once its guards hold; audit campaign sums the campaign up per cell (the
 # median of its runs' recomputed statistics) in a table and an HTML
-# report; audit compare sets the two arms side by side, and the campaign
+# report, and grades it (diagnostic on a host without isolation, each
+# condition named); audit compare sets the two arms side by side, and the campaign
 # against a second capture of the same plan; a summary closes.
 #
 #   scripts/demo.sh BUILDDIR      (scripts/quickstart demo builds and calls it)
@@ -182,6 +183,10 @@ for path in sorted(glob.glob("receipts/replica-*.json")):
 s = json.load(open("summary/receipt.json"))
 print("audit campaign: %s, %d runs; summary/summary.md, summary/report.html; comparable %s" % (
     s["result"], s["facts"]["runs"], s["comparable"][:16]))
+g = s["facts"]["grade"]
+print("grade: %s by the rules %s version %d (%s): %s" % (g["grade"], g["rules"]["name"], g["rules"]["version"],
+      g["rules"]["from"], ", ".join("%s %s" % (c["condition"], c["verdict"]) for c in g["conditions"]
+                                    if c["verdict"] in ("fail", "unknown")) or "every condition met"))
 for name in ("audit-tree.json", "audit-archive.json", "audit-backup.json"):
     a = json.load(open(name))
     sides = [s for p in a["facts"]["pairs"] for s in p.values()]
