@@ -264,6 +264,7 @@ out:
 	json_decref(ca->provenance);
 	json_decref(ca->capture_pins);
 	json_decref(ca->grade_rules);
+	json_decref(ca->programs);
 	json_decref(ca->grade);
 	for (size_t i = 0; i < ca->npolicies; i++)
 		json_decref(ca->policies[i]);

@@ -116,6 +116,7 @@ struct campaign_audit {
 	char policy_names[MAX_POLICIES][32];
 	size_t npolicies;
 	json_t *grade;            /* summary.json's "grade" */
+	json_t *programs;         /* each side's programs as run.json's binaries name them: [{side, path, sha256}], once each */
 };
 
 /* The median of each statistic over the runs of arm and cell. */

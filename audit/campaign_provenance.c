@@ -129,6 +129,7 @@ ev_status audit_campaign_read_provenance(struct campaign_audit *ca, const char *
 	ca->provenance = p;
 	if (ca->seal_hex[0])
 		json_object_set_new(p, "seal_sha256", json_string(ca->seal_hex));
+	json_object_set_new(p, "programs", ca->programs ? json_incref(ca->programs) : json_array());
 	ev_status st = policy_facts(ca, p, err);
 	if (st == EV_OK)
 		st = capture_facts(ca, p, err);

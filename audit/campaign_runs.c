@@ -106,6 +106,31 @@ static void note_unread_outputs(struct campaign_audit *ca, const struct ev_run *
 	}
 }
 
+/* Each side's programs (and launchers) as capture checked them before
+ * the launch, once each: what a published reference's stack is held
+ * against (audit compare --reference). */
+static void note_programs(struct campaign_audit *ca, const struct ev_run *doc)
+{
+	if (!ca->programs)
+		ca->programs = json_array();
+	size_t i, k, j;
+	json_t *proc, *bin, *have;
+	json_array_foreach(json_object_get(doc->doc, "processes"), i, proc) {
+		const json_t *role = json_object_get(proc, "role");
+		json_array_foreach(json_object_get(proc, "binaries"), k, bin) {
+			const json_t *path = json_object_get(bin, "path"), *sha = json_object_get(bin, "sha256");
+			if (!json_is_string(role) || !json_is_string(path) || !json_is_string(sha))
+				continue;
+			json_t *entry = json_pack("{s:O, s:O, s:O}", "side", role, "path", path, "sha256", sha);
+			int seen = 0;
+			json_array_foreach(ca->programs, j, have) seen |= json_equal(have, entry);
+			if (!seen && json_array_size(ca->programs) < 256)
+				json_array_append(ca->programs, entry);
+			json_decref(entry);
+		}
+	}
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(((const struct run *)a)->name, ((const struct run *)b)->name);
@@ -205,6 +230,7 @@ ev_status audit_campaign_load_runs(struct campaign_audit *ca, struct ev_error *e
 		json_array_foreach(json_object_get(run.doc, "processes"), k, proc)
 			r->profiled |= json_object_get(proc, "profile") != NULL;
 		audit_campaign_grade_run(ca, r, doc);
+		note_programs(ca, doc);
 		ev_run_free(&run);
 		ca->nruns++;
 	}

@@ -263,6 +263,11 @@ static const struct ev_cli_option compare_options[] = {
 	 "without it), and say so in every output"},
 	{"output", 'o', "OUTDIR", 'o',
 	 "the comparison directory (must not exist)"},
+	{"reference", 0, "REF", 'F',
+	 "hold one summary's arm and cell to a vendor's published\n"
+	 "statistics (an evidence-reference/1 descriptor)"},
+	{"reference-sha256", 0, "HEX", 'H',
+	 "the SHA-256 the descriptor must have"},
 	{"resamples", 0, "N", 'R',
 	 "bootstrap resamples of the runs (default 10000, at most\n"
 	 "1000000)"},
@@ -277,7 +282,8 @@ static const struct ev_cli_command audit_compare_command = {
 	.name = "compare",
 	.run = audit_compare_main,
 	.synopsis = "audit compare [--resamples N] [--seed S] [--mixed-grades] [--sign-key KEY] [--json] SUMMARY_A SUMMARY_B -o OUTDIR\n"
-		"audit compare (--arm A --arm B | --cell X --cell Y) [options] SUMMARY [SUMMARY_B] -o OUTDIR",
+		"audit compare (--arm A --arm B | --cell X --cell Y) [options] SUMMARY [SUMMARY_B] -o OUTDIR\n"
+		"audit compare --reference REF [--reference-sha256 HEX] [--arm A --cell X] SUMMARY -o OUTDIR",
 	.summary = "two arms, cells or campaigns compared run for run: medians,\n"
 		"ratio, difference, every run, a bootstrap interval",
 	.description = "Compare what audit campaign recomputed (SUMMARY: its OUTDIR or its summary.json): two\n"
@@ -294,7 +300,17 @@ static const struct ev_cli_command audit_compare_command = {
 		"passed and name the summary's bytes; each cell's medians are held against its\n"
 		"runs. OUTDIR (new) gets comparison.json, comparison.md, comparison.html (the\n"
 		"tables, and every run of both sides on one scale) and receipt.json, which names\n"
-		"both summaries by SHA-256.\n",
+		"both summaries by SHA-256. A quiet side against a diagnostic one is refused\n"
+		"unless --mixed-grades, which every output then states.\n"
+		"\n"
+		"With --reference REF (a descriptor pinning a vendor's published statistics by\n"
+		"SHA-256, with where and when they were published and the hardware and stack they\n"
+		"name), one summary's arm and cell is held to them: per statistic the ratio of\n"
+		"the median of runs to the published value, beside the runs' range. The verdict\n"
+		"is \"reproduced within X%\" only when the runs are quiet and the campaign\n"
+		"recorded the hardware and stack the reference names, else \"not comparable:\"\n"
+		"naming each difference (or \"not reproduced:\" beyond the tolerance). OUTDIR\n"
+		"gets reproduction.json, reproduction.md and receipt.json.\n",
 	.options = compare_options,
 	.notes = "Exit status: 0 compared, every input held; 1 an input did not hold (an audit that\n"
 		"failed, a summary edited after its audit; the receipt says which), 2 usage, I/O\n"

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
+#include "audit/compare_reference.h"
 #include "audit/compare_side.h"
 #include "audit/compare_table.h"
 #include "audit/svg.h"
@@ -44,6 +45,7 @@ struct compare_opts {
 	const char *inputs[2];
 	int ninputs;
 	int mixed_grades;         /* --mixed-grades */
+	const char *reference, *reference_sha256; /* --reference, --reference-sha256 */
 };
 
 
@@ -589,6 +591,12 @@ int audit_compare_main(int argc, char **argv)
 				return 2;
 			break;
 		case 'M': o.mixed_grades = 1; break;
+		case 'F': o.reference = optarg; break;
+		case 'H':
+			if (!ev_sha256_hex_valid(optarg))
+				return ev_cli_usage(&audit_tool, "compare", "option --reference-sha256: expected 64 lower-case hex digits");
+			o.reference_sha256 = optarg;
+			break;
 		case 'o': o.out = optarg; break;
 		case 'R':
 			if (ev_cli_parse_long(optarg, 1, 1000000, &v))
@@ -602,6 +610,26 @@ int audit_compare_main(int argc, char **argv)
 			break;
 		default: return ev_cli_usage(&audit_tool, "compare", "%s", ev_cli_option_problem(argv));
 		}
+	}
+	if (o.reference_sha256 && !o.reference)
+		return ev_cli_usage(&audit_tool, "compare", "--reference-sha256 pins a --reference; none given");
+	if (o.reference) {
+		if (argc - optind != 1)
+			return ev_cli_usage(&audit_tool, "compare", "--reference holds one summary to it; give one");
+		if (o.narm > 1 || o.ncell > 1 || o.narm != o.ncell)
+			return ev_cli_usage(&audit_tool, "compare", "--reference: name the arm and the cell held to it once each (--arm A --cell X), or neither when the summary has one");
+		if (!o.out)
+			return ev_cli_usage(&audit_tool, "compare", "no output directory given (-o OUTDIR)");
+		struct reference_opts r = {argv[optind], o.narm ? o.arm[0] : NULL, o.ncell ? o.cell[0] : NULL, o.reference,
+					   o.reference_sha256, o.out, o.json, o.sign_key};
+		struct ev_error rerr;
+		ev_error_clear(&rerr);
+		ev_cli_catch_signals();
+		ev_status rst = audit_compare_reference(&r, &rerr);
+		if (rst >= EV_ERROR)
+			ev_cli_error(TOOL, &rerr);
+		ev_signing_key_free(o.sign_key);
+		return ev_status_exit_code(rst);
 	}
 	if (argc - optind < 1 || argc - optind > 2)
 		return ev_cli_usage(&audit_tool, "compare", optind == argc ? "no summary given" : "two summaries at most");

@@ -18,42 +18,9 @@
 Q="'"
 if [ "$(id -u)" = 0 ]; then degrade=; else degrade=--degrade; fi
 
-# isolate DIR: the campaign DIR as an isolated host would have recorded
-# it: sides on CPUs 2 and 3 (isolated, tickless, callback-free, alone on
-# their cores), the controller on CPU 0, every IRQ and the watchdog on
-# 0-1, frequency pinned, THP never, no interrupt, no involuntary switch
-# and PM QoS held during each run. The capture receipts go: this is a
-# fixture, not a capture.
+# isolate DIR: the campaign as an isolated host would have recorded it
 isolate () {
-	rm -f "$1"/receipt-capture*.json &&
-	python3 - "$1" <<-\PY
-	import glob, json, sys
-	d = sys.argv[1]
-	pol = json.load(open(d + "/policy.json"))
-	perf = {"governor": "performance", "energy_performance_preference": "performance"}
-	pol["isolation"] = {"isolcpus": "domain,managed_irq,2-3", "nohz_full": "2-3", "rcu_nocbs": "2-3", "irqaffinity": "0-1"}
-	pol["cpus"] = {c: dict(perf, smt_siblings=c) for c in ("0", "2", "3")}
-	pol["turbo"] = {"intel_pstate_no_turbo": "1"}
-	pol.update(transparent_hugepage="always madvise [never]", numa_balancing="0", clocksource="tsc",
-	           watchdog_cpumask="0-1")
-	for irq in pol["interrupts"].values():
-	    if "smp_affinity_list" in irq:
-	        irq.update(effective_affinity_list="0", smp_affinity_list="0-1")
-	json.dump(pol, open(d + "/policy.json", "w"))
-	for path in glob.glob(d + "/runs/*/run.json"):
-	    r = json.load(open(path))
-	    r["controller"] = {"cpus": [0], "chosen": "plan", "shared_with_sides": []}
-	    r["lease"] = {"mode": "exclusive", "cpus": "0,2-3", "dir": "/run/evidence", "priority": "normal"}
-	    for p in r["processes"]:
-	        p["cpu"] = 2 if p["role"] == "peer" else 3
-	        p["before"] = {"status": {"nonvoluntary_ctxt_switches": 3}}
-	        p["after"] = {"status": {"nonvoluntary_ctxt_switches": 3}}
-	    rows = {label: {"2": 7, "3": 7} for label in r["cpus"]["before"]["interrupts"]}
-	    r["cpus"] = {"before": {"interrupts": rows}, "after": {"interrupts": rows}}
-	    if r["arm"] == "dma0":
-	        r["cpu_dma_latency"] = {"held": True, "requested_us": 0, "observed_us": 0}
-	    json.dump(r, open(path, "w"))
-	PY
+	python3 "$EV_SRCDIR/tests/audit/isolated-host.py" "$1"
 }
 
 # edit FILE EXPR...: run Python statements over d, the JSON of FILE
