@@ -76,7 +76,11 @@ test_expect_success 'SIGTERM: the run stops, removes its temporary directory, ex
 	rm -rf out
 	"$SEAL" create --threads 2 big -o out >/dev/null 2>err &
 	pid=$!
-	sleep 0.3 && kill -TERM $pid && { wait $pid; status=$?; } ;
+	# once its temporary directory is there, seal is well into its run (a
+	# fixed delay raced a warm page cache: the run was over before it)
+	i=0
+	while [ $i -lt 1000 ] && ! ls -d .out.tmp-* >/dev/null 2>&1; do sleep 0.005; i=$((i + 1)); done
+	kill -TERM $pid && { wait $pid; status=$?; } ;
 	test "$status" -eq 2 &&
 	grep -q "interrupted by a signal; nothing was written" err &&
 	test_must_be_absent out && no_temporaries .
