@@ -55,6 +55,8 @@ ev_status capture_grade_ahead(struct campaign *c, const char *require, struct ev
 {
 	const json_t *pinned = json_object_get(c->plan.doc, "grades");
 	json_t *rules = pinned ? json_incref((json_t *)pinned) : ev_grades_default();
+	if (!rules)
+		return ev_error_set(err, EV_ERROR, "out of memory");
 	json_t *policy = capture_policy_snapshot(c->cpus, c->ncpus);
 	json_t *all = json_array();
 	struct ev_grade_cpus cpus;
