@@ -29,6 +29,7 @@
 #include "lib/core/json.h"
 #include "lib/receipt/receipt.h"
 #include "lib/core/sha256.h"
+#include "lib/receipt/receipt_read.h"
 #include "audit/campaign.h"
 
 ev_status audit_campaign_publish(struct campaign_audit *ca, const char *name, const char *bytes, size_t len,
@@ -209,7 +210,7 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 		if ((st = ev_receipt_load(path, &inner, d, err)) == EV_OK) {
 			ev_sha256_hex(d, hex);
 			st = ev_receipt_add_output_receipt(ca->receipt, "audit-journal.json", final, hex,
-							   json_string_value(json_object_get(inner, "comparable")), err);
+							   ev_receipt_comparable_digest(inner), err);
 		}
 		json_decref(inner);
 	}
@@ -234,7 +235,7 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 			fwrite(md.s, 1, md.n, stdout);
 			printf("\nreport: %s/report.html\n", ca->out);
 		}
-		const char *result = json_string_value(json_object_get(ca->receipt, "result"));
+		const char *result = ev_receipt_result(ca->receipt);
 		char printed[256];
 		printed_clause(ca, printed, sizeof printed);
 		audit_campaign_grade_line(ca, ca->json ? stderr : stdout);

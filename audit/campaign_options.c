@@ -32,6 +32,7 @@
 #include "lib/core/path.h"
 #include "lib/core/sha256.h"
 #include "lib/receipt/receipt.h"
+#include "lib/receipt/receipt_read.h"
 
 #define OUTPUT_MAX ((size_t)16 << 20)
 
@@ -94,7 +95,7 @@ static int read_profile_dir(struct campaign_audit *ca, const char *name, char **
 		int known = 0;
 		size_t i;
 		json_t *in;
-		json_array_foreach(json_object_get(ca->receipt, "inputs"), i, in)
+		json_array_foreach(ev_receipt_inputs(ca->receipt), i, in)
 			known |= strcmp(json_string_value(json_object_get(in, "path")) ?: "", path) == 0;
 		if (!known)
 			ev_receipt_add_input(ca->receipt, input, path, hex, &err);

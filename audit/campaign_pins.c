@@ -17,6 +17,7 @@
 #include "lib/core/path.h"
 #include "lib/receipt/receipt.h"
 #include "lib/receipt/signature.h"
+#include "lib/receipt/receipt_read.h"
 
 static int by_name(const void *a, const void *b)
 {
@@ -105,7 +106,7 @@ ev_status audit_campaign_load_capture_pins(struct campaign_audit *ca, struct ev_
 		}
 		size_t k;
 		json_t *out;
-		json_array_foreach(json_object_get(r, "outputs"), k, out) {
+		json_array_foreach(ev_receipt_outputs(r), k, out) {
 			char buf[PATH_MAX];
 			const char *rel = pinned_path(out, buf, sizeof buf);
 			const char *hex = json_string_value(json_object_get(out, "sha256"));

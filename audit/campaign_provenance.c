@@ -18,6 +18,7 @@
 #include "lib/core/path.h"
 #include "lib/core/sha256.h"
 #include "lib/receipt/receipt.h"
+#include "lib/receipt/receipt_read.h"
 
 static json_t *text_or_null(const json_t *v)
 {
@@ -99,15 +100,14 @@ static ev_status capture_facts(struct campaign_audit *ca, json_t *out, struct ev
 		    (st = ev_receipt_load(path, &r, dg, err)) != EV_OK)
 			break;
 		add_input(ca->receipt, names[i], path, dg, err);
-		const json_t *facts = json_object_get(r, "facts");
 		int intact = ev_receipt_comparable_holds(r, err) == 1;
-		json_array_append_new(sessions, json_pack("{s:s, s:O, s:O, s:O, s:b, s:O}", "receipt", names[i], "host",
-							  json_object_get(r, "host"), "result", json_object_get(r, "result"),
-							  "finished", json_object_get(r, "finished"), "intact", intact,
-							  "degraded", json_object_get(facts, "degraded") ?: json_null()));
+		json_array_append_new(sessions, json_pack("{s:s, s:s?, s:s?, s:s?, s:b, s:O}", "receipt", names[i], "host",
+							  ev_receipt_host(r), "result", ev_receipt_result(r), "finished",
+							  ev_receipt_finished(r), "intact", intact, "degraded",
+							  ev_receipt_fact(r, "degraded") ?: json_null()));
 		size_t k;
 		json_t *arm;
-		json_array_foreach(json_object_get(facts, "arms"), k, arm) {
+		json_array_foreach(ev_receipt_fact(r, "arms"), k, arm) {
 			const json_t *q = json_object_get(arm, "cpu_dma_latency");
 			const char *name = json_string_value(json_object_get(arm, "name"));
 			if (name)
@@ -172,7 +172,7 @@ static void each_of(const struct campaign_audit *ca, const json_t *list, audit_c
 ev_status audit_campaign_each_input(struct campaign_audit *ca, audit_campaign_input_fn fn, void *ctx,
 				    struct ev_error *err)
 {
-	each_of(ca, json_object_get(ca->receipt, "inputs"), fn, ctx);
+	each_of(ca, ev_receipt_inputs(ca->receipt), fn, ctx);
 	if (!ca->journals_audited)
 		return EV_OK;
 	char path[PATH_MAX];
@@ -181,7 +181,7 @@ ev_status audit_campaign_each_input(struct campaign_audit *ca, audit_campaign_in
 		return ev_error_set(err, EV_USAGE, "%s: path too long", ca->out);
 	ev_status st = ev_receipt_load(path, &journals, NULL, err);
 	if (st == EV_OK)
-		each_of(ca, json_object_get(journals, "inputs"), fn, ctx);
+		each_of(ca, ev_receipt_inputs(journals), fn, ctx);
 	json_decref(journals);
 	return st;
 }

@@ -25,6 +25,7 @@
 #include "lib/core/json.h"
 #include "lib/receipt/receipt.h"
 #include "lib/core/sha256.h"
+#include "lib/receipt/receipt_read.h"
 #include "audit/campaign.h"
 
 static void md_value(struct text *t, double v)
@@ -262,7 +263,7 @@ static void write_provenance(const struct campaign_audit *ca, struct text *t)
 	}
 	audit_text_add(t, "</tbody></table></div>\n<h3>Audits</h3>\n<div class=\"wide\"><table class=\"audits\"><thead><tr>"
 		       "<th>check</th><th>verdict</th><th>detail</th></tr></thead><tbody>\n");
-	json_array_foreach(json_object_get(ca->receipt, "checks"), i, c) {
+	json_array_foreach(ev_receipt_checks(ca->receipt), i, c) {
 		const char *res = json_string_value(json_object_get(c, "result"));
 		audit_text_add(t, "<tr class=\"%s\">", strcmp(res ?: "", "pass") == 0 ? "pass" : "fail");
 		html_cell_text(t, json_string_value(json_object_get(c, "name")));

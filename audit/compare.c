@@ -30,6 +30,7 @@
 #include "lib/core/sha256.h"
 #include "lib/receipt/receipt.h"
 #include "lib/stats/bootstrap.h"
+#include "lib/receipt/receipt_read.h"
 
 #define CONFIDENCE 0.95
 #define COMPARISON_FORMAT "evidence-run-comparison/1"
@@ -535,7 +536,7 @@ static ev_status run_compare(const struct compare_opts *o, struct ev_error *err)
 	if ((st = ev_outdir_commit(&od, 0755, err)) != EV_OK)
 		goto out;
 	opened = 0;
-	const char *result = json_string_value(json_object_get(receipt, "result"));
+	const char *result = ev_receipt_result(receipt);
 	if (o->json)
 		fwrite(bytes, 1, len, stdout);
 	else

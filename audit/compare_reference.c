@@ -24,6 +24,7 @@
 #include "lib/receipt/receipt.h"
 #include "lib/stats/bootstrap.h"
 #include "lib/stats/reference.h"
+#include "lib/receipt/receipt_read.h"
 
 #define REPRODUCTION_FORMAT "evidence-reproduction/1"
 
@@ -329,7 +330,7 @@ ev_status audit_compare_reference(const struct reference_opts *o, struct ev_erro
 	if ((st = ev_outdir_commit(&od, 0755, err)) != EV_OK)
 		goto out;
 	opened = 0;
-	const char *result = json_string_value(json_object_get(receipt, "result"));
+	const char *result = ev_receipt_result(receipt);
 	if (o->json)
 		fwrite(bytes, 1, len, stdout);
 	else

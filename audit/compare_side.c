@@ -14,6 +14,7 @@
 #include "lib/core/publish.h"
 #include "lib/receipt/receipt.h"
 #include "lib/stats/bootstrap.h"
+#include "lib/receipt/receipt_read.h"
 
 const char *const audit_compare_stat_names[NSTATS] = {"p50", "p95", "p99", "p99.9", "mean", "max"};
 
@@ -87,10 +88,10 @@ ev_status audit_compare_check_side_receipt(const struct side *s, char which, jso
 	const char *named = NULL;
 	size_t i;
 	json_t *o;
-	json_array_foreach(json_object_get(r, "outputs"), i, o)
+	json_array_foreach(ev_receipt_outputs(r), i, o)
 		if (strcmp(json_string_value(json_object_get(o, "name")) ?: "", "summary.json") == 0)
 			named = json_string_value(json_object_get(o, "sha256"));
-	const char *kind = json_string_value(json_object_get(r, "kind")), *result = json_string_value(json_object_get(r, "result"));
+	const char *kind = ev_receipt_kind(r), *result = ev_receipt_result(r);
 	int holds = ev_receipt_comparable_holds(r, err);
 	if (holds < 0)
 		rc = err->status;

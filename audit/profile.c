@@ -17,6 +17,7 @@
 #include "lib/core/path.h"
 #include "lib/core/sha256.h"
 #include "lib/receipt/receipt.h"
+#include "lib/receipt/receipt_read.h"
 
 
 struct options {
@@ -120,13 +121,13 @@ static ev_status run_profile(const struct options *o, struct ev_error *err)
 						     sizeof receipt_path, err);
 	}
 	if (st == EV_OK) {
-		const char *result = json_string_value(json_object_get(a.receipt, "result"));
+		const char *result = ev_receipt_result(a.receipt);
 		if (o->json) {
 			ev_json_print(a.receipt, stdout, err);
 		} else {
 			const char *role;
 			json_t *f;
-			json_object_foreach(json_object_get(json_object_get(a.receipt, "facts"), "profile"), role, f)
+			json_object_foreach((json_t *)ev_receipt_fact(a.receipt, "profile"), role, f)
 				print_side(role, f);
 			printf("%s: %zu profiled side%s, %u finding%s; receipt %s\n", strcmp(result, "pass") == 0 ? "OK" : "FAIL",
 			       profiled, profiled == 1 ? "" : "s", a.findings, a.findings == 1 ? "" : "s", receipt_path);

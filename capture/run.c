@@ -29,6 +29,7 @@
 #include "lib/receipt/receipt.h"
 #include "lib/archive/tree.h"
 #include "lib/core/sha256.h"
+#include "lib/receipt/receipt_read.h"
 
 /* Can this process unshare a network namespace? @return 0 or an errno. */
 static int probe_netns(void)
@@ -123,7 +124,7 @@ static void add_binary_input(json_t *receipt, const char *path, const char *sha2
 	snprintf(name, sizeof name, "binary %s", path);
 	size_t n;
 	json_t *in;
-	json_array_foreach(json_object_get(receipt, "inputs"), n, in)
+	json_array_foreach(ev_receipt_inputs(receipt), n, in)
 		if (strcmp(json_string_value(json_object_get(in, "name")), name) == 0)
 			return;
 	ev_receipt_add_input(receipt, name, path, sha256, err);

@@ -26,6 +26,7 @@
 #include "lib/archive/tree.h"
 #include "lib/archive/tree_check.h"
 #include "lib/archive/tree_remove.h"
+#include "lib/receipt/receipt_read.h"
 #include "replicate/receipts.h"
 #include "replicate/replicate.h"
 
@@ -171,7 +172,7 @@ static ev_status judge_receipts(struct prune_run *p, const char *seal_hex, struc
 	for (size_t i = 0; i < set.count; i++) {
 		const struct judged_receipt *j = &set.items[i];
 		ev_receipt_add_input(p->receipt, "receipt", j->path, j->file_sha256, err);
-		const char *for_seal = replicate_receipt_digest(json_object_get(j->doc, "inputs"), EV_SEAL_FILENAME);
+		const char *for_seal = ev_receipt_input_sha256(j->doc, EV_SEAL_FILENAME);
 		int usable = j->intact && (!trust || j->signed_ok);
 		if (!j->kind || strcmp(j->kind, "replica") != 0) {
 			refuse_because(p, j->path, "receipt-kind", "is not a replica receipt", "replica",

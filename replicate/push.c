@@ -26,6 +26,7 @@
 #include "lib/archive/seal.h"
 #include "lib/core/sha256.h"
 #include "lib/receipt/signature.h"
+#include "lib/receipt/receipt_read.h"
 #include "replicate/child.h"
 #include "replicate/receipts.h"
 #include "replicate/transport.h"
@@ -170,7 +171,7 @@ static ev_status verify_there(struct destination *d, struct ev_error *err)
 	}
 	if (st == EV_OK) {
 		d->outcome = code == 0 ? VERIFIED : FAILED_CHECK;
-		const char *result = json_string_value(json_object_get(r, "result"));
+		const char *result = ev_receipt_result(r);
 		snprintf(d->message, sizeof d->message, "%s; receipt %s",
 			 result && strcmp(result, "pass") == 0 ? "pass" : "FAIL", d->receipt_path);
 	}

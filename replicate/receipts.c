@@ -8,6 +8,7 @@
 #include "lib/cli/cli.h"
 #include "lib/receipt/receipt.h"
 #include "lib/receipt/receipt_diff.h"
+#include "lib/receipt/receipt_read.h"
 
 void replicate_receipt_set_free(struct receipt_set *set)
 {
@@ -48,10 +49,10 @@ unsigned replicate_receipt_set_load(struct receipt_set *set, char *const *paths,
 		}
 		set->count++;
 		ev_sha256_hex(digest, j->file_sha256);
-		j->kind = json_string_value(json_object_get(j->doc, "kind"));
-		j->host = json_string_value(json_object_get(j->doc, "host"));
-		j->result = json_string_value(json_object_get(j->doc, "result"));
-		j->comparable = json_string_value(json_object_get(j->doc, "comparable"));
+		j->kind = ev_receipt_kind(j->doc);
+		j->host = ev_receipt_host(j->doc);
+		j->result = ev_receipt_result(j->doc);
+		j->comparable = ev_receipt_comparable_digest(j->doc);
 		int holds = ev_receipt_comparable_holds(j->doc, err);
 		if (holds < 0) {
 			*st = err->status;
@@ -130,16 +131,4 @@ void replicate_file_label(const char *text, char *out, size_t cap)
 		out[o++] = plain ? *p : '_';
 	}
 	out[o] = '\0';
-}
-
-const char *replicate_receipt_digest(const json_t *list, const char *name)
-{
-	size_t i;
-	json_t *e;
-	json_array_foreach(list, i, e) {
-		const char *n = json_string_value(json_object_get(e, "name"));
-		if (n && strcmp(n, name) == 0)
-			return json_string_value(json_object_get(e, "sha256"));
-	}
-	return NULL;
 }

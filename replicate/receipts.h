@@ -53,11 +53,6 @@ size_t replicate_receipt_set_disagreements(const struct receipt_set *set, receip
 
 void replicate_receipt_set_free(struct receipt_set *set);
 
-/* The sha256 of the first entry called name in a receipt's inputs or
- * outputs, or NULL (no such entry, or one without a digest): the SEAL.json a replica,
- * cleanup or verify receipt was made against, or a seal receipt wrote. */
-const char *replicate_receipt_digest(const json_t *list, const char *name);
-
 
 /* text as it may appear in a file name: letters, digits, '-' and '.' kept,
  * anything else '_'; "unknown" for NULL. */

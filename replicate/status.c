@@ -22,6 +22,7 @@
 #include "lib/core/sha256.h"
 #include "lib/receipt/receipt.h"
 #include "lib/receipt/signature.h"
+#include "lib/receipt/receipt_read.h"
 #include "replicate/receipts.h"
 #include "replicate/replicate.h"
 
@@ -90,10 +91,10 @@ static ev_status keep_receipt(struct status *s, const char *path, json_t *doc, c
 	snprintf(f->sha256, sizeof f->sha256, "%s", hex);
 	f->doc = doc;
 	f->also = json_array();
-	f->kind = field(doc, "kind");
-	f->host = field(doc, "host");
-	f->result = field(doc, "result");
-	f->finished = field(doc, "finished");
+	f->kind = ev_receipt_kind(doc);
+	f->host = ev_receipt_host(doc);
+	f->result = ev_receipt_result(doc);
+	f->finished = ev_receipt_finished(doc);
 	struct ev_error e;
 	ev_error_clear(&e);
 	f->intact = ev_receipt_comparable_holds(doc, &e) == 1;
@@ -235,7 +236,7 @@ static ev_status walk(struct status *s, const char *dir, int depth, struct ev_er
 static void command_of(const json_t *doc, char *out, size_t cap)
 {
 	const json_t *argv = json_object_get(json_object_get(doc, "invocation"), "argv");
-	const char *tool = json_string_value(json_object_get(json_object_get(doc, "tool"), "name")) ?: "?";
+	const char *tool = ev_receipt_tool_name(doc) ?: "?";
 	const char *sub = json_string_value(json_array_get(argv, 1));
 	snprintf(out, cap, "%s%s%s", tool, sub ? " " : "", sub ?: "");
 }
@@ -259,8 +260,8 @@ static int seal_holds(const struct seal_file *sf, const char *hex)
  * (non-empty) file the seal holds. */
 static int audit_of(const struct found *f, const char *seal_hex, const struct seal_file *sf)
 {
-	const json_t *inputs = json_object_get(f->doc, "inputs");
-	const char *named = replicate_receipt_digest(inputs, EV_SEAL_FILENAME);
+	const json_t *inputs = ev_receipt_inputs(f->doc);
+	const char *named = ev_receipt_named_sha256(inputs, EV_SEAL_FILENAME);
 	if (named)
 		return strcmp(named, seal_hex) == 0;
 	size_t i;
@@ -290,8 +291,9 @@ static json_t *campaign_row(struct status *s, const char *seal_hex)
 		struct found *f = &s->receipts[i];
 		const char *kind = f->kind ?: "";
 		int mine = 0;
-		const char *named = replicate_receipt_digest(json_object_get(f->doc, strcmp(kind, "seal") == 0 ? "outputs" : "inputs"),
-							     EV_SEAL_FILENAME);
+		const char *named = ev_receipt_named_sha256(strcmp(kind, "seal") == 0 ? ev_receipt_outputs(f->doc)
+										       : ev_receipt_inputs(f->doc),
+							    EV_SEAL_FILENAME);
 		if (strcmp(kind, "seal") == 0 || strcmp(kind, "replica") == 0 || strcmp(kind, "cleanup") == 0 ||
 		    strcmp(kind, "verify") == 0)
 			mine = named && strcmp(named, seal_hex) == 0;
@@ -311,7 +313,7 @@ static json_t *campaign_row(struct status *s, const char *seal_hex)
 		if (s->trust)
 			json_object_set_new(entry, "signed_by_trusted_key", json_boolean(f->trusted));
 		if (strcmp(kind, "seal") == 0) {
-			const char *r = json_string_value(json_object_get(json_object_get(f->doc, "facts"), "root"));
+			const char *r = json_string_value(ev_receipt_fact(f->doc, "root"));
 			root = root ?: r;
 			if (json_is_null(sealed) || later(f->finished, field(sealed, "finished")))
 				json_decref(sealed), sealed = json_incref(entry);
@@ -322,7 +324,7 @@ static json_t *campaign_row(struct status *s, const char *seal_hex)
 			if (!usable || !who) {
 				json_array_append(failed, entry);
 			} else {
-				const char *c = field(f->doc, "comparable");
+				const char *c = ev_receipt_comparable_digest(f->doc);
 				if (agreed && c && strcmp(agreed, c) != 0)
 					disagree = 1;
 				agreed = agreed ?: c;
@@ -408,9 +410,9 @@ static json_t *campaigns(struct status *s)
 		const struct found *f = &s->receipts[i];
 		const char *hex = NULL;
 		if (strcmp(f->kind ?: "", "seal") == 0)
-			hex = replicate_receipt_digest(json_object_get(f->doc, "outputs"), EV_SEAL_FILENAME);
+			hex = ev_receipt_output_sha256(f->doc, EV_SEAL_FILENAME);
 		else if (strcmp(f->kind ?: "", "replica") == 0 || strcmp(f->kind ?: "", "cleanup") == 0)
-			hex = replicate_receipt_digest(json_object_get(f->doc, "inputs"), EV_SEAL_FILENAME);
+			hex = ev_receipt_input_sha256(f->doc, EV_SEAL_FILENAME);
 		if (hex && !json_object_get(seen, hex))
 			json_object_set_new(seen, hex, json_true());
 	}

@@ -21,6 +21,7 @@
 #include "lib/archive/seal.h"
 #include "lib/core/sha256.h"
 #include "lib/receipt/signature.h"
+#include "lib/receipt/receipt_read.h"
 #include "replicate/receipts.h"
 #include "replicate/replicate.h"
 
@@ -61,7 +62,7 @@ static ev_status write_receipt(struct report *r, const struct ev_signing_key *ke
 	if (st != EV_OK)
 		return st;
 	char label[128], stem[160];
-	replicate_file_label(json_string_value(json_object_get(r->receipt, "host")), label, sizeof label);
+	replicate_file_label(ev_receipt_host(r->receipt), label, sizeof label);
 	snprintf(stem, sizeof stem, "replica-%s", label);
 	st = ev_receipt_write_chosen(r->receipt, o->receipt, o->receipt_dir ? o->receipt_dir : EV_RECEIPT_DEFAULT_DIR,
 				     stem, path, cap, err);

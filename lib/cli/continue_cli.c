@@ -19,6 +19,7 @@
 #include "lib/receipt/continuation.h"
 #include "lib/core/json.h"
 #include "lib/receipt/receipt.h"
+#include "lib/receipt/receipt_read.h"
 #include "lib/receipt/signature.h"
 #include "lib/core/sha256.h"
 
@@ -238,8 +239,8 @@ static const struct ev_continuable *load_original(struct cont *c, const struct e
 				     c->original);
 		return NULL;
 	}
-	const char *tool = json_string_value(json_object_get(json_object_get(c->orig, "tool"), "name"));
-	const char *kind = json_string_value(json_object_get(c->orig, "kind"));
+	const char *tool = ev_receipt_tool_name(c->orig);
+	const char *kind = ev_receipt_kind(c->orig);
 	if (!tool || strcmp(tool, c->tool) != 0) {
 		ev_error_set(err, EV_REFUSED, "%s: written by '%s', not '%s': continue it with '%s continue'",
 			     c->original, tool ? tool : "an unnamed tool", c->tool, tool ? tool : "its tool");
@@ -251,7 +252,7 @@ static const struct ev_continuable *load_original(struct cont *c, const struct e
 			     c->original);
 		return NULL;
 	}
-	if (strcmp(json_string_value(json_object_get(c->orig, "result")), "fail") != 0) {
+	if (strcmp(ev_receipt_result(c->orig), "fail") != 0) {
 		ev_error_set(err, EV_REFUSED, "%s: passed; only a failed receipt is continued", c->original);
 		return NULL;
 	}
@@ -413,7 +414,7 @@ static ev_status run(struct cont *c, const struct ev_continuable *subs, size_t n
 	if (st != EV_OK)
 		return st;
 	char why[1024];
-	if (strcmp(json_string_value(json_object_get(c->fresh, "kind")),
+	if (strcmp(ev_receipt_kind(c->fresh),
 		   json_string_value(json_object_get(c->orig, "kind"))) != 0)
 		return ev_error_set(err, EV_REFUSED, "the rerun wrote a receipt of another kind (%s, not %s)",
 				    json_string_value(json_object_get(c->fresh, "kind")),

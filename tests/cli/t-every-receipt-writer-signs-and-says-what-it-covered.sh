@@ -25,7 +25,7 @@ test_expect_success 'every command in the tables takes --sign-key, or is a reade
 			if echo "$READERS" | tr " " "\n" | grep -qx "$tool:$c"; then
 				fn=$(sed -n "/\.name = \"$c\"/,/\.run = /s/.*\.run = \([a-z_]*\).*/\1/p" "$EV_SRCDIR/$tool/commands.c") &&
 				file=$(grep -l "^int $fn(" "$EV_SRCDIR"/$tool/*.c) && test -n "$file" || { echo "$tool $c: no source for $fn"; return 1; }
-				if grep -n "ev_receipt_new\|ev_receipt_write\|ev_receipt_finish" $file; then
+				if grep -n "ev_receipt_new(\|ev_receipt_write\|ev_receipt_finish(\|ev_receipt_finish_signed(" $file; then
 					echo "$tool $c is listed as a reader but $file writes a receipt"; return 1
 				fi
 			else
