@@ -34,7 +34,7 @@ ev_status audit_compare_load_side(struct side *s, const char *given, json_t *rec
 			return ev_error_set(err, EV_USAGE, "%s: path too long", given);
 	}
 	uint8_t d[EV_SHA256_LEN];
-	ev_status rc = ev_json_load(s->summary, SUMMARY_FORMAT, 0, &s->doc, d, NULL, NULL, err);
+	ev_status rc = ev_json_load(s->summary, AUDIT_SUMMARY_FORMAT, 0, &s->doc, d, NULL, NULL, err);
 	if (rc != EV_OK)
 		return ev_error_wrap(err, "summary %c (audit campaign's summary.json, or its OUTDIR)", which);
 	ev_sha256_hex(d, s->sha256);

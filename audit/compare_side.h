@@ -16,7 +16,6 @@
 #include "lib/core/status.h"
 
 #define NSTATS 6
-#define SUMMARY_FORMAT "evidence-campaign-summary/1"
 
 /* p50, p95, p99, p99.9, mean, max: what a summary gives per run. */
 extern const char *const audit_compare_stat_names[NSTATS];
