@@ -539,14 +539,7 @@ ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, s
 				      (json_int_t)s.source_hz, "findings", (json_int_t)r->findings));
 	ev_series_free(&s);
 	if (r->delay[0] && have_native) {
-		/* the rate comes from the pair's report */
-		json_t *rep;
-		struct ev_error jerr;
-		ev_error_clear(&jerr);
-		if (ev_json_load(r->native, "evidence-pair-report/1", 0, &rep, NULL, NULL, NULL, &jerr) == EV_OK) {
-			r->rate = (uint64_t)json_integer_value(json_object_get(json_object_get(rep, "pacing"), "rate"));
-			json_decref(rep);
-		}
+		r->rate = nat.pacing_rate; /* the pair's report, as nativestats read it */
 		struct ev_series d;
 		uint64_t missed;
 		if (r->rate && ev_series_load(r->delay, &d, run_finding, r, err) == EV_OK) {

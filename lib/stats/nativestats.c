@@ -276,6 +276,8 @@ static ev_status load_pair(const char *path, const char *text, size_t len, struc
 	const char *title = json_string_value(json_object_get(doc, "title"));
 	snprintf(nat->title, sizeof nat->title, "%s", title ? title : "");
 	nat->warmups = (uint64_t)json_integer_value(json_object_get(doc, "warmups"));
+	json_t *rate = json_object_get(json_object_get(doc, "pacing"), "rate");
+	nat->pacing_rate = json_is_integer(rate) && json_integer_value(rate) > 0 ? (uint64_t)json_integer_value(rate) : 0;
 	json_t *measured = json_object_get(doc, "measured");
 	if (json_is_integer(measured)) {
 		char printed[32];

@@ -78,6 +78,9 @@ struct ev_native {
 	/* sockperf: packets its summary says it dropped or saw out of order
 	 * (they are not in the log), -1 when not printed */
 	int64_t dropped, out_of_order;
+	/* pair: the rate its sender was paced at (pacing.rate, orders a
+	 * second), for the delay series; 0 when unpaced or not a pair */
+	uint64_t pacing_rate;
 };
 
 /* Read a report. @return EV_OK; EV_REFUSED naming the file when it is

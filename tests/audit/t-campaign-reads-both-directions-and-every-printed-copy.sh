@@ -47,6 +47,20 @@ test_expect_success 'both directions audited, each its own pair; stdout compared
 	grep -q "native stdout" s/receipt.json
 '
 
+test_expect_success 'the same run with its delay series declared as such: paced at the rate its report states' '
+	cp -R c dl && rm -f dl/receipt-capture*.json &&
+	python3 - dl/runs/001-baseline-plain-1/run.json <<-\PY &&
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	out = [p for p in d["processes"] if p["role"] == "sender"][0]["outputs"]
+	out["delay_series"] = out.pop("extra")
+	json.dump(d, open(sys.argv[1], "w"))
+	PY
+	"$AUDIT" campaign dl -o sdl >out 2>err &&
+	test "$(json_words sdl/summary.json "d[\"runs\"][0][\"pacing\"][\"rate\"]")" = 100000 &&
+	test "$(json_words sdl/summary.json "d[\"runs\"][0][\"pacing\"][\"missed_and_reanchored\"]")" = "$(json_words c/runs/001-baseline-plain-1/report.json "d[\"pacing\"][\"missed\"]")"
+'
+
 test_expect_success 'an edited byte in the peer'"'"'s outgoing journal: the reverse pair names it, the run fails' '
 	cp -R c e1 && chmod -R u+w e1 && f=e1/runs/001-baseline-plain-1/journal/peer-out/1.bin &&
 	python3 - "$f" <<-\PY &&
