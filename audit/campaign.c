@@ -96,7 +96,7 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 	if (!no_plan) {
 		/* read, so held: the plan names the campaign and orders its cells */
 		char hex[EV_SHA256_HEX_LEN + 1];
-		if ((st = ev_json_load(plan, "evidence-plan/1", 0, &ca->plan, plan_digest, NULL, NULL, err)) != EV_OK)
+		if ((st = ev_plan_load(plan, &ca->plan, plan_digest, err)) != EV_OK)
 			goto out;
 		ev_sha256_hex(plan_digest, hex);
 		if ((st = ev_receipt_add_input(ca->receipt, "plan", plan, hex, err)) != EV_OK)
@@ -152,7 +152,7 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 	}
 	if (st == EV_OK && ev_cli_interrupted)
 		st = ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal; nothing is claimed", ca->dir);
-	const char *name = ca->plan ? json_string_value(json_object_get(ca->plan, "name")) : NULL;
+	const char *name = ev_plan_name(&ca->plan);
 	if (st == EV_OK)
 		st = audit_campaign_read_provenance(ca, name, err);
 	if (st == EV_OK)
@@ -256,7 +256,7 @@ out:
 		ev_distribution_free(&ca->runs[i].dist);
 	}
 	free(ca->runs);
-	json_decref(ca->plan);
+	ev_plan_free(&ca->plan);
 	json_decref(ca->receipt);
 	json_decref(ca->stack_options);
 	json_decref(ca->profiles);

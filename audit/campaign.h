@@ -18,6 +18,7 @@
 #include "audit/svg.h"
 #include "lib/receipt/signature.h"
 #include "lib/archive/seal.h"
+#include "lib/campaign/plan_read.h"
 #include "lib/core/sha256.h"
 #include "lib/core/status.h"
 #include "lib/stats/hgrm.h"
@@ -92,7 +93,7 @@ struct campaign_audit {
 	char seal_hex[EV_SHA256_HEX_LEN + 1]; /* "" without --seal */
 	json_t *provenance;                  /* where and how it ran (campaign_provenance.c) */
 	int json;
-	json_t *plan;
+	struct ev_plan plan;      /* doc NULL: the campaign has no plan.json */
 	struct run *runs;
 	size_t nruns;
 	json_t *receipt;

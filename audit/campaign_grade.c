@@ -23,7 +23,7 @@
 
 ev_status audit_campaign_load_grading(struct campaign_audit *ca, struct ev_error *err)
 {
-	const json_t *pinned = json_object_get(ca->plan, "grades");
+	const json_t *pinned = ev_plan_grades(&ca->plan);
 	ev_status st;
 	if (pinned) {
 		char display[PATH_MAX + 16];
@@ -73,7 +73,7 @@ void audit_campaign_grade_run(struct campaign_audit *ca, struct run *r, const st
 		ev_grade_policy(ca->grade_rules, NULL, "the campaign has no policy.json", &cpus, all);
 	for (size_t i = 0; i < ca->npolicies; i++)
 		ev_grade_policy(ca->grade_rules, ca->policies[i], ca->policy_names[i], &cpus, all);
-	ev_grade_run(ca->grade_rules, ca->plan, run, all);
+	ev_grade_run(ca->grade_rules, ca->plan.doc ? &ca->plan : NULL, run, all);
 	r->grade = ev_grade_merge(all);
 	json_decref(all);
 }

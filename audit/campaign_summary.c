@@ -49,12 +49,10 @@ size_t audit_campaign_arms_of(const struct campaign_audit *ca, const char **out,
 size_t audit_campaign_cells_of(const struct campaign_audit *ca, const char **out, size_t cap)
 {
 	size_t n = 0;
-	json_t *cells = json_object_get(ca->plan, "cells");
 	size_t i;
-	json_t *c;
-	json_array_foreach(cells, i, c)
+	for (i = 0; i < ev_plan_cell_count(&ca->plan); i++)
 		if (n < cap)
-			out[n++] = json_string_value(json_object_get(c, "name"));
+			out[n++] = ev_plan_cell_name(&ca->plan, i);
 	for (i = 0; i < ca->nruns; i++) {
 		size_t k = 0;
 		while (k < n && strcmp(out[k], ca->runs[i].cell) != 0)

@@ -681,39 +681,25 @@ static void observers(const json_t *rules, const struct ev_run *run, json_t *out
 	close_verdict(&v, out);
 }
 
-static void pm_qos(const json_t *rules, const json_t *plan, const struct ev_run *run, json_t *out)
+static void pm_qos(const json_t *rules, const struct ev_plan *plan, const struct ev_run *run, json_t *out)
 {
 	if (!rule(rules, "pm_qos"))
 		return not_graded("pm_qos", out);
 	struct verdict v;
 	open_verdict(&v, "pm_qos");
 	const char *arm = ev_run_string(run, "arm");
-	const json_t *declared = NULL;
-	int arm_found = 0;
-	size_t i;
-	json_t *a;
-	json_array_foreach(json_object_get(plan, "arms"), i, a) {
-		const char *name = json_string_value(json_object_get(a, "name"));
-		if (arm && name && strcmp(name, arm) == 0) {
-			arm_found = 1;
-			declared = json_object_get(a, "cpu_dma_latency");
-		}
-	}
-	if (!json_object_get(plan, "arms") && arm && strcmp(arm, "baseline") == 0)
-		arm_found = 1; /* a plan without arms has one, baseline, holding nothing */
+	long long declared = 0;
+	int says = ev_plan_arm_pm_qos(plan, arm, &declared);
 	const json_t *q = json_object_get(run->doc, "cpu_dma_latency");
-	if (!plan || !arm_found) {
+	if (says < 0) {
 		note(&v, UNKNOWN, "the plan does not say what arm %s declares", arm ? arm : "(none)");
-	} else if (declared) {
+	} else if (says > 0) {
 		const json_t *held = json_object_get(q, "held"), *req = json_object_get(q, "requested_us");
 		if (!json_is_boolean(held))
-			note(&v, UNKNOWN, "arm %s declares cpu_dma_latency %" JSON_INTEGER_FORMAT
-					  " us; run.json does not record whether it was held",
-			     arm, json_integer_value(declared));
-		else if (!json_is_true(held) || !json_is_integer(req) ||
-			 json_integer_value(req) != json_integer_value(declared))
-			note(&v, FAIL, "arm %s declares cpu_dma_latency %" JSON_INTEGER_FORMAT " us; the run did not hold it",
-			     arm, json_integer_value(declared));
+			note(&v, UNKNOWN, "arm %s declares cpu_dma_latency %lld us; run.json does not record whether it was held",
+			     arm, declared);
+		else if (!json_is_true(held) || !json_is_integer(req) || json_integer_value(req) != declared)
+			note(&v, FAIL, "arm %s declares cpu_dma_latency %lld us; the run did not hold it", arm, declared);
 	}
 	close_verdict(&v, out);
 }
@@ -803,7 +789,7 @@ static void switches(const json_t *rules, const struct ev_run *run, json_t *out)
 	close_verdict(&v, out);
 }
 
-void ev_grade_run(const json_t *rules, const json_t *plan, const struct ev_run *run, json_t *out)
+void ev_grade_run(const json_t *rules, const struct ev_plan *plan, const struct ev_run *run, json_t *out)
 {
 	struct ev_grade_cpus c;
 	ev_grade_run_cpus(run, &c);

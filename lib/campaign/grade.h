@@ -23,6 +23,7 @@
 
 #include <jansson.h>
 
+#include "lib/campaign/plan_read.h"
 #include "lib/campaign/run.h"
 #include "lib/core/status.h"
 
@@ -66,7 +67,7 @@ void ev_grade_policy(const json_t *rules, const json_t *policy, const char *poli
  * PM QoS as its arm in plan declares (plan may be NULL: unknown), the
  * interrupt counters and the natives' involuntary context switches
  * across the run), appended to out. */
-void ev_grade_run(const json_t *rules, const json_t *plan, const struct ev_run *run, json_t *out);
+void ev_grade_run(const json_t *rules, const struct ev_plan *plan, const struct ev_run *run, json_t *out);
 
 /* What a plan alone rules out, before anything runs: a profiled side, an
  * observer that samples during the run. Appended to out. */

@@ -81,11 +81,12 @@ static void drop(json_t *doc, const char *path)
 static json_t *judge(const json_t *rules, const json_t *policy, const json_t *run_doc, const json_t *plan)
 {
 	struct ev_run run = {.doc = (json_t *)run_doc};
+	struct ev_plan p = {.doc = (json_t *)plan};
 	struct ev_grade_cpus cpus;
 	json_t *all = json_array();
 	ev_grade_run_cpus(&run, &cpus);
 	ev_grade_policy(rules, policy, "policy.json", &cpus, all);
-	ev_grade_run(rules, plan, &run, all);
+	ev_grade_run(rules, plan ? &p : NULL, &run, all);
 	json_t *merged = ev_grade_merge(all);
 	json_decref(all);
 	return merged;
