@@ -221,27 +221,6 @@ static ev_status load_inputs(const json_t *side, struct plan_side *s, const char
 	return EV_OK;
 }
 
-/* A user or group name as the system's databases hold it. */
-ev_status capture_plan_get_account(const json_t *obj, const char *key, const char **out, const char *plan,
-			     const char *where, struct ev_error *err)
-{
-	json_t *v = json_object_get(obj, key);
-	*out = NULL;
-	if (!v)
-		return EV_OK;
-	const char *name = json_string_value(v);
-	size_t n = name ? strlen(name) : 0;
-	int ok = n > 0 && n <= 32 && name[0] != '-';
-	for (size_t i = 0; ok && i < n; i++)
-		ok = (name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
-		     (name[i] >= '0' && name[i] <= '9') || name[i] == '_' || name[i] == '-' || name[i] == '.';
-	if (!ok)
-		return capture_plan_refuse(err, plan, where, "\"%s\": expected a %s name (1 to 32 letters, digits, '_', '.' or '-')",
-			      key, key);
-	*out = name;
-	return EV_OK;
-}
-
 /* "profile": {"event", "frequency" | "period", "call_graph", "runs"}. */
 static ev_status load_profile(const json_t *side, struct plan_profile *p, const char *plan, const char *where,
 			      struct ev_error *err)
