@@ -268,7 +268,7 @@ out:
 	json_decref(ca->programs);
 	json_decref(ca->grade);
 	for (size_t i = 0; i < ca->npolicies; i++)
-		json_decref(ca->policies[i]);
+		ev_policy_free(&ca->policies[i]);
 	ev_seal_free(&ca->seal);
 	return st;
 }

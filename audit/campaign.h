@@ -19,6 +19,7 @@
 #include "lib/receipt/signature.h"
 #include "lib/archive/seal.h"
 #include "lib/campaign/plan_read.h"
+#include "lib/campaign/policy_read.h"
 #include "lib/core/sha256.h"
 #include "lib/core/status.h"
 #include "lib/stats/hgrm.h"
@@ -113,7 +114,7 @@ struct campaign_audit {
 	json_t *grade_rules;      /* the plan's "grades", else the shipped default */
 	const char *grade_rules_from;
 	char grade_rules_sha256[EV_SHA256_HEX_LEN + 1]; /* of the rules' canonical bytes */
-	json_t *policies[MAX_POLICIES]; /* policy.json, policy-2.json, ...: each capture session's */
+	struct ev_policy policies[MAX_POLICIES]; /* policy.json, policy-2.json, ...: each capture session's */
 	char policy_names[MAX_POLICIES][32];
 	size_t npolicies;
 	json_t *grade;            /* summary.json's "grade" */

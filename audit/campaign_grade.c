@@ -53,12 +53,11 @@ ev_status audit_campaign_load_grading(struct campaign_audit *ca, struct ev_error
 			break;
 		if (ev_path_join(path, sizeof path, ca->dir, name) != 0)
 			return ev_error_set(err, EV_USAGE, "%s: path too long", ca->dir);
-		json_t *p = NULL;
-		if ((st = ev_json_load(path, "evidence-policy/1", 0, &p, d, NULL, NULL, err)) != EV_OK)
+		if ((st = ev_policy_load(path, &ca->policies[ca->npolicies], d, err)) != EV_OK)
 			break;
 		ev_sha256_hex(d, hex);
 		snprintf(ca->policy_names[ca->npolicies], sizeof ca->policy_names[0], "%s", name);
-		ca->policies[ca->npolicies++] = p;
+		ca->npolicies++;
 		st = ev_receipt_add_input(ca->receipt, name, path, hex, err);
 	}
 	return st;
@@ -72,7 +71,7 @@ void audit_campaign_grade_run(struct campaign_audit *ca, struct run *r, const st
 	if (!ca->npolicies)
 		ev_grade_policy(ca->grade_rules, NULL, "the campaign has no policy.json", &cpus, all);
 	for (size_t i = 0; i < ca->npolicies; i++)
-		ev_grade_policy(ca->grade_rules, ca->policies[i], ca->policy_names[i], &cpus, all);
+		ev_grade_policy(ca->grade_rules, &ca->policies[i], ca->policy_names[i], &cpus, all);
 	ev_grade_run(ca->grade_rules, ca->plan.doc ? &ca->plan : NULL, run, all);
 	r->grade = ev_grade_merge(all);
 	json_decref(all);

@@ -38,34 +38,34 @@ static ev_status add_input(json_t *receipt, const char *name, const char *path, 
 static ev_status policy_facts(struct campaign_audit *ca, json_t *out, struct ev_error *err)
 {
 	(void)err;
-	const json_t *p = ca->npolicies ? ca->policies[0] : NULL;
+	const struct ev_policy *p = ca->npolicies ? &ca->policies[0] : NULL;
 	if (!p) {
 		json_object_set_new(out, "policy", json_string("none: the campaign has no policy.json"));
 		return EV_OK;
 	}
-	const json_t *kernel = json_object_get(p, "kernel");
-	json_object_set_new(out, "host", text_or_null(json_object_get(p, "host")));
-	json_object_set_new(out, "kernel", kernel ? json_pack("{s:O, s:O}", "release", json_object_get(kernel, "release"),
-							      "version", json_object_get(kernel, "version"))
+	const json_t *kernel = ev_policy_value(p, "kernel");
+	json_object_set_new(out, "host", text_or_null(ev_policy_value(p, "host")));
+	json_object_set_new(out, "kernel", kernel ? json_pack("{s:s?, s:s?}", "release", ev_policy_kernel(p, "release"),
+							      "version", ev_policy_kernel(p, "version"))
 						  : json_null());
-	json_object_set_new(out, "cpu_model", text_or_null(json_object_get(p, "cpu_model")));
-	json_object_set_new(out, "os", text_or_null(json_object_get(p, "os")));
+	json_object_set_new(out, "cpu_model", text_or_null(ev_policy_value(p, "cpu_model")));
+	json_object_set_new(out, "os", text_or_null(ev_policy_value(p, "os")));
 	json_t *governors = json_object();
 	const char *cpu;
 	json_t *v;
-	json_object_foreach(json_object_get(p, "cpus"), cpu, v)
-		json_object_set(governors, cpu, json_object_get(v, "governor"));
-	json_object_set_new(out, "policy", json_pack("{s:O, s:O, s:o, s:O, s:O, s:O, s:O, s:O, s:O}", "clocksource",
-						     json_object_get(p, "clocksource") ?: json_null(), "turbo",
-						     json_object_get(p, "turbo") ?: json_null(), "governors", governors,
-						     "isolation", json_object_get(p, "isolation") ?: json_null(),
-						     "transparent_hugepage",
-						     json_object_get(p, "transparent_hugepage") ?: json_null(),
-						     "numa_balancing", json_object_get(p, "numa_balancing") ?: json_null(),
-						     "nmi_watchdog", json_object_get(p, "nmi_watchdog") ?: json_null(),
-						     "tuned_profile", json_object_get(p, "tuned_profile") ?: json_null(),
-						     "cpu_dma_latency_us_before",
-						     json_object_get(p, "cpu_dma_latency_us") ?: json_null()));
+	json_object_foreach((json_t *)ev_policy_cpus(p), cpu, v)
+		json_object_set(governors, cpu, (json_t *)ev_policy_cpu_value(p, cpu, "governor"));
+	json_t *policy = json_object();
+	static const char *const shown[] = {"clocksource", "turbo", "isolation", "transparent_hugepage", "numa_balancing",
+					    "nmi_watchdog", "tuned_profile", NULL};
+	for (size_t i = 0; shown[i]; i++) {
+		json_object_set(policy, shown[i], ev_policy_value(p, shown[i]) ? (json_t *)ev_policy_value(p, shown[i]) : json_null());
+		if (!strcmp(shown[i], "turbo"))
+			json_object_set_new(policy, "governors", governors);
+	}
+	const json_t *dma = ev_policy_value(p, "cpu_dma_latency_us");
+	json_object_set(policy, "cpu_dma_latency_us_before", dma ? (json_t *)dma : json_null());
+	json_object_set_new(out, "policy", policy);
 	return EV_OK;
 }
 

@@ -61,7 +61,8 @@ ev_status capture_grade_ahead(struct campaign *c, const char *require, struct ev
 	json_t *all = json_array();
 	struct ev_grade_cpus cpus;
 	plan_cpus(&c->plan, &cpus);
-	ev_grade_policy(rules, policy, "this host", &cpus, all);
+	struct ev_policy host = {policy};
+	ev_grade_policy(rules, &host, "this host", &cpus, all);
 	ev_grade_plan(rules, c->plan.doc, all);
 	controller(rules, &cpus, all);
 	json_t *merged = ev_grade_merge(all);

@@ -21,10 +21,11 @@
 
 #include <jansson.h>
 
+#include "lib/campaign/plan_read.h"
 #include "lib/core/sha256.h"
 #include "lib/core/status.h"
 
-#define PLAN_FORMAT "evidence-plan/1"
+#define PLAN_FORMAT EV_PLAN_FORMAT /* named once, by lib/campaign/plan_read */
 #define PLAN_MAX_CELLS 64
 #define PLAN_MAX_ARMS 16
 #define PLAN_MAX_RUNS 4096

@@ -20,6 +20,7 @@
 #include "capture/pin_check.h"
 #include "capture/policy.h"
 #include "capture/sources.h"
+#include "lib/campaign/policy_read.h"
 #include "lib/campaign/run.h"
 #include "lib/core/path.h"
 #include "lib/core/publish.h"
@@ -409,7 +410,7 @@ static void collect_cpus(struct campaign *c)
 static ev_status write_policy(struct campaign *c, json_t *receipt, struct ev_error *err)
 {
 	json_t *doc = capture_policy_snapshot(c->cpus, c->ncpus);
-	json_object_set_new(doc, "format", json_string("evidence-policy/1"));
+	json_object_set_new(doc, "format", json_string(EV_POLICY_FORMAT));
 	json_object_set_new(doc, "host", json_string(c->host));
 	json_object_set_new(doc, "boot_id", json_string(c->boot_id));
 	char *bytes = NULL, path[PATH_MAX + 32];

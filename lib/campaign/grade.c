@@ -231,13 +231,6 @@ static const char *whose(const struct ev_grade_cpus *c, int cpu)
 	return cpu < 64 && c->whose[cpu][0] ? c->whose[cpu] : "a side's";
 }
 
-/* A recorded value that says it could not be read. */
-static const char *unreadable(const json_t *v)
-{
-	const char *s = json_string_value(v);
-	return s && strncmp(s, "unavailable", 11) == 0 ? s : NULL;
-}
-
 static int in_list(const json_t *allowed, const char *value)
 {
 	size_t i;
@@ -288,27 +281,24 @@ static int any_side(const struct ev_grade_cpus *c, struct verdict *v, const char
 }
 
 /* isolcpus, nohz_full, rcu_nocbs: every side's CPU on the kernel's list. */
-static void isolation(const json_t *rules, const json_t *policy, const char *pname, const struct ev_grade_cpus *c,
-		      const char *param, json_t *out)
+static void isolation(const json_t *rules, const struct ev_policy *policy, const char *pname,
+		      const struct ev_grade_cpus *c, const char *param, json_t *out)
 {
 	const json_t *r = rule(rules, param);
 	if (!r)
 		return not_graded(param, out);
 	struct verdict v;
 	open_verdict(&v, param);
-	const json_t *iso = json_object_get(policy, "isolation");
-	const json_t *value = json_object_get(iso, param);
-	if (!json_is_object(iso) || !value) {
+	const char *text;
+	int says = ev_policy_isolation(policy, param, &text);
+	if (says < 0) {
 		note(&v, UNKNOWN, "%s records no isolation.%s (the kernel command line's %s)", pname, param, param);
-	} else if (json_is_null(value)) {
+	} else if (says == 0) {
 		if (any_side(c, &v, pname))
 			note(&v, FAIL, "the kernel command line has no %s (%s)", param, pname);
-	} else if (!json_is_string(value)) {
-		note(&v, UNKNOWN, "%s: isolation.%s is not a string", pname, param);
 	} else {
 		cpu_set_t set;
 		char flags[256];
-		const char *text = json_string_value(value);
 		if (kernel_list(text, &set, flags, sizeof flags) != 0) {
 			note(&v, UNKNOWN, "%s=%s is not a CPU list (%s)", param, text, pname);
 		} else if (any_side(c, &v, pname)) {
@@ -330,8 +320,8 @@ static void isolation(const json_t *rules, const json_t *policy, const char *pna
 	close_verdict(&v, out);
 }
 
-static void smt_siblings(const json_t *rules, const json_t *policy, const char *pname, const struct ev_grade_cpus *c,
-			 const cpu_set_t *isolated, int have_isolated, json_t *out)
+static void smt_siblings(const json_t *rules, const struct ev_policy *policy, const char *pname,
+			 const struct ev_grade_cpus *c, const cpu_set_t *isolated, int have_isolated, json_t *out)
 {
 	if (!rule(rules, "smt_siblings"))
 		return not_graded("smt_siblings", out);
@@ -341,13 +331,11 @@ static void smt_siblings(const json_t *rules, const json_t *policy, const char *
 		for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
 			if (!CPU_ISSET(cpu, &c->sides))
 				continue;
-			char key[16];
-			snprintf(key, sizeof key, "%d", cpu);
-			const json_t *sib = json_object_get(json_object_get(json_object_get(policy, "cpus"), key), "smt_siblings");
+			const char *sib = ev_policy_cpu(policy, cpu, "smt_siblings");
 			cpu_set_t set;
-			if (!json_is_string(sib) || unreadable(sib) || ev_cpulist_parse(json_string_value(sib), &set) != 0) {
+			if (!sib || ev_policy_unavailable(sib) || ev_cpulist_parse(sib, &set) != 0) {
 				note(&v, UNKNOWN, "CPU %d (%s): its SMT siblings are not recorded (%s cpus.%d.smt_siblings: %s)",
-				     cpu, whose(c, cpu), pname, cpu, json_is_string(sib) ? json_string_value(sib) : "absent");
+				     cpu, whose(c, cpu), pname, cpu, sib ? sib : "absent");
 				continue;
 			}
 			for (int s = 0; s < CPU_SETSIZE; s++) {
@@ -372,8 +360,8 @@ static void smt_siblings(const json_t *rules, const json_t *policy, const char *
 }
 
 /* governor, energy_performance_preference: each side's CPU's value allowed. */
-static void per_cpu(const json_t *rules, const json_t *policy, const char *pname, const struct ev_grade_cpus *c,
-		    const char *field, json_t *out)
+static void per_cpu(const json_t *rules, const struct ev_policy *policy, const char *pname,
+		    const struct ev_grade_cpus *c, const char *field, json_t *out)
 {
 	const json_t *r = rule(rules, field);
 	if (!r)
@@ -386,15 +374,13 @@ static void per_cpu(const json_t *rules, const json_t *policy, const char *pname
 		for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
 			if (!CPU_ISSET(cpu, &c->sides))
 				continue;
-			char key[16];
-			snprintf(key, sizeof key, "%d", cpu);
-			const json_t *val = json_object_get(json_object_get(json_object_get(policy, "cpus"), key), field);
-			if (!json_is_string(val) || unreadable(val))
-				note(&v, UNKNOWN, "CPU %d (%s): %s %s (%s)", cpu, whose(c, cpu), field,
-				     json_is_string(val) ? json_string_value(val) : "not recorded", pname);
-			else if (!in_list(r, json_string_value(val)))
-				note(&v, FAIL, "CPU %d (%s) has %s %s (the rules allow %s) (%s)", cpu, whose(c, cpu), field,
-				     json_string_value(val), allowed, pname);
+			const char *val = ev_policy_cpu(policy, cpu, field);
+			if (!val || ev_policy_unavailable(val))
+				note(&v, UNKNOWN, "CPU %d (%s): %s %s (%s)", cpu, whose(c, cpu), field, val ? val : "not recorded",
+				     pname);
+			else if (!in_list(r, val))
+				note(&v, FAIL, "CPU %d (%s) has %s %s (the rules allow %s) (%s)", cpu, whose(c, cpu), field, val,
+				     allowed, pname);
 		}
 	close_verdict(&v, out);
 }
@@ -410,44 +396,39 @@ static void chosen(const char *value, char *out, size_t cap)
 }
 
 /* transparent_hugepage, numa_balancing, clocksource: the host's value allowed. */
-static void host_value(const json_t *rules, const json_t *policy, const char *pname, const char *field, json_t *out)
+static void host_value(const json_t *rules, const struct ev_policy *policy, const char *pname, const char *field,
+		       json_t *out)
 {
 	const json_t *r = rule(rules, field);
 	if (!r)
 		return not_graded(field, out);
 	struct verdict v;
 	open_verdict(&v, field);
-	const json_t *val = json_object_get(policy, field);
+	const char *val = ev_policy_text(policy, field);
 	char allowed[256], value[128];
 	list_text(r, allowed, sizeof allowed);
-	if (!json_is_string(val) || unreadable(val)) {
-		note(&v, UNKNOWN, "%s %s (%s)", field, json_is_string(val) ? json_string_value(val) : "not recorded", pname);
+	if (!val || ev_policy_unavailable(val)) {
+		note(&v, UNKNOWN, "%s %s (%s)", field, val ? val : "not recorded", pname);
 	} else {
-		chosen(json_string_value(val), value, sizeof value);
+		chosen(val, value, sizeof value);
 		if (!in_list(r, value))
 			note(&v, FAIL, "%s is %s (the rules allow %s) (%s)", field, value, allowed, pname);
 	}
 	close_verdict(&v, out);
 }
 
-static void turbo(const json_t *rules, const json_t *policy, const char *pname, json_t *out)
+static void turbo(const json_t *rules, const struct ev_policy *policy, const char *pname, json_t *out)
 {
 	const json_t *r = rule(rules, "turbo");
 	if (!r)
 		return not_graded("turbo", out);
 	struct verdict v;
 	open_verdict(&v, "turbo");
-	const json_t *t = json_object_get(policy, "turbo");
-	const char *no_turbo = json_string_value(json_object_get(t, "intel_pstate_no_turbo"));
-	const char *boost = json_string_value(json_object_get(t, "cpufreq_boost"));
-	const char *state = NULL;
-	if (no_turbo && (!strcmp(no_turbo, "0") || !strcmp(no_turbo, "1")))
-		state = !strcmp(no_turbo, "1") ? "off" : "on";
-	else if (boost && (!strcmp(boost, "0") || !strcmp(boost, "1")))
-		state = !strcmp(boost, "0") ? "off" : "on";
+	const char *raw;
+	int on = ev_policy_turbo(policy, &raw);
+	const char *state = on < 0 ? NULL : on ? "on" : "off";
 	if (!state)
-		note(&v, UNKNOWN, "turbo is not recorded (%s turbo: %s)", pname,
-		     no_turbo ? no_turbo : boost ? boost : "absent");
+		note(&v, UNKNOWN, "turbo is not recorded (%s turbo: %s)", pname, raw ? raw : "absent");
 	else if (strcmp(state, json_string_value(r)) != 0)
 		note(&v, FAIL, "turbo is %s (the rules want it %s) (%s)", state, json_string_value(r), pname);
 	close_verdict(&v, out);
@@ -467,14 +448,14 @@ static void squeeze(const char *in, char *out, size_t cap)
 	out[n] = 0;
 }
 
-static void device_irqs(const json_t *rules, const json_t *policy, const char *pname, const struct ev_grade_cpus *c,
-			json_t *out)
+static void device_irqs(const json_t *rules, const struct ev_policy *policy, const char *pname,
+			const struct ev_grade_cpus *c, json_t *out)
 {
 	if (!rule(rules, "device_irqs"))
 		return not_graded("device_irqs", out);
 	struct verdict v;
 	open_verdict(&v, "device_irqs");
-	const json_t *irqs = json_object_get(policy, "interrupts");
+	const json_t *irqs = ev_policy_interrupts(policy);
 	const char *label;
 	json_t *irq;
 	if (!json_is_object(irqs))
@@ -483,13 +464,11 @@ static void device_irqs(const json_t *rules, const json_t *policy, const char *p
 		json_object_foreach((json_t *)irqs, label, irq) {
 			if (strspn(label, "0123456789") != strlen(label))
 				continue; /* NMI, LOC, ...: counted per run (interrupts) */
-			const json_t *aff = json_object_get(irq, "effective_affinity_list");
-			if (!json_is_string(aff) || unreadable(aff))
-				aff = json_object_get(irq, "smp_affinity_list");
+			const char *aff = ev_policy_irq_affinity(irq);
 			char desc[128];
-			squeeze(json_string_value(json_object_get(irq, "description")), desc, sizeof desc);
+			squeeze(ev_policy_irq_description(irq), desc, sizeof desc);
 			cpu_set_t set;
-			if (!json_is_string(aff) || unreadable(aff) || ev_cpulist_parse(json_string_value(aff), &set) != 0) {
+			if (!aff || ev_cpulist_parse(aff, &set) != 0) {
 				note(&v, UNKNOWN, "IRQ %s (%s): its affinity is not recorded (%s)", label, desc, pname);
 				continue;
 			}
@@ -501,28 +480,27 @@ static void device_irqs(const json_t *rules, const json_t *policy, const char *p
 	close_verdict(&v, out);
 }
 
-static void watchdog(const json_t *rules, const json_t *policy, const char *pname, const struct ev_grade_cpus *c,
-		     json_t *out)
+static void watchdog(const json_t *rules, const struct ev_policy *policy, const char *pname,
+		     const struct ev_grade_cpus *c, json_t *out)
 {
 	if (!rule(rules, "watchdog"))
 		return not_graded("watchdog", out);
 	struct verdict v;
 	open_verdict(&v, "watchdog");
-	const json_t *mask = json_object_get(policy, "watchdog_cpumask");
+	const char *mask = ev_policy_text(policy, "watchdog_cpumask");
 	cpu_set_t set;
-	if (!json_is_string(mask) || unreadable(mask) || ev_cpulist_parse(json_string_value(mask), &set) != 0)
-		note(&v, UNKNOWN, "watchdog_cpumask %s (%s)", json_is_string(mask) ? json_string_value(mask) : "not recorded",
-		     pname);
+	if (!mask || ev_policy_unavailable(mask) || ev_cpulist_parse(mask, &set) != 0)
+		note(&v, UNKNOWN, "watchdog_cpumask %s (%s)", mask ? mask : "not recorded", pname);
 	else if (any_side(c, &v, pname))
 		for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
 			if (CPU_ISSET(cpu, &set) && CPU_ISSET(cpu, &c->sides))
 				note(&v, FAIL, "the watchdog runs on CPU %d (%s) (watchdog_cpumask %s) (%s)", cpu,
-				     whose(c, cpu), json_string_value(mask), pname);
+				     whose(c, cpu), mask, pname);
 	close_verdict(&v, out);
 }
 
-void ev_grade_policy(const json_t *rules, const json_t *policy, const char *pname, const struct ev_grade_cpus *c,
-		     json_t *out)
+void ev_grade_policy(const json_t *rules, const struct ev_policy *policy, const char *pname,
+		     const struct ev_grade_cpus *c, json_t *out)
 {
 	cpu_set_t isolated;
 	CPU_ZERO(&isolated);
@@ -543,11 +521,12 @@ void ev_grade_policy(const json_t *rules, const json_t *policy, const char *pnam
 		return;
 	}
 	isolation(rules, policy, pname, c, "isolcpus", out);
-	const json_t *isolcpus = json_object_get(json_object_get(policy, "isolation"), "isolcpus");
-	int have_isolated = json_is_string(isolcpus) || json_is_null(isolcpus);
-	if (json_is_string(isolcpus)) { /* the list, whatever the isolcpus rule says */
+	const char *isolcpus;
+	int says = ev_policy_isolation(policy, "isolcpus", &isolcpus);
+	int have_isolated = says >= 0;
+	if (says > 0) { /* the list, whatever the isolcpus rule says */
 		char flags[256];
-		have_isolated = kernel_list(json_string_value(isolcpus), &isolated, flags, sizeof flags) == 0;
+		have_isolated = kernel_list(isolcpus, &isolated, flags, sizeof flags) == 0;
 	}
 	isolation(rules, policy, pname, c, "nohz_full", out);
 	isolation(rules, policy, pname, c, "rcu_nocbs", out);

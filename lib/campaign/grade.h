@@ -24,6 +24,7 @@
 #include <jansson.h>
 
 #include "lib/campaign/plan_read.h"
+#include "lib/campaign/policy_read.h"
 #include "lib/campaign/run.h"
 #include "lib/core/status.h"
 
@@ -60,7 +61,7 @@ void ev_grade_run_cpus(const struct ev_run *run, struct ev_grade_cpus *out);
  * NUMA balancing, clocksource, device IRQ affinity, watchdog), from one
  * policy snapshot (policy_name names it in evidence; NULL: none was
  * recorded, and each is unknown), for cpus; appended to out. */
-void ev_grade_policy(const json_t *rules, const json_t *policy, const char *policy_name,
+void ev_grade_policy(const json_t *rules, const struct ev_policy *policy, const char *policy_name,
 		     const struct ev_grade_cpus *cpus, json_t *out);
 
 /* The run's conditions (lease, controller, profiler, live observers,

@@ -85,7 +85,8 @@ static json_t *judge(const json_t *rules, const json_t *policy, const json_t *ru
 	struct ev_grade_cpus cpus;
 	json_t *all = json_array();
 	ev_grade_run_cpus(&run, &cpus);
-	ev_grade_policy(rules, policy, "policy.json", &cpus, all);
+	struct ev_policy pol = {.doc = (json_t *)policy};
+	ev_grade_policy(rules, policy ? &pol : NULL, "policy.json", &cpus, all);
 	ev_grade_run(rules, plan ? &p : NULL, &run, all);
 	json_t *merged = ev_grade_merge(all);
 	json_decref(all);
