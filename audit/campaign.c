@@ -23,6 +23,7 @@
 #include "audit/journal.h"
 #include "audit/svg.h"
 #include "lib/campaign/run.h"
+#include "lib/cli/progress.h"
 #include "lib/core/input.h"
 #include "lib/core/path.h"
 #include "lib/core/publish.h"
@@ -130,13 +131,15 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 		st = ev_error_set(err, EV_USAGE, "%s: path too long", ca->out);
 		goto out;
 	}
+	struct ev_progress progress;
+	ev_progress_init(&progress, stderr, TOOL ": auditing runs", 0, ca->nruns);
+	progress.noun = "runs";
 	for (size_t i = 0; i < ca->nruns && st == EV_OK && !ev_cli_interrupted; i++) {
-		if (isatty(2))
-			fprintf(stderr, "\r\033[K" TOOL ": run %zu of %zu: %s", i + 1, ca->nruns, ca->runs[i].name);
+		ev_progress_item(&progress, "%s", ca->runs[i].name);
 		st = audit_campaign_analyse_run(ca, &ca->runs[i], err);
+		ev_progress_add(&progress, 0, 1);
 	}
-	if (isatty(2))
-		fprintf(stderr, "\r\033[K");
+	ev_progress_done(&progress);
 	if (st == EV_OK && !ev_cli_interrupted)
 		st = audit_campaign_audit_journals(ca, err);
 	if (st == EV_OK && !ev_cli_interrupted) {

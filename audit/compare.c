@@ -24,6 +24,7 @@
 #include "audit/compare_table.h"
 #include "audit/svg.h"
 #include "lib/receipt/signature.h"
+#include "lib/cli/progress.h"
 #include "lib/core/json.h"
 #include "lib/core/path.h"
 #include "lib/core/publish.h"
@@ -466,14 +467,15 @@ static ev_status run_compare(const struct compare_opts *o, struct ev_error *err)
 	if ((st = ev_outdir_open(&od, o->out, err)) != EV_OK)
 		goto out;
 	opened = 1;
+	struct ev_progress progress;
+	ev_progress_init(&progress, stderr, TOOL ": resampling", 0, npairs);
+	progress.noun = "pairs";
 	for (size_t i = 0; i < npairs && st == EV_OK; i++) {
-		if (isatty(2))
-			fprintf(stderr, "\r\033[K" TOOL ": resampling %zu of %zu: arm %s cell %s", i + 1, npairs, pairs[i].a.arm,
-				pairs[i].a.cell);
+		ev_progress_item(&progress, "arm %s cell %s", pairs[i].a.arm, pairs[i].a.cell);
 		st = compare_pair(&pairs[i], o, err);
+		ev_progress_add(&progress, 0, 1);
 	}
-	if (isatty(2))
-		fprintf(stderr, "\r\033[K");
+	ev_progress_done(&progress);
 	if (st == EV_INTERRUPTED) {
 		ev_error_clear(err);
 		ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal; nothing is claimed", o->out);

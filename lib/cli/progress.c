@@ -1,6 +1,8 @@
 #include "config.h"
 #include "lib/cli/progress.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -51,6 +53,16 @@ void ev_progress_init(struct ev_progress *p, FILE *stream, const char *label,
 
 static void draw(struct ev_progress *p, double t)
 {
+	if (!p->total_bytes && !p->done_bytes) { /* counted in members alone: runs, pairs */
+		fprintf(p->stream, "\r\033[K%s: %llu", p->label, (unsigned long long)p->done_members);
+		if (p->total_members)
+			fprintf(p->stream, "/%llu", (unsigned long long)p->total_members);
+		fprintf(p->stream, " %s%s%s", p->noun, p->item[0] ? ": " : "", p->item);
+		fflush(p->stream);
+		p->printed = 1;
+		p->last_print = t;
+		return;
+	}
 	char done[32], total[48] = "", members[64] = "", rate[32], eta[32] = "";
 	double elapsed = t - p->start;
 	double bps = elapsed > 0 ? (double)p->done_bytes / elapsed : 0;
@@ -71,6 +83,19 @@ static void draw(struct ev_progress *p, double t)
 	fflush(p->stream);
 	p->printed = 1;
 	p->last_print = t;
+}
+
+void ev_progress_item(struct ev_progress *p, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(p->item, sizeof p->item, fmt, ap);
+	va_end(ap);
+	if (!p->enabled)
+		return;
+	double t = now_seconds();
+	if (!p->printed || t - p->last_print >= REDRAW_SECONDS)
+		draw(p, t); /* a long item shows its name as it starts */
 }
 
 void ev_progress_add(struct ev_progress *p, uint64_t bytes, uint64_t members)

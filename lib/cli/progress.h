@@ -25,12 +25,20 @@ struct ev_progress {
 	uint64_t done_bytes, done_members;
 	double start, last_print;
 	int printed;
+	char item[128];           /* what is being done now ("001-base-spin-1"), or "" */
 };
 
 /* Prepare; total_* may be 0 when unknown (then that total and the ETA are
  * not shown). */
 void ev_progress_init(struct ev_progress *p, FILE *stream, const char *label,
 		      uint64_t total_bytes, uint64_t total_members);
+
+/* What is being done now, shown after the counts until the next call
+ * (a run's name, a pair's cells), drawn at once the first time; "" shows
+ * none. A line of work that
+ * counts no bytes (total_bytes 0 and none done) shows only its counts
+ * and this. */
+void ev_progress_item(struct ev_progress *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Account for more work done; redraws when enough time has passed. */
 void ev_progress_add(struct ev_progress *p, uint64_t bytes, uint64_t members);

@@ -1,6 +1,8 @@
 #!/bin/sh
 # audit journal draws a progress line only when asked, while it reads, and
-# erases it before the first finding is printed.
+# erases it before the first finding is printed; audit campaign and audit
+# compare draw theirs through the same line (runs, pairs, and the one at
+# work), only when asked, erased at the end.
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
 test_expect_success 'setup: a small pair' '
@@ -39,6 +41,24 @@ sys.exit(not (line.endswith(b\"\\r\\033[K\") and b\"auditing\" not in rest))
 " &&
 	EVIDENCE_PROGRESS=never "$AUDIT" journal --warmups 3 --measured 20 --sender p/sender \
 		--receipt quiet.json >/dev/null 2>err && test ! -s err
+'
+
+test_expect_success 'audit campaign and audit compare: the runs and pairs counted, the one at work named, erased; nothing unless asked' '
+	[ "$(nproc)" -ge 2 ] || return 0
+	sed -e "s|@BINDIR@|$EV_BUILDDIR/capture/pair|g" -e "s|@USER@|$(id -un)|g" \
+		-e "s|@PEER_CPU@|0|g" -e "s|@SENDER_CPU@|1|g" -e "s|@SHARES@|true|g" \
+		-e "s|\"measured\": 20000|\"measured\": 500|" "$EV_SRCDIR/share/demo/plan.json" >plan.json &&
+	"$CAPTURE" pin plan.json -o pinned.json >/dev/null &&
+	if [ "$(id -u)" = 0 ]; then degrade=; else degrade=--degrade; fi &&
+	"$CAPTURE" run $degrade pinned.json -o c >/dev/null 2>&1 &&
+	EVIDENCE_PROGRESS=always "$AUDIT" campaign c -o s >/dev/null 2>err &&
+	grep -q "audit: auditing runs: 0/8 runs: 001-baseline-spin-1" err &&
+	python3 -c "import sys; e = open(\"err\", \"rb\").read(); sys.exit(not e.startswith(b\"\\r\\033[K\") or b\"\\r\\033[K\" + e.rsplit(b\"\\r\\033[K\", 1)[1] != b\"\\r\\033[K\")" &&
+	EVIDENCE_PROGRESS=never "$AUDIT" campaign c -o s2 >/dev/null 2>err && test ! -s err &&
+	EVIDENCE_PROGRESS=always "$AUDIT" compare --resamples 100 --arm baseline --arm dma0 s -o cmp >/dev/null 2>err &&
+	grep -q "audit: resampling: 0/2 pairs: arm baseline cell spin" err &&
+	python3 -c "import sys; e = open(\"err\", \"rb\").read(); sys.exit(not e.endswith(b\"\\r\\033[K\"))" &&
+	EVIDENCE_PROGRESS=never "$AUDIT" compare --resamples 100 --arm baseline --arm dma0 s -o cmp2 >/dev/null 2>err && test ! -s err
 '
 
 test_done
