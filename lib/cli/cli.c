@@ -1,5 +1,6 @@
 #include "config.h"
 #include "lib/cli/cli.h"
+#include "lib/core/json.h"
 #include "lib/core/stop.h"
 #include "lib/receipt/signature.h"
 #include "lib/receipt/receipt.h"
@@ -173,4 +174,15 @@ int ev_cli_sign_key(const char *tool, const char *path, struct ev_signing_key **
 		return 2;
 	}
 	return 0;
+}
+
+ev_status ev_json_print(const json_t *value, FILE *stream, struct ev_error *err)
+{
+	char *bytes = NULL;
+	size_t len = 0;
+	ev_status st = ev_json_dump(value, &bytes, &len, err);
+	if (st == EV_OK && fwrite(bytes, 1, len, stream) != len)
+		st = ev_error_set(err, EV_ERROR, "cannot write JSON to standard output");
+	free(bytes);
+	return st;
 }

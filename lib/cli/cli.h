@@ -94,4 +94,8 @@ ev_status ev_cli_findings_finish(struct ev_cli_findings *s, struct ev_error *err
 
 void ev_cli_findings_free(struct ev_cli_findings *s);
 
+/* ev_json_dump's bytes written to stream: a tool's --json output (the
+ * library below cli never prints). */
+ev_status ev_json_print(const json_t *value, FILE *stream, struct ev_error *err);
+
 #endif

@@ -140,17 +140,6 @@ int ev_json_append(const json_t *value, char **buf, size_t *len, size_t *cap)
 	return r;
 }
 
-ev_status ev_json_print(const json_t *value, FILE *stream, struct ev_error *err)
-{
-	char *bytes = NULL;
-	size_t len = 0;
-	ev_status st = ev_json_dump(value, &bytes, &len, err);
-	if (st == EV_OK && fwrite(bytes, 1, len, stream) != len)
-		st = ev_error_set(err, EV_ERROR, "cannot write JSON to standard output");
-	free(bytes);
-	return st;
-}
-
 ev_status ev_json_parse(const char *bytes, size_t len, const char *name,
 			const char *expected_format, unsigned flags, json_t **out,
 			struct ev_error *err)

@@ -56,8 +56,6 @@ int ev_json_append(const json_t *value, char **buf, size_t *len, size_t *cap);
 /* Append the n bytes at text, as ev_json_append. */
 int ev_json_append_raw(const char *text, size_t n, char **buf, size_t *len, size_t *cap);
 
-/* ev_json_dump's bytes written to stream (a tool's --json output). */
-ev_status ev_json_print(const json_t *value, FILE *stream, struct ev_error *err);
 
 /* Flags for ev_json_parse / ev_json_load. */
 #define EV_JSON_REQUIRE_CANONICAL 1u
