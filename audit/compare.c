@@ -171,7 +171,7 @@ static void pair_tables(const struct pair *p, struct compare_table *stats, struc
 					   "95% of B/A", "B-A", "95% of B-A", "verdict"};
 	static const int right[] = {0, 1, 1, 1, 1, 1, 1, 1, 1, 0};
 	static const int in_unit[] = {0, 1, 1, 1, 1, 0, 0, 1, 1, 0}; /* ratios have none */
-	compare_table_init(stats, 10, head, right, in_unit, p->a.unit);
+	audit_compare_table_init(stats, 10, head, right, in_unit, p->a.unit);
 	for (int k = 0; k < NSTATS; k++) {
 		char c[10][112], lo[48], hi[48];
 		const struct ev_bootstrap_interval *iv = &p->iv[k];
@@ -203,11 +203,11 @@ static void pair_tables(const struct pair *p, struct compare_table *stats, struc
 		const char *row[10];
 		for (int i = 0; i < 10; i++)
 			row[i] = c[i];
-		compare_table_row(stats, row);
+		audit_compare_table_row(stats, row);
 	}
 	static const char *const rhead[] = {"run", "side", "p50", "p95", "p99", "p99.9", "mean", "max"};
 	static const int rright[] = {0, 0, 1, 1, 1, 1, 1, 1};
-	compare_table_init(runs, 8, rhead, rright, rright, p->a.unit);
+	audit_compare_table_init(runs, 8, rhead, rright, rright, p->a.unit);
 	for (int s = 0; s < 2; s++) {
 		const struct group *g = s ? &p->b : &p->a;
 		for (size_t i = 0; i < g->n; i++) {
@@ -217,7 +217,7 @@ static void pair_tables(const struct pair *p, struct compare_table *stats, struc
 				fmt_value(c[k], sizeof c[k], g->v[k][i]);
 				row[2 + k] = c[k];
 			}
-			compare_table_row(runs, row);
+			audit_compare_table_row(runs, row);
 		}
 	}
 }
@@ -311,23 +311,23 @@ static void write_reports(const struct compare_opts *o, const struct side *sa, c
 		pair_tables(&pairs[i], &stats, &runs);
 		pair_title(&pairs[i], title, sizeof title);
 		audit_text_add(md, "\n## %s\n\n", title);
-		compare_table_markdown(&stats, md);
+		audit_compare_table_markdown(&stats, md);
 		audit_text_add(md, "\nEvery run (%s):\n\n", pairs[i].a.unit);
-		compare_table_markdown(&runs, md);
+		audit_compare_table_markdown(&runs, md);
 		audit_text_add(h, "<section class=\"pair\"><h2>");
 		audit_text_escaped(h, title);
 		audit_text_add(h, "</h2>\n");
-		compare_table_html(&stats, h, "statistics", "Each statistic: medians of runs, ranges, ratio, difference, "
+		audit_compare_table_html(&stats, h, "statistics", "Each statistic: medians of runs, ranges, ratio, difference, "
 				   "bootstrap intervals, verdict");
 		pair_chart(&pairs[i], h);
-		compare_table_html(&runs, h, "runs", "Every run");
+		audit_compare_table_html(&runs, h, "runs", "Every run");
 		audit_text_add(h, "</section>\n");
 		audit_text_add(txt, "\n%s\n", title);
-		compare_table_text(&stats, txt);
+		audit_compare_table_text(&stats, txt);
 		audit_text_add(txt, "\n");
-		compare_table_text(&runs, txt);
-		compare_table_free(&stats);
-		compare_table_free(&runs);
+		audit_compare_table_text(&runs, txt);
+		audit_compare_table_free(&stats);
+		audit_compare_table_free(&runs);
 	}
 	size_t k;
 	json_t *u;

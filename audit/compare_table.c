@@ -7,7 +7,7 @@
 
 #include "audit/compare_table.h"
 
-void compare_table_init(struct compare_table *t, size_t ncols, const char *const *head, const int *right,
+void audit_compare_table_init(struct compare_table *t, size_t ncols, const char *const *head, const int *right,
 			const int *in_unit, const char *unit)
 {
 	memset(t, 0, sizeof *t);
@@ -24,7 +24,7 @@ void compare_table_init(struct compare_table *t, size_t ncols, const char *const
 	}
 }
 
-void compare_table_row(struct compare_table *t, const char *const *row)
+void audit_compare_table_row(struct compare_table *t, const char *const *row)
 {
 	if (t->oom)
 		return;
@@ -49,7 +49,7 @@ static const char *cell(const struct compare_table *t, size_t row, size_t col)
 	return t->cells[row * t->ncols + col] ? t->cells[row * t->ncols + col] : "";
 }
 
-void compare_table_text(const struct compare_table *t, struct text *out)
+void audit_compare_table_text(const struct compare_table *t, struct text *out)
 {
 	size_t w[COMPARE_TABLE_MAX_COLUMNS];
 	if (t->oom) {
@@ -86,7 +86,7 @@ static void markdown_cell(struct text *out, const char *s)
 	audit_text_add(out, " |");
 }
 
-void compare_table_markdown(const struct compare_table *t, struct text *out)
+void audit_compare_table_markdown(const struct compare_table *t, struct text *out)
 {
 	if (t->oom) {
 		out->oom = 1;
@@ -107,7 +107,7 @@ void compare_table_markdown(const struct compare_table *t, struct text *out)
 	}
 }
 
-void compare_table_html(const struct compare_table *t, struct text *out, const char *cls, const char *caption)
+void audit_compare_table_html(const struct compare_table *t, struct text *out, const char *cls, const char *caption)
 {
 	if (t->oom) {
 		out->oom = 1;
@@ -134,7 +134,7 @@ void compare_table_html(const struct compare_table *t, struct text *out, const c
 	audit_text_add(out, "</tbody></table></div>\n");
 }
 
-void compare_table_free(struct compare_table *t)
+void audit_compare_table_free(struct compare_table *t)
 {
 	for (size_t i = 0; t->cells && i < t->nrows * t->ncols; i++)
 		free(t->cells[i]);

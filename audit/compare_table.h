@@ -21,22 +21,22 @@ struct compare_table {
 /* ncols (at most COMPARE_TABLE_MAX_COLUMNS) columns named head, numbers
  * where right[i] is set, each name followed by " (unit)" where in_unit[i]
  * is set; names and flags are copied. */
-void compare_table_init(struct compare_table *t, size_t ncols, const char *const *head, const int *right,
+void audit_compare_table_init(struct compare_table *t, size_t ncols, const char *const *head, const int *right,
 			const int *in_unit, const char *unit);
 
 /* A row of ncols cells, copied. */
-void compare_table_row(struct compare_table *t, const char *const *row);
+void audit_compare_table_row(struct compare_table *t, const char *const *row);
 
 /* Columns padded to their widest cell (in UTF-8 characters), two spaces
  * apart, a header line first. */
-void compare_table_text(const struct compare_table *t, struct text *out);
+void audit_compare_table_text(const struct compare_table *t, struct text *out);
 
 /* A Markdown table, numbers right-aligned; '|' in a cell escaped. */
-void compare_table_markdown(const struct compare_table *t, struct text *out);
+void audit_compare_table_markdown(const struct compare_table *t, struct text *out);
 
 /* An HTML table of class cls with a caption, every cell escaped. */
-void compare_table_html(const struct compare_table *t, struct text *out, const char *cls, const char *caption);
+void audit_compare_table_html(const struct compare_table *t, struct text *out, const char *cls, const char *caption);
 
-void compare_table_free(struct compare_table *t);
+void audit_compare_table_free(struct compare_table *t);
 
 #endif

@@ -423,7 +423,7 @@ void capture_netns_socket_inodes(pid_t pid, uint64_t *inodes, size_t cap, size_t
 		closedir(d);
 }
 
-uint64_t netns_inode(pid_t pid)
+uint64_t capture_netns_inode(pid_t pid)
 {
 	char path[64];
 	struct stat sb;

@@ -89,6 +89,6 @@ ev_status capture_netns_link_move_in(const struct netns_link *l, pid_t pid, int 
 int capture_netns_link_move_out(int route_fd, const char *name, int host_ns_fd, int mtu);
 
 /* The inode of pid's network namespace (0 when it cannot be read). */
-uint64_t netns_inode(pid_t pid);
+uint64_t capture_netns_inode(pid_t pid);
 
 #endif

@@ -357,7 +357,7 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 			capture_run_fail(s, RUN_FAILED, "%s", err->text);
 			return;
 		}
-		s->netns_inode[k] = netns_inode(s->side[k].pid);
+		s->netns_inode[k] = capture_netns_inode(s->side[k].pid);
 	}
 	if (own_netns && plan->link && move_links_in(s, err) != EV_OK) {
 		capture_run_fail(s, RUN_FAILED, "%s", err->text);
@@ -384,7 +384,7 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 	s->observing = 1;
 	capture_observers_run(&s->obs, "before");
 	if (!own_netns)
-		s->netns_inode[1] = netns_inode(s->side[1].pid);
+		s->netns_inode[1] = capture_netns_inode(s->side[1].pid);
 	s->cpus_before = capture_observe_cpus(c->cpus, c->ncpus);
 	s->dma_err = capture_pmqos_read(&s->dma_observed);
 

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""house-rules.py SRCDIR: the house rules of doc/design.md, checked.
+
+Prints each violation as "RULE: FILE:LINE: what" and exits 1 when there
+is one, else 0. The rules:
+
+  lib-includes-no-tool   nothing under lib/ includes a tool's header
+  tool-includes-no-tool  a tool includes no other tool's header
+  room-includes          a lib room includes only itself and the rooms its
+                         README.md's "May include:" line names
+  lib-prints-nothing     below lib/cli, nothing writes to stdout or stderr
+  format-owner           each "evidence-NAME/N" format string is spelled in
+                         the code (not a comment) of one file only (the
+                         reference pair, capture/pair, writes its report
+                         without the library and may spell its own)
+  tool-prefix            a function a tool file exports carries its tool's
+                         prefix (main excepted)
+"""
+import os
+import re
+import sys
+
+TOOLS = ("seal", "audit", "replicate", "capture")
+root = sys.argv[1]
+bad = []
+
+
+def sources(top):
+    for d, _, files in os.walk(os.path.join(root, top)):
+        for f in sorted(files):
+            if f.endswith((".c", ".h")):
+                yield os.path.relpath(os.path.join(d, f), root)
+
+
+def code_lines(path):
+    """(line number, text) of lines outside comments."""
+    inside = False
+    for n, line in enumerate(open(os.path.join(root, path), encoding="utf-8", errors="replace"), 1):
+        text, out = line, ""
+        while text:
+            if inside:
+                end = text.find("*/")
+                if end < 0:
+                    text = ""
+                else:
+                    inside, text = False, text[end + 2:]
+            else:
+                start = text.find("/*")
+                if start < 0:
+                    out, text = out + text, ""
+                else:
+                    out, text, inside = out + text[:start], text[start + 2:], True
+        out = out.split("//")[0] if '"' not in out else out
+        yield n, out
+
+
+include = re.compile(r'#include "([a-z]+)/([a-z_]+)/')
+tool_include = re.compile(r'#include "(%s)/' % "|".join(TOOLS))
+prints = re.compile(r'(^|[^a-z_])(printf|puts|perror)\(|fprintf\((stdout|stderr)|fputs\([^;]*,\s*(stdout|stderr)\)')
+fmt = re.compile(r'"(evidence-[a-z-]+/[0-9]+)"')
+exported = re.compile(r'^(?!static\b)(?:const\s+)?[a-z_][a-z0-9_ ]*[ *]+\**([a-z_][a-z0-9_]*)\(')
+
+rooms = sorted(d for d in os.listdir(os.path.join(root, "lib")) if os.path.isdir(os.path.join(root, "lib", d)))
+allowed = {}
+for r in rooms:
+    readme = os.path.join(root, "lib", r, "README.md")
+    text = open(readme).read() if os.path.exists(readme) else ""
+    m = re.search(r"May include:(.*)", text)
+    allowed[r] = (set(rooms) if m and "every other room" in m.group(1)
+                  else set(re.findall(r"lib/([a-z]+)", m.group(1))) if m else set())
+    if not m:
+        bad.append("room-includes: lib/%s/README.md: no \"May include:\" line" % r)
+
+owners = {}
+for top in ("lib",) + TOOLS:
+    for path in sources(top):
+        parts = path.split(os.sep)
+        for n, line in code_lines(path):
+            m = tool_include.search(line)
+            if m and top == "lib":
+                bad.append("lib-includes-no-tool: %s:%d: includes %s/" % (path, n, m.group(1)))
+            if m and top != "lib" and m.group(1) != top:
+                bad.append("tool-includes-no-tool: %s:%d: %s includes %s/" % (path, n, top, m.group(1)))
+            if top == "lib":
+                room = parts[1]
+                for m in include.finditer(line):
+                    if m.group(1) == "lib" and m.group(2) != room and m.group(2) not in allowed.get(room, set()):
+                        bad.append("room-includes: %s:%d: lib/%s includes lib/%s (its README allows %s)" % (
+                            path, n, room, m.group(2), ", ".join(sorted(allowed.get(room, ()))) or "nothing"))
+                if room != "cli" and prints.search(line):
+                    bad.append("lib-prints-nothing: %s:%d: %s" % (path, n, line.strip()))
+            for m in fmt.finditer(line):
+                if not path.startswith(os.path.join("capture", "pair")):
+                    owners.setdefault(m.group(1), set()).add(path)
+            if top != "lib" and path.endswith(".c") and not path.startswith(os.path.join("capture", "pair")):
+                m = exported.match(line)
+                if m and m.group(1) != "main" and not m.group(1).startswith(top + "_") and not line.rstrip().endswith(";"):
+                    bad.append("tool-prefix: %s:%d: %s exports %s() without the prefix %s_" % (path, n, top, m.group(1), top))
+for name, files in sorted(owners.items()):
+    if len(files) > 1:
+        bad.append("format-owner: \"%s\" is spelled in %s" % (name, ", ".join(sorted(files))))
+for b in bad:
+    print(b)
+sys.exit(1 if bad else 0)

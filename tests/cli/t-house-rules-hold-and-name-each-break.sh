@@ -1,0 +1,36 @@
+#!/bin/sh
+# The house rules of doc/design.md run as a test (tests/cli/house-rules.py):
+# lib includes no tool, no tool includes another, each lib room includes
+# only what its README allows, nothing below lib/cli prints, each format
+# string is spelled in one file's code, every function a tool exports
+# carries its prefix. The tree holds them all; a copy with one break of
+# each rule names that break, and a format named in a comment is no break.
+. "$EV_SRCDIR/tests/lib/lib.sh"
+
+RULES="$EV_SRCDIR/tests/cli/house-rules.py"
+
+test_expect_success 'the tree holds every house rule' '
+	python3 "$RULES" "$EV_SRCDIR" >out 2>&1 &&
+	test ! -s out
+'
+
+test_expect_success 'each rule broken once in a copy: each break named, exit 1' '
+	mkdir t && for d in lib seal audit replicate capture; do cp -R "$EV_SRCDIR/$d" t/; done &&
+	echo "#include \"audit/audit.h\"" >>t/lib/core/status.c &&
+	echo "#include \"audit/audit.h\"" >>t/seal/main.c &&
+	echo "#include \"lib/fix/fixmsg.h\"" >>t/lib/stats/series.c &&
+	printf "void ev_noise(void)\n{\n\tfprintf(stderr, \"noise\");\n}\n" >>t/lib/core/path.c &&
+	echo "static const char *again = \"evidence-run/1\";" >>t/audit/series.c &&
+	echo "/* \"evidence-seal/1\", named in a comment */" >>t/replicate/check.c &&
+	printf "int status_count(void)\n{\n\treturn 0;\n}\n" >>t/replicate/status.c &&
+	test_expect_code 1 python3 "$RULES" t >out &&
+	grep -q "^lib-includes-no-tool: lib/core/status.c:[0-9]*: includes audit/$" out &&
+	grep -q "^tool-includes-no-tool: seal/main.c:[0-9]*: seal includes audit/$" out &&
+	grep -q "^room-includes: lib/stats/series.c:[0-9]*: lib/stats includes lib/fix (its README allows core)$" out &&
+	grep -q "^lib-prints-nothing: lib/core/path.c:[0-9]*: fprintf(stderr, \"noise\");$" out &&
+	grep -q "^format-owner: \"evidence-run/1\" is spelled in audit/series.c, lib/campaign/run.h$" out &&
+	grep -q "^tool-prefix: replicate/status.c:[0-9]*: replicate exports status_count() without the prefix replicate_$" out &&
+	test "$(wc -l <out)" = 6
+'
+
+test_done
