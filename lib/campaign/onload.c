@@ -1,5 +1,6 @@
 #include "config.h"
 #include "lib/campaign/onload.h"
+#include "lib/core/text.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,15 +15,6 @@ static int is_space(char c)
 static int is_name_char(char c, int upper)
 {
 	return (c >= '0' && c <= '9') || c == '_' || (upper ? (c >= 'A' && c <= 'Z') : (c >= 'a' && c <= 'z'));
-}
-
-/* One trimmed line, [s, e). */
-static void trim(const char **s, const char **e)
-{
-	while (*s < *e && is_space(**s))
-		(*s)++;
-	while (*e > *s && is_space((*e)[-1]))
-		(*e)--;
 }
 
 /* "NAME: VALUE" or "NAME: VALUE (default: D)". @return 1 when it is. */
@@ -49,14 +41,14 @@ static int option_line(const char *s, const char *e, char *name, size_t ncap, ch
 		if (e[-1] != ')')
 			return 0;
 		const char *d = open + sizeof annot - 1, *dend = e - 1;
-		trim(&d, &dend);
+		ev_text_trim(&d, &dend);
 		if (d == dend || (size_t)(dend - d) >= dcap)
 			return 0;
 		snprintf(def, dcap, "%.*s", (int)(dend - d), d);
 		*has_default = 1;
 		vend = open;
 	}
-	trim(&v, &vend);
+	ev_text_trim(&v, &vend);
 	if (v == vend || (size_t)(vend - v) >= vcap)
 		return 0;
 	for (const char *q = v; q < vend; q++)
@@ -75,7 +67,7 @@ static int counter_line(const char *s, const char *e, char *name, size_t ncap, l
 	if (p == s || p == e || *p != ':' || (size_t)(p - s) >= ncap || (*s >= '0' && *s <= '9'))
 		return 0;
 	const char *v = p + 1, *vend = e;
-	trim(&v, &vend);
+	ev_text_trim(&v, &vend);
 	char num[32];
 	if (v == vend || (size_t)(vend - v) >= sizeof num)
 		return 0;
@@ -96,12 +88,10 @@ unsigned ev_onload_parse(const char *text, size_t len, const char *subject, json
 	*counters = json_object();
 	unsigned findings = 0;
 	size_t lineno = 0;
-	for (const char *s = text, *end = text + len; s < end;) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-		const char *e = nl ? nl : end, *ls = s, *le = e;
-		s = nl ? nl + 1 : end;
+	const char *ls, *le;
+	for (const char *s = text, *end = text + len; ev_text_next_line(&s, end, &ls, &le);) {
 		lineno++;
-		trim(&ls, &le);
+		ev_text_trim(&ls, &le);
 		char where[512], name[128], value[256], def[256];
 		int has_default;
 		long long n;
@@ -190,12 +180,10 @@ size_t ev_onload_requested_profile(const char *text, size_t len, json_t *request
 				   json_t *not_understood)
 {
 	size_t taken = 0, lineno = 0;
-	for (const char *s = text, *end = text + len; s < end;) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-		const char *e = nl ? nl : end, *ls = s, *le = e;
-		s = nl ? nl + 1 : end;
+	const char *ls, *le;
+	for (const char *s = text, *end = text + len; ev_text_next_line(&s, end, &ls, &le);) {
 		lineno++;
-		trim(&ls, &le);
+		ev_text_trim(&ls, &le);
 		if (ls == le || *ls == '#')
 			continue;
 		char line[512], w1[256], w2[256], w3[256];

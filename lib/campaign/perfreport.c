@@ -1,23 +1,16 @@
 #include "config.h"
 #include "lib/campaign/perfreport.h"
+#include "lib/core/text.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void trim(const char **s, const char **e)
-{
-	while (*s < *e && (**s == ' ' || **s == '\t'))
-		(*s)++;
-	while (*e > *s && ((*e)[-1] == ' ' || (*e)[-1] == '\t' || (*e)[-1] == '\r'))
-		(*e)--;
-}
-
 /* "12.34%" into v. */
 static int percent(const char *s, const char *e, double *v)
 {
-	trim(&s, &e);
+	ev_text_trim(&s, &e);
 	if (e - s == 3 && memcmp(s, "N/A", 3) == 0) {
 		*v = -1;
 		return 1;
@@ -49,7 +42,7 @@ static int row_of(const char *s, const char *e, struct ev_perf_row *r)
 	    r->self_percent < 0)
 		return 0;
 	const char *a = field[2], *b = fend[2];
-	trim(&a, &b);
+	ev_text_trim(&a, &b);
 	char num[32];
 	if (a == b || b - a >= (long)sizeof num)
 		return 0;
@@ -61,7 +54,7 @@ static int row_of(const char *s, const char *e, struct ev_perf_row *r)
 		return 0;
 	r->samples = samples;
 	a = field[3], b = fend[3];
-	trim(&a, &b);
+	ev_text_trim(&a, &b);
 	const char *colon = memchr(a, ':', (size_t)(b - a));
 	if (!colon || colon == a || colon - a > 10)
 		return 0;
@@ -72,12 +65,12 @@ static int row_of(const char *s, const char *e, struct ev_perf_row *r)
 		return 0;
 	snprintf(r->comm, sizeof r->comm, "%.*s", (int)(b - colon - 1), colon + 1);
 	a = field[4], b = fend[4];
-	trim(&a, &b);
+	ev_text_trim(&a, &b);
 	if (a == b || (size_t)(b - a) >= sizeof r->dso)
 		return 0;
 	snprintf(r->dso, sizeof r->dso, "%.*s", (int)(b - a), a);
 	a = p, b = e; /* the symbol: all that is left, ';' included */
-	trim(&a, &b);
+	ev_text_trim(&a, &b);
 	r->mark = '?';
 	if (b - a >= 4 && a[0] == '[' && (a[1] == 'k' || a[1] == '.') && a[2] == ']' && a[3] == ' ') {
 		r->mark = a[1];
@@ -95,12 +88,10 @@ unsigned ev_perf_report_parse(const char *text, size_t len, const char *subject,
 	unsigned findings = 0;
 	size_t lineno = 0;
 	memset(h, 0, sizeof *h);
-	for (const char *s = text, *end = text + len; s < end;) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-		const char *e = nl ? nl : end, *ls = s, *le = e;
-		s = nl ? nl + 1 : end;
+	const char *ls, *le;
+	for (const char *s = text, *end = text + len; ev_text_next_line(&s, end, &ls, &le);) {
 		lineno++;
-		trim(&ls, &le);
+		ev_text_trim(&ls, &le);
 		if (ls == le)
 			continue;
 		char line[1600];

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "lib/core/json.h"
+#include "lib/core/text.h"
 
 #define TEXT_MAX ((size_t)4 << 30)          /* a text series larger than this is refused */
 #define SOCKPERF_HEADER "packet, txTime(sec), rxTime(sec), "
@@ -149,12 +150,10 @@ static int whole_number(const char *p, const char *end, uint64_t *v)
 	return 0;
 }
 
+/* field [*start, end) without the blanks around it: its new end. */
 static const char *trim(const char **start, const char *end)
 {
-	while (*start < end && (**start == ' ' || **start == '\t'))
-		(*start)++;
-	while (end > *start && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
-		end--;
+	ev_text_trim(start, &end);
 	return end;
 }
 
