@@ -657,20 +657,6 @@ static void first_damage(void *ctx, enum ev_fix_rule rule, const char *file, uin
 	(void)ctx, (void)rule, (void)file, (void)record, (void)offset, (void)message, (void)expected, (void)found;
 }
 
-/* The value of tag in a message, as text (at most cap - 1 bytes), or "". */
-static void tag_value(const struct first_message *f, const char *tag, char *out, size_t cap)
-{
-	size_t t = strlen(tag);
-	out[0] = 0;
-	for (uint32_t i = 0; i + t + 1 < f->len; i++)
-		if ((i == 0 || f->bytes[i - 1] == 0x01) && memcmp(f->bytes + i, tag, t) == 0 && f->bytes[i + t] == '=') {
-			const char *v = f->bytes + i + t + 1, *e = memchr(v, 0x01, f->len - (i + t + 1));
-			size_t n = (size_t)((e ? e : f->bytes + f->len) - v);
-			snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), v);
-			return;
-		}
-}
-
 static ev_status read_first_message(const struct side *s, struct first_message *f, struct ev_error *err)
 {
 	struct ev_fixread_sink sink = {first_record, first_damage, f, NULL, NULL, NULL, NULL};
@@ -704,27 +690,6 @@ static ev_status read_first_message(const struct side *s, struct first_message *
 	return st;
 }
 
-/* The application version an ApplVerID names (FIX tag 1128 / 1137). */
-static const char *appl_version(const char *id)
-{
-	static const char *const names[] = {"", "", "FIX.4.0", "FIX.4.1", "FIX.4.2", "FIX.4.3", "FIX.4.4",
-					    "FIX.5.0", "FIX.5.0SP1", "FIX.5.0SP2"};
-	int n = id[0] && !id[1] ? id[0] - '0' : -1;
-	return n >= 2 && n <= 9 ? names[n] : NULL;
-}
-
-/* The shipped dictionary of a version, as --dict would name it. */
-static const char *shipped_dictionary(const char *version)
-{
-	static const struct { const char *version, *file; } shipped[] = {
-		{"FIX.4.4", "FIX44.xml"}, {"FIX.5.0", "FIX50.xml"}, {"FIX.5.0SP2", "FIX50SP2.xml"}, {"FIXT.1.1", "FIXT11.xml"},
-	};
-	for (size_t i = 0; i < sizeof shipped / sizeof *shipped; i++)
-		if (strcmp(shipped[i].version, version) == 0)
-			return shipped[i].file;
-	return NULL;
-}
-
 /* The dictionaries must be of the version the messages are: else every
  * message would fail the dictionary's rules, thousands of findings that
  * say nothing. Judged on the first message of the first side, before any
@@ -743,17 +708,9 @@ static ev_status dictionary_fits(const struct journal_run *run, struct ev_error 
 		return s ? st : EV_OK;
 	if (!f.found)
 		return EV_OK;
-	char begin[24], appl[8], wanted[2][24] = {"", ""}, given[256] = "";
-	tag_value(&f, "8", begin, sizeof begin);
+	char begin[24], wanted[2][24] = {"", ""}, given[256] = "";
+	ev_fix_versions_of(f.bytes, f.len, begin, wanted[1]);
 	snprintf(wanted[0], sizeof wanted[0], "%s", begin);
-	if (strcmp(begin, "FIXT.1.1") == 0) {
-		tag_value(&f, "1128", appl, sizeof appl);
-		if (!appl[0])
-			tag_value(&f, "1137", appl, sizeof appl);
-		const char *v = appl_version(appl);
-		if (v)
-			snprintf(wanted[1], sizeof wanted[1], "%s", v);
-	}
 	for (size_t i = 0, used = 0; i < run->dict->nversions; i++) {
 		int n = snprintf(given + used, sizeof given - used, "%s%s", i ? ", " : "", run->dict->versions[i]);
 		if (n > 0 && (size_t)n < sizeof given - used)
@@ -762,7 +719,7 @@ static ev_status dictionary_fits(const struct journal_run *run, struct ev_error 
 	for (int w = 0; w < 2; w++) {
 		if (!wanted[w][0] || ev_fixdict_has_version(run->dict, wanted[w]))
 			continue;
-		const char *file = shipped_dictionary(wanted[w]);
+		const char *file = ev_fixdict_shipped_file(wanted[w]);
 		char hint[96];
 		snprintf(hint, sizeof hint, file ? "--dict %s" : "a QuickFIX dictionary of %s", file ? file : wanted[w]);
 		return ev_error_set(err, EV_USAGE,

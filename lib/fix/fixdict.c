@@ -1,5 +1,6 @@
 #include "config.h"
 #include "lib/fix/fixdict.h"
+#include "lib/fix/fixmsg.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -637,4 +638,40 @@ void ev_fixdict_free(struct ev_fixdict *d)
 	free(d->required);
 	free(d->charmaps);
 	free(d);
+}
+
+const char *ev_fix_appl_version(const char *id)
+{
+	static const char *const names[] = {"", "", "FIX.4.0", "FIX.4.1", "FIX.4.2", "FIX.4.3", "FIX.4.4",
+					    "FIX.5.0", "FIX.5.0SP1", "FIX.5.0SP2"};
+	int n = id[0] && !id[1] ? id[0] - '0' : -1;
+	return n >= 2 && n <= 9 ? names[n] : NULL;
+}
+
+const char *ev_fixdict_shipped_file(const char *version)
+{
+	static const struct {
+		const char *version, *file;
+	} shipped[] = {
+		{"FIX.4.4", "FIX44.xml"}, {"FIX.5.0", "FIX50.xml"}, {"FIX.5.0SP2", "FIX50SP2.xml"}, {"FIXT.1.1", "FIXT11.xml"},
+	};
+	for (size_t i = 0; i < sizeof shipped / sizeof *shipped; i++)
+		if (strcmp(shipped[i].version, version) == 0)
+			return shipped[i].file;
+	return NULL;
+}
+
+void ev_fix_versions_of(const char *msg, size_t len, char begin[24], char appl[24])
+{
+	char id[8];
+	ev_fix_tag_text(msg, len, "8", begin, 24);
+	appl[0] = 0;
+	if (strcmp(begin, "FIXT.1.1") != 0)
+		return;
+	ev_fix_tag_text(msg, len, "1128", id, sizeof id);
+	if (!id[0])
+		ev_fix_tag_text(msg, len, "1137", id, sizeof id);
+	const char *v = ev_fix_appl_version(id);
+	if (v)
+		snprintf(appl, 24, "%s", v);
 }

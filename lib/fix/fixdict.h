@@ -108,6 +108,21 @@ ev_status ev_fixdict_load(struct ev_fixdict **out, char *const *paths, size_t n,
 			  struct ev_error *err);
 void ev_fixdict_free(struct ev_fixdict *d);
 
+/* The application version an ApplVerID (tag 1128, or DefaultApplVerID
+ * 1137) names: "FIX.4.0" .. "FIX.5.0SP2", or NULL. */
+const char *ev_fix_appl_version(const char *id);
+
+/* The file of the dictionary shipped for a version (share/fix:
+ * "FIX44.xml", "FIX50.xml", "FIX50SP2.xml", "FIXT11.xml"), as --dict
+ * would name it, or NULL when none is shipped. */
+const char *ev_fixdict_shipped_file(const char *version);
+
+/* The versions a message's dictionaries must hold, from its first len
+ * bytes (ev_fix_tag_text): its BeginString into begin, and under FIXT.1.1
+ * the application version its ApplVerID (1128, else 1137) names into
+ * appl ("" when none). */
+void ev_fix_versions_of(const char *msg, size_t len, char begin[24], char appl[24]);
+
 /* Was a dictionary of this version ("FIX.4.4", "FIX.5.0SP2") loaded? */
 int ev_fixdict_has_version(const struct ev_fixdict *d, const char *version);
 

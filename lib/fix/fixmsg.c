@@ -432,3 +432,16 @@ int ev_fix_rescan(const char *data, size_t len, struct ev_fix_template *t, struc
 	return 0; /* always scanned */
 }
 #endif
+
+void ev_fix_tag_text(const char *msg, size_t len, const char *tag, char *out, size_t cap)
+{
+	size_t t = strlen(tag);
+	out[0] = 0;
+	for (size_t i = 0; i + t + 1 < len; i++)
+		if ((i == 0 || msg[i - 1] == EV_FIX_SOH) && memcmp(msg + i, tag, t) == 0 && msg[i + t] == '=') {
+			const char *v = msg + i + t + 1, *e = memchr(v, EV_FIX_SOH, len - (i + t + 1));
+			size_t n = (size_t)((e ? e : msg + len) - v);
+			snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), v);
+			return;
+		}
+}

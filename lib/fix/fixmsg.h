@@ -78,6 +78,13 @@ static inline int ev_fix_cmp_str(const char *s, const char *value, uint32_t len)
 /* Index of the first field with this tag at or after `from`, or -1. */
 long ev_fix_find(const struct ev_fix_msg *m, uint32_t tag, uint32_t from);
 
+/* The value of tag (its decimal text, "1128") in the first len bytes of a
+ * message, which may be cut short (a journal's first record, its first
+ * bytes), as text of at most cap - 1 bytes into out; "" when the tag is
+ * not there. No envelope is checked: what must hold before a message is
+ * judged (its version) is read here, the judging is ev_fix_scan's. */
+void ev_fix_tag_text(const char *msg, size_t len, const char *tag, char *out, size_t cap);
+
 /* Parse an unsigned decimal value (digits only, at most 19). @return 0, or
  * -1 when it is empty, too long or holds anything but digits. */
 int ev_fix_parse_u64(const char *s, uint32_t len, uint64_t *out);

@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "fix_text.h"
+#include "lib/fix/fixdict.h"
 #include "lib/fix/fixmsg.h"
 
 struct seen {
@@ -290,6 +291,32 @@ static void rescan_takes_the_template_only_for_changed_values(void)
 	free(b);
 }
 
+/* What must hold before a message is judged, read from its first bytes
+ * even when they are cut short: its BeginString, and under FIXT.1.1 the
+ * application version its ApplVerID (1128, else 1137) names. */
+static void versions_are_read_from_a_message_cut_short(void)
+{
+	const char *fixt = "8=FIXT.1.1\0019=70\00135=A\00134=1\0011137=7\001", *app = "8=FIXT.1.1\0019=70\00135=D\0011128=9\00111=1";
+	char begin[24], appl[24], out[8];
+	ev_fix_versions_of(fixt, strlen(fixt), begin, appl);
+	CHECK_STR_EQ(begin, "FIXT.1.1");
+	CHECK_STR_EQ(appl, "FIX.5.0");
+	ev_fix_versions_of(app, strlen(app), begin, appl);
+	CHECK_STR_EQ(appl, "FIX.5.0SP2");
+	ev_fix_versions_of("8=FIX.4.4\0019=5", 14, begin, appl);
+	CHECK_STR_EQ(begin, "FIX.4.4");
+	CHECK_STR_EQ(appl, "");
+	ev_fix_tag_text(app, strlen(app), "11", out, sizeof out); /* the last value, cut short: what there is */
+	CHECK_STR_EQ(out, "1");
+	ev_fix_tag_text(app, strlen(app), "1", out, sizeof out);
+	CHECK_STR_EQ(out, "");
+	ev_fix_tag_text("8=FIXT.1.1234567890", 19, "8", out, sizeof out);
+	CHECK_STR_EQ(out, "FIXT.1.");
+	CHECK(ev_fix_appl_version("1") == NULL && ev_fix_appl_version("10") == NULL);
+	CHECK_STR_EQ(ev_fixdict_shipped_file("FIX.4.4"), "FIX44.xml");
+	CHECK(ev_fixdict_shipped_file("FIX.4.2") == NULL);
+}
+
 int main(void)
 {
 	valid_message_splits_into_fields();
@@ -299,5 +326,6 @@ int main(void)
 	long_and_odd_length_messages_are_judged_the_same();
 	frame_finds_message_boundaries();
 	rescan_takes_the_template_only_for_changed_values();
+	versions_are_read_from_a_message_cut_short();
 	return check_exit("fixmsg");
 }
