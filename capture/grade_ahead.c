@@ -70,8 +70,11 @@ ev_status capture_grade_ahead(struct campaign *c, const char *require, struct ev
 	FILE *to = c->json ? stderr : stdout;
 	ev_status st = EV_OK;
 	const char *wanted = json_string_value(json_object_get(rules, "require"));
-	if (!require && wanted && strcmp(wanted, "quiet") == 0)
-		require = "quiet"; /* the plan's own rules require it */
+	const char *why = "--require quiet";
+	if (!require && wanted && strcmp(wanted, "quiet") == 0) {
+		require = "quiet";
+		why = "its grading rules require quiet";
+	}
 	int refuse = require && strcmp(best, "quiet") != 0;
 	char names[512] = "";
 	size_t used = 0, i, k;
@@ -99,8 +102,8 @@ ev_status capture_grade_ahead(struct campaign *c, const char *require, struct ev
 	}
 	if (refuse)
 		st = ev_error_set(err, EV_USAGE,
-				  "%s: --require quiet: this plan on this host can reach only %s (the conditions above); nothing was run",
-				  c->plan_path, best);
+				  "%s: %s: this plan on this host can reach only %s (the conditions above); nothing was run",
+				  c->plan_path, why, best);
 	json_decref(merged);
 	json_decref(all);
 	json_decref(policy);

@@ -143,6 +143,11 @@ test_expect_success 'capture run --require quiet: refused before anything runs, 
 	test_expect_code 2 "$CAPTURE" run $degrade --require quiet loud.json -o never >out 2>err &&
 	grep -q "^  fail: profiler: cell spin profiles the sender (perf attached)$" err &&
 	grep -q "^  fail: live_observers: observer ss samples during the run (its \"when\" is the default, with \"during\")$" err &&
+	test_must_be_absent never &&
+	edit loud.json "d[\"grades\"] = json.loads(open(\"s/summary.json\").read())[\"grade\"][\"rules\"][\"declared\"]" \
+		"d[\"grades\"].update(require=\"quiet\")" &&
+	test_expect_code 2 "$CAPTURE" run $degrade loud.json -o never >out 2>err &&
+	tail -n 1 err | grep -q "^capture: loud.json: its grading rules require quiet: this plan on this host can reach only diagnostic (the conditions above); nothing was run$" &&
 	test_must_be_absent never
 '
 
