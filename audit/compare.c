@@ -524,20 +524,8 @@ static ev_status run_compare(const struct compare_opts *o, struct ev_error *err)
 		nmixed += mixed(&pairs[i]);
 	ev_receipt_set_fact(receipt, "mixed_grades", json_integer((json_int_t)nmixed), err);
 	ev_receipt_set_fact(receipt, "not_compared", json_incref(unpaired), err);
-	if ((st = ev_receipt_finish_signed(receipt, o->sign_key, err)) != EV_OK)
+	if ((st = audit_compare_commit(&od, &opened, tmpdir, o->out, receipt, o->sign_key, err)) != EV_OK)
 		goto out;
-	char rpath[PATH_MAX];
-	ev_path_join(rpath, sizeof rpath, tmpdir, "receipt.json");
-	if ((st = ev_publish_json(rpath, receipt, err)) != EV_OK)
-		goto out;
-	/* the last moment a signal can keep the outputs from appearing */
-	if (ev_cli_interrupted) {
-		st = ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal; nothing is claimed", o->out);
-		goto out;
-	}
-	if ((st = ev_outdir_commit(&od, 0755, err)) != EV_OK)
-		goto out;
-	opened = 0;
 	const char *result = ev_receipt_result(receipt);
 	if (o->json)
 		fwrite(bytes, 1, len, stdout);

@@ -317,19 +317,8 @@ ev_status audit_compare_reference(const struct reference_opts *o, struct ev_erro
 							   "each statistic's median of the cell's counted runs, held against the summary's "
 							   "medians, and its ratio to the published value",
 							   "not_checked", json_incref(not_checked)), err);
-	if ((st = ev_receipt_finish_signed(receipt, o->sign_key, err)) != EV_OK)
+	if ((st = audit_compare_commit(&od, &opened, tmpdir, o->out, receipt, o->sign_key, err)) != EV_OK)
 		goto out;
-	char rpath[PATH_MAX];
-	ev_path_join(rpath, sizeof rpath, tmpdir, "receipt.json");
-	if ((st = ev_publish_json(rpath, receipt, err)) != EV_OK)
-		goto out;
-	if (ev_cli_interrupted) { /* the last moment a signal can keep the outputs from appearing */
-		st = ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal; nothing is claimed", o->out);
-		goto out;
-	}
-	if ((st = ev_outdir_commit(&od, 0755, err)) != EV_OK)
-		goto out;
-	opened = 0;
 	const char *result = ev_receipt_result(receipt);
 	if (o->json)
 		fwrite(bytes, 1, len, stdout);

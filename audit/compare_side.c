@@ -13,6 +13,7 @@
 #include "lib/core/path.h"
 #include "lib/core/publish.h"
 #include "lib/receipt/receipt.h"
+#include "lib/receipt/signature.h"
 #include "lib/stats/bootstrap.h"
 #include "lib/receipt/receipt_read.h"
 
@@ -255,5 +256,23 @@ ev_status audit_compare_publish(const char *tmpdir, const char *out, const char 
 		ev_sha256_hex(d, hex);
 		st = ev_receipt_add_output(receipt, name, final, hex, err);
 	}
+	return st;
+}
+
+ev_status audit_compare_commit(struct ev_outdir *od, int *opened, const char *tmpdir, const char *out, json_t *receipt,
+			       const struct ev_signing_key *key, struct ev_error *err)
+{
+	char rpath[PATH_MAX];
+	ev_status st = ev_receipt_finish_signed(receipt, key, err);
+	if (st != EV_OK)
+		return st;
+	if (ev_path_join(rpath, sizeof rpath, tmpdir, "receipt.json") != 0)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", out);
+	if ((st = ev_publish_json(rpath, receipt, err)) != EV_OK)
+		return st;
+	if (ev_cli_interrupted)
+		return ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal; nothing is claimed", out);
+	if ((st = ev_outdir_commit(od, 0755, err)) == EV_OK)
+		*opened = 0;
 	return st;
 }

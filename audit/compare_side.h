@@ -71,4 +71,15 @@ const json_t *audit_compare_cell_named(const struct side *s, const char *arm, co
 ev_status audit_compare_publish(const char *tmpdir, const char *out, const char *name, const char *bytes, size_t len,
 				json_t *receipt, struct ev_error *err);
 
+struct ev_outdir;
+struct ev_signing_key;
+
+/* The receipt, finished and signed with key (may be NULL), published as
+ * receipt.json in tmpdir, then od committed as out, unless a signal came
+ * first: the last moment one can keep the outputs from appearing
+ * (EV_INTERRUPTED, nothing published). *opened is cleared once od is
+ * committed. */
+ev_status audit_compare_commit(struct ev_outdir *od, int *opened, const char *tmpdir, const char *out, json_t *receipt,
+			       const struct ev_signing_key *key, struct ev_error *err);
+
 #endif
