@@ -22,11 +22,10 @@
 #include "lib/cli/progress.h"
 #include "lib/receipt/receipt.h"
 #include "lib/archive/seal.h"
-#include "lib/archive/selection.h"
 #include "lib/archive/tree.h"
-#include "lib/archive/tree_check.h"
 #include "lib/archive/tree_remove.h"
 #include "lib/receipt/receipt_read.h"
+#include "lib/usecase/tree_verify.h"
 #include "replicate/receipts.h"
 #include "replicate/replicate.h"
 
@@ -326,14 +325,10 @@ static ev_status write_cleanup_receipt(struct prune_run *p, char *path, size_t c
 static ev_status run_prune(struct prune_run *p, char *receipt_path, size_t cap, struct ev_error *err)
 {
 	const struct prune_opts *o = p->o;
-	struct ev_seal seal;
-	struct ev_selection sel;
+	struct ev_tree_verify v = {0};
 	struct ev_tree tree = {.rootfd = -1};
-	char seal_hex[EV_SHA256_HEX_LEN + 1] = "";
 	int parentfd = -1;
 	ev_status st;
-	ev_seal_init(&seal);
-	memset(&sel, 0, sizeof sel);
 
 	struct stat sb;
 	if (lstat(o->dir, &sb) != 0)
@@ -359,24 +354,13 @@ static ev_status run_prune(struct prune_run *p, char *receipt_path, size_t cap, 
 		return err->status;
 	ev_cli_findings_init(&p->refused, stderr, TOOL ": refused: ", o->json, p->receipt, 0);
 	ev_cli_findings_init(&p->kept, stderr, TOOL ": kept: ", o->json, p->receipt, 0);
-	if ((st = ev_seal_load_pinned(o->seal, o->seal_sha256, &seal, seal_hex, NULL, NULL, err)) != EV_OK) {
-		if (st == EV_MISMATCH)
-			st = ev_seal_refuse_unpinned(o->seal, seal_hex, o->seal_sha256, err);
+	v = (struct ev_tree_verify){.dir = o->dir, .dir_input = "dir", .dir_recorded = p->dir_real, .seal = o->seal,
+				    .seal_sha256 = o->seal_sha256, .selection = o->selection,
+				    .on_finding = on_tree_finding, .ctx = p, .interrupted = &ev_cli_interrupted};
+	if ((st = ev_tree_verify_expect(&v, p->receipt, err)) != EV_OK)
 		goto out;
-	}
-	ev_receipt_add_input(p->receipt, EV_SEAL_FILENAME, o->seal, seal_hex, err);
-	ev_receipt_add_input(p->receipt, "dir", p->dir_real, NULL, err);
-	const struct ev_seal *expected = &seal;
-	if (o->selection) {
-		if ((st = ev_selection_load(o->selection, &sel, err)) != EV_OK)
-			goto out;
-		ev_receipt_add_input(p->receipt, "selection", o->selection, NULL, err);
-		if (strcmp(sel.seal_sha256, seal_hex) != 0)
-			refuse_because(p, o->selection, "selection-seal",
-				       "the selection was not made from this seal", seal_hex,
-				       sel.seal_sha256);
-		expected = &sel.members;
-	}
+	const struct ev_seal *expected = v.expected;
+	const char *seal_hex = v.seal_hex;
 
 	/* The evidence prune relies on must outlive DIR. */
 	const char *relied[MAX_RECEIPTS + 3];
@@ -408,8 +392,8 @@ static ev_status run_prune(struct prune_run *p, char *receipt_path, size_t cap, 
 	struct ev_progress progress;
 	ev_progress_init(&progress, stderr, TOOL ": checking", expected->bytes, expected->count);
 	struct ev_meter meter = ev_progress_meter(&progress);
-	st = ev_tree_check(o->dir, expected, o->selection != NULL, on_tree_finding, p, &meter,
-			   &ev_cli_interrupted, err);
+	v.meter = &meter;
+	st = ev_tree_verify_check(&v, err);
 	ev_progress_done(&progress);
 	if (st != EV_OK)
 		goto out;
@@ -549,8 +533,7 @@ out:
 	if (parentfd >= 0)
 		close(parentfd);
 	ev_tree_free(&tree);
-	ev_seal_free(&seal);
-	ev_selection_free(&sel);
+	ev_tree_verify_free(&v);
 	return st;
 }
 

@@ -20,10 +20,10 @@
 #include "lib/cli/progress.h"
 #include "lib/receipt/receipt.h"
 #include "lib/archive/seal.h"
-#include "lib/archive/selection.h"
 #include "lib/core/sha256.h"
-#include "lib/archive/tree_check.h"
 #include "lib/usecase/archive_verify.h"
+#include "lib/usecase/tree_verify.h"
+#include "lib/archive/tree_check.h"
 #include "seal/seal.h"
 
 struct verify_opts {
@@ -43,12 +43,6 @@ static void on_finding(void *ctx, const struct ev_finding *f)
 {
 	struct report *r = ctx;
 	ev_cli_findings_add(&r->shown, f, f);
-}
-
-static void report_simple(struct report *r, const char *subject, const char *check,
-			  const char *message, const char *expected, const char *found)
-{
-	ev_finding_emit(on_finding, r, subject, check, message, expected, found);
 }
 
 static int is_directory(const char *path, struct ev_error *err, ev_status *st)
@@ -99,59 +93,22 @@ static ev_status verify_archive(const struct verify_opts *o, struct report *r, s
 	return st;
 }
 
-/* A tree, against a seal or a selection. */
+/* A tree, against a seal or a selection: the check prune makes too. */
 static ev_status verify_tree(const struct verify_opts *o, struct report *r, size_t *members,
 			     char *coverage, size_t cap, struct ev_error *err)
 {
-	struct ev_seal seal, *expected = &seal;
-	struct ev_selection sel;
-	char seal_hex[EV_SHA256_HEX_LEN + 1] = "";
-	ev_status st = EV_OK;
-	ev_seal_init(&seal);
-	memset(&sel, 0, sizeof sel);
-
-	if (o->seal) {
-		st = ev_seal_load_pinned(o->seal, o->seal_sha256, &seal, seal_hex, NULL, NULL, err);
-		if (seal_hex[0])
-			ev_receipt_add_input(r->receipt, EV_SEAL_FILENAME, o->seal, seal_hex, err);
-		if (o->seal_sha256 && (st == EV_OK || st == EV_MISMATCH))
-			ev_receipt_check_pin(r->receipt, o->seal, "seal-sha256",
-					     "SEAL.json is not the pinned seal; nothing else was checked",
-					     "SEAL.json bytes hash to the pinned value", o->seal_sha256, seal_hex,
-					     on_finding, r, err);
-		if (st != EV_OK)
-			goto out;
-	}
-	if (o->selection) {
-		if ((st = ev_selection_load(o->selection, &sel, err)) != EV_OK)
-			goto out;
-		ev_receipt_add_input(r->receipt, "selection", o->selection, NULL, err);
-		if (o->seal) {
-			int same = strcmp(sel.seal_sha256, seal_hex) == 0;
-			ev_receipt_add_check(r->receipt, "selection-from-seal", same, NULL, err);
-			if (!same)
-				report_simple(r, o->selection, "selection-seal",
-					      "the selection was not made from this seal", seal_hex,
-					      sel.seal_sha256);
-			for (size_t i = 0; i < sel.members.count; i++) {
-				long at = ev_seal_find(&seal, sel.members.members[i].path);
-				if (at < 0)
-					report_simple(r, sel.members.members[i].path, "selection",
-						      "selected member is not in the seal", NULL, NULL);
-				else
-					ev_member_compare(&seal.members[at], &sel.members.members[i], 1,
-							  on_finding, r);
-			}
-		}
-		expected = &sel.members;
-	}
-	*members = expected->count;
-	ev_receipt_add_input(r->receipt, "tree", o->target, NULL, err);
+	struct ev_tree_verify v = {.dir = o->target, .dir_input = "tree", .seal = o->seal,
+				   .seal_sha256 = o->seal_sha256, .selection = o->selection, .pin_is_a_check = 1,
+				   .on_finding = on_finding, .ctx = r, .interrupted = &ev_cli_interrupted};
+	ev_status st = ev_tree_verify_expect(&v, r->receipt, err);
+	if (st != EV_OK)
+		goto out;
+	*members = v.expected->count;
 	struct ev_progress progress;
-	ev_progress_init(&progress, stderr, TOOL ": verifying", expected->bytes, expected->count);
+	ev_progress_init(&progress, stderr, TOOL ": verifying", v.expected->bytes, v.expected->count);
 	struct ev_meter meter = ev_progress_meter(&progress);
-	st = ev_tree_check(o->target, expected, o->selection != NULL, on_finding, r, &meter,
-			   &ev_cli_interrupted, err);
+	v.meter = &meter;
+	st = ev_tree_verify_check(&v, err);
 	ev_progress_done(&progress);
 	if (st != EV_OK)
 		goto out;
@@ -159,13 +116,12 @@ static ev_status verify_tree(const struct verify_opts *o, struct report *r, size
 			    ev_tree_coverage(o->selection != NULL, o->seal_sha256 != NULL, coverage, cap), err);
 	char detail[128];
 	uint64_t n = r->shown.total;
-	snprintf(detail, sizeof detail, "%zu members expected, %" PRIu64 " finding%s", expected->count, n,
+	snprintf(detail, sizeof detail, "%zu members expected, %" PRIu64 " finding%s", v.expected->count, n,
 		 n == 1 ? "" : "s");
 	ev_receipt_add_check(r->receipt, "members", n == 0, detail, err);
 	st = n ? EV_MISMATCH : EV_OK;
 out:
-	ev_seal_free(&seal);
-	ev_selection_free(&sel);
+	ev_tree_verify_free(&v);
 	return st;
 }
 

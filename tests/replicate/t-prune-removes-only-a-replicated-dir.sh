@@ -6,6 +6,7 @@
 # receipt too. It never follows a link and never touches anything outside
 # the directory.
 . "$EV_SRCDIR/tests/lib/lib.sh"
+Q="'"
 
 as_host probe true 2>/dev/null || test_skip_all "cannot give a command its own host name (no UTS namespaces here)"
 
@@ -102,6 +103,32 @@ test_expect_success 'a directory changed since it was sealed is not removed, and
 	status=$?; cp saved.csv run/runs/A-1/series/send.csv; test $status = 0 &&
 	echo "replicate: refused: runs/A-1/series/send.csv: size differs (expected $size, found $((size + 10)))" >expect &&
 	test_cmp expect actual
+'
+
+test_expect_success 'a selection edited to match an edited copy is held to its seal, member by member: nothing removed' '
+	"$SEAL" select --seal out/SEAL.json --include runs/A-1/series/send.csv -o edited-sel.json >/dev/null &&
+	mkdir selcopy && (cd run && cp -p --parents runs/A-1/series/send.csv ../selcopy/) &&
+	size=$(stat -c %s selcopy/runs/A-1/series/send.csv) &&
+	echo "late line" >>selcopy/runs/A-1/series/send.csv &&
+	python3 -c "
+import hashlib, json, sys
+path, member = sys.argv[1], sys.argv[2]
+s = json.load(open(path))
+data = open(\"selcopy/\" + member, \"rb\").read()
+for m in s[\"members\"]:
+    if m[\"path\"] == member:
+        s[\"totals\"][\"bytes\"] += len(data) - m[\"size\"]
+        m[\"size\"], m[\"sha256\"] = len(data), hashlib.sha256(data).hexdigest()
+open(path, \"w\").write(json.dumps(s, sort_keys=True, separators=(\",\", \":\"), ensure_ascii=False) + \"\\n\")
+" edited-sel.json runs/A-1/series/send.csv &&
+	snapshot selcopy >before &&
+	test_expect_code 1 prune --receipt cleanup-sel.json --selection edited-sel.json --receipts a.json b.json selcopy \
+		>stdout 2>actual &&
+	echo "replicate: refused: runs/A-1/series/send.csv: size differs (expected $size, found $((size + 10)))" >expect &&
+	test_cmp expect actual &&
+	grep -q "^REFUSED: selcopy was not removed: 1 reason above" stdout &&
+	snapshot selcopy >after && test_cmp before after &&
+	test "$(json_get cleanup-sel.json "[c[\"name\"] for c in d[\"checks\"] if c[\"result\"] != \"pass\"]")" = "[${Q}size:runs/A-1/series/send.csv${Q}, ${Q}selection-from-seal${Q}, ${Q}removed${Q}]"
 '
 
 test_expect_success 'a recorded process that still runs keeps the directory' '
