@@ -84,7 +84,7 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 	char plan[PATH_MAX];
 	ev_status st;
 	struct ev_outdir od = {0};
-	struct text md = {0}, html = {0};
+	struct ev_textbuf md = {0}, html = {0};
 	json_t *summary = NULL;
 	int opened = 0;
 	if (!(ca->receipt = ev_receipt_new("audit", TOOL, err)))
@@ -249,8 +249,8 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 out:
 	if (opened)
 		ev_outdir_abort(&od);
-	audit_text_free(&md);
-	audit_text_free(&html);
+	ev_textbuf_free(&md);
+	ev_textbuf_free(&html);
 	json_decref(summary);
 	for (size_t i = 0; ca->runs && i < ca->nruns; i++)
 	{

@@ -190,10 +190,10 @@ json_t *audit_campaign_profiles(struct campaign_audit *ca, struct ev_error *err)
 
 /* Their table, per cell medians, and (html) a partition chart per run
  * and side: split, objects, symbols, each as wide as its share. */
-void audit_campaign_write_profiles(const json_t *profiles, struct text *t, int html);
+void audit_campaign_write_profiles(const json_t *profiles, struct ev_textbuf *t, int html);
 
 /* Its tables, in Markdown or (html) HTML; nothing when options is NULL. */
-void audit_campaign_write_stack_options(const json_t *options, struct text *t, int html);
+void audit_campaign_write_stack_options(const json_t *options, struct ev_textbuf *t, int html);
 
 /* The grading rules (the plan's "grades", checked, else the shipped
  * default) and every session's policy snapshot, each a receipt input. */
@@ -212,7 +212,7 @@ ev_status audit_campaign_grade(struct campaign_audit *ca, struct ev_error *err);
 void audit_campaign_grade_line(const struct campaign_audit *ca, FILE *to);
 
 /* The Grade section: each condition, its verdict and evidence. */
-void audit_campaign_write_grade(const struct campaign_audit *ca, struct text *t, int html);
+void audit_campaign_write_grade(const struct campaign_audit *ca, struct ev_textbuf *t, int html);
 
 /* Where and how the campaign ran, from policy.json and the capture
  * receipts (each added to the receipt's inputs), into ca->provenance. */
@@ -252,8 +252,8 @@ ev_status audit_campaign_publish(struct campaign_audit *ca, const char *name, co
  * runs.csv, a row of recomputed statistics per run. */
 ev_status audit_campaign_write_exports(struct campaign_audit *ca, struct ev_error *err);
 
-void audit_campaign_write_markdown(const struct campaign_audit *ca, struct text *t, json_t *summary);
+void audit_campaign_write_markdown(const struct campaign_audit *ca, struct ev_textbuf *t, json_t *summary);
 
-void audit_campaign_write_html(const struct campaign_audit *ca, struct text *t, const char *campaign);
+void audit_campaign_write_html(const struct campaign_audit *ca, struct ev_textbuf *t, const char *campaign);
 
 #endif

@@ -46,37 +46,37 @@ static ev_status publish_hgrm(struct campaign_audit *ca, const char *name, const
 
 /* A statistic's exact text from the run's summary: an integer, or a
  * decimal string; empty when the run has none. */
-static void csv_number(struct text *t, const json_t *v)
+static void csv_number(struct ev_textbuf *t, const json_t *v)
 {
 	if (json_is_integer(v))
-		audit_text_add(t, ",%lld", (long long)json_integer_value(v));
+		ev_textbuf_add(t, ",%lld", (long long)json_integer_value(v));
 	else if (json_is_string(v))
-		audit_text_add(t, ",%s", json_string_value(v));
+		ev_textbuf_add(t, ",%s", json_string_value(v));
 	else
-		audit_text_add(t, ",");
+		ev_textbuf_add(t, ",");
 }
 
 /* RFC 4180: a field holding a comma, a quote or a line break is quoted. */
-static void csv_field(struct text *t, const char *s, int first)
+static void csv_field(struct ev_textbuf *t, const char *s, int first)
 {
 	if (!first)
-		audit_text_add(t, ",");
+		ev_textbuf_add(t, ",");
 	if (!strpbrk(s, ",\"\r\n")) {
-		audit_text_add(t, "%s", s);
+		ev_textbuf_add(t, "%s", s);
 		return;
 	}
-	audit_text_add(t, "\"");
+	ev_textbuf_add(t, "\"");
 	for (; *s; s++)
 		if (*s == '"')
-			audit_text_add(t, "\"\"");
+			ev_textbuf_add(t, "\"\"");
 		else
-			audit_text_add(t, "%c", *s);
-	audit_text_add(t, "\"");
+			ev_textbuf_add(t, "%c", *s);
+	ev_textbuf_add(t, "\"");
 }
 
-static void runs_csv(const struct campaign_audit *ca, struct text *t)
+static void runs_csv(const struct campaign_audit *ca, struct ev_textbuf *t)
 {
-	audit_text_add(t, "run,arm,cell,repeat,result,in_cell_median,unit,rule,count,min,p50,p95,p99,p99.9,mean,max,"
+	ev_textbuf_add(t, "run,arm,cell,repeat,result,in_cell_median,unit,rule,count,min,p50,p95,p99,p99.9,mean,max,"
 		       "native_differ,series_findings,grade\r\n");
 	for (size_t i = 0; i < ca->nruns; i++) {
 		const struct run *r = &ca->runs[i];
@@ -97,9 +97,9 @@ static void runs_csv(const struct campaign_audit *ca, struct text *t)
 			csv_number(t, json_object_get(q, audit_campaign_q_names[k]));
 		csv_number(t, json_object_get(rec, "mean"));
 		csv_number(t, json_object_get(rec, "max"));
-		audit_text_add(t, ",%u,%u", r->differ, r->findings);
+		ev_textbuf_add(t, ",%u,%u", r->differ, r->findings);
 		csv_field(t, r->grade_of, 0);
-		audit_text_add(t, "\r\n");
+		ev_textbuf_add(t, "\r\n");
 	}
 }
 
@@ -139,12 +139,12 @@ ev_status audit_campaign_write_exports(struct campaign_audit *ca, struct ev_erro
 		}
 	if (st != EV_OK)
 		return st;
-	struct text csv = {0};
+	struct ev_textbuf csv = {0};
 	runs_csv(ca, &csv);
 	if (csv.oom)
 		st = ev_error_set(err, EV_ERROR, "out of memory for runs.csv");
 	else
 		st = audit_campaign_publish(ca, "runs.csv", csv.s, csv.n, err);
-	audit_text_free(&csv);
+	ev_textbuf_free(&csv);
 	return st;
 }

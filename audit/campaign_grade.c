@@ -275,33 +275,33 @@ void audit_campaign_grade_line(const struct campaign_audit *ca, FILE *to)
 }
 
 /* Evidence is a stranger's text: in a Markdown cell, no '|' or line break. */
-static void md_text(struct text *t, const char *s)
+static void md_text(struct ev_textbuf *t, const char *s)
 {
 	for (; *s; s++) {
 		if (*s == '|')
-			audit_text_add(t, "\\|");
+			ev_textbuf_add(t, "\\|");
 		else if (*s == '\n' || *s == '\r')
-			audit_text_add(t, " ");
+			ev_textbuf_add(t, " ");
 		else
-			audit_text_add(t, "%c", *s);
+			ev_textbuf_add(t, "%c", *s);
 	}
 }
 
-void audit_campaign_write_grade(const struct campaign_audit *ca, struct text *t, int html)
+void audit_campaign_write_grade(const struct campaign_audit *ca, struct ev_textbuf *t, int html)
 {
 	const json_t *g = ca->grade, *rules = json_object_get(g, "rules");
 	const char *grade = json_string_value(json_object_get(g, "grade"));
 	if (html)
-		audit_text_add(t, "<section id=\"grade\"><h2>Grade: %s</h2>\n<p>", grade);
+		ev_textbuf_add(t, "<section id=\"grade\"><h2>Grade: %s</h2>\n<p>", grade);
 	else
-		audit_text_add(t, "## Grade: %s\n\n", grade);
-	audit_text_add(t, "By the rules %s version %" JSON_INTEGER_FORMAT " (%s, SHA-256 %.16s…): quiet needs every graded\n"
+		ev_textbuf_add(t, "## Grade: %s\n\n", grade);
+	ev_textbuf_add(t, "By the rules %s version %" JSON_INTEGER_FORMAT " (%s, SHA-256 %.16s…): quiet needs every graded\n"
 		       "condition met in every run; a condition whose evidence was not recorded is unknown, and unknown\n"
 		       "is never quiet. A diagnostic campaign's numbers describe what ran, not the timing of an\n"
 		       "undisturbed pair.%s",
 		       json_string_value(json_object_get(rules, "name")), json_integer_value(json_object_get(rules, "version")),
 		       ca->grade_rules_from, ca->grade_rules_sha256, html ? "</p>\n" : "\n\n");
-	audit_text_add(t, html ? "<div class=\"wide\"><table class=\"grade\"><thead><tr><th>condition</th><th>verdict</th>"
+	ev_textbuf_add(t, html ? "<div class=\"wide\"><table class=\"grade\"><thead><tr><th>condition</th><th>verdict</th>"
 				 "<th>evidence</th></tr></thead><tbody>\n"
 			       : "| condition | verdict | evidence |\n| --- | --- | --- |\n");
 	size_t i;
@@ -310,10 +310,10 @@ void audit_campaign_write_grade(const struct campaign_audit *ca, struct text *t,
 		const char *verdict = json_string_value(json_object_get(c, "verdict"));
 		const json_t *ev = json_object_get(c, "evidence");
 		if (html)
-			audit_text_add(t, "<tr%s><td>%s</td><td>%s</td><td>", rank(verdict) >= 2 ? " class=\"fail\"" : "",
+			ev_textbuf_add(t, "<tr%s><td>%s</td><td>%s</td><td>", rank(verdict) >= 2 ? " class=\"fail\"" : "",
 				       json_string_value(json_object_get(c, "condition")), verdict); /* both ours, not the evidence's */
 		else
-			audit_text_add(t, "| %s | %s | ", json_string_value(json_object_get(c, "condition")), verdict);
+			ev_textbuf_add(t, "| %s | %s | ", json_string_value(json_object_get(c, "condition")), verdict);
 		size_t k;
 		json_t *e;
 		json_array_foreach(ev, k, e) {
@@ -323,15 +323,15 @@ void audit_campaign_write_grade(const struct campaign_audit *ca, struct text *t,
 			snprintf(line, sizeof line, "%s%s (%s)", k ? "; " : "", json_string_value(json_object_get(e, "text")),
 				 json_string_value(json_object_get(e, "runs")));
 			if (html)
-				audit_text_escaped(t, line);
+				ev_textbuf_escaped(t, line);
 			else
 				md_text(t, line);
 		}
 		if (json_array_size(ev) > SHOWN)
-			audit_text_add(t, "; and %zu more (summary.json)", json_array_size(ev) - SHOWN);
+			ev_textbuf_add(t, "; and %zu more (summary.json)", json_array_size(ev) - SHOWN);
 		if (!json_array_size(ev))
-			audit_text_add(t, "—");
-		audit_text_add(t, html ? "</td></tr>\n" : " |\n");
+			ev_textbuf_add(t, "—");
+		ev_textbuf_add(t, html ? "</td></tr>\n" : " |\n");
 	}
-	audit_text_add(t, html ? "</tbody></table></div></section>\n" : "\n");
+	ev_textbuf_add(t, html ? "</tbody></table></div></section>\n" : "\n");
 }

@@ -426,14 +426,14 @@ static int by_string(const void *a, const void *b)
 
 /* One table per cell and side: option, requested, each run's effective
  * value; a flagged value marked. */
-void audit_campaign_write_stack_options(const json_t *options, struct text *t, int html)
+void audit_campaign_write_stack_options(const json_t *options, struct ev_textbuf *t, int html)
 {
 	if (!options)
 		return;
 	if (html)
-		audit_text_add(t, "<h2>Stack options: requested and effective</h2>\n");
+		ev_textbuf_add(t, "<h2>Stack options: requested and effective</h2>\n");
 	else
-		audit_text_add(t, "\n## Stack options: requested and effective\n\n"
+		ev_textbuf_add(t, "\n## Stack options: requested and effective\n\n"
 			       "Per cell and side: what the side asked for (its EF_ environment and Onload profile) and\n"
 			       "what its stack used in each run, as its observer printed it. A value unlike the\n"
 			       "request, or unlike the cell's other runs, is marked DIFFERS; \"-\" is an option a\n"
@@ -451,23 +451,23 @@ void audit_campaign_write_stack_options(const json_t *options, struct text *t, i
 			json_object_foreach(req, name, v)
 				json_object_set_new(names, name, json_true());
 			if (html) {
-				audit_text_add(t, "<h3>Cell ");
-				audit_text_escaped(t, cell);
-				audit_text_add(t, ", %s</h3>\n<table><tr><th>option</th><th>requested</th>", side);
+				ev_textbuf_add(t, "<h3>Cell ");
+				ev_textbuf_escaped(t, cell);
+				ev_textbuf_add(t, ", %s</h3>\n<table><tr><th>option</th><th>requested</th>", side);
 				json_object_foreach(runs, run, eff) {
-					audit_text_add(t, "<th>");
-					audit_text_escaped(t, run);
-					audit_text_add(t, "</th>");
+					ev_textbuf_add(t, "<th>");
+					ev_textbuf_escaped(t, run);
+					ev_textbuf_add(t, "</th>");
 				}
-				audit_text_add(t, "</tr>\n");
+				ev_textbuf_add(t, "</tr>\n");
 			} else {
-				audit_text_add(t, "\n### Cell %s, %s\n\n| option | requested |", cell, side);
+				ev_textbuf_add(t, "\n### Cell %s, %s\n\n| option | requested |", cell, side);
 				json_object_foreach(runs, run, eff)
-					audit_text_add(t, " %s |", run);
-				audit_text_add(t, "\n| --- | --- |");
+					ev_textbuf_add(t, " %s |", run);
+				ev_textbuf_add(t, "\n| --- | --- |");
 				json_object_foreach(runs, run, eff)
-					audit_text_add(t, " --- |");
-				audit_text_add(t, "\n");
+					ev_textbuf_add(t, " --- |");
+				ev_textbuf_add(t, "\n");
 			}
 			/* names in order, for a stable table */
 			const char *sorted[512];
@@ -479,13 +479,13 @@ void audit_campaign_write_stack_options(const json_t *options, struct text *t, i
 			for (size_t k = 0; k < n; k++) {
 				const char *want = json_string_value(json_object_get(req, sorted[k]));
 				if (html) {
-					audit_text_add(t, "<tr><td>");
-					audit_text_escaped(t, sorted[k]);
-					audit_text_add(t, "</td><td>");
-					audit_text_escaped(t, want ? want : "-");
-					audit_text_add(t, "</td>");
+					ev_textbuf_add(t, "<tr><td>");
+					ev_textbuf_escaped(t, sorted[k]);
+					ev_textbuf_add(t, "</td><td>");
+					ev_textbuf_escaped(t, want ? want : "-");
+					ev_textbuf_add(t, "</td>");
 				} else {
-					audit_text_add(t, "| %s | %s |", sorted[k], want ? want : "-");
+					ev_textbuf_add(t, "| %s | %s |", sorted[k], want ? want : "-");
 				}
 				json_object_foreach(runs, run, eff) {
 					const char *val = json_is_null(eff) ? "not observed" : json_string_value(json_object_get(eff, sorted[k]));
@@ -496,17 +496,17 @@ void audit_campaign_write_stack_options(const json_t *options, struct text *t, i
 						differs |= strcmp(json_string_value(json_object_get(fl, "run")), run) == 0 &&
 							   strcmp(json_string_value(json_object_get(fl, "option")), sorted[k]) == 0;
 					if (html) {
-						audit_text_add(t, differs ? "<td class=\"differs\">" : "<td>");
-						audit_text_escaped(t, val ? val : "-");
-						audit_text_add(t, differs ? " DIFFERS</td>" : "</td>");
+						ev_textbuf_add(t, differs ? "<td class=\"differs\">" : "<td>");
+						ev_textbuf_escaped(t, val ? val : "-");
+						ev_textbuf_add(t, differs ? " DIFFERS</td>" : "</td>");
 					} else {
-						audit_text_add(t, " %s%s |", val ? val : "-", differs ? " DIFFERS" : "");
+						ev_textbuf_add(t, " %s%s |", val ? val : "-", differs ? " DIFFERS" : "");
 					}
 				}
-				audit_text_add(t, html ? "</tr>\n" : "\n");
+				ev_textbuf_add(t, html ? "</tr>\n" : "\n");
 			}
 			if (html)
-				audit_text_add(t, "</table>\n");
+				ev_textbuf_add(t, "</table>\n");
 			json_decref(names);
 		}
 }

@@ -28,20 +28,20 @@
 #include "lib/receipt/receipt_read.h"
 #include "audit/campaign.h"
 
-static void md_value(struct text *t, double v)
+static void md_value(struct ev_textbuf *t, double v)
 {
 	if (v == floor(v) && fabs(v) < 1e15)
-		audit_text_add(t, " %.0f |", v);
+		ev_textbuf_add(t, " %.0f |", v);
 	else
-		audit_text_add(t, " %.1f |", v);
+		ev_textbuf_add(t, " %.1f |", v);
 }
 
-static void md_maybe(struct text *t, int have, double v)
+static void md_maybe(struct ev_textbuf *t, int have, double v)
 {
 	if (have)
 		md_value(t, v);
 	else
-		audit_text_add(t, " — |");
+		ev_textbuf_add(t, " — |");
 }
 
 /* How many runs kept no series and printed their statistics. */
@@ -67,18 +67,18 @@ static const char *series_verdict(const struct run *r)
 	return r->printed ? "none" : r->findings ? "DAMAGED" : "whole";
 }
 
-void audit_campaign_write_markdown(const struct campaign_audit *ca, struct text *t, json_t *summary)
+void audit_campaign_write_markdown(const struct campaign_audit *ca, struct ev_textbuf *t, json_t *summary)
 {
 	const char *arms[64], *cells[256];
 	size_t na = audit_campaign_arms_of(ca, arms, 64), nc = audit_campaign_cells_of(ca, cells, 256);
-	audit_text_add(t, "# Campaign %s\n\n", json_string_value(json_object_get(summary, "campaign")));
-	audit_text_add(t, "Per arm and cell: the median over the runs of each run's statistic, recomputed from its raw\n"
+	ev_textbuf_add(t, "# Campaign %s\n\n", json_string_value(json_object_get(summary, "campaign")));
+	ev_textbuf_add(t, "Per arm and cell: the median over the runs of each run's statistic, recomputed from its raw\n"
 		    "series with the rule its benchmark used (never a quantile of pooled samples), and the largest\n"
 		    "maximum of any run. Every run follows in its own row; a run that failed, or failed its\n"
 		    "audit (DIFFERS, DAMAGED), is shown there and left out of its cell's median, and so is a\n"
 		    "profiled run (perf perturbs latency: its profile is shown apart).\n\n");
 	if (printed_runs(ca))
-		audit_text_add(t, "%zu run%s kept no raw series: %s figures are " CELL_PRINTED ", in ns: the\n"
+		ev_textbuf_add(t, "%zu run%s kept no raw series: %s figures are " CELL_PRINTED ", in ns: the\n"
 			    "medians of what the program printed, its block checked against itself and its count\n"
 			    "against the plan, never recomputed. A cell of such runs says \"printed\" after its rule; —\n"
 			    "marks a statistic the program does not print. \"pinned by\" says what holds each run's bytes\n"
@@ -86,84 +86,84 @@ void audit_campaign_write_markdown(const struct campaign_audit *ca, struct text 
 			    printed_runs(ca), printed_runs(ca) == 1 ? "" : "s", printed_runs(ca) == 1 ? "its" : "their");
 	audit_campaign_write_grade(ca, t, 0);
 	for (size_t a = 0; a < na; a++) {
-		audit_text_add(t, "## Arm %s\n\n| cell | runs | rule | p50 | p95 | p99 | p99.9 | mean | largest max |\n"
+		ev_textbuf_add(t, "## Arm %s\n\n| cell | runs | rule | p50 | p95 | p99 | p99.9 | mean | largest max |\n"
 			    "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n", arms[a]);
 		for (size_t c = 0; c < nc; c++) {
 			struct cell_summary cs;
 			audit_campaign_summarise_cell(ca, arms[a], cells[c], &cs);
 			if (!cs.runs) { /* shown, so that a cell none of whose runs held is not lost */
 				if (audit_campaign_cell_has_runs(ca, arms[a], cells[c]))
-					audit_text_add(t, "| %s | 0 | no run held | | | | | | |\n", cells[c]);
+					ev_textbuf_add(t, "| %s | 0 | no run held | | | | | | |\n", cells[c]);
 				continue;
 			}
-			audit_text_add(t, "| %s | %zu | %s%s |", cells[c], cs.runs, cs.rule ? cs.rule : "",
+			ev_textbuf_add(t, "| %s | %zu | %s%s |", cells[c], cs.runs, cs.rule ? cs.rule : "",
 				       cs.printed ? ", printed" : "");
 			for (int k = 0; k < NQ; k++)
 				md_maybe(t, cs.q_have[k], cs.q[k]);
 			md_maybe(t, cs.mean_have, cs.mean);
 			md_value(t, cs.largest_max);
-			audit_text_add(t, "\n");
+			ev_textbuf_add(t, "\n");
 		}
-		audit_text_add(t, "\n### Runs of arm %s\n\n| run | cell | result | p50 | p95 | p99 | p99.9 | mean | max | native | series | pinned by |\n"
+		ev_textbuf_add(t, "\n### Runs of arm %s\n\n| run | cell | result | p50 | p95 | p99 | p99.9 | mean | max | native | series | pinned by |\n"
 			    "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |\n", arms[a]);
 		for (size_t i = 0; i < ca->nruns; i++) {
 			const struct run *r = &ca->runs[i];
 			if (strcmp(r->arm, arms[a]) != 0)
 				continue;
-			audit_text_add(t, "| %s | %s | %s%s |", r->name, r->cell, r->result, r->profiled ? ", profiled" : "");
+			ev_textbuf_add(t, "| %s | %s | %s%s |", r->name, r->cell, r->result, r->profiled ? ", profiled" : "");
 			if ((r->analysed && r->m.n) || r->printed) {
 				for (int k = 0; k <= NQ + 1; k++) { /* the quantiles, the mean, the max */
 					double v = 0;
 					int have = audit_campaign_run_statistic(r, k, &v) == 0;
 					md_maybe(t, have, v);
 				}
-				audit_text_add(t, " %s | %s |", native_verdict(r), series_verdict(r));
+				ev_textbuf_add(t, " %s | %s |", native_verdict(r), series_verdict(r));
 			} else {
-				audit_text_add(t, " | | | | | | | |");
+				ev_textbuf_add(t, " | | | | | | | |");
 			}
-			audit_text_add(t, " %s |\n", audit_campaign_run_pinned_by(ca, r));
+			ev_textbuf_add(t, " %s |\n", audit_campaign_run_pinned_by(ca, r));
 		}
-		audit_text_add(t, "\n");
+		ev_textbuf_add(t, "\n");
 	}
 	json_t *scales = json_object_get(summary, "conversion_scales");
 	if (json_integer_value(json_object_get(scales, "runs")))
-		audit_text_add(t, "Conversion scales (the rate each run's cycles were turned into ns with): %lld runs, "
+		ev_textbuf_add(t, "Conversion scales (the rate each run's cycles were turned into ns with): %lld runs, "
 			    "from %lld to %lld Hz, a spread of %.1f ppm.\n",
 			 (long long)json_integer_value(json_object_get(scales, "runs")),
 			 (long long)json_integer_value(json_object_get(scales, "min_hz")),
 			 (long long)json_integer_value(json_object_get(scales, "max_hz")),
 			 strtod(json_string_value(json_object_get(scales, "spread_ppm")) ?: "0", NULL));
 	else if (printed_runs(ca) == ca->nruns)
-		audit_text_add(t, "Conversion scales: no run kept a series (the printed figures are as the programs "
+		ev_textbuf_add(t, "Conversion scales: no run kept a series (the printed figures are as the programs "
 			    "printed them, in ns).\n");
 	else
-		audit_text_add(t, "Conversion scales: no run converted its clock (each series is in its clock's own ticks).\n");
+		ev_textbuf_add(t, "Conversion scales: no run converted its clock (each series is in its clock's own ticks).\n");
 	audit_campaign_write_stack_options(ca->stack_options, t, 0);
 	audit_campaign_write_profiles(ca->profiles, t, 0);
 }
 
 /* A value in a table cell: whole numbers whole, the rest to a tenth. */
-static void html_value(struct text *t, double v)
+static void html_value(struct ev_textbuf *t, double v)
 {
 	if (v == floor(v) && fabs(v) < 1e15)
-		audit_text_add(t, "<td>%.0f</td>", v);
+		ev_textbuf_add(t, "<td>%.0f</td>", v);
 	else
-		audit_text_add(t, "<td>%.1f</td>", v);
+		ev_textbuf_add(t, "<td>%.1f</td>", v);
 }
 
-static void html_maybe(struct text *t, int have, double v)
+static void html_maybe(struct ev_textbuf *t, int have, double v)
 {
 	if (have)
 		html_value(t, v);
 	else
-		audit_text_add(t, "<td>—</td>");
+		ev_textbuf_add(t, "<td>—</td>");
 }
 
-static void html_cell_text(struct text *t, const char *s)
+static void html_cell_text(struct ev_textbuf *t, const char *s)
 {
-	audit_text_add(t, "<td>");
-	audit_text_escaped(t, s ? s : "");
-	audit_text_add(t, "</td>");
+	ev_textbuf_add(t, "<td>");
+	ev_textbuf_escaped(t, s ? s : "");
+	ev_textbuf_add(t, "</td>");
 }
 
 /* The unit of an arm's values: ns when every analysed run's clock ticks
@@ -182,13 +182,13 @@ static const char *unit_of(const struct campaign_audit *ca, const char *arm)
 	return any ? "ns" : "ticks";
 }
 
-static void provenance_row(struct text *t, const char *name, const char *value)
+static void provenance_row(struct ev_textbuf *t, const char *name, const char *value)
 {
-	audit_text_add(t, "<tr><th scope=\"row\">");
-	audit_text_escaped(t, name);
-	audit_text_add(t, "</th><td>");
-	audit_text_escaped(t, value && *value ? value : "not recorded");
-	audit_text_add(t, "</td></tr>\n");
+	ev_textbuf_add(t, "<tr><th scope=\"row\">");
+	ev_textbuf_escaped(t, name);
+	ev_textbuf_add(t, "</th><td>");
+	ev_textbuf_escaped(t, value && *value ? value : "not recorded");
+	ev_textbuf_add(t, "</td></tr>\n");
 }
 
 static const char *text_of(const json_t *v, char *buf, size_t cap)
@@ -208,11 +208,11 @@ static const char *text_of(const json_t *v, char *buf, size_t cap)
 }
 
 /* Where and how it ran, and every audit's verdict, on top. */
-static void write_provenance(const struct campaign_audit *ca, struct text *t)
+static void write_provenance(const struct campaign_audit *ca, struct ev_textbuf *t)
 {
 	const json_t *p = ca->provenance, *policy = json_object_get(p, "policy");
 	char buf[2048], line[2400];
-	audit_text_add(t, "<section id=\"provenance\"><h2>Provenance</h2>\n<div class=\"wide\"><table class=\"provenance\"><tbody>\n");
+	ev_textbuf_add(t, "<section id=\"provenance\"><h2>Provenance</h2>\n<div class=\"wide\"><table class=\"provenance\"><tbody>\n");
 	provenance_row(t, "campaign", json_string_value(json_object_get(p, "campaign")));
 	provenance_row(t, "seal SHA-256", ca->seal_hex[0] ? ca->seal_hex :
 		       "not given: audit campaign --seal SEAL.json names the seal and holds every file read against it");
@@ -261,36 +261,36 @@ static void write_provenance(const struct campaign_audit *ca, struct text *t)
 		snprintf(name, sizeof name, "capture (%s)", json_string_value(json_object_get(c, "receipt")) ?: "");
 		provenance_row(t, name, line);
 	}
-	audit_text_add(t, "</tbody></table></div>\n<h3>Audits</h3>\n<div class=\"wide\"><table class=\"audits\"><thead><tr>"
+	ev_textbuf_add(t, "</tbody></table></div>\n<h3>Audits</h3>\n<div class=\"wide\"><table class=\"audits\"><thead><tr>"
 		       "<th>check</th><th>verdict</th><th>detail</th></tr></thead><tbody>\n");
 	json_array_foreach(ev_receipt_checks(ca->receipt), i, c) {
 		const char *res = json_string_value(json_object_get(c, "result"));
-		audit_text_add(t, "<tr class=\"%s\">", strcmp(res ?: "", "pass") == 0 ? "pass" : "fail");
+		ev_textbuf_add(t, "<tr class=\"%s\">", strcmp(res ?: "", "pass") == 0 ? "pass" : "fail");
 		html_cell_text(t, json_string_value(json_object_get(c, "name")));
 		html_cell_text(t, res);
 		html_cell_text(t, json_string_value(json_object_get(c, "detail")));
-		audit_text_add(t, "</tr>\n");
+		ev_textbuf_add(t, "</tr>\n");
 	}
-	audit_text_add(t, "</tbody></table></div></section>\n");
+	ev_textbuf_add(t, "</tbody></table></div></section>\n");
 }
 
-static void cells_table(const struct campaign_audit *ca, struct text *t, const char *arm, const char *const *cells,
+static void cells_table(const struct campaign_audit *ca, struct ev_textbuf *t, const char *arm, const char *const *cells,
 			size_t nc, const char *unit)
 {
-	audit_text_add(t, "<div class=\"wide\"><table class=\"cells\"><caption>Arm ");
-	audit_text_escaped(t, arm);
-	audit_text_add(t, ": per cell, the median of its runs</caption><thead><tr><th>cell</th><th>runs</th><th>rule</th>");
+	ev_textbuf_add(t, "<div class=\"wide\"><table class=\"cells\"><caption>Arm ");
+	ev_textbuf_escaped(t, arm);
+	ev_textbuf_add(t, ": per cell, the median of its runs</caption><thead><tr><th>cell</th><th>runs</th><th>rule</th>");
 	for (int k = 0; k < NQ; k++)
-		audit_text_add(t, "<th>%s (%s)</th>", audit_campaign_q_names[k], unit);
-	audit_text_add(t, "<th>mean (%s)</th><th>largest max (%s)</th></tr></thead><tbody>\n", unit, unit);
+		ev_textbuf_add(t, "<th>%s (%s)</th>", audit_campaign_q_names[k], unit);
+	ev_textbuf_add(t, "<th>mean (%s)</th><th>largest max (%s)</th></tr></thead><tbody>\n", unit, unit);
 	for (size_t c = 0; c < nc; c++) {
 		struct cell_summary cs;
 		audit_campaign_summarise_cell(ca, arm, cells[c], &cs);
 		if (!cs.runs && !audit_campaign_cell_has_runs(ca, arm, cells[c]))
 			continue;
-		audit_text_add(t, "<tr>");
+		ev_textbuf_add(t, "<tr>");
 		html_cell_text(t, cells[c]);
-		audit_text_add(t, "<td>%zu</td>", cs.runs);
+		ev_textbuf_add(t, "<td>%zu</td>", cs.runs);
 		char rule[64];
 		snprintf(rule, sizeof rule, "%s%s", cs.rule ? cs.rule : "", cs.printed ? ", printed" : "");
 		html_cell_text(t, cs.runs ? rule : "no run held");
@@ -300,48 +300,48 @@ static void cells_table(const struct campaign_audit *ca, struct text *t, const c
 			html_maybe(t, cs.mean_have, cs.mean);
 			html_value(t, cs.largest_max);
 		} else {
-			audit_text_add(t, "<td></td><td></td><td></td><td></td><td></td><td></td>");
+			ev_textbuf_add(t, "<td></td><td></td><td></td><td></td><td></td><td></td>");
 		}
-		audit_text_add(t, "</tr>\n");
+		ev_textbuf_add(t, "</tr>\n");
 	}
-	audit_text_add(t, "</tbody></table></div>\n");
+	ev_textbuf_add(t, "</tbody></table></div>\n");
 }
 
-static void runs_table(const struct campaign_audit *ca, struct text *t, const char *arm, const char *unit)
+static void runs_table(const struct campaign_audit *ca, struct ev_textbuf *t, const char *arm, const char *unit)
 {
-	audit_text_add(t, "<div class=\"wide\"><table class=\"runs\"><caption>Every run of arm ");
-	audit_text_escaped(t, arm);
-	audit_text_add(t, "</caption><thead><tr><th>run</th><th>cell</th><th>result</th>");
+	ev_textbuf_add(t, "<div class=\"wide\"><table class=\"runs\"><caption>Every run of arm ");
+	ev_textbuf_escaped(t, arm);
+	ev_textbuf_add(t, "</caption><thead><tr><th>run</th><th>cell</th><th>result</th>");
 	for (int k = 0; k < NQ; k++)
-		audit_text_add(t, "<th>%s (%s)</th>", audit_campaign_q_names[k], unit);
-	audit_text_add(t, "<th>mean (%s)</th><th>max (%s)</th><th>native</th><th>series</th><th>in its cell</th>"
+		ev_textbuf_add(t, "<th>%s (%s)</th>", audit_campaign_q_names[k], unit);
+	ev_textbuf_add(t, "<th>mean (%s)</th><th>max (%s)</th><th>native</th><th>series</th><th>in its cell</th>"
 		       "<th>pinned by</th></tr></thead><tbody>\n", unit, unit);
 	for (size_t i = 0; i < ca->nruns; i++) {
 		const struct run *r = &ca->runs[i];
 		if (strcmp(r->arm, arm) != 0)
 			continue;
-		audit_text_add(t, "<tr class=\"run\" data-run=\"");
-		audit_text_escaped(t, r->name);
-		audit_text_add(t, "\">");
+		ev_textbuf_add(t, "<tr class=\"run\" data-run=\"");
+		ev_textbuf_escaped(t, r->name);
+		ev_textbuf_add(t, "\">");
 		html_cell_text(t, r->name);
 		html_cell_text(t, r->cell);
-		audit_text_add(t, "<td>");
-		audit_text_escaped(t, r->result);
-		audit_text_add(t, "%s</td>", r->profiled ? ", profiled" : "");
+		ev_textbuf_add(t, "<td>");
+		ev_textbuf_escaped(t, r->result);
+		ev_textbuf_add(t, "%s</td>", r->profiled ? ", profiled" : "");
 		if ((r->analysed && r->m.n) || r->printed) {
 			for (int k = 0; k <= NQ + 1; k++) { /* the quantiles, the mean, the max */
 				double v = 0;
 				int have = audit_campaign_run_statistic(r, k, &v) == 0;
 				html_maybe(t, have, v);
 			}
-			audit_text_add(t, "<td>%s</td><td>%s</td>", native_verdict(r), series_verdict(r));
+			ev_textbuf_add(t, "<td>%s</td><td>%s</td>", native_verdict(r), series_verdict(r));
 		} else {
-			audit_text_add(t, "<td></td><td></td><td></td><td></td><td></td><td></td><td></td><td></td>");
+			ev_textbuf_add(t, "<td></td><td></td><td></td><td></td><td></td><td></td><td></td><td></td>");
 		}
-		audit_text_add(t, "<td>%s</td><td>%s</td></tr>\n", audit_campaign_run_summed(r) ? "counted" : "shown, not counted",
+		ev_textbuf_add(t, "<td>%s</td><td>%s</td></tr>\n", audit_campaign_run_summed(r) ? "counted" : "shown, not counted",
 			       audit_campaign_run_pinned_by(ca, r));
 	}
-	audit_text_add(t, "</tbody></table></div>\n");
+	ev_textbuf_add(t, "</tbody></table></div>\n");
 }
 
 /* A chart tall enough for its legend (16 px an entry, under the title,
@@ -357,7 +357,7 @@ static const double spectrum_ticks[6] = {0, 1, 2, 3, 4, 5};
 
 /* One arm's spectrum: each run's own as a faint line in its cell's colour,
  * and the cell's median of runs over them. */
-static void arm_spectrum(const struct campaign_audit *ca, struct text *t, const char *arm, const char *const *cells,
+static void arm_spectrum(const struct campaign_audit *ca, struct ev_textbuf *t, const char *arm, const char *const *cells,
 			 size_t nc, const char *unit)
 {
 	double lo = 1e300, hi = 1, xmax = 0.1;
@@ -405,7 +405,7 @@ static void arm_spectrum(const struct campaign_audit *ca, struct text *t, const 
 }
 
 /* The arms side by side, cell by cell, every chart on the same scale. */
-static void arms_compared(const struct campaign_audit *ca, struct text *t, const char *const *arms, size_t na,
+static void arms_compared(const struct campaign_audit *ca, struct ev_textbuf *t, const char *const *arms, size_t na,
 			  const char *const *cells, size_t nc, const char *unit)
 {
 	double lo = 1e300, hi = 1, xmax = 0.1;
@@ -426,7 +426,7 @@ static void arms_compared(const struct campaign_audit *ca, struct text *t, const
 		}
 	if (lo > hi)
 		lo = 1;
-	audit_text_add(t, "<section id=\"arms-compared\"><h2>Arms compared, cell by cell, on one scale</h2>\n"
+	ev_textbuf_add(t, "<section id=\"arms-compared\"><h2>Arms compared, cell by cell, on one scale</h2>\n"
 		       "<p>Each line is an arm's median of runs; every chart here has the same axes. "
 		       "audit compare gives the ratios, every run and a bootstrap interval.</p>\n");
 	double xs[SPECTRUM_STEPS];
@@ -437,9 +437,9 @@ static void arms_compared(const struct campaign_audit *ca, struct text *t, const
 	size_t nxt = (size_t)ceil(xmax) + 1 < 6 ? (size_t)ceil(xmax) + 1 : 6;
 	for (size_t c = 0; c < nc; c++) {
 		struct chart sp = {0, ceil(xmax), lo * 0.8, hi * 1.25, 0, 1, 760, legend_height(320, (int)na), 70, 20, 30, 40};
-		audit_text_add(t, "<div class=\"cell-compared\" data-cell=\"");
-		audit_text_escaped(t, cells[c]);
-		audit_text_add(t, "\">\n");
+		ev_textbuf_add(t, "<div class=\"cell-compared\" data-cell=\"");
+		ev_textbuf_escaped(t, cells[c]);
+		ev_textbuf_add(t, "\">\n");
 		snprintf(title, sizeof title, "Cell %s: each arm's median of runs", cells[c]);
 		audit_chart_begin(t, &sp, title, "percentile", ylabel, spectrum_ticks, spectrum_labels, nxt);
 		int legend = 0;
@@ -452,55 +452,55 @@ static void arms_compared(const struct campaign_audit *ca, struct text *t, const
 			audit_chart_legend(t, &sp, legend++, audit_chart_colour(a), arms[a]);
 		}
 		audit_chart_end(t);
-		audit_text_add(t, "<div class=\"wide\"><table class=\"arms\"><caption>Cell ");
-		audit_text_escaped(t, cells[c]);
-		audit_text_add(t, ": each arm, the median of its runs</caption><thead><tr><th>arm</th><th>runs</th>");
+		ev_textbuf_add(t, "<div class=\"wide\"><table class=\"arms\"><caption>Cell ");
+		ev_textbuf_escaped(t, cells[c]);
+		ev_textbuf_add(t, ": each arm, the median of its runs</caption><thead><tr><th>arm</th><th>runs</th>");
 		for (int k = 0; k < NQ; k++)
-			audit_text_add(t, "<th>%s (%s)</th>", audit_campaign_q_names[k], unit);
-		audit_text_add(t, "<th>mean (%s)</th><th>largest max (%s)</th></tr></thead><tbody>\n", unit, unit);
+			ev_textbuf_add(t, "<th>%s (%s)</th>", audit_campaign_q_names[k], unit);
+		ev_textbuf_add(t, "<th>mean (%s)</th><th>largest max (%s)</th></tr></thead><tbody>\n", unit, unit);
 		for (size_t a = 0; a < na; a++) {
 			const struct cell_summary *s = &cs[a * nc + c];
 			if (!s->runs)
 				continue;
-			audit_text_add(t, "<tr>");
+			ev_textbuf_add(t, "<tr>");
 			html_cell_text(t, arms[a]);
-			audit_text_add(t, "<td>%zu</td>", s->runs);
+			ev_textbuf_add(t, "<td>%zu</td>", s->runs);
 			for (int k = 0; k < NQ; k++)
 				html_value(t, s->q[k]);
 			html_value(t, s->mean);
 			html_value(t, s->largest_max);
-			audit_text_add(t, "</tr>\n");
+			ev_textbuf_add(t, "</tr>\n");
 		}
-		audit_text_add(t, "</tbody></table></div></div>\n");
+		ev_textbuf_add(t, "</tbody></table></div></div>\n");
 	}
-	audit_text_add(t, "</section>\n");
+	ev_textbuf_add(t, "</section>\n");
 	free(cs);
 }
 
-void audit_campaign_write_html(const struct campaign_audit *ca, struct text *t, const char *campaign)
+void audit_campaign_write_html(const struct campaign_audit *ca, struct ev_textbuf *t, const char *campaign)
 {
 	const char *arms[64], *cells[256];
 	size_t na = audit_campaign_arms_of(ca, arms, 64), nc = audit_campaign_cells_of(ca, cells, 256);
 	const char *unit = unit_of(ca, NULL);
-	audit_text_add(t, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+	ev_textbuf_add(t, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Campaign ");
-	audit_text_escaped(t, campaign);
-	audit_text_add(t, "</title>\n<style>body{font-family:sans-serif;margin:1em 2vw;color:#222}"
+	ev_textbuf_escaped(t, campaign);
+	ev_textbuf_add(t, "</title>\n<style>body{font-family:sans-serif;margin:1em 2vw;color:#222}"
 		       "section{margin-bottom:2em}svg{display:block;margin:1em 0;max-width:1400px}"
 		       ".wide{overflow-x:auto;max-width:100%%}table{border-collapse:collapse;margin:.5em 0 1em}"
 		       "caption{text-align:left;font-weight:bold;padding:.3em 0}"
 		       "th,td{padding:.2em .6em;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap}"
 		       "th:first-child,td:first-child{text-align:left}table.provenance td,table.audits td,table.grade td{text-align:left;"
 		       "white-space:normal;overflow-wrap:anywhere}tr.fail td{color:#b00}table.provenance th,table.audits th,table.grade th{text-align:left}</style></head><body>\n<h1>Campaign ");
-	audit_text_escaped(t, campaign);
+	ev_textbuf_escaped(t, campaign);
 	size_t printed = printed_runs(ca);
 	if (printed < ca->nruns)
-		audit_text_add(t, "</h1>\n<p>Every statistic of a run with a raw series recomputed from it; per cell, the "
+		ev_textbuf_add(t, "</h1>\n<p>Every statistic of a run with a raw series recomputed from it; per cell, the "
 			       "median of the runs (never pooled samples). Values in %s.</p>\n", unit);
 	else
-		audit_text_add(t, "</h1>\n<p>");
+		ev_textbuf_add(t, "</h1>\n<p>");
 	if (printed)
-		audit_text_add(t, "%s%zu run%s kept no raw series: %s figures are " CELL_PRINTED ", in ns, the "
+		ev_textbuf_add(t, "%s%zu run%s kept no raw series: %s figures are " CELL_PRINTED ", in ns, the "
 			       "medians of what the program printed, its block checked against itself and its count against "
 			       "the plan. &quot;pinned by&quot; says what holds each run's bytes as they were written.</p>\n",
 			       printed < ca->nruns ? "<p>" : "", printed, printed == 1 ? "" : "s", printed == 1 ? "its" : "their");
@@ -508,11 +508,11 @@ void audit_campaign_write_html(const struct campaign_audit *ca, struct text *t, 
 	audit_campaign_write_grade(ca, t, 1);
 	for (size_t a = 0; a < na; a++) {
 		const char *aunit = unit_of(ca, arms[a]);
-		audit_text_add(t, "<section class=\"arm\" data-arm=\"");
-		audit_text_escaped(t, arms[a]);
-		audit_text_add(t, "\"><h2>Arm ");
-		audit_text_escaped(t, arms[a]);
-		audit_text_add(t, "</h2>\n");
+		ev_textbuf_add(t, "<section class=\"arm\" data-arm=\"");
+		ev_textbuf_escaped(t, arms[a]);
+		ev_textbuf_add(t, "\"><h2>Arm ");
+		ev_textbuf_escaped(t, arms[a]);
+		ev_textbuf_add(t, "</h2>\n");
 		cells_table(ca, t, arms[a], cells, nc, aunit);
 		runs_table(ca, t, arms[a], aunit);
 		arm_spectrum(ca, t, arms[a], cells, nc, aunit);
@@ -582,11 +582,11 @@ void audit_campaign_write_html(const struct campaign_audit *ca, struct text *t, 
 			}
 			audit_chart_end(t);
 		}
-		audit_text_add(t, "</section>\n");
+		ev_textbuf_add(t, "</section>\n");
 	}
 	if (na > 1)
 		arms_compared(ca, t, arms, na, cells, nc, unit);
 	audit_campaign_write_stack_options(ca->stack_options, t, 1);
 	audit_campaign_write_profiles(ca->profiles, t, 1);
-	audit_text_add(t, "</body></html>\n");
+	ev_textbuf_add(t, "</body></html>\n");
 }

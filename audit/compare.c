@@ -224,7 +224,7 @@ static void pair_tables(const struct pair *p, struct compare_table *stats, struc
 
 /* Every run of both sides, each statistic a column, on one log scale:
  * A's runs left, B's right, each side's median a bar. */
-static void pair_chart(const struct pair *p, struct text *h)
+static void pair_chart(const struct pair *p, struct ev_textbuf *h)
 {
 	double lo = 1e300, hi = 1;
 	for (int s = 0; s < 2; s++) {
@@ -258,7 +258,7 @@ static void pair_chart(const struct pair *p, struct text *h)
 				audit_chart_dot(h, &c, k + off, g->v[k][i] > 0 ? g->v[k][i] : 1, s ? "run-b" : "run-a", colour, tip);
 			}
 			double m = s ? p->med_b[k] : p->med_a[k], y = audit_chart_y(&c, m > 0 ? m : 1), x = audit_chart_x(&c, k + off);
-			audit_text_add(h, "<line class=\"median\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+			ev_textbuf_add(h, "<line class=\"median\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
 				       "stroke-width=\"3\"/>\n", x - 12, x + 12, y, y, colour);
 		}
 		audit_chart_legend(h, &c, s, colour, s ? "B" : "A");
@@ -266,9 +266,9 @@ static void pair_chart(const struct pair *p, struct text *h)
 	audit_chart_end(h);
 }
 
-static void html_head(struct text *h, const struct side *sa, const struct side *sb, const struct compare_opts *o)
+static void html_head(struct ev_textbuf *h, const struct side *sa, const struct side *sb, const struct compare_opts *o)
 {
-	audit_text_add(h, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+	ev_textbuf_add(h, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Comparison</title>\n"
 		       "<style>body{font-family:sans-serif;margin:1em 2vw;color:#222}svg{display:block;margin:1em 0;"
 		       "max-width:1400px}.wide{overflow-x:auto;max-width:100%%}table{border-collapse:collapse;margin:.5em 0 1em}"
@@ -278,11 +278,11 @@ static void html_head(struct text *h, const struct side *sa, const struct side *
 		       "</style></head><body>\n<h1>Comparison</h1>\n<div class=\"wide\"><table class=\"provenance\"><tbody>\n");
 	const struct side *sides[2] = {sa, sb};
 	for (int s = 0; s < 2; s++) {
-		audit_text_add(h, "<tr><th scope=\"row\">%s</th><td>campaign ", s ? "B" : "A");
-		audit_text_escaped(h, sides[s]->campaign);
-		audit_text_add(h, ", summary SHA-256 %s</td></tr>\n", sides[s]->sha256);
+		ev_textbuf_add(h, "<tr><th scope=\"row\">%s</th><td>campaign ", s ? "B" : "A");
+		ev_textbuf_escaped(h, sides[s]->campaign);
+		ev_textbuf_add(h, ", summary SHA-256 %s</td></tr>\n", sides[s]->sha256);
 	}
-	audit_text_add(h, "<tr><th scope=\"row\">bootstrap</th><td>%" PRIu64 " resamples of runs per side, seed %" PRIu64
+	ev_textbuf_add(h, "<tr><th scope=\"row\">bootstrap</th><td>%" PRIu64 " resamples of runs per side, seed %" PRIu64
 		       ", 95%% percentile interval</td></tr>\n</tbody></table></div>\n<p>Each statistic is the median of the "
 		       "runs' own values (never a quantile of pooled samples). \"A lower in every run\" means every run of A is "
 		       "below every run of B; \"inconclusive\" means the runs of the two sides overlap.</p>\n",
@@ -290,41 +290,41 @@ static void html_head(struct text *h, const struct side *sa, const struct side *
 }
 
 static void write_reports(const struct compare_opts *o, const struct side *sa, const struct side *sb,
-			  struct pair *pairs, size_t npairs, const json_t *unpaired, struct text *md, struct text *txt,
-			  struct text *h)
+			  struct pair *pairs, size_t npairs, const json_t *unpaired, struct ev_textbuf *md, struct ev_textbuf *txt,
+			  struct ev_textbuf *h)
 {
 	html_head(h, sa, sb, o);
 	char title[512];
-	audit_text_add(md, "# Comparison\n\n");
-	audit_text_add(md, "- A: campaign %s, summary SHA-256 %s\n", sa->campaign, sa->sha256);
-	audit_text_add(md, "- B: campaign %s, summary SHA-256 %s\n", sb->campaign, sb->sha256);
-	audit_text_add(md, "- bootstrap: %" PRIu64 " resamples of runs per side, seed %" PRIu64 ", 95%% percentile interval\n",
+	ev_textbuf_add(md, "# Comparison\n\n");
+	ev_textbuf_add(md, "- A: campaign %s, summary SHA-256 %s\n", sa->campaign, sa->sha256);
+	ev_textbuf_add(md, "- B: campaign %s, summary SHA-256 %s\n", sb->campaign, sb->sha256);
+	ev_textbuf_add(md, "- bootstrap: %" PRIu64 " resamples of runs per side, seed %" PRIu64 ", 95%% percentile interval\n",
 		       o->resamples, o->seed);
-	audit_text_add(md, "\nEach statistic is the median of the runs' own values (never a quantile of pooled samples). "
+	ev_textbuf_add(md, "\nEach statistic is the median of the runs' own values (never a quantile of pooled samples). "
 		       "\"A lower in every run\" means every run of A is below every run of B; \"inconclusive\" means the "
 		       "runs of the two sides overlap.\n");
-	audit_text_add(txt, "A: campaign %s (%s)\nB: campaign %s (%s)\n", sa->campaign, sa->summary, sb->campaign, sb->summary);
-	audit_text_add(txt, "bootstrap: %" PRIu64 " resamples of runs per side, seed %" PRIu64 ", 95%% percentile interval\n",
+	ev_textbuf_add(txt, "A: campaign %s (%s)\nB: campaign %s (%s)\n", sa->campaign, sa->summary, sb->campaign, sb->summary);
+	ev_textbuf_add(txt, "bootstrap: %" PRIu64 " resamples of runs per side, seed %" PRIu64 ", 95%% percentile interval\n",
 		       o->resamples, o->seed);
 	for (size_t i = 0; i < npairs; i++) {
 		struct compare_table stats, runs;
 		pair_tables(&pairs[i], &stats, &runs);
 		pair_title(&pairs[i], title, sizeof title);
-		audit_text_add(md, "\n## %s\n\n", title);
+		ev_textbuf_add(md, "\n## %s\n\n", title);
 		audit_compare_table_markdown(&stats, md);
-		audit_text_add(md, "\nEvery run (%s):\n\n", pairs[i].a.unit);
+		ev_textbuf_add(md, "\nEvery run (%s):\n\n", pairs[i].a.unit);
 		audit_compare_table_markdown(&runs, md);
-		audit_text_add(h, "<section class=\"pair\"><h2>");
-		audit_text_escaped(h, title);
-		audit_text_add(h, "</h2>\n");
+		ev_textbuf_add(h, "<section class=\"pair\"><h2>");
+		ev_textbuf_escaped(h, title);
+		ev_textbuf_add(h, "</h2>\n");
 		audit_compare_table_html(&stats, h, "statistics", "Each statistic: medians of runs, ranges, ratio, difference, "
 				   "bootstrap intervals, verdict");
 		pair_chart(&pairs[i], h);
 		audit_compare_table_html(&runs, h, "runs", "Every run");
-		audit_text_add(h, "</section>\n");
-		audit_text_add(txt, "\n%s\n", title);
+		ev_textbuf_add(h, "</section>\n");
+		ev_textbuf_add(txt, "\n%s\n", title);
 		audit_compare_table_text(&stats, txt);
-		audit_text_add(txt, "\n");
+		ev_textbuf_add(txt, "\n");
 		audit_compare_table_text(&runs, txt);
 		audit_compare_table_free(&stats);
 		audit_compare_table_free(&runs);
@@ -332,13 +332,13 @@ static void write_reports(const struct compare_opts *o, const struct side *sa, c
 	size_t k;
 	json_t *u;
 	json_array_foreach(unpaired, k, u) {
-		audit_text_add(md, "%s- not compared: %s\n", k ? "" : "\n", json_string_value(u));
-		audit_text_add(txt, "%snot compared: %s\n", k ? "" : "\n", json_string_value(u));
-		audit_text_add(h, "<p class=\"not-compared\">not compared: ");
-		audit_text_escaped(h, json_string_value(u));
-		audit_text_add(h, "</p>\n");
+		ev_textbuf_add(md, "%s- not compared: %s\n", k ? "" : "\n", json_string_value(u));
+		ev_textbuf_add(txt, "%snot compared: %s\n", k ? "" : "\n", json_string_value(u));
+		ev_textbuf_add(h, "<p class=\"not-compared\">not compared: ");
+		ev_textbuf_escaped(h, json_string_value(u));
+		ev_textbuf_add(h, "</p>\n");
 	}
-	audit_text_add(h, "</body></html>\n");
+	ev_textbuf_add(h, "</body></html>\n");
 }
 
 static int selected(const char *want, const char *have)
@@ -438,7 +438,7 @@ static ev_status run_compare(const struct compare_opts *o, struct ev_error *err)
 	struct side sides[2] = {0};
 	struct pair *pairs = NULL;
 	size_t npairs = 0;
-	struct text md = {0}, txt = {0}, html = {0};
+	struct ev_textbuf md = {0}, txt = {0}, html = {0};
 	struct ev_outdir od = {0};
 	int opened = 0;
 	json_t *unpaired = json_array(), *not_checked = json_array(), *doc = NULL;
@@ -543,9 +543,9 @@ out:
 	}
 	free(pairs);
 	free(bytes);
-	audit_text_free(&md);
-	audit_text_free(&txt);
-	audit_text_free(&html);
+	ev_textbuf_free(&md);
+	ev_textbuf_free(&txt);
+	ev_textbuf_free(&html);
 	json_decref(doc);
 	json_decref(unpaired);
 	json_decref(not_checked);

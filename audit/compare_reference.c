@@ -176,39 +176,39 @@ static void verdict(const json_t *diffs, const struct held *h, size_t n, double 
 			 h[at].ratio, tolerance);
 }
 
-static void markdown(struct text *t, const struct side *s, const struct group *g, const struct ev_reference *ref,
+static void markdown(struct ev_textbuf *t, const struct side *s, const struct group *g, const struct ev_reference *ref,
 		     const struct held *h, size_t n, const char *said)
 {
 	const json_t *pub = json_object_get(ref->doc, "published");
-	audit_text_add(t, "# Campaign %s against the reference %s\n\n", s->campaign, ref->name);
-	audit_text_add(t, "- reference: %s, published at %s on %s (descriptor SHA-256 %s)\n", ref->name,
+	ev_textbuf_add(t, "# Campaign %s against the reference %s\n\n", s->campaign, ref->name);
+	ev_textbuf_add(t, "- reference: %s, published at %s on %s (descriptor SHA-256 %s)\n", ref->name,
 		       json_string_value(json_object_get(pub, "where")), json_string_value(json_object_get(pub, "when")),
 		       ref->sha256);
-	audit_text_add(t, "- its statistics: %s (SHA-256 %s), read as %s's block%s%s\n", ref->stats_path, ref->stats_sha256,
+	ev_textbuf_add(t, "- its statistics: %s (SHA-256 %s), read as %s's block%s%s\n", ref->stats_path, ref->stats_sha256,
 		       ref->native.tool, ref->native.title[0] ? " " : "", ref->native.title);
 	static const char *const parts[] = {"hardware", "stack"};
 	for (int p = 0; p < 2; p++) {
 		const char *key;
 		json_t *v;
-		audit_text_add(t, "- its %s:", parts[p]);
+		ev_textbuf_add(t, "- its %s:", parts[p]);
 		json_object_foreach(json_object_get(ref->doc, parts[p]), key, v)
-			audit_text_add(t, " %s %s;", key, json_string_value(v));
-		audit_text_add(t, "\n");
+			ev_textbuf_add(t, " %s %s;", key, json_string_value(v));
+		ev_textbuf_add(t, "\n");
 	}
-	audit_text_add(t, "- the campaign: %s (summary SHA-256 %s), arm %s cell %s, %zu run%s, %s\n\n", s->campaign, s->sha256,
+	ev_textbuf_add(t, "- the campaign: %s (summary SHA-256 %s), arm %s cell %s, %zu run%s, %s\n\n", s->campaign, s->sha256,
 		       g->arm, g->cell, g->n, g->n == 1 ? "" : "s", g->grade);
-	audit_text_add(t, "| statistic | campaign median (ns) | campaign runs (ns) | reference (ns, as printed) | campaign / reference |\n"
+	ev_textbuf_add(t, "| statistic | campaign median (ns) | campaign runs (ns) | reference (ns, as printed) | campaign / reference |\n"
 		       "| --- | --- | --- | --- | --- |\n");
 	for (size_t i = 0; i < n; i++) {
 		json_t *m = decimal(h[i].median), *lo = decimal(h[i].lo), *hi = decimal(h[i].hi), *r = decimal(h[i].ratio);
-		audit_text_add(t, "| %s | %s | %s-%s | %s | %s |\n", h[i].name, json_string_value(m), json_string_value(lo),
+		ev_textbuf_add(t, "| %s | %s | %s-%s | %s | %s |\n", h[i].name, json_string_value(m), json_string_value(lo),
 			       json_string_value(hi), h[i].printed, isnan(h[i].ratio) ? "none" : json_string_value(r));
 		json_decref(m);
 		json_decref(lo);
 		json_decref(hi);
 		json_decref(r);
 	}
-	audit_text_add(t, "\nverdict: %s\n", said);
+	ev_textbuf_add(t, "\nverdict: %s\n", said);
 }
 
 static json_t *document(const struct side *s, const struct group *g, const struct ev_reference *ref,
@@ -255,7 +255,7 @@ ev_status audit_compare_reference(const struct reference_opts *o, struct ev_erro
 	struct group g = {0};
 	struct ev_reference ref = {0};
 	struct ev_outdir od = {0};
-	struct text md = {0};
+	struct ev_textbuf md = {0};
 	struct held h[NSTATS];
 	size_t n = 0;
 	int opened = 0;
@@ -331,7 +331,7 @@ out:
 	if (opened)
 		ev_outdir_abort(&od);
 	free(bytes);
-	audit_text_free(&md);
+	ev_textbuf_free(&md);
 	audit_compare_group_free(&g);
 	json_decref(doc);
 	json_decref(diffs);

@@ -49,7 +49,7 @@ static const char *cell(const struct compare_table *t, size_t row, size_t col)
 	return t->cells[row * t->ncols + col] ? t->cells[row * t->ncols + col] : "";
 }
 
-void audit_compare_table_text(const struct compare_table *t, struct text *out)
+void audit_compare_table_text(const struct compare_table *t, struct ev_textbuf *out)
 {
 	size_t w[COMPARE_TABLE_MAX_COLUMNS];
 	if (t->oom) {
@@ -67,71 +67,71 @@ void audit_compare_table_text(const struct compare_table *t, struct text *out)
 			int pad = (int)(w[c] - audit_text_chars(s));
 			int last = c + 1 == t->ncols;
 			if (t->right[c])
-				audit_text_add(out, "%*s%s", pad, "", s);
+				ev_textbuf_add(out, "%*s%s", pad, "", s);
 			else
-				audit_text_add(out, "%s%*s", s, last ? 0 : pad, "");
-			audit_text_add(out, last ? "\n" : "  ");
+				ev_textbuf_add(out, "%s%*s", s, last ? 0 : pad, "");
+			ev_textbuf_add(out, last ? "\n" : "  ");
 		}
 	}
 }
 
-static void markdown_cell(struct text *out, const char *s)
+static void markdown_cell(struct ev_textbuf *out, const char *s)
 {
-	audit_text_add(out, " ");
+	ev_textbuf_add(out, " ");
 	for (; *s; s++)
 		if (*s == '|')
-			audit_text_add(out, "\\|");
+			ev_textbuf_add(out, "\\|");
 		else
-			audit_text_add(out, "%c", *s);
-	audit_text_add(out, " |");
+			ev_textbuf_add(out, "%c", *s);
+	ev_textbuf_add(out, " |");
 }
 
-void audit_compare_table_markdown(const struct compare_table *t, struct text *out)
+void audit_compare_table_markdown(const struct compare_table *t, struct ev_textbuf *out)
 {
 	if (t->oom) {
 		out->oom = 1;
 		return;
 	}
-	audit_text_add(out, "|");
+	ev_textbuf_add(out, "|");
 	for (size_t c = 0; c < t->ncols; c++)
 		markdown_cell(out, t->head[c]);
-	audit_text_add(out, "\n|");
+	ev_textbuf_add(out, "\n|");
 	for (size_t c = 0; c < t->ncols; c++)
-		audit_text_add(out, t->right[c] ? " ---: |" : " --- |");
-	audit_text_add(out, "\n");
+		ev_textbuf_add(out, t->right[c] ? " ---: |" : " --- |");
+	ev_textbuf_add(out, "\n");
 	for (size_t r = 0; r < t->nrows; r++) {
-		audit_text_add(out, "|");
+		ev_textbuf_add(out, "|");
 		for (size_t c = 0; c < t->ncols; c++)
 			markdown_cell(out, cell(t, r, c));
-		audit_text_add(out, "\n");
+		ev_textbuf_add(out, "\n");
 	}
 }
 
-void audit_compare_table_html(const struct compare_table *t, struct text *out, const char *cls, const char *caption)
+void audit_compare_table_html(const struct compare_table *t, struct ev_textbuf *out, const char *cls, const char *caption)
 {
 	if (t->oom) {
 		out->oom = 1;
 		return;
 	}
-	audit_text_add(out, "<div class=\"wide\"><table class=\"%s\"><caption>", cls);
-	audit_text_escaped(out, caption);
-	audit_text_add(out, "</caption><thead><tr>");
+	ev_textbuf_add(out, "<div class=\"wide\"><table class=\"%s\"><caption>", cls);
+	ev_textbuf_escaped(out, caption);
+	ev_textbuf_add(out, "</caption><thead><tr>");
 	for (size_t c = 0; c < t->ncols; c++) {
-		audit_text_add(out, "<th>");
-		audit_text_escaped(out, t->head[c]);
-		audit_text_add(out, "</th>");
+		ev_textbuf_add(out, "<th>");
+		ev_textbuf_escaped(out, t->head[c]);
+		ev_textbuf_add(out, "</th>");
 	}
-	audit_text_add(out, "</tr></thead><tbody>\n");
+	ev_textbuf_add(out, "</tr></thead><tbody>\n");
 	for (size_t r = 0; r < t->nrows; r++) {
-		audit_text_add(out, "<tr>");
+		ev_textbuf_add(out, "<tr>");
 		for (size_t c = 0; c < t->ncols; c++) {
-			audit_text_add(out, "<td>");
-			audit_text_escaped(out, cell(t, r, c));
-			audit_text_add(out, "</td>");
+			ev_textbuf_add(out, "<td>");
+			ev_textbuf_escaped(out, cell(t, r, c));
+			ev_textbuf_add(out, "</td>");
 		}
-		audit_text_add(out, "</tr>\n");
+		ev_textbuf_add(out, "</tr>\n");
 	}
-	audit_text_add(out, "</tbody></table></div>\n");
+	ev_textbuf_add(out, "</tbody></table></div>\n");
 }
 
 void audit_compare_table_free(struct compare_table *t)

@@ -29,13 +29,13 @@ void audit_compare_table_row(struct compare_table *t, const char *const *row);
 
 /* Columns padded to their widest cell (in UTF-8 characters), two spaces
  * apart, a header line first. */
-void audit_compare_table_text(const struct compare_table *t, struct text *out);
+void audit_compare_table_text(const struct compare_table *t, struct ev_textbuf *out);
 
 /* A Markdown table, numbers right-aligned; '|' in a cell escaped. */
-void audit_compare_table_markdown(const struct compare_table *t, struct text *out);
+void audit_compare_table_markdown(const struct compare_table *t, struct ev_textbuf *out);
 
 /* An HTML table of class cls with a caption, every cell escaped. */
-void audit_compare_table_html(const struct compare_table *t, struct text *out, const char *cls, const char *caption);
+void audit_compare_table_html(const struct compare_table *t, struct ev_textbuf *out, const char *cls, const char *caption);
 
 void audit_compare_table_free(struct compare_table *t);
 

@@ -116,11 +116,11 @@ static ev_status publish_hgrm(struct journal_run *run, const int64_t *v, size_t 
 /* One figure: its summary into fig and a line into t; v (n values) is
  * published as .hgrm first when asked and possible, then reordered. */
 static ev_status figure(struct journal_run *run, const struct pair *p, int64_t *v, size_t n, const char *label,
-			const char *file, json_t *receipt, json_t *fig, struct text *t, struct ev_error *err)
+			const char *file, json_t *receipt, json_t *fig, struct ev_textbuf *t, struct ev_error *err)
 {
 	json_object_set_new(fig, "messages", json_integer((json_int_t)n));
 	if (!n) {
-		audit_text_add(t, "pair %zu %s: no message to measure\n", p->number, label);
+		ev_textbuf_add(t, "pair %zu %s: no message to measure\n", p->number, label);
 		return EV_OK;
 	}
 	int64_t min = v[0];
@@ -157,7 +157,7 @@ static ev_status figure(struct journal_run *run, const struct pair *p, int64_t *
 	us(a, sizeof a, (double)s.max);
 	us(b, sizeof b, s.mean);
 	snprintf(line + at, sizeof line - at, ", max %s; mean %s", a, b);
-	audit_text_add(t, "pair %zu %s: %zu messages: %s (%s)\n", p->number, label, n, line,
+	ev_textbuf_add(t, "pair %zu %s: %zu messages: %s (%s)\n", p->number, label, n, line,
 		       ev_qrule_name(run->quantile_rule));
 	return EV_OK;
 }
@@ -174,7 +174,7 @@ static void duration(char *out, size_t cap, uint64_t ns)
 	snprintf(out, cap, "%" PRIu64 " %s", ns, unit[u]);
 }
 
-static void resolution(json_t *fig, struct text *t, uint64_t ns, uint64_t a_ns, const char *a, uint64_t b_ns,
+static void resolution(json_t *fig, struct ev_textbuf *t, uint64_t ns, uint64_t a_ns, const char *a, uint64_t b_ns,
 		       const char *b)
 {
 	json_object_set_new(fig, "resolution_ns", json_integer((json_int_t)ns));
@@ -182,12 +182,12 @@ static void resolution(json_t *fig, struct text *t, uint64_t ns, uint64_t a_ns, 
 	duration(all, sizeof all, ns);
 	duration(x, sizeof x, a_ns);
 	duration(y, sizeof y, b_ns);
-	audit_text_add(t, "  resolution %s (%s to %s, %s to %s)\n", all, a, x, b, y);
+	ev_textbuf_add(t, "  resolution %s (%s to %s, %s to %s)\n", all, a, x, b, y);
 }
 
 /* stamp - SendingTime in one copy, one direction. */
 static ev_status copy_figure(struct journal_run *run, struct pair *p, int k, int dir, json_t *receipt,
-			     json_t *list, struct text *t, struct ev_error *err)
+			     json_t *list, struct ev_textbuf *t, struct ev_error *err)
 {
 	struct side *s = &p->side[k];
 	struct ev_fixlatency_stream *l = &s->latency[dir];
@@ -222,7 +222,7 @@ static ev_status copy_figure(struct journal_run *run, struct pair *p, int k, int
 							(json_int_t)l->untimed));
 	json_array_append_new(list, fig);
 	if (!l->n && l->unstamped == left_out) {
-		audit_text_add(t, "pair %zu %-8s latency %s->%s: the %s keeps no time of its own: %" PRIu64
+		ev_textbuf_add(t, "pair %zu %-8s latency %s->%s: the %s keeps no time of its own: %" PRIu64
 			       " messages not measured\n",
 		    p->number, s->role, l->from, l->to, ev_fixread_kind_name(s->kind), left_out);
 		return EV_OK;
@@ -237,7 +237,7 @@ static ev_status copy_figure(struct journal_run *run, struct pair *p, int k, int
 			   l->stamp_resolution_ns, "the stamps", l->sending_resolution_ns, "SendingTime");
 	}
 	if (left_out)
-		audit_text_add(t, "  left out: %" PRIu64 " resends (43=Y), %" PRIu64 " without a stamp, %" PRIu64
+		ev_textbuf_add(t, "  left out: %" PRIu64 " resends (43=Y), %" PRIu64 " without a stamp, %" PRIu64
 		       " without MsgSeqNum, %" PRIu64 " without a SendingTime\n",
 		    l->resends, l->unstamped, l->unnumbered, l->untimed);
 	return st;
@@ -245,7 +245,7 @@ static ev_status copy_figure(struct journal_run *run, struct pair *p, int k, int
 
 /* The later copy's stamp - the earlier's, message by message. */
 static ev_status between_figure(struct journal_run *run, struct pair *p, int dir, json_t *receipt, json_t *list,
-				struct text *t, struct ev_error *err)
+				struct ev_textbuf *t, struct ev_error *err)
 {
 	int from_k = dir == 0 ? 0 : 1, to_k = 1 - from_k;
 	struct ev_fixlatency_stream *a = &p->side[from_k].latency[dir], *b = &p->side[to_k].latency[dir];
@@ -288,7 +288,7 @@ static ev_status between_figure(struct journal_run *run, struct pair *p, int dir
 			   a->stamp_resolution_ns, x, b->stamp_resolution_ns, y);
 	}
 	if (only_a || only_b)
-		audit_text_add(t, "  not in both copies: %" PRIu64 " only in the %s's, %" PRIu64 " only in the %s's\n", only_a,
+		ev_textbuf_add(t, "  not in both copies: %" PRIu64 " only in the %s's, %" PRIu64 " only in the %s's\n", only_a,
 		    p->side[from_k].role, only_b, p->side[to_k].role);
 	return st;
 }
@@ -296,7 +296,7 @@ static ev_status between_figure(struct journal_run *run, struct pair *p, int dir
 ev_status audit_journal_latency(struct journal_run *run, struct pair *p, json_t *receipt, struct ev_error *err)
 {
 	json_t *list = json_array();
-	struct text t = {0};
+	struct ev_textbuf t = {0};
 	ev_status st = EV_OK;
 	for (int k = 0; k < 2 && st == EV_OK; k++)
 		for (int dir = 0; dir < 2 && st == EV_OK; dir++)
@@ -309,7 +309,7 @@ ev_status audit_journal_latency(struct journal_run *run, struct pair *p, json_t 
 		for (int dir = 0; dir < 2; dir++)
 			ev_fixlatency_stream_free(&p->side[k].latency[dir]);
 	if (st == EV_OK && !json_array_size(list))
-		audit_text_add(&t, "pair %zu latency: no copy keeps a time of its own for its messages (a FileStore and a raw "
+		ev_textbuf_add(&t, "pair %zu latency: no copy keeps a time of its own for its messages (a FileStore and a raw "
 			"capture keep none; an llfix journal or a QuickFIX FileLog does)\n",
 		    p->number);
 	if (st == EV_OK && t.oom)

@@ -8,53 +8,6 @@
 
 #include "audit/svg.h"
 
-void audit_text_add(struct text *t, const char *fmt, ...)
-{
-	if (t->oom)
-		return;
-	for (;;) {
-		va_list ap;
-		va_start(ap, fmt);
-		int n = vsnprintf(t->s ? t->s + t->n : NULL, t->s ? t->cap - t->n : 0, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			t->oom = 1;
-			return;
-		}
-		if (t->s && t->n + (size_t)n < t->cap) {
-			t->n += (size_t)n;
-			return;
-		}
-		size_t cap = (t->cap ? t->cap * 2 : 65536) + (size_t)n;
-		char *s = realloc(t->s, cap);
-		if (!s) {
-			t->oom = 1;
-			return;
-		}
-		t->s = s;
-		t->cap = cap;
-	}
-}
-
-void audit_text_escaped(struct text *t, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': audit_text_add(t, "&amp;"); break;
-		case '<': audit_text_add(t, "&lt;"); break;
-		case '>': audit_text_add(t, "&gt;"); break;
-		case '"': audit_text_add(t, "&quot;"); break;
-		default: audit_text_add(t, "%c", *s);
-		}
-	}
-}
-
-void audit_text_free(struct text *t)
-{
-	free(t->s);
-	memset(t, 0, sizeof *t);
-}
-
 const char *audit_chart_colour(size_t k)
 {
 	static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
@@ -119,27 +72,27 @@ static const char *anchor_for(const struct chart *c, double x, double w)
 	return "middle";
 }
 
-void audit_chart_begin(struct text *t, const struct chart *c, const char *title, const char *xlabel,
+void audit_chart_begin(struct ev_textbuf *t, const struct chart *c, const char *title, const char *xlabel,
 		 const char *ylabel, const double *xticks, const char *const *xtick_labels, size_t nx)
 {
 	/* the drawing scales with the page (width 100%, height in proportion):
 	 * every coordinate below stays inside the viewBox */
-	audit_text_add(t, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+	ev_textbuf_add(t, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
 		 "preserveAspectRatio=\"xMinYMin meet\" style=\"width:100%%;height:auto\" role=\"img\">\n",
 		 c->width, c->height, c->width, c->height);
-	audit_text_add(t, "<title>");
-	audit_text_escaped(t, title);
-	audit_text_add(t, "</title>\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+	ev_textbuf_add(t, "<title>");
+	ev_textbuf_escaped(t, title);
+	ev_textbuf_add(t, "</title>\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
 	double l = c->left, r = c->width - c->right, top = c->top, b = c->height - c->bottom;
-	audit_text_add(t, "<g class=\"axes\" stroke=\"#444\" fill=\"none\"><path d=\"M%.1f %.1fV%.1fH%.1f\"/></g>\n", l, top, b, r);
-	audit_text_add(t, "<g class=\"ticks\" font-family=\"sans-serif\" font-size=\"11\" fill=\"#333\">\n");
+	ev_textbuf_add(t, "<g class=\"axes\" stroke=\"#444\" fill=\"none\"><path d=\"M%.1f %.1fV%.1fH%.1f\"/></g>\n", l, top, b, r);
+	ev_textbuf_add(t, "<g class=\"ticks\" font-family=\"sans-serif\" font-size=\"11\" fill=\"#333\">\n");
 	for (size_t i = 0; i < nx; i++) {
 		double x = audit_chart_x(c, xticks[i]);
-		audit_text_add(t, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>", x, top, x, b);
-		audit_text_add(t, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", x, b + 14,
+		ev_textbuf_add(t, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>", x, top, x, b);
+		ev_textbuf_add(t, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", x, b + 14,
 			       anchor_for(c, x, audit_text_width(xtick_labels[i], 11)));
-		audit_text_escaped(t, xtick_labels[i]);
-		audit_text_add(t, "</text>\n");
+		ev_textbuf_escaped(t, xtick_labels[i]);
+		ev_textbuf_add(t, "</text>\n");
 	}
 	/* y ticks: decades on a log axis, five steps on a linear one */
 	double ys[40];
@@ -164,63 +117,63 @@ void audit_chart_begin(struct text *t, const struct chart *c, const char *title,
 		char label[32];
 		double y = audit_chart_y(c, ys[i]);
 		y_label(label, sizeof label, ys[i]);
-		audit_text_add(t, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>", l, y, r, y);
-		audit_text_add(t, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", l - 4, y + 4, label);
+		ev_textbuf_add(t, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>", l, y, r, y);
+		ev_textbuf_add(t, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", l - 4, y + 4, label);
 	}
-	audit_text_add(t, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", (l + r) / 2, c->height - 4);
-	audit_text_escaped(t, xlabel);
-	audit_text_add(t, "</text><text transform=\"translate(12 %.1f) rotate(-90)\" text-anchor=\"middle\">", (top + b) / 2);
-	audit_text_escaped(t, ylabel);
+	ev_textbuf_add(t, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", (l + r) / 2, c->height - 4);
+	ev_textbuf_escaped(t, xlabel);
+	ev_textbuf_add(t, "</text><text transform=\"translate(12 %.1f) rotate(-90)\" text-anchor=\"middle\">", (top + b) / 2);
+	ev_textbuf_escaped(t, ylabel);
 	/* a title longer than the chart is set smaller, never cut */
 	double room = c->width - l - 4, size = 13, need = audit_text_width(title, 13) * 1.05;
 	if (need > room)
 		size = 13 * room / need;
-	audit_text_add(t, "</text><text x=\"%.1f\" y=\"14\" font-size=\"%.1f\" font-weight=\"bold\">", l, size);
-	audit_text_escaped(t, title);
-	audit_text_add(t, "</text></g>\n");
+	ev_textbuf_add(t, "</text><text x=\"%.1f\" y=\"14\" font-size=\"%.1f\" font-weight=\"bold\">", l, size);
+	ev_textbuf_escaped(t, title);
+	ev_textbuf_add(t, "</text></g>\n");
 }
 
-void audit_chart_polyline(struct text *t, const struct chart *c, const double *xs, const double *ys, size_t n,
+void audit_chart_polyline(struct ev_textbuf *t, const struct chart *c, const double *xs, const double *ys, size_t n,
 		    const char *cls, const char *colour, const char *name)
 {
 	audit_chart_polyline_styled(t, c, xs, ys, n, cls, colour, name, 1.5, 1);
 }
 
-void audit_chart_polyline_styled(struct text *t, const struct chart *c, const double *xs, const double *ys, size_t n,
+void audit_chart_polyline_styled(struct ev_textbuf *t, const struct chart *c, const double *xs, const double *ys, size_t n,
 				 const char *cls, const char *colour, const char *name, double width, double opacity)
 {
-	audit_text_add(t, "<polyline class=\"%s\" data-series=\"", cls);
-	audit_text_escaped(t, name);
-	audit_text_add(t, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\" stroke-opacity=\"%.2f\" points=\"", colour,
+	ev_textbuf_add(t, "<polyline class=\"%s\" data-series=\"", cls);
+	ev_textbuf_escaped(t, name);
+	ev_textbuf_add(t, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\" stroke-opacity=\"%.2f\" points=\"", colour,
 		       width, opacity);
 	for (size_t i = 0; i < n; i++)
-		audit_text_add(t, "%s%.1f,%.1f", i ? " " : "", audit_chart_x(c, xs[i]), audit_chart_y(c, ys[i]));
-	audit_text_add(t, "\"><title>");
-	audit_text_escaped(t, name);
-	audit_text_add(t, "</title></polyline>\n");
+		ev_textbuf_add(t, "%s%.1f,%.1f", i ? " " : "", audit_chart_x(c, xs[i]), audit_chart_y(c, ys[i]));
+	ev_textbuf_add(t, "\"><title>");
+	ev_textbuf_escaped(t, name);
+	ev_textbuf_add(t, "</title></polyline>\n");
 }
 
-void audit_chart_dot(struct text *t, const struct chart *c, double x, double y, const char *cls, const char *colour,
+void audit_chart_dot(struct ev_textbuf *t, const struct chart *c, double x, double y, const char *cls, const char *colour,
 	       const char *tip)
 {
-	audit_text_add(t, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"><title>", cls, audit_chart_x(c, x),
+	ev_textbuf_add(t, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"><title>", cls, audit_chart_x(c, x),
 		 audit_chart_y(c, y), colour);
-	audit_text_escaped(t, tip);
-	audit_text_add(t, "</title></circle>\n");
+	ev_textbuf_escaped(t, tip);
+	ev_textbuf_add(t, "</title></circle>\n");
 }
 
-void audit_chart_legend(struct text *t, const struct chart *c, int k, const char *colour, const char *label)
+void audit_chart_legend(struct ev_textbuf *t, const struct chart *c, int k, const char *colour, const char *label)
 {
 	/* right-aligned inside the plot, as wide as its own label */
 	double end = c->width - c->right - 4, y = c->top + 12 + 16 * k;
 	double x = end - audit_text_width(label, 11) - 16;
-	audit_text_add(t, "<g class=\"legend\" font-family=\"sans-serif\" font-size=\"11\"><rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"3\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
+	ev_textbuf_add(t, "<g class=\"legend\" font-family=\"sans-serif\" font-size=\"11\"><rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"3\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
 		 x, y - 4, colour, end, y);
-	audit_text_escaped(t, label);
-	audit_text_add(t, "</text></g>\n");
+	ev_textbuf_escaped(t, label);
+	ev_textbuf_add(t, "</text></g>\n");
 }
 
-void audit_chart_end(struct text *t)
+void audit_chart_end(struct ev_textbuf *t)
 {
-	audit_text_add(t, "</svg>\n");
+	ev_textbuf_add(t, "</svg>\n");
 }

@@ -7,18 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A text buffer that grows; on allocation failure it stops growing and
- * says so (oom), and the caller reports it once. */
-struct text {
-	char *s;
-	size_t n, cap;
-	int oom;
-};
+#include "lib/core/textbuf.h"
 
-void audit_text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* s with &, <, >, " escaped. */
-void audit_text_escaped(struct text *t, const char *s);
-void audit_text_free(struct text *t);
 
 /* A chart: a plot area mapping data to pixels, log or linear per axis. */
 struct chart {
@@ -29,7 +19,7 @@ struct chart {
 
 /* Open an <svg> of the chart's size with a title, axes, and tick labels
  * (xticks at the given data values with their labels; y ticks chosen). */
-void audit_chart_begin(struct text *t, const struct chart *c, const char *title, const char *xlabel,
+void audit_chart_begin(struct ev_textbuf *t, const struct chart *c, const char *title, const char *xlabel,
 		 const char *ylabel, const double *xticks, const char *const *xtick_labels, size_t nx);
 double audit_chart_x(const struct chart *c, double x);
 double audit_chart_y(const struct chart *c, double y);
@@ -43,17 +33,17 @@ double audit_text_width(const char *s, double font_size);
 
 /* The same line, of a given width and opacity (a run's faint line behind
  * its cell's median). */
-void audit_chart_polyline_styled(struct text *t, const struct chart *c, const double *xs, const double *ys, size_t n,
+void audit_chart_polyline_styled(struct ev_textbuf *t, const struct chart *c, const double *xs, const double *ys, size_t n,
 				 const char *cls, const char *colour, const char *name, double width, double opacity);
 
 /* A line through n points, of class cls and colour, data-series name. */
-void audit_chart_polyline(struct text *t, const struct chart *c, const double *xs, const double *ys, size_t n,
+void audit_chart_polyline(struct ev_textbuf *t, const struct chart *c, const double *xs, const double *ys, size_t n,
 		    const char *cls, const char *colour, const char *name);
-void audit_chart_dot(struct text *t, const struct chart *c, double x, double y, const char *cls, const char *colour,
+void audit_chart_dot(struct ev_textbuf *t, const struct chart *c, double x, double y, const char *cls, const char *colour,
 	       const char *tip);
 /* A legend entry in the top right corner, the k-th. */
-void audit_chart_legend(struct text *t, const struct chart *c, int k, const char *colour, const char *label);
-void audit_chart_end(struct text *t);
+void audit_chart_legend(struct ev_textbuf *t, const struct chart *c, int k, const char *colour, const char *label);
+void audit_chart_end(struct ev_textbuf *t);
 
 /* The k-th colour of the palette. */
 const char *audit_chart_colour(size_t k);
