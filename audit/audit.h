@@ -25,4 +25,10 @@ extern const struct ev_cli_tool audit_tool;
 
 int audit_continue_main(int argc, char **argv);
 
+struct ev_audit_journal;
+
+/* journal.c: an audited journal's findings on stderr, as audit journal
+ * shows them (audit campaign shows its runs' the same way). */
+void audit_journal_print_findings(const struct ev_audit_journal *run);
+
 #endif

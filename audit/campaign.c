@@ -20,7 +20,6 @@
 
 #include "audit/analysis.h"
 #include "audit/audit.h"
-#include "audit/journal.h"
 #include "audit/svg.h"
 #include "lib/campaign/run.h"
 #include "lib/cli/progress.h"

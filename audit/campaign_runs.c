@@ -19,7 +19,7 @@
 
 #include "audit/analysis.h"
 #include "audit/audit.h"
-#include "audit/journal.h"
+#include "lib/usecase/audit_journal.h"
 #include "audit/svg.h"
 #include "lib/campaign/run.h"
 #include "lib/core/input.h"
@@ -640,10 +640,10 @@ ev_status audit_campaign_audit_journals(struct campaign_audit *ca, struct ev_err
 		st = ev_error_set(err, EV_USAGE, "%s: path too long", ca->out);
 		goto out;
 	}
-	struct journal_run jr;
-	audit_journal_init(&jr);
-	if ((st = audit_journal_prepare(&jr, senders, receivers, n, n, err)) != EV_OK) {
-		audit_journal_free(&jr);
+	struct ev_audit_journal jr;
+	ev_audit_journal_init(&jr);
+	if ((st = ev_audit_journal_prepare(&jr, senders, receivers, n, n, err)) != EV_OK) {
+		ev_audit_journal_free(&jr);
 		goto out;
 	}
 	for (size_t k = 0; k < n; k++) {
@@ -657,12 +657,16 @@ ev_status audit_campaign_audit_journals(struct campaign_audit *ca, struct ev_err
 		json_object_set_new(r->json, dir->json_key, json_integer((json_int_t)k + 1));
 	}
 	jr.receipt = receipt;
-	jr.quiet = 1;
 	jr.sign_key = ca->sign_key;
-	st = audit_journal_run_all(&jr, err);
+	jr.interrupted = &ev_cli_interrupted;
+	json_t *doc = ev_receipt_new("audit", TOOL, err);
+	st = doc ? ev_audit_journal_run(&jr, doc, err) : err->status;
+	json_decref(doc);
+	if (st == EV_OK || st == EV_MISMATCH)
+		audit_journal_print_findings(&jr);
 	ca->journals_audited = st == EV_OK || st == EV_MISMATCH;
 	ca->journal_findings = jr.findings;
-	audit_journal_free(&jr);
+	ev_audit_journal_free(&jr);
 	if (st == EV_MISMATCH)
 		st = EV_OK;
 	if (st == EV_OK) {

@@ -9,15 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit/journal.h"
-#include "lib/cli/cli.h"
+#include "lib/usecase/audit_journal_parts.h"
 #include "lib/core/hashpipe.h"
 
 /* ring slots of the SHA-256 thread, one read each */
 #define HASH_SLOTS 4
 #define HASH_SLOT_BYTES ((size_t)1 << 20)
 
-static void finding_list_add(struct finding_list *l, const struct ev_fix_finding *f)
+static void finding_list_add(struct ev_journal_findings *l, const struct ev_fix_finding *f)
 {
 	if (l->oom)
 		return;
@@ -42,9 +41,9 @@ static void on_finding(void *ctx, const struct ev_fix_finding *f)
 /* The sink: records and damage go to the side's checker. */
 static void sink_record(void *ctx, const struct ev_fix_record *r)
 {
-	struct side_session *ss = ctx;
+	struct ev_journal_session *ss = ctx;
 	if (ss->keep)
-		audit_journal_mirror_keep(ss->run, ss->keep, r->msg, r->len);
+		ev_journal_mirror_keep(ss->run, ss->keep, r->msg, r->len);
 	ev_fixcheck_record(ss->checker, r);
 	if (ss->keep && ss->pair->findings.n) /* nothing to mirror: judged again in full */
 		ss->halt = 1;
@@ -53,13 +52,13 @@ static void sink_record(void *ctx, const struct ev_fix_record *r)
 static void sink_damage(void *ctx, enum ev_fix_rule rule, const char *file, uint64_t record,
 			uint64_t offset, const char *message, const char *expected, const char *found)
 {
-	ev_fixcheck_damage(((struct side_session *)ctx)->checker, rule, file, record, offset, message,
+	ev_fixcheck_damage(((struct ev_journal_session *)ctx)->checker, rule, file, record, offset, message,
 			   expected, found);
 }
 
-/* Workers only count; the main thread draws the line (ev_progress is one
+/* Workers only count; the calling thread advances the meter (a meter is one
  * thread's). */
-void audit_journal_progress_note(struct journal_progress *pr, uint64_t bytes, uint64_t files)
+void ev_journal_progress_note(struct ev_journal_progress *pr, uint64_t bytes, uint64_t files)
 {
 	if (!pr)
 		return;
@@ -69,7 +68,7 @@ void audit_journal_progress_note(struct journal_progress *pr, uint64_t bytes, ui
 		atomic_fetch_add_explicit(&pr->files, files, memory_order_relaxed);
 }
 
-void audit_journal_progress_again(struct journal_progress *pr, uint64_t bytes, uint64_t files)
+void ev_journal_progress_again(struct ev_journal_progress *pr, uint64_t bytes, uint64_t files)
 {
 	if (!pr)
 		return;
@@ -79,12 +78,12 @@ void audit_journal_progress_again(struct journal_progress *pr, uint64_t bytes, u
 
 static void sink_companion(void *ctx, const char *path, const uint8_t digest[EV_SHA256_LEN], const char *checked)
 {
-	struct side *s = ((struct side_session *)ctx)->side;
-	struct side_companion *more = realloc(s->companions, (s->ncompanions + 1) * sizeof *more);
+	struct ev_journal_side *s = ((struct ev_journal_session *)ctx)->side;
+	struct ev_journal_companion *more = realloc(s->companions, (s->ncompanions + 1) * sizeof *more);
 	if (!more)
 		return; /* out of memory: the receipt's inputs then lack it, and audit_side fails below */
 	s->companions = more;
-	struct side_companion *c = &s->companions[s->ncompanions];
+	struct ev_journal_companion *c = &s->companions[s->ncompanions];
 	c->path = strdup(path);
 	c->checked = strdup(checked);
 	if (!c->path || !c->checked) {
@@ -98,13 +97,13 @@ static void sink_companion(void *ctx, const char *path, const uint8_t digest[EV_
 
 static void sink_fed(void *ctx, size_t bytes)
 {
-	struct side_session *ss = ctx;
+	struct ev_journal_session *ss = ctx;
 	ss->fed += bytes;
-	audit_journal_progress_note(ss->run->progress, bytes, 0);
+	ev_journal_progress_note(ss->run->progress, bytes, 0);
 }
 
-ev_status audit_journal_side_open(const struct journal_run *run, struct pair *p, struct side *s,
-			    enum ev_fingerprint_mode mode, struct journal_mirror *keep, struct side_session *out,
+ev_status ev_journal_side_open(const struct ev_audit_journal *run, struct ev_journal_pair *p, struct ev_journal_side *s,
+			    enum ev_fingerprint_mode mode, struct ev_journal_mirror *keep, struct ev_journal_session *out,
 			    struct ev_error *err)
 {
 	struct ev_fixcheck_opts co = {
@@ -125,7 +124,7 @@ ev_status audit_journal_side_open(const struct journal_run *run, struct pair *p,
 	ev_status st = ev_fixcheck_new(&out->checker, &co, on_finding, &p->findings, err);
 	if (st != EV_OK)
 		return st;
-	struct ev_fixread_sink sink = {sink_record, sink_damage, out, sink_fed, sink_companion, &ev_cli_interrupted,
+	struct ev_fixread_sink sink = {sink_record, sink_damage, out, sink_fed, sink_companion, run->interrupted,
 				       &out->halt};
 	if (!(out->reader = ev_fixread_new(s->kind, &sink))) {
 		ev_fixcheck_free(out->checker);
@@ -134,7 +133,7 @@ ev_status audit_journal_side_open(const struct journal_run *run, struct pair *p,
 	return EV_OK;
 }
 
-ev_status audit_journal_read_files(const struct journal_run *run, struct ev_fixread *reader, struct side *s,
+ev_status ev_journal_read_files(const struct ev_audit_journal *run, struct ev_fixread *reader, struct ev_journal_side *s,
 				   size_t *files_done, struct ev_error *err)
 {
 	struct ev_hashpipe *pipe = NULL;
@@ -145,7 +144,7 @@ ev_status audit_journal_read_files(const struct journal_run *run, struct ev_fixr
 	for (size_t i = 0; i < s->nfiles && st == EV_OK; i++, (*files_done)++) {
 		st = ev_fixread_file(reader, s->files[i], (uint32_t)i, pipe, s->digests[i], s->bytes + i, err);
 		s->records[i] = ev_fixread_records(reader);
-		audit_journal_progress_note(run->progress, 0, 1);
+		ev_journal_progress_note(run->progress, 0, 1);
 	}
 	ev_status hst = ev_hashpipe_finish(pipe, err);
 	if (st == EV_OK)
@@ -154,7 +153,7 @@ ev_status audit_journal_read_files(const struct journal_run *run, struct ev_fixr
 	return st;
 }
 
-void audit_journal_side_close(struct side_session *ss, const struct side *first, ev_fix_reread_fn again)
+void ev_journal_side_close(struct ev_journal_session *ss, const struct ev_journal_side *first, ev_fix_reread_fn again)
 {
 	ev_fixread_finish(ss->reader);
 	ev_fixcheck_finish(ss->checker);
@@ -173,7 +172,7 @@ void audit_journal_side_close(struct side_session *ss, const struct side *first,
 	memset(ss, 0, sizeof *ss);
 }
 
-void audit_journal_side_abandon(struct side_session *ss)
+void ev_journal_side_abandon(struct ev_journal_session *ss)
 {
 	ev_fixread_free(ss->reader);
 	ev_fixcheck_free(ss->checker);

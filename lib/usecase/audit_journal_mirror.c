@@ -21,8 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit/journal.h"
-#include "lib/cli/cli.h"
+#include "lib/usecase/audit_journal_parts.h"
 
 static int plain_session(const struct ev_fixsession_facts *f)
 {
@@ -32,16 +31,16 @@ static int plain_session(const struct ev_fixsession_facts *f)
 }
 
 /* What may be mirrored at all, known before the first side is read. */
-static int mirror_possible(const struct journal_run *run, const struct pair *p)
+static int mirror_possible(const struct ev_audit_journal *run, const struct ev_journal_pair *p)
 {
-	const struct side *a = &p->side[0], *b = &p->side[1];
+	const struct ev_journal_side *a = &p->side[0], *b = &p->side[1];
 	return a->present && b->present && a->kind == b->kind &&
 	       (a->kind == EV_FIXREAD_LLFIX || a->kind == EV_FIXREAD_RAW) && !run->latency && !run->judge_each_copy;
 }
 
-int audit_journal_mirror_fits(const struct journal_run *run, const struct pair *p, const struct side *s)
+int ev_journal_mirror_fits(const struct ev_audit_journal *run, const struct ev_journal_pair *p, const struct ev_journal_side *s)
 {
-	const struct side *first = &p->side[0];
+	const struct ev_journal_side *first = &p->side[0];
 	uint64_t found = 0;
 	for (int r = 0; r < EV_RULE_COUNT; r++)
 		found += first->stats.by_rule[r];
@@ -50,12 +49,12 @@ int audit_journal_mirror_fits(const struct journal_run *run, const struct pair *
 	       plain_session(&first->session);
 }
 
-struct journal_mirror *audit_journal_mirror_for(const struct journal_run *run, struct pair *p, const struct side *s)
+struct ev_journal_mirror *ev_journal_mirror_for(const struct ev_audit_journal *run, struct ev_journal_pair *p, const struct ev_journal_side *s)
 {
 	return s == &p->side[0] && mirror_possible(run, p) ? &p->mirror : NULL;
 }
 
-void audit_journal_mirror_keep(const struct journal_run *run, struct journal_mirror *m, const char *msg, size_t len)
+void ev_journal_mirror_keep(const struct ev_audit_journal *run, struct ev_journal_mirror *m, const char *msg, size_t len)
 {
 	if (m->oom)
 		return;
@@ -73,8 +72,8 @@ void audit_journal_mirror_keep(const struct journal_run *run, struct journal_mir
 }
 
 struct mirror_pass {
-	const struct journal_run *run;
-	const struct journal_mirror *m;
+	const struct ev_audit_journal *run;
+	const struct ev_journal_mirror *m;
 	size_t next;
 	volatile sig_atomic_t differs; /* the reading is left at once */
 	uint64_t fed;
@@ -102,10 +101,10 @@ static void mirror_fed(void *ctx, size_t bytes)
 {
 	struct mirror_pass *mp = ctx;
 	mp->fed += bytes;
-	audit_journal_progress_note(mp->run->progress, bytes, 0);
+	ev_journal_progress_note(mp->run->progress, bytes, 0);
 }
 
-void audit_journal_forget_side(struct pair *p, struct side *s)
+void ev_journal_forget_side(struct ev_journal_pair *p, struct ev_journal_side *s)
 {
 	p->findings.n = 0;
 	p->findings.oom = 0;
@@ -122,18 +121,18 @@ void audit_journal_forget_side(struct pair *p, struct side *s)
 	s->ncompanions = 0;
 }
 
-ev_status audit_journal_mirror_side(const struct journal_run *run, struct pair *p, struct side *s,
-				    const struct side *first, int *same, struct ev_error *err)
+ev_status ev_journal_mirror_side(const struct ev_audit_journal *run, struct ev_journal_pair *p, struct ev_journal_side *s,
+				    const struct ev_journal_side *first, int *same, struct ev_error *err)
 {
 	struct mirror_pass mp = {run, &p->mirror, 0, 0, 0};
-	struct ev_fixread_sink sink = {mirror_record, mirror_damage, &mp, mirror_fed, NULL, &ev_cli_interrupted, &mp.differs};
+	struct ev_fixread_sink sink = {mirror_record, mirror_damage, &mp, mirror_fed, NULL, run->interrupted, &mp.differs};
 	struct ev_fixread *reader = ev_fixread_new(s->kind, &sink);
 	*same = 0;
 	if (!reader)
 		return ev_error_set(err, EV_ERROR, "out of memory");
 	size_t files_done = 0;
-	ev_status st = audit_journal_read_files(run, reader, s, &files_done, err);
-	if (st == EV_INTERRUPTED && mp.differs && !ev_cli_interrupted) {
+	ev_status st = ev_journal_read_files(run, reader, s, &files_done, err);
+	if (st == EV_INTERRUPTED && mp.differs && !*run->interrupted) {
 		ev_error_clear(err); /* left at the first difference */
 		st = EV_OK;
 	} else if (st == EV_OK) {
@@ -143,7 +142,7 @@ ev_status audit_journal_mirror_side(const struct journal_run *run, struct pair *
 	if (st != EV_OK)
 		return st;
 	if (mp.differs || mp.next != p->mirror.n) {
-		audit_journal_progress_again(run->progress, mp.fed, files_done);
+		ev_journal_progress_again(run->progress, mp.fed, files_done);
 		return EV_OK;
 	}
 	*same = 1;

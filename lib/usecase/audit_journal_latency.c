@@ -12,12 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "audit/journal.h"
-#include "audit/svg.h"
-#include "lib/cli/cli.h"
+#include "lib/usecase/audit_journal_parts.h"
 #include "lib/core/json.h"
 #include "lib/core/path.h"
 #include "lib/core/publish.h"
+#include "lib/core/textbuf.h"
 #include "lib/receipt/receipt.h"
 #include "lib/stats/hgrm.h"
 
@@ -27,12 +26,12 @@ static const char *stamp_name(enum ev_fixread_kind kind)
 	return kind == EV_FIXREAD_LLFIX ? "journal timestamp" : kind == EV_FIXREAD_QF_LOG ? "log line time" : "stamp";
 }
 
-static const char *clock_of(const struct journal_run *run, int k)
+static const char *clock_of(const struct ev_audit_journal *run, int k)
 {
 	return run->clock[k] ? run->clock[k] : k == 0 ? "the sender's own clock" : "the receiver's own clock";
 }
 
-static int one_clock(const struct journal_run *run)
+static int one_clock(const struct ev_audit_journal *run)
 {
 	return run->clock[0] && run->clock[1] && strcmp(run->clock[0], run->clock[1]) == 0;
 }
@@ -75,13 +74,13 @@ static void file_part(const char *in, char *out, size_t cap)
 	out[n] = 0;
 }
 
-static ev_status publish_hgrm(struct journal_run *run, const int64_t *v, size_t n, const char *name,
+static ev_status publish_hgrm(struct ev_audit_journal *run, const int64_t *v, size_t n, const char *name,
 			      json_t *receipt, json_t *fig, struct ev_error *err)
 {
 	struct ev_distribution d;
 	/* every value is at or above zero here: the same bits as unsigned */
-	if (ev_distribution_of((const uint64_t *)v, n, &d, &ev_cli_interrupted) != 0)
-		return ev_cli_interrupted ? ev_error_set(err, EV_INTERRUPTED, "interrupted by a signal; nothing is claimed")
+	if (ev_distribution_of((const uint64_t *)v, n, &d, run->interrupted) != 0)
+		return *run->interrupted ? ev_error_set(err, EV_INTERRUPTED, "interrupted by a signal; nothing is claimed")
 					  : ev_error_set(err, EV_ERROR, "out of memory for %s", name);
 	size_t len;
 	char *text = ev_hgrm_text(&d, 1.0, 0, &len);
@@ -115,7 +114,7 @@ static ev_status publish_hgrm(struct journal_run *run, const int64_t *v, size_t 
 
 /* One figure: its summary into fig and a line into t; v (n values) is
  * published as .hgrm first when asked and possible, then reordered. */
-static ev_status figure(struct journal_run *run, const struct pair *p, int64_t *v, size_t n, const char *label,
+static ev_status figure(struct ev_audit_journal *run, const struct ev_journal_pair *p, int64_t *v, size_t n, const char *label,
 			const char *file, json_t *receipt, json_t *fig, struct ev_textbuf *t, struct ev_error *err)
 {
 	json_object_set_new(fig, "messages", json_integer((json_int_t)n));
@@ -186,10 +185,10 @@ static void resolution(json_t *fig, struct ev_textbuf *t, uint64_t ns, uint64_t 
 }
 
 /* stamp - SendingTime in one copy, one direction. */
-static ev_status copy_figure(struct journal_run *run, struct pair *p, int k, int dir, json_t *receipt,
+static ev_status copy_figure(struct ev_audit_journal *run, struct ev_journal_pair *p, int k, int dir, json_t *receipt,
 			     json_t *list, struct ev_textbuf *t, struct ev_error *err)
 {
-	struct side *s = &p->side[k];
+	struct ev_journal_side *s = &p->side[k];
 	struct ev_fixlatency_stream *l = &s->latency[dir];
 	uint64_t left_out = l->resends + l->unstamped + l->unnumbered + l->untimed;
 	if (!l->n && !left_out)
@@ -244,7 +243,7 @@ static ev_status copy_figure(struct journal_run *run, struct pair *p, int k, int
 }
 
 /* The later copy's stamp - the earlier's, message by message. */
-static ev_status between_figure(struct journal_run *run, struct pair *p, int dir, json_t *receipt, json_t *list,
+static ev_status between_figure(struct ev_audit_journal *run, struct ev_journal_pair *p, int dir, json_t *receipt, json_t *list,
 				struct ev_textbuf *t, struct ev_error *err)
 {
 	int from_k = dir == 0 ? 0 : 1, to_k = 1 - from_k;
@@ -293,7 +292,7 @@ static ev_status between_figure(struct journal_run *run, struct pair *p, int dir
 	return st;
 }
 
-ev_status audit_journal_latency(struct journal_run *run, struct pair *p, json_t *receipt, struct ev_error *err)
+ev_status ev_journal_latency(struct ev_audit_journal *run, struct ev_journal_pair *p, json_t *receipt, struct ev_error *err)
 {
 	json_t *list = json_array();
 	struct ev_textbuf t = {0};
@@ -324,7 +323,7 @@ ev_status audit_journal_latency(struct journal_run *run, struct pair *p, json_t 
 	return EV_OK;
 }
 
-void audit_journal_latency_release(struct journal_run *run, int remove)
+void ev_journal_latency_release(struct ev_audit_journal *run, int remove)
 {
 	for (size_t i = 0; i < run->nhgrm_published; i++) {
 		if (remove)

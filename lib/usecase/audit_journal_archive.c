@@ -21,28 +21,26 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "audit/audit.h"
-#include "audit/journal.h"
+#include "lib/usecase/audit_journal_parts.h"
 #include "lib/archive/archive_reader.h"
-#include "lib/cli/progress.h"
 #include "lib/receipt/receipt.h"
 #include "lib/archive/seal.h"
 
 /* Which side, and which of its files, a sealed member is. */
 struct slot {
-	struct pair *pair;
+	struct ev_journal_pair *pair;
 	int side;       /* 0 sender, 1 receiver; -1: not a journal */
 	uint32_t file;
 };
 
 struct streaming {
-	struct journal_run *run;
+	struct ev_audit_journal *run;
 	const struct ev_seal *seal;
 	struct slot *slots;           /* per seal member */
-	struct side_session *sessions; /* per pair and side: [2 * pair + side] */
+	struct ev_journal_session *sessions; /* per pair and side: [2 * pair + side] */
 	int *first;                   /* per pair: the side read first, -1 none yet */
 	unsigned char *closed;        /* per session: its last file was read */
-	struct ev_cli_findings findings; /* the archive's own */
+	uint64_t findings;            /* the archive's own, each handed to run->on_archive_finding */
 	ev_status st;
 	struct ev_error err;
 };
@@ -107,11 +105,11 @@ static const char *member_path(const struct ev_seal *seal, const char *path)
 /* The side's files in the seal, in reading order, each checked to stand
  * where one pass can read it: the same rules as on disk
  * (ev_fixread_detect_in, ev_fixread_list_in), the seal as the source. */
-static ev_status resolve_side(struct streaming *x, struct pair *p, int k, struct ev_error *err)
+static ev_status resolve_side(struct streaming *x, struct ev_journal_pair *p, int k, struct ev_error *err)
 {
 	const struct ev_seal *seal = x->seal;
 	struct ev_journal_source members = {look_member, member_names_in, (void *)seal};
-	struct side *s = &p->side[k];
+	struct ev_journal_side *s = &p->side[k];
 	const char *path = member_path(seal, s->path);
 	int format = x->run->side_format[k] >= 0 ? x->run->side_format[k] : x->run->format;
 	ev_status st;
@@ -173,7 +171,7 @@ static ev_status resolve_side(struct streaming *x, struct pair *p, int k, struct
 /* Both sides of a pair must follow each other: the second cannot begin
  * before the first has ended, or fingerprints would be compared against a
  * set still being made. */
-static ev_status check_pair_order(struct streaming *x, struct pair *p, struct ev_error *err)
+static ev_status check_pair_order(struct streaming *x, struct ev_journal_pair *p, struct ev_error *err)
 {
 	if (!p->side[0].present || !p->side[1].present)
 		return EV_OK;
@@ -193,7 +191,7 @@ static ev_status check_pair_order(struct streaming *x, struct pair *p, struct ev
 
 struct tapped {
 	struct streaming *x;
-	struct side_session *ss;
+	struct ev_journal_session *ss;
 	uint32_t file;
 };
 
@@ -204,17 +202,17 @@ static void *tap_begin(void *ctx, size_t index, const struct ev_member *sealed)
 	(void)sealed;
 	if (slot->side < 0 || x->st != EV_OK)
 		return NULL;
-	struct pair *p = slot->pair;
-	struct side *s = &p->side[slot->side];
+	struct ev_journal_pair *p = slot->pair;
+	struct ev_journal_side *s = &p->side[slot->side];
 	size_t pi = (size_t)(p - x->run->pairs);
-	struct side_session *ss = &x->sessions[2 * pi + (size_t)slot->side];
+	struct ev_journal_session *ss = &x->sessions[2 * pi + (size_t)slot->side];
 	if (!ss->checker) {
 		int both = p->side[0].present && p->side[1].present;
 		enum ev_fingerprint_mode mode = !both ? EV_FINGERPRINT_NONE
 					     : x->first[pi] < 0 ? EV_FINGERPRINT_RECORD : EV_FINGERPRINT_COMPARE;
 		if (x->first[pi] < 0)
 			x->first[pi] = slot->side;
-		if ((x->st = audit_journal_side_open(x->run, p, s, mode, NULL, ss, &x->err)) != EV_OK)
+		if ((x->st = ev_journal_side_open(x->run, p, s, mode, NULL, ss, &x->err)) != EV_OK)
 			return NULL;
 	}
 	if ((x->st = ev_fixread_begin(ss->reader, s->files[slot->file], slot->file, &x->err)) != EV_OK)
@@ -237,8 +235,8 @@ static void tap_end(void *member, int complete)
 {
 	struct tapped *t = member;
 	struct streaming *x = t->x;
-	struct side_session *ss = t->ss;
-	struct side *s = ss->side;
+	struct ev_journal_session *ss = t->ss;
+	struct ev_journal_side *s = ss->side;
 	if (x->st != EV_OK)
 		return;
 	/* A member cut short by a broken stream is ended where it broke: its
@@ -247,9 +245,9 @@ static void tap_end(void *member, int complete)
 	x->st = ev_fixread_end(ss->reader, &x->err);
 	s->records[t->file] = ev_fixread_records(ss->reader);
 	if (t->file + 1 == s->nfiles) {
-		struct pair *p = ss->pair;
+		struct ev_journal_pair *p = ss->pair;
 		size_t pi = (size_t)(p - x->run->pairs);
-		audit_journal_side_close(ss, &p->side[x->first[pi]], NULL);
+		ev_journal_side_close(ss, &p->side[x->first[pi]], NULL);
 		x->closed[ss - x->sessions] = 1;
 	}
 }
@@ -260,17 +258,17 @@ static void on_archive_finding(void *ctx, const struct ev_finding *f)
 	struct ev_finding stable = *f;
 	if (strcmp(f->subject, x->run->archive) == 0)
 		stable.subject = "archive";
-	ev_cli_findings_add(&x->findings, f, &stable);
+	x->findings++;
+	x->run->on_archive_finding(x->run->ctx, f, &stable);
 }
 
-ev_status audit_journal_from_archive(struct journal_run *run, struct ev_error *err)
+ev_status ev_journal_from_archive(struct ev_audit_journal *run, struct ev_error *err)
 {
 	struct ev_seal seal;
 	char *seal_bytes = NULL;
 	size_t seal_len = 0;
 	struct streaming x = {.run = run, .seal = &seal};
 	ev_error_clear(&x.err);
-	ev_cli_findings_init(&x.findings, stderr, TOOL ": ", run->json, run->doc, 0);
 	ev_seal_init(&seal);
 	ev_status st = ev_seal_load_pinned(run->seal, run->seal_sha256, &seal, run->seal_hex, &seal_bytes,
 					   &seal_len, err);
@@ -301,12 +299,9 @@ ev_status audit_journal_from_archive(struct journal_run *run, struct ev_error *e
 
 	struct ev_archive_tap tap = {tap_begin, tap_data, tap_end, &x};
 	struct ev_archive_check res;
-	struct ev_progress progress;
-	ev_progress_init(&progress, stderr, TOOL ": auditing", seal.bytes, seal.files);
-	struct ev_meter meter = ev_progress_meter(&progress);
+	ev_meter_goal(run->meter, seal.bytes, seal.files);
 	st = ev_archive_check_tapped(run->archive, &seal, seal_bytes, seal_len, on_archive_finding, &x,
-				     &tap, &meter, &ev_cli_interrupted, &res, err);
-	ev_progress_done(&progress);
+				     &tap, run->meter, run->interrupted, &res, err);
 	if (st != EV_OK && st != EV_MISMATCH)
 		goto out;
 	if (x.st != EV_OK) {
@@ -318,8 +313,8 @@ ev_status audit_journal_from_archive(struct journal_run *run, struct ev_error *e
 	 * the order count says what is missing. */
 	for (size_t i = 0; i < run->npairs; i++)
 		for (int k = 0; k < 2; k++) {
-			struct pair *p = &run->pairs[i];
-			struct side_session *ss = &x.sessions[2 * i + (size_t)k];
+			struct ev_journal_pair *p = &run->pairs[i];
+			struct ev_journal_session *ss = &x.sessions[2 * i + (size_t)k];
 			if (!p->side[k].present || x.closed[2 * i + (size_t)k])
 				continue;
 			if (!ss->checker) {
@@ -329,22 +324,21 @@ ev_status audit_journal_from_archive(struct journal_run *run, struct ev_error *e
 									      : EV_FINGERPRINT_COMPARE;
 				if (x.first[i] < 0)
 					x.first[i] = k;
-				if ((st = audit_journal_side_open(run, p, &p->side[k], mode, NULL, ss, err)) != EV_OK)
+				if ((st = ev_journal_side_open(run, p, &p->side[k], mode, NULL, ss, err)) != EV_OK)
 					goto out;
 			}
-			audit_journal_side_close(ss, &p->side[x.first[i]], NULL);
+			ev_journal_side_close(ss, &p->side[x.first[i]], NULL);
 		}
 	ev_sha256_hex(res.archive_sha256, run->archive_hex);
-	run->archive_findings = x.findings.total;
+	run->archive_findings = x.findings;
 	char detail[128];
 	snprintf(detail, sizeof detail, "%zu members against the seal, %" PRIu64 " finding%s", seal.count,
-		 x.findings.total, x.findings.total == 1 ? "" : "s");
-	st = ev_receipt_add_check(run->doc, "archive", x.findings.total == 0, detail, err);
+		 x.findings, x.findings == 1 ? "" : "s");
+	st = ev_receipt_add_check(run->doc, "archive", x.findings == 0, detail, err);
 out:
-	ev_cli_findings_free(&x.findings);
 	for (size_t i = 0; x.sessions && i < 2 * run->npairs; i++)
 		if (x.sessions[i].checker)
-			audit_journal_side_abandon(&x.sessions[i]);
+			ev_journal_side_abandon(&x.sessions[i]);
 	free(x.slots);
 	free(x.sessions);
 	free(x.first);
