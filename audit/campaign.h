@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 
-#include "audit/analysis.h"
+#include "lib/usecase/series_analysis.h"
 #include "audit/svg.h"
 #include "lib/receipt/signature.h"
 #include "lib/archive/seal.h"
@@ -46,7 +46,7 @@ struct run {
 	char native_log[PATH_MAX]; /* sockperf: the summary at the head of its full log, compared too */
 	char native_stdout[PATH_MAX]; /* beside a report: what the sender printed, compared too */
 	char sincoming[PATH_MAX], poutgoing[PATH_MAX]; /* the session's other direction: peer outgoing, sender incoming */
-	enum analysis_sockperf_clock sockperf_clock;
+	enum ev_sockperf_clock sockperf_clock;
 	uint64_t warmups, measured, rate;  /* warmups and measured: the plan's, from run.json */
 	/* what the audit found */
 	int analysed;

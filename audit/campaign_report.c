@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "audit/analysis.h"
+#include "lib/usecase/series_analysis.h"
 #include "audit/audit.h"
 #include "audit/svg.h"
 #include "lib/campaign/run.h"

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "audit/analysis.h"
+#include "lib/usecase/series_analysis.h"
 #include "audit/audit.h"
 #include "lib/usecase/audit_journal.h"
 #include "audit/svg.h"
@@ -53,7 +53,7 @@ static void output_path(const struct run *r, const struct ev_run *doc, const cha
 
 /* sockperf's clock as the run's recorded argv says: --no-rdtsc is its
  * monotonic clock, anything else its TSC default. Not sockperf: unknown. */
-static enum analysis_sockperf_clock recorded_sockperf_clock(const struct ev_run *doc)
+static enum ev_sockperf_clock recorded_sockperf_clock(const struct ev_run *doc)
 {
 	size_t k;
 	json_t *a;
@@ -69,9 +69,9 @@ static enum analysis_sockperf_clock recorded_sockperf_clock(const struct ev_run 
 			no_rdtsc |= strcmp(w, "--no-rdtsc") == 0;
 		}
 		if (sockperf)
-			return no_rdtsc ? SOCKPERF_CLOCK_MONOTONIC : SOCKPERF_CLOCK_TSC;
+			return no_rdtsc ? EV_SOCKPERF_CLOCK_MONOTONIC : EV_SOCKPERF_CLOCK_TSC;
 	}
-	return SOCKPERF_CLOCK_UNKNOWN;
+	return EV_SOCKPERF_CLOCK_UNKNOWN;
 }
 
 /* Every output run.json declares that audit campaign has no reader for,
@@ -285,7 +285,7 @@ static void decimate(struct run *r, const uint64_t *v, size_t n)
 static json_t *compare_native(struct run *r, const char *file, const struct ev_native *nat, struct ev_series *s)
 {
 	unsigned differ = 0;
-	json_t *rows = audit_analysis_compare_native(nat, s, &r->dist, &r->m, r->sockperf_clock, &differ), *row;
+	json_t *rows = ev_analysis_compare_native(nat, s, &r->dist, &r->m, r->sockperf_clock, &differ), *row;
 	size_t i;
 	r->differ += differ;
 	json_array_foreach(rows, i, row) {
@@ -374,7 +374,7 @@ static void native_as_printed(struct campaign_audit *ca, struct run *r)
 	}
 	for (size_t i = 0; i < nat.nmissing; i++)
 		fprintf(stderr, TOOL ": %s: %s: %s: missing (native absent)\n", r->name, r->native, nat.missing[i]);
-	r->differ += (unsigned)audit_analysis_native_rest(&nat, rows);
+	r->differ += (unsigned)ev_analysis_native_rest(&nat, rows);
 	struct ev_native_broken broken[EV_NATIVE_BROKEN_MAX];
 	size_t nb = ev_native_check_consistency(&nat, broken, EV_NATIVE_BROKEN_MAX);
 	json_t *consistency = json_array();
@@ -429,9 +429,9 @@ ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, s
 	if ((st = ev_series_load(r->series, &s, run_finding, r, err)) != EV_OK)
 		return ev_error_wrap(err, "run %s", r->name);
 	/* the series hashed on another core while this one reads it */
-	struct audit_hash_job job;
-	audit_hash_job_init(&job, r->series);
-	audit_hash_job_start(&job);
+	struct ev_hash_job job;
+	ev_hash_job_init(&job, r->series, &ev_cli_interrupted);
+	ev_hash_job_start(&job);
 	r->analysed = 1;
 	snprintf(r->clock, sizeof r->clock, "%s", s.clock);
 	r->tps = s.ticks_per_second;
@@ -440,10 +440,10 @@ ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, s
 	if (!ev_cli_interrupted)
 		decimate(r, s.v, s.n);
 	int dst = ev_cli_interrupted ? -2 : ev_distribution_of(s.v, s.n, &r->dist, &ev_cli_interrupted);
-	audit_hash_job_wait(&job);
+	ev_hash_job_wait(&job);
 	snprintf(name, sizeof name, "%s series", r->name);
 	if (dst == 0)
-		st = audit_hash_job_finish(&job, ca->receipt, name, err);
+		st = ev_hash_job_finish(&job, ca->receipt, name, err);
 	if (dst == 0 && st == EV_OK && have_native) {
 		snprintf(name, sizeof name, "%s native report", r->name);
 		st = add_input_file(ca->receipt, name, r->native, err);
@@ -461,15 +461,15 @@ ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, s
 		uint8_t *labels = NULL;
 		struct ev_error lerr;
 		ev_error_clear(&lerr);
-		if (audit_analysis_page_labels(r->sjournal, r->warmups, s.n, 4096, &labels, &lerr) == EV_OK) {
+		if (ev_analysis_page_labels(r->sjournal, r->warmups, s.n, 4096, &labels, &lerr) == EV_OK) {
 			/* the p99, read from the mapped series: no copy of it */
-			struct wanted p99 = {.rule = EV_QRULE_NEAREST_RANK, .p = {99, 100}};
-			audit_analysis_select(s.v, s.n, &r->dist, &p99, 1);
+			struct ev_wanted p99 = {.rule = EV_QRULE_NEAREST_RANK, .p = {99, 100}};
+			ev_analysis_select(s.v, s.n, &r->dist, &p99, 1);
 			uint64_t threshold = (uint64_t)p99.value;
 			json_object_set_new(r->json, "cohorts",
 					    json_pack("{s:I, s:I, s:o}", "page_size", (json_int_t)4096, "threshold",
 						      (json_int_t)threshold, "by_displacement",
-						      audit_analysis_cohorts(s.v, s.n, labels, threshold)));
+						      ev_analysis_cohorts(s.v, s.n, labels, threshold)));
 			free(labels);
 		} else {
 			json_object_set_new(r->json, "cohorts", json_string(lerr.text));
@@ -480,7 +480,7 @@ ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, s
 	if (have_native) {
 		json_t *rows = compare_native(r, r->native, &nat, &s);
 		char coverage[640];
-		audit_analysis_native_coverage(rows, coverage, sizeof coverage);
+		ev_analysis_native_coverage(rows, coverage, sizeof coverage);
 		json_object_set_new(r->json, "native", json_pack("{s:s, s:s, s:s, s:s, s:o}", "tool", nat.tool, "rule",
 								 ev_qrule_name(nat.rule), "file", r->native, "coverage",
 								 coverage, "statistics", rows));
@@ -505,7 +505,7 @@ ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, s
 		}
 	}
 	/* the summary's quantiles and the plot's spectrum, selected at once */
-	struct wanted want[NQ + SPECTRUM_STEPS] = {0};
+	struct ev_wanted want[NQ + SPECTRUM_STEPS] = {0};
 	size_t nw = 0;
 	for (int i = 0; i < NQ; i++) {
 		want[nw].rule = rule;
@@ -521,15 +521,15 @@ ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, s
 		nw++;
 		r->nspectrum++;
 	}
-	audit_analysis_select(s.v, s.n, &r->dist, want, nw);
+	ev_analysis_select(s.v, s.n, &r->dist, want, nw);
 	json_t *q = json_object();
 	for (int i = 0; i < NQ; i++) {
 		r->q[i] = want[i].value;
-		json_object_set_new(q, audit_campaign_q_names[i], audit_analysis_quantile_json(&want[i]));
+		json_object_set_new(q, audit_campaign_q_names[i], ev_analysis_quantile_json(&want[i]));
 	}
 	for (size_t k = 0; k < r->nspectrum; k++)
 		r->spectrum[k] = want[NQ + k].value > 0 ? want[NQ + k].value : 1;
-	json_t *stats = audit_analysis_moments_json(&r->m);
+	json_t *stats = ev_analysis_moments_json(&r->m);
 	json_object_set_new(stats, "rule", json_string(r->rule));
 	json_object_set_new(stats, "quantiles", q);
 	json_object_set_new(r->json, "recomputed", stats);
@@ -543,7 +543,7 @@ ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, s
 		struct ev_series d;
 		uint64_t missed;
 		if (r->rate && ev_series_load(r->delay, &d, run_finding, r, err) == EV_OK) {
-			json_object_set_new(r->json, "pacing", audit_analysis_pacing(&d, r->rate, &missed));
+			json_object_set_new(r->json, "pacing", ev_analysis_pacing(&d, r->rate, &missed));
 			ev_series_free(&d);
 		}
 	}

@@ -8,8 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "audit/analysis.h"
-#include "lib/cli/cli.h"
+#include "lib/usecase/series_analysis.h"
 #include "lib/receipt/receipt.h"
 #include "lib/core/input.h"
 #include "lib/core/json.h"
@@ -21,7 +20,7 @@
  * distribution: one walk over its cumulative counts. */
 static void from_distribution(const struct ev_distribution *d, const uint64_t *idx, size_t k, uint64_t *val)
 {
-	size_t order[2 * ANALYSIS_MAX_QUANTILES + 2];
+	size_t order[2 * EV_ANALYSIS_MAX_QUANTILES + 2];
 	for (size_t j = 0; j < k; j++) { /* the ranks in increasing order */
 		size_t at = j;
 		for (; at > 0 && idx[order[at - 1]] > idx[j]; at--)
@@ -38,13 +37,13 @@ static void from_distribution(const struct ev_distribution *d, const uint64_t *i
 	}
 }
 
-void audit_analysis_select(uint64_t *v, size_t n, const struct ev_distribution *sorted, struct wanted *want,
+void ev_analysis_select(uint64_t *v, size_t n, const struct ev_distribution *sorted, struct ev_wanted *want,
 			   size_t nwant)
 {
-	uint64_t idx[2 * ANALYSIS_MAX_QUANTILES + 2] = {0}, val[2 * ANALYSIS_MAX_QUANTILES + 2] = {0};
-	size_t k = 0, at[ANALYSIS_MAX_QUANTILES + 1] = {0};
-	if (nwant > ANALYSIS_MAX_QUANTILES + 1)
-		nwant = ANALYSIS_MAX_QUANTILES + 1;
+	uint64_t idx[2 * EV_ANALYSIS_MAX_QUANTILES + 2] = {0}, val[2 * EV_ANALYSIS_MAX_QUANTILES + 2] = {0};
+	size_t k = 0, at[EV_ANALYSIS_MAX_QUANTILES + 1] = {0};
+	if (nwant > EV_ANALYSIS_MAX_QUANTILES + 1)
+		nwant = EV_ANALYSIS_MAX_QUANTILES + 1;
 	for (size_t i = 0; i < nwant && n; i++) {
 		if (want[i].given) {
 			want[i].g_num = 0;
@@ -93,7 +92,7 @@ void audit_analysis_select(uint64_t *v, size_t n, const struct ev_distribution *
 	}
 }
 
-json_t *audit_analysis_moments_json(const struct ev_moments *m)
+json_t *ev_analysis_moments_json(const struct ev_moments *m)
 {
 	char sum[48];
 	/* the sum is exact, and may pass 2^64: as text */
@@ -111,7 +110,7 @@ json_t *audit_analysis_moments_json(const struct ev_moments *m)
 			 "max", (json_int_t)m->max, "sum", sum, "mean", ev_json_decimal(m->sum, m->n ? m->n : 1, 9));
 }
 
-json_t *audit_analysis_quantile_json(const struct wanted *w)
+json_t *ev_analysis_quantile_json(const struct ev_wanted *w)
 {
 	if (!w->g_num || w->hi == w->lo)
 		return json_integer((json_int_t)w->lo);
@@ -128,9 +127,9 @@ static uint64_t sockperf_index(struct ev_prob p, size_t n)
 	return r < 0 ? 0 : (uint64_t)r;
 }
 
-const char *audit_analysis_sockperf_clock_name(enum analysis_sockperf_clock c)
+const char *ev_analysis_sockperf_clock_name(enum ev_sockperf_clock c)
 {
-	return c == SOCKPERF_CLOCK_TSC ? "tsc" : c == SOCKPERF_CLOCK_MONOTONIC ? "monotonic" : "unknown";
+	return c == EV_SOCKPERF_CLOCK_TSC ? "tsc" : c == EV_SOCKPERF_CLOCK_MONOTONIC ? "monotonic" : "unknown";
 }
 
 /* sockperf's TicksDuration::stdDev over the samples in their log order:
@@ -171,9 +170,9 @@ static int equal_at(const struct ev_native_stat *st, long double value, long dou
 	return strcmp(t, st->text) == 0;
 }
 
-json_t *audit_analysis_compare_native(const struct ev_native *nat, struct ev_series *s,
+json_t *ev_analysis_compare_native(const struct ev_native *nat, struct ev_series *s,
 				     const struct ev_distribution *sorted, const struct ev_moments *m,
-				enum analysis_sockperf_clock clock, unsigned *differ)
+				enum ev_sockperf_clock clock, unsigned *differ)
 {
 	json_t *out = json_array();
 	*differ = 0;
@@ -195,17 +194,17 @@ json_t *audit_analysis_compare_native(const struct ev_native *nat, struct ev_ser
 	long double stddev = sockperf_log ? sockperf_stddev(s->v, s->n) : 0;
 	/* every quantile by the exact rule, and for sockperf at its double
 	 * rank too: all selected at once */
-	struct wanted want[2 * EV_NATIVE_MAX];
+	struct ev_wanted want[2 * EV_NATIVE_MAX];
 	size_t nwant = 0, at[EV_NATIVE_MAX];
 	for (size_t i = 0; i < nat->n; i++)
 		if (nat->stats[i].what == EV_NSTAT_QUANTILE) {
 			at[i] = nwant;
-			want[nwant++] = (struct wanted){.rule = nat->rule, .p = nat->stats[i].p};
+			want[nwant++] = (struct ev_wanted){.rule = nat->rule, .p = nat->stats[i].p};
 			if (sockperf)
-				want[nwant++] = (struct wanted){.given = 1, .index = sockperf_index(nat->stats[i].p, s->n)};
+				want[nwant++] = (struct ev_wanted){.given = 1, .index = sockperf_index(nat->stats[i].p, s->n)};
 		}
 	if (!why[0])
-		audit_analysis_select(s->v, s->n, sorted, want, nwant);
+		ev_analysis_select(s->v, s->n, sorted, want, nwant);
 	for (size_t i = 0; i < nat->n; i++) {
 		const struct ev_native_stat *st = &nat->stats[i];
 		long double value = 0, alt = -1;
@@ -267,12 +266,12 @@ json_t *audit_analysis_compare_native(const struct ev_native *nat, struct ev_ser
 			verdict = "equal at sockperf's double rank";
 			because = "sockperf takes element (int)(0.5 + p N) - 1 computed in double, here not the exact rank";
 			snprintf(text, sizeof text, "%s", alt_text);
-		} else if (off_by_tsc && clock == SOCKPERF_CLOCK_TSC) {
+		} else if (off_by_tsc && clock == EV_SOCKPERF_CLOCK_TSC) {
 			verdict = "equal within the TSC conversion";
 			because = order_stat ? why_tsc_order : why_tsc_either;
 		} else {
 			verdict = "differs";
-			if (off_by_tsc && clock == SOCKPERF_CLOCK_UNKNOWN)
+			if (off_by_tsc && clock == EV_SOCKPERF_CLOCK_UNKNOWN)
 				because = why_clock_unknown;
 		}
 		if (strcmp(verdict, "differs") == 0)
@@ -284,11 +283,11 @@ json_t *audit_analysis_compare_native(const struct ev_native *nat, struct ev_ser
 			json_object_set_new(o, "why", json_string(because));
 		json_array_append_new(out, o);
 	}
-	*differ += (unsigned)audit_analysis_native_rest(nat, out);
+	*differ += (unsigned)ev_analysis_native_rest(nat, out);
 	return out;
 }
 
-size_t audit_analysis_native_rest(const struct ev_native *nat, json_t *rows)
+size_t ev_analysis_native_rest(const struct ev_native *nat, json_t *rows)
 {
 	for (size_t i = 0; i < nat->nmissing; i++)
 		json_array_append_new(rows, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "name", nat->missing[i], "rule",
@@ -301,7 +300,7 @@ size_t audit_analysis_native_rest(const struct ev_native *nat, json_t *rows)
 	return nat->nmissing;
 }
 
-void audit_analysis_native_coverage(const json_t *rows, char *out, size_t cap)
+void ev_analysis_native_coverage(const json_t *rows, char *out, size_t cap)
 {
 	size_t i, printed = 0, compared = 0, used = 0;
 	json_t *r;
@@ -325,7 +324,7 @@ void audit_analysis_native_coverage(const json_t *rows, char *out, size_t cap)
 			 skipped);
 }
 
-json_t *audit_analysis_pacing(struct ev_series *d, uint64_t rate, uint64_t *missed_out)
+json_t *ev_analysis_pacing(struct ev_series *d, uint64_t rate, uint64_t *missed_out)
 {
 	uint64_t tps = d->ticks_per_second ? d->ticks_per_second : NS_PER_SECOND;
 	uint64_t interval = (uint64_t)((double)tps / (double)rate);
@@ -350,12 +349,12 @@ json_t *audit_analysis_pacing(struct ev_series *d, uint64_t rate, uint64_t *miss
 	struct ev_moments m;
 	ev_moments_of(d->v, d->n, &m);
 	static const char *const pct[] = {"50", "90", "99", "99.9"};
-	struct wanted want[4] = {0};
+	struct ev_wanted want[4] = {0};
 	for (int i = 0; i < 4; i++) {
 		want[i].rule = EV_QRULE_NEAREST_RANK;
 		ev_prob_parse_percent(pct[i], &want[i].p);
 	}
-	audit_analysis_select(d->v, d->n, NULL, want, 4);
+	ev_analysis_select(d->v, d->n, NULL, want, 4);
 	json_t *q = json_object();
 	for (int i = 0; i < 4; i++) {
 		char key[16];
@@ -379,7 +378,7 @@ static json_t *cohort_json(uint64_t *v, size_t n, size_t above, size_t total)
 	return o;
 }
 
-json_t *audit_analysis_cohorts(const uint64_t *v, size_t n, const uint8_t *page, uint64_t threshold)
+json_t *ev_analysis_cohorts(const uint64_t *v, size_t n, const uint8_t *page, uint64_t threshold)
 {
 	static const size_t displacements[] = {0, 1, 8, 128};
 	uint64_t *scratch = malloc((n ? n : 1) * sizeof *scratch);
@@ -446,7 +445,7 @@ static void on_damage(void *ctx, enum ev_fix_rule rule, const char *file, uint64
 	(void)ctx, (void)rule, (void)file, (void)record, (void)offset, (void)message, (void)expected, (void)found;
 }
 
-ev_status audit_analysis_page_labels(const char *dir, uint64_t warmups, size_t n, uint64_t page_size,
+ev_status ev_analysis_page_labels(const char *dir, uint64_t warmups, size_t n, uint64_t page_size,
 			       uint8_t **labels, struct ev_error *err)
 {
 	struct labelling l = {.warmups = warmups, .page_size = page_size, .n = n};
@@ -480,43 +479,44 @@ ev_status audit_analysis_page_labels(const char *dir, uint64_t warmups, size_t n
 	return EV_OK;
 }
 
-void audit_hash_job_init(struct audit_hash_job *j, const char *path)
+void ev_hash_job_init(struct ev_hash_job *j, const char *path, volatile sig_atomic_t *interrupted)
 {
 	memset(j, 0, sizeof *j);
 	j->path = path;
+	j->interrupted = interrupted;
 	ev_error_clear(&j->err);
 }
 
 static void *hash_job_run(void *arg)
 {
-	struct audit_hash_job *j = arg;
+	struct ev_hash_job *j = arg;
 	int fd = ev_input_open(j->path, "series", &j->err);
 	if (fd < 0) {
 		j->st = j->err.status;
 	} else {
 		/* a signal stops the hashing too, so that the command can end */
-		j->st = ev_sha256_fd_until(fd, j->path, j->digest, NULL, &ev_cli_interrupted, &j->err);
+		j->st = ev_sha256_fd_until(fd, j->path, j->digest, NULL, j->interrupted, &j->err);
 		close(fd);
 	}
 	j->done = 1;
 	return NULL;
 }
 
-void audit_hash_job_start(struct audit_hash_job *j)
+void ev_hash_job_start(struct ev_hash_job *j)
 {
 	j->started = pthread_create(&j->thread, NULL, hash_job_run, j) == 0;
 }
 
-void audit_hash_job_wait(struct audit_hash_job *j)
+void ev_hash_job_wait(struct ev_hash_job *j)
 {
 	if (j->started)
 		pthread_join(j->thread, NULL);
 	j->started = 0;
 }
 
-ev_status audit_hash_job_finish(struct audit_hash_job *j, json_t *receipt, const char *name, struct ev_error *err)
+ev_status ev_hash_job_finish(struct ev_hash_job *j, json_t *receipt, const char *name, struct ev_error *err)
 {
-	audit_hash_job_wait(j);
+	ev_hash_job_wait(j);
 	if (!j->done) /* no thread could be had: hashed here */
 		hash_job_run(j);
 	if (j->st != EV_OK)
