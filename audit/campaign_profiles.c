@@ -1,5 +1,5 @@
 /* audit campaign: profiled runs, apart. Every side perf ran beside is read
- * as audit profile reads it (audit/profile.h), its checks in the
+ * as audit profile reads it (lib/usecase/profile_side), its checks in the
  * campaign's receipt; per cell and side, the median of the runs' shares
  * of each part of the split. A profiled run never enters a cell's latency
  * statistics (campaign_summary.c). */
@@ -11,7 +11,7 @@
 
 #include "audit/audit.h"
 #include "audit/campaign.h"
-#include "audit/profile.h"
+#include "lib/usecase/profile_side.h"
 #include "lib/campaign/run.h"
 #include "lib/cli/cli.h"
 #include "lib/core/json.h"
@@ -21,6 +21,13 @@
 
 static const char *const parts[] = {"application", "network stack", "libc", "kernel", "other"};
 #define NPARTS 5
+
+
+/* A finding of a run's profile, named by the run ("audit: NAME: "). */
+static void show_finding(void *ctx, const struct ev_finding *f)
+{
+	ev_cli_finding(stderr, ctx, f);
+}
 
 json_t *audit_campaign_profiles(struct campaign_audit *ca, struct ev_error *err)
 {
@@ -39,13 +46,15 @@ json_t *audit_campaign_profiles(struct campaign_audit *ca, struct ev_error *err)
 		if (ev_path_join(path, sizeof path, r->dir, EV_RUN_FILENAME) != 0 || ev_run_load(path, 0, &run, NULL, &one) != EV_OK)
 			continue; /* load_runs read it: it cannot be missing now */
 		snprintf(prefix, sizeof prefix, "run %s ", r->name);
-		struct audit_profile_ctx a = {ca->receipt, r->name, prefix, 0};
+		char shown[sizeof r->name + 16];
+		snprintf(shown, sizeof shown, TOOL ": %s: ", r->name);
+		struct ev_profile_ctx a = {ca->receipt, r->name, prefix, show_finding, shown, &ev_cli_interrupted, 0};
 		json_t *facts = json_object(), *proc;
 		size_t k;
 		json_array_foreach(json_object_get(run.doc, "processes"), k, proc) {
 			if (!json_object_get(proc, "profile"))
 				continue;
-			ev_status st = audit_profile_side(&a, r->dir, perf, proc, facts, &one);
+			ev_status st = ev_profile_side(&a, r->dir, perf, proc, facts, &one);
 			if (st == EV_INTERRUPTED) {
 				*err = one;
 				json_decref(facts);
@@ -111,6 +120,7 @@ static double share(const json_t *split, const char *part)
 {
 	return strtod(json_string_value(json_object_get(split, part)) ?: "0", NULL);
 }
+
 
 /* One row of the partition chart: each item as wide as its share, its name
  * written only where it fits. */

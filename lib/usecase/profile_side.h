@@ -1,5 +1,5 @@
-/* profile: one profiled side of a run read cold, for audit profile and
- * audit campaign.
+/* profile_side: one profiled side of a run read cold, for the audit of a
+ * run's profile (lib/usecase/audit_profile) and audit campaign.
  *
  * perf.data is held against the SHA-256 run.json gives it (a different
  * file is a failed check and is not read), read with perf report (the
@@ -11,20 +11,29 @@
  * and the split campaigns quote: application (the side's program), network
  * stack (libonload, libefvi, libzf, libvma, libxlio, libciul), libc (libc,
  * ld-linux, libm, libpthread, libdl, librt), kernel ([kernel...] objects
- * and [k] symbols), other (the vdso and every other object). Only audit/
- * includes this. */
-#ifndef AUDIT_PROFILE_H
-#define AUDIT_PROFILE_H
+ * and [k] symbols), other (the vdso and every other object). perf is
+ * run from the path the caller gives, never one the evidence names.
+ * Nothing is printed: each finding goes to on_finding. No global state.
+ */
+#ifndef EV_PROFILE_SIDE_H
+#define EV_PROFILE_SIDE_H
+
+#include <signal.h>
+#include <stddef.h>
 
 #include <jansson.h>
 
+#include "lib/core/finding.h"
 #include "lib/core/status.h"
 
-struct audit_profile_ctx {
+struct ev_profile_ctx {
 	json_t *receipt;     /* inputs and checks go here */
-	const char *run;     /* names the run in findings on stderr */
+	const char *run;     /* names the run in errors */
 	const char *prefix;  /* before each check's name ("run NAME ", or "") */
-	unsigned findings;
+	ev_finding_fn on_finding; /* required: each finding, its subject the file under the run */
+	void *ctx;
+	volatile sig_atomic_t *interrupted; /* required: perf is stopped and nothing claimed when it is set */
+	unsigned findings;   /* out: counted */
 };
 
 /* proc: one process of run.json with a "profile". Its facts go into
@@ -32,7 +41,7 @@ struct audit_profile_ctx {
  * objects and symbols (the 20 largest: name, samples, share, children).
  * @return EV_OK (checks say how it went); EV_ERROR or EV_REFUSED when
  * perf.data cannot be read at all; EV_INTERRUPTED on a signal. */
-ev_status audit_profile_side(struct audit_profile_ctx *a, const char *run_dir, const char *perf, const json_t *proc,
+ev_status ev_profile_side(struct ev_profile_ctx *a, const char *run_dir, const char *perf, const json_t *proc,
 			     json_t *facts, struct ev_error *err);
 
 /* The run named run (from the seal's root) of a sealed archive: the archive
@@ -40,11 +49,13 @@ ev_status audit_profile_side(struct audit_profile_ctx *a, const char *run_dir, c
  * the run's run.json and profile/ members copied, as they stream by, into
  * a new private directory (its path in dir) to be read as a run directory.
  * Inputs "seal" and "archive" and the check "archive against its seal" go
- * to receipt. @return EV_OK; EV_MISMATCH when a finding concerns the run's
- * members (nothing is left to read); EV_REFUSED, EV_USAGE or EV_ERROR
- * (nothing is left). Remove the copies with audit_profile_extract_remove. */
-ev_status audit_profile_extract(const char *archive, const char *seal_path, const char *seal_pin, const char *run,
-				json_t *receipt, char *dir, size_t cap, struct ev_error *err);
-void audit_profile_extract_remove(const char *dir);
+ * to receipt; every finding of the archive to on_finding. @return EV_OK;
+ * EV_MISMATCH when a finding concerns the run's members (nothing is left
+ * to read); EV_REFUSED, EV_USAGE, EV_INTERRUPTED or EV_ERROR (nothing is
+ * left). Remove the copies with ev_profile_extract_remove. */
+ev_status ev_profile_extract(const char *archive, const char *seal_path, const char *seal_pin, const char *run,
+			     json_t *receipt, ev_finding_fn on_finding, void *ctx, volatile sig_atomic_t *interrupted,
+			     char *dir, size_t cap, struct ev_error *err);
+void ev_profile_extract_remove(const char *dir);
 
 #endif

@@ -14,14 +14,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "audit/audit.h"
-#include "audit/profile.h"
 #include "lib/campaign/perfreport.h"
 #include "lib/core/input.h"
 #include "lib/core/json.h"
 #include "lib/core/path.h"
 #include "lib/core/sha256.h"
 #include "lib/receipt/receipt.h"
+#include "lib/usecase/profile_side.h"
 
 #define REPORT_MAX ((size_t)256 << 20)
 #define TOP_ROWS 20
@@ -78,17 +77,21 @@ static void on_row(void *ctx, const struct ev_perf_row *r)
 
 static void on_finding(void *ctx, const struct ev_finding *f)
 {
-	struct audit_profile_ctx *a = ctx;
-	char text[2000];
-	ev_finding_format(f, text, sizeof text);
-	fprintf(stderr, TOOL ": %s: %s\n", a->run, text);
+	struct ev_profile_ctx *a = ctx;
 	a->findings++;
+	a->on_finding(a->ctx, f);
+}
+
+/* A check about the file rel that failed, as a finding. */
+static void found(struct ev_profile_ctx *a, const char *rel, const char *check, const char *detail)
+{
+	ev_finding_emit(on_finding, a, rel, check, detail, NULL, NULL);
 }
 
 /* perf's output for data (report, or script with script set), into a
  * file under the system's temporary directory; the caller reads and
  * removes it. */
-static ev_status run_perf(const char *perf, int script, const char *data, char *out_path, size_t cap,
+static ev_status run_perf(const struct ev_profile_ctx *a, const char *perf, int script, const char *data, char *out_path, size_t cap,
 			  struct ev_error *err)
 {
 	snprintf(out_path, cap, "%s/audit-profile.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -119,7 +122,7 @@ static ev_status run_perf(const char *perf, int script, const char *data, char *
 	}
 	int status;
 	while (waitpid(pid, &status, WNOHANG) == 0) {
-		if (ev_cli_interrupted) {
+		if (*a->interrupted) {
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
 			unlink(out_path);
@@ -161,7 +164,7 @@ static json_t *top(json_t *counts, uint64_t total, size_t n, json_t *children)
 	return out;
 }
 
-ev_status audit_profile_side(struct audit_profile_ctx *a, const char *run_dir, const char *perf, const json_t *proc,
+ev_status ev_profile_side(struct ev_profile_ctx *a, const char *run_dir, const char *perf, const json_t *proc,
 			     json_t *facts, struct ev_error *err)
 {
 	const char *role = json_string_value(json_object_get(proc, "role"));
@@ -191,13 +194,12 @@ ev_status audit_profile_side(struct audit_profile_ctx *a, const char *run_dir, c
 		 want ? want : "none", hex);
 	ev_receipt_add_check(a->receipt, check, same, detail, err);
 	if (!same) {
-		fprintf(stderr, TOOL ": %s: %s: %s\n", a->run, rel, detail);
-		a->findings++;
+		found(a, rel, "perf-data", detail);
 		return EV_OK; /* not read: it is not the file capture recorded */
 	}
 	char report[PATH_MAX], *bytes = NULL;
 	size_t len = 0;
-	if ((st = run_perf(perf, 0, data, report, sizeof report, err)) != EV_OK)
+	if ((st = run_perf(a, perf, 0, data, report, sizeof report, err)) != EV_OK)
 		return st;
 	st = ev_file_read_all(report, REPORT_MAX, &bytes, &len, err);
 	unlink(report);
@@ -221,13 +223,13 @@ ev_status audit_profile_side(struct audit_profile_ctx *a, const char *run_dir, c
 	snprintf(detail, sizeof detail, h.has_lost ? "%" PRIu64 " lost" : "perf report gave no count of lost samples", lost);
 	ev_receipt_add_check(a->receipt, check, h.has_lost && lost == 0, detail, err);
 	if (!h.has_lost || lost)
-		fprintf(stderr, TOOL ": %s: %s: %s\n", a->run, rel, detail), a->findings++;
+		found(a, rel, "lost-samples", detail);
 	/* whose every sample is: perf script's process id, sample by sample */
 	uint64_t per_sample = 0, descendants = 0;
 	long tree[256];
 	size_t ntree = 1;
 	tree[0] = p.pid;
-	if ((st = run_perf(perf, 1, data, report, sizeof report, err)) != EV_OK ||
+	if ((st = run_perf(a, perf, 1, data, report, sizeof report, err)) != EV_OK ||
 	    (st = ev_file_read_all(report, REPORT_MAX, &bytes, &len, err)) != EV_OK) {
 		unlink(report);
 		json_decref(p.dsos), json_decref(p.syms), json_decref(p.cats), json_decref(p.children);
@@ -285,7 +287,7 @@ ev_status audit_profile_side(struct audit_profile_ctx *a, const char *run_dir, c
 	}
 	ev_receipt_add_check(a->receipt, check, p.foreign == 0 && p.samples > 0, p.samples ? detail : "no sample", err);
 	if (p.foreign || !p.samples)
-		fprintf(stderr, TOOL ": %s: %s: %s\n", a->run, rel, p.samples ? detail : "no sample"), a->findings++;
+		found(a, rel, "samples", p.samples ? detail : "no sample");
 	json_t *cats = json_object();
 	const char *key;
 	json_t *v;

@@ -16,12 +16,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "audit/audit.h"
-#include "audit/profile.h"
 #include "lib/archive/archive_reader.h"
 #include "lib/archive/seal.h"
 #include "lib/core/path.h"
 #include "lib/receipt/receipt.h"
+#include "lib/usecase/profile_side.h"
 
 struct copy {
 	char path[PATH_MAX + 64];
@@ -35,6 +34,8 @@ struct extract {
 	const char *dir;          /* where the copies go */
 	unsigned ours;            /* findings about the run's members */
 	unsigned findings;
+	ev_finding_fn on_finding;
+	void *ctx;
 };
 
 /* mkdir -p of path's parents below x->dir. */
@@ -96,20 +97,19 @@ static void tap_end(void *member, int complete)
 	free(c);
 }
 
-static void on_finding(void *ctx, const struct ev_finding *f)
+static void counted(void *ctx, const struct ev_finding *f)
 {
 	struct extract *x = ctx;
-	char text[2000];
-	ev_finding_format(f, text, sizeof text);
-	fprintf(stderr, TOOL ": %s\n", text);
+	x->on_finding(x->ctx, f);
 	x->findings++;
 	size_t n = strlen(x->run);
 	if (strncmp(f->subject, x->run, n) == 0 && (f->subject[n] == '/' || !f->subject[n]))
 		x->ours++;
 }
 
-ev_status audit_profile_extract(const char *archive, const char *seal_path, const char *seal_pin, const char *run,
-				json_t *receipt, char *dir, size_t cap, struct ev_error *err)
+ev_status ev_profile_extract(const char *archive, const char *seal_path, const char *seal_pin, const char *run,
+			     json_t *receipt, ev_finding_fn on_finding, void *ctx, volatile sig_atomic_t *interrupted,
+			     char *dir, size_t cap, struct ev_error *err)
 {
 	struct ev_seal seal;
 	char *seal_bytes = NULL, seal_hex[EV_SHA256_HEX_LEN + 1];
@@ -142,10 +142,10 @@ ev_status audit_profile_extract(const char *archive, const char *seal_path, cons
 		ev_seal_free(&seal);
 		return st;
 	}
-	struct extract x = {.seal = &seal, .run = in_seal, .dir = dir};
+	struct extract x = {.seal = &seal, .run = in_seal, .dir = dir, .on_finding = on_finding, .ctx = ctx};
 	struct ev_archive_tap tap = {tap_begin, tap_data, tap_end, &x};
 	struct ev_archive_check res;
-	st = ev_archive_check_tapped(archive, &seal, seal_bytes, seal_len, on_finding, &x, &tap, NULL, &ev_cli_interrupted,
+	st = ev_archive_check_tapped(archive, &seal, seal_bytes, seal_len, counted, &x, &tap, NULL, interrupted,
 				     &res, err);
 	if (st == EV_OK || st == EV_MISMATCH) {
 		char hex[EV_SHA256_HEX_LEN + 1], detail[256];
@@ -162,7 +162,7 @@ ev_status audit_profile_extract(const char *archive, const char *seal_path, cons
 	free(seal_bytes);
 	ev_seal_free(&seal);
 	if (st != EV_OK) {
-		audit_profile_extract_remove(dir);
+		ev_profile_extract_remove(dir);
 		return st;
 	}
 	return EV_OK;
@@ -191,7 +191,7 @@ static int remove_tree(const char *path)
 	return rmdir(path);
 }
 
-void audit_profile_extract_remove(const char *dir)
+void ev_profile_extract_remove(const char *dir)
 {
 	remove_tree(dir);
 }
