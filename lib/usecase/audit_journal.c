@@ -66,7 +66,7 @@ static ev_status audit_side(const struct ev_audit_journal *run, struct ev_journa
 
 /* A pair from disk: the sender's side first, recording fingerprints, then
  * the receiver's, held against the sender's message by message where it
- * may be (journal_mirror.c), otherwise judged afresh and compared. */
+ * may be (audit_journal_mirror.c), otherwise judged afresh and compared. */
 static void run_pair(const struct ev_audit_journal *run, struct ev_journal_pair *p)
 {
 	struct ev_error *err = &p->err;

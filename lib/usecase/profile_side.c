@@ -1,4 +1,4 @@
-/* profile_read: one profiled side of a run read cold (audit/profile.h). */
+/* profile_side: one profiled side of a run read cold (profile_side.h). */
 #include "config.h"
 
 #include <errno.h>
