@@ -39,11 +39,11 @@ void ev_journal_progress_note(struct ev_journal_progress *pr, uint64_t bytes, ui
  * the line's goal grows by it, so that it still ends at its goal. */
 void ev_journal_progress_again(struct ev_journal_progress *pr, uint64_t bytes, uint64_t files);
 
-/* journal_mirror.c: forget what the first reading of side s of p found
+/* audit_journal_mirror.c: forget what the first reading of side s of p found
  * (its findings, counts and facts), before it is read again in full. */
 void ev_journal_forget_side(struct ev_journal_pair *p, struct ev_journal_side *s);
 
-/* journal_side.c: start reading side s of pair p (findings go to the pair's list; COMPARE
+/* audit_journal_side.c: start reading side s of pair p (findings go to the pair's list; COMPARE
  * sorts the first side's fingerprints first). Feed s's files to
  * out->reader with ev_fixread_begin/feed/end, then close. With keep (the
  * pair's first side, where the other may mirror it): no fingerprints and
@@ -68,11 +68,11 @@ void ev_journal_side_close(struct ev_journal_session *ss, const struct ev_journa
 /* Free a session that could not be finished (an I/O error). */
 void ev_journal_side_abandon(struct ev_journal_session *ss);
 
-/* journal_mirror.c: whether side s of p may be judged as the pair's first
+/* audit_journal_mirror.c: whether side s of p may be judged as the pair's first
  * side (mirrors), which must have been read already: both copies of the
  * same kind, the first judged without a single finding in a session
- * without gaps, resends, gap fills or resets, no --latency (its stamps
- * are the copy's own) and no --judge-each-copy. */
+ * without gaps, resends, gap fills or resets, no latency (its stamps
+ * are the copy's own) and not judge_each_copy. */
 int ev_journal_mirror_fits(const struct ev_audit_journal *run, const struct ev_journal_pair *p, const struct ev_journal_side *s);
 
 /* Where side s (read first) keeps its messages' hashes for the second to
@@ -91,8 +91,8 @@ void ev_journal_mirror_keep(const struct ev_audit_journal *run, struct ev_journa
 ev_status ev_journal_mirror_side(const struct ev_audit_journal *run, struct ev_journal_pair *p, struct ev_journal_side *s,
 				    const struct ev_journal_side *first, int *same, struct ev_error *err);
 
-/* journal_latency.c: the pair's latency figures from its sides' streams
- * (freed here) into p->latency and p->latency_text, and with --hgrm each
+/* audit_journal_latency.c: the pair's latency figures from its sides' streams
+ * (freed here) into p->latency and p->latency_text, and with hgrm_dir each
  * distribution published in run->hgrm_dir and named among the receipt's
  * outputs. */
 /* Forget what --hgrm published; with remove, remove it too (the receipt
