@@ -147,7 +147,7 @@ test_expect_success 'a SIGTERM in the middle of audit campaign: exit 2, no outpu
 		strace -f --seccomp-bpf -qq -o /dev/null -e trace=read -e inject=read:delay_enter=100000:when=$((n + 5))+ \
 		"$AUDIT" campaign c -o s9 &&
 	grep -q "interrupted by a signal; nothing is claimed" stopped.err &&
-	test_must_be_absent s9 && test -z "$(ls -a | grep "^\.s9")"
+	test_must_be_absent s9 && no_entry . "^\.s9"
 '
 
 test_done

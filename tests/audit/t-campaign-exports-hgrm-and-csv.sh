@@ -128,7 +128,7 @@ test_expect_success 'runs.csv: a header row, then each run as summary.json has i
 '
 
 test_expect_success 'capture recorded the CPU model and the OS the provenance shows' '
-	model=$(sed -n "s/^model name[[:space:]]*: //p" /proc/cpuinfo | head -n 1) &&
+	model=$(sed -n "s/^model name[[:space:]]*: //p" /proc/cpuinfo | sed -n 1p) &&
 	os=$(sed -n "s/^PRETTY_NAME=//p" /etc/os-release | tr -d "\"") &&
 	test "$(json_words c/policy.json "d[\"cpu_model\"]")" = "$(echo $model)" &&
 	test "$(json_words c/policy.json "d[\"os\"]")" = "$(echo $os)" &&

@@ -61,11 +61,11 @@ test_expect_success 'this machine: diagnostic, every failed condition named with
 	grep -q "^OK: 8 runs; summary s$" out &&
 	test "$(json_words s/summary.json "d[\"grade\"][\"grade\"], d[\"grade\"][\"rules\"][\"name\"], d[\"grade\"][\"rules\"][\"from\"]")" = "diagnostic evidence-default the shipped default" &&
 	test "$(json_words s/summary.json "sorted(set(r[\"grade\"] for r in d[\"runs\"])), \"controller\" in d[\"runs\"][0][\"grade_conditions\"]")" = "diagnostic True" &&
-	head -n 1 s/runs.csv | grep -q ",series_findings,grade.$" &&
+	head -n 1 s/runs.csv | contains ",series_findings,grade.$" &&
 	test "$(awk -F, "NR > 1 { print \$19 }" s/runs.csv | tr -d "\r" | sort | uniq -c | tr -s " ")" = " 8 diagnostic" &&
 	test "$(json_words s/receipt.json "[(c[\"result\"], c[\"detail\"].split(\";\")[0]) for c in d[\"checks\"] if c[\"name\"] == \"grade\"], d[\"facts\"][\"grade\"][\"grade\"]")" = \
 		"pass diagnostic by the rules evidence-default version 1 (the shipped default) diagnostic" &&
-	json_words s/receipt.json "d[\"facts\"][\"grade\"][\"rules\"][\"sha256\"]" | grep -q "^[0-9a-f]\{64\}$" &&
+	json_words s/receipt.json "d[\"facts\"][\"grade\"][\"rules\"][\"sha256\"]" | contains "^[0-9a-f]\{64\}$" &&
 	grep -q "<th scope=\"row\">grade</th><td>diagnostic by the rules evidence-default version 1" s/report.html &&
 	grep -q "<section id=\"grade\"><h2>Grade: diagnostic</h2>" s/report.html &&
 	grep -q "^capture: grade: at best diagnostic by the rules evidence-default version 1 (the shipped default): .*controller" capture.out
@@ -109,7 +109,7 @@ test_expect_success 'rules pinned in the plan: used and named; require quiet fai
 	test_expect_code 1 "$AUDIT" campaign r1 -o sr1 >out 2>err &&
 	grep -q "^FAIL: 8 runs; summary sr1$" out &&
 	test "$(json_words sr1/receipt.json "[c[\"result\"] for c in d[\"checks\"] if c[\"name\"] == \"grade\"], d[\"facts\"][\"grade\"][\"rules\"][\"from\"]")" = "fail the plan" &&
-	json_words sr1/receipt.json "[c[\"detail\"] for c in d[\"checks\"] if c[\"name\"] == \"grade\"]" | grep -q "^diagnostic by the rules lab-strict version 3 (the plan); failed: .*; the rules require quiet$" &&
+	json_words sr1/receipt.json "[c[\"detail\"] for c in d[\"checks\"] if c[\"name\"] == \"grade\"]" | contains "^diagnostic by the rules lab-strict version 3 (the plan); failed: .*; the rules require quiet$" &&
 	cp -R c r2 && edit r2/plan.json "d[\"grades\"] = json.loads(open(\"s/summary.json\").read())[\"grade\"][\"rules\"][\"declared\"]" \
 		"del d[\"grades\"][\"turbo\"]" &&
 	test_expect_code 2 "$AUDIT" campaign r2 -o sr2 >out 2>err &&
@@ -136,7 +136,7 @@ test_expect_success 'capture run --require quiet: refused before anything runs, 
 	test_expect_code 2 "$CAPTURE" run $degrade --require quiet pinned.json -o never >out 2>err &&
 	test ! -s out && test_must_be_absent never &&
 	grep -q "^  fail: controller: CPU 0 is a peer${Q}s and the controller${Q}s (controller_shares)$" err &&
-	tail -n 1 err | grep -q "^capture: pinned.json: --require quiet: this plan on this host can reach only diagnostic (the conditions above); nothing was run$" &&
+	tail -n 1 err | contains "^capture: pinned.json: --require quiet: this plan on this host can reach only diagnostic (the conditions above); nothing was run$" &&
 	edit plan.json "d[\"observers\"] = [{\"name\": \"ss\", \"argv\": [\"/bin/true\"]}]" \
 		"d[\"perf\"] = \"/usr/bin/perf\"" "d[\"cells\"][0][\"sender\"][\"profile\"] = {\"event\": \"cpu-clock\"}" &&
 	"$CAPTURE" pin plan.json -o loud.json >/dev/null &&
@@ -147,7 +147,7 @@ test_expect_success 'capture run --require quiet: refused before anything runs, 
 	edit loud.json "d[\"grades\"] = json.loads(open(\"s/summary.json\").read())[\"grade\"][\"rules\"][\"declared\"]" \
 		"d[\"grades\"].update(require=\"quiet\")" &&
 	test_expect_code 2 "$CAPTURE" run $degrade loud.json -o never >out 2>err &&
-	tail -n 1 err | grep -q "^capture: loud.json: its grading rules require quiet: this plan on this host can reach only diagnostic (the conditions above); nothing was run$" &&
+	tail -n 1 err | contains "^capture: loud.json: its grading rules require quiet: this plan on this host can reach only diagnostic (the conditions above); nothing was run$" &&
 	test_must_be_absent never
 '
 

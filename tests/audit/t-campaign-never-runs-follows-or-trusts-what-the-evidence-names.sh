@@ -129,7 +129,7 @@ test_expect_success 'a run directory, runs/ or plan.json that is a link is refus
 '
 
 test_expect_success 'a journal file inside a journal directory that is a link is refused' '
-	fresh && j=c/runs/001-baseline-spin-1/journal/receiver && f=$(ls $j | head -1) &&
+	fresh && j=c/runs/001-baseline-spin-1/journal/receiver && f=$(ls $j | sed -n 1p) &&
 	mv "$j/$f" moved.bin && ln -s "$PWD/moved.bin" "$j/$f" &&
 	test_expect_code 2 "$AUDIT" campaign c -o s >out 2>err &&
 	grep -q "processes\[0\].outputs.journal: .journal/receiver/$f. is a symbolic link" err

@@ -77,7 +77,7 @@ test_expect_success 'two runs: the one whose stack ignored its profile is flagge
 
 test_expect_success 'an observer output edited after capture is named, and fails its run'"'"'s check' '
 	cp -a c1 c3 &&
-	f=$(ls c3/runs/001-baseline-A-1/observe/stackdump/sender/during-*.txt | head -1) &&
+	f=$(ls c3/runs/001-baseline-A-1/observe/stackdump/sender/during-*.txt | sed -n 1p) &&
 	was=$(sha256_of "$f") && sed -i "s/EF_POLL_USEC: 100000/EF_POLL_USEC: 5/" "$f" &&
 	test_expect_code 1 "$AUDIT" campaign c3 -o s3 >out 2>err &&
 	rel=${f#c3/runs/001-baseline-A-1/} &&
@@ -86,7 +86,7 @@ test_expect_success 'an observer output edited after capture is named, and fails
 '
 
 test_expect_success 'the coverage names what was compared' '
-	json_words s1/receipt.json "d[\"facts\"][\"coverage\"][\"recomputed\"]" | grep -q "the stack options of 1 cell: every onload observer"
+	json_words s1/receipt.json "d[\"facts\"][\"coverage\"][\"recomputed\"]" | contains "the stack options of 1 cell: every onload observer"
 '
 
 test_expect_success 'one run whose stack ignored its profile: requested against effective, the run named, the check fails' '
@@ -130,7 +130,7 @@ test_expect_success 'a profile run.json names with "..", as an absolute path or 
 		env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f -qq -e trace=openat -o opened.txt \
 			"$AUDIT" campaign c9 -o s9 --onload-profiles "$PWD/profiles" >out 2>err; rm -f profiles/evil.opf
 		# looked at without following (O_PATH|O_NOFOLLOW), never opened to read
-		! grep "etc/passwd\|evil.opf" opened.txt | grep -qv O_PATH || { echo "$bad: opened"; return 1; }
+		! grep "etc/passwd\|evil.opf" opened.txt | contains -v O_PATH || { echo "$bad: opened"; return 1; }
 		grep -q "cell A sender: profile $bad is neither among the side.s inputs nor readable in Onload.s profile directory" s9/receipt.json ||
 			{ echo "$bad: not named"; return 1; }
 	done

@@ -28,7 +28,7 @@ Q="'"
 wait_for () {
 	i=0
 	while [ $i -lt 600 ]; do
-		if [ -e "$1" ] && { [ -z "${2:-}" ] || grep -q "$2" "$1"; }; then
+		if [ -e "$1" ] && { [ -z "${2:-}" ] || contains "$2" "$1"; }; then
 			return 0
 		fi
 		sleep 0.05

@@ -48,8 +48,8 @@ test_expect_success 'the receipt names each journal file with its sealed SHA-256
 	want=$(sha256_of c/$J/sender/2.bin) &&
 	json_get a.json "[i[\"sha256\"] for i in d[\"inputs\"] if i[\"name\"] == \"pair 1 sender 2.bin\"][0]" >got &&
 	echo "$want" >want && test_cmp want got &&
-	json_get a.json "[i[\"name\"] for i in d[\"inputs\"]]" | grep -q "archive" &&
-	json_get a.json "[i[\"name\"] for i in d[\"inputs\"]]" | grep -q "SEAL.json"
+	json_get a.json "[i[\"name\"] for i in d[\"inputs\"]]" | contains "archive" &&
+	json_get a.json "[i[\"name\"] for i in d[\"inputs\"]]" | contains "SEAL.json"
 '
 
 test_expect_success 'member paths may be given with the root in front' '

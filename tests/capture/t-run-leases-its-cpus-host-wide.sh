@@ -65,7 +65,7 @@ test_expect_success 'with --wait, queued: a high-priority request is served befo
 	n=0 && until grep -q "waiting for CPUs" high.err; do n=$((n + 1)); test $n -lt 100 || return 1; sleep 0.05; done &&
 	"$CAPTURE" leases >leases &&
 	test "$(grep -c "^waiting " leases)" = 2 &&
-	grep "^waiting " leases | head -1 | grep -q "pid $high .*(priority high)$" &&
+	grep "^waiting " leases | sed -n 1p | contains "pid $high .*(priority high)$" &&
 	grep -q "^capture: waiting for CPUs: CPU 0 is held by capture run pinned-long.json -o $PWD/hold (PID $hold, exclusive, since .*) (--wait, priority normal)$" normal.err &&
 	wait $hold && wait $high && wait $normal &&
 	test "$(ended hold)" -lt "$(started high)" &&
@@ -95,7 +95,7 @@ test_expect_success 'a capture never starts on CPUs shared work holds' '
 	{ { sleep 1.5; printf "from 0\n0123456789"; } | "$REPLICATE" --pool shared receive recv2 file 10 \
 		84d89877f0d4041efb6bf91a16f0248f2fd573e6af05c19f96bedb9f882f7882 >/dev/null 2>&1 & } &&
 	shared=$! &&
-	n=0 && until "$CAPTURE" leases | grep -q "^held .* shared"; do n=$((n + 1)); test $n -lt 100 || return 1; sleep 0.05; done &&
+	n=0 && until "$CAPTURE" leases | contains "^held .* shared"; do n=$((n + 1)); test $n -lt 100 || return 1; sleep 0.05; done &&
 	test_expect_code 2 "$CAPTURE" run pinned-short.json -o refused 2>err &&
 	grep -q "^capture: pinned-short.json: CPUs 0-1 are not free: CPU 0 is held by replicate receive recv2 file 10 .* (PID $shared, shared, since .*); pass --wait to queue for them$" err &&
 	wait $shared

@@ -55,7 +55,7 @@ test_expect_success 'the first repeat is profiled: perf attached to the sender'"
 	event=$(json_words $r/run.json "[p[\"profile\"][\"event\"] for p in d[\"processes\"] if p[\"role\"] == \"sender\"]") &&
 	case $event in
 	cycles) test "$(json_words $r/run.json "[p[\"profile\"][\"fallback\"] for p in d[\"processes\"] if p[\"role\"] == \"sender\"]")" = None ;;
-	cpu-clock) json_words $r/run.json "[p[\"profile\"][\"fallback\"] for p in d[\"processes\"] if p[\"role\"] == \"sender\"]" | grep -q "^cycles: no hardware counter here" ;;
+	cpu-clock) json_words $r/run.json "[p[\"profile\"][\"fallback\"] for p in d[\"processes\"] if p[\"role\"] == \"sender\"]" | contains "^cycles: no hardware counter here" ;;
 	*) false ;;
 	esac &&
 	"$PERF" script -i $r/profile/sender/perf.data --show-task-events -F pid 2>/dev/null >script.txt &&
@@ -139,7 +139,7 @@ test_expect_success 'from a sealed archive: checked against its seal as it strea
 		"pass $(json_words prof.json "d[\"facts\"][\"profile\"][\"sender\"][\"samples\"]") pass" &&
 	test "$(json_words arch.json "sorted(d[\"facts\"][\"profile\"][\"sender\"][\"split\"].items())")" = \
 		"$(json_words prof.json "sorted(d[\"facts\"][\"profile\"][\"sender\"][\"split\"].items())")" &&
-	test -z "$(ls ${TMPDIR:-/tmp} | grep "^audit-profile\.")"
+	no_entry "${TMPDIR:-/tmp}" "^audit-profile\."
 '
 
 test_expect_success 'an archive whose perf.data was altered is named, and its profile left unread' '
@@ -150,7 +150,7 @@ test_expect_success 'an archive whose perf.data was altered is named, and its pr
 	grep -q "^audit: runs/001-baseline-A-1/profile/sender/perf.data: content differs (SHA-256) (expected " err &&
 	grep -q "^audit: flipped.tar.zst: the archive'"'"'s copy of runs/001-baseline-A-1 does not match its seal: its profile is not read; receipt flipped.json$" err &&
 	test "$(json_words flipped.json "d[\"result\"], [c[\"result\"] for c in d[\"checks\"] if c[\"name\"] == \"archive against its seal\"], \"profile\" in d[\"facts\"]")" = "fail fail False" &&
-	test -z "$(ls ${TMPDIR:-/tmp} | grep "^audit-profile\.")"
+	no_entry "${TMPDIR:-/tmp}" "^audit-profile\."
 '
 
 test_expect_success 'audit profile stopped by SIGTERM while perf report reads: exit 2, no receipt, no perf left' '
@@ -167,7 +167,7 @@ test_expect_success 'with call graphs, the children shares are read too' '
 	"$CAPTURE" run pinned-cg.json -o cg >out 2>err &&
 	"$AUDIT" profile --perf "$PERF" --receipt cg-prof.json cg/runs/001-baseline-A-1 >out 2>err &&
 	test "$(json_words cg-prof.json "d[\"facts\"][\"profile\"][\"sender\"][\"call_graphs\"], any(\"children\" in s for s in d[\"facts\"][\"profile\"][\"sender\"][\"symbols\"])")" = "True True" &&
-	json_words cg/runs/001-baseline-A-1/run.json "[p[\"profile\"][\"argv\"] for p in d[\"processes\"] if p[\"role\"] == \"sender\"]" | grep -q " -g "
+	json_words cg/runs/001-baseline-A-1/run.json "[p[\"profile\"][\"argv\"] for p in d[\"processes\"] if p[\"role\"] == \"sender\"]" | contains " -g "
 '
 
 test_expect_success 'a perf stopped by anyone but capture fails the run' '

@@ -201,7 +201,7 @@ test_expect_success 'a campaign directory holds one plan: another plan, or a dir
 	test_cmp expect err &&
 	mkdir plain && test_expect_code 2 "$CAPTURE" run pinned.json -o plain 2>err &&
 	echo "capture: $PWD/plain: exists and holds no plan.json: not a campaign to resume; choose a new directory" >expect &&
-	test_cmp expect err && test -z "$(ls plain)"
+	test_cmp expect err && dir_empty plain
 '
 
 test_done

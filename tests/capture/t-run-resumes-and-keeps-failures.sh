@@ -147,10 +147,10 @@ test_expect_success 'resume never follows a linked runs/, interrupted/ or run di
 	mkdir elsewhere && mv lk/runs lk-runs && ln -s "$PWD/elsewhere" lk/runs &&
 	test_expect_code 2 "$CAPTURE" run pinned-ok.json -o lk >out 2>err &&
 	grep -q "^capture: .*lk/runs: a symbolic link, not a directory; refused: capture never follows a link" err &&
-	test -z "$(ls -A elsewhere)" &&
+	dir_empty elsewhere &&
 	rm lk/runs && mv lk-runs lk/runs && mv lk/interrupted lk-int && ln -s "$PWD/elsewhere" lk/interrupted &&
 	test_expect_code 2 "$CAPTURE" run pinned-ok.json -o lk >out 2>err &&
-	grep -q "lk/interrupted: a symbolic link, not a directory" err && test -z "$(ls -A elsewhere)" &&
+	grep -q "lk/interrupted: a symbolic link, not a directory" err && dir_empty elsewhere &&
 	rm lk/interrupted && mv lk-int lk/interrupted &&
 	mv lk/runs/002-baseline-B-1 elsewhere/ && ln -s "$PWD/elsewhere/002-baseline-B-1" lk/runs/002-baseline-B-1 &&
 	test_expect_code 2 "$CAPTURE" run pinned-ok.json -o lk >out 2>err &&

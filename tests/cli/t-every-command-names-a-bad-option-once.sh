@@ -13,7 +13,7 @@ each () {
 		test_expect_code 2 "$program" $c --no-such-option >/dev/null 2>err &&
 		head -n 1 err >first && echo "$tool: unknown option ${Q}--no-such-option${Q}" >expect &&
 		test_cmp expect first &&
-		sed -n 2p err | grep -q "^usage: $tool $c" &&
+		sed -n 2p err | contains "^usage: $tool $c" &&
 		! grep -q "unrecognized\\|invalid option" err &&
 		"$program" help $c >via-help && "$program" $c --help >direct &&
 		test_cmp direct via-help || { echo "in: $tool $c"; return 1; }

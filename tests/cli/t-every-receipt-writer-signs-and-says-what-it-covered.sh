@@ -13,7 +13,7 @@ READERS="seal:diff seal:select replicate:compare replicate:check replicate:statu
 capture:pin capture:leases"
 
 commands_of () {
-	"$EV_BUILDDIR/$1/$1" --help | awk '/^commands:/ { f = 1; next } f && /^  [a-z]/ { print $1 } f && /^$/ { exit }'
+	"$EV_BUILDDIR/$1/$1" --help | awk '/^commands:/ { f = 1; next } f == 1 && /^  [a-z]/ { print $1 } f == 1 && /^$/ { f = 2 }'
 }
 
 test_expect_success 'every command in the tables takes --sign-key, or is a reader whose source writes no receipt' '
@@ -22,14 +22,14 @@ test_expect_success 'every command in the tables takes --sign-key, or is a reade
 		cmds=$(commands_of $tool) && test -n "$cmds" || return 1
 		for c in $cmds; do
 			n=$((n + 1))
-			if echo "$READERS" | tr " " "\n" | grep -qx "$tool:$c"; then
+			if echo "$READERS" | tr " " "\n" | contains -x "$tool:$c"; then
 				fn=$(sed -n "/\.name = \"$c\"/,/\.run = /s/.*\.run = \([a-z_]*\).*/\1/p" "$EV_SRCDIR/$tool/commands.c") &&
 				file=$(grep -l "^int $fn(" "$EV_SRCDIR"/$tool/*.c) && test -n "$file" || { echo "$tool $c: no source for $fn"; return 1; }
 				if grep -n "ev_receipt_new(\|ev_receipt_write\|ev_receipt_finish(\|ev_receipt_finish_signed(" $file; then
 					echo "$tool $c is listed as a reader but $file writes a receipt"; return 1
 				fi
 			else
-				"$EV_BUILDDIR/$tool/$tool" $c --help | grep -q "^ *--sign-key KEY" ||
+				"$EV_BUILDDIR/$tool/$tool" $c --help >help.txt && grep -q "^ *--sign-key KEY" help.txt ||
 					{ echo "$tool $c writes a receipt and takes no --sign-key"; return 1; }
 			fi
 		done
@@ -40,7 +40,7 @@ test_expect_success 'every command in the tables takes --sign-key, or is a reade
 
 test_expect_success 'a reader listed here that is not in any table is a stale name' '
 	for rc in $READERS; do
-		commands_of ${rc%%:*} | grep -qx "${rc#*:}" || { echo "$rc: no such command"; return 1; }
+		commands_of ${rc%%:*} | contains -x "${rc#*:}" || { echo "$rc: no such command"; return 1; }
 	done
 '
 

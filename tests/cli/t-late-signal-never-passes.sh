@@ -76,7 +76,7 @@ test_expect_success 'audit journal --latency --hgrm: a signal while the second h
 	mkdir h && ls -I "*.txt" >before.txt &&
 	LATE_DIR=h late_signal pair- 3 "$AUDIT" journal --latency --hgrm h --warmups 50 --measured 4000 --sender sj --receiver rj &&
 	grep -q "interrupted by a signal" late.err &&
-	test -z "$(ls -A h)" && ls -I "*.txt" >after.txt && test_cmp before.txt after.txt &&
+	dir_empty h && ls -I "*.txt" >after.txt && test_cmp before.txt after.txt &&
 	"$AUDIT" journal --latency --hgrm h --receipt lat.json --warmups 50 --measured 4000 --sender sj --receiver rj >/dev/null &&
 	test "$(json_get lat.json "d[\"result\"]")" = pass &&
 	test "$(ls h | grep -c "^pair-1-.*\.hgrm$")" -ge 2
@@ -99,8 +99,8 @@ test_expect_success 'capture run: no receipt-capture.json, exit 2; run again, it
 	env "$NOLEAK" strace -qq -o fsyncs.txt -e trace=fsync "$CAPTURE" run pinned.json -o counted >/dev/null 2>&1 &&
 	n=$(grep -c "^fsync(" fsyncs.txt) &&
 	mkdir -p cd && LATE_DIR=cd/c late_signal receipt-capture $((n - 1)) "$CAPTURE" run pinned.json -o cd/c &&
-	test -z "$(ls cd/c | grep receipt-capture)" &&
-	"$CAPTURE" run pinned.json -o cd/c >/dev/null && ls cd/c | grep -q "^receipt-capture.*\.json$"
+	no_entry cd/c receipt-capture &&
+	"$CAPTURE" run pinned.json -o cd/c >/dev/null && ls cd/c | contains "^receipt-capture.*\.json$"
 '
 
 test_expect_success 'seal capsule --verify: no receipt, exit 2; then it passes' '

@@ -24,7 +24,7 @@ test_expect_success 'there are places that start programs (the check looks at so
 test_expect_success 'each names where its program comes from, and none is the evidence' '
 	calls | while IFS=: read -r file line rest; do
 		start=$((line > 3 ? line - 3 : 1)) &&
-		said=$(sed -n "${start},${line}p" "$file" | sed -n "s/.*program: //p" | head -1) &&
+		said=$(sed -n "${start},${line}p" "$file" | sed -n "s/.*program: //p" | sed -n 1p) &&
 		if [ -z "$said" ]; then echo "$file:$line: does not say where its program comes from"; exit 1; fi &&
 		case "$said" in
 		*"the command line"* | *PATH* | */proc/self/exe*) ;;

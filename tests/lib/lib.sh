@@ -6,7 +6,13 @@
 # is TAP-like; the script exits 0 when every case passed, 1 otherwise, 77
 # when it cannot run here (automake's SKIP).
 
-set -u
+# A pipeline fails when any of its commands fails, not only its last: a
+# check like "cmd | contains x" must not pass when cmd failed. dash (Debian's
+# /bin/sh) has no pipefail: a script started by it runs again under bash.
+if ! (set -o pipefail) 2>/dev/null; then
+	exec bash "$0" "$@"
+fi
+set -u -o pipefail
 : "${EV_BUILDDIR:?run the tests through make check}"
 : "${EV_SRCDIR:?run the tests through make check}"
 SEAL="$EV_BUILDDIR/seal/seal"
@@ -50,6 +56,40 @@ unset EVIDENCE_POOL EVIDENCE_PRIORITY EVIDENCE_POOLS
 test_n=0
 test_failed=0
 test_started=$(date +%s.%N)
+
+# no_entry DIR PATTERN: DIR lists (ls -A) and none of its entries matches
+# the grep pattern. A listing that fails fails the check, so that a
+# missing DIR never passes for an empty one.
+no_entry () {
+	_entries=$(ls -A "$1") || return 1
+	! contains -- "$2" <<EOF
+$_entries
+EOF
+}
+
+# only_entries DIR PATTERN: every entry of DIR matches the pattern.
+only_entries () {
+	_entries=$(ls -A "$1") || return 1
+	! contains -v -- "$2" <<EOF
+$_entries
+EOF
+}
+
+# cmd | contains [GREP_OPTION...] PATTERN: what grep -q says of stdin, but
+# only after reading all of it. grep -q leaves at the first match, and the
+# writer then dies of SIGPIPE: under pipefail that fails a check that held
+# (and passes a negated one that did not).
+contains () {
+	_in=$(cat) || return 1
+	grep -q "$@" <<EOF
+$_in
+EOF
+}
+
+# dir_empty DIR: DIR is a directory and holds nothing.
+dir_empty () {
+	test -d "$1" && _entries=$(ls -A "$1") && test -z "$_entries"
+}
 
 test_expect_success () {
 	test_n=$((test_n + 1))
@@ -112,7 +152,7 @@ test_must_be_absent () {
 
 # no_temporaries DIR: no temporary output (".NAME.tmp-XXXXXX") was left in DIR.
 no_temporaries () {
-	left=$(find "$1" -maxdepth 1 -name '.*.tmp-*' | head -n 1)
+	left=$(find "$1" -maxdepth 1 -name '.*.tmp-*' | sed -n 1p)
 	if [ -n "$left" ]; then
 		echo "temporary output left behind: $left" >&2
 		return 1
@@ -342,5 +382,5 @@ misuse () {
 	esac
 	test_expect_code 2 "$misuse_program" "$@" 2>err &&
 	head -n 1 err >actual && test_cmp expect actual &&
-	sed -n 2p err | grep -q "^$misuse_usage"
+	sed -n 2p err | contains "^$misuse_usage"
 }

@@ -57,7 +57,7 @@ test_expect_success 'keygen says the modes it created, under umask 077 too; a di
 	grep -q "^replicate: -o keys/ names a directory; give the pair${Q}s name in it, e.g. -o keys/host$" err &&
 	test_expect_code 2 "$REPLICATE" keygen -o keys 2>err &&
 	grep -q "^replicate: -o keys names a directory; give the pair${Q}s name in it, e.g. -o keys/host$" err &&
-	test -z "$(ls -A keys)"
+	dir_empty keys
 '
 
 test_expect_success 'setup: a second key, a sealed archive, receipts signed by A, by B, and unsigned' '

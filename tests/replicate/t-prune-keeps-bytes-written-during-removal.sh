@@ -51,7 +51,7 @@ test_expect_success 'a file appended by its name after the check, before DIR is 
 	echo appended >>run/a.txt &&
 	test_expect_code 1 finish_prune &&
 	printf "sealed-a\nappended\n" >expect && test_cmp expect run/a.txt &&
-	test "$(ls -A run)" = a.txt && test -z "$(ls -A | grep "^\\.run\\.")" &&
+	test "$(ls -A run)" = a.txt && no_entry . "^\\.run\\." &&
 	grep -q "^replicate: kept: a.txt: was written to or replaced after it was checked; kept (expected inode [0-9]*, 9 bytes, modified 20[0-9T:.-]*Z, changed 20[0-9T:.-]*Z, found inode [0-9]*, 18 bytes, " stderr &&
 	grep -q "^KEPT: run was not removed whole: 1 entry changed after the check, left at $(pwd)/run; receipt cleanup.json$" stdout &&
 	test "$(json_get cleanup.json "d[\"result\"], sorted(d[\"facts\"][\"removed\"])")" = "fail [${Q}log.txt${Q}, ${Q}sub${Q}, ${Q}sub/b.txt${Q}]" &&
@@ -99,7 +99,7 @@ test_expect_success 'a process that opens the file at the moment it is removed i
 test_expect_success 'unchanged, it all goes; every file was proved under a lease' '
 	fresh_run &&
 	"$REPLICATE" prune --seal out/SEAL.json --receipt cleanup.json --receipts hA.json hB.json run >stdout &&
-	test_must_be_absent run && test -z "$(ls -A | grep "^\\.run\\.")" &&
+	test_must_be_absent run && no_entry . "^\\.run\\." &&
 	head -n 1 stdout >first &&
 	echo "each file proved unchanged and held open by no other process at its removal (3 hashed again)" >expect &&
 	test_cmp expect first &&

@@ -225,7 +225,7 @@ test_expect_success 'all conditions hold: DIR goes, with every member listed; no
 	prune --trust keyA.pub --trust keyB.pub --receipts sa.json sb2.json --receipt done.json run >stdout 2>stderr &&
 	test ! -s stderr &&
 	grep -q "^removed run: 11 files, [0-9]* dirs, [0-9.]* KiB; receipt done.json$" stdout &&
-	test_must_be_absent run && test -z "$(ls -a | grep "^\\.run\\.")" &&
+	test_must_be_absent run && no_entry . "^\\.run\\." &&
 	snapshot neighbour >n-after && test_cmp n-before n-after && test -f run-sibling.txt &&
 	test "$(json_get done.json "d[\"kind\"], d[\"result\"]")" = "cleanup pass" &&
 	json_get done.json "\"\\n\".join(d[\"facts\"][\"removed\"])" >removed &&
@@ -243,14 +243,14 @@ test_expect_success 'without --receipt the cleanup receipt lands where prune ran
 	receipt=$(sed -n "s/^removed staging\/run2: .*; receipt //p" stdout) &&
 	case "$receipt" in ./cleanup-run2-*T*Z.json) ;; *) false ;; esac &&
 	test "$(json_get "$receipt" "d[\"result\"]")" = pass &&
-	test_must_be_absent staging/run2 && test -z "$(ls staging)" &&
+	test_must_be_absent staging/run2 && dir_empty staging &&
 	make_campaign staging/run3 && "$SEAL" create staging/run3 -o out3 >/dev/null &&
 	as_host hostA "$REPLICATE" verify --seal out3/SEAL.json --receipt x3.json out3/archive.tar.zst >/dev/null &&
 	as_host hostB "$REPLICATE" verify --seal out3/SEAL.json --receipt y3.json out3/archive.tar.zst >/dev/null &&
 	(cd staging/run3/runs && test_expect_code 2 "$REPLICATE" prune --seal ../../../out3/SEAL.json \
 		--receipts ../../../x3.json ../../../y3.json ../.. 2>../../../err) &&
 	echo "replicate: the current directory: the cleanup receipt would be removed with DIR; put it elsewhere (--receipt FILE, or run prune from outside DIR)" >expect &&
-	test_cmp expect err && test -d staging/run3/runs && test -z "$(ls staging/run3/runs/cleanup-* 2>/dev/null)"
+	test_cmp expect err && test -d staging/run3/runs && no_entry staging/run3/runs "^cleanup-"
 '
 
 test_done

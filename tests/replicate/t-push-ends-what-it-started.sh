@@ -85,7 +85,7 @@ test_expect_success 'a signal after one host verified: every receipt that exists
 	pid=$! && n=0 &&
 	# both hostA and the local check have written their receipts (the
 	# local one may finish last on a loaded machine)
-	until ls r | grep -q "^replica-hostA" && ls r | grep -q "^replica-$(hostname)"; do
+	until ls r | contains "^replica-hostA" && ls r | contains "^replica-$(hostname)"; do
 		sleep 0.1; n=$((n + 1)); test $n -lt 300 || return 1
 	done &&
 	kill -TERM $pid && { wait $pid; test $? = 2; } &&

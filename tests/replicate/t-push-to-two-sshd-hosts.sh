@@ -191,13 +191,13 @@ test_expect_success 'push stopped or killed while the far hosts verify: their ve
 		sleep 0.1
 	done &&
 	test -z "$(remote_left "$T/big-a")$(remote_left "$T/big-b")" &&
-	test -z "$(ls "$T/big-a" "$T/big-b" receipts | grep "replica-.*big")" &&
+	no_entry "$T/big-a" "replica-.*big" && no_entry "$T/big-b" "replica-.*big" && no_entry receipts "replica-.*big" &&
 	test -z "$(find "$T/big-a" "$T/big-b" -name "replica-*.json")"
 '
 
 test_expect_success 'teardown: the sshds stop and the namespaces go' '
 	stop_hosts && sleep 0.2 &&
-	if [ $isolated = 1 ]; then ! ip netns list | grep -q "ev$tag"; fi
+	if [ $isolated = 1 ]; then ! ip netns list | contains "ev$tag"; fi
 '
 
 test_done

@@ -17,7 +17,7 @@ test_expect_success 'an intact archive: OK, exit 0, receipt where replicate ran 
 	receipt=$(sed -n "s/^OK: out\\/archive.tar.zst: 19 members, 0 findings against out\\/SEAL.json; receipt //p" stdout) &&
 	test -n "$receipt" && test -f "$receipt" &&
 	case "$receipt" in ./replica-*-[0-9]*T[0-9]*Z.json) ;; *) false ;; esac &&
-	test -z "$(ls out/replica-* 2>/dev/null)" &&
+	no_entry out "^replica-" &&
 	test "$(json_get "$receipt" "d[\"kind\"], d[\"result\"], d[\"format\"]")" = "replica pass evidence-receipt/1" &&
 	test "$(json_get "$receipt" "\" \".join(i[\"name\"] for i in d[\"inputs\"])")" = "SEAL.json archive" &&
 	test "$(json_get "$receipt" "d[\"inputs\"][1][\"sha256\"]")" = "$(sha256_of out/archive.tar.zst)" &&

@@ -102,7 +102,7 @@ test_expect_success 'when an input changed since the original, or is gone, the c
 	mv sel.kept sel.json && mv repo repo.away &&
 	refused "seal: the rerun of ${SQ}seal integrate${SQ} could not run its checks (exit 2); it said:" \
 		--original one.json --accept "sha256=[0-9a-f]{64}" &&
-	sed -n 2p err | grep -q "^seal: .*repo" &&
+	sed -n 2p err | contains "^seal: .*repo" &&
 	mv repo.away repo
 '
 

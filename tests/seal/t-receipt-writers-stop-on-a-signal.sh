@@ -18,7 +18,7 @@ nothing_left () {
 	for d in "$@"; do
 		test_must_be_absent "$d" || return 1
 	done
-	test -z "$(ls -A | grep "\\.tmp-\\|^\\.out")" || { ls -A; return 1; }
+	no_entry . "\\.tmp-\\|^\\.out" || { ls -A; return 1; }
 }
 
 test_expect_success 'setup: a tree holding one 3 GiB member (sparse), sealed' '
@@ -70,7 +70,7 @@ test_expect_success 'replicate prune stops while it checks the tree: nothing rem
 		stopped $s c.json "$REPLICATE" prune --seal sealed/SEAL.json --receipt c.json \
 			--receipts hA.json hB.json big || return 1
 		test -f big/runs/note.txt && test "$(stat -c %s big/runs/series.bin)" = 3221225472 || return 1
-		test -z "$(ls -A | grep "^\\.big\\.")" || return 1
+		no_entry . "^\\.big\\." || return 1
 	done &&
 	"$REPLICATE" prune --seal sealed/SEAL.json --receipt c.json --receipts hA.json hB.json big >/dev/null &&
 	test_must_be_absent big && test "$(json_get c.json "d[\"result\"]")" = pass

@@ -18,7 +18,7 @@ test_expect_success 'setup: a 384 MiB first member and 40 small ones, sealed, th
 test_expect_success 'the findings come in seal order, the big member first' '
 	test_expect_code 1 "$SEAL" verify --seal out/SEAL.json --receipt all.json t >stdout 2>all.err &&
 	test $(wc -l <all.err) = 41 &&
-	sed -n 1p all.err | grep -q "^seal: a/big.bin: content differs (SHA-256)" &&
+	sed -n 1p all.err | contains "^seal: a/big.bin: content differs (SHA-256)" &&
 	sed -e "s/^seal: \\([^:]*\\):.*/\\1/" all.err >order &&
 	{ echo a/big.bin; for i in $(seq -w 1 40); do echo b/$i.txt; done; } >expect &&
 	test_cmp expect order
