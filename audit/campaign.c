@@ -86,7 +86,7 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 	struct ev_textbuf md = {0}, html = {0};
 	json_t *summary = NULL;
 	int opened = 0;
-	if (!(ca->receipt = ev_receipt_new("audit", TOOL, err)))
+	if (!(ca->receipt = ev_receipt_new("audit", TOOL, ev_cli_invocation(), err)))
 		return err->status;
 	ev_path_join(plan, sizeof plan, ca->dir, "plan.json");
 	int no_plan = 0;

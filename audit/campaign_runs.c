@@ -659,7 +659,7 @@ ev_status audit_campaign_audit_journals(struct campaign_audit *ca, struct ev_err
 	jr.receipt = receipt;
 	jr.sign_key = ca->sign_key;
 	jr.interrupted = &ev_cli_interrupted;
-	json_t *doc = ev_receipt_new("audit", TOOL, err);
+	json_t *doc = ev_receipt_new("audit", TOOL, ev_cli_invocation(), err);
 	st = doc ? ev_audit_journal_run(&jr, doc, err) : err->status;
 	json_decref(doc);
 	if (st == EV_OK || st == EV_MISMATCH)

@@ -445,7 +445,7 @@ static ev_status run_compare(const struct compare_opts *o, struct ev_error *err)
 	char *bytes = NULL;
 	size_t len = 0;
 	ev_status st;
-	json_t *receipt = ev_receipt_new("audit", TOOL, err);
+	json_t *receipt = ev_receipt_new("audit", TOOL, ev_cli_invocation(), err);
 	if (!receipt)
 		return err->status;
 	if ((st = audit_compare_load_side(&sides[0], o->inputs[0], receipt, 'A', err)) != EV_OK)

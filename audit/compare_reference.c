@@ -262,7 +262,7 @@ ev_status audit_compare_reference(const struct reference_opts *o, struct ev_erro
 	char *bytes = NULL;
 	size_t len = 0;
 	json_t *doc = NULL, *diffs = NULL, *not_checked = json_array();
-	json_t *receipt = ev_receipt_new("audit", TOOL, err);
+	json_t *receipt = ev_receipt_new("audit", TOOL, ev_cli_invocation(), err);
 	if (!receipt)
 		return err->status;
 	ev_status st = audit_compare_load_side(&s, o->summary, receipt, 'A', err);

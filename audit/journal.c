@@ -196,7 +196,7 @@ static void show_archive_finding(void *ctx, const struct ev_finding *shown, cons
 /* The one use case, its progress line, then what it found. */
 static ev_status audit_journal(struct ev_audit_journal *run, int json, struct ev_error *err)
 {
-	json_t *receipt = ev_receipt_new("audit", TOOL, err);
+	json_t *receipt = ev_receipt_new("audit", TOOL, ev_cli_invocation(), err);
 	if (!receipt)
 		return err->status;
 	struct ev_cli_findings archive_findings;

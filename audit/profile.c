@@ -108,6 +108,7 @@ int audit_profile_main(int argc, char **argv)
 	o.on_archive_finding = show_archive_finding;
 	o.ctx = &o;
 	o.interrupted = &ev_cli_interrupted;
+	o.invocation = ev_cli_invocation();
 	ev_status st = ev_audit_profile(&o, &err);
 	if (st == EV_MISMATCH && o.archive_failed)
 		fprintf(stderr, TOOL ": %s; receipt %s\n", err.text, o.receipt_path);

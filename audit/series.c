@@ -147,6 +147,7 @@ int audit_series_main(int argc, char **argv)
 	o.on_statistic = show_statistic;
 	o.ctx = &o;
 	o.interrupted = &ev_cli_interrupted;
+	o.invocation = ev_cli_invocation();
 	ev_status st = ev_audit_series(&o, &err);
 	if (st == EV_OK || st == EV_MISMATCH) {
 		ev_status pst = json ? ev_json_print(o.receipt_doc, stdout, &err) : EV_OK;

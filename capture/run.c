@@ -736,7 +736,7 @@ int capture_run_main(int argc, char **argv)
 		snprintf(c.host, sizeof c.host, "unknown");
 	if (st == EV_OK)
 		st = ev_proc_boot_id(c.boot_id, &err);
-	if (st == EV_OK && !(receipt = ev_receipt_new("capture", TOOL, &err)))
+	if (st == EV_OK && !(receipt = ev_receipt_new("capture", TOOL, ev_cli_invocation(), &err)))
 		st = err.status;
 	if (st == EV_OK)
 		st = ev_receipt_add_input(receipt, "plan", c.plan_path, c.plan.sha256, &err);

@@ -350,7 +350,7 @@ static ev_status run_prune(struct prune_run *p, char *receipt_path, size_t cap, 
 		return ev_error_set(err, EV_USAGE, "%s: the cleanup receipt would be removed with DIR; "
 				    "put it elsewhere (--receipt FILE, or run prune from outside DIR)",
 				    o->receipt ? o->receipt : "the current directory");
-	if (!(p->receipt = ev_receipt_new("cleanup", TOOL, err)))
+	if (!(p->receipt = ev_receipt_new("cleanup", TOOL, ev_cli_invocation(), err)))
 		return err->status;
 	ev_cli_findings_init(&p->refused, stderr, TOOL ": refused: ", o->json, p->receipt, 0);
 	ev_cli_findings_init(&p->kept, stderr, TOOL ": kept: ", o->json, p->receipt, 0);

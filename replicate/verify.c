@@ -97,7 +97,7 @@ static ev_status run_verify(struct report *r, char *receipt_path, size_t cap,
 				    o->archive, ev_input_kind(sb.st_mode));
 	if (o->sign_key && (st = ev_signing_key_load(o->sign_key, &key, err)) != EV_OK)
 		return st;
-	if (!(r->receipt = ev_receipt_new("replica", TOOL, err))) {
+	if (!(r->receipt = ev_receipt_new("replica", TOOL, ev_cli_invocation(), err))) {
 		ev_signing_key_free(key);
 		return err->status;
 	}

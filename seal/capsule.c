@@ -229,7 +229,7 @@ static ev_status run_create(const struct capsule_opts *o, struct ev_error *err)
 	    (st = ev_seal_outdir_begin(&out, o->outdir, &o->archive, &seal, err)) != EV_OK ||
 	    (st = write_members(g, &seal, &out, err)) != EV_OK)
 		goto out;
-	if (!(receipt = ev_receipt_new("seal", TOOL, err))) {
+	if (!(receipt = ev_receipt_new("seal", TOOL, ev_cli_invocation(), err))) {
 		st = err->status;
 		goto out;
 	}
@@ -339,7 +339,7 @@ static ev_status run_verify(const struct capsule_opts *o, struct ev_error *err)
 	snprintf(root, sizeof root, "%s", seal_path[0] ? capsule.root : basename(base));
 	if ((st = list_commit(o, g, root, 1, &commit, err)) != EV_OK)
 		goto out;
-	if (!(v.receipt = ev_receipt_new("verify", TOOL, err))) {
+	if (!(v.receipt = ev_receipt_new("verify", TOOL, ev_cli_invocation(), err))) {
 		st = err->status;
 		goto out;
 	}

@@ -64,7 +64,7 @@ int seal_create_main(int argc, char **argv)
 	struct ev_meter meter = ev_progress_meter(&progress);
 	struct ev_seal_create sc = {.dir = o.dir, .outdir = o.outdir, .name = o.name, .archive = o.archive,
 				   .refuse_writable = o.refuse_writable, .on_refusal = print_refusal,
-				   .meter = &meter, .interrupted = &ev_cli_interrupted};
+				   .meter = &meter, .interrupted = &ev_cli_interrupted, .invocation = ev_cli_invocation()};
 	ev_status st = ev_seal_create(&sc, &err);
 	ev_progress_done(&progress);
 	if (st != EV_OK)

@@ -185,7 +185,7 @@ static ev_status run_integrate(const struct integrate_opts *o, struct ev_error *
 		st = ev_error_set(err, EV_USAGE, "%s: a bare repository has no working tree", o->repo);
 	if (st != EV_OK)
 		goto out;
-	if (!(t.receipt = ev_receipt_new("integration", TOOL, err))) {
+	if (!(t.receipt = ev_receipt_new("integration", TOOL, ev_cli_invocation(), err))) {
 		st = err->status;
 		goto out;
 	}

@@ -138,7 +138,7 @@ static ev_status run_verify(const struct verify_opts *o, struct report *r, struc
 	if (o->selection && !dir)
 		return ev_error_set(err, EV_USAGE, "%s: --selection checks a directory, not an archive",
 				    o->target);
-	if (!(r->receipt = ev_receipt_new("verify", TOOL, err)))
+	if (!(r->receipt = ev_receipt_new("verify", TOOL, ev_cli_invocation(), err)))
 		return err->status;
 	ev_cli_findings_init(&r->shown, stderr, TOOL ": ", o->json, r->receipt, o->max_findings);
 	st = dir ? verify_tree(o, r, &members, coverage, sizeof coverage, err)

@@ -19,6 +19,18 @@
 
 volatile sig_atomic_t ev_cli_interrupted;
 
+static struct ev_invocation invocation;
+
+const struct ev_invocation *ev_cli_invocation(void)
+{
+	return invocation.argv ? &invocation : NULL;
+}
+
+void ev_cli_set_invocation(int argc, char *const *argv)
+{
+	invocation = (struct ev_invocation){argc, argv};
+}
+
 void ev_cli_init(void)
 {
 	for (int fd = 0; fd < 3; fd++)

@@ -7,7 +7,8 @@
  *
  * Global state: ev_cli_interrupted, set by the signal handler that
  * ev_cli_catch_signals installs, read by long loops. It is process-wide
- * because signals are.
+ * because signals are. And how the process was run (ev_cli_invocation),
+ * set once by ev_cli_main, for the receipts a command writes.
  */
 #ifndef EV_CLI_H
 #define EV_CLI_H
@@ -29,6 +30,11 @@ void ev_cli_init(void);
 
 /* The signal (SIGINT, SIGTERM or SIGHUP) that asked us to stop, else 0. */
 extern volatile sig_atomic_t ev_cli_interrupted;
+
+/* The argv ev_cli_main was given, for ev_receipt_new (NULL before it ran). */
+struct ev_invocation;
+const struct ev_invocation *ev_cli_invocation(void);
+void ev_cli_set_invocation(int argc, char *const *argv);
 
 /* Catch SIGINT, SIGTERM and SIGHUP into ev_cli_interrupted. */
 void ev_cli_catch_signals(void);

@@ -184,6 +184,7 @@ int ev_cli_parse_long(const char *text, long min, long max, long *out)
 int ev_cli_main(const struct ev_cli_tool *tool, int argc, char **argv)
 {
 	ev_cli_init();
+	ev_cli_set_invocation(argc, argv);
 	opterr = 0; /* a bad option is named once, by the tool, with its usage */
 	struct ev_cli_pool pool;
 	if (tool->shared_pool) {

@@ -317,7 +317,7 @@ static json_t *continuation_coverage(const struct cont *c, size_t accepted)
 static ev_status conclude(struct cont *c, const struct ev_continuable *s, char *path, size_t cap,
 			  size_t *accepted, size_t *remaining, struct ev_error *err)
 {
-	json_t *r = c->out = ev_receipt_new("continuation", c->tool, err);
+	json_t *r = c->out = ev_receipt_new("continuation", c->tool, ev_cli_invocation(), err);
 	if (!r)
 		return err->status;
 	ev_receipt_add_input(r, "original", c->original, c->orig_hex, err);

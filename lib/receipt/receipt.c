@@ -39,23 +39,16 @@ void ev_utc_stamp(char *buf, size_t cap)
 	strftime(buf, cap, "%Y%m%dT%H%M%SZ", &tm);
 }
 
-/* How the tool was run, for a continuation to run it again: argv from
- * /proc/self/cmdline (the bytes the kernel holds, whoever parsed them)
- * and the working directory its relative paths mean. NULL when unknown. */
-static json_t *invocation_object(void)
+/* How the tool was run, for a continuation to run it again: argv and the
+ * working directory its relative paths mean. NULL when unknown. */
+static json_t *invocation_object(const struct ev_invocation *how)
 {
-	char buf[65536], cwd[4096];
-	FILE *f = fopen("/proc/self/cmdline", "rb");
-	if (!f)
-		return NULL;
-	size_t len = fread(buf, 1, sizeof buf, f);
-	int complete = feof(f) && !ferror(f);
-	fclose(f);
-	if (!complete || len == 0 || buf[len - 1] != '\0' || !getcwd(cwd, sizeof cwd))
+	char cwd[4096];
+	if (!how || how->argc < 1 || !getcwd(cwd, sizeof cwd))
 		return NULL;
 	json_t *argv = json_array();
-	for (size_t at = 0; at < len; at += strlen(buf + at) + 1) {
-		json_t *arg = json_string(buf + at);
+	for (int i = 0; i < how->argc; i++) {
+		json_t *arg = json_string(how->argv[i]);
 		if (!arg) { /* not UTF-8: cannot be recorded, so cannot be rerun */
 			json_decref(argv);
 			return NULL;
@@ -70,7 +63,8 @@ static json_t *invocation_object(void)
 	return json_pack("{s:o, s:o}", "argv", argv, "cwd", cwd_json);
 }
 
-json_t *ev_receipt_new(const char *kind, const char *tool_name, struct ev_error *err)
+json_t *ev_receipt_new(const char *kind, const char *tool_name, const struct ev_invocation *how,
+		       struct ev_error *err)
 {
 	char host[256] = "unknown", now[32];
 	if (gethostname(host, sizeof host) != 0)
@@ -83,7 +77,7 @@ json_t *ev_receipt_new(const char *kind, const char *tool_name, struct ev_error 
 			      "facts");
 	if (!r)
 		ev_error_set(err, EV_ERROR, "receipt: out of memory");
-	json_t *invocation = r ? invocation_object() : NULL;
+	json_t *invocation = r ? invocation_object(how) : NULL;
 	if (invocation)
 		json_object_set_new(r, "invocation", invocation);
 	return r;

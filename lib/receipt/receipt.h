@@ -31,10 +31,21 @@
 
 #define EV_RECEIPT_FORMAT "evidence-receipt/1"
 
-/* A new receipt with format, kind, tool, host and start time filled in.
- * tool_path is argv[0]'s executable; /proc/self/exe is hashed when it can
- * be read, else the tool's sha256 is "unknown". @return NULL on failure. */
-json_t *ev_receipt_new(const char *kind, const char *tool_name, struct ev_error *err);
+/* How a tool was run: its argv as main received it. A receipt records it
+ * with the working directory its relative paths mean, so that a
+ * continuation can run the command again. */
+struct ev_invocation {
+	int argc;
+	char *const *argv;
+};
+
+/* A new receipt with format, kind, tool, host and start time filled in,
+ * and how (may be NULL: not recorded; nor is an argument that is not
+ * UTF-8, which could not be run again). /proc/self/exe is hashed when it
+ * can be read, else the tool's sha256 is "unknown". @return NULL on
+ * failure. */
+json_t *ev_receipt_new(const char *kind, const char *tool_name, const struct ev_invocation *how,
+		       struct ev_error *err);
 
 /* Add an input or output; path may be NULL, sha256_hex may be NULL. */
 ev_status ev_receipt_add_input(json_t *r, const char *name, const char *path,

@@ -25,7 +25,7 @@ ev_status ev_audit_profile(struct ev_audit_profile *o, struct ev_error *err)
 	ev_status st = ev_receipt_refuse_existing(o->receipt, err);
 	if (st != EV_OK)
 		return st;
-	struct ev_profile_ctx a = {ev_receipt_new("audit", "audit", err), o->shown, "", o->on_finding, o->ctx, o->interrupted, 0};
+	struct ev_profile_ctx a = {ev_receipt_new("audit", "audit", o->invocation, err), o->shown, "", o->on_finding, o->ctx, o->interrupted, 0};
 	if (!a.receipt)
 		return err->status;
 	snprintf(o->shown, sizeof o->shown, "%s", o->run_dir);

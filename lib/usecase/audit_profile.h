@@ -40,6 +40,7 @@ struct ev_audit_profile {
 	ev_finding_fn on_archive_finding;   /* required with seal */
 	void *ctx;
 	volatile sig_atomic_t *interrupted; /* required */
+	const struct ev_invocation *invocation; /* how the command was run, for the receipt; may be NULL */
 
 	/* outputs */
 	char shown[PATH_MAX * 2];           /* the run as findings name it: RUN_DIR, or ARCHIVE:RUN */

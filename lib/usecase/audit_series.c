@@ -76,7 +76,7 @@ ev_status ev_audit_series(struct ev_audit_series *o, struct ev_error *err)
 	ev_hash_job_start(&hash);
 	if ((st = ev_series_load(o->series, sp, on_finding, &found, err)) != EV_OK)
 		goto out;
-	if (!(r = ev_receipt_new("audit", "audit", err))) {
+	if (!(r = ev_receipt_new("audit", "audit", o->invocation, err))) {
 		st = err->status;
 		goto out;
 	}

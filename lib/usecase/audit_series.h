@@ -51,6 +51,7 @@ struct ev_audit_series {
 	void (*on_statistic)(void *ctx, const json_t *row); /* may be NULL; row: one of compared */
 	void *ctx;
 	volatile sig_atomic_t *interrupted; /* required */
+	const struct ev_invocation *invocation; /* how the command was run, for the receipt; may be NULL */
 
 	/* outputs */
 	struct ev_series s;                 /* the series read (kind, n, clock, ticks_per_second, half_rtt) */

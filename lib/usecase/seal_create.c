@@ -274,7 +274,7 @@ static ev_status seal_members(struct ev_seal_create *r, struct ev_error *err)
 static ev_status make_receipt(struct ev_seal_create *r, struct ev_error *err)
 {
 	ev_status st;
-	if (!(r->receipt = ev_receipt_new("seal", "seal", err)))
+	if (!(r->receipt = ev_receipt_new("seal", "seal", r->invocation, err)))
 		return err->status;
 	if ((st = ev_receipt_add_input(r->receipt, "tree", r->root_real, NULL, err)) ||
 	    (st = ev_receipt_add_check(r->receipt, "members-refused", 1, "none", err)) ||

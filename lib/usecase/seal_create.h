@@ -39,6 +39,7 @@ struct ev_seal_create {
 	ev_finding_fn on_refusal; /* required: each member refused */
 	void *ctx;
 	const struct ev_meter *meter;       /* may be NULL; its goal is the tree's */
+	const struct ev_invocation *invocation; /* how the command was run, for the receipt; may be NULL */
 	volatile sig_atomic_t *interrupted; /* may be NULL */
 
 	/* outputs */

@@ -16,7 +16,7 @@ static json_t *failed_integration(void)
 {
 	struct ev_error err;
 	ev_error_clear(&err);
-	json_t *r = ev_receipt_new("integration", "seal", &err);
+	json_t *r = ev_receipt_new("integration", "seal", NULL, &err);
 	struct ev_finding f;
 	ev_finding_make(&f, "results/run.log", "sha256", "content differs (SHA-256)", "aa", "bb");
 	ev_receipt_add_finding(r, &f, &err);
@@ -33,7 +33,7 @@ static json_t *failed_audit(void)
 {
 	struct ev_error err;
 	ev_error_clear(&err);
-	json_t *r = ev_receipt_new("audit", "audit", &err);
+	json_t *r = ev_receipt_new("audit", "audit", NULL, &err);
 	json_t *first = json_pack("[{s:s, s:i, s:s, s:s, s:i, s:i, s:i, s:s, s:s}]", "rule", "enum-value", "pair", 1,
 				  "side", "sender", "file", "1.bin", "offset", 1002, "record", 5, "tag", 54,
 				  "expected", "one of the dictionary's values", "found", "54=Z");
@@ -140,7 +140,7 @@ static void test_same_inputs_compares_digests_and_trees(void)
 {
 	struct ev_error err;
 	ev_error_clear(&err);
-	json_t *a = ev_receipt_new("integration", "seal", &err), *b = ev_receipt_new("integration", "seal", &err);
+	json_t *a = ev_receipt_new("integration", "seal", NULL, &err), *b = ev_receipt_new("integration", "seal", NULL, &err);
 	ev_receipt_add_input(a, "selection", "sel.json", "aa", &err);
 	ev_receipt_add_input(b, "selection", "other/sel.json", "aa", &err);
 	char why[256];

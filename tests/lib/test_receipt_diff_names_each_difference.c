@@ -30,7 +30,7 @@ static json_t *receipt(const char *host, const char *archive_sha, int tampered)
 {
 	struct ev_error err;
 	ev_error_clear(&err);
-	json_t *r = ev_receipt_new("replica", "replicate", &err);
+	json_t *r = ev_receipt_new("replica", "replicate", NULL, &err);
 	json_object_set_new(r, "host", json_string(host));
 	ev_receipt_add_input(r, "SEAL.json", host, "5e", &err);
 	ev_receipt_add_input(r, "archive", host, archive_sha, &err);

@@ -12,7 +12,7 @@ int main(void)
 {
 	struct ev_error err;
 	ev_error_clear(&err);
-	json_t *r = ev_receipt_new("audit", "audit", &err);
+	json_t *r = ev_receipt_new("audit", "audit", NULL, &err);
 	CHECK(r != NULL);
 	const char *a = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
 	const char *b = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";

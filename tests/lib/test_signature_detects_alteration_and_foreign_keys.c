@@ -33,7 +33,7 @@ static json_t *sample_receipt(void)
 {
 	struct ev_error err;
 	ev_error_clear(&err);
-	json_t *r = ev_receipt_new("replica", "replicate", &err);
+	json_t *r = ev_receipt_new("replica", "replicate", NULL, &err);
 	ev_receipt_add_input(r, "archive", NULL, "ab", &err);
 	ev_receipt_add_check(r, "members", 1, "3 members expected, 0 findings", &err);
 	ev_receipt_finish(r, &err);
