@@ -11,7 +11,9 @@
  * to a private temporary file, refuses when the rerun's inputs are not the
  * original's, and writes a receipt of kind "continuation" holding the
  * original's SHA-256, the rules, what they accepted, what remains and the
- * fresh receipt whole. Like cli.h, it writes text (to stdout and stderr).
+ * fresh receipt whole (lib/usecase/continuation_run does all of that).
+ * This is its face: the options, the one call, and, like cli.h, the text
+ * it writes (to stdout and stderr).
  */
 #ifndef EV_CONTINUE_CLI_H
 #define EV_CONTINUE_CLI_H
@@ -19,15 +21,7 @@
 #include <stddef.h>
 
 #include "lib/cli/command.h"
-
-/* A subcommand whose failed receipts can be continued. */
-struct ev_continuable {
-	const char *subcommand;            /* "journal" */
-	const char *receipt_option;        /* the option its receipt file goes to: "--receipt" */
-	const char *const *drop;           /* more options (with a value) to leave out, NULL-ended */
-	const char *const *append;         /* arguments added to the rerun, NULL-ended; the last
-					      option given wins, so these override the original's */
-};
+#include "lib/usecase/continuation_run.h"
 
 /* The command's table entry, the same in every tool: "TOOL "
  * EV_CONTINUE_SYNOPSIS, its description, options and notes. */
