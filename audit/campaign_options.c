@@ -42,13 +42,22 @@ struct options_ctx {
 	unsigned findings;
 };
 
+/* A finding of a run's stack options, named by the run ("audit: NAME: "). */
 static void on_finding(void *ctx, const struct ev_finding *f)
 {
 	struct options_ctx *o = ctx;
-	char text[1200];
-	ev_finding_format(f, text, sizeof text);
-	fprintf(stderr, TOOL ": %s: %s\n", o->run, text);
+	char prefix[PATH_MAX];
+	snprintf(prefix, sizeof prefix, TOOL ": %s: ", o->run);
+	ev_cli_finding(stderr, prefix, f);
 	o->findings++;
+}
+
+/* An option whose effective value is not the one requested, named by
+ * its run: what the cell's table flags, shown as it is found. */
+static void show_flagged(void *ctx, const struct ev_finding *f)
+{
+	(void)ctx;
+	ev_cli_finding(stderr, TOOL ": ", f);
 }
 
 #define PROFILE_DIR_DEFAULT "/usr/libexec/onload/profiles"
@@ -315,8 +324,9 @@ static void held_to_requested(struct campaign_audit *ca, const char *cell, const
 			differ++;
 			json_array_append_new(flagged, json_pack("{s:s, s:s, s:s, s:s}", "run", run, "option", name,
 								 "effective", val, "requested", json_string_value(want)));
-			fprintf(stderr, TOOL ": %s: %s %s: requested %s, effective %s\n", run, side, name,
-				json_string_value(want), val);
+			char said[512];
+			snprintf(said, sizeof said, "%s %s: requested %s, effective %s", side, name, json_string_value(want), val);
+			ev_finding_emit(show_flagged, NULL, run, "stack-option", said, NULL, NULL);
 			if (!first[0])
 				snprintf(first, sizeof first, "%s %s: requested %s, effective %s", run, name,
 					 json_string_value(want), val);
@@ -380,8 +390,10 @@ static void flag_side(struct campaign_audit *ca, const char *cell, const char *s
 			if (best && strcmp(shown, best) != 0) {
 				json_array_append_new(flagged, json_pack("{s:s, s:s, s:s, s:s}", "run", run, "option", name,
 									 "effective", shown, "cell_others", best));
-				fprintf(stderr, TOOL ": %s: %s %s: effective %s, where the cell's other runs have %s\n", run,
-					side, name, shown, best);
+				char said[512];
+				snprintf(said, sizeof said, "%s %s: effective %s, where the cell's other runs have %s", side,
+					 name, shown, best);
+				ev_finding_emit(show_flagged, NULL, run, "stack-option-odd", said, NULL, NULL);
 			}
 		}
 	}
