@@ -1,3 +1,6 @@
+/* archive_reader: an archive judged member by member against its seal in
+ * one streaming pass (archive_reader.h); its plain tar comes from
+ * tar_source, which decodes it into the ring the hasher reads. */
 #include "config.h"
 #include "lib/archive/archive_reader.h"
 
@@ -14,6 +17,7 @@
 
 #include "lib/archive/decoder.h"
 #include "lib/core/input.h"
+#include "lib/archive/tar_source.h"
 #include "lib/archive/tarwalk.h"
 #include "lib/core/hashpipe.h"
 #include "lib/archive/namefold.h"
@@ -24,58 +28,7 @@
  * touched only as far as it is filled. */
 #define HASH_SLOTS 64
 #define HASH_SLOT_BYTES ((size_t)1 << 20)
-/* Decoded blocks kept alive while the hasher reads them where they are:
- * more than the hasher's slots, so the decoder seldom waits for it. */
-#define RING_BLOCKS 64
 #define EXTRA_NAMES_FOLDED 65536
-
-/* libarchive reads the plain tar through this; the decoder knows where
- * the compressed stream ends or breaks. */
-struct tar_source {
-	struct ev_decoder *decoder;
-	struct ev_error io; /* an I/O error while reading, for the caller */
-	struct ev_tarwalk walk; /* the headers as written, beside libarchive */
-	volatile sig_atomic_t *interrupted; /* NULL: never */
-	int stopped;
-	/* Each read decodes into the next block of the ring, once the hasher
-	 * is past what was handed to it from there (ticket). */
-	struct ev_hashpipe *pipe;
-	unsigned char *ring[RING_BLOCKS];
-	uint64_t ticket[RING_BLOCKS];
-	size_t at;                   /* the block the last read filled */
-	const unsigned char *block;  /* its bytes */
-	size_t block_len;
-};
-
-static la_ssize_t tar_read(struct archive *a, void *ctx, const void **out)
-{
-	struct tar_source *s = ctx;
-	if (s->interrupted && *s->interrupted) {
-		s->stopped = 1;
-		archive_set_error(a, EINTR, "interrupted by a signal");
-		return -1;
-	}
-	if (s->pipe) { /* a checker's source; ev_archive_embedded_seal's has no ring */
-		size_t next = (s->at + 1) % RING_BLOCKS;
-		ev_hashpipe_wait(s->pipe, s->ticket[next]);
-		ev_decoder_set_output(s->decoder, s->ring[next]);
-		s->at = next;
-	}
-	ssize_t n = ev_decoder_read(s->decoder, out, &s->io);
-	s->block = n > 0 ? *out : NULL;
-	s->block_len = n > 0 ? (size_t)n : 0;
-	if (n == -1) {
-		archive_set_error(a, EILSEQ, "%s", ev_decoder_problem(s->decoder));
-		return -1;
-	}
-	if (n < 0) {
-		archive_set_error(a, EIO, "%s", s->io.text);
-		return -1;
-	}
-	if (n > 0)
-		ev_tarwalk_feed(&s->walk, *out, (size_t)n);
-	return n;
-}
 
 struct checker {
 	const struct ev_seal *seal;
@@ -97,7 +50,7 @@ struct checker {
 	uint64_t extras_folded;     /* extra names compared for collisions */
 	struct ev_archive_check *result;
 	const int *stopped;    /* the source stopped for a signal: its errors are not findings */
-	struct tar_source *source;
+	struct ev_tar_source *source;
 };
 
 static void found(struct checker *c, const char *subject, const char *check, const char *message,
@@ -158,13 +111,6 @@ static int next_block(struct archive *a, struct checker *c, const char *subject,
 	return -1;
 }
 
-/* Are these len bytes inside the block the source decoded last? */
-static int in_current_block(const struct tar_source *s, const void *buf, size_t len)
-{
-	const unsigned char *p = buf;
-	return s->block && p >= s->block && len <= s->block_len && p - s->block <= (ptrdiff_t)(s->block_len - len);
-}
-
 /* Send a member's data to the hashing thread, counting its size; the
  * digest lands in c->digests[idx]. A tap that asked for the member gets
  * each block too, before it is copied for the hasher. @return 0, or -1
@@ -192,14 +138,14 @@ static int hash_data(struct archive *a, struct checker *c, const char *subject, 
 		}
 		if (tapped)
 			tap->data(tapped, buf, len);
-		if (in_current_block(c->source, buf, len)) {
+		if (ev_tar_source_holds(c->source, buf, len)) {
 			/* It stays in its ring block until the hasher is past it:
 			 * hand it over where it is. */
 			if (slot) {
 				ev_hashpipe_publish(c->pipe, fill, 0, NULL);
 				slot = NULL;
 			}
-			c->source->ticket[c->source->at] = ev_hashpipe_publish_ref(c->pipe, buf, len, 0, NULL);
+			ev_tar_source_lend(c->source, ev_hashpipe_publish_ref(c->pipe, buf, len, 0, NULL));
 		} else {
 			/* libarchive's own copy (a block's end joined to the next)
 			 * is only valid until the next call: copy it, into whole
@@ -437,7 +383,7 @@ ev_status ev_archive_check_tapped(const char *path, const struct ev_seal *seal,
 	ev_status st = EV_OK;
 	struct checker c = {.seal = seal, .on_finding = on_finding, .ctx = ctx, .progress = progress,
 			    .tap = tap, .result = result};
-	struct tar_source src = {0};
+	struct ev_tar_source src = {0};
 	src.walk.on_entry = header_names;
 	src.interrupted = interrupted;
 	c.stopped = &src.stopped;
@@ -457,13 +403,9 @@ ev_status ev_archive_check_tapped(const char *path, const struct ev_seal *seal,
 	}
 	if ((st = ev_hashpipe_new(&c.pipe, HASH_SLOTS, HASH_SLOT_BYTES, err)) != EV_OK)
 		goto out;
-	src.pipe = c.pipe;
 	c.source = &src;
-	for (size_t i = 0; i < RING_BLOCKS; i++)
-		if (!(src.ring[i] = malloc(EV_DECODER_OUT_BYTES))) {
-			st = ev_error_set(err, EV_ERROR, "%s: out of memory", path);
-			goto out;
-		}
+	if ((st = ev_tar_source_ring(&src, c.pipe, path, err)) != EV_OK)
+		goto out;
 	if ((fd = ev_input_open(path, "archive", err)) < 0) {
 		st = err->status;
 		goto out;
@@ -485,7 +427,7 @@ ev_status ev_archive_check_tapped(const char *path, const struct ev_seal *seal,
 		st = ev_error_set(err, EV_ERROR, "%s: libarchive lacks tar support", path);
 		goto out;
 	}
-	if (archive_read_open(a, &src, NULL, tar_read, NULL) != ARCHIVE_OK) {
+	if (archive_read_open(a, &src, NULL, ev_tar_source_read, NULL) != ARCHIVE_OK) {
 		if (src.stopped) {
 			st = ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal; nothing is claimed", path);
 			goto out;
@@ -600,13 +542,10 @@ summarize:;
 out:
 	if (a)
 		archive_read_free(a);
-	ev_decoder_free(src.decoder);
-	ev_tarwalk_free(&src.walk);
 	if (fd >= 0)
 		close(fd);
 	ev_hashpipe_free(c.pipe); /* the hasher may still read the ring */
-	for (size_t i = 0; i < RING_BLOCKS; i++)
-		free(src.ring[i]);
+	ev_tar_source_free(&src);
 	free(c.seen);
 	free(c.order);
 	free(c.hashed);
@@ -618,7 +557,7 @@ out:
 ev_status ev_archive_embedded_seal(const char *path, size_t max, char **bytes, size_t *len,
 				   struct ev_error *err)
 {
-	struct tar_source src = {0};
+	struct ev_tar_source src = {0};
 	struct archive *a = NULL;
 	struct archive_entry *e;
 	char *buf = NULL;
@@ -638,7 +577,7 @@ ev_status ev_archive_embedded_seal(const char *path, size_t max, char **bytes, s
 		st = ev_error_set(err, EV_ERROR, "%s: libarchive lacks tar support", path);
 		goto out;
 	}
-	if (archive_read_open(a, &src, NULL, tar_read, NULL) != ARCHIVE_OK ||
+	if (archive_read_open(a, &src, NULL, ev_tar_source_read, NULL) != ARCHIVE_OK ||
 	    archive_read_next_header(a, &e) != ARCHIVE_OK) {
 		st = src.io.status != EV_OK
 			     ? ev_error_set(err, EV_ERROR, "%s: %s", path, src.io.text)
@@ -679,8 +618,7 @@ out:
 	free(buf);
 	if (a)
 		archive_read_free(a);
-	ev_decoder_free(src.decoder);
-	ev_tarwalk_free(&src.walk);
+	ev_tar_source_free(&src);
 	close(fd);
 	return st;
 }
