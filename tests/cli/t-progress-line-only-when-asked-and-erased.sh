@@ -1,15 +1,49 @@
 #!/bin/sh
-# audit journal draws a progress line only when asked, while it reads, and
-# erases it before the first finding is printed; audit campaign and audit
+# The progress line of every tool that reads long: drawn on stderr only on a
+# terminal or when asked (EVIDENCE_PROGRESS=always), never into a pipe, and
+# erased when done. Each tool's cases run in a directory of their own.
+. "$EV_SRCDIR/tests/lib/lib.sh"
+git_setup
+mkdir seal replicate audit || exit 99
+
+# seal: seal create draws a progress line only when asked (a terminal, or
+# EVIDENCE_PROGRESS=always), and erases it at the end.
+test_expect_success 'seal: a progress line appears only when asked for (terminal), and is erased' '
+	cd seal &&
+	mkdir -p p && truncate -s 1G p/sparse &&
+	EVIDENCE_PROGRESS=always "$SEAL" create p -o pout >/dev/null 2>err &&
+	grep -q "seal: sealing: .* of 1.0 GiB, [01]/1 members, .*/s" err &&
+	test "$(tail -c 4 err | od -An -c | tr -d " ")" = "\\r033[K" &&
+	EVIDENCE_PROGRESS=never "$SEAL" create p -o pout2 >/dev/null 2>err &&
+	test ! -s err
+'
+
+# replicate: verify and push draw a progress line only when asked, and erase
+# it.
+test_expect_success 'replicate: verify and push show a progress line only when asked, and erase it' '
+	cd replicate &&
+	mkdir -p big && truncate -s 1G big/sparse && "$SEAL" create big -o bout >/dev/null &&
+	EVIDENCE_PROGRESS=always "$REPLICATE" verify --seal bout/SEAL.json --receipt p1.json bout/archive.tar.zst >/dev/null 2>err &&
+	grep -q "replicate: verifying: .* of .*" err &&
+	test "$(tail -c 4 err | od -An -c | tr -d " ")" = "\\r033[K" &&
+	mkdir -p noise && head -c 256M /dev/urandom >noise/random.bin && "$SEAL" create noise -o nout >/dev/null &&
+	EVIDENCE_PROGRESS=always "$REPLICATE" push nout/archive.tar.zst --seal nout/SEAL.json --to copy >/dev/null 2>err &&
+	grep -q "replicate: pushing: .* of 256.* MiB" err &&
+	EVIDENCE_PROGRESS=never "$REPLICATE" verify --seal bout/SEAL.json --receipt p2.json bout/archive.tar.zst >/dev/null 2>err &&
+	test ! -s err
+'
+
+# audit: audit journal draws a progress line only when asked, while it reads,
+# and erases it before the first finding is printed; audit campaign and audit
 # compare draw theirs through the same line (runs, pairs, and the one at
 # work), only when asked, erased at the end.
-. "$EV_SRCDIR/tests/lib/lib.sh"
-
-test_expect_success 'setup: a small pair' '
+test_expect_success 'audit: setup: a small pair' '
+	cd audit &&
 	"$GEN_JOURNAL" --file-size 4096 p 3 20
 '
 
-test_expect_success 'a progress line only when asked for, and erased at the end' '
+test_expect_success 'audit: a progress line only when asked for, and erased at the end' '
+	cd audit &&
 	python3 -c "
 import struct
 d = open(\"p/sender/1.bin\", \"rb\").read()
@@ -43,7 +77,8 @@ sys.exit(not (line.endswith(b\"\\r\\033[K\") and b\"auditing\" not in rest))
 		--receipt quiet.json >/dev/null 2>err && test ! -s err
 '
 
-test_expect_success 'audit campaign and audit compare: the runs and pairs counted, the one at work named, erased; nothing unless asked' '
+test_expect_success 'audit: audit campaign and audit compare: the runs and pairs counted, the one at work named, erased; nothing unless asked' '
+	cd audit &&
 	[ "$(nproc)" -ge 2 ] || return 0
 	sed -e "s|@BINDIR@|$EV_BUILDDIR/capture/pair|g" -e "s|@USER@|$(id -un)|g" \
 		-e "s|@PEER_CPU@|0|g" -e "s|@SENDER_CPU@|1|g" -e "s|@SHARES@|true|g" \
