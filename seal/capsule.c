@@ -1,402 +1,88 @@
 /* seal capsule: the source a campaign was built from, sealed from a git
- * commit (never the working tree), and checked against a commit later. */
+ * commit (never the working tree), and checked against a commit later
+ * (lib/usecase/seal_capsule); the tool draws the progress line and says
+ * what was made or found. */
 #include "config.h"
 
-#include <errno.h>
 #include <getopt.h>
-#include <libgen.h>
-#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "lib/receipt/signature.h"
-#include "lib/archive/archive_reader.h"
-#include "lib/git/gitrepo.h"
-#include "lib/core/json.h"
-#include "lib/archive/namefold.h"
-#include "lib/core/path.h"
 #include "lib/cli/progress.h"
 #include "lib/receipt/receipt.h"
-#include "lib/archive/seal.h"
-#include "lib/archive/tree_check.h"
+#include "lib/usecase/seal_capsule.h"
 #include "seal/outputs.h"
 #include "seal/seal.h"
 
-struct capsule_opts {
-	const char *repo, *commit, *outdir, *name, *target, *receipt;
-	int verify, record_links, record_submodules, json;
-	struct ev_seal_archive_opts archive;
-};
-
-/* The commit's tree as a seal: members, sizes, and (with digest) the
- * SHA-256 of every blob. */
-struct listing {
-	const struct capsule_opts *o;
-	struct ev_git *git;
-	struct ev_seal *seal;
-	size_t cap;
-	json_t *links, *submodules;
-	unsigned refused;
-	int digest;
-	struct ev_namefold *fold;
-	struct ev_progress progress; /* while hashing (verify) */
-};
-
-static void refuse(struct listing *l, const char *path, const char *why)
+/* A member the commit cannot be sealed with: "seal: PATH: why". */
+static void show_refusal(void *ctx, const struct ev_finding *f)
 {
-	fprintf(stderr, TOOL ": %s: %s\n", path, why);
-	l->refused++;
-}
-
-static ev_status add_member(struct listing *l, const struct ev_git_entry *e, struct ev_error *err)
-{
-	if (l->seal->count == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 256;
-		struct ev_member *m = realloc(l->seal->members, cap * sizeof *m);
-		if (!m)
-			return ev_error_set(err, EV_ERROR, "out of memory");
-		l->seal->members = m;
-		l->cap = cap;
-	}
-	struct ev_member *m = &l->seal->members[l->seal->count];
-	memset(m, 0, sizeof *m);
-	if (!(m->path = strdup(e->path)))
-		return ev_error_set(err, EV_ERROR, "out of memory");
-	l->seal->count++;
-	m->type = e->kind == EV_GIT_DIR ? EV_MEMBER_DIR : EV_MEMBER_FILE;
-	m->mode = e->kind == EV_GIT_FILE ? 0644 : 0755;
-	if (m->type == EV_MEMBER_DIR)
-		return ev_namefold_add(l->fold, e->path, err);
-	ev_status st = ev_git_blob_size(l->git, e->id, &m->size, err);
-	if (st == EV_OK && l->digest) {
-		const void *data;
-		size_t len;
-		if ((st = ev_git_blob(l->git, e->id, &data, &len, err)) == EV_OK)
-			st = ev_sha256_buffer(data, len, m->sha256, err);
-		ev_progress_add(&l->progress, len, 1);
-	}
-	if (st == EV_OK)
-		st = ev_namefold_add(l->fold, e->path, err);
-	return st;
-}
-
-static ev_status on_entry(void *ctx, const struct ev_git_entry *e, struct ev_error *err)
-{
-	struct listing *l = ctx;
-	const char *problem = ev_path_problem(e->path, strlen(e->path));
-	if (problem) {
-		char shown[1024], why[1200];
-		ev_path_quote(e->path, strlen(e->path), shown, sizeof shown);
-		snprintf(why, sizeof why, "a name that %s cannot be a member", problem);
-		refuse(l, shown, why);
-		return EV_OK;
-	}
-	if (e->kind == EV_GIT_LINK) {
-		const void *data;
-		size_t len;
-		ev_status st = ev_git_blob(l->git, e->id, &data, &len, err);
-		if (st != EV_OK)
-			return st;
-		if (!l->o->record_links) {
-			char why[600];
-			snprintf(why, sizeof why, "a symbolic link (to %.*s): --symlinks record lists it in the "
-				 "seal's source instead", (int)(len < 400 ? len : 400), (const char *)data);
-			refuse(l, e->path, why);
-		} else {
-			json_array_append_new(l->links, json_pack("{s:s, s:s%}", "path", e->path, "target",
-								 (const char *)data, len));
-		}
-		return EV_OK;
-	}
-	if (e->kind == EV_GIT_SUBMODULE) {
-		if (!l->o->record_submodules)
-			refuse(l, e->path, "a submodule: --submodules record lists it with its commit in the "
-					   "seal's source instead");
-		else
-			json_array_append_new(l->submodules, json_pack("{s:s, s:s}", "path", e->path, "commit", e->id));
-		return EV_OK;
-	}
-	return add_member(l, e, err);
-}
-
-static void count_refusal(void *ctx, const struct ev_finding *f)
-{
-	struct listing *l = ctx;
+	(void)ctx;
 	ev_cli_finding(stderr, TOOL ": ", f);
-	l->refused++;
 }
 
-/* The seal the commit gives, with digests when asked (verify). */
-static ev_status list_commit(const struct capsule_opts *o, struct ev_git *g, const char *root,
-			     int digest, struct ev_seal *seal, struct ev_error *err)
+static void show_finding(void *ctx, const struct ev_finding *f)
 {
-	ev_seal_init(seal);
-	struct listing l = {.o = o, .git = g, .seal = seal, .links = json_array(),
-			    .submodules = json_array(), .digest = digest, .fold = ev_namefold_new()};
-	ev_status st = l.fold ? EV_OK : ev_error_set(err, EV_ERROR, "out of memory");
-	if (st == EV_OK && !(seal->root = strdup(root)))
-		st = ev_error_set(err, EV_ERROR, "out of memory");
-	ev_progress_init(&l.progress, stderr, TOOL ": hashing the commit", 0, 0); /* drawn only when digesting */
-	if (st == EV_OK)
-		st = ev_git_walk(g, on_entry, &l, err);
-	ev_progress_done(&l.progress);
-	if (st == EV_OK)
-		ev_namefold_report(l.fold, count_refusal, &l);
-	if (st == EV_OK && l.refused)
-		st = ev_error_set(err, EV_REFUSED, "commit %s: %u member%s refused; nothing was written",
-				  ev_git_commit_id(g), l.refused, l.refused == 1 ? "" : "s");
-	if (st == EV_OK) {
-		json_t *git = json_pack("{s:s, s:s}", "commit", ev_git_commit_id(g), "tree", ev_git_tree_id(g));
-		if (json_array_size(l.links))
-			json_object_set(git, "symlinks", l.links);
-		if (json_array_size(l.submodules))
-			json_object_set(git, "submodules", l.submodules);
-		seal->source = json_pack("{s:o}", "git", git);
-		ev_seal_finish(seal);
-	}
-	json_decref(l.links);
-	json_decref(l.submodules);
-	ev_namefold_free(l.fold);
-	return st;
+	ev_cli_findings_add(ctx, f, f);
 }
 
-static ev_status write_members(struct ev_git *g, const struct ev_seal *seal, struct ev_seal_outdir *out,
-			       struct ev_error *err)
+static ev_status capsule_create(struct ev_seal_capsule *o, int json, struct ev_error *err)
 {
-	ev_status st = EV_OK;
 	struct ev_progress progress;
-	ev_progress_init(&progress, stderr, TOOL ": sealing the commit", seal->bytes, seal->count);
-	for (size_t i = 0; i < seal->count && st == EV_OK; i++) {
-		struct ev_member *m = &seal->members[i];
-		struct ev_git_entry e;
-		ev_progress_add(&progress, m->type == EV_MEMBER_FILE ? m->size : 0, 1);
-		if ((st = ev_archive_writer_begin(out->writer, m, err)) != EV_OK || m->type != EV_MEMBER_FILE)
-			continue;
-		const void *data;
-		size_t len = 0;
-		if ((st = ev_git_lookup(g, m->path, &e, err)) == EV_MISMATCH)
-			st = ev_error_set(err, EV_ERROR, "%s: gone from the commit", m->path);
-		if (st == EV_OK)
-			st = ev_git_blob(g, e.id, &data, &len, err);
-		if (st == EV_OK && (uint64_t)len != m->size)
-			st = ev_error_set(err, EV_ERROR, "%s: blob size changed while read", m->path);
-		if (st == EV_OK && (st = ev_sha256_buffer(data, len, m->sha256, err)) == EV_OK)
-			st = ev_archive_writer_data(out->writer, data, len, err);
-		if (ev_cli_interrupted)
-			st = ev_error_set(err, EV_INTERRUPTED, "interrupted by a signal; nothing was written");
-	}
+	ev_progress_init(&progress, stderr, TOOL ": sealing the commit", 0, 0);
+	struct ev_meter meter = ev_progress_meter(&progress);
+	o->meter = &meter;
+	ev_status st = ev_seal_capsule_create(o, err);
 	ev_progress_done(&progress);
-	return st;
-}
-
-static void default_root(const struct capsule_opts *o, struct ev_git *g, char *out, size_t cap)
-{
-	char top[PATH_MAX];
-	const char *wd = ev_git_workdir(g);
-	snprintf(top, sizeof top, "%s", wd ? wd : o->repo);
-	size_t n = strlen(top);
-	while (n > 1 && top[n - 1] == '/')
-		top[--n] = 0;
-	snprintf(out, cap, "%s-%.12s", basename(top), ev_git_commit_id(g));
-}
-
-static ev_status run_create(const struct capsule_opts *o, struct ev_error *err)
-{
-	struct ev_git *g = NULL;
-	struct ev_seal seal;
-	struct ev_seal_outdir out;
-	json_t *receipt = NULL;
-	char root[256];
-	ev_seal_init(&seal);
-	memset(&out, 0, sizeof out);
-	ev_status st = ev_git_open(&g, o->repo, o->commit, err);
+	o->meter = NULL;
 	if (st != EV_OK)
 		return st;
-	if (o->name)
-		snprintf(root, sizeof root, "%s", o->name);
-	else
-		default_root(o, g, root, sizeof root);
-	const char *problem = ev_path_component_problem(root, strlen(root));
-	if (problem) {
-		st = ev_error_set(err, EV_USAGE, "root name \"%s\" %s; choose one with --name", root, problem);
-		goto out;
-	}
-	if ((st = list_commit(o, g, root, 0, &seal, err)) != EV_OK ||
-	    (st = ev_seal_outdir_begin(&out, o->outdir, &o->archive, &seal, err)) != EV_OK ||
-	    (st = write_members(g, &seal, &out, err)) != EV_OK)
-		goto out;
-	if (!(receipt = ev_receipt_new("seal", TOOL, ev_cli_invocation(), err))) {
-		st = err->status;
-		goto out;
-	}
-	const char *wd = ev_git_workdir(g);
-	if ((st = ev_receipt_add_input(receipt, "repository", wd ? wd : o->repo, NULL, err)) ||
-	    (st = ev_receipt_set_fact(receipt, "source", json_incref(seal.source), err)) ||
-	    (st = ev_receipt_set_fact(receipt, "coverage",
-				      json_pack("{s:[s, s], s:[s, s]}", "recomputed",
-						"every blob of the commit's tree read through libgit2, hashed (SHA-256) "
-						"and archived in the same pass",
-						"every mode as git stores it, every name checked as a member path",
-						"not_checked", "the working tree and the index (never read)",
-						"links and submodules recorded in the seal's source, not archived"),
-				      err)) ||
-	    (st = ev_receipt_add_check(receipt, "members-refused", 1, "none", err)) ||
-	    (st = ev_seal_outdir_finish(&out, &seal, receipt, &ev_cli_interrupted, err)))
-		goto out;
-	if (o->json) {
-		ev_json_print(receipt, stdout, err);
-	} else {
-		seal_out_print(&out, &seal);
-		printf("  commit %s, tree %s\n", ev_git_commit_id(g), ev_git_tree_id(g));
-	}
-out:
-	ev_seal_outdir_free(&out);
-	ev_seal_free(&seal);
-	json_decref(receipt);
-	ev_git_free(g);
-	return st;
+	if (json)
+		return ev_json_print(o->receipt_doc, stdout, err);
+	seal_out_print(&o->out, &o->seal);
+	printf("  commit %s, tree %s\n", o->commit_id, o->tree_id);
+	return EV_OK;
 }
 
-/* --- verify ---------------------------------------------------------------- */
-
-struct verdict {
-	json_t *receipt;
+static ev_status capsule_verify(struct ev_seal_capsule *o, const char *target, int json, struct ev_error *err)
+{
+	json_t *receipt = ev_receipt_new("verify", TOOL, ev_cli_invocation(), err);
+	if (!receipt)
+		return err->status;
 	struct ev_cli_findings findings;
-};
-
-static void on_finding(void *ctx, const struct ev_finding *f)
-{
-	struct verdict *v = ctx;
-	ev_cli_findings_add(&v->findings, f, f);
-}
-
-/* The capsule's seal against the commit's, member by member. */
-static void compare_seals(const struct ev_seal *want, const struct ev_seal *got, struct verdict *v)
-{
-	size_t i = 0, j = 0;
-	while (i < want->count || j < got->count) {
-		int cmp = i == want->count ? 1 : j == got->count ? -1 : strcmp(want->members[i].path, got->members[j].path);
-		if (cmp < 0)
-			ev_finding_emit(on_finding, v, want->members[i++].path, "missing", "in the commit, not in the capsule", NULL, NULL);
-		else if (cmp > 0)
-			ev_finding_emit(on_finding, v, got->members[j++].path, "extra", "in the capsule, not in the commit", NULL, NULL);
-		else
-			ev_member_compare(&want->members[i++], &got->members[j++], 1, on_finding, v);
-	}
-}
-
-static int is_dir(const char *path)
-{
-	struct stat sb;
-	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
-}
-
-static ev_status run_verify(const struct capsule_opts *o, struct ev_error *err)
-{
-	struct ev_git *g = NULL;
-	struct ev_seal capsule, commit;
-	struct verdict v = {0};
-	char seal_path[PATH_MAX] = "", archive[PATH_MAX] = "", tree[PATH_MAX] = "";
-	char *seal_bytes = NULL;
-	size_t seal_len = 0;
-	ev_seal_init(&capsule);
-	ev_seal_init(&commit);
-	ev_status st;
-	/* what CAPSULE is: a seal, a capsule's OUTDIR, an extracted archive, a tree */
-	if (!is_dir(o->target)) {
-		snprintf(seal_path, sizeof seal_path, "%s", o->target);
-	} else {
-		snprintf(seal_path, sizeof seal_path, "%s/" EV_SEAL_FILENAME, o->target);
-		if (access(seal_path, F_OK) != 0)
-			seal_path[0] = 0;
-		for (int k = 0; seal_path[0] && k < 2; k++) {
-			snprintf(archive, sizeof archive, "%s/%s", o->target,
-				 ev_archive_filename(k ? EV_COMPRESS_GZIP : EV_COMPRESS_ZSTD));
-			if (access(archive, F_OK) == 0)
-				break;
-			archive[0] = 0;
+	ev_cli_findings_init(&findings, stderr, TOOL ": ", json, receipt, 0);
+	struct ev_progress progress;
+	ev_progress_init(&progress, stderr, TOOL ": hashing the commit", 0, 0);
+	struct ev_meter meter = ev_progress_meter(&progress);
+	o->meter = &meter;
+	o->on_finding = show_finding;
+	o->ctx = &findings;
+	ev_status st = ev_seal_capsule_verify(o, receipt, err);
+	ev_progress_done(&progress);
+	o->meter = NULL;
+	if (st == EV_OK || st == EV_MISMATCH) {
+		if (o->named && strcmp(o->named, o->commit_id) != 0)
+			printf("the capsule names commit %s; checking it against %s\n", o->named, o->commit_id);
+		if (json) {
+			ev_status pst = ev_json_print(receipt, stdout, err);
+			if (pst != EV_OK)
+				st = pst;
 		}
+		printf("%s: %s: %zu members against commit %s, %" PRIu64 " finding%s; receipt %s\n",
+		       o->findings ? "FAIL" : "OK", target, o->seal.count, o->commit_id, o->findings,
+		       o->findings == 1 ? "" : "s", o->receipt_path);
 	}
-	if (seal_path[0] && (st = ev_seal_load(seal_path, &capsule, NULL, &seal_bytes, &seal_len, err)) != EV_OK)
-		goto out;
-	if (is_dir(o->target) && !archive[0]) { /* a tree on disk */
-		if (seal_path[0])
-			snprintf(tree, sizeof tree, "%s/%s", o->target, capsule.root);
-		else
-			snprintf(tree, sizeof tree, "%s", o->target);
-	}
-	const char *named = NULL;
-	json_t *src = capsule.source ? json_object_get(json_object_get(capsule.source, "git"), "commit") : NULL;
-	named = json_string_value(src);
-	if ((st = ev_git_open(&g, o->repo, o->commit ? o->commit : named, err)) != EV_OK)
-		goto out;
-	char root[256], base[PATH_MAX];
-	snprintf(base, sizeof base, "%s", tree[0] ? tree : "");
-	snprintf(root, sizeof root, "%s", seal_path[0] ? capsule.root : basename(base));
-	if ((st = list_commit(o, g, root, 1, &commit, err)) != EV_OK)
-		goto out;
-	if (!(v.receipt = ev_receipt_new("verify", TOOL, ev_cli_invocation(), err))) {
-		st = err->status;
-		goto out;
-	}
-	ev_cli_findings_init(&v.findings, stderr, TOOL ": ", o->json, v.receipt, 0);
-	ev_receipt_add_input(v.receipt, "capsule", o->target, NULL, err);
-	ev_receipt_set_fact(v.receipt, "commit", json_string(ev_git_commit_id(g)), err);
-	ev_receipt_set_fact(v.receipt, "tree", json_string(ev_git_tree_id(g)), err);
-	if (named && strcmp(named, ev_git_commit_id(g)) != 0)
-		printf("the capsule names commit %s; checking it against %s\n", named, ev_git_commit_id(g));
-	if (seal_path[0])
-		compare_seals(&commit, &capsule, &v);
-	if (archive[0]) /* the archive against the capsule's own seal */
-	{
-		struct ev_archive_check result;
-		memset(&result, 0, sizeof result);
-		st = ev_archive_check(archive, &capsule, seal_bytes, seal_len, on_finding, &v, NULL,
-				      &ev_cli_interrupted, &result, err);
-	}
-	if (st == EV_OK && tree[0])
-		st = ev_tree_check(tree, &commit, 0, on_finding, &v, NULL, &ev_cli_interrupted, err);
-	if (st != EV_OK)
-		goto out;
-	ev_receipt_add_check(v.receipt, "members", v.findings.total == 0, v.findings.total ? "differences named" : "every member matches", err);
-	json_t *done = json_pack("[s]", "every member of the commit's tree, read through libgit2, hashed and held "
-				 "against the capsule, member for member");
-	if (seal_path[0])
-		json_array_append_new(done, json_string("the capsule's SEAL.json against the commit's listing"));
-	if (archive[0])
-		json_array_append_new(done, json_string("every member of the capsule's archive against its SEAL.json"));
-	if (tree[0])
-		json_array_append_new(done, json_string("every file of the tree on disk hashed against the commit"));
-	ev_receipt_set_fact(v.receipt, "coverage",
-			    json_pack("{s:o, s:[s]}", "recomputed", done, "not_checked",
-				      "anything of the repository outside this commit's tree"), err);
-	char path[PATH_MAX];
-	if ((st = ev_receipt_finish_signed(v.receipt, o->archive.sign_key, err)) != EV_OK ||
-	    (st = ev_receipt_write_chosen(v.receipt, o->receipt, EV_RECEIPT_DEFAULT_DIR, "verify", path, sizeof path,
-					  err)) != EV_OK)
-		goto out;
-	if (o->json)
-		ev_json_print(v.receipt, stdout, err);
-	printf("%s: %s: %zu members against commit %s, %" PRIu64 " finding%s; receipt %s\n", v.findings.total ? "FAIL" : "OK",
-	       o->target, commit.count, ev_git_commit_id(g), v.findings.total, v.findings.total == 1 ? "" : "s", path);
-	st = v.findings.total ? EV_MISMATCH : EV_OK;
-out:
-	ev_cli_findings_free(&v.findings);
-	json_decref(v.receipt);
-	free(seal_bytes);
-	ev_seal_free(&capsule);
-	ev_seal_free(&commit);
-	ev_git_free(g);
+	ev_cli_findings_free(&findings);
+	json_decref(receipt);
 	return st;
 }
 
 int seal_capsule_main(int argc, char **argv)
 {
-	struct capsule_opts o = {0};
+	struct ev_seal_capsule o = {0};
+	int json = 0, verify = 0;
+	const char *target = NULL;
 	ev_seal_archive_opts_init(&o.archive);
 	int c, bad;
 	struct ev_cli_getopt opts;
@@ -411,7 +97,7 @@ int seal_capsule_main(int argc, char **argv)
 		switch (c) {
 		case 'c': o.commit = optarg; break;
 		case 'h': return ev_cli_help(&seal_tool, "capsule");
-		case 'j': o.json = 1; break;
+		case 'j': json = 1; break;
 		case 'n': o.name = optarg; break;
 		case 'o': o.outdir = optarg; break;
 		case 'r': o.repo = optarg; break;
@@ -423,7 +109,7 @@ int seal_capsule_main(int argc, char **argv)
 						 c == 'L' ? "symlinks" : "submodules", optarg);
 			*(c == 'L' ? &o.record_links : &o.record_submodules) = strcmp(optarg, "record") == 0;
 			break;
-		case 'V': o.verify = 1; break;
+		case 'V': verify = 1; break;
 		default: return ev_cli_usage(&seal_tool, "capsule", "%s", ev_cli_option_problem(argv));
 		}
 	}
@@ -431,10 +117,10 @@ int seal_capsule_main(int argc, char **argv)
 		return bad;
 	if (!o.repo)
 		return ev_cli_usage(&seal_tool, "capsule", "no repository given (--repo DIR)");
-	if (o.verify) {
+	if (verify) {
 		if (optind + 1 != argc)
 			return ev_cli_usage(&seal_tool, "capsule", "--verify takes one CAPSULE (its OUTDIR, SEAL.json, or a tree)");
-		o.target = argv[optind];
+		o.target = target = argv[optind];
 		struct ev_error rerr;
 		ev_error_clear(&rerr);
 		if (o.receipt && ev_receipt_refuse_existing(o.receipt, &rerr) != EV_OK) {
@@ -454,9 +140,13 @@ int seal_capsule_main(int argc, char **argv)
 	ev_cli_catch_signals();
 	struct ev_error err;
 	ev_error_clear(&err);
-	ev_status st = o.verify ? run_verify(&o, &err) : run_create(&o, &err);
+	o.on_refusal = show_refusal;
+	o.interrupted = &ev_cli_interrupted;
+	o.invocation = ev_cli_invocation();
+	ev_status st = verify ? capsule_verify(&o, target, json, &err) : capsule_create(&o, json, &err);
 	if (st >= EV_ERROR)
 		ev_cli_error(TOOL, &err);
+	ev_seal_capsule_free(&o);
 	ev_signing_key_free(o.archive.sign_key);
 	return ev_status_exit_code(st);
 }
