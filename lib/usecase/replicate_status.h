@@ -1,0 +1,41 @@
+/* replicate_status: what is where. Every receipt and seal found under the
+ * directories given, gathered per sealed campaign (by its SEAL.json's
+ * SHA-256): the hosts holding a verified copy and when each last verified
+ * it, the audits and their verdicts, whether prune's receipt guards would
+ * hold now, and what is missing, as one evidence-status/1 document
+ * (doc/formats.md, "Inventory"). What `replicate status DIR...` does.
+ *
+ * Files only: nothing is run, nothing written. A file that cannot be read
+ * as a receipt or a seal is listed (unreadable), one that is not a regular
+ * file is not opened (skipped); links are never followed. One struct per
+ * call, owned by the caller: fill the inputs, call ev_replicate_status,
+ * read doc, call ev_replicate_status_free. No global state.
+ */
+#ifndef EV_REPLICATE_STATUS_H
+#define EV_REPLICATE_STATUS_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "lib/core/status.h"
+
+struct ev_replicate_status {
+	/* inputs */
+	const char *const *dirs;          /* required: directories of receipts and seals */
+	size_t ndirs;
+	const char *const *trust_files;   /* trust lists: copies are counted by signing key; none: by host */
+	size_t ntrust;
+	long min_hosts;                   /* what prune needs (0: 2) */
+
+	/* outputs */
+	json_t *doc;                      /* the status document */
+};
+
+/* @return EV_OK with doc; EV_USAGE (a DIR that is not a directory),
+ * EV_REFUSED or EV_ERROR (a trust list that cannot be used, I/O). */
+ev_status ev_replicate_status(struct ev_replicate_status *s, struct ev_error *err);
+
+void ev_replicate_status_free(struct ev_replicate_status *s);
+
+#endif
