@@ -10,7 +10,7 @@
 
 #include "lib/core/json.h"
 #include "lib/receipt/signature.h"
-#include "replicate/receipts.h"
+#include "lib/receipt/receipt_set.h"
 #include "replicate/replicate.h"
 
 struct check_run {
@@ -57,9 +57,9 @@ int replicate_check_main(int argc, char **argv)
 		return ev_cli_usage(&replicate_tool, "check", "no RECEIPT given");
 	}
 	struct check_run run = {json_object()};
-	struct receipt_set set = {0};
+	struct ev_receipt_set set = {0};
 	ev_status st;
-	replicate_receipt_set_load(&set, argv + optind, (size_t)(argc - optind), trust, on_problem, &run, &st, &err);
+	ev_receipt_set_load(&set, argv + optind, (size_t)(argc - optind), trust, on_problem, &run, &st, &err);
 	if (st != EV_OK) {
 		ev_cli_error(TOOL, &err);
 		goto out;
@@ -67,7 +67,7 @@ int replicate_check_main(int argc, char **argv)
 	size_t bad = 0;
 	json_t *list = json_array();
 	for (size_t i = 0; i < set.count; i++) {
-		const struct judged_receipt *j = &set.items[i];
+		const struct ev_judged_receipt *j = &set.items[i];
 		json_t *why = json_object_get(run.problems, j->path);
 		int holds = j->intact && j->signed_ok && !why;
 		bad += !holds;
@@ -98,7 +98,7 @@ int replicate_check_main(int argc, char **argv)
 	json_decref(list);
 	code = bad ? 1 : 0;
 out:
-	replicate_receipt_set_free(&set);
+	ev_receipt_set_free(&set);
 	json_decref(run.problems);
 	ev_trust_free(trust);
 	return code;

@@ -7,7 +7,7 @@
 
 #include "lib/core/json.h"
 #include "lib/receipt/signature.h"
-#include "replicate/receipts.h"
+#include "lib/receipt/receipt_set.h"
 #include "replicate/replicate.h"
 
 struct compare_run {
@@ -36,7 +36,7 @@ static void on_finding(void *ctx, const char *receipt_path, const struct ev_find
 	ev_cli_finding(stderr, prefix, f);
 }
 
-static json_t *receipt_summary(const struct judged_receipt *j, int judged_signatures)
+static json_t *receipt_summary(const struct ev_judged_receipt *j, int judged_signatures)
 {
 	json_t *o = json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:s?, s:b}", "path", j->path, "sha256",
 			      j->file_sha256, "kind", j->kind, "host", j->host, "result", j->result,
@@ -76,15 +76,15 @@ int replicate_compare_main(int argc, char **argv)
 		return ev_cli_usage(&replicate_tool, "compare", "no RECEIPT given");
 	}
 	run.problems = json_array();
-	struct receipt_set set = {0};
+	struct ev_receipt_set set = {0};
 	ev_status st;
 	size_t n = (size_t)(argc - optind);
-	unsigned problems = replicate_receipt_set_load(&set, argv + optind, n, trust, on_finding, &run, &st, &err);
+	unsigned problems = ev_receipt_set_load(&set, argv + optind, n, trust, on_finding, &run, &st, &err);
 	if (st != EV_OK) {
 		ev_cli_error(TOOL, &err);
 		goto out;
 	}
-	size_t differing = replicate_receipt_set_disagreements(&set, on_finding, &run);
+	size_t differing = ev_receipt_set_disagreements(&set, on_finding, &run);
 	int agree = differing == 0 && problems == 0;
 	code = agree ? 0 : 1;
 	if (run.json) {
@@ -98,7 +98,7 @@ int replicate_compare_main(int argc, char **argv)
 		goto out;
 	}
 	for (size_t i = 0; i < set.count; i++) {
-		const struct judged_receipt *j = &set.items[i];
+		const struct ev_judged_receipt *j = &set.items[i];
 		printf("%s: %s on %s, result %s, comparable %.16s%s%s%s\n", j->path,
 		       j->kind, j->host, j->result, j->comparable ? j->comparable : "?",
 		       j->intact ? "" : " (edited)", trust ? (j->signed_ok ? ", signed by " : ", NOT signed by a trusted key") : "",
@@ -112,7 +112,7 @@ int replicate_compare_main(int argc, char **argv)
 		       differing, set.count - 1, set.items[0].path, run.count, run.count == 1 ? "" : "s");
 out:
 	json_decref(run.problems);
-	replicate_receipt_set_free(&set);
+	ev_receipt_set_free(&set);
 	ev_trust_free(trust);
 	return code;
 }

@@ -26,7 +26,8 @@
 #include "lib/archive/tree_remove.h"
 #include "lib/receipt/receipt_read.h"
 #include "lib/usecase/tree_verify.h"
-#include "replicate/receipts.h"
+#include "lib/core/path.h"
+#include "lib/receipt/receipt_set.h"
 #include "replicate/replicate.h"
 
 #define MAX_RECEIPTS 256
@@ -153,7 +154,7 @@ static ev_status judge_receipts(struct prune_run *p, const char *seal_hex, struc
 {
 	const struct prune_opts *o = p->o;
 	struct ev_trust *trust = NULL;
-	struct receipt_set set = {0};
+	struct ev_receipt_set set = {0};
 	ev_status st = EV_OK;
 	const char *hosts[MAX_RECEIPTS];
 	size_t nhosts = 0;
@@ -165,11 +166,11 @@ static ev_status judge_receipts(struct prune_run *p, const char *seal_hex, struc
 			if ((st = ev_trust_add_file(trust, o->trust[i], err)) != EV_OK)
 				goto out;
 	}
-	replicate_receipt_set_load(&set, o->receipts, o->n_receipts, trust, on_receipt_finding, p, &st, err);
+	ev_receipt_set_load(&set, o->receipts, o->n_receipts, trust, on_receipt_finding, p, &st, err);
 	if (st != EV_OK)
 		goto out;
 	for (size_t i = 0; i < set.count; i++) {
-		const struct judged_receipt *j = &set.items[i];
+		const struct ev_judged_receipt *j = &set.items[i];
 		ev_receipt_add_input(p->receipt, "receipt", j->path, j->file_sha256, err);
 		const char *for_seal = ev_receipt_input_sha256(j->doc, EV_SEAL_FILENAME);
 		int usable = j->intact && (!trust || j->signed_ok);
@@ -193,7 +194,7 @@ static ev_status judge_receipts(struct prune_run *p, const char *seal_hex, struc
 		if (usable && who && !seen_before(hosts, nhosts, who))
 			hosts[nhosts++] = who;
 	}
-	if (replicate_receipt_set_disagreements(&set, on_receipt_finding, p) > 0)
+	if (ev_receipt_set_disagreements(&set, on_receipt_finding, p) > 0)
 		refuse_because(p, set.items[0].path, "receipts-agree",
 			       "the receipts do not agree (differences above)", NULL, NULL);
 	char want[32], have[32];
@@ -210,7 +211,7 @@ static ev_status judge_receipts(struct prune_run *p, const char *seal_hex, struc
 	ev_receipt_set_fact(p->receipt, trust ? "hosts_by_key" : "hosts", list, err);
 	ev_receipt_add_check(p->receipt, "receipts", reasons(p) == before, have, err);
 out:
-	replicate_receipt_set_free(&set);
+	ev_receipt_set_free(&set);
 	ev_trust_free(trust);
 	return st;
 }
@@ -313,7 +314,7 @@ static ev_status write_cleanup_receipt(struct prune_run *p, char *path, size_t c
 		return st;
 	char name_copy[PATH_MAX], label[200], stem[260];
 	snprintf(name_copy, sizeof name_copy, "%s", p->dir_real);
-	replicate_file_label(basename(name_copy), label, sizeof label);
+	ev_path_label(basename(name_copy), label, sizeof label);
 	snprintf(stem, sizeof stem, "cleanup-%s", label);
 	st = ev_receipt_write_chosen(p->receipt, p->o->receipt, EV_RECEIPT_DEFAULT_DIR, stem, path, cap, err);
 	if (st == EV_OK && p->o->json) {

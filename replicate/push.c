@@ -28,7 +28,8 @@
 #include "lib/receipt/signature.h"
 #include "lib/receipt/receipt_read.h"
 #include "replicate/child.h"
-#include "replicate/receipts.h"
+#include "lib/core/path.h"
+#include "lib/receipt/receipt_set.h"
 #include "replicate/transport.h"
 #include "replicate/replicate.h"
 
@@ -164,7 +165,7 @@ static ev_status verify_there(struct destination *d, struct ev_error *err)
 	if (st == EV_OK && !d->local_check) {
 		/* Named by destination: several may share one host. */
 		char stem[160], label[128];
-		replicate_file_label(strncmp(d->ep.spec, "./", 2) == 0 ? d->ep.spec + 2 : d->ep.spec, label, sizeof label);
+		ev_path_label(strncmp(d->ep.spec, "./", 2) == 0 ? d->ep.spec + 2 : d->ep.spec, label, sizeof label);
 		snprintf(stem, sizeof stem, "replica-%s", label);
 		st = ev_receipt_write_chosen(r, NULL, o->receipts, stem, d->receipt_path, sizeof d->receipt_path,
 					     err);
@@ -446,15 +447,15 @@ static int run_push(struct push_opts *o)
 			}
 	}
 	struct judging j = {.json = o->json, .findings = json_array()};
-	struct receipt_set set = {0};
+	struct ev_receipt_set set = {0};
 	ev_status st;
-	unsigned problems = replicate_receipt_set_load(&set, paths, npaths, trust, on_receipt_finding, &j, &st, &err);
+	unsigned problems = ev_receipt_set_load(&set, paths, npaths, trust, on_receipt_finding, &j, &st, &err);
 	size_t differing = 0;
 	if (st != EV_OK) {
 		ev_cli_error(TOOL, &err);
 		failed = 1;
 	} else {
-		differing = replicate_receipt_set_disagreements(&set, on_receipt_finding, &j);
+		differing = ev_receipt_set_disagreements(&set, on_receipt_finding, &j);
 	}
 	int agree = st == EV_OK && differing == 0 && problems == 0;
 	if (o->json) {
@@ -484,7 +485,7 @@ static int run_push(struct push_opts *o)
 			       j.count == 1 ? "" : "s");
 	}
 	json_decref(j.findings);
-	replicate_receipt_set_free(&set);
+	ev_receipt_set_free(&set);
 	ev_trust_free(trust);
 	code = failed || !agree ? 1 : unreachable ? 2 : 0;
 out:

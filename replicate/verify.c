@@ -22,7 +22,8 @@
 #include "lib/core/sha256.h"
 #include "lib/receipt/signature.h"
 #include "lib/receipt/receipt_read.h"
-#include "replicate/receipts.h"
+#include "lib/core/path.h"
+#include "lib/receipt/receipt_set.h"
 #include "replicate/replicate.h"
 
 struct verify_opts {
@@ -62,7 +63,7 @@ static ev_status write_receipt(struct report *r, const struct ev_signing_key *ke
 	if (st != EV_OK)
 		return st;
 	char label[128], stem[160];
-	replicate_file_label(ev_receipt_host(r->receipt), label, sizeof label);
+	ev_path_label(ev_receipt_host(r->receipt), label, sizeof label);
 	snprintf(stem, sizeof stem, "replica-%s", label);
 	st = ev_receipt_write_chosen(r->receipt, o->receipt, o->receipt_dir ? o->receipt_dir : EV_RECEIPT_DEFAULT_DIR,
 				     stem, path, cap, err);

@@ -163,3 +163,14 @@ int ev_path_join(char *out, size_t cap, const char *a, const char *b)
 	}
 	return 0;
 }
+
+void ev_path_label(const char *text, char *out, size_t cap)
+{
+	size_t o = 0;
+	for (const char *p = text ? text : "unknown"; *p && o + 1 < cap; p++) {
+		int plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			    (*p >= '0' && *p <= '9') || *p == '-' || *p == '.';
+		out[o++] = plain ? *p : '_';
+	}
+	out[o] = '\0';
+}

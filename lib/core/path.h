@@ -50,4 +50,9 @@ void ev_path_quote_bytes(const char *path, size_t len, char *out, size_t cap);
  * not fit. */
 int ev_path_join(char *out, size_t cap, const char *a, const char *b);
 
+/* text as it may appear in a file name (a receipt named after a host or
+ * a directory): letters, digits, '-' and '.' kept, anything else '_';
+ * "unknown" for NULL. */
+void ev_path_label(const char *text, char *out, size_t cap);
+
 #endif

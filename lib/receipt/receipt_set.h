@@ -1,4 +1,5 @@
-/* receipts: a set of receipts judged together (compare, push, prune).
+/* receipt_set: a set of receipts judged together (replicate compare, push,
+ * prune).
  *
  * Each receipt is loaded strictly (receipt.h), its "comparable" digest is
  * recomputed, and with a trust set its signature is checked. Then the set
@@ -6,8 +7,8 @@
  * Problems and differences go to a callback with the receipt's path, so
  * the tool prints every one. The set owns the loaded documents.
  */
-#ifndef REPLICATE_RECEIPTS_H
-#define REPLICATE_RECEIPTS_H
+#ifndef EV_RECEIPT_SET_H
+#define EV_RECEIPT_SET_H
 
 #include <stddef.h>
 
@@ -18,7 +19,7 @@
 #include "lib/receipt/signature.h"
 #include "lib/core/status.h"
 
-struct judged_receipt {
+struct ev_judged_receipt {
 	const char *path;
 	json_t *doc;
 	char file_sha256[EV_SHA256_HEX_LEN + 1];
@@ -28,13 +29,13 @@ struct judged_receipt {
 	char signer[EV_SHA256_HEX_LEN + 1];
 };
 
-struct receipt_set {
-	struct judged_receipt *items;
+struct ev_receipt_set {
+	struct ev_judged_receipt *items;
 	size_t count;
 };
 
 /* Called for every problem and difference, naming the receipt it is about. */
-typedef void (*receipt_finding_fn)(void *ctx, const char *receipt_path,
+typedef void (*ev_receipt_finding_fn)(void *ctx, const char *receipt_path,
 				   const struct ev_finding *f);
 
 /* Load and judge every receipt. trust may be NULL (signatures are then not
@@ -42,20 +43,15 @@ typedef void (*receipt_finding_fn)(void *ctx, const char *receipt_path,
  * "signature": unsigned, untrusted or altered after signing) go to fn.
  * @return the number of problems; err is set (and the set freed) only
  * when a receipt cannot be read at all (EV_ERROR or EV_REFUSED in *st). */
-unsigned replicate_receipt_set_load(struct receipt_set *set, char *const *paths, size_t n,
-			  const struct ev_trust *trust, receipt_finding_fn fn, void *ctx,
+unsigned ev_receipt_set_load(struct ev_receipt_set *set, char *const *paths, size_t n,
+			  const struct ev_trust *trust, ev_receipt_finding_fn fn, void *ctx,
 			  ev_status *st, struct ev_error *err);
 
 /* Compare every receipt with the first. @return the number of receipts
  * whose comparable part differs from the first's; each difference goes to
  * fn with the differing receipt's path. */
-size_t replicate_receipt_set_disagreements(const struct receipt_set *set, receipt_finding_fn fn, void *ctx);
+size_t ev_receipt_set_disagreements(const struct ev_receipt_set *set, ev_receipt_finding_fn fn, void *ctx);
 
-void replicate_receipt_set_free(struct receipt_set *set);
-
-
-/* text as it may appear in a file name: letters, digits, '-' and '.' kept,
- * anything else '_'; "unknown" for NULL. */
-void replicate_file_label(const char *text, char *out, size_t cap);
+void ev_receipt_set_free(struct ev_receipt_set *set);
 
 #endif

@@ -1,16 +1,16 @@
+/* receipt_set: receipts judged together (receipt_set.h). */
 #include "config.h"
-#include "replicate/receipts.h"
+#include "lib/receipt/receipt_set.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/cli/cli.h"
 #include "lib/receipt/receipt.h"
 #include "lib/receipt/receipt_diff.h"
 #include "lib/receipt/receipt_read.h"
 
-void replicate_receipt_set_free(struct receipt_set *set)
+void ev_receipt_set_free(struct ev_receipt_set *set)
 {
 	for (size_t i = 0; i < set->count; i++)
 		json_decref(set->items[i].doc);
@@ -19,7 +19,7 @@ void replicate_receipt_set_free(struct receipt_set *set)
 	set->count = 0;
 }
 
-static void problem(receipt_finding_fn fn, void *ctx, const char *path, const char *check,
+static void problem(ev_receipt_finding_fn fn, void *ctx, const char *path, const char *check,
 		    const char *message, const char *found)
 {
 	struct ev_finding f;
@@ -27,8 +27,8 @@ static void problem(receipt_finding_fn fn, void *ctx, const char *path, const ch
 	fn(ctx, path, &f);
 }
 
-unsigned replicate_receipt_set_load(struct receipt_set *set, char *const *paths, size_t n,
-			  const struct ev_trust *trust, receipt_finding_fn fn, void *ctx,
+unsigned ev_receipt_set_load(struct ev_receipt_set *set, char *const *paths, size_t n,
+			  const struct ev_trust *trust, ev_receipt_finding_fn fn, void *ctx,
 			  ev_status *st, struct ev_error *err)
 {
 	unsigned problems = 0;
@@ -40,11 +40,11 @@ unsigned replicate_receipt_set_load(struct receipt_set *set, char *const *paths,
 		return 0;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct judged_receipt *j = &set->items[set->count];
+		struct ev_judged_receipt *j = &set->items[set->count];
 		uint8_t digest[EV_SHA256_LEN];
 		j->path = paths[i];
 		if ((*st = ev_receipt_load(paths[i], &j->doc, digest, err)) != EV_OK) {
-			replicate_receipt_set_free(set);
+			ev_receipt_set_free(set);
 			return problems;
 		}
 		set->count++;
@@ -56,7 +56,7 @@ unsigned replicate_receipt_set_load(struct receipt_set *set, char *const *paths,
 		int holds = ev_receipt_comparable_holds(j->doc, err);
 		if (holds < 0) {
 			*st = err->status;
-			replicate_receipt_set_free(set);
+			ev_receipt_set_free(set);
 			return problems;
 		}
 		const char *extra = ev_receipt_unknown_field(j->doc);
@@ -87,7 +87,7 @@ unsigned replicate_receipt_set_load(struct receipt_set *set, char *const *paths,
 			problems++;
 		} else {
 			*st = sst;
-			replicate_receipt_set_free(set);
+			ev_receipt_set_free(set);
 			return problems;
 		}
 	}
@@ -95,7 +95,7 @@ unsigned replicate_receipt_set_load(struct receipt_set *set, char *const *paths,
 }
 
 struct tagged {
-	receipt_finding_fn fn;
+	ev_receipt_finding_fn fn;
 	void *ctx;
 	const char *path;
 };
@@ -106,11 +106,11 @@ static void tag(void *ctx, const struct ev_finding *f)
 	t->fn(t->ctx, t->path, f);
 }
 
-size_t replicate_receipt_set_disagreements(const struct receipt_set *set, receipt_finding_fn fn, void *ctx)
+size_t ev_receipt_set_disagreements(const struct ev_receipt_set *set, ev_receipt_finding_fn fn, void *ctx)
 {
 	size_t differing = 0;
 	for (size_t i = 1; i < set->count; i++) {
-		const struct judged_receipt *ref = &set->items[0], *other = &set->items[i];
+		const struct ev_judged_receipt *ref = &set->items[0], *other = &set->items[i];
 		if (ref->comparable && other->comparable && strcmp(ref->comparable, other->comparable) == 0)
 			continue;
 		struct tagged t = {.fn = fn, .ctx = ctx, .path = other->path};
@@ -120,15 +120,4 @@ size_t replicate_receipt_set_disagreements(const struct receipt_set *set, receip
 		differing++;
 	}
 	return differing;
-}
-
-void replicate_file_label(const char *text, char *out, size_t cap)
-{
-	size_t o = 0;
-	for (const char *p = text ? text : "unknown"; *p && o + 1 < cap; p++) {
-		int plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			    (*p >= '0' && *p <= '9') || *p == '-' || *p == '.';
-		out[o++] = plain ? *p : '_';
-	}
-	out[o] = '\0';
 }
