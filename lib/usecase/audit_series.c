@@ -70,7 +70,7 @@ ev_status ev_audit_series(struct ev_audit_series *o, struct ev_error *err)
 	struct ev_hash_job hash;
 	ev_hash_job_init(&hash, o->series, o->interrupted);
 	if ((st = ev_receipt_refuse_existing(o->receipt, err)) != EV_OK)
-		return st;
+		goto out;
 	if (have_native && (st = ev_native_load(o->native, &nat, err)) != EV_OK)
 		goto out;
 	ev_hash_job_start(&hash);
