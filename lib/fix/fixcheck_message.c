@@ -2,8 +2,6 @@
  * values, groups, required and repeated tags), and the spec's fields and
  * groups of an order, each verdict on unchanged bytes reused from the
  * message before (fixcheck_parts.h). */
-#include "config.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +68,7 @@ static void note_changed(struct ev_fixcheck *c, uint32_t i)
 
 /* c->same for a message split as the template was: its bits mark the
  * changed bytes, each inside a value; fields are in offset order. */
-void ev_fixcheck_same_from_diff(struct ev_fixcheck *c)
+static void ev_fixcheck_same_from_diff(struct ev_fixcheck *c)
 {
 	const struct ev_fix_msg *m = &c->msg;
 	memset(c->same, 1, m->n);
@@ -89,7 +87,7 @@ void ev_fixcheck_same_from_diff(struct ev_fixcheck *c)
 
 /* c->same for a message of the template's tags whose values moved (one
  * grew or shrank): value by value. */
-void ev_fixcheck_same_by_fields(struct ev_fixcheck *c)
+static void ev_fixcheck_same_by_fields(struct ev_fixcheck *c)
 {
 	const struct ev_fix_msg *m = &c->msg;
 	c->nchanged = 0;
@@ -104,7 +102,7 @@ void ev_fixcheck_same_by_fields(struct ev_fixcheck *c)
 }
 
 /* Format and enum checks for one field against its definition. */
-void ev_fixcheck_value_rules(struct ev_fixcheck *c, uint32_t i, const struct ev_fixdict_field *def)
+static void ev_fixcheck_value_rules(struct ev_fixcheck *c, uint32_t i, const struct ev_fixdict_field *def)
 {
 	const struct ev_fix_field *f = &c->msg.f[i];
 	const char *v = ev_fix_value(&c->msg, i);
@@ -225,7 +223,7 @@ static uint32_t check_group(struct ev_fixcheck *c, uint32_t i, const struct ev_f
 }
 
 /* The dictionary's rules for the whole message. */
-void ev_fixcheck_dictionary_rules(struct ev_fixcheck *c)
+static void ev_fixcheck_dictionary_rules(struct ev_fixcheck *c)
 {
 	const struct ev_fixdict *d = c->o.dict;
 	struct ev_fix_msg *m = &c->msg;
@@ -416,7 +414,7 @@ static void ev_fixcheck_map_spec_items(struct ev_fixcheck *c)
 }
 
 /* The spec's fields and groups, for an order. */
-void ev_fixcheck_spec_rules(struct ev_fixcheck *c)
+static void ev_fixcheck_spec_rules(struct ev_fixcheck *c)
 {
 	const struct ev_fixspec *s = c->o.spec;
 	size_t items = s->nfields + s->ngroups;

@@ -2,8 +2,6 @@
  * and rules, the owner tag in the order the application sees orders (held
  * above a gap), the orders followed through their reports, the latency
  * stamps (fixcheck_parts.h). */
-#include "config.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +10,7 @@
 #include "lib/fix/fixcheck_parts.h"
 #include "lib/fix/fixformat.h"
 
-void ev_fixcheck_session_rules(struct ev_fixcheck *c)
+static void ev_fixcheck_session_rules(struct ev_fixcheck *c)
 {
 	const struct ev_fix_field *s = field_of(c, 49), *t = field_of(c, 56), *time = field_of(c, 52);
 	/* 49 and 56 where they were, unchanged, and the first ones a message ago */
@@ -99,7 +97,7 @@ static int time_of(struct ev_fixcheck *c, uint32_t tag, uint64_t *ns)
 }
 
 /* What the session layer reads of this message, into c->view. */
-void ev_fixcheck_session_view(struct ev_fixcheck *c)
+static void ev_fixcheck_session_view(struct ev_fixcheck *c)
 {
 	struct ev_fixsession_msg *v = &c->view;
 	/* An application message laid out as the one viewed just before, its
@@ -145,7 +143,7 @@ void ev_fixcheck_session_view(struct ev_fixcheck *c)
 		v->has_orig = time_of(c, 122, &v->orig_ns);
 }
 
-void ev_fixcheck_note_latency(struct ev_fixcheck *c, struct ev_fixlatency_stream *l, const struct ev_fix_record *r)
+static void ev_fixcheck_note_latency(struct ev_fixcheck *c, struct ev_fixlatency_stream *l, const struct ev_fix_record *r)
 {
 	const struct ev_fixsession_msg *v = &c->view;
 	const struct ev_fix_field *from = field_of(c, 49), *to = field_of(c, 56);
@@ -191,7 +189,7 @@ static char char_of(const struct ev_fixcheck *c, uint32_t tag)
 
 /* A request of this copy (D, F, G) or an answer of the peer (8, 9), for
  * the application layer. */
-void ev_fixcheck_follow_order(struct ev_fixcheck *c, const struct ev_fix_record *r, int peer)
+static void ev_fixcheck_follow_order(struct ev_fixcheck *c, const struct ev_fix_record *r, int peer)
 {
 	char type = char_of(c, 35);
 	if (peer ? type != '8' && type != '9' : type != 'D' && type != 'F' && type != 'G')
@@ -216,7 +214,7 @@ void ev_fixcheck_follow_order(struct ev_fixcheck *c, const struct ev_fix_record 
 /* The owner value (ClOrdID) of this order, judged when the application
  * would see it. Its text (found) is made only when it will be needed:
  * a held order, a finding. */
-void ev_fixcheck_owner_of(struct ev_fixcheck *c, int readable, uint64_t seq, struct owner_check *o)
+static void ev_fixcheck_owner_of(struct ev_fixcheck *c, int readable, uint64_t seq, struct owner_check *o)
 {
 	const struct ev_fixspec *s = c->o.spec;
 	const struct ev_fix_field *owner = field_of(c, s->owner_tag);
@@ -234,7 +232,7 @@ void ev_fixcheck_owner_of(struct ev_fixcheck *c, int readable, uint64_t seq, str
 	o->found[0] = 0;
 }
 
-void ev_fixcheck_owner_text(struct ev_fixcheck *c, struct owner_check *o)
+static void ev_fixcheck_owner_text(struct ev_fixcheck *c, struct owner_check *o)
 {
 	const struct ev_fix_field *owner = field_of(c, o->tag);
 	if (owner) {
@@ -246,7 +244,7 @@ void ev_fixcheck_owner_text(struct ev_fixcheck *c, struct owner_check *o)
 /* The owner tag counts up by one across the orders; readable as for
  * the sequence: an unreadable message's missing owner is taken to be the
  * next. */
-void ev_fixcheck_check_owner(struct ev_fixcheck *c, const struct owner_check *o)
+static void ev_fixcheck_check_owner(struct ev_fixcheck *c, const struct owner_check *o)
 {
 	char want[64];
 	if (o->owner_ok && o->value == c->next_owner) {
@@ -266,7 +264,7 @@ void ev_fixcheck_check_owner(struct ev_fixcheck *c, const struct owner_check *o)
 	c->next_owner = o->owner_ok ? o->value + 1 : c->next_owner + 1;
 }
 
-void ev_fixcheck_hold_owner(struct ev_fixcheck *c, const struct owner_check *o)
+static void ev_fixcheck_hold_owner(struct ev_fixcheck *c, const struct owner_check *o)
 {
 	if (c->npending - c->pending_head >= HELD_ORDERS_MAX)
 		ev_fixcheck_check_owner(c, &c->pending[c->pending_head++]);
@@ -298,7 +296,7 @@ void ev_fixcheck_hold_owner(struct ev_fixcheck *c, const struct owner_check *o)
 }
 
 /* The orders held above a gap that is now filled. */
-void ev_fixcheck_release_owners(struct ev_fixcheck *c, uint64_t frontier)
+static void ev_fixcheck_release_owners(struct ev_fixcheck *c, uint64_t frontier)
 {
 	while (c->pending_head < c->npending && c->pending[c->pending_head].seq < frontier)
 		ev_fixcheck_check_owner(c, &c->pending[c->pending_head++]);

@@ -1,7 +1,5 @@
 /* fixcheck_words: how a rule's hit is said: each rule's sentence, a
  * value as shown, the finding handed to the caller (fixcheck_parts.h). */
-#include "config.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,13 +45,13 @@ static const char *sentence(enum ev_fix_rule rule)
 }
 
 /* A value as it may be shown: every byte outside printable ASCII as \xHH. */
-void ev_fixcheck_show(const char *v, uint32_t len, char *out, size_t cap)
+static void ev_fixcheck_show(const char *v, uint32_t len, char *out, size_t cap)
 {
 	ev_path_quote_bytes(v, len, out, cap);
 }
 
 /* Count a finding; format and hand over the first max_per_rule. */
-void ev_fixcheck_report(struct ev_fixcheck *c, enum ev_fix_rule rule, uint32_t tag, uint32_t at,
+static void ev_fixcheck_report(struct ev_fixcheck *c, enum ev_fix_rule rule, uint32_t tag, uint32_t at,
 		   const char *message, const char *expected, const char *found)
 {
 	uint64_t n = ++c->st.by_rule[rule];
@@ -72,7 +70,7 @@ void ev_fixcheck_report(struct ev_fixcheck *c, enum ev_fix_rule rule, uint32_t t
 }
 
 /* The same, with the field's value as what was found. */
-void ev_fixcheck_report_field(struct ev_fixcheck *c, enum ev_fix_rule rule, uint32_t i,
+static void ev_fixcheck_report_field(struct ev_fixcheck *c, enum ev_fix_rule rule, uint32_t i,
 			 const char *expected)
 {
 	const struct ev_fix_field *f = &c->msg.f[i];
