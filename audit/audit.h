@@ -9,10 +9,6 @@
 
 #define TOOL "audit"
 
-/* The campaign summary's format: audit campaign writes it, audit compare
- * reads it (doc/formats.md "Campaign summary"). */
-#define AUDIT_SUMMARY_FORMAT "evidence-campaign-summary/1"
-
 int audit_journal_main(int argc, char **argv);
 int audit_series_main(int argc, char **argv);
 int audit_campaign_main(int argc, char **argv);

@@ -31,6 +31,7 @@
 #include "lib/core/sha256.h"
 #include "lib/receipt/receipt_read.h"
 #include "audit/campaign.h"
+#include "lib/campaign/summary.h"
 
 ev_status audit_campaign_publish(struct campaign_audit *ca, const char *name, const char *bytes, size_t len,
 				 struct ev_error *err)
@@ -173,7 +174,7 @@ static ev_status run_campaign(struct campaign_audit *ca, struct ev_error *err)
 		json_object_set_new(ca->runs[i].json, "pinned_by", json_string(audit_campaign_run_pinned_by(ca, &ca->runs[i])));
 		json_array_append(runs, ca->runs[i].json);
 	}
-	summary = json_pack("{s:s, s:s, s:o, s:o, s:o}", "format", AUDIT_SUMMARY_FORMAT, "campaign",
+	summary = json_pack("{s:s, s:s, s:o, s:o, s:o}", "format", EV_CAMPAIGN_SUMMARY_FORMAT, "campaign",
 			    name ? name : "", "cells", audit_campaign_cells_json(ca), "runs", runs, "conversion_scales", audit_campaign_scales_json(ca));
 	if (ca->journals_audited)
 		json_object_set_new(summary, "journal_findings", json_integer((json_int_t)ca->journal_findings));

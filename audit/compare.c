@@ -1,9 +1,7 @@
-/* audit compare: two arms, two cells or two campaigns, compared run for
- * run from what audit campaign recomputed (summary.json): per statistic
- * both medians of runs, their ratio and difference, every run's value,
- * the range of each side, a bootstrap interval over runs
- * (lib/stats/bootstrap), and a verdict that claims an order only when
- * every run of one side is below every run of the other. */
+/* audit compare: two arms, two cells or two campaigns compared run for
+ * run (lib/usecase/audit_compare), rendered as a table, Markdown and HTML
+ * with a chart per pair, and the verdict said. --reference holds one
+ * summary to a published block instead (compare_reference.c). */
 #include "config.h"
 
 #include <errno.h>
@@ -20,22 +18,12 @@
 
 #include "audit/audit.h"
 #include "audit/compare_reference.h"
-#include "audit/compare_side.h"
 #include "audit/compare_table.h"
 #include "audit/svg.h"
-#include "lib/receipt/signature.h"
 #include "lib/cli/progress.h"
-#include "lib/core/json.h"
-#include "lib/core/path.h"
-#include "lib/core/publish.h"
 #include "lib/core/sha256.h"
 #include "lib/receipt/receipt.h"
-#include "lib/stats/bootstrap.h"
-#include "lib/receipt/receipt_read.h"
-
-#define CONFIDENCE 0.95
-#define COMPARISON_FORMAT "evidence-run-comparison/1"
-
+#include "lib/usecase/audit_compare.h"
 
 struct compare_opts {
 	struct ev_signing_key *sign_key;
@@ -50,97 +38,6 @@ struct compare_opts {
 	const char *reference, *reference_sha256; /* --reference, --reference-sha256 */
 };
 
-
-
-struct pair {
-	struct group a, b;
-	double med_a[NSTATS], med_b[NSTATS];
-	struct ev_bootstrap_interval iv[NSTATS];
-	const char *verdict[NSTATS];
-};
-
-static int mixed(const struct pair *p)
-{
-	return strcmp(p->a.grade, p->b.grade) != 0;
-}
-
-
-
-
-
-
-
-
-static const char *verdict_of(const double *a, size_t na, const double *b, size_t nb)
-{
-	double alo, ahi, blo, bhi;
-	audit_compare_range_of(a, na, &alo, &ahi);
-	audit_compare_range_of(b, nb, &blo, &bhi);
-	if (ahi < blo)
-		return "A lower in every run";
-	if (bhi < alo)
-		return "B lower in every run";
-	return "inconclusive: runs overlap";
-}
-
-static ev_status compare_pair(struct pair *p, const struct compare_opts *o, struct ev_error *err)
-{
-	for (int k = 0; k < NSTATS; k++) {
-		double *ta = malloc(p->a.n * sizeof *ta), *tb = malloc(p->b.n * sizeof *tb);
-		if (!ta || !tb) {
-			free(ta);
-			free(tb);
-			return ev_error_set(err, EV_ERROR, "out of memory");
-		}
-		memcpy(ta, p->a.v[k], p->a.n * sizeof *ta);
-		memcpy(tb, p->b.v[k], p->b.n * sizeof *tb);
-		p->med_a[k] = ev_median(ta, p->a.n);
-		p->med_b[k] = ev_median(tb, p->b.n);
-		free(ta);
-		free(tb);
-		p->verdict[k] = verdict_of(p->a.v[k], p->a.n, p->b.v[k], p->b.n);
-	}
-	return ev_bootstrap_runs((const double *const *)p->a.v, p->a.n, (const double *const *)p->b.v, p->b.n, NSTATS,
-				 o->resamples, o->seed, CONFIDENCE, p->iv, &ev_cli_interrupted, err);
-}
-
-/* The decimal text canonical JSON holds; never "-0". */
-static json_t *decimal(double v)
-{
-	return ev_json_decimal_of(v == 0 ? 0 : v, 9);
-}
-
-static json_t *side_json(const struct group *g, int k, double median)
-{
-	json_t *runs = json_array();
-	double lo, hi;
-	audit_compare_range_of(g->v[k], g->n, &lo, &hi);
-	for (size_t i = 0; i < g->n; i++)
-		json_array_append_new(runs, json_pack("{s:s, s:o}", "run", g->names[i], "value", decimal(g->v[k][i])));
-	return json_pack("{s:o, s:o, s:o, s:o}", "median", decimal(median), "min", decimal(lo), "max", decimal(hi),
-			 "runs", runs);
-}
-
-static json_t *pair_json(const struct pair *p)
-{
-	json_t *stats = json_array();
-	for (int k = 0; k < NSTATS; k++) {
-		const struct ev_bootstrap_interval *iv = &p->iv[k];
-		json_t *s = json_pack("{s:s, s:o, s:o, s:o, s:s}", "name", audit_compare_stat_names[k], "a", side_json(&p->a, k, p->med_a[k]),
-				      "b", side_json(&p->b, k, p->med_b[k]), "difference_b_minus_a",
-				      decimal(p->med_b[k] - p->med_a[k]), "verdict", p->verdict[k]);
-		json_object_set_new(s, "ratio_b_over_a", p->med_a[k] != 0 ? decimal(p->med_b[k] / p->med_a[k]) : json_null());
-		json_object_set_new(s, "interval_difference", json_pack("[o, o]", decimal(iv->diff_lo), decimal(iv->diff_hi)));
-		json_object_set_new(s, "interval_ratio", iv->ratio_defined ?
-				    json_pack("[o, o]", decimal(iv->ratio_lo), decimal(iv->ratio_hi)) : json_null());
-		json_array_append_new(stats, s);
-	}
-	return json_pack("{s:{s:s, s:s, s:I, s:s}, s:{s:s, s:s, s:I, s:s}, s:s, s:s, s:b, s:o}", "a", "arm", p->a.arm,
-			 "cell", p->a.cell, "runs", (json_int_t)p->a.n, "grade", p->a.grade, "b", "arm", p->b.arm, "cell",
-			 p->b.cell, "runs", (json_int_t)p->b.n, "grade", p->b.grade, "unit", p->a.unit, "rule", p->a.rule,
-			 "mixed_grades", mixed(p), "statistics", stats);
-}
-
 static void fmt_value(char *buf, size_t cap, double v)
 {
 	snprintf(buf, cap, v == floor(v) && fabs(v) < 1e15 ? "%.0f" : "%.1f", v == 0 ? 0 : v);
@@ -154,31 +51,31 @@ static void fmt_signed(char *buf, size_t cap, double v)
 		snprintf(buf, cap, v == floor(v) && fabs(v) < 1e15 ? "%+.0f" : "%+.1f", v);
 }
 
-static const char *pair_title(const struct pair *p, char *buf, size_t cap)
+static const char *pair_title(const struct ev_compare_pair *p, char *buf, size_t cap)
 {
 	int n = snprintf(buf, cap, "A arm %s cell %s (%zu run%s) against B arm %s cell %s (%zu run%s), in %s", p->a.arm,
 			 p->a.cell, p->a.n, p->a.n == 1 ? "" : "s", p->b.arm, p->b.cell, p->b.n, p->b.n == 1 ? "" : "s",
 			 p->a.unit);
-	if (mixed(p) && n > 0 && (size_t)n < cap)
+	if (ev_compare_pair_mixed(p) && n > 0 && (size_t)n < cap)
 		snprintf(buf + n, cap - (size_t)n, "; MIXED GRADES: A %s, B %s (--mixed-grades)", p->a.grade, p->b.grade);
 	return buf;
 }
 
 /* The pair's statistics table, then every run's values. */
-static void pair_tables(const struct pair *p, struct compare_table *stats, struct compare_table *runs)
+static void pair_tables(const struct ev_compare_pair *p, struct compare_table *stats, struct compare_table *runs)
 {
 	static const char *const head[] = {"statistic", "A median", "A min-max", "B median", "B min-max", "B/A",
 					   "95% of B/A", "B-A", "95% of B-A", "verdict"};
 	static const int right[] = {0, 1, 1, 1, 1, 1, 1, 1, 1, 0};
 	static const int in_unit[] = {0, 1, 1, 1, 1, 0, 0, 1, 1, 0}; /* ratios have none */
 	audit_compare_table_init(stats, 10, head, right, in_unit, p->a.unit);
-	for (int k = 0; k < NSTATS; k++) {
+	for (int k = 0; k < EV_COMPARE_NSTATS; k++) {
 		char c[10][112], lo[48], hi[48];
 		const struct ev_bootstrap_interval *iv = &p->iv[k];
 		double alo, ahi, blo, bhi;
-		audit_compare_range_of(p->a.v[k], p->a.n, &alo, &ahi);
-		audit_compare_range_of(p->b.v[k], p->b.n, &blo, &bhi);
-		snprintf(c[0], sizeof c[0], "%s", audit_compare_stat_names[k]);
+		ev_compare_range_of(p->a.v[k], p->a.n, &alo, &ahi);
+		ev_compare_range_of(p->b.v[k], p->b.n, &blo, &bhi);
+		snprintf(c[0], sizeof c[0], "%s", ev_compare_stat_names[k]);
 		fmt_value(c[1], sizeof c[1], p->med_a[k]);
 		fmt_value(lo, sizeof lo, alo);
 		fmt_value(hi, sizeof hi, ahi);
@@ -209,11 +106,11 @@ static void pair_tables(const struct pair *p, struct compare_table *stats, struc
 	static const int rright[] = {0, 0, 1, 1, 1, 1, 1, 1};
 	audit_compare_table_init(runs, 8, rhead, rright, rright, p->a.unit);
 	for (int s = 0; s < 2; s++) {
-		const struct group *g = s ? &p->b : &p->a;
+		const struct ev_compare_group *g = s ? &p->b : &p->a;
 		for (size_t i = 0; i < g->n; i++) {
-			char c[NSTATS][48];
+			char c[EV_COMPARE_NSTATS][48];
 			const char *row[8] = {g->names[i], s ? "B" : "A"};
-			for (int k = 0; k < NSTATS; k++) {
+			for (int k = 0; k < EV_COMPARE_NSTATS; k++) {
 				fmt_value(c[k], sizeof c[k], g->v[k][i]);
 				row[2 + k] = c[k];
 			}
@@ -224,12 +121,12 @@ static void pair_tables(const struct pair *p, struct compare_table *stats, struc
 
 /* Every run of both sides, each statistic a column, on one log scale:
  * A's runs left, B's right, each side's median a bar. */
-static void pair_chart(const struct pair *p, struct ev_textbuf *h)
+static void pair_chart(const struct ev_compare_pair *p, struct ev_textbuf *h)
 {
 	double lo = 1e300, hi = 1;
 	for (int s = 0; s < 2; s++) {
-		const struct group *g = s ? &p->b : &p->a;
-		for (int k = 0; k < NSTATS; k++)
+		const struct ev_compare_group *g = s ? &p->b : &p->a;
+		for (int k = 0; k < EV_COMPARE_NSTATS; k++)
 			for (size_t i = 0; i < g->n; i++) {
 				double v = g->v[k][i] > 0 ? g->v[k][i] : 1;
 				lo = v < lo ? v : lo;
@@ -238,22 +135,22 @@ static void pair_chart(const struct pair *p, struct ev_textbuf *h)
 	}
 	if (lo > hi)
 		lo = 1;
-	struct chart c = {-0.5, NSTATS - 0.5, lo * 0.8, hi * 1.25, 0, 1, 760, 340, 70, 20, 30, 40};
-	double xs[NSTATS];
-	for (int k = 0; k < NSTATS; k++)
+	struct chart c = {-0.5, EV_COMPARE_NSTATS - 0.5, lo * 0.8, hi * 1.25, 0, 1, 760, 340, 70, 20, 30, 40};
+	double xs[EV_COMPARE_NSTATS];
+	for (int k = 0; k < EV_COMPARE_NSTATS; k++)
 		xs[k] = k;
 	char ylabel[64];
 	snprintf(ylabel, sizeof ylabel, "value (%s)", p->a.unit);
 	audit_chart_begin(h, &c, "Every run, A (left) and B (right); a bar: the median of runs", "statistic", ylabel, xs,
-			  audit_compare_stat_names, NSTATS);
+			  ev_compare_stat_names, EV_COMPARE_NSTATS);
 	for (int s = 0; s < 2; s++) {
-		const struct group *g = s ? &p->b : &p->a;
+		const struct ev_compare_group *g = s ? &p->b : &p->a;
 		const char *colour = audit_chart_colour(s ? 1 : 0);
 		double off = s ? 0.15 : -0.15;
-		for (int k = 0; k < NSTATS; k++) {
+		for (int k = 0; k < EV_COMPARE_NSTATS; k++) {
 			for (size_t i = 0; i < g->n; i++) {
 				char tip[256];
-				snprintf(tip, sizeof tip, "%s %s: %s %.1f %s", s ? "B" : "A", g->names[i], audit_compare_stat_names[k], g->v[k][i],
+				snprintf(tip, sizeof tip, "%s %s: %s %.1f %s", s ? "B" : "A", g->names[i], ev_compare_stat_names[k], g->v[k][i],
 					 p->a.unit);
 				audit_chart_dot(h, &c, k + off, g->v[k][i] > 0 ? g->v[k][i] : 1, s ? "run-b" : "run-a", colour, tip);
 			}
@@ -266,7 +163,7 @@ static void pair_chart(const struct pair *p, struct ev_textbuf *h)
 	audit_chart_end(h);
 }
 
-static void html_head(struct ev_textbuf *h, const struct side *sa, const struct side *sb, const struct compare_opts *o)
+static void html_head(struct ev_textbuf *h, const struct ev_compare_side *sa, const struct ev_compare_side *sb, const struct compare_opts *o)
 {
 	ev_textbuf_add(h, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Comparison</title>\n"
@@ -276,7 +173,7 @@ static void html_head(struct ev_textbuf *h, const struct side *sa, const struct 
 		       "#ddd;text-align:right;white-space:nowrap}th:first-child,td:first-child{text-align:left}"
 		       "table.provenance td{text-align:left;white-space:normal;overflow-wrap:anywhere}table.provenance th{text-align:left}"
 		       "</style></head><body>\n<h1>Comparison</h1>\n<div class=\"wide\"><table class=\"provenance\"><tbody>\n");
-	const struct side *sides[2] = {sa, sb};
+	const struct ev_compare_side *sides[2] = {sa, sb};
 	for (int s = 0; s < 2; s++) {
 		ev_textbuf_add(h, "<tr><th scope=\"row\">%s</th><td>campaign ", s ? "B" : "A");
 		ev_textbuf_escaped(h, sides[s]->campaign);
@@ -289,8 +186,8 @@ static void html_head(struct ev_textbuf *h, const struct side *sa, const struct 
 		       o->resamples, o->seed);
 }
 
-static void write_reports(const struct compare_opts *o, const struct side *sa, const struct side *sb,
-			  struct pair *pairs, size_t npairs, const json_t *unpaired, struct ev_textbuf *md, struct ev_textbuf *txt,
+static void write_reports(const struct compare_opts *o, const struct ev_compare_side *sa, const struct ev_compare_side *sb,
+			  struct ev_compare_pair *pairs, size_t npairs, const json_t *unpaired, struct ev_textbuf *md, struct ev_textbuf *txt,
 			  struct ev_textbuf *h)
 {
 	html_head(h, sa, sb, o);
@@ -341,217 +238,61 @@ static void write_reports(const struct compare_opts *o, const struct side *sa, c
 	ev_textbuf_add(h, "</body></html>\n");
 }
 
-static int selected(const char *want, const char *have)
+static void show_finding(void *ctx, const struct ev_finding *f)
 {
-	return !want || strcmp(want, have) == 0;
+	(void)ctx;
+	ev_cli_finding(stderr, TOOL ": ", f);
 }
 
-
-/* Two groups in one comparison must speak of the same thing. */
-static ev_status comparable(const struct pair *p, struct ev_error *err)
+static void show_pair(void *ctx, const struct ev_compare_pair *p)
 {
-	if (strcmp(p->a.unit, p->b.unit) != 0 || (strcmp(p->a.unit, "ticks") == 0 && p->a.ticks_per_second != p->b.ticks_per_second))
-		return ev_error_set(err, EV_USAGE, "arm %s cell %s is in %s (%" PRIu64 " a second), arm %s cell %s in %s "
-				    "(%" PRIu64 " a second): values on different scales are not compared", p->a.arm,
-				    p->a.cell, p->a.unit, p->a.ticks_per_second, p->b.arm, p->b.cell, p->b.unit,
-				    p->b.ticks_per_second);
-	if (strcmp(p->a.rule, p->b.rule) != 0)
-		return ev_error_set(err, EV_USAGE, "arm %s cell %s takes its quantiles by %s, arm %s cell %s by %s: "
-				    "quantiles of different rules are not compared", p->a.arm, p->a.cell, p->a.rule,
-				    p->b.arm, p->b.cell, p->b.rule);
-	return EV_OK;
+	ev_progress_item(ctx, "arm %s cell %s", p->a.arm, p->a.cell);
 }
 
-/* Every arm and cell of A that the options select, against its partner in
- * B (the other --arm or --cell, else the same names). */
-static ev_status make_pairs(const struct compare_opts *o, const struct side *sa, const struct side *sb, json_t *receipt,
-			    struct pair **out, size_t *nout, json_t *unpaired, struct ev_error *err)
-{
-	const json_t *cells = json_object_get(sa->doc, "cells");
-	struct pair *pairs = calloc(json_array_size(cells) + 1, sizeof *pairs);
-	size_t n = 0, i;
-	json_t *c;
-	ev_status st = EV_OK;
-	char text[512];
-	if (!pairs)
-		return ev_error_set(err, EV_ERROR, "out of memory");
-	json_array_foreach(cells, i, c) {
-		const char *arm = json_string_value(json_object_get(c, "arm")) ?: "";
-		const char *cell = json_string_value(json_object_get(c, "cell")) ?: "";
-		if (!selected(o->narm ? o->arm[0] : NULL, arm) || !selected(o->ncell ? o->cell[0] : NULL, cell))
-			continue;
-		const char *arm_b = o->narm ? o->arm[1] : arm, *cell_b = o->ncell ? o->cell[1] : cell;
-		const json_t *cb = audit_compare_cell_named(sb, arm_b, cell_b);
-		if (!cb) {
-			snprintf(text, sizeof text, "arm %s cell %s of A: B has no arm %s cell %s", arm, cell, arm_b, cell_b);
-			json_array_append_new(unpaired, json_string(text));
-			continue;
-		}
-		struct pair *p = &pairs[n];
-		if ((st = audit_compare_group_load(&p->a, sa, c, err)) != EV_OK || (st = audit_compare_group_load(&p->b, sb, cb, err)) != EV_OK) {
-			n++;
-			break;
-		}
-		n++;
-		if ((st = audit_compare_check_group_medians(&p->a, 'A', receipt, err)) != EV_OK)
-			break;
-		if ((sa != sb || p->a.cell_doc != p->b.cell_doc) && (st = audit_compare_check_group_medians(&p->b, 'B', receipt, err)) != EV_OK)
-			break;
-		if (!p->a.n || !p->b.n) {
-			snprintf(text, sizeof text, "arm %s cell %s of A (%zu runs) against arm %s cell %s of B (%zu runs): a side "
-				 "has no run that held", arm, cell, p->a.n, arm_b, cell_b, p->b.n);
-			json_array_append_new(unpaired, json_string(text));
-			audit_compare_group_free(&p->a);
-			audit_compare_group_free(&p->b);
-			n--;
-			continue;
-		}
-		if ((st = comparable(p, err)) != EV_OK)
-			break;
-		if (mixed(p) && !o->mixed_grades) {
-			st = ev_error_set(err, EV_USAGE,
-					  "arm %s cell %s of A is %s, arm %s cell %s of B is %s: a timing-grade figure against a "
-					  "diagnostic one says little of either (audit campaign names why each is graded so); "
-					  "--mixed-grades compares them anyway and says so in every output",
-					  arm, cell, p->a.grade, arm_b, cell_b, p->b.grade);
-			break;
-		}
-	}
-	*out = pairs;
-	*nout = n;
-	return st;
-}
-
-
-static json_t *selection_json(const struct compare_opts *o)
-{
-	json_t *s = json_object();
-	if (o->narm)
-		json_object_set_new(s, "arms", json_pack("[s, s]", o->arm[0], o->arm[1]));
-	if (o->ncell)
-		json_object_set_new(s, "cells", json_pack("[s, s]", o->cell[0], o->cell[1]));
-	return s;
-}
-
+/* The comparison (lib/usecase/audit_compare), rendered between its two
+ * steps; then the table, or --json the document, and the verdict. */
 static ev_status run_compare(const struct compare_opts *o, struct ev_error *err)
 {
-	struct side sides[2] = {0};
-	struct pair *pairs = NULL;
-	size_t npairs = 0;
 	struct ev_textbuf md = {0}, txt = {0}, html = {0};
-	struct ev_outdir od = {0};
-	int opened = 0;
-	json_t *unpaired = json_array(), *not_checked = json_array(), *doc = NULL;
-	char *bytes = NULL;
-	size_t len = 0;
-	ev_status st;
 	json_t *receipt = ev_receipt_new("audit", TOOL, ev_cli_invocation(), err);
 	if (!receipt)
 		return err->status;
-	if ((st = audit_compare_load_side(&sides[0], o->inputs[0], receipt, 'A', err)) != EV_OK)
-		goto out;
-	if (o->ninputs == 2 && (st = audit_compare_load_side(&sides[1], o->inputs[1], receipt, 'B', err)) != EV_OK)
-		goto out;
-	const struct side *sa = &sides[0], *sb = o->ninputs == 2 ? &sides[1] : &sides[0];
-	if ((st = audit_compare_check_side_receipt(sa, 'A', receipt, not_checked, err)) != EV_OK)
-		goto out;
-	if (sb != sa && (st = audit_compare_check_side_receipt(sb, 'B', receipt, not_checked, err)) != EV_OK)
-		goto out;
-	if ((st = make_pairs(o, sa, sb, receipt, &pairs, &npairs, unpaired, err)) != EV_OK)
-		goto out;
-	if (!npairs) {
-		st = ev_error_set(err, EV_USAGE, "nothing to compare: %s", json_array_size(unpaired) ?
-				  json_string_value(json_array_get(unpaired, 0)) : "A has no arm and cell the options select");
-		goto out;
-	}
-	if ((st = ev_outdir_open(&od, o->out, err)) != EV_OK)
-		goto out;
-	opened = 1;
 	struct ev_progress progress;
-	ev_progress_init(&progress, stderr, TOOL ": resampling", 0, npairs);
+	ev_progress_init(&progress, stderr, TOOL ": resampling", 0, 0);
 	progress.noun = "pairs";
-	for (size_t i = 0; i < npairs && st == EV_OK; i++) {
-		ev_progress_item(&progress, "arm %s cell %s", pairs[i].a.arm, pairs[i].a.cell);
-		st = compare_pair(&pairs[i], o, err);
-		ev_progress_add(&progress, 0, 1);
-	}
+	struct ev_meter meter = ev_progress_meter(&progress);
+	struct ev_audit_compare c = {
+		.inputs = {o->inputs[0], o->inputs[1]}, .ninputs = o->ninputs, .arm = {o->arm[0], o->arm[1]},
+		.narm = o->narm, .cell = {o->cell[0], o->cell[1]}, .ncell = o->ncell, .mixed_grades = o->mixed_grades,
+		.resamples = o->resamples, .seed = o->seed, .out = o->out, .sign_key = o->sign_key,
+		.on_finding = show_finding, .on_pair = show_pair, .ctx = &progress, .meter = &meter,
+		.interrupted = &ev_cli_interrupted,
+	};
+	ev_status st = ev_audit_compare_run(&c, receipt, err);
 	ev_progress_done(&progress);
-	if (st == EV_INTERRUPTED) {
-		ev_error_clear(err);
-		ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal; nothing is claimed", o->out);
-	}
 	if (st != EV_OK)
 		goto out;
-	json_t *list = json_array();
-	for (size_t i = 0; i < npairs; i++)
-		json_array_append_new(list, pair_json(&pairs[i]));
-	doc = json_pack("{s:s, s:{s:s, s:s}, s:{s:s, s:s}, s:o, s:{s:I, s:I, s:s, s:s}, s:o, s:o}", "format",
-			COMPARISON_FORMAT, "a", "campaign", sa->campaign, "summary_sha256", sa->sha256, "b", "campaign",
-			sb->campaign, "summary_sha256", sb->sha256, "selection", selection_json(o), "bootstrap",
-			"resamples", (json_int_t)o->resamples, "seed", (json_int_t)o->seed, "confidence", "0.95",
-			"method", "percentile interval of median(B) - median(A) and median(B) / median(A) over "
-			"runs resampled with replacement per side; splitmix64 draws", "pairs", list, "not_compared",
-			json_incref(unpaired));
-	write_reports(o, sa, sb, pairs, npairs, unpaired, &md, &txt, &html);
+	write_reports(o, c.sa, c.sb, c.pairs, c.npairs, c.unpaired, &md, &txt, &html);
 	if (md.oom || txt.oom || html.oom) {
 		st = ev_error_set(err, EV_ERROR, "out of memory for the report");
 		goto out;
 	}
-	char parent[PATH_MAX], tmpdir[PATH_MAX];
-	snprintf(parent, sizeof parent, "%s", o->out);
-	if (ev_path_join(tmpdir, sizeof tmpdir, dirname(parent), od.tmp_name) != 0) {
-		st = ev_error_set(err, EV_USAGE, "%s: path too long", o->out);
+	struct ev_compare_output rendered[] = {{"comparison.md", md.s, md.n}, {"comparison.html", html.s, html.n}};
+	st = ev_audit_compare_publish(&c, receipt, rendered, 2, err);
+	if (st != EV_OK && st != EV_MISMATCH)
 		goto out;
-	}
-	if ((st = ev_json_dump(doc, &bytes, &len, err)) != EV_OK ||
-	    (st = audit_compare_publish(tmpdir, o->out, "comparison.json", bytes, len, receipt, err)) != EV_OK ||
-	    (st = audit_compare_publish(tmpdir, o->out, "comparison.md", md.s, md.n, receipt, err)) != EV_OK ||
-	    (st = audit_compare_publish(tmpdir, o->out, "comparison.html", html.s, html.n, receipt, err)) != EV_OK)
-		goto out;
-	char text[256];
-	snprintf(text, sizeof text, "per statistic of %zu pair%s of arm and cell: both medians of runs, ratio, difference, "
-		 "ranges and a bootstrap interval over the runs each summary counts (in_cell_median); each cell's "
-		 "medians held against its runs", npairs, npairs == 1 ? "" : "s");
-	json_array_append_new(not_checked, json_string("the runs' raw series, native reports and journals: their statistics "
-						       "are taken from summary.json as audit campaign recomputed them"));
-	ev_receipt_set_fact(receipt, "coverage", json_pack("{s:[s], s:o}", "recomputed", text, "not_checked",
-							   json_incref(not_checked)), err);
-	ev_receipt_set_fact(receipt, "selection", selection_json(o), err);
-	ev_receipt_set_fact(receipt, "bootstrap", json_incref(json_object_get(doc, "bootstrap")), err);
-	ev_receipt_set_fact(receipt, "pairs", json_integer((json_int_t)npairs), err);
-	size_t nmixed = 0;
-	for (size_t i = 0; i < npairs; i++)
-		nmixed += mixed(&pairs[i]);
-	ev_receipt_set_fact(receipt, "mixed_grades", json_integer((json_int_t)nmixed), err);
-	ev_receipt_set_fact(receipt, "not_compared", json_incref(unpaired), err);
-	if ((st = audit_compare_commit(&od, &opened, tmpdir, o->out, receipt, o->sign_key, err)) != EV_OK)
-		goto out;
-	const char *result = ev_receipt_result(receipt);
 	if (o->json)
-		fwrite(bytes, 1, len, stdout);
+		fwrite(c.bytes, 1, c.len, stdout);
 	else
 		fwrite(txt.s, 1, txt.n, stdout);
-	fprintf(o->json ? stderr : stdout, "%s: %zu pair%s compared; comparison %s\n",
-		strcmp(result, "pass") == 0 ? "OK" : "FAIL", npairs, npairs == 1 ? "" : "s", o->out);
-	st = strcmp(result, "pass") == 0 ? EV_OK : EV_MISMATCH;
+	fprintf(o->json ? stderr : stdout, "%s: %zu pair%s compared; comparison %s\n", st == EV_OK ? "OK" : "FAIL",
+		c.npairs, c.npairs == 1 ? "" : "s", o->out);
 out:
-	if (opened)
-		ev_outdir_abort(&od);
-	for (size_t i = 0; i < npairs; i++) {
-		audit_compare_group_free(&pairs[i].a);
-		audit_compare_group_free(&pairs[i].b);
-	}
-	free(pairs);
-	free(bytes);
+	ev_audit_compare_free(&c);
 	ev_textbuf_free(&md);
 	ev_textbuf_free(&txt);
 	ev_textbuf_free(&html);
-	json_decref(doc);
-	json_decref(unpaired);
-	json_decref(not_checked);
 	json_decref(receipt);
-	json_decref(sides[0].doc);
-	json_decref(sides[1].doc);
 	return st;
 }
 

@@ -16,7 +16,7 @@
 
 #include "audit/audit.h"
 #include "audit/compare_reference.h"
-#include "audit/compare_side.h"
+#include "lib/usecase/compare_side.h"
 #include "audit/svg.h"
 #include "lib/core/json.h"
 #include "lib/core/path.h"
@@ -73,7 +73,13 @@ static const char *recorded(const json_t *prov, const char *key, const char *wan
 }
 
 /* What keeps the campaign from being held to the reference, as sentences. */
-static json_t *differences(const struct side *s, const struct group *g, const struct ev_reference *ref)
+static void show_finding(void *ctx, const struct ev_finding *f)
+{
+	(void)ctx;
+	ev_cli_finding(stderr, TOOL ": ", f);
+}
+
+static json_t *differences(const struct ev_compare_side *s, const struct ev_compare_group *g, const struct ev_reference *ref)
 {
 	json_t *out = json_array();
 	char text[1024], buf[128];
@@ -119,14 +125,14 @@ static json_t *decimal(double v)
 	return ev_json_decimal_of(v == 0 ? 0 : v, 9);
 }
 
-static ev_status hold(const struct group *g, const struct ev_reference *ref, struct held *h, size_t *n,
+static ev_status hold(const struct ev_compare_group *g, const struct ev_reference *ref, struct held *h, size_t *n,
 		      struct ev_error *err)
 {
 	*n = 0;
-	for (int k = 0; k < NSTATS; k++) {
+	for (int k = 0; k < EV_COMPARE_NSTATS; k++) {
 		const struct ev_native_stat *st = NULL;
 		for (size_t i = 0; i < ref->native.n && !st; i++)
-			if (!strcmp(ref->native.stats[i].name, audit_compare_stat_names[k]))
+			if (!strcmp(ref->native.stats[i].name, ev_compare_stat_names[k]))
 				st = &ref->native.stats[i];
 		double v, slack;
 		if (!st || ev_native_stat_ns(st, &v, &slack) != 0)
@@ -136,10 +142,10 @@ static ev_status hold(const struct group *g, const struct ev_reference *ref, str
 			return ev_error_set(err, EV_ERROR, "out of memory");
 		memcpy(tmp, g->v[k], g->n * sizeof *tmp);
 		struct held *x = &h[(*n)++];
-		x->name = audit_compare_stat_names[k];
+		x->name = ev_compare_stat_names[k];
 		x->median = ev_median(tmp, g->n);
 		free(tmp);
-		audit_compare_range_of(g->v[k], g->n, &x->lo, &x->hi);
+		ev_compare_range_of(g->v[k], g->n, &x->lo, &x->hi);
 		x->reference = v;
 		x->printed = st->text;
 		x->ratio = v != 0 ? x->median / v : NAN;
@@ -176,7 +182,7 @@ static void verdict(const json_t *diffs, const struct held *h, size_t n, double 
 			 h[at].ratio, tolerance);
 }
 
-static void markdown(struct ev_textbuf *t, const struct side *s, const struct group *g, const struct ev_reference *ref,
+static void markdown(struct ev_textbuf *t, const struct ev_compare_side *s, const struct ev_compare_group *g, const struct ev_reference *ref,
 		     const struct held *h, size_t n, const char *said)
 {
 	const json_t *pub = json_object_get(ref->doc, "published");
@@ -211,7 +217,7 @@ static void markdown(struct ev_textbuf *t, const struct side *s, const struct gr
 	ev_textbuf_add(t, "\nverdict: %s\n", said);
 }
 
-static json_t *document(const struct side *s, const struct group *g, const struct ev_reference *ref,
+static json_t *document(const struct ev_compare_side *s, const struct ev_compare_group *g, const struct ev_reference *ref,
 			const struct held *h, size_t n, json_t *diffs, const char *said)
 {
 	json_t *stats = json_array();
@@ -233,11 +239,11 @@ static json_t *document(const struct side *s, const struct group *g, const struc
 
 /* The arm and cell the reference is held to: the ones named, else the
  * summary's only one. */
-static const json_t *chosen_cell(const struct side *s, const struct reference_opts *o, struct ev_error *err)
+static const json_t *chosen_cell(const struct ev_compare_side *s, const struct reference_opts *o, struct ev_error *err)
 {
 	const json_t *cells = json_object_get(s->doc, "cells");
 	if (o->arm && o->cell) {
-		const json_t *c = audit_compare_cell_named(s, o->arm, o->cell);
+		const json_t *c = ev_compare_cell_named(s, o->arm, o->cell);
 		if (!c)
 			ev_error_set(err, EV_USAGE, "%s: no arm %s cell %s", s->summary, o->arm, o->cell);
 		return c;
@@ -251,12 +257,12 @@ static const json_t *chosen_cell(const struct side *s, const struct reference_op
 
 ev_status audit_compare_reference(const struct reference_opts *o, struct ev_error *err)
 {
-	struct side s = {0};
-	struct group g = {0};
+	struct ev_compare_side s = {0};
+	struct ev_compare_group g = {0};
 	struct ev_reference ref = {0};
 	struct ev_outdir od = {0};
 	struct ev_textbuf md = {0};
-	struct held h[NSTATS];
+	struct held h[EV_COMPARE_NSTATS];
 	size_t n = 0;
 	int opened = 0;
 	char *bytes = NULL;
@@ -265,17 +271,17 @@ ev_status audit_compare_reference(const struct reference_opts *o, struct ev_erro
 	json_t *receipt = ev_receipt_new("audit", TOOL, ev_cli_invocation(), err);
 	if (!receipt)
 		return err->status;
-	ev_status st = audit_compare_load_side(&s, o->summary, receipt, 'A', err);
+	ev_status st = ev_compare_load_side(&s, o->summary, receipt, 'A', err);
 	if (st == EV_OK && (st = ev_reference_load(o->reference, o->reference_sha256, &ref, err)) == EV_OK &&
 	    (st = ev_receipt_add_input(receipt, "reference", o->reference, ref.sha256, err)) == EV_OK)
 		st = ev_receipt_add_input(receipt, "reference statistics", ref.stats_path, ref.stats_sha256, err);
 	if (st == EV_OK)
-		st = audit_compare_check_side_receipt(&s, 'A', receipt, not_checked, err);
+		st = ev_compare_check_side_receipt(&s, 'A', receipt, not_checked, show_finding, NULL, err);
 	const json_t *cell = st == EV_OK ? chosen_cell(&s, o, err) : NULL;
 	if (st == EV_OK && !cell)
 		st = err->status;
-	if (st == EV_OK && (st = audit_compare_group_load(&g, &s, cell, err)) == EV_OK)
-		st = audit_compare_check_group_medians(&g, 'A', receipt, err);
+	if (st == EV_OK && (st = ev_compare_group_load(&g, &s, cell, err)) == EV_OK)
+		st = ev_compare_check_group_medians(&g, 'A', receipt, show_finding, NULL, err);
 	if (st == EV_OK && !g.n)
 		st = ev_error_set(err, EV_USAGE, "%s: arm %s cell %s has no run that held: nothing to hold to the reference",
 				  s.summary, g.arm, g.cell);
@@ -305,8 +311,8 @@ ev_status audit_compare_reference(const struct reference_opts *o, struct ev_erro
 		goto out;
 	}
 	if ((st = ev_json_dump(doc, &bytes, &len, err)) != EV_OK ||
-	    (st = audit_compare_publish(tmpdir, o->out, "reproduction.json", bytes, len, receipt, err)) != EV_OK ||
-	    (st = audit_compare_publish(tmpdir, o->out, "reproduction.md", md.s, md.n, receipt, err)) != EV_OK)
+	    (st = ev_compare_publish(tmpdir, o->out, "reproduction.json", bytes, len, receipt, err)) != EV_OK ||
+	    (st = ev_compare_publish(tmpdir, o->out, "reproduction.md", md.s, md.n, receipt, err)) != EV_OK)
 		goto out;
 	json_array_append_new(not_checked, json_string("the runs' raw series: their statistics are taken from summary.json "
 						       "as audit campaign recomputed them; the published figures as printed"));
@@ -317,7 +323,7 @@ ev_status audit_compare_reference(const struct reference_opts *o, struct ev_erro
 							   "each statistic's median of the cell's counted runs, held against the summary's "
 							   "medians, and its ratio to the published value",
 							   "not_checked", json_incref(not_checked)), err);
-	if ((st = audit_compare_commit(&od, &opened, tmpdir, o->out, receipt, o->sign_key, err)) != EV_OK)
+	if ((st = ev_compare_commit(&od, &opened, tmpdir, o->out, receipt, o->sign_key, &ev_cli_interrupted, err)) != EV_OK)
 		goto out;
 	const char *result = ev_receipt_result(receipt);
 	if (o->json)
@@ -332,7 +338,7 @@ out:
 		ev_outdir_abort(&od);
 	free(bytes);
 	ev_textbuf_free(&md);
-	audit_compare_group_free(&g);
+	ev_compare_group_free(&g);
 	json_decref(doc);
 	json_decref(diffs);
 	json_decref(not_checked);

@@ -1,3 +1,5 @@
+/* compare_side: a campaign summary and the runs of one arm and cell of it
+ * (compare_side.h). */
 #include "config.h"
 
 #include <errno.h>
@@ -7,8 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "audit/audit.h"
-#include "audit/compare_side.h"
+#include "lib/usecase/compare_side.h"
+#include "lib/campaign/summary.h"
 #include "lib/core/json.h"
 #include "lib/core/path.h"
 #include "lib/core/publish.h"
@@ -17,9 +19,9 @@
 #include "lib/stats/bootstrap.h"
 #include "lib/receipt/receipt_read.h"
 
-const char *const audit_compare_stat_names[NSTATS] = {"p50", "p95", "p99", "p99.9", "mean", "max"};
+const char *const ev_compare_stat_names[EV_COMPARE_NSTATS] = {"p50", "p95", "p99", "p99.9", "mean", "max"};
 
-ev_status audit_compare_load_side(struct side *s, const char *given, json_t *receipt, char which, struct ev_error *err)
+ev_status ev_compare_load_side(struct ev_compare_side *s, const char *given, json_t *receipt, char which, struct ev_error *err)
 {
 	struct stat st;
 	s->given = given;
@@ -35,7 +37,7 @@ ev_status audit_compare_load_side(struct side *s, const char *given, json_t *rec
 			return ev_error_set(err, EV_USAGE, "%s: path too long", given);
 	}
 	uint8_t d[EV_SHA256_LEN];
-	ev_status rc = ev_json_load(s->summary, AUDIT_SUMMARY_FORMAT, 0, &s->doc, d, NULL, NULL, err);
+	ev_status rc = ev_json_load(s->summary, EV_CAMPAIGN_SUMMARY_FORMAT, 0, &s->doc, d, NULL, NULL, err);
 	if (rc != EV_OK)
 		return ev_error_wrap(err, "summary %c (audit campaign's summary.json, or its OUTDIR)", which);
 	ev_sha256_hex(d, s->sha256);
@@ -65,8 +67,18 @@ ev_status audit_compare_load_side(struct side *s, const char *given, json_t *rec
 /* The audit behind a summary: its receipt, when audit campaign's OUTDIR
  * still holds it, must have passed and name these very bytes; without
  * one, the coverage says the summary was taken as written. */
-ev_status audit_compare_check_side_receipt(const struct side *s, char which, json_t *receipt, json_t *not_checked,
-				    struct ev_error *err)
+/* A check about summary WHICH that did not hold, as a finding named
+ * "summary W: PATH". */
+static void said(ev_finding_fn on_finding, void *ctx, char which, const char *path, const char *check,
+		 const char *text)
+{
+	char subject[PATH_MAX + 16];
+	snprintf(subject, sizeof subject, "summary %c: %s", which, path);
+	ev_finding_emit(on_finding, ctx, subject, check, text, NULL, NULL);
+}
+
+ev_status ev_compare_check_side_receipt(const struct ev_compare_side *s, char which, json_t *receipt, json_t *not_checked,
+					ev_finding_fn on_finding, void *ctx, struct ev_error *err)
 {
 	struct stat st;
 	char check[64], text[PATH_MAX + 256];
@@ -113,7 +125,7 @@ ev_status audit_compare_check_side_receipt(const struct side *s, char which, jso
 	if (rc == EV_OK)
 		rc = ev_receipt_add_check(receipt, check, pass, text, err);
 	if (!pass && rc == EV_OK)
-		fprintf(stderr, TOOL ": summary %c: %s: %s\n", which, s->summary, text);
+		said(on_finding, ctx, which, s->summary, "summary-audited", text);
 	json_decref(r);
 	return rc;
 }
@@ -134,15 +146,15 @@ static int number_of(const json_t *v, double *out)
 	return *end || errno ? -1 : 0;
 }
 
-void audit_compare_group_free(struct group *g)
+void ev_compare_group_free(struct ev_compare_group *g)
 {
 	free(g->names);
-	for (int k = 0; k < NSTATS; k++)
+	for (int k = 0; k < EV_COMPARE_NSTATS; k++)
 		free(g->v[k]);
 }
 
 /* The runs of arm and cell that side's summary counts, in its order. */
-ev_status audit_compare_group_load(struct group *g, const struct side *s, const json_t *cell_doc, struct ev_error *err)
+ev_status ev_compare_group_load(struct ev_compare_group *g, const struct ev_compare_side *s, const json_t *cell_doc, struct ev_error *err)
 {
 	memset(g, 0, sizeof *g);
 	g->side = s;
@@ -160,9 +172,9 @@ ev_status audit_compare_group_load(struct group *g, const struct side *s, const 
 	size_t cap = json_array_size(runs) + 1, i;
 	json_t *r;
 	g->names = calloc(cap, sizeof *g->names);
-	for (int k = 0; k < NSTATS; k++)
+	for (int k = 0; k < EV_COMPARE_NSTATS; k++)
 		g->v[k] = calloc(cap, sizeof *g->v[k]);
-	if (!g->names || !g->v[NSTATS - 1])
+	if (!g->names || !g->v[EV_COMPARE_NSTATS - 1])
 		return ev_error_set(err, EV_ERROR, "out of memory");
 	json_array_foreach(runs, i, r) {
 		const char *name = json_string_value(json_object_get(r, "name")) ?: "?";
@@ -176,11 +188,11 @@ ev_status audit_compare_group_load(struct group *g, const struct side *s, const 
 		if (!json_is_true(in))
 			continue;
 		json_t *rec = json_object_get(r, "recomputed"), *q = json_object_get(rec, "quantiles");
-		for (int k = 0; k < NSTATS; k++) {
-			const json_t *v = k < 4 ? json_object_get(q, audit_compare_stat_names[k]) : json_object_get(rec, audit_compare_stat_names[k]);
+		for (int k = 0; k < EV_COMPARE_NSTATS; k++) {
+			const json_t *v = k < 4 ? json_object_get(q, ev_compare_stat_names[k]) : json_object_get(rec, ev_compare_stat_names[k]);
 			if (number_of(v, &g->v[k][g->n]) != 0)
 				return ev_error_set(err, EV_USAGE, "%s: run %s: expected its recomputed %s as a number, found %s",
-						    s->summary, name, audit_compare_stat_names[k], v ? "another value" : "nothing");
+						    s->summary, name, ev_compare_stat_names[k], v ? "another value" : "nothing");
 		}
 		const char *grade = json_string_value(json_object_get(r, "grade"));
 		if (!grade || (strcmp(grade, "quiet") != 0 && strcmp(grade, "diagnostic") != 0))
@@ -197,7 +209,8 @@ ev_status audit_compare_group_load(struct group *g, const struct side *s, const 
 }
 
 /* The summary's own medians of this group, held against its runs. */
-ev_status audit_compare_check_group_medians(const struct group *g, char which, json_t *receipt, struct ev_error *err)
+ev_status ev_compare_check_group_medians(const struct ev_compare_group *g, char which, json_t *receipt,
+					 ev_finding_fn on_finding, void *ctx, struct ev_error *err)
 {
 	char check[256], detail[512] = "";
 	snprintf(check, sizeof check, "summary %c arm %s cell %s: medians of its runs", which, g->arm, g->cell);
@@ -212,18 +225,21 @@ ev_status audit_compare_check_group_medians(const struct group *g, char which, j
 		memcpy(tmp, g->v[k], g->n * sizeof *tmp);
 		json_t *mine = ev_json_decimal_of(ev_median(tmp, g->n), 9);
 		free(tmp);
-		const char *theirs = json_string_value(json_object_get(med, audit_compare_stat_names[k]));
+		const char *theirs = json_string_value(json_object_get(med, ev_compare_stat_names[k]));
 		if (!theirs || strcmp(theirs, json_string_value(mine)) != 0)
-			snprintf(detail, sizeof detail, "%s: the cell says %s, the median of its runs is %s", audit_compare_stat_names[k],
+			snprintf(detail, sizeof detail, "%s: the cell says %s, the median of its runs is %s", ev_compare_stat_names[k],
 				 theirs ?: "nothing", json_string_value(mine));
 		json_decref(mine);
 	}
-	if (detail[0])
-		fprintf(stderr, TOOL ": summary %c: %s: arm %s cell %s: %s\n", which, g->side->summary, g->arm, g->cell, detail);
+	if (detail[0]) {
+		char text[sizeof detail + 512];
+		snprintf(text, sizeof text, "arm %s cell %s: %s", g->arm, g->cell, detail);
+		said(on_finding, ctx, which, g->side->summary, "summary-medians", text);
+	}
 	return ev_receipt_add_check(receipt, check, !detail[0], detail[0] ? detail : "the cell's medians are its runs'", err);
 }
 
-void audit_compare_range_of(const double *v, size_t n, double *lo, double *hi)
+void ev_compare_range_of(const double *v, size_t n, double *lo, double *hi)
 {
 	*lo = *hi = v[0];
 	for (size_t i = 1; i < n; i++) {
@@ -232,7 +248,7 @@ void audit_compare_range_of(const double *v, size_t n, double *lo, double *hi)
 	}
 }
 
-const json_t *audit_compare_cell_named(const struct side *s, const char *arm, const char *cell)
+const json_t *ev_compare_cell_named(const struct ev_compare_side *s, const char *arm, const char *cell)
 {
 	size_t i;
 	json_t *c;
@@ -243,7 +259,7 @@ const json_t *audit_compare_cell_named(const struct side *s, const char *arm, co
 	return NULL;
 }
 
-ev_status audit_compare_publish(const char *tmpdir, const char *out, const char *name, const char *bytes, size_t len,
+ev_status ev_compare_publish(const char *tmpdir, const char *out, const char *name, const char *bytes, size_t len,
 			 json_t *receipt, struct ev_error *err)
 {
 	char path[PATH_MAX], final[PATH_MAX];
@@ -259,8 +275,8 @@ ev_status audit_compare_publish(const char *tmpdir, const char *out, const char 
 	return st;
 }
 
-ev_status audit_compare_commit(struct ev_outdir *od, int *opened, const char *tmpdir, const char *out, json_t *receipt,
-			       const struct ev_signing_key *key, struct ev_error *err)
+ev_status ev_compare_commit(struct ev_outdir *od, int *opened, const char *tmpdir, const char *out, json_t *receipt,
+			    const struct ev_signing_key *key, volatile sig_atomic_t *interrupted, struct ev_error *err)
 {
 	char rpath[PATH_MAX];
 	ev_status st = ev_receipt_finish_signed(receipt, key, err);
@@ -270,7 +286,7 @@ ev_status audit_compare_commit(struct ev_outdir *od, int *opened, const char *tm
 		return ev_error_set(err, EV_USAGE, "%s: path too long", out);
 	if ((st = ev_publish_json(rpath, receipt, err)) != EV_OK)
 		return st;
-	if (ev_cli_interrupted)
+	if (*interrupted)
 		return ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal; nothing is claimed", out);
 	if ((st = ev_outdir_commit(od, 0755, err)) == EV_OK)
 		*opened = 0;
