@@ -352,12 +352,13 @@ int audit_compare_main(int argc, char **argv)
 			return ev_cli_usage(&audit_tool, "compare", "--reference: name the arm and the cell held to it once each (--arm A --cell X), or neither when the summary has one");
 		if (!o.out)
 			return ev_cli_usage(&audit_tool, "compare", "no output directory given (-o OUTDIR)");
-		struct reference_opts r = {argv[optind], o.narm ? o.arm[0] : NULL, o.ncell ? o.cell[0] : NULL, o.reference,
-					   o.reference_sha256, o.out, o.json, o.sign_key};
+		struct ev_audit_reproduction r = {.summary = argv[optind], .arm = o.narm ? o.arm[0] : NULL,
+						  .cell = o.ncell ? o.cell[0] : NULL, .reference = o.reference,
+						  .reference_sha256 = o.reference_sha256, .out = o.out, .sign_key = o.sign_key};
 		struct ev_error rerr;
 		ev_error_clear(&rerr);
 		ev_cli_catch_signals();
-		ev_status rst = audit_compare_reference(&r, &rerr);
+		ev_status rst = audit_compare_reference(&r, o.json, &rerr);
 		if (rst >= EV_ERROR)
 			ev_cli_error(TOOL, &rerr);
 		ev_signing_key_free(o.sign_key);
