@@ -173,24 +173,8 @@ test_expect_success 'refused, nothing written: no hardware named, a path out of 
 '
 
 test_expect_success 'SIGTERM while the receipt is being synced: exit 2, no OUTDIR, no temporary; unsignalled, the same run passes' '
-	command -v strace >/dev/null || { echo "strace is not installed (Debian package strace)"; return 1; }
-	python3 - "$AUDIT" <<-\PY &&
-	import glob, os, signal, subprocess, sys, time
-	cmd = ["env", "ASAN_OPTIONS=detect_leaks=0", "strace", "-qq", "-o", "/dev/null", "-e", "trace=fsync",
-	       "-e", "inject=fsync:delay_enter=600000", sys.argv[1], "compare", "--reference", "r1/ref.json",
-	       "--arm", "baseline", "--cell", "spin", "sq", "-o", "rep-late"]
-	p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open("late.err", "w"))
-	start = time.monotonic()
-	while not glob.glob(".rep-late.tmp-*/.receipt.json.tmp-*") and not glob.glob(".rep-late.tmp-*/receipt.json"):
-	    assert p.poll() is None, "ended (%s) before its receipt was written" % p.returncode
-	    assert time.monotonic() - start < 60, "no receipt was being written"
-	    time.sleep(0.01)
-	time.sleep(0.2)  # inside a held fsync
-	os.kill(int(open("/proc/%d/task/%d/children" % (p.pid, p.pid)).read().split()[0]), signal.SIGTERM)
-	assert p.wait(timeout=30) == 2, "not exit 2 after a SIGTERM while the receipt was written"
-	assert not os.path.exists("rep-late"), "published after the signal"
-	assert not glob.glob(".rep-late.tmp-*"), "a temporary left: %s" % glob.glob(".rep-late.tmp-*")
-	PY
+	signal_while_outdir_receipt rep-late "$AUDIT" compare --reference r1/ref.json --arm baseline --cell spin sq \
+		-o rep-late &&
 	grep -q "^audit: .*interrupted by a signal; nothing is claimed" late.err &&
 	"$AUDIT" compare --reference r1/ref.json --arm baseline --cell spin sq -o rep-late >/dev/null &&
 	test "$(json_words rep-late/receipt.json "d[\"result\"]")" = pass

@@ -220,4 +220,11 @@ test_expect_success 'a SIGTERM while resampling: exit 2, no OUTDIR' '
 	grep -q "^audit: cstop: interrupted by a signal; nothing is claimed$" stopped.err
 '
 
+test_expect_success 'a SIGTERM while the receipt is being synced: exit 2, no OUTDIR, no temporary; unsignalled, the same comparison passes' '
+	signal_while_outdir_receipt clate "$AUDIT" compare s s2 -o clate &&
+	grep -q "^audit: .*interrupted by a signal; nothing is claimed" late.err &&
+	"$AUDIT" compare s s2 -o clate >/dev/null &&
+	test "$(json_get clate/receipt.json "d[\"result\"]")" = pass
+'
+
 test_done

@@ -4,7 +4,8 @@
 # strace, gets SIGTERM then, exits 2 and publishes nothing (no receipt,
 # no temporary). seal verify of a tree and of an archive, replicate
 # verify, audit journal, audit series, capture run's
-# receipt-capture.json and seal capsule --verify; run again without the
+# receipt-capture.json, seal capsule --verify and seal integrate (audit
+# compare's, in OUTDIR, in its own tests); run again without the
 # signal, each passes. audit journal --latency --hgrm, stopped while its
 # second histogram is synced, also takes back the one it had published.
 . "$EV_SRCDIR/tests/lib/lib.sh"
@@ -110,6 +111,16 @@ test_expect_success 'seal capsule --verify: no receipt, exit 2; then it passes' 
 	grep -q "interrupted by a signal" late.err &&
 	"$SEAL" capsule --verify --repo repo --receipt capsule-verify.json cap >/dev/null &&
 	test "$(json_get capsule-verify.json "d[\"result\"]")" = pass
+'
+
+test_expect_success 'seal integrate: no receipt, exit 2; then it passes' '
+	git_setup && git_init irepo && (cd tree && cp -p --parents summary/* ../irepo/) &&
+	git -C irepo add . && git -C irepo commit -qm evidence &&
+	"$SEAL" select --seal sealed/SEAL.json --include summary -o isel.json >/dev/null &&
+	late_signal integrated 1 "$SEAL" integrate --selection isel.json --repo irepo --receipt integrated.json &&
+	grep -q "interrupted by a signal" late.err &&
+	"$SEAL" integrate --selection isel.json --repo irepo --receipt integrated.json >/dev/null &&
+	test "$(json_get integrated.json "d[\"result\"]")" = pass
 '
 
 test_done

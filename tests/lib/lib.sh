@@ -284,6 +284,33 @@ git_init () {
 	git init -q -b main "$1"
 }
 
+# signal_while_outdir_receipt OUTDIR COMMAND...: run COMMAND (which makes
+# OUTDIR with a receipt.json in it) with every fsync held 0.6 s by strace;
+# once the receipt is being written in OUTDIR's hidden temporary, SIGTERM
+# it; require exit 2, no OUTDIR and no temporary left. Its stderr is in
+# late.err.
+signal_while_outdir_receipt () {
+	command -v strace >/dev/null || { echo "strace is not installed (Debian package strace)"; return 1; }
+	python3 - "$@" <<-\PY
+	import glob, os, signal, subprocess, sys, time
+	out, cmd = sys.argv[1], sys.argv[2:]
+	trace = ["env", "ASAN_OPTIONS=detect_leaks=0", "strace", "-qq", "-o", "/dev/null", "-e", "trace=fsync",
+	         "-e", "inject=fsync:delay_enter=600000"]
+	p = subprocess.Popen(trace + cmd, stdout=subprocess.DEVNULL, stderr=open("late.err", "w"))
+	start = time.monotonic()
+	hidden = "." + out + ".tmp-*"
+	while not glob.glob(hidden + "/.receipt.json.tmp-*") and not glob.glob(hidden + "/receipt.json"):
+	    assert p.poll() is None, "ended (%s) before its receipt was written" % p.returncode
+	    assert time.monotonic() - start < 60, "no receipt was being written"
+	    time.sleep(0.01)
+	time.sleep(0.2)  # inside a held fsync
+	os.kill(int(open("/proc/%d/task/%d/children" % (p.pid, p.pid)).read().split()[0]), signal.SIGTERM)
+	assert p.wait(timeout=30) == 2, "not exit 2 after a SIGTERM while the receipt was written"
+	assert not os.path.exists(out), "published after the signal"
+	assert not glob.glob("." + out + ".tmp-*"), "a temporary left: %s" % glob.glob("." + out + ".tmp-*")
+	PY
+}
+
 # stopped SIGNAL RECEIPT COMMAND...: start COMMAND, send SIGNAL once it has
 # run 0.7 s (STOPPED_AFTER seconds when set), and require exit 2 within
 # 0.5 s of the signal (STOPPED_WITHIN seconds when set; both times

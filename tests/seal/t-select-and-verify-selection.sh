@@ -53,6 +53,28 @@ test_expect_success 'a selection checked against another seal is a finding' '
 	grep -q "^seal: sel.json: the selection was not made from this seal" actual
 '
 
+test_expect_success 'a selection edited to match an edited copy is held to its seal, member by member' '
+	cp -a copy edited && echo x >>edited/runs/B-1/journal/1.bin &&
+	python3 -c "
+import hashlib, json
+s = json.load(open(\"sel.json\"))
+data = open(\"edited/runs/B-1/journal/1.bin\", \"rb\").read()
+for m in s[\"members\"]:
+    if m[\"path\"] == \"runs/B-1/journal/1.bin\":
+        s[\"totals\"][\"bytes\"] += len(data) - m[\"size\"]
+        m[\"size\"], m[\"sha256\"] = len(data), hashlib.sha256(data).hexdigest()
+open(\"edited-sel.json\", \"w\").write(json.dumps(s, sort_keys=True, separators=(\",\", \":\"), ensure_ascii=False) + \"\\n\")
+" &&
+	"$SEAL" verify --selection edited-sel.json edited >/dev/null &&
+	test_expect_code 1 "$SEAL" verify --selection edited-sel.json --seal out/SEAL.json --receipt ev.json edited \
+		2>actual >/dev/null &&
+	size=$(stat -c %s c/runs/B-1/journal/1.bin) &&
+	echo "seal: runs/B-1/journal/1.bin: size differs (expected $size, found $((size + 2)))" >expect &&
+	test_cmp expect actual &&
+	test "$(json_get ev.json "[c[\"name\"] for c in d[\"checks\"] if c[\"result\"] != \"pass\"]")" = \
+		"[${Q}size:runs/B-1/journal/1.bin${Q}, ${Q}selection-from-seal${Q}, ${Q}members${Q}]"
+'
+
 test_expect_success 'a pattern that selects nothing is refused; nothing is written' '
 	test_expect_code 2 "$SEAL" select --seal out/SEAL.json --include summary --include "nope/*" -o none.json 2>actual &&
 	echo "seal: --include '\''nope/*'\'' matched no member of out/SEAL.json; nothing was written" >expect &&
