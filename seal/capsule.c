@@ -121,13 +121,6 @@ int seal_capsule_main(int argc, char **argv)
 		if (optind + 1 != argc)
 			return ev_cli_usage(&seal_tool, "capsule", "--verify takes one CAPSULE (its OUTDIR, SEAL.json, or a tree)");
 		o.target = target = argv[optind];
-		struct ev_error rerr;
-		ev_error_clear(&rerr);
-		if (o.receipt && ev_receipt_refuse_existing(o.receipt, &rerr) != EV_OK) {
-			ev_cli_error(TOOL, &rerr);
-			ev_signing_key_free(o.archive.sign_key);
-			return 2;
-		}
 	} else {
 		if (o.receipt)
 			return ev_cli_usage(&seal_tool, "capsule", "--receipt names --verify's receipt; seal capsule "
