@@ -311,8 +311,10 @@ signal_while_outdir_receipt () {
 	PY
 }
 
-# stopped SIGNAL RECEIPT COMMAND...: start COMMAND, send SIGNAL once it has
-# run 0.7 s (STOPPED_AFTER seconds when set), and require exit 2 within
+# stopped SIGNAL RECEIPT COMMAND...: start COMMAND, send SIGNAL 0.7 s
+# (STOPPED_AFTER seconds when set) after it has begun to catch it (its
+# handler in /proc/PID/status, so a slow startup under a sanitizer on a
+# loaded machine is not mistaken for work), and require exit 2 within
 # 0.5 s of the signal (STOPPED_WITHIN seconds when set; both times
 # EV_TIME_SCALE), no RECEIPT,
 # and no process of the command left (its stderr in stopped.err). A command
@@ -326,17 +328,37 @@ stopped () {
 	sig, receipt, cmd = getattr(signal, sys.argv[1]), sys.argv[2], sys.argv[3:]
 	within = float(os.environ.get("STOPPED_WITHIN", "0.5")) * float(os.environ["EV_TIME_SCALE"])
 	after = float(os.environ.get("STOPPED_AFTER", "0.7"))
+	traced = "strace" in [os.path.basename(c) for c in cmd[:3]]
+	def target_of(p):
+	    # under strace (slowed down on purpose) the signal goes to the traced
+	    # command: strace itself would only detach
+	    if not traced:
+	        return p.pid
+	    kids = open("/proc/%d/task/%d/children" % (p.pid, p.pid)).read().split()
+	    return int(kids[0]) if kids else None
+	def catches(pid):
+	    # SigCgt: the signal's handler is installed, so the command is past
+	    # its startup (a sanitizer's can take seconds on a loaded machine)
+	    try:
+	        for line in open("/proc/%d/status" % pid):
+	            if line.startswith("SigCgt:"):
+	                return int(line.split()[1], 16) >> (sig - 1) & 1
+	    except OSError:
+	        pass
+	    return 0
 	def trial():
 	    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open("stopped.err", "w"))
+	    start = time.monotonic()
+	    while True:
+	        assert p.poll() is None, "ended (%s) before it caught %s" % (p.returncode, sys.argv[1])
+	        assert time.monotonic() - start < 60, "never caught " + sys.argv[1]
+	        target = target_of(p)
+	        if target and catches(target):
+	            break
+	        time.sleep(0.005)
 	    time.sleep(after)
 	    assert p.poll() is None, "finished before the signal: the test needs a longer input"
 	    t = time.monotonic()
-	    # under strace (slowed down on purpose) the signal goes to the traced
-	    # command: strace itself would only detach
-	    target = p.pid
-	    if "strace" in [os.path.basename(c) for c in cmd[:3]]:
-	        kids = open("/proc/%d/task/%d/children" % (p.pid, p.pid)).read().split()
-	        target = int(kids[0])
 	    os.kill(target, sig)
 	    try:
 	        code = p.wait(timeout=within + 5)
