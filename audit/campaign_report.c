@@ -44,7 +44,7 @@ static void md_maybe(struct ev_textbuf *t, int have, double v)
 }
 
 /* How many runs kept no series and printed their statistics. */
-static size_t printed_runs(const struct campaign_audit *ca)
+static size_t printed_runs(const struct ev_audit_campaign *ca)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < ca->nruns; i++)
@@ -53,7 +53,7 @@ static size_t printed_runs(const struct campaign_audit *ca)
 }
 
 /* What a run's native column says. */
-static const char *native_verdict(const struct run *r)
+static const char *native_verdict(const struct ev_audited_run *r)
 {
 	if (r->printed)
 		return r->inconsistent ? "printed, INCONSISTENT" : r->differ ? "printed, DIFFERS" : "printed";
@@ -61,15 +61,15 @@ static const char *native_verdict(const struct run *r)
 }
 
 /* What a run's series column says. */
-static const char *series_verdict(const struct run *r)
+static const char *series_verdict(const struct ev_audited_run *r)
 {
 	return r->printed ? "none" : r->findings ? "DAMAGED" : "whole";
 }
 
-void audit_campaign_write_markdown(const struct campaign_audit *ca, struct ev_textbuf *t, json_t *summary)
+void audit_campaign_write_markdown(const struct ev_audit_campaign *ca, struct ev_textbuf *t, json_t *summary)
 {
 	const char *arms[64], *cells[256];
-	size_t na = audit_campaign_arms_of(ca, arms, 64), nc = audit_campaign_cells_of(ca, cells, 256);
+	size_t na = ev_audit_campaign_arms_of(ca, arms, 64), nc = ev_audit_campaign_cells_of(ca, cells, 256);
 	ev_textbuf_add(t, "# Campaign %s\n\n", json_string_value(json_object_get(summary, "campaign")));
 	ev_textbuf_add(t, "Per arm and cell: the median over the runs of each run's statistic, recomputed from its raw\n"
 		    "series with the rule its benchmark used (never a quantile of pooled samples), and the largest\n"
@@ -77,7 +77,7 @@ void audit_campaign_write_markdown(const struct campaign_audit *ca, struct ev_te
 		    "audit (DIFFERS, DAMAGED), is shown there and left out of its cell's median, and so is a\n"
 		    "profiled run (perf perturbs latency: its profile is shown apart).\n\n");
 	if (printed_runs(ca))
-		ev_textbuf_add(t, "%zu run%s kept no raw series: %s figures are " CELL_PRINTED ", in ns: the\n"
+		ev_textbuf_add(t, "%zu run%s kept no raw series: %s figures are " EV_CAMPAIGN_CELL_PRINTED ", in ns: the\n"
 			    "medians of what the program printed, its block checked against itself and its count\n"
 			    "against the plan, never recomputed. A cell of such runs says \"printed\" after its rule; —\n"
 			    "marks a statistic the program does not print. \"pinned by\" says what holds each run's bytes\n"
@@ -88,16 +88,16 @@ void audit_campaign_write_markdown(const struct campaign_audit *ca, struct ev_te
 		ev_textbuf_add(t, "## Arm %s\n\n| cell | runs | rule | p50 | p95 | p99 | p99.9 | mean | largest max |\n"
 			    "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n", arms[a]);
 		for (size_t c = 0; c < nc; c++) {
-			struct cell_summary cs;
-			audit_campaign_summarise_cell(ca, arms[a], cells[c], &cs);
+			struct ev_cell_summary cs;
+			ev_audit_campaign_summarise_cell(ca, arms[a], cells[c], &cs);
 			if (!cs.runs) { /* shown, so that a cell none of whose runs held is not lost */
-				if (audit_campaign_cell_has_runs(ca, arms[a], cells[c]))
+				if (ev_audit_campaign_cell_has_runs(ca, arms[a], cells[c]))
 					ev_textbuf_add(t, "| %s | 0 | no run held | | | | | | |\n", cells[c]);
 				continue;
 			}
 			ev_textbuf_add(t, "| %s | %zu | %s%s |", cells[c], cs.runs, cs.rule ? cs.rule : "",
 				       cs.printed ? ", printed" : "");
-			for (int k = 0; k < NQ; k++)
+			for (int k = 0; k < EV_CAMPAIGN_NQ; k++)
 				md_maybe(t, cs.q_have[k], cs.q[k]);
 			md_maybe(t, cs.mean_have, cs.mean);
 			md_value(t, cs.largest_max);
@@ -106,21 +106,21 @@ void audit_campaign_write_markdown(const struct campaign_audit *ca, struct ev_te
 		ev_textbuf_add(t, "\n### Runs of arm %s\n\n| run | cell | result | p50 | p95 | p99 | p99.9 | mean | max | native | series | pinned by |\n"
 			    "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |\n", arms[a]);
 		for (size_t i = 0; i < ca->nruns; i++) {
-			const struct run *r = &ca->runs[i];
+			const struct ev_audited_run *r = &ca->runs[i];
 			if (strcmp(r->arm, arms[a]) != 0)
 				continue;
 			ev_textbuf_add(t, "| %s | %s | %s%s |", r->name, r->cell, r->result, r->profiled ? ", profiled" : "");
 			if ((r->analysed && r->m.n) || r->printed) {
-				for (int k = 0; k <= NQ + 1; k++) { /* the quantiles, the mean, the max */
+				for (int k = 0; k <= EV_CAMPAIGN_NQ + 1; k++) { /* the quantiles, the mean, the max */
 					double v = 0;
-					int have = audit_campaign_run_statistic(r, k, &v) == 0;
+					int have = ev_audit_campaign_run_statistic(r, k, &v) == 0;
 					md_maybe(t, have, v);
 				}
 				ev_textbuf_add(t, " %s | %s |", native_verdict(r), series_verdict(r));
 			} else {
 				ev_textbuf_add(t, " | | | | | | | |");
 			}
-			ev_textbuf_add(t, " %s |\n", audit_campaign_run_pinned_by(ca, r));
+			ev_textbuf_add(t, " %s |\n", ev_audit_campaign_run_pinned_by(ca, r));
 		}
 		ev_textbuf_add(t, "\n");
 	}
@@ -167,11 +167,11 @@ static void html_cell_text(struct ev_textbuf *t, const char *s)
 
 /* The unit of an arm's values: ns when every analysed run's clock ticks
  * in ns, else the series' ticks. */
-static const char *unit_of(const struct campaign_audit *ca, const char *arm)
+static const char *unit_of(const struct ev_audit_campaign *ca, const char *arm)
 {
 	int any = 0;
 	for (size_t i = 0; i < ca->nruns; i++) {
-		const struct run *r = &ca->runs[i];
+		const struct ev_audited_run *r = &ca->runs[i];
 		if ((!r->analysed && !r->printed) || (arm && strcmp(r->arm, arm) != 0))
 			continue;
 		if (r->analysed && r->tps != 1000000000u)
@@ -207,7 +207,7 @@ static const char *text_of(const json_t *v, char *buf, size_t cap)
 }
 
 /* Where and how it ran, and every audit's verdict, on top. */
-static void write_provenance(const struct campaign_audit *ca, struct ev_textbuf *t)
+static void write_provenance(const struct ev_audit_campaign *ca, struct ev_textbuf *t)
 {
 	const json_t *p = ca->provenance, *policy = json_object_get(p, "policy");
 	char buf[2048], line[2400];
@@ -273,19 +273,19 @@ static void write_provenance(const struct campaign_audit *ca, struct ev_textbuf 
 	ev_textbuf_add(t, "</tbody></table></div></section>\n");
 }
 
-static void cells_table(const struct campaign_audit *ca, struct ev_textbuf *t, const char *arm, const char *const *cells,
+static void cells_table(const struct ev_audit_campaign *ca, struct ev_textbuf *t, const char *arm, const char *const *cells,
 			size_t nc, const char *unit)
 {
 	ev_textbuf_add(t, "<div class=\"wide\"><table class=\"cells\"><caption>Arm ");
 	ev_textbuf_escaped(t, arm);
 	ev_textbuf_add(t, ": per cell, the median of its runs</caption><thead><tr><th>cell</th><th>runs</th><th>rule</th>");
-	for (int k = 0; k < NQ; k++)
-		ev_textbuf_add(t, "<th>%s (%s)</th>", audit_campaign_q_names[k], unit);
+	for (int k = 0; k < EV_CAMPAIGN_NQ; k++)
+		ev_textbuf_add(t, "<th>%s (%s)</th>", ev_audit_campaign_q_names[k], unit);
 	ev_textbuf_add(t, "<th>mean (%s)</th><th>largest max (%s)</th></tr></thead><tbody>\n", unit, unit);
 	for (size_t c = 0; c < nc; c++) {
-		struct cell_summary cs;
-		audit_campaign_summarise_cell(ca, arm, cells[c], &cs);
-		if (!cs.runs && !audit_campaign_cell_has_runs(ca, arm, cells[c]))
+		struct ev_cell_summary cs;
+		ev_audit_campaign_summarise_cell(ca, arm, cells[c], &cs);
+		if (!cs.runs && !ev_audit_campaign_cell_has_runs(ca, arm, cells[c]))
 			continue;
 		ev_textbuf_add(t, "<tr>");
 		html_cell_text(t, cells[c]);
@@ -293,7 +293,7 @@ static void cells_table(const struct campaign_audit *ca, struct ev_textbuf *t, c
 		char rule[64];
 		snprintf(rule, sizeof rule, "%s%s", cs.rule ? cs.rule : "", cs.printed ? ", printed" : "");
 		html_cell_text(t, cs.runs ? rule : "no run held");
-		for (int k = 0; k < NQ && cs.runs; k++)
+		for (int k = 0; k < EV_CAMPAIGN_NQ && cs.runs; k++)
 			html_maybe(t, cs.q_have[k], cs.q[k]);
 		if (cs.runs) {
 			html_maybe(t, cs.mean_have, cs.mean);
@@ -306,17 +306,17 @@ static void cells_table(const struct campaign_audit *ca, struct ev_textbuf *t, c
 	ev_textbuf_add(t, "</tbody></table></div>\n");
 }
 
-static void runs_table(const struct campaign_audit *ca, struct ev_textbuf *t, const char *arm, const char *unit)
+static void runs_table(const struct ev_audit_campaign *ca, struct ev_textbuf *t, const char *arm, const char *unit)
 {
 	ev_textbuf_add(t, "<div class=\"wide\"><table class=\"runs\"><caption>Every run of arm ");
 	ev_textbuf_escaped(t, arm);
 	ev_textbuf_add(t, "</caption><thead><tr><th>run</th><th>cell</th><th>result</th>");
-	for (int k = 0; k < NQ; k++)
-		ev_textbuf_add(t, "<th>%s (%s)</th>", audit_campaign_q_names[k], unit);
+	for (int k = 0; k < EV_CAMPAIGN_NQ; k++)
+		ev_textbuf_add(t, "<th>%s (%s)</th>", ev_audit_campaign_q_names[k], unit);
 	ev_textbuf_add(t, "<th>mean (%s)</th><th>max (%s)</th><th>native</th><th>series</th><th>in its cell</th>"
 		       "<th>pinned by</th></tr></thead><tbody>\n", unit, unit);
 	for (size_t i = 0; i < ca->nruns; i++) {
-		const struct run *r = &ca->runs[i];
+		const struct ev_audited_run *r = &ca->runs[i];
 		if (strcmp(r->arm, arm) != 0)
 			continue;
 		ev_textbuf_add(t, "<tr class=\"run\" data-run=\"");
@@ -328,17 +328,17 @@ static void runs_table(const struct campaign_audit *ca, struct ev_textbuf *t, co
 		ev_textbuf_escaped(t, r->result);
 		ev_textbuf_add(t, "%s</td>", r->profiled ? ", profiled" : "");
 		if ((r->analysed && r->m.n) || r->printed) {
-			for (int k = 0; k <= NQ + 1; k++) { /* the quantiles, the mean, the max */
+			for (int k = 0; k <= EV_CAMPAIGN_NQ + 1; k++) { /* the quantiles, the mean, the max */
 				double v = 0;
-				int have = audit_campaign_run_statistic(r, k, &v) == 0;
+				int have = ev_audit_campaign_run_statistic(r, k, &v) == 0;
 				html_maybe(t, have, v);
 			}
 			ev_textbuf_add(t, "<td>%s</td><td>%s</td>", native_verdict(r), series_verdict(r));
 		} else {
 			ev_textbuf_add(t, "<td></td><td></td><td></td><td></td><td></td><td></td><td></td><td></td>");
 		}
-		ev_textbuf_add(t, "<td>%s</td><td>%s</td></tr>\n", audit_campaign_run_summed(r) ? "counted" : "shown, not counted",
-			       audit_campaign_run_pinned_by(ca, r));
+		ev_textbuf_add(t, "<td>%s</td><td>%s</td></tr>\n", ev_audit_campaign_run_summed(r) ? "counted" : "shown, not counted",
+			       ev_audit_campaign_run_pinned_by(ca, r));
 	}
 	ev_textbuf_add(t, "</tbody></table></div>\n");
 }
@@ -356,12 +356,12 @@ static const double spectrum_ticks[6] = {0, 1, 2, 3, 4, 5};
 
 /* One arm's spectrum: each run's own as a faint line in its cell's colour,
  * and the cell's median of runs over them. */
-static void arm_spectrum(const struct campaign_audit *ca, struct ev_textbuf *t, const char *arm, const char *const *cells,
+static void arm_spectrum(const struct ev_audit_campaign *ca, struct ev_textbuf *t, const char *arm, const char *const *cells,
 			 size_t nc, const char *unit)
 {
 	double lo = 1e300, hi = 1, xmax = 0.1;
 	for (size_t i = 0; i < ca->nruns; i++) {
-		const struct run *r = &ca->runs[i];
+		const struct ev_audited_run *r = &ca->runs[i];
 		if (!r->analysed || strcmp(r->arm, arm) != 0)
 			continue;
 		for (size_t k = 0; k < r->nspectrum; k++) {
@@ -378,11 +378,11 @@ static void arm_spectrum(const struct campaign_audit *ca, struct ev_textbuf *t, 
 	snprintf(ylabel, sizeof ylabel, "latency (%s)", unit);
 	audit_chart_begin(t, &sp, "Percentile spectrum: each run (faint) and the median of the runs", "percentile", ylabel,
 			  spectrum_ticks, spectrum_labels, nxt);
-	double xs[SPECTRUM_STEPS];
-	for (size_t k = 0; k < SPECTRUM_STEPS; k++)
+	double xs[EV_CAMPAIGN_SPECTRUM_STEPS];
+	for (size_t k = 0; k < EV_CAMPAIGN_SPECTRUM_STEPS; k++)
 		xs[k] = k / 10.0;
 	for (size_t i = 0; i < ca->nruns; i++) {
-		const struct run *r = &ca->runs[i];
+		const struct ev_audited_run *r = &ca->runs[i];
 		size_t c = 0;
 		while (c < nc && strcmp(cells[c], r->cell) != 0)
 			c++;
@@ -392,8 +392,8 @@ static void arm_spectrum(const struct campaign_audit *ca, struct ev_textbuf *t, 
 	}
 	int legend = 0;
 	for (size_t c = 0; c < nc; c++) {
-		struct cell_summary cs;
-		audit_campaign_summarise_cell(ca, arm, cells[c], &cs);
+		struct ev_cell_summary cs;
+		ev_audit_campaign_summarise_cell(ca, arm, cells[c], &cs);
 		if (!cs.nspectrum)
 			continue;
 		audit_chart_polyline_styled(t, &sp, xs, cs.spectrum, cs.nspectrum, "spectrum", audit_chart_colour(c), cells[c], 2,
@@ -404,19 +404,19 @@ static void arm_spectrum(const struct campaign_audit *ca, struct ev_textbuf *t, 
 }
 
 /* The arms side by side, cell by cell, every chart on the same scale. */
-static void arms_compared(const struct campaign_audit *ca, struct ev_textbuf *t, const char *const *arms, size_t na,
+static void arms_compared(const struct ev_audit_campaign *ca, struct ev_textbuf *t, const char *const *arms, size_t na,
 			  const char *const *cells, size_t nc, const char *unit)
 {
 	double lo = 1e300, hi = 1, xmax = 0.1;
-	struct cell_summary *cs = calloc(na * nc, sizeof *cs);
+	struct ev_cell_summary *cs = calloc(na * nc, sizeof *cs);
 	if (!cs) {
 		t->oom = 1;
 		return;
 	}
 	for (size_t a = 0; a < na; a++)
 		for (size_t c = 0; c < nc; c++) {
-			struct cell_summary *s = &cs[a * nc + c];
-			audit_campaign_summarise_cell(ca, arms[a], cells[c], s);
+			struct ev_cell_summary *s = &cs[a * nc + c];
+			ev_audit_campaign_summarise_cell(ca, arms[a], cells[c], s);
 			for (size_t k = 0; k < s->nspectrum; k++) {
 				lo = s->spectrum[k] < lo ? s->spectrum[k] : lo;
 				hi = s->spectrum[k] > hi ? s->spectrum[k] : hi;
@@ -428,8 +428,8 @@ static void arms_compared(const struct campaign_audit *ca, struct ev_textbuf *t,
 	ev_textbuf_add(t, "<section id=\"arms-compared\"><h2>Arms compared, cell by cell, on one scale</h2>\n"
 		       "<p>Each line is an arm's median of runs; every chart here has the same axes. "
 		       "audit compare gives the ratios, every run and a bootstrap interval.</p>\n");
-	double xs[SPECTRUM_STEPS];
-	for (size_t k = 0; k < SPECTRUM_STEPS; k++)
+	double xs[EV_CAMPAIGN_SPECTRUM_STEPS];
+	for (size_t k = 0; k < EV_CAMPAIGN_SPECTRUM_STEPS; k++)
 		xs[k] = k / 10.0;
 	char ylabel[64], title[256];
 	snprintf(ylabel, sizeof ylabel, "latency (%s)", unit);
@@ -443,7 +443,7 @@ static void arms_compared(const struct campaign_audit *ca, struct ev_textbuf *t,
 		audit_chart_begin(t, &sp, title, "percentile", ylabel, spectrum_ticks, spectrum_labels, nxt);
 		int legend = 0;
 		for (size_t a = 0; a < na; a++) {
-			const struct cell_summary *s = &cs[a * nc + c];
+			const struct ev_cell_summary *s = &cs[a * nc + c];
 			if (!s->nspectrum)
 				continue;
 			audit_chart_polyline_styled(t, &sp, xs, s->spectrum, s->nspectrum, "arm-spectrum", audit_chart_colour(a),
@@ -454,17 +454,17 @@ static void arms_compared(const struct campaign_audit *ca, struct ev_textbuf *t,
 		ev_textbuf_add(t, "<div class=\"wide\"><table class=\"arms\"><caption>Cell ");
 		ev_textbuf_escaped(t, cells[c]);
 		ev_textbuf_add(t, ": each arm, the median of its runs</caption><thead><tr><th>arm</th><th>runs</th>");
-		for (int k = 0; k < NQ; k++)
-			ev_textbuf_add(t, "<th>%s (%s)</th>", audit_campaign_q_names[k], unit);
+		for (int k = 0; k < EV_CAMPAIGN_NQ; k++)
+			ev_textbuf_add(t, "<th>%s (%s)</th>", ev_audit_campaign_q_names[k], unit);
 		ev_textbuf_add(t, "<th>mean (%s)</th><th>largest max (%s)</th></tr></thead><tbody>\n", unit, unit);
 		for (size_t a = 0; a < na; a++) {
-			const struct cell_summary *s = &cs[a * nc + c];
+			const struct ev_cell_summary *s = &cs[a * nc + c];
 			if (!s->runs)
 				continue;
 			ev_textbuf_add(t, "<tr>");
 			html_cell_text(t, arms[a]);
 			ev_textbuf_add(t, "<td>%zu</td>", s->runs);
-			for (int k = 0; k < NQ; k++)
+			for (int k = 0; k < EV_CAMPAIGN_NQ; k++)
 				html_value(t, s->q[k]);
 			html_value(t, s->mean);
 			html_value(t, s->largest_max);
@@ -476,10 +476,10 @@ static void arms_compared(const struct campaign_audit *ca, struct ev_textbuf *t,
 	free(cs);
 }
 
-void audit_campaign_write_html(const struct campaign_audit *ca, struct ev_textbuf *t, const char *campaign)
+void audit_campaign_write_html(const struct ev_audit_campaign *ca, struct ev_textbuf *t, const char *campaign)
 {
 	const char *arms[64], *cells[256];
-	size_t na = audit_campaign_arms_of(ca, arms, 64), nc = audit_campaign_cells_of(ca, cells, 256);
+	size_t na = ev_audit_campaign_arms_of(ca, arms, 64), nc = ev_audit_campaign_cells_of(ca, cells, 256);
 	const char *unit = unit_of(ca, NULL);
 	ev_textbuf_add(t, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Campaign ");
@@ -499,7 +499,7 @@ void audit_campaign_write_html(const struct campaign_audit *ca, struct ev_textbu
 	else
 		ev_textbuf_add(t, "</h1>\n<p>");
 	if (printed)
-		ev_textbuf_add(t, "%s%zu run%s kept no raw series: %s figures are " CELL_PRINTED ", in ns, the "
+		ev_textbuf_add(t, "%s%zu run%s kept no raw series: %s figures are " EV_CAMPAIGN_CELL_PRINTED ", in ns, the "
 			       "medians of what the program printed, its block checked against itself and its count against "
 			       "the plan. &quot;pinned by&quot; says what holds each run's bytes as they were written.</p>\n",
 			       printed < ca->nruns ? "<p>" : "", printed, printed == 1 ? "" : "s", printed == 1 ? "its" : "their");
@@ -532,7 +532,7 @@ void audit_campaign_write_html(const struct campaign_audit *ca, struct ev_textbu
 		snprintf(ylabel, sizeof ylabel, "p99 (%s)", aunit);
 		audit_chart_begin(t, &dots, "p99 of each run, by cell", "cell", ylabel, cx, cells, nc);
 		for (size_t i = 0; i < ca->nruns; i++) {
-			const struct run *r = &ca->runs[i];
+			const struct ev_audited_run *r = &ca->runs[i];
 			if (!r->analysed || !r->m.n || strcmp(r->arm, arms[a]) != 0 || r->profiled)
 				continue;
 			size_t c = 0;
@@ -548,7 +548,7 @@ void audit_campaign_write_html(const struct campaign_audit *ca, struct ev_textbu
 			double tmax = 1, tlo = 1e300, nmax = 1;
 			int any = 0, lines = 0;
 			for (size_t i = 0; i < ca->nruns; i++) {
-				const struct run *r = &ca->runs[i];
+				const struct ev_audited_run *r = &ca->runs[i];
 				if (!r->analysed || !r->nts || strcmp(r->arm, arms[a]) != 0 || strcmp(r->cell, cells[c]) != 0)
 					continue;
 				any = 1;
@@ -567,12 +567,12 @@ void audit_campaign_write_html(const struct campaign_audit *ca, struct ev_textbu
 			snprintf(last, sizeof last, "%.0f", nmax);
 			const char *tl[2] = {"0", last};
 			snprintf(title, sizeof title, "Cell %s: each run over time (largest of each of %d buckets of calls)",
-				 cells[c], TIMESERIES_POINTS);
+				 cells[c], EV_CAMPAIGN_TIMESERIES_POINTS);
 			snprintf(ylabel, sizeof ylabel, "latency (%s)", aunit);
 			audit_chart_begin(t, &ts, title, "call", ylabel, tx, tl, 2);
 			int k = 0;
 			for (size_t i = 0; i < ca->nruns; i++) {
-				const struct run *r = &ca->runs[i];
+				const struct ev_audited_run *r = &ca->runs[i];
 				if (!r->analysed || !r->nts || strcmp(r->arm, arms[a]) != 0 || strcmp(r->cell, cells[c]) != 0)
 					continue;
 				audit_chart_polyline(t, &ts, r->ts_x, r->ts_y, r->nts, "timeseries", audit_chart_colour((size_t)k), r->name);

@@ -10,8 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "audit/audit.h"
-#include "audit/campaign.h"
+#include "lib/usecase/audit_campaign_parts.h"
 #include "lib/archive/seal.h"
 #include "lib/core/json.h"
 #include "lib/core/input.h"
@@ -34,8 +33,8 @@ static ev_status add_input(json_t *receipt, const char *name, const char *path, 
 }
 
 /* The OS policy capture recorded before its first run (read, and made
- * an input, with the grading: campaign_grade.c). */
-static ev_status policy_facts(struct campaign_audit *ca, json_t *out, struct ev_error *err)
+ * an input, with the grading: audit_campaign_grade.c). */
+static ev_status policy_facts(struct ev_audit_campaign *ca, json_t *out, struct ev_error *err)
 {
 	(void)err;
 	const struct ev_policy *p = ca->npolicies ? &ca->policies[0] : NULL;
@@ -71,7 +70,7 @@ static ev_status policy_facts(struct campaign_audit *ca, json_t *out, struct ev_
 
 /* Each capture session's receipt: its host, result, what it could not do,
  * and the PM QoS each arm held. */
-static ev_status capture_facts(struct campaign_audit *ca, json_t *out, struct ev_error *err)
+static ev_status capture_facts(struct ev_audit_campaign *ca, json_t *out, struct ev_error *err)
 {
 	DIR *d = opendir(ca->dir);
 	json_t *sessions = json_array(), *pmqos = json_object();
@@ -122,7 +121,7 @@ static ev_status capture_facts(struct campaign_audit *ca, json_t *out, struct ev
 	return st;
 }
 
-ev_status audit_campaign_read_provenance(struct campaign_audit *ca, const char *name, struct ev_error *err)
+ev_status ev_audit_campaign_read_provenance(struct ev_audit_campaign *ca, const char *name, struct ev_error *err)
 {
 	json_t *p = json_pack("{s:s, s:n, s:n, s:n, s:n, s:n}", "campaign", name ? name : "", "seal_sha256", "host",
 			      "kernel", "cpu_model", "os");
@@ -143,7 +142,7 @@ static int by_member_path(const void *key, const void *m)
 
 /* path (an input's, as a receipt names it) relative to the campaign
  * directory, or NULL when it does not lie beneath it. */
-static const char *relative(const struct campaign_audit *ca, const char *path)
+static const char *relative(const struct ev_audit_campaign *ca, const char *path)
 {
 	size_t dirlen = strlen(ca->dir);
 	while (dirlen > 1 && ca->dir[dirlen - 1] == '/')
@@ -156,7 +155,7 @@ static const char *relative(const struct campaign_audit *ca, const char *path)
 	return rel;
 }
 
-static void each_of(const struct campaign_audit *ca, const json_t *list, audit_campaign_input_fn fn, void *ctx)
+static void each_of(const struct ev_audit_campaign *ca, const json_t *list, ev_audit_campaign_input_fn fn, void *ctx)
 {
 	size_t i;
 	json_t *in;
@@ -169,7 +168,7 @@ static void each_of(const struct campaign_audit *ca, const json_t *list, audit_c
 	}
 }
 
-ev_status audit_campaign_each_input(struct campaign_audit *ca, audit_campaign_input_fn fn, void *ctx,
+ev_status ev_audit_campaign_each_input(struct ev_audit_campaign *ca, ev_audit_campaign_input_fn fn, void *ctx,
 				    struct ev_error *err)
 {
 	each_of(ca, ev_receipt_inputs(ca->receipt), fn, ctx);
@@ -187,7 +186,7 @@ ev_status audit_campaign_each_input(struct campaign_audit *ca, audit_campaign_in
 }
 
 struct seal_hold {
-	const struct campaign_audit *ca;
+	const struct ev_audit_campaign *ca;
 	size_t held, bad;
 	char detail[PATH_MAX + 256]; /* the first bad one */
 };
@@ -196,7 +195,7 @@ struct seal_hold {
 static void hold_input(void *ctx, const char *rel, const char *hex, const char *path)
 {
 	struct seal_hold *h = ctx;
-	const struct campaign_audit *ca = h->ca;
+	const struct ev_audit_campaign *ca = h->ca;
 	const struct ev_member *m = bsearch(rel, ca->seal.members, ca->seal.count, sizeof *ca->seal.members,
 					    by_member_path);
 	char mine[EV_SHA256_HEX_LEN + 1] = "";
@@ -208,19 +207,19 @@ static void hold_input(void *ctx, const char *rel, const char *hex, const char *
 	}
 	h->bad++;
 	const char *why = m ? "its SHA-256 is not the seal's (changed after sealing)" : "not a member of the seal";
-	fprintf(stderr, TOOL ": %s: %s\n", path, why);
+	ev_audit_campaign_note(ca, "%s: %s", path, why);
 	if (!h->detail[0])
 		snprintf(h->detail, sizeof h->detail, "%s: %s", rel, why);
 }
 
 /* With --seal: every input read under the campaign directory, here and
  * in the journals' own receipt, is a member of the seal with its SHA-256. */
-ev_status audit_campaign_check_seal(struct campaign_audit *ca, struct ev_error *err)
+ev_status ev_audit_campaign_check_seal(struct ev_audit_campaign *ca, struct ev_error *err)
 {
 	if (!ca->seal_hex[0])
 		return EV_OK;
 	struct seal_hold h = {.ca = ca};
-	ev_status st = audit_campaign_each_input(ca, hold_input, &h, err);
+	ev_status st = ev_audit_campaign_each_input(ca, hold_input, &h, err);
 	if (st != EV_OK)
 		return st;
 	char ok[128];

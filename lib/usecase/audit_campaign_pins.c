@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit/audit.h"
-#include "audit/campaign.h"
+#include "lib/usecase/audit_campaign_parts.h"
 #include "lib/campaign/run.h"
 #include "lib/core/input.h"
 #include "lib/core/path.h"
@@ -59,16 +58,16 @@ static const char *pinned_path(const json_t *out, char *buf, size_t cap)
 	return NULL;
 }
 
-static void refuse_receipt(struct campaign_audit *ca, const char *name, const char *why, struct ev_error *err)
+static void refuse_receipt(struct ev_audit_campaign *ca, const char *name, const char *why, struct ev_error *err)
 {
 	char check[320];
 	snprintf(check, sizeof check, "capture receipt %s", name);
-	fprintf(stderr, TOOL ": %s/%s: %s; what it pins is not used\n", ca->dir, name, why);
+	ev_audit_campaign_note(ca, "%s/%s: %s; what it pins is not used", ca->dir, name, why);
 	ev_receipt_add_check(ca->receipt, check, 0, why, err);
 	ca->capture_receipts_refused++;
 }
 
-ev_status audit_campaign_load_capture_pins(struct campaign_audit *ca, struct ev_error *err)
+ev_status ev_audit_campaign_load_capture_pins(struct ev_audit_campaign *ca, struct ev_error *err)
 {
 	char *names[64];
 	size_t n = capture_receipt_names(ca->dir, names, 64);
@@ -128,7 +127,7 @@ ev_status audit_campaign_load_capture_pins(struct campaign_audit *ca, struct ev_
 	return st;
 }
 
-static struct run *run_named(struct campaign_audit *ca, const char *rel)
+static struct ev_audited_run *run_named(struct ev_audit_campaign *ca, const char *rel)
 {
 	/* rel is "runs/RUN/..." */
 	const char *name = rel + 5, *slash = strchr(name, '/');
@@ -142,7 +141,7 @@ static struct run *run_named(struct campaign_audit *ca, const char *rel)
 }
 
 struct pin_hold {
-	struct campaign_audit *ca;
+	struct ev_audit_campaign *ca;
 	struct ev_error *err;
 };
 
@@ -151,7 +150,7 @@ static void hold_input(void *ctx, const char *rel, const char *hex, const char *
 {
 	struct pin_hold *h = ctx;
 	(void)path;
-	struct run *r = strncmp(rel, "runs/", 5) == 0 ? run_named(h->ca, rel) : NULL;
+	struct ev_audited_run *r = strncmp(rel, "runs/", 5) == 0 ? run_named(h->ca, rel) : NULL;
 	if (!r)
 		return;
 	const json_t *pin = json_object_get(h->ca->capture_pins, rel);
@@ -173,18 +172,18 @@ static void hold_input(void *ctx, const char *rel, const char *hex, const char *
 	else
 		snprintf(detail, sizeof detail, "%s: its SHA-256 is not the one %s recorded (changed after capture)",
 			 rel, json_string_value(json_object_get(pin, "receipt")));
-	fprintf(stderr, TOOL ": %s: %s\n", r->name, detail);
+	ev_audit_campaign_note(h->ca, "%s: %s", r->name, detail);
 	snprintf(check, sizeof check, "run %s against the capture receipt", r->name);
 	ev_receipt_add_check(h->ca->receipt, check, 0, detail, h->err);
 }
 
-ev_status audit_campaign_check_capture_pins(struct campaign_audit *ca, struct ev_error *err)
+ev_status ev_audit_campaign_check_capture_pins(struct ev_audit_campaign *ca, struct ev_error *err)
 {
 	struct pin_hold h = {ca, err};
-	return audit_campaign_each_input(ca, hold_input, &h, err);
+	return ev_audit_campaign_each_input(ca, hold_input, &h, err);
 }
 
-const char *audit_campaign_run_pinned_by(const struct campaign_audit *ca, const struct run *r)
+const char *ev_audit_campaign_run_pinned_by(const struct ev_audit_campaign *ca, const struct ev_audited_run *r)
 {
 	if (ca->seal_hex[0])
 		return "seal";

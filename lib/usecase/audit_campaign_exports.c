@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit/campaign.h"
+#include "lib/usecase/audit_campaign_parts.h"
 #include "lib/core/json.h"
+#include "lib/core/textbuf.h"
 #include "lib/stats/hgrm.h"
 
 /* Run, arm and cell names come from run.json: a file name keeps only
@@ -32,14 +33,14 @@ static void file_name(char *out, size_t cap, const char *prefix, const char *a, 
 	snprintf(out + n, cap - n, ".hgrm");
 }
 
-static ev_status publish_hgrm(struct campaign_audit *ca, const char *name, const struct ev_distribution *d,
+static ev_status publish_hgrm(struct ev_audit_campaign *ca, const char *name, const struct ev_distribution *d,
 			      struct ev_error *err)
 {
 	size_t len;
 	char *text = ev_hgrm_text(d, 1.0, 3, &len);
 	if (!text)
 		return ev_error_set(err, EV_ERROR, "out of memory for %s", name);
-	ev_status st = audit_campaign_publish(ca, name, text, len, err);
+	ev_status st = ev_audit_campaign_publish_file(ca, name, text, len, err);
 	free(text);
 	return st;
 }
@@ -74,12 +75,12 @@ static void csv_field(struct ev_textbuf *t, const char *s, int first)
 	ev_textbuf_add(t, "\"");
 }
 
-static void runs_csv(const struct campaign_audit *ca, struct ev_textbuf *t)
+static void runs_csv(const struct ev_audit_campaign *ca, struct ev_textbuf *t)
 {
 	ev_textbuf_add(t, "run,arm,cell,repeat,result,in_cell_median,unit,rule,count,min,p50,p95,p99,p99.9,mean,max,"
 		       "native_differ,series_findings,grade\r\n");
 	for (size_t i = 0; i < ca->nruns; i++) {
-		const struct run *r = &ca->runs[i];
+		const struct ev_audited_run *r = &ca->runs[i];
 		const json_t *rec = json_object_get(r->json, "recomputed"), *q = json_object_get(rec, "quantiles");
 		char repeat[24];
 		snprintf(repeat, sizeof repeat, "%d", r->repeat);
@@ -88,13 +89,13 @@ static void runs_csv(const struct campaign_audit *ca, struct ev_textbuf *t)
 		csv_field(t, r->cell, 0);
 		csv_field(t, repeat, 0);
 		csv_field(t, r->result, 0);
-		csv_field(t, audit_campaign_run_summed(r) ? "true" : "false", 0);
+		csv_field(t, ev_audit_campaign_run_summed(r) ? "true" : "false", 0);
 		csv_field(t, r->analysed ? (r->tps == 1000000000u ? "ns" : "ticks") : "", 0);
 		csv_field(t, r->analysed ? r->rule : "", 0);
 		csv_number(t, json_object_get(rec, "count"));
 		csv_number(t, json_object_get(rec, "min"));
-		for (int k = 0; k < NQ; k++)
-			csv_number(t, json_object_get(q, audit_campaign_q_names[k]));
+		for (int k = 0; k < EV_CAMPAIGN_NQ; k++)
+			csv_number(t, json_object_get(q, ev_audit_campaign_q_names[k]));
 		csv_number(t, json_object_get(rec, "mean"));
 		csv_number(t, json_object_get(rec, "max"));
 		ev_textbuf_add(t, ",%u,%u", r->differ, r->findings);
@@ -103,7 +104,7 @@ static void runs_csv(const struct campaign_audit *ca, struct ev_textbuf *t)
 	}
 }
 
-ev_status audit_campaign_write_exports(struct campaign_audit *ca, struct ev_error *err)
+ev_status ev_audit_campaign_write_exports(struct ev_audit_campaign *ca, struct ev_error *err)
 {
 	char name[512];
 	ev_status st = EV_OK;
@@ -114,14 +115,14 @@ ev_status audit_campaign_write_exports(struct campaign_audit *ca, struct ev_erro
 		st = publish_hgrm(ca, name, &ca->runs[i].dist, err);
 	}
 	const char *arms[64], *cells[256];
-	size_t na = audit_campaign_arms_of(ca, arms, 64), nc = audit_campaign_cells_of(ca, cells, 256);
+	size_t na = ev_audit_campaign_arms_of(ca, arms, 64), nc = ev_audit_campaign_cells_of(ca, cells, 256);
 	for (size_t a = 0; a < na && st == EV_OK; a++)
 		for (size_t c = 0; c < nc && st == EV_OK; c++) {
 			struct ev_distribution all = {0};
 			for (size_t i = 0; i < ca->nruns; i++) {
-				const struct run *r = &ca->runs[i];
+				const struct ev_audited_run *r = &ca->runs[i];
 				if (strcmp(r->arm, arms[a]) != 0 || strcmp(r->cell, cells[c]) != 0 ||
-				    !audit_campaign_run_summed(r) || !r->dist.total)
+				    !ev_audit_campaign_run_summed(r) || !r->dist.total)
 					continue;
 				struct ev_distribution merged;
 				if (ev_distribution_merge(&all, &r->dist, &merged) != 0) {
@@ -144,7 +145,7 @@ ev_status audit_campaign_write_exports(struct campaign_audit *ca, struct ev_erro
 	if (csv.oom)
 		st = ev_error_set(err, EV_ERROR, "out of memory for runs.csv");
 	else
-		st = audit_campaign_publish(ca, "runs.csv", csv.s, csv.n, err);
+		st = ev_audit_campaign_publish_file(ca, "runs.csv", csv.s, csv.n, err);
 	ev_textbuf_free(&csv);
 	return st;
 }

@@ -17,8 +17,6 @@
 #include <unistd.h>
 
 #include "lib/usecase/series_analysis.h"
-#include "audit/audit.h"
-#include "audit/svg.h"
 #include "lib/campaign/run.h"
 #include "lib/core/path.h"
 #include "lib/core/publish.h"
@@ -26,13 +24,13 @@
 #include "lib/receipt/receipt.h"
 #include "lib/core/sha256.h"
 #include "lib/stats/bootstrap.h"
-#include "audit/campaign.h"
+#include "lib/usecase/audit_campaign_parts.h"
 
-const char *const audit_campaign_q_names[NQ] = {"p50", "p95", "p99", "p99.9"};
-const char *const audit_campaign_q_percent[NQ] = {"50", "95", "99", "99.9"};
+const char *const ev_audit_campaign_q_names[EV_CAMPAIGN_NQ] = {"p50", "p95", "p99", "p99.9"};
+const char *const ev_audit_campaign_q_percent[EV_CAMPAIGN_NQ] = {"50", "95", "99", "99.9"};
 
 /* Arms and cells in the plan's order (else the runs'). */
-size_t audit_campaign_arms_of(const struct campaign_audit *ca, const char **out, size_t cap)
+size_t ev_audit_campaign_arms_of(const struct ev_audit_campaign *ca, const char **out, size_t cap)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < ca->nruns; i++) {
@@ -45,7 +43,7 @@ size_t audit_campaign_arms_of(const struct campaign_audit *ca, const char **out,
 	return n;
 }
 
-size_t audit_campaign_cells_of(const struct campaign_audit *ca, const char **out, size_t cap)
+size_t ev_audit_campaign_cells_of(const struct ev_audit_campaign *ca, const char **out, size_t cap)
 {
 	size_t n = 0;
 	size_t i;
@@ -62,7 +60,7 @@ size_t audit_campaign_cells_of(const struct campaign_audit *ca, const char **out
 	return n;
 }
 
-int audit_campaign_run_summed(const struct run *r)
+int ev_audit_campaign_run_summed(const struct ev_audited_run *r)
 {
 	/* a failed run, one that failed its audit, or a profiled one (perf
 	 * perturbs latency) is shown, never summed up */
@@ -70,41 +68,41 @@ int audit_campaign_run_summed(const struct run *r)
 	       !r->profiled && !r->pin_altered;
 }
 
-int audit_campaign_run_statistic(const struct run *r, int k, double *v)
+int ev_audit_campaign_run_statistic(const struct ev_audited_run *r, int k, double *v)
 {
 	if (r->printed) {
-		if (k < NQ && r->pq_have[k])
+		if (k < EV_CAMPAIGN_NQ && r->pq_have[k])
 			*v = r->pq[k];
-		else if (k == NQ && r->pmean_have)
+		else if (k == EV_CAMPAIGN_NQ && r->pmean_have)
 			*v = r->pmean;
-		else if (k == NQ + 1 && r->pmax_have)
+		else if (k == EV_CAMPAIGN_NQ + 1 && r->pmax_have)
 			*v = r->pmax;
 		else
 			return -1;
 		return 0;
 	}
-	if (k < NQ)
+	if (k < EV_CAMPAIGN_NQ)
 		*v = r->q[k];
-	else if (k == NQ)
+	else if (k == EV_CAMPAIGN_NQ)
 		*v = ev_moments_mean(&r->m);
-	else if (k == NQ + 1)
+	else if (k == EV_CAMPAIGN_NQ + 1)
 		*v = (double)r->m.max;
-	else if ((size_t)(k - NQ - 2) < r->nspectrum)
-		*v = r->spectrum[k - NQ - 2];
+	else if ((size_t)(k - EV_CAMPAIGN_NQ - 2) < r->nspectrum)
+		*v = r->spectrum[k - EV_CAMPAIGN_NQ - 2];
 	else
 		return -1;
 	return 0;
 }
 
-void audit_campaign_summarise_cell(const struct campaign_audit *ca, const char *arm, const char *cell,
-			   struct cell_summary *cs)
+void ev_audit_campaign_summarise_cell(const struct ev_audit_campaign *ca, const char *arm, const char *cell,
+			   struct ev_cell_summary *cs)
 {
 	double *col = malloc((ca->nruns ? ca->nruns : 1) * sizeof *col);
 	memset(cs, 0, sizeof *cs);
 	cs->unit = "ticks";
 	for (size_t i = 0; col && i < ca->nruns; i++) {
-		const struct run *r = &ca->runs[i];
-		if (strcmp(r->arm, arm) != 0 || strcmp(r->cell, cell) != 0 || !audit_campaign_run_summed(r))
+		const struct ev_audited_run *r = &ca->runs[i];
+		if (strcmp(r->arm, arm) != 0 || strcmp(r->cell, cell) != 0 || !ev_audit_campaign_run_summed(r))
 			continue;
 		cs->runs++;
 		cs->rule = r->rule;
@@ -112,39 +110,39 @@ void audit_campaign_summarise_cell(const struct campaign_audit *ca, const char *
 		/* what a program printed is in ns (ev_native_stat_ns) */
 		cs->unit = r->printed || r->tps == 1000000000u ? "ns" : "ticks";
 	}
-	for (int k = 0; k <= NQ + 1 + SPECTRUM_STEPS && col && cs->runs; k++) {
+	for (int k = 0; k <= EV_CAMPAIGN_NQ + 1 + EV_CAMPAIGN_SPECTRUM_STEPS && col && cs->runs; k++) {
 		size_t n = 0;
 		for (size_t i = 0; i < ca->nruns; i++) {
-			const struct run *r = &ca->runs[i];
+			const struct ev_audited_run *r = &ca->runs[i];
 			double v;
-			if (strcmp(r->arm, arm) != 0 || strcmp(r->cell, cell) != 0 || !audit_campaign_run_summed(r) ||
-			    audit_campaign_run_statistic(r, k, &v) != 0)
+			if (strcmp(r->arm, arm) != 0 || strcmp(r->cell, cell) != 0 || !ev_audit_campaign_run_summed(r) ||
+			    ev_audit_campaign_run_statistic(r, k, &v) != 0)
 				continue;
-			if (k == NQ + 1)
+			if (k == EV_CAMPAIGN_NQ + 1)
 				cs->largest_max = v > cs->largest_max ? v : cs->largest_max;
 			else
 				col[n++] = v;
 		}
 		/* a statistic only where every counted run has it: a median of
 		 * some runs is not the cell's */
-		if (n != cs->runs || k == NQ + 1)
+		if (n != cs->runs || k == EV_CAMPAIGN_NQ + 1)
 			continue;
 		double med = ev_median(col, n);
-		if (k < NQ) {
+		if (k < EV_CAMPAIGN_NQ) {
 			cs->q[k] = med;
 			cs->q_have[k] = 1;
-		} else if (k == NQ) {
+		} else if (k == EV_CAMPAIGN_NQ) {
 			cs->mean = med;
 			cs->mean_have = 1;
 		} else {
-			cs->spectrum[k - NQ - 2] = med;
-			cs->nspectrum = (size_t)(k - NQ - 1);
+			cs->spectrum[k - EV_CAMPAIGN_NQ - 2] = med;
+			cs->nspectrum = (size_t)(k - EV_CAMPAIGN_NQ - 1);
 		}
 	}
 	free(col);
 }
 
-int audit_campaign_cell_has_runs(const struct campaign_audit *ca, const char *arm, const char *cell)
+int ev_audit_campaign_cell_has_runs(const struct ev_audit_campaign *ca, const char *arm, const char *cell)
 {
 	for (size_t i = 0; i < ca->nruns; i++)
 		if (strcmp(ca->runs[i].arm, arm) == 0 && strcmp(ca->runs[i].cell, cell) == 0)
@@ -152,7 +150,7 @@ int audit_campaign_cell_has_runs(const struct campaign_audit *ca, const char *ar
 	return 0;
 }
 
-json_t *audit_campaign_scales_json(const struct campaign_audit *ca)
+json_t *ev_audit_campaign_scales_json(const struct ev_audit_campaign *ca)
 {
 	uint64_t lo = 0, hi = 0;
 	size_t n = 0;
@@ -173,25 +171,25 @@ json_t *audit_campaign_scales_json(const struct campaign_audit *ca)
 	return o;
 }
 
-json_t *audit_campaign_cells_json(const struct campaign_audit *ca)
+json_t *ev_audit_campaign_cells_json(const struct ev_audit_campaign *ca)
 {
 	const char *arms[64], *cells[256];
-	size_t na = audit_campaign_arms_of(ca, arms, 64), nc = audit_campaign_cells_of(ca, cells, 256);
+	size_t na = ev_audit_campaign_arms_of(ca, arms, 64), nc = ev_audit_campaign_cells_of(ca, cells, 256);
 	json_t *out = json_array();
 	for (size_t a = 0; a < na; a++)
 		for (size_t c = 0; c < nc; c++) {
-			struct cell_summary cs;
-			audit_campaign_summarise_cell(ca, arms[a], cells[c], &cs);
+			struct ev_cell_summary cs;
+			ev_audit_campaign_summarise_cell(ca, arms[a], cells[c], &cs);
 			if (!cs.runs)
 				continue;
 			json_t *med = json_object();
-			for (int k = 0; k < NQ; k++)
-				json_object_set_new(med, audit_campaign_q_names[k],
+			for (int k = 0; k < EV_CAMPAIGN_NQ; k++)
+				json_object_set_new(med, ev_audit_campaign_q_names[k],
 						    cs.q_have[k] ? ev_json_decimal_of(cs.q[k], 9) : json_null());
 			json_object_set_new(med, "mean", cs.mean_have ? ev_json_decimal_of(cs.mean, 9) : json_null());
 			json_array_append_new(out, json_pack("{s:s, s:s, s:I, s:s, s:s, s:s, s:o, s:I}", "arm", arms[a], "cell",
 							     cells[c], "runs", (json_int_t)cs.runs, "rule", cs.rule ? cs.rule : "",
-							     "unit", cs.unit, "source", cs.printed ? CELL_PRINTED : "recomputed",
+							     "unit", cs.unit, "source", cs.printed ? EV_CAMPAIGN_CELL_PRINTED : "recomputed",
 							     "median_of_runs", med, "largest_max", (json_int_t)cs.largest_max));
 		}
 	return out;
@@ -199,7 +197,7 @@ json_t *audit_campaign_cells_json(const struct campaign_audit *ca)
 
 /* What this campaign's pass means: per run, what could be recomputed;
  * the journals, audited here or left (named). */
-json_t *audit_campaign_coverage(const struct campaign_audit *ca)
+json_t *ev_audit_campaign_coverage(const struct ev_audit_campaign *ca)
 {
 	json_t *o = json_object(), *done = json_array(), *not = json_array();
 	size_t series = 0, without = 0;
@@ -246,13 +244,13 @@ json_t *audit_campaign_coverage(const struct campaign_audit *ca)
 		json_array_append_new(not, json_string(text));
 	}
 	if (without) {
-		snprintf(text, sizeof text, "%zu run%s without a raw series: " CELL_PRINTED "; each block checked against "
+		snprintf(text, sizeof text, "%zu run%s without a raw series: " EV_CAMPAIGN_CELL_PRINTED "; each block checked against "
 			 "itself and its sample count against the plan", without, without == 1 ? "" : "s");
 		json_array_append_new(not, json_string(text));
 	}
 	size_t held = 0, loose = 0;
 	for (size_t i = 0; i < ca->nruns; i++) {
-		const char *by = audit_campaign_run_pinned_by(ca, &ca->runs[i]);
+		const char *by = ev_audit_campaign_run_pinned_by(ca, &ca->runs[i]);
 		held += strcmp(by, "capture receipt") == 0;
 		loose += strcmp(by, "nothing") == 0 || strcmp(by, "capture receipt, in part") == 0;
 	}

@@ -18,9 +18,7 @@
 #include <unistd.h>
 
 #include "lib/usecase/series_analysis.h"
-#include "audit/audit.h"
 #include "lib/usecase/audit_journal.h"
-#include "audit/svg.h"
 #include "lib/campaign/run.h"
 #include "lib/core/input.h"
 #include "lib/core/path.h"
@@ -28,21 +26,25 @@
 #include "lib/core/json.h"
 #include "lib/receipt/receipt.h"
 #include "lib/core/sha256.h"
-#include "audit/campaign.h"
+#include "lib/usecase/audit_campaign_parts.h"
 
 /* out = a "/" b; 0, or -1 (out empty) when it does not fit */
+struct run_finding {
+	const struct ev_audit_campaign *ca;
+	struct ev_audited_run *r;
+};
+
+/* A finding of a run's series, named by the run. */
 static void run_finding(void *ctx, const struct ev_finding *f)
 {
-	struct run *r = ctx;
-	char prefix[512];
-	snprintf(prefix, sizeof prefix, TOOL ": %s: ", r->name);
-	ev_cli_finding(stderr, prefix, f);
-	r->findings++;
+	struct run_finding *rf = ctx;
+	rf->ca->on_finding(rf->ca->ctx, rf->r->name, f);
+	rf->r->findings++;
 }
 
 /* An output of a role in run.json, as a path, or "" (check_run_paths
  * has held every output beneath the run's directory). */
-static void output_path(const struct run *r, const struct ev_run *doc, const char *role, const char *name,
+static void output_path(const struct ev_audited_run *r, const struct ev_run *doc, const char *role, const char *name,
 			char *out, size_t cap)
 {
 	const char *rel = ev_run_output(doc, role, name);
@@ -76,7 +78,7 @@ static enum ev_sockperf_clock recorded_sockperf_clock(const struct ev_run *doc)
 
 /* Every output run.json declares that audit campaign has no reader for,
  * counted by side and name for the coverage (sequence stores, logs). */
-static void note_unread_outputs(struct campaign_audit *ca, const struct ev_run *doc)
+static void note_unread_outputs(struct ev_audit_campaign *ca, const struct ev_run *doc)
 {
 	static const char *const read_by_name[][2] = {
 		{"sender", "series"}, {"sender", "report"}, {"sender", "delay_series"}, {"sender", "journal"},
@@ -109,7 +111,7 @@ static void note_unread_outputs(struct campaign_audit *ca, const struct ev_run *
 /* Each side's programs (and launchers) as capture checked them before
  * the launch, once each: what a published reference's stack is held
  * against (audit compare --reference). */
-static void note_programs(struct campaign_audit *ca, const struct ev_run *doc)
+static void note_programs(struct ev_audit_campaign *ca, const struct ev_run *doc)
 {
 	if (!ca->programs)
 		ca->programs = json_array();
@@ -133,10 +135,10 @@ static void note_programs(struct campaign_audit *ca, const struct ev_run *doc)
 
 static int by_name(const void *a, const void *b)
 {
-	return strcmp(((const struct run *)a)->name, ((const struct run *)b)->name);
+	return strcmp(((const struct ev_audited_run *)a)->name, ((const struct ev_audited_run *)b)->name);
 }
 
-ev_status audit_campaign_load_runs(struct campaign_audit *ca, struct ev_error *err)
+ev_status ev_audit_campaign_load_runs(struct ev_audit_campaign *ca, struct ev_error *err)
 {
 	char runs_dir[PATH_MAX];
 	if (ev_path_join(runs_dir, sizeof runs_dir, ca->dir, "runs") != 0)
@@ -149,7 +151,7 @@ ev_status audit_campaign_load_runs(struct campaign_audit *ca, struct ev_error *e
 	if (!d)
 		return ev_error_errno(err, errno, "%s: cannot read the campaign's runs (is it a capture campaign?)",
 				      runs_dir);
-	ca->runs = calloc(MAX_RUNS, sizeof *ca->runs);
+	ca->runs = calloc(EV_CAMPAIGN_MAX_RUNS, sizeof *ca->runs);
 	if (!ca->runs) {
 		closedir(d);
 		return ev_error_set(err, EV_ERROR, "out of memory");
@@ -158,19 +160,19 @@ ev_status audit_campaign_load_runs(struct campaign_audit *ca, struct ev_error *e
 	while (st == EV_OK && (e = readdir(d)) != NULL) {
 		if (e->d_name[0] == '.')
 			continue;
-		if (ca->nruns == MAX_RUNS) {
-			st = ev_error_set(err, EV_USAGE, "%s: more than %d runs", runs_dir, MAX_RUNS);
+		if (ca->nruns == EV_CAMPAIGN_MAX_RUNS) {
+			st = ev_error_set(err, EV_USAGE, "%s: more than %d runs", runs_dir, EV_CAMPAIGN_MAX_RUNS);
 			break;
 		}
-		struct run *r = &ca->runs[ca->nruns];
+		struct ev_audited_run *r = &ca->runs[ca->nruns];
 		char path[PATH_MAX];
 		if (strlen(e->d_name) >= sizeof r->name || ev_path_join(r->dir, sizeof r->dir, runs_dir, e->d_name) != 0 ||
 		    ev_path_join(path, sizeof path, r->dir, EV_RUN_FILENAME) != 0) {
-			fprintf(stderr, TOOL ": %s/%s: name too long: left out\n", runs_dir, e->d_name);
+			ev_audit_campaign_note(ca, "%s/%s: name too long: left out", runs_dir, e->d_name);
 			continue;
 		}
 		if (access(path, F_OK) != 0) {
-			fprintf(stderr, TOOL ": %s: no run.json (a run cut short): left out\n", r->dir);
+			ev_audit_campaign_note(ca, "%s: no run.json (a run cut short): left out", r->dir);
 			continue;
 		}
 		struct ev_run run;
@@ -229,7 +231,7 @@ ev_status audit_campaign_load_runs(struct campaign_audit *ca, struct ev_error *e
 		json_t *proc;
 		json_array_foreach(json_object_get(run.doc, "processes"), k, proc)
 			r->profiled |= json_object_get(proc, "profile") != NULL;
-		audit_campaign_grade_run(ca, r, doc);
+		ev_audit_campaign_grade_run(ca, r, doc);
 		note_programs(ca, doc);
 		ev_run_free(&run);
 		ca->nruns++;
@@ -248,7 +250,8 @@ ev_status audit_campaign_load_runs(struct campaign_audit *ca, struct ev_error *e
 	return st;
 }
 
-static ev_status add_input_file(json_t *receipt, const char *name, const char *path, struct ev_error *err)
+static ev_status add_input_file(const struct ev_audit_campaign *ca, const char *name, const char *path,
+				 struct ev_error *err)
 {
 	uint8_t d[EV_SHA256_LEN];
 	char hex[EV_SHA256_HEX_LEN + 1];
@@ -256,20 +259,20 @@ static ev_status add_input_file(json_t *receipt, const char *name, const char *p
 	int fd = ev_input_open(path, "input", err);
 	if (fd < 0)
 		return err->status;
-	ev_status st = ev_sha256_fd_until(fd, path, d, NULL, &ev_cli_interrupted, err);
+	ev_status st = ev_sha256_fd_until(fd, path, d, NULL, ca->interrupted, err);
 	close(fd);
 	if (st == EV_OK) {
 		ev_sha256_hex(d, hex);
-		st = ev_receipt_add_input(receipt, name, path, hex, err);
+		st = ev_receipt_add_input(ca->receipt, name, path, hex, err);
 	}
 	return st;
 }
 
 /* The time series decimated: the largest value of each of at most
- * TIMESERIES_POINTS buckets of consecutive calls. */
-static void decimate(struct run *r, const uint64_t *v, size_t n)
+ * EV_CAMPAIGN_TIMESERIES_POINTS buckets of consecutive calls. */
+static void decimate(struct ev_audited_run *r, const uint64_t *v, size_t n)
 {
-	size_t per = (n + TIMESERIES_POINTS - 1) / TIMESERIES_POINTS;
+	size_t per = (n + EV_CAMPAIGN_TIMESERIES_POINTS - 1) / EV_CAMPAIGN_TIMESERIES_POINTS;
 	r->nts = 0;
 	for (size_t at = 0; per && at < n; at += per) {
 		uint64_t mx = 0;
@@ -281,8 +284,8 @@ static void decimate(struct run *r, const uint64_t *v, size_t n)
 }
 
 /* The native statistics of one file compared; each that differs or is
- * missing named on stderr with its run, and counted. */
-static json_t *compare_native(struct run *r, const char *file, const struct ev_native *nat, struct ev_series *s)
+ * missing named with its run (on_note), and counted. */
+static json_t *compare_native(const struct ev_audit_campaign *ca, struct ev_audited_run *r, const char *file, const struct ev_native *nat, struct ev_series *s)
 {
 	unsigned differ = 0;
 	json_t *rows = ev_analysis_compare_native(nat, s, &r->dist, &r->m, r->sockperf_clock, &differ), *row;
@@ -294,7 +297,7 @@ static json_t *compare_native(struct run *r, const char *file, const struct ev_n
 			continue;
 		const char *native = json_string_value(json_object_get(row, "native"));
 		const char *recomputed = json_string_value(json_object_get(row, "recomputed"));
-		fprintf(stderr, TOOL ": %s: %s: %s: %s (native %s, recomputed %s)\n", r->name, file,
+		ev_audit_campaign_note(ca, "%s: %s: %s: %s (native %s, recomputed %s)", r->name, file,
 			json_string_value(json_object_get(row, "name")), verdict, *native ? native : "absent",
 			*recomputed ? recomputed : "nothing");
 	}
@@ -303,7 +306,7 @@ static json_t *compare_native(struct run *r, const char *file, const struct ev_n
 
 /* The printed figures a cell's median takes, in ns: the summary's
  * quantiles where the block prints them, its mean and maximum. */
-static void keep_printed(struct run *r, const struct ev_native *nat)
+static void keep_printed(struct ev_audited_run *r, const struct ev_native *nat)
 {
 	for (size_t i = 0; i < nat->n; i++) {
 		const struct ev_native_stat *st = &nat->stats[i];
@@ -317,9 +320,9 @@ static void keep_printed(struct run *r, const struct ev_native *nat)
 			r->pmax = v;
 			r->pmax_have = 1;
 		} else if (st->what == EV_NSTAT_QUANTILE) {
-			for (int k = 0; k < NQ; k++) {
+			for (int k = 0; k < EV_CAMPAIGN_NQ; k++) {
 				struct ev_prob p;
-				if (ev_prob_parse_percent(audit_campaign_q_percent[k], &p) == 0 &&
+				if (ev_prob_parse_percent(ev_audit_campaign_q_percent[k], &p) == 0 &&
 				    (unsigned __int128)p.num * st->p.den == (unsigned __int128)st->p.num * p.den) {
 					r->pq[k] = v;
 					r->pq_have[k] = 1;
@@ -335,8 +338,8 @@ static void keep_printed(struct run *r, const struct ev_native *nat)
  * against the plan, and the block against itself (a P99 edited below the
  * P50 is caught here); a line the tool always prints and the block lacks
  * is missing. The bytes themselves are held against the capture receipt
- * (campaign_pins.c). */
-static void native_as_printed(struct campaign_audit *ca, struct run *r)
+ * (audit_campaign_pins.c). */
+static void native_as_printed(struct ev_audit_campaign *ca, struct ev_audited_run *r)
 {
 	struct ev_native nat;
 	struct ev_error nerr;
@@ -347,7 +350,7 @@ static void native_as_printed(struct campaign_audit *ca, struct run *r)
 	}
 	char name[PATH_MAX + 32];
 	snprintf(name, sizeof name, "%s native report", r->name);
-	add_input_file(ca->receipt, name, r->native, &nerr);
+	add_input_file(ca, name, r->native, &nerr);
 	json_t *rows = json_array();
 	size_t recomputed = 0, printed = 0;
 	for (size_t i = 0; i < nat.n; i++) {
@@ -360,7 +363,7 @@ static void native_as_printed(struct campaign_audit *ca, struct run *r)
 			recomputed++;
 			if (!same) {
 				r->differ++;
-				fprintf(stderr, TOOL ": %s: %s: %s: differs (native %s, the plan's measured %s)\n", r->name,
+				ev_audit_campaign_note(ca, "%s: %s: %s: differs (native %s, the plan's measured %s)", r->name,
 					r->native, st->name, st->text, want);
 			}
 			json_array_append_new(rows, json_pack("{s:s, s:s, s:s, s:s, s:s}", "name", st->name, "rule", "plan",
@@ -373,13 +376,13 @@ static void native_as_printed(struct campaign_audit *ca, struct run *r)
 						      "not recomputable", "why", "the run recorded no raw series"));
 	}
 	for (size_t i = 0; i < nat.nmissing; i++)
-		fprintf(stderr, TOOL ": %s: %s: %s: missing (native absent)\n", r->name, r->native, nat.missing[i]);
+		ev_audit_campaign_note(ca, "%s: %s: %s: missing (native absent)", r->name, r->native, nat.missing[i]);
 	r->differ += (unsigned)ev_analysis_native_rest(&nat, rows);
 	struct ev_native_broken broken[EV_NATIVE_BROKEN_MAX];
 	size_t nb = ev_native_check_consistency(&nat, broken, EV_NATIVE_BROKEN_MAX);
 	json_t *consistency = json_array();
 	for (size_t i = 0; i < nb && i < EV_NATIVE_BROKEN_MAX; i++) {
-		fprintf(stderr, TOOL ": %s: %s: %s: inconsistent: %s\n", r->name, r->native, broken[i].stat, broken[i].text);
+		ev_audit_campaign_note(ca, "%s: %s: %s: inconsistent: %s", r->name, r->native, broken[i].stat, broken[i].text);
 		json_array_append_new(consistency, json_string(broken[i].text));
 	}
 	r->inconsistent = (unsigned)nb;
@@ -397,10 +400,11 @@ static void native_as_printed(struct campaign_audit *ca, struct run *r)
 }
 
 /* One run: its series read, its statistics recomputed and checked. */
-ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, struct ev_error *err)
+ev_status ev_audit_campaign_analyse_run(struct ev_audit_campaign *ca, struct ev_audited_run *r, struct ev_error *err)
 {
 	struct ev_series s;
 	struct ev_native nat;
+	struct run_finding rf = {ca, r};
 	int have_native = 0;
 	ev_status st;
 	char name[PATH_MAX + 32];
@@ -414,7 +418,7 @@ ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, s
 		json_object_set_new(r->json, "series", json_string("none: the run has no series output"));
 		if (r->native[0])
 			native_as_printed(ca, r);
-		return EV_OK; /* its check once its bytes are held (audit_campaign_check_printed) */
+		return EV_OK; /* its check once its bytes are held (ev_audit_campaign_check_printed) */
 	}
 	if (r->native[0]) {
 		struct ev_error nerr;
@@ -422,31 +426,31 @@ ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, s
 		have_native = ev_native_load(r->native, &nat, &nerr) == EV_OK;
 		if (!have_native) { /* printed, yet not read: never a pass */
 			json_object_set_new(r->json, "native", json_string(nerr.text));
-			fprintf(stderr, TOOL ": %s: %s\n", r->name, nerr.text);
+			ev_audit_campaign_note(ca, "%s: %s", r->name, nerr.text);
 			r->differ++;
 		}
 	}
-	if ((st = ev_series_load(r->series, &s, run_finding, r, err)) != EV_OK)
+	if ((st = ev_series_load(r->series, &s, run_finding, &rf, err)) != EV_OK)
 		return ev_error_wrap(err, "run %s", r->name);
 	/* the series hashed on another core while this one reads it */
 	struct ev_hash_job job;
-	ev_hash_job_init(&job, r->series, &ev_cli_interrupted);
+	ev_hash_job_init(&job, r->series, ca->interrupted);
 	ev_hash_job_start(&job);
 	r->analysed = 1;
 	snprintf(r->clock, sizeof r->clock, "%s", s.clock);
 	r->tps = s.ticks_per_second;
 	r->source_hz = s.source_hz;
 	ev_moments_of(s.v, s.n, &r->m);
-	if (!ev_cli_interrupted)
+	if (!*ca->interrupted)
 		decimate(r, s.v, s.n);
-	int dst = ev_cli_interrupted ? -2 : ev_distribution_of(s.v, s.n, &r->dist, &ev_cli_interrupted);
+	int dst = *ca->interrupted ? -2 : ev_distribution_of(s.v, s.n, &r->dist, ca->interrupted);
 	ev_hash_job_wait(&job);
 	snprintf(name, sizeof name, "%s series", r->name);
 	if (dst == 0)
 		st = ev_hash_job_finish(&job, ca->receipt, name, err);
 	if (dst == 0 && st == EV_OK && have_native) {
 		snprintf(name, sizeof name, "%s native report", r->name);
-		st = add_input_file(ca->receipt, name, r->native, err);
+		st = add_input_file(ca, name, r->native, err);
 	}
 	if (dst != 0 || st != EV_OK) {
 		ev_series_free(&s);
@@ -478,7 +482,7 @@ ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, s
 	enum ev_qrule rule = have_native ? nat.rule : EV_QRULE_NEAREST_RANK;
 	snprintf(r->rule, sizeof r->rule, "%s", ev_qrule_name(rule));
 	if (have_native) {
-		json_t *rows = compare_native(r, r->native, &nat, &s);
+		json_t *rows = compare_native(ca, r, r->native, &nat, &s);
 		char coverage[640];
 		ev_analysis_native_coverage(rows, coverage, sizeof coverage);
 		json_object_set_new(r->json, "native", json_pack("{s:s, s:s, s:s, s:s, s:o}", "tool", nat.tool, "rule",
@@ -489,9 +493,9 @@ ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, s
 		ev_error_clear(&nerr);
 		if (r->native_stdout[0] && ev_native_load(r->native_stdout, &copy, &nerr) == EV_OK) {
 			snprintf(name, sizeof name, "%s native stdout", r->name);
-			add_input_file(ca->receipt, name, r->native_stdout, err);
+			add_input_file(ca, name, r->native_stdout, err);
 			json_object_set_new(r->json, "native_stdout", json_pack("{s:s, s:o}", "file", r->native_stdout,
-									"statistics", compare_native(r, r->native_stdout, &copy, &s)));
+									"statistics", compare_native(ca, r, r->native_stdout, &copy, &s)));
 			ca->stdout_compared++;
 		} else if (r->native_stdout[0]) {
 			ca->stdout_without_block++;
@@ -499,21 +503,21 @@ ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, s
 		ev_error_clear(&nerr);
 		if (r->native_log[0] && ev_native_load(r->native_log, &copy, &nerr) == EV_OK) {
 			snprintf(name, sizeof name, "%s native log summary", r->name);
-			add_input_file(ca->receipt, name, r->native_log, err);
+			add_input_file(ca, name, r->native_log, err);
 			json_object_set_new(r->json, "native_log", json_pack("{s:s, s:o}", "file", r->native_log,
-									     "statistics", compare_native(r, r->native_log, &copy, &s)));
+									     "statistics", compare_native(ca, r, r->native_log, &copy, &s)));
 		}
 	}
 	/* the summary's quantiles and the plot's spectrum, selected at once */
-	struct ev_wanted want[NQ + SPECTRUM_STEPS] = {0};
+	struct ev_wanted want[EV_CAMPAIGN_NQ + EV_CAMPAIGN_SPECTRUM_STEPS] = {0};
 	size_t nw = 0;
-	for (int i = 0; i < NQ; i++) {
+	for (int i = 0; i < EV_CAMPAIGN_NQ; i++) {
 		want[nw].rule = rule;
-		ev_prob_parse_percent(audit_campaign_q_percent[i], &want[nw++].p);
+		ev_prob_parse_percent(ev_audit_campaign_q_percent[i], &want[nw++].p);
 	}
 	double nines_max = s.n > 1 ? log10((double)s.n) : 0;
 	r->nspectrum = 0;
-	for (int k = 0; k < SPECTRUM_STEPS && k / 10.0 <= nines_max + 1e-9; k++) {
+	for (int k = 0; k < EV_CAMPAIGN_SPECTRUM_STEPS && k / 10.0 <= nines_max + 1e-9; k++) {
 		/* 1 - 10^-x as a fraction over 10^9: for the plot, not for a verdict */
 		double p = 1 - pow(10, -k / 10.0);
 		want[nw].rule = EV_QRULE_NEAREST_RANK;
@@ -523,12 +527,12 @@ ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, s
 	}
 	ev_analysis_select(s.v, s.n, &r->dist, want, nw);
 	json_t *q = json_object();
-	for (int i = 0; i < NQ; i++) {
+	for (int i = 0; i < EV_CAMPAIGN_NQ; i++) {
 		r->q[i] = want[i].value;
-		json_object_set_new(q, audit_campaign_q_names[i], ev_analysis_quantile_json(&want[i]));
+		json_object_set_new(q, ev_audit_campaign_q_names[i], ev_analysis_quantile_json(&want[i]));
 	}
 	for (size_t k = 0; k < r->nspectrum; k++)
-		r->spectrum[k] = want[NQ + k].value > 0 ? want[NQ + k].value : 1;
+		r->spectrum[k] = want[EV_CAMPAIGN_NQ + k].value > 0 ? want[EV_CAMPAIGN_NQ + k].value : 1;
 	json_t *stats = ev_analysis_moments_json(&r->m);
 	json_object_set_new(stats, "rule", json_string(r->rule));
 	json_object_set_new(stats, "quantiles", q);
@@ -542,7 +546,7 @@ ev_status audit_campaign_analyse_run(struct campaign_audit *ca, struct run *r, s
 		r->rate = nat.pacing_rate; /* the pair's report, as nativestats read it */
 		struct ev_series d;
 		uint64_t missed;
-		if (r->rate && ev_series_load(r->delay, &d, run_finding, r, err) == EV_OK) {
+		if (r->rate && ev_series_load(r->delay, &d, run_finding, &rf, err) == EV_OK) {
 			json_object_set_new(r->json, "pacing", ev_analysis_pacing(&d, r->rate, &missed));
 			ev_series_free(&d);
 		}
@@ -566,15 +570,15 @@ static int journal_there(const char *path)
 /* One direction of a session: whose outgoing journal, and where its copy
  * arrived. */
 struct direction {
-	size_t out_at, in_at;           /* offsetof struct run: the stream as sent, and as received */
+	size_t out_at, in_at;           /* offsetof struct ev_audited_run: the stream as sent, and as received */
 	const char *out_side, *in_side; /* "sender", "peer" */
 	const char *json_key;           /* the run's pair number in summary.json */
 	int orders;                     /* the plan's orders go this way (else none: the peer answers) */
 };
 
 static const struct direction directions[2] = {
-	{offsetof(struct run, sjournal), offsetof(struct run, pjournal), "sender", "peer", "journal_pair", 1},
-	{offsetof(struct run, poutgoing), offsetof(struct run, sincoming), "peer", "sender", "journal_pair_reverse", 0},
+	{offsetof(struct ev_audited_run, sjournal), offsetof(struct ev_audited_run, pjournal), "sender", "peer", "journal_pair", 1},
+	{offsetof(struct ev_audited_run, poutgoing), offsetof(struct ev_audited_run, sincoming), "peer", "sender", "journal_pair_reverse", 0},
 };
 
 #define RUN_PATH(r, at) ((char *)(r) + (at))
@@ -584,7 +588,7 @@ static const struct direction directions[2] = {
  * plan's orders from sender to peer; none back), its receipt in the
  * summary. A declared journal that is not there is a finding of its run;
  * no run is left out for the number of runs or their counts. */
-ev_status audit_campaign_audit_journals(struct campaign_audit *ca, struct ev_error *err)
+ev_status ev_audit_campaign_audit_journals(struct ev_audit_campaign *ca, struct ev_error *err)
 {
 	size_t cap = 2 * (ca->nruns ? ca->nruns : 1);
 	const char **senders = calloc(cap, sizeof *senders);
@@ -600,7 +604,7 @@ ev_status audit_campaign_audit_journals(struct campaign_audit *ca, struct ev_err
 	for (int d = 0; d < 2; d++) {
 		const struct direction *dir = &directions[d];
 		for (size_t i = 0; i < ca->nruns; i++) {
-			struct run *r = &ca->runs[i];
+			struct ev_audited_run *r = &ca->runs[i];
 			const char *out_path = RUN_PATH(r, dir->out_at), *in_path = RUN_PATH(r, dir->in_at);
 			if (!out_path[0] && !in_path[0])
 				continue; /* a program that keeps no journal this way: named in the coverage */
@@ -618,7 +622,7 @@ ev_status audit_campaign_audit_journals(struct campaign_audit *ca, struct ev_err
 					snprintf(detail, sizeof detail, "the %s's %s journal %s: missing",
 						 first ? dir->out_side : dir->in_side, first ? "outgoing" : "incoming",
 						 first ? out_path : in_path);
-				fprintf(stderr, TOOL ": %s: %s\n", r->name, detail);
+				ev_audit_campaign_note(ca, "%s: %s", r->name, detail);
 				ev_receipt_add_check(ca->receipt, check, 0, detail, err);
 				ca->journals_missing++;
 			}
@@ -649,7 +653,7 @@ ev_status audit_campaign_audit_journals(struct campaign_audit *ca, struct ev_err
 	for (size_t k = 0; k < n; k++) {
 		/* the plan's counts as the run recorded them, not the series': a
 		 * native program may keep none; the peer's answers carry no order */
-		struct run *r = &ca->runs[of_run[k]];
+		struct ev_audited_run *r = &ca->runs[of_run[k]];
 		const struct direction *dir = &directions[dir_of[k]];
 		jr.pairs[k].own_counts = 1;
 		jr.pairs[k].warmups = dir->orders ? r->warmups : 0;
@@ -658,12 +662,12 @@ ev_status audit_campaign_audit_journals(struct campaign_audit *ca, struct ev_err
 	}
 	jr.receipt = receipt;
 	jr.sign_key = ca->sign_key;
-	jr.interrupted = &ev_cli_interrupted;
-	json_t *doc = ev_receipt_new("audit", TOOL, ev_cli_invocation(), err);
+	jr.interrupted = ca->interrupted;
+	json_t *doc = ev_receipt_new("audit", ca->tool, ca->invocation, err);
 	st = doc ? ev_audit_journal_run(&jr, doc, err) : err->status;
 	json_decref(doc);
-	if (st == EV_OK || st == EV_MISMATCH)
-		audit_journal_print_findings(&jr);
+	if ((st == EV_OK || st == EV_MISMATCH) && ca->on_journals)
+		ca->on_journals(ca->ctx, &jr);
 	ca->journals_audited = st == EV_OK || st == EV_MISMATCH;
 	ca->journal_findings = jr.findings;
 	ev_audit_journal_free(&jr);
@@ -685,14 +689,14 @@ out:
 	return st;
 }
 
-ev_status audit_campaign_check_printed(struct campaign_audit *ca, struct ev_error *err)
+ev_status ev_audit_campaign_check_printed(struct ev_audit_campaign *ca, struct ev_error *err)
 {
 	for (size_t i = 0; i < ca->nruns; i++) {
-		struct run *r = &ca->runs[i];
+		struct ev_audited_run *r = &ca->runs[i];
 		if (r->analysed)
 			continue;
 		char name[sizeof r->name + 32], detail[512];
-		const char *pinned = audit_campaign_run_pinned_by(ca, r);
+		const char *pinned = ev_audit_campaign_run_pinned_by(ca, r);
 		snprintf(name, sizeof name, "run %s statistics", r->name);
 		if (!r->printed)
 			snprintf(detail, sizeof detail, "no raw series and no printed statistics: nothing to show");
