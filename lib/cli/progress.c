@@ -17,21 +17,6 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-void ev_format_bytes(uint64_t bytes, char *buf, size_t cap)
-{
-	static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-	double v = (double)bytes;
-	size_t u = 0;
-	while (v >= 1024 && u + 1 < sizeof units / sizeof units[0]) {
-		v /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, cap, "%llu B", (unsigned long long)bytes);
-	else
-		snprintf(buf, cap, "%.1f %s", v, units[u]);
-}
-
 void ev_progress_init(struct ev_progress *p, FILE *stream, const char *label,
 		      uint64_t total_bytes, uint64_t total_members)
 {

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "lib/core/meter.h"
+#include "lib/core/text.h" /* ev_format_bytes, for what tools print beside a progress line */
 
 struct ev_progress {
 	FILE *stream;
@@ -49,8 +50,5 @@ struct ev_meter ev_progress_meter(struct ev_progress *p);
 
 /* Erase the line (if one was drawn). */
 void ev_progress_done(struct ev_progress *p);
-
-/* Human-readable byte count ("1.5 GiB") into buf. */
-void ev_format_bytes(uint64_t bytes, char *buf, size_t cap);
 
 #endif

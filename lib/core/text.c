@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "lib/core/text.h"
@@ -21,4 +22,19 @@ void ev_text_trim(const char **s, const char **e)
 		(*s)++;
 	while (*e > *s && ((*e)[-1] == ' ' || (*e)[-1] == '\t' || (*e)[-1] == '\r'))
 		(*e)--;
+}
+
+void ev_format_bytes(uint64_t bytes, char *buf, size_t cap)
+{
+	static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	double v = (double)bytes;
+	size_t u = 0;
+	while (v >= 1024 && u + 1 < sizeof units / sizeof units[0]) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, cap, "%llu B", (unsigned long long)bytes);
+	else
+		snprintf(buf, cap, "%.1f %s", v, units[u]);
 }
