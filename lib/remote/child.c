@@ -1,5 +1,5 @@
 #include "config.h"
-#include "replicate/child.h"
+#include "lib/remote/child.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +23,7 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-ev_status replicate_child_start(struct child *c, char *const argv[], const char *env_add, size_t outmax,
+ev_status ev_child_start(struct ev_child *c, char *const argv[], const char *env_add, size_t outmax,
 		      int idle_seconds, const char *label, volatile sig_atomic_t *stop,
 		      struct ev_error *err)
 {
@@ -107,15 +107,15 @@ ev_status replicate_child_start(struct child *c, char *const argv[], const char 
 	return EV_OK;
 }
 
-/* Keep the last CHILD_ERR_TAIL bytes of stderr. */
-static void keep_err(struct child *c, const char *buf, size_t n)
+/* Keep the last EV_CHILD_ERR_TAIL bytes of stderr. */
+static void keep_err(struct ev_child *c, const char *buf, size_t n)
 {
-	if (n >= CHILD_ERR_TAIL) {
-		memcpy(c->errtail, buf + n - (CHILD_ERR_TAIL - 1), CHILD_ERR_TAIL - 1);
-		c->errlen = CHILD_ERR_TAIL - 1;
+	if (n >= EV_CHILD_ERR_TAIL) {
+		memcpy(c->errtail, buf + n - (EV_CHILD_ERR_TAIL - 1), EV_CHILD_ERR_TAIL - 1);
+		c->errlen = EV_CHILD_ERR_TAIL - 1;
 	} else {
-		if (c->errlen + n >= CHILD_ERR_TAIL) {
-			size_t drop = c->errlen + n - (CHILD_ERR_TAIL - 1);
+		if (c->errlen + n >= EV_CHILD_ERR_TAIL) {
+			size_t drop = c->errlen + n - (EV_CHILD_ERR_TAIL - 1);
 			memmove(c->errtail, c->errtail + drop, c->errlen - drop);
 			c->errlen -= drop;
 		}
@@ -127,7 +127,7 @@ static void keep_err(struct child *c, const char *buf, size_t n)
 
 /* Read what is ready on one of the child's output pipes.
  * @return bytes read, 0 at end (the fd is closed), -1 when nothing now. */
-static ssize_t drain(struct child *c, int *fd, int is_err, struct ev_error *err, ev_status *st)
+static ssize_t drain(struct ev_child *c, int *fd, int is_err, struct ev_error *err, ev_status *st)
 {
 	char buf[READ_CHUNK];
 	ssize_t n = read(*fd, buf, sizeof buf);
@@ -167,7 +167,7 @@ static ssize_t drain(struct child *c, int *fd, int is_err, struct ev_error *err,
 
 /* Take stderr to its end (for at most two seconds), so that a message
  * the child wrote as it ended is there to quote. */
-static void finish_stderr(struct child *c)
+static void finish_stderr(struct ev_child *c)
 {
 	struct ev_error ignored;
 	ev_status st = EV_OK;
@@ -179,18 +179,18 @@ static void finish_stderr(struct child *c)
 	}
 }
 
-static ev_status ended_early(struct child *c, struct ev_error *err)
+static ev_status ended_early(struct ev_child *c, struct ev_error *err)
 {
 	char why[512];
 	finish_stderr(c);
-	replicate_child_last_error(c, why, sizeof why);
+	ev_child_last_error(c, why, sizeof why);
 	if (!why[0])
 		return ev_error_set(err, EV_ERROR, "%s: ended while %s, without a word", c->label,
 				    c->doing);
 	return ev_error_set(err, EV_ERROR, "%s: failed while %s: %s", c->label, c->doing, why);
 }
 
-static int stopped(const struct child *c, struct ev_error *err)
+static int stopped(const struct ev_child *c, struct ev_error *err)
 {
 	if (!c->stop || !*c->stop)
 		return 0;
@@ -201,7 +201,7 @@ static int stopped(const struct child *c, struct ev_error *err)
 /* Move bytes until done(c) says so or the child goes idle. want_write:
  * return as soon as stdin takes more. needs_stdout: a closed stdout before
  * done(c) is the child giving up. */
-static ev_status pump(struct child *c, int want_write, int (*done)(const struct child *),
+static ev_status pump(struct ev_child *c, int want_write, int (*done)(const struct ev_child *),
 		      int needs_stdout, struct ev_error *err)
 {
 	double last = now();
@@ -259,7 +259,7 @@ static ev_status pump(struct child *c, int want_write, int (*done)(const struct 
 	}
 }
 
-ev_status replicate_child_write(struct child *c, const void *buf, size_t len, struct ev_error *err)
+ev_status ev_child_write(struct ev_child *c, const void *buf, size_t len, struct ev_error *err)
 {
 	const char *p = buf;
 	while (len > 0) {
@@ -280,19 +280,19 @@ ev_status replicate_child_write(struct child *c, const void *buf, size_t len, st
 	return EV_OK;
 }
 
-void replicate_child_close_input(struct child *c)
+void ev_child_close_input(struct ev_child *c)
 {
 	if (c->in >= 0)
 		close(c->in);
 	c->in = -1;
 }
 
-static int has_line(const struct child *c)
+static int has_line(const struct ev_child *c)
 {
 	return c->outlen && memchr(c->outbuf, '\n', c->outlen) != NULL;
 }
 
-ev_status replicate_child_read_line(struct child *c, char *line, size_t cap, struct ev_error *err)
+ev_status ev_child_read_line(struct ev_child *c, char *line, size_t cap, struct ev_error *err)
 {
 	ev_status st = pump(c, 0, has_line, 1, err);
 	if (st != EV_OK)
@@ -310,12 +310,12 @@ ev_status replicate_child_read_line(struct child *c, char *line, size_t cap, str
 	return EV_OK;
 }
 
-static int output_closed(const struct child *c)
+static int output_closed(const struct ev_child *c)
 {
 	return c->out < 0;
 }
 
-ev_status replicate_child_read_all(struct child *c, struct ev_error *err)
+ev_status ev_child_read_all(struct ev_child *c, struct ev_error *err)
 {
 	ev_status st = pump(c, 0, output_closed, 0, err);
 	if (st == EV_OK && !c->outbuf) {
@@ -326,14 +326,14 @@ ev_status replicate_child_read_all(struct child *c, struct ev_error *err)
 	return st;
 }
 
-static int all_closed(const struct child *c)
+static int all_closed(const struct ev_child *c)
 {
 	return c->out < 0 && c->errfd < 0;
 }
 
-ev_status replicate_child_wait(struct child *c, int *exit_code, struct ev_error *err)
+ev_status ev_child_wait(struct ev_child *c, int *exit_code, struct ev_error *err)
 {
-	replicate_child_close_input(c);
+	ev_child_close_input(c);
 	ev_status st = pump(c, 0, all_closed, 0, err);
 	if (st != EV_OK)
 		return st;
@@ -358,7 +358,7 @@ ev_status replicate_child_wait(struct child *c, int *exit_code, struct ev_error 
 	}
 }
 
-void replicate_child_last_error(const struct child *c, char *buf, size_t cap)
+void ev_child_last_error(const struct ev_child *c, char *buf, size_t cap)
 {
 	/* Walk back over lines; skip progress redraws ("\r...\033[K") and blanks. */
 	buf[0] = '\0';
@@ -395,9 +395,9 @@ void replicate_child_last_error(const struct child *c, char *buf, size_t cap)
 }
 
 /* Every pipe to and from the child, closed. */
-static void close_pipes(struct child *c)
+static void close_pipes(struct ev_child *c)
 {
-	replicate_child_close_input(c);
+	ev_child_close_input(c);
 	if (c->out >= 0)
 		close(c->out);
 	if (c->errfd >= 0)
@@ -405,7 +405,7 @@ static void close_pipes(struct child *c)
 	c->out = c->errfd = -1;
 }
 
-void replicate_child_kill(struct child *c)
+void ev_child_kill(struct ev_child *c)
 {
 	if (c->pid <= 0)
 		return;
@@ -430,9 +430,9 @@ void replicate_child_kill(struct child *c)
 	c->killed_status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
 }
 
-void replicate_child_free(struct child *c)
+void ev_child_free(struct ev_child *c)
 {
-	replicate_child_kill(c);
+	ev_child_kill(c);
 	close_pipes(c);
 	free(c->outbuf);
 	c->outbuf = NULL;

@@ -1,4 +1,4 @@
-/* transport: how push reaches a destination and moves a file there. */
+/* transport: how a push reaches a destination and moves a file there. */
 #include "config.h"
 
 #include <errno.h>
@@ -9,10 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/cli/cli.h"
 #include "lib/core/sha256.h"
-#include "replicate/child.h"
-#include "replicate/transport.h"
+#include "lib/remote/child.h"
+#include "lib/remote/transport.h"
 
 #define SEND_CHUNK ((size_t)1 << 20)
 
@@ -35,8 +34,8 @@ static void shell_quote(const char *arg, char *out, size_t cap, size_t *used)
 	*used = o;
 }
 
-void replicate_command_build(const struct replicate_transport *t, const struct replicate_endpoint *e,
-			     const char *env_add, char *const *args, struct replicate_command *cmd)
+void ev_remote_command_build(const struct ev_transport *t, const struct ev_endpoint *e,
+			     const char *env_add, char *const *args, struct ev_remote_command *cmd)
 {
 	size_t n = 0;
 	char **argv = cmd->argv;
@@ -47,7 +46,7 @@ void replicate_command_build(const struct replicate_transport *t, const struct r
 		argv[n] = NULL;
 		return;
 	}
-	const struct replicate_transport *o = t;
+	const struct ev_transport *o = t;
 	static char batch[] = "BatchMode=yes", opt_o[] = "-o", opt_f[] = "-F";
 	snprintf(cmd->connect, sizeof cmd->connect, "ConnectTimeout=%d", o->idle_seconds);
 	argv[n++] = (char *)o->ssh;
@@ -82,8 +81,8 @@ void replicate_command_build(const struct replicate_transport *t, const struct r
 
 /* Hash the first `bytes` of a local file, to compare with what a resumed
  * transfer kept. */
-static ev_status local_prefix_sha(const char *path, uint64_t bytes, char hex[EV_SHA256_HEX_LEN + 1],
-				  struct ev_error *err)
+static ev_status local_prefix_sha(const struct ev_transport *t, const char *path, uint64_t bytes,
+				  char hex[EV_SHA256_HEX_LEN + 1], struct ev_error *err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -93,7 +92,7 @@ static ev_status local_prefix_sha(const char *path, uint64_t bytes, char hex[EV_
 	ev_status st = h && buf ? EV_OK : ev_error_set(err, EV_ERROR, "out of memory");
 	uint64_t done = 0;
 	while (st == EV_OK && done < bytes) {
-		if (ev_cli_interrupted) {
+		if (*t->stop) {
 			st = ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal", path);
 			break;
 		}
@@ -117,13 +116,13 @@ static ev_status local_prefix_sha(const char *path, uint64_t bytes, char hex[EV_
 }
 
 /* One file to one destination, resuming what a previous push kept. */
-ev_status replicate_send_file(const struct replicate_transport *t, const struct replicate_endpoint *e,
-			      const struct replicate_payload *f, atomic_uint_fast64_t *sent, int *sending,
+ev_status ev_transport_send_file(const struct ev_transport *t, const struct ev_endpoint *e,
+			      const struct ev_payload *f, atomic_uint_fast64_t *sent, int *sending,
 			      int *resumed_from, struct ev_error *err)
 {
 	char size[32], line[256];
 	char *args[8];
-	struct replicate_command cmd;
+	struct ev_remote_command cmd;
 	snprintf(size, sizeof size, "%" PRIu64, f->size);
 	args[0] = (char *)"receive";
 	args[1] = e->dir;
@@ -131,10 +130,10 @@ ev_status replicate_send_file(const struct replicate_transport *t, const struct 
 	args[3] = size;
 	args[4] = (char *)f->sha256;
 	args[5] = NULL;
-	replicate_command_build(t, e, NULL, args, &cmd);
-	struct child c;
-	ev_status st = replicate_child_start(&c, cmd.argv, NULL, 1 << 16, t->idle_seconds, e->spec,
-				   &ev_cli_interrupted, err);
+	ev_remote_command_build(t, e, NULL, args, &cmd);
+	struct ev_child c;
+	ev_status st = ev_child_start(&c, cmd.argv, NULL, 1 << 16, t->idle_seconds, e->spec,
+				   t->stop, err);
 	if (st != EV_OK)
 		return st;
 	char doing[512];
@@ -142,7 +141,7 @@ ev_status replicate_send_file(const struct replicate_transport *t, const struct 
 	c.doing = doing;
 	int fd = -1;
 	unsigned char *buf = NULL;
-	if ((st = replicate_child_read_line(&c, line, sizeof line, err)) != EV_OK)
+	if ((st = ev_child_read_line(&c, line, sizeof line, err)) != EV_OK)
 		goto out;
 	if (strcmp(line, "have-final") == 0) {
 		if (sent)
@@ -158,7 +157,7 @@ ev_status replicate_send_file(const struct replicate_transport *t, const struct 
 	}
 	if (kept > 0 && kept <= f->size) {
 		char mine[EV_SHA256_HEX_LEN + 1];
-		if ((st = local_prefix_sha(f->path, kept, mine, err)) != EV_OK)
+		if ((st = local_prefix_sha(t, f->path, kept, mine, err)) != EV_OK)
 			goto out;
 		if (strcmp(mine, kept_sha) == 0)
 			from = kept;
@@ -166,7 +165,7 @@ ev_status replicate_send_file(const struct replicate_transport *t, const struct 
 	*resumed_from = from ? (int)1 : 0;
 	snprintf(line, sizeof line, "from %" PRIu64 "\n", from);
 	snprintf(doing, sizeof doing, "sending %s", f->name);
-	if ((st = replicate_child_write(&c, line, strlen(line), err)) != EV_OK)
+	if ((st = ev_child_write(&c, line, strlen(line), err)) != EV_OK)
 		goto out;
 	fd = open(f->path, O_RDONLY | O_CLOEXEC);
 	buf = malloc(SEND_CHUNK);
@@ -187,7 +186,7 @@ ev_status replicate_send_file(const struct replicate_transport *t, const struct 
 			st = ev_error_errno(err, n < 0 ? errno : EIO, "%s: read failed", f->path);
 			goto out;
 		}
-		if ((st = replicate_child_write(&c, buf, (size_t)n, err)) != EV_OK)
+		if ((st = ev_child_write(&c, buf, (size_t)n, err)) != EV_OK)
 			goto out;
 		off += (uint64_t)n;
 		if (sent)
@@ -195,9 +194,9 @@ ev_status replicate_send_file(const struct replicate_transport *t, const struct 
 	}
 	if (sending)
 		*sending = 0;
-	replicate_child_close_input(&c);
+	ev_child_close_input(&c);
 	snprintf(doing, sizeof doing, "storing %s", f->name);
-	if ((st = replicate_child_read_line(&c, line, sizeof line, err)) != EV_OK)
+	if ((st = ev_child_read_line(&c, line, sizeof line, err)) != EV_OK)
 		goto out;
 	if (strncmp(line, "stored ", 7) != 0 || strcmp(line + 7, f->sha256) != 0) {
 		st = ev_error_set(err, EV_ERROR, "%s: the far end answered '%.100s', not 'stored %s'",
@@ -206,9 +205,9 @@ ev_status replicate_send_file(const struct replicate_transport *t, const struct 
 	}
 wait:;
 	int code = 0;
-	if ((st = replicate_child_wait(&c, &code, err)) == EV_OK && code != 0) {
+	if ((st = ev_child_wait(&c, &code, err)) == EV_OK && code != 0) {
 		char why[512];
-		replicate_child_last_error(&c, why, sizeof why);
+		ev_child_last_error(&c, why, sizeof why);
 		st = ev_error_set(err, EV_ERROR, "%s: storing %s ended with status %d%s%s", e->spec,
 				  f->name, code, why[0] ? ": " : "", why);
 	}
@@ -216,13 +215,13 @@ out:
 	if (fd >= 0)
 		close(fd);
 	free(buf);
-	replicate_child_free(&c);
+	ev_child_free(&c);
 	return st;
 }
 
 /* [user@]host:dir is remote (an IPv6 host in brackets); a path with no
  * colon before its first slash, or starting with / or ./, is local. */
-int replicate_endpoint_parse(struct replicate_endpoint *d, const char *spec)
+int ev_endpoint_parse(struct ev_endpoint *d, const char *spec)
 {
 	d->spec = spec;
 	const char *colon = strchr(spec, ':');

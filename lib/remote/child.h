@@ -12,67 +12,67 @@
  * the call returns EV_INTERRUPTED within 10 ms. One child per
  * thread.
  */
-#include <signal.h>
-#ifndef REPLICATE_CHILD_H
-#define REPLICATE_CHILD_H
+#ifndef EV_CHILD_H
+#define EV_CHILD_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "lib/core/status.h"
 
-#define CHILD_ERR_TAIL 4096
+#define EV_CHILD_ERR_TAIL 4096
 
-struct child {
+struct ev_child {
 	pid_t pid;
 	int in, out, errfd;        /* our ends; -1 once closed */
 	char *outbuf;              /* stdout collected and not yet consumed */
 	size_t outlen, outcap, outmax;
-	char errtail[CHILD_ERR_TAIL]; /* the last bytes of stderr */
+	char errtail[EV_CHILD_ERR_TAIL]; /* the last bytes of stderr */
 	size_t errlen;
 	int idle_seconds;
 	const char *label;         /* for messages: "hostA:/srv/replica" */
 	const char *doing;         /* what we wait for, for messages */
 	volatile sig_atomic_t *stop; /* NULL: never; nonzero: stop waiting */
-	int killed_status;         /* set by replicate_child_kill: how it ended (128 + signal when killed) */
+	int killed_status;         /* set by ev_child_kill: how it ended (128 + signal when killed) */
 };
 
 /* Start argv[0] (searched in PATH) with pipes on fds 0-2; env_add (may be
  * NULL) is one "NAME=value" put into its environment. outmax bounds the
  * stdout it may send (a receipt), to keep memory bounded; stop (may be
  * NULL) is the caller's interrupt flag. */
-ev_status replicate_child_start(struct child *c, char *const argv[], const char *env_add, size_t outmax,
+ev_status ev_child_start(struct ev_child *c, char *const argv[], const char *env_add, size_t outmax,
 		      int idle_seconds, const char *label, volatile sig_atomic_t *stop,
 		      struct ev_error *err);
 
 /* Write all of buf to the child's stdin. */
-ev_status replicate_child_write(struct child *c, const void *buf, size_t len, struct ev_error *err);
+ev_status ev_child_write(struct ev_child *c, const void *buf, size_t len, struct ev_error *err);
 
 /* Close the child's stdin (it sees the end of input). */
-void replicate_child_close_input(struct child *c);
+void ev_child_close_input(struct ev_child *c);
 
 /* One line of the child's stdout, without its newline, into line (cap
  * bytes). EV_ERROR when the child closes stdout first or goes idle. */
-ev_status replicate_child_read_line(struct child *c, char *line, size_t cap, struct ev_error *err);
+ev_status ev_child_read_line(struct ev_child *c, char *line, size_t cap, struct ev_error *err);
 
 /* Collect stdout until the child closes it; the bytes stay in c->outbuf
  * (c->outlen of them, NUL-terminated). */
-ev_status replicate_child_read_all(struct child *c, struct ev_error *err);
+ev_status ev_child_read_all(struct ev_child *c, struct ev_error *err);
 
 /* Wait for the child to end (draining its output meanwhile) and give its
  * exit status (128 + signal when killed). */
-ev_status replicate_child_wait(struct child *c, int *exit_code, struct ev_error *err);
+ev_status ev_child_wait(struct ev_child *c, int *exit_code, struct ev_error *err);
 
 /* The last line the child wrote to stderr that says something (progress
  * lines and terminal escapes left out), or "" when none. */
-void replicate_child_last_error(const struct child *c, char *buf, size_t cap);
+void ev_child_last_error(const struct ev_child *c, char *buf, size_t cap);
 
 /* Close our ends of its pipes, kill the process group (SIGTERM, then SIGKILL
  * after half a second) and reap it; how it ended goes to killed_status. */
-void replicate_child_kill(struct child *c);
+void ev_child_kill(struct ev_child *c);
 
 /* Close what is open and free the buffers; kills a child still running. */
-void replicate_child_free(struct child *c);
+void ev_child_free(struct ev_child *c);
 
 #endif
