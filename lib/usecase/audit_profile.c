@@ -17,7 +17,8 @@
 
 ev_status ev_audit_profile(struct ev_audit_profile *o, struct ev_error *err)
 {
-	char path[PATH_MAX], *receipt_path = o->receipt_path, copies[PATH_MAX] = "", *shown = o->shown;
+	char path[PATH_MAX], *receipt_path = o->receipt_path, *shown = o->shown;
+	struct ev_scratch copies = EV_SCRATCH_INIT;
 	struct ev_run run = {0};
 	uint8_t d[EV_SHA256_LEN];
 	char hex[EV_SHA256_HEX_LEN + 1];
@@ -31,7 +32,7 @@ ev_status ev_audit_profile(struct ev_audit_profile *o, struct ev_error *err)
 	snprintf(o->shown, sizeof o->shown, "%s", o->run_dir);
 	if (o->seal) { /* the run's members copied out of the archive, checked on the way */
 		st = ev_profile_extract(o->run_dir, o->seal, o->seal_sha256, o->run, a.receipt, o->on_archive_finding, o->ctx,
-					o->interrupted, copies, sizeof copies, err);
+					o->interrupted, &copies, err);
 		if (st != EV_OK) {
 			if (st == EV_MISMATCH && (ev_receipt_finish_signed(a.receipt, o->sign_key, err) != EV_OK ||
 						  ev_receipt_write_chosen(a.receipt, o->receipt, EV_RECEIPT_DEFAULT_DIR, "audit-profile",
@@ -42,7 +43,7 @@ ev_status ev_audit_profile(struct ev_audit_profile *o, struct ev_error *err)
 			json_decref(a.receipt);
 			return st;
 		}
-		run_dir = copies;
+		run_dir = copies.path;
 		snprintf(o->shown, sizeof o->shown, "%s:%s", o->run_dir, o->run);
 	}
 	if (ev_path_join(path, sizeof path, run_dir, EV_RUN_FILENAME) != 0)
@@ -51,8 +52,7 @@ ev_status ev_audit_profile(struct ev_audit_profile *o, struct ev_error *err)
 		st = ev_run_load(path, 0, &run, d, err);
 	if (st != EV_OK) {
 		json_decref(a.receipt);
-		if (copies[0])
-			ev_profile_extract_remove(copies);
+		ev_scratch_close(&copies);
 		return st;
 	}
 	ev_sha256_hex(d, hex);
@@ -96,8 +96,7 @@ ev_status ev_audit_profile(struct ev_audit_profile *o, struct ev_error *err)
 	json_decref(facts);
 	json_decref(a.receipt);
 	ev_run_free(&run);
-	if (copies[0])
-		ev_profile_extract_remove(copies);
+	ev_scratch_close(&copies);
 	return st;
 }
 

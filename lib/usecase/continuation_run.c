@@ -110,15 +110,11 @@ static ev_status rerun(struct ev_continuation *c, const struct ev_continuable *s
 				    "%s: the original ran in %s, which is gone; a continuation reruns the same "
 				    "command where it ran (restore the directory)",
 				    c->original, cwd);
-	const char *base = getenv("TMPDIR");
-	snprintf(c->tmpdir, sizeof c->tmpdir, "%s/evidence-continue.XXXXXX", base && *base ? base : "/tmp");
-	if (!mkdtemp(c->tmpdir)) {
-		int e = errno;
-		c->tmpdir[0] = '\0';
-		return ev_error_errno(err, e, "cannot make a temporary directory for the rerun");
-	}
-	snprintf(fresh, sizeof fresh, "%s/fresh.json", c->tmpdir);
-	snprintf(log, sizeof log, "%s/rerun.log", c->tmpdir);
+	ev_status made = ev_scratch_open(&c->tmp, "evidence-continue", err);
+	if (made != EV_OK)
+		return made;
+	snprintf(fresh, sizeof fresh, "%s/fresh.json", c->tmp.path);
+	snprintf(log, sizeof log, "%s/rerun.log", c->tmp.path);
 	char **args = rerun_argv(json_object_get(inv, "argv"), s, fresh);
 	if (!args)
 		return ev_error_set(err, EV_ERROR, "continuation: out of memory");
@@ -172,18 +168,6 @@ static ev_status rerun(struct ev_continuation *c, const struct ev_continuable *s
 		return ev_error_set(err, st, "the rerun of '%s %s' wrote no readable receipt (exit %d); it said:\n%s",
 				    c->tool, s->subcommand, code, said[0] ? said : "(nothing)");
 	return EV_OK;
-}
-
-static void cleanup_tmp(struct ev_continuation *c)
-{
-	if (!c->tmpdir[0])
-		return;
-	char p[PATH_MAX + 16];
-	snprintf(p, sizeof p, "%s/fresh.json", c->tmpdir);
-	unlink(p);
-	snprintf(p, sizeof p, "%s/rerun.log", c->tmpdir);
-	unlink(p);
-	rmdir(c->tmpdir);
 }
 
 static const struct ev_continuable *load_original(struct ev_continuation *c, const struct ev_continuable *subs,
@@ -402,7 +386,7 @@ ev_status ev_continuation_run(struct ev_continuation *c, const struct ev_continu
 
 void ev_continuation_free(struct ev_continuation *c)
 {
-	cleanup_tmp(c);
+	ev_scratch_close(&c->tmp);
 	for (size_t i = 0; i < c->naccepts; i++)
 		ev_accept_free(&c->accepts[i]);
 	ev_differences_free(c->orig_diffs, c->norig);

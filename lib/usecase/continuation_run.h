@@ -26,6 +26,7 @@
 #include <jansson.h>
 
 #include "lib/core/sha256.h"
+#include "lib/core/scratch.h"
 #include "lib/core/status.h"
 #include "lib/receipt/continuation.h"
 #include "lib/receipt/receipt.h"
@@ -63,7 +64,7 @@ struct ev_continuation {
 	char path[PATH_MAX];               /* where the continuation receipt was written */
 
 	/* its own */
-	char tmpdir[PATH_MAX];
+	struct ev_scratch tmp;             /* the rerun's receipt and log */
 };
 
 /* @return EV_OK when the rerun holds with the accepted differences;

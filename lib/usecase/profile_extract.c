@@ -2,12 +2,11 @@
  * from a sealed archive. The archive is checked against its seal in one
  * pass (every member, as replicate verify does); the run's run.json and
  * its profile/ members are written, as they stream by, into a private
- * directory, because perf reads perf.data from a file; once the pass is
- * over and no finding concerns them, the profile is read from those
- * copies as from a run directory. */
+ * directory (lib/core/scratch), because perf reads perf.data from a
+ * file; once the pass is over and no finding concerns them, the profile
+ * is read from those copies as from a run directory. */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -109,7 +108,7 @@ static void counted(void *ctx, const struct ev_finding *f)
 
 ev_status ev_profile_extract(const char *archive, const char *seal_path, const char *seal_pin, const char *run,
 			     json_t *receipt, ev_finding_fn on_finding, void *ctx, volatile sig_atomic_t *interrupted,
-			     char *dir, size_t cap, struct ev_error *err)
+			     struct ev_scratch *scratch, struct ev_error *err)
 {
 	struct ev_seal seal;
 	char *seal_bytes = NULL, seal_hex[EV_SHA256_HEX_LEN + 1];
@@ -135,14 +134,12 @@ ev_status ev_profile_extract(const char *archive, const char *seal_path, const c
 		ev_seal_free(&seal);
 		return st;
 	}
-	snprintf(dir, cap, "%s/audit-profile.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(dir)) {
-		st = ev_error_errno(err, errno, "%s: cannot create", dir);
+	if ((st = ev_scratch_open(scratch, "audit-profile", err)) != EV_OK) {
 		free(seal_bytes);
 		ev_seal_free(&seal);
 		return st;
 	}
-	struct extract x = {.seal = &seal, .run = in_seal, .dir = dir, .on_finding = on_finding, .ctx = ctx};
+	struct extract x = {.seal = &seal, .run = in_seal, .dir = scratch->path, .on_finding = on_finding, .ctx = ctx};
 	struct ev_archive_tap tap = {tap_begin, tap_data, tap_end, &x};
 	struct ev_archive_check res;
 	st = ev_archive_check_tapped(archive, &seal, seal_bytes, seal_len, counted, &x, &tap, NULL, interrupted,
@@ -162,36 +159,8 @@ ev_status ev_profile_extract(const char *archive, const char *seal_path, const c
 	free(seal_bytes);
 	ev_seal_free(&seal);
 	if (st != EV_OK) {
-		ev_profile_extract_remove(dir);
+		ev_scratch_close(scratch);
 		return st;
 	}
 	return EV_OK;
-}
-
-/* Remove the copies: every file, then every directory, deepest first. */
-static int remove_tree(const char *path)
-{
-	struct stat st;
-	if (lstat(path, &st) != 0)
-		return 0;
-	if (!S_ISDIR(st.st_mode))
-		return unlink(path);
-	DIR *d = opendir(path);
-	if (d) {
-		struct dirent *e;
-		while ((e = readdir(d))) {
-			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-				continue;
-			char sub[PATH_MAX + 300];
-			snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-			remove_tree(sub);
-		}
-		closedir(d);
-	}
-	return rmdir(path);
-}
-
-void ev_profile_extract_remove(const char *dir)
-{
-	remove_tree(dir);
 }

@@ -89,15 +89,20 @@ static void found(struct ev_profile_ctx *a, const char *rel, const char *check, 
 }
 
 /* perf's output for data (report, or script with script set), into a
- * file under the system's temporary directory; the caller reads and
- * removes it. */
+ * file under the system's temporary directory that has no name from the
+ * moment it is made, so no exit of ours, SIGKILL included, leaves it;
+ * out_path names it (/proc/self/fd/N) for the caller to read, and
+ * close(*out_fd) removes it. */
 static ev_status run_perf(const struct ev_profile_ctx *a, const char *perf, int script, const char *data, char *out_path, size_t cap,
-			  struct ev_error *err)
+			  int *out_fd, struct ev_error *err)
 {
-	snprintf(out_path, cap, "%s/audit-profile.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	int fd = mkstemp(out_path);
+	char made[PATH_MAX];
+	snprintf(made, sizeof made, "%s/audit-profile.XXXXXX", getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	int fd = mkostemp(made, O_CLOEXEC);
 	if (fd < 0)
-		return ev_error_errno(err, errno, "%s: cannot create", out_path);
+		return ev_error_errno(err, errno, "%s: cannot create", made);
+	unlink(made);
+	snprintf(out_path, cap, "/proc/self/fd/%d", fd);
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, fd, 1);
@@ -115,9 +120,8 @@ static ev_status run_perf(const struct ev_profile_ctx *a, const char *perf, int 
 	/* program: the command line (--perf, default /usr/bin/perf), never the evidence */
 	int e = posix_spawn(&pid, perf, &fa, NULL, argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
-	close(fd);
 	if (e) {
-		unlink(out_path);
+		close(fd);
 		return ev_error_errno(err, e, "cannot run %s", perf);
 	}
 	int status;
@@ -125,17 +129,18 @@ static ev_status run_perf(const struct ev_profile_ctx *a, const char *perf, int 
 		if (*a->interrupted) {
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
-			unlink(out_path);
+			close(fd);
 			return ev_error_set(err, EV_INTERRUPTED, "interrupted by a signal; nothing is claimed");
 		}
 		struct timespec tick = {0, 10 * 1000 * 1000};
 		nanosleep(&tick, NULL);
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		unlink(out_path);
+		close(fd);
 		return ev_error_set(err, EV_ERROR, "%s: perf %s failed (status %d): perf.data unreadable", data,
 				    script ? "script" : "report", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	}
+	*out_fd = fd;
 	return EV_OK;
 }
 
@@ -199,10 +204,11 @@ ev_status ev_profile_side(struct ev_profile_ctx *a, const char *run_dir, const c
 	}
 	char report[PATH_MAX], *bytes = NULL;
 	size_t len = 0;
-	if ((st = run_perf(a, perf, 0, data, report, sizeof report, err)) != EV_OK)
+	int report_fd = -1;
+	if ((st = run_perf(a, perf, 0, data, report, sizeof report, &report_fd, err)) != EV_OK)
 		return st;
 	st = ev_file_read_all(report, REPORT_MAX, &bytes, &len, err);
-	unlink(report);
+	close(report_fd);
 	if (st != EV_OK)
 		return st;
 	struct side_profile p = {0};
@@ -229,13 +235,15 @@ ev_status ev_profile_side(struct ev_profile_ctx *a, const char *run_dir, const c
 	long tree[256];
 	size_t ntree = 1;
 	tree[0] = p.pid;
-	if ((st = run_perf(a, perf, 1, data, report, sizeof report, err)) != EV_OK ||
+	report_fd = -1;
+	if ((st = run_perf(a, perf, 1, data, report, sizeof report, &report_fd, err)) != EV_OK ||
 	    (st = ev_file_read_all(report, REPORT_MAX, &bytes, &len, err)) != EV_OK) {
-		unlink(report);
+		if (report_fd >= 0)
+			close(report_fd);
 		json_decref(p.dsos), json_decref(p.syms), json_decref(p.cats), json_decref(p.children);
 		return st;
 	}
-	unlink(report);
+	close(report_fd);
 	for (char *line = bytes, *end = bytes + len; line < end;) {
 		char *nl = memchr(line, '\n', (size_t)(end - line));
 		if (nl)

@@ -24,6 +24,7 @@
 #include <jansson.h>
 
 #include "lib/core/finding.h"
+#include "lib/core/scratch.h"
 #include "lib/core/status.h"
 
 struct ev_profile_ctx {
@@ -47,15 +48,15 @@ ev_status ev_profile_side(struct ev_profile_ctx *a, const char *run_dir, const c
 /* The run named run (from the seal's root) of a sealed archive: the archive
  * checked against the seal (pinned by seal_pin when given) in one pass, and
  * the run's run.json and profile/ members copied, as they stream by, into
- * a new private directory (its path in dir) to be read as a run directory.
+ * a new private directory (scratch: lib/core/scratch, gone with the
+ * process however it ends) to be read as a run directory.
  * Inputs "seal" and "archive" and the check "archive against its seal" go
  * to receipt; every finding of the archive to on_finding. @return EV_OK;
  * EV_MISMATCH when a finding concerns the run's members (nothing is left
  * to read); EV_REFUSED, EV_USAGE, EV_INTERRUPTED or EV_ERROR (nothing is
- * left). Remove the copies with ev_profile_extract_remove. */
+ * left). Remove the copies with ev_scratch_close (also after a failure). */
 ev_status ev_profile_extract(const char *archive, const char *seal_path, const char *seal_pin, const char *run,
 			     json_t *receipt, ev_finding_fn on_finding, void *ctx, volatile sig_atomic_t *interrupted,
-			     char *dir, size_t cap, struct ev_error *err);
-void ev_profile_extract_remove(const char *dir);
+			     struct ev_scratch *scratch, struct ev_error *err);
 
 #endif

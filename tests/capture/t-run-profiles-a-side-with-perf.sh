@@ -153,6 +153,34 @@ test_expect_success 'an archive whose perf.data was altered is named, and its pr
 	no_entry "${TMPDIR:-/tmp}" "^audit-profile\."
 '
 
+test_expect_success 'audit profile from an archive killed (SIGTERM, SIGKILL) while its copies exist: nothing left in TMPDIR' '
+	for sig in SIGTERM SIGKILL; do
+		rm -rf private && mkdir private &&
+		TMPDIR=$PWD/private python3 - "$AUDIT" "$PERF" $sig <<-\PY || return 1
+		import os, signal, subprocess, sys, time
+		audit, perf, sig = sys.argv[1], sys.argv[2], getattr(signal, sys.argv[3])
+		p = subprocess.Popen([audit, "profile", "--seal", "sealed/SEAL.json", "--run", "runs/001-baseline-A-1",
+		                      "--perf", perf, "--receipt", "killed.json", "sealed/archive.tar.zst"],
+		                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+		start = time.monotonic()
+		while not [e for e in os.listdir("private") if e.startswith("audit-profile.")]:
+		    assert p.poll() is None, "ended (%s) before its copies were made" % p.returncode
+		    assert time.monotonic() - start < 60, "no copy was ever made"
+		    time.sleep(0.002)
+		p.send_signal(sig)
+		code = p.wait(timeout=30)
+		assert code == (2 if sig == signal.SIGTERM else -signal.SIGKILL), "exit %d after %s" % (code, sig)
+		for _ in range(200):  # the watcher removes it once the audit is gone
+		    if not os.listdir("private"):
+		        break
+		    time.sleep(0.01)
+		assert not os.listdir("private"), "left in TMPDIR: %s" % os.listdir("private")
+		assert not os.path.exists("killed.json"), "a receipt was written"
+		PY
+		true
+	done
+'
+
 test_expect_success 'audit profile stopped by SIGTERM while perf report reads: exit 2, no receipt, no perf left' '
 	command -v strace >/dev/null || { echo "strace missing" >&2; return 1; }
 	data=$PWD/c/runs/001-baseline-A-1/profile/sender/perf.data &&
