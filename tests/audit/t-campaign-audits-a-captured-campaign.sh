@@ -97,6 +97,12 @@ test_expect_success 'audited again, the campaign receipt compares the same: its 
 		"$(json_get s/audit-journal.json "d[\"comparable\"]")"
 '
 
+test_expect_success 'SIGTERM while its receipt is synced: exit 2, no OUTDIR, no temporary; then it passes' '
+	signal_while_outdir_receipt late "$AUDIT" campaign c -o late &&
+	grep -q "interrupted by a signal; nothing is claimed" late.err &&
+	"$AUDIT" campaign c -o late >/dev/null && test "$(json_get late/receipt.json "d[\"result\"]")" = pass
+'
+
 test_expect_success 'a byte changed in one run'"'"'s series: that run is named, the campaign fails' '
 	cp -R c c2 &&
 	printf "\377" | dd of=c2/runs/002-baseline-epoll-1/series/send.bin bs=1 seek=1000 conv=notrunc 2>/dev/null &&

@@ -181,6 +181,13 @@ test_expect_success 'audit profile from an archive killed (SIGTERM, SIGKILL) whi
 	done
 '
 
+test_expect_success 'audit profile: SIGTERM while its receipt is synced: no receipt, exit 2; then it passes' '
+	late_signal late-prof 1 "$AUDIT" profile --perf "$PERF" --receipt late-prof.json c/runs/001-baseline-A-1 &&
+	grep -q "interrupted by a signal" late.err &&
+	"$AUDIT" profile --perf "$PERF" --receipt late-prof.json c/runs/001-baseline-A-1 >/dev/null &&
+	test "$(json_get late-prof.json "d[\"result\"]")" = pass
+'
+
 test_expect_success 'audit profile stopped by SIGTERM while perf report reads: exit 2, no receipt, no perf left' '
 	command -v strace >/dev/null || { echo "strace missing" >&2; return 1; }
 	data=$PWD/c/runs/001-baseline-A-1/profile/sender/perf.data &&

@@ -4,46 +4,15 @@
 # strace, gets SIGTERM then, exits 2 and publishes nothing (no receipt,
 # no temporary). seal verify of a tree and of an archive, replicate
 # verify, audit journal, audit series, capture run's
-# receipt-capture.json, seal capsule --verify and seal integrate (audit
-# compare's, in OUTDIR, in its own tests); run again without the
-# signal, each passes. audit journal --latency --hgrm, stopped while its
+# receipt-capture.json, seal capsule --verify, seal integrate and seal
+# continue's continuation receipt (audit compare's and audit campaign's,
+# in OUTDIR, and audit profile's in their own tests); run again without
+# the signal, each passes. audit journal --latency --hgrm, stopped while its
 # second histogram is synced, also takes back the one it had published.
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
 command -v strace >/dev/null || test_skip_all "strace is not installed (Debian package strace)"
-NOLEAK="ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 
-# late_signal STEM WHEN COMMAND...: run COMMAND under strace with its
-# WHEN-th fsync (of its main thread) held 1.5 s; once a temporary of a file
-# whose name starts with STEM appears here (or in $LATE_DIR), send SIGTERM
-# to the command; require exit 2 and that no file named STEM* appeared, nor
-# a temporary.
-late_signal () {
-	python3 - "$@" <<-\PY
-	import glob, os, signal, subprocess, sys, time
-	stem, when, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
-	where = os.environ.get("LATE_DIR", ".")
-	before = set(glob.glob(os.path.join(where, stem + "*")))
-	trace = ["env", os.environ["NOLEAK"], "strace", "-qq", "-o", "/dev/null", "-e", "trace=fsync",
-	         "-e", "inject=fsync:delay_enter=1500000:when=" + when]
-	p = subprocess.Popen(trace + cmd, stdout=subprocess.DEVNULL, stderr=open("late.err", "w"))
-	start = time.monotonic()
-	while not glob.glob(os.path.join(where, "." + stem + "*.tmp-*")):
-	    assert p.poll() is None, "ended (%s) before its receipt was synced" % p.returncode
-	    assert time.monotonic() - start < 60, "no temporary receipt appeared"
-	    time.sleep(0.01)
-	time.sleep(0.3)  # inside the held fsync
-	kids = open("/proc/%d/task/%d/children" % (p.pid, p.pid)).read().split()
-	os.kill(int(kids[0]), signal.SIGTERM)
-	code = p.wait(timeout=30)
-	assert code == 2, "exit %d after a SIGTERM during the receipt's fsync" % code
-	after = set(glob.glob(os.path.join(where, stem + "*")))
-	assert after == before, "published after the signal: %s" % sorted(after - before)
-	left = glob.glob(os.path.join(where, ".*.tmp-*"))
-	assert not left, "temporaries left: %s" % left
-	PY
-}
-export NOLEAK
 
 test_expect_success 'setup: a sealed tree, a journal pair and a series' '
 	make_campaign tree && "$SEAL" create tree -o sealed >/dev/null &&
@@ -97,7 +66,7 @@ test_expect_success 'capture run: no receipt-capture.json, exit 2; run again, it
 	   "sender": {"argv": ["$PROBE", "{out:probe}", "0", "0"], "cpu": 1, "outputs": {"probe": "p/sender"}}}]}
 	EOF
 	"$CAPTURE" pin plan.json -o pinned.json >/dev/null &&
-	env "$NOLEAK" strace -qq -o fsyncs.txt -e trace=fsync "$CAPTURE" run pinned.json -o counted >/dev/null 2>&1 &&
+	env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -qq -o fsyncs.txt -e trace=fsync "$CAPTURE" run pinned.json -o counted >/dev/null 2>&1 &&
 	n=$(grep -c "^fsync(" fsyncs.txt) &&
 	mkdir -p cd && LATE_DIR=cd/c late_signal receipt-capture $((n - 1)) "$CAPTURE" run pinned.json -o cd/c &&
 	no_entry cd/c receipt-capture &&
@@ -121,6 +90,16 @@ test_expect_success 'seal integrate: no receipt, exit 2; then it passes' '
 	grep -q "interrupted by a signal" late.err &&
 	"$SEAL" integrate --selection isel.json --repo irepo --receipt integrated.json >/dev/null &&
 	test "$(json_get integrated.json "d[\"result\"]")" = pass
+'
+
+test_expect_success 'seal continue: no continuation receipt, exit 2; then it passes' '
+	cp -pr tree edited && printf "p99 1944\n" >"edited/summary/$(printf "r\303\251sum\303\251.txt")" &&
+	test_expect_code 1 "$SEAL" verify --seal sealed/SEAL.json --receipt failed.json edited >/dev/null 2>&1 &&
+	late_signal continued 1 "$SEAL" continue --original failed.json --accept "sha256=[0-9a-f]{64}" \
+		--receipt continued.json &&
+	grep -q "interrupted by a signal" late.err &&
+	"$SEAL" continue --original failed.json --accept "sha256=[0-9a-f]{64}" --receipt continued.json >/dev/null &&
+	test "$(json_get continued.json "d[\"result\"]")" = pass
 '
 
 test_done

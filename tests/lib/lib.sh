@@ -284,18 +284,56 @@ git_init () {
 	git init -q -b main "$1"
 }
 
-# signal_while_outdir_receipt OUTDIR COMMAND...: run COMMAND (which makes
-# OUTDIR with a receipt.json in it) with every fsync held 0.6 s by strace;
-# once the receipt is being written in OUTDIR's hidden temporary, SIGTERM
-# it; require exit 2, no OUTDIR and no temporary left. Its stderr is in
-# late.err.
-signal_while_outdir_receipt () {
+# late_signal STEM WHEN COMMAND...: run COMMAND under strace with its
+# WHEN-th fsync (of its main thread) held 1.5 s; once a temporary of a file
+# whose name starts with STEM appears here (or in $LATE_DIR), send SIGTERM
+# to the command; require exit 2 and that no file named STEM* appeared, nor
+# a temporary.
+late_signal () {
 	command -v strace >/dev/null || { echo "strace is not installed (Debian package strace)"; return 1; }
 	python3 - "$@" <<-\PY
 	import glob, os, signal, subprocess, sys, time
+	stem, when, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
+	where = os.environ.get("LATE_DIR", ".")
+	before = set(glob.glob(os.path.join(where, stem + "*")))
+	noleak = "ASAN_OPTIONS=" + (os.environ["ASAN_OPTIONS"] + ":" if os.environ.get("ASAN_OPTIONS") else "") + "detect_leaks=0"
+	trace = ["env", noleak, "strace", "-qq", "-o", "/dev/null", "-e", "trace=fsync",
+	         "-e", "inject=fsync:delay_enter=1500000:when=" + when]
+	p = subprocess.Popen(trace + cmd, stdout=subprocess.DEVNULL, stderr=open("late.err", "w"))
+	start = time.monotonic()
+	while not glob.glob(os.path.join(where, "." + stem + "*.tmp-*")):
+	    assert p.poll() is None, "ended (%s) before its receipt was synced" % p.returncode
+	    assert time.monotonic() - start < 60, "no temporary receipt appeared"
+	    time.sleep(0.01)
+	time.sleep(0.3)  # inside the held fsync
+	kids = open("/proc/%d/task/%d/children" % (p.pid, p.pid)).read().split()
+	os.kill(int(kids[0]), signal.SIGTERM)
+	code = p.wait(timeout=30)
+	assert code == 2, "exit %d after a SIGTERM during the receipt's fsync" % code
+	after = set(glob.glob(os.path.join(where, stem + "*")))
+	assert after == before, "published after the signal: %s" % sorted(after - before)
+	left = glob.glob(os.path.join(where, ".*.tmp-*"))
+	assert not left, "temporaries left: %s" % left
+	PY
+}
+
+# signal_while_outdir_receipt OUTDIR COMMAND...: run COMMAND (which makes
+# OUTDIR with a receipt.json in it) once to count its fsyncs (OUTDIR then
+# removed), then again with its last three fsyncs (the receipt's, its
+# directory's, OUTDIR's parent's) held 0.6 s by strace; once the receipt is
+# being written in OUTDIR's hidden temporary, SIGTERM it; require exit 2,
+# no OUTDIR and no temporary left. Its stderr is in late.err.
+signal_while_outdir_receipt () {
+	command -v strace >/dev/null || { echo "strace is not installed (Debian package strace)"; return 1; }
+	python3 - "$@" <<-\PY
+	import glob, os, shutil, signal, subprocess, sys, time
 	out, cmd = sys.argv[1], sys.argv[2:]
-	trace = ["env", "ASAN_OPTIONS=detect_leaks=0", "strace", "-qq", "-o", "/dev/null", "-e", "trace=fsync",
-	         "-e", "inject=fsync:delay_enter=600000"]
+	strace = ["env", "ASAN_OPTIONS=detect_leaks=0", "strace", "-qq", "-e", "trace=fsync"]
+	subprocess.run(strace + ["-o", "fsyncs.txt"] + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+	n = sum(1 for line in open("fsyncs.txt") if line.startswith("fsync("))
+	assert os.path.isdir(out) and n >= 1, "the counting run made no %s (%d fsyncs)" % (out, n)
+	shutil.rmtree(out)
+	trace = strace + ["-o", "/dev/null", "-e", "inject=fsync:delay_enter=600000:when=%d+" % max(1, n - 2)]
 	p = subprocess.Popen(trace + cmd, stdout=subprocess.DEVNULL, stderr=open("late.err", "w"))
 	start = time.monotonic()
 	hidden = "." + out + ".tmp-*"
