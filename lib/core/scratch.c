@@ -84,6 +84,7 @@ ev_status ev_scratch_open(struct ev_scratch *s, const char *name, struct ev_erro
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
 	char *argv[] = {"/bin/sh", "-c", (char *)watcher_script, "evidence-scratch", template, NULL};
 	static char *const envp[] = {"PATH=/usr/bin:/bin", "LC_ALL=C", NULL};
+	/* program: /bin/sh, fixed in the code (mktemp and rm from /usr/bin:/bin) */
 	int e = posix_spawn(&s->watcher, "/bin/sh", &fa, &at, argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
