@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -305,8 +307,46 @@ static ev_status write_cleanup_receipt(struct prune_run *p, struct ev_error *err
 	snprintf(name_copy, sizeof name_copy, "%s", p->dir_real);
 	ev_path_label(basename(name_copy), label, sizeof label);
 	snprintf(stem, sizeof stem, "cleanup-%s", label);
-	return ev_receipt_write_chosen(p->receipt, p->o->receipt, EV_RECEIPT_DEFAULT_DIR, stem, p->o->receipt_path,
-				       sizeof p->o->receipt_path, err);
+	st = ev_receipt_write_chosen(p->receipt, p->o->receipt, EV_RECEIPT_DEFAULT_DIR, stem, p->o->receipt_path,
+				     sizeof p->o->receipt_path, err);
+	if (st != EV_OK)
+		p->o->receipt_path[0] = 0; /* chosen, never written: named nowhere */
+	return st;
+}
+
+/* Files are gone: their record is written whatever signal comes. The
+ * process's stop flag no longer stops publication, and SIGINT, SIGTERM
+ * and SIGHUP are held while the record is written, so that a signal is
+ * taken before it (the record then has a failed check "signal", unless
+ * the removal's own check already says it stopped) or after it (the
+ * record was whole and stands). */
+static ev_status write_removal_record(struct prune_run *p, int say_signal, struct ev_error *err)
+{
+	sigset_t held, before;
+	sigemptyset(&held);
+	sigaddset(&held, SIGINT);
+	sigaddset(&held, SIGTERM);
+	sigaddset(&held, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &held, &before);
+	ev_stop_on(NULL);
+	if (say_signal && *p->o->interrupted)
+		ev_receipt_add_check(p->receipt, "signal", 0,
+				     "a signal came once the removal was done and before this record was written: what it "
+				     "records was done, and it is kept because those files are gone",
+				     err);
+	ev_status st = write_cleanup_receipt(p, err);
+	pthread_sigmask(SIG_SETMASK, &before, NULL);
+	return st;
+}
+
+/* After a removal's record is written: a signal taken meanwhile ends the
+ * command as interrupted, its record standing. */
+static ev_status after_record(const struct prune_run *p, ev_status st, struct ev_error *err)
+{
+	if ((st == EV_OK || st == EV_MISMATCH) && *p->o->interrupted)
+		return ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal once the removal was done; its "
+				    "record stands: %s", p->o->dir, p->o->receipt_path);
+	return st;
 }
 
 ev_status ev_replicate_prune(struct ev_replicate_prune *o, json_t *receipt, struct ev_error *err)
@@ -482,9 +522,8 @@ ev_status ev_replicate_prune(struct ev_replicate_prune *o, json_t *receipt, stru
 		ev_receipt_add_check(p->receipt, "removed", 0, why, err);
 		/* files are gone: their record is kept even after a signal (it
 		 * fails, and says the removal stopped) */
-		ev_stop_on(NULL);
 		o->outcome = EV_PRUNE_STOPPED;
-		write_cleanup_receipt(p, err);
+		write_removal_record(p, 0, err);
 		st = ev_error_set(err, rerr.status, "%s", why);
 		goto out;
 	}
@@ -496,13 +535,17 @@ ev_status ev_replicate_prune(struct ev_replicate_prune *o, json_t *receipt, stru
 		ev_receipt_add_check(p->receipt, "removed", 0, why, err);
 		o->outcome = EV_PRUNE_KEPT;
 		o->not_removed = reasons(p) - before_removal;
-		if ((st = write_cleanup_receipt(p, err)) == EV_OK)
+		if ((st = write_removal_record(p, 1, err)) == EV_OK)
 			st = EV_MISMATCH;
+		st = after_record(p, st, err);
 		goto out;
 	}
 	ev_receipt_add_check(p->receipt, "removed", 1, "DIR and every member in it", err);
 	o->outcome = EV_PRUNE_REMOVED;
-	st = write_cleanup_receipt(p, err);
+	st = write_removal_record(p, 1, err);
+	if (st == EV_OK && strcmp(ev_receipt_result(p->receipt), "pass") != 0)
+		st = EV_MISMATCH;
+	st = after_record(p, st, err);
 out:
 	if (parentfd >= 0)
 		close(parentfd);

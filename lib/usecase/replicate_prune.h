@@ -20,7 +20,11 @@
  * are found; nothing is printed. One struct per call, owned by the
  * caller: fill the inputs, call ev_replicate_prune, read the outputs. No
  * global state but the process's stop flag (lib/core/stop), released once
- * files are gone so that their record is written even after a signal.
+ * files are gone so that their record is written even after a signal:
+ * SIGINT, SIGTERM and SIGHUP are held (in the calling thread) while it is
+ * written, so a signal is taken before the record, which then fails with
+ * a check "signal", or after it, which then stands; either way the call
+ * ends with EV_INTERRUPTED, naming the record.
  */
 #ifndef EV_REPLICATE_PRUNE_H
 #define EV_REPLICATE_PRUNE_H

@@ -253,4 +253,43 @@ test_expect_success 'without --receipt the cleanup receipt lands where prune ran
 	test_cmp expect err && test -d staging/run3/runs && no_entry staging/run3/runs "^cleanup-"
 '
 
+test_expect_success 'a signal once the files are gone never loses their record: taken before it, the record fails "signal"; during it, the record stands; exit 2 both times' '
+	command -v strace >/dev/null || { echo "strace missing" >&2; return 1; }
+	make_campaign late && "$SEAL" create late -o outl >/dev/null &&
+	as_host hostA "$REPLICATE" verify --seal outl/SEAL.json --receipt xl.json outl/archive.tar.zst >/dev/null &&
+	as_host hostB "$REPLICATE" verify --seal outl/SEAL.json --receipt yl.json outl/archive.tar.zst >/dev/null &&
+	cp -a late late.copy &&
+	for when in 1 2; do
+		rm -rf late && cp -a late.copy late && rm -f late.json &&
+		python3 - "$REPLICATE" $when <<-\PY || return 1
+		import glob, os, signal, subprocess, sys, time
+		replicate, when = sys.argv[1], sys.argv[2]
+		# fsync 1: the parent directory once DIR is gone; fsync 2: the record
+		trace = ["env", "ASAN_OPTIONS=detect_leaks=0", "strace", "-qq", "-o", "/dev/null", "-e", "trace=fsync",
+		         "-e", "inject=fsync:delay_enter=1500000:when=" + when]
+		p = subprocess.Popen(trace + [replicate, "prune", "--seal", "outl/SEAL.json", "--receipt", "late.json",
+		                              "--receipts", "xl.json", "yl.json", "late"],
+		                     stdout=open("late.out", "w"), stderr=open("late.err", "w"))
+		start = time.monotonic()
+		while os.path.exists("late") if when == "1" else not glob.glob(".late.json.tmp-*"):
+		    assert p.poll() is None, "ended (%s) before the moment" % p.returncode
+		    assert time.monotonic() - start < 60, "the moment never came"
+		    time.sleep(0.005)
+		time.sleep(0.3)  # inside the held fsync
+		os.kill(int(open("/proc/%d/task/%d/children" % (p.pid, p.pid)).read().split()[0]), signal.SIGTERM)
+		assert p.wait(timeout=30) == 2, "not exit 2 after the signal"
+		PY
+		test_must_be_absent late && no_entry . "^\\.late" &&
+		grep -qx "replicate: late: interrupted by a signal once the removal was done; its record stands: late.json" late.err &&
+		grep -q "^removed late: .*; receipt late.json$" late.out || return 1
+		if test $when = 1; then
+			test "$(json_get late.json "d[\"result\"]")" = fail &&
+			test "$(json_get late.json "\" \".join(c[\"name\"] for c in d[\"checks\"] if c[\"result\"] != \"pass\")")" = signal || return 1
+		else
+			test "$(json_get late.json "d[\"result\"]")" = pass || return 1
+		fi
+		test "$(json_get late.json "len(d[\"facts\"][\"removed\"])")" -gt 5 || return 1
+	done
+'
+
 test_done
