@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/core/input.h"
 #include "lib/core/sha256.h"
 #include "lib/remote/child.h"
 #include "lib/remote/transport.h"
@@ -84,9 +85,9 @@ void ev_remote_command_build(const struct ev_transport *t, const struct ev_endpo
 static ev_status local_prefix_sha(const struct ev_transport *t, const char *path, uint64_t bytes,
 				  char hex[EV_SHA256_HEX_LEN + 1], struct ev_error *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = ev_input_open(path, "file to send", err);
 	if (fd < 0)
-		return ev_error_errno(err, errno, "%s: cannot open", path);
+		return err->status;
 	struct ev_sha256 *h = ev_sha256_new();
 	unsigned char *buf = malloc(SEND_CHUNK);
 	ev_status st = h && buf ? EV_OK : ev_error_set(err, EV_ERROR, "out of memory");
@@ -167,10 +168,16 @@ ev_status ev_transport_send_file(const struct ev_transport *t, const struct ev_e
 	snprintf(doing, sizeof doing, "sending %s", f->name);
 	if ((st = ev_child_write(&c, line, strlen(line), err)) != EV_OK)
 		goto out;
-	fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	/* still a regular file (hashed as one before): never a FIFO put in
+	 * its place since */
+	fd = ev_input_open(f->path, "file to send", err);
+	if (fd < 0) {
+		st = err->status;
+		goto out;
+	}
 	buf = malloc(SEND_CHUNK);
-	if (fd < 0 || !buf) {
-		st = ev_error_errno(err, fd < 0 ? errno : ENOMEM, "%s: cannot read", f->path);
+	if (!buf) {
+		st = ev_error_set(err, EV_ERROR, "%s: out of memory", f->path);
 		goto out;
 	}
 	if (sent) {

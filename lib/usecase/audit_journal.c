@@ -30,7 +30,10 @@ static long reread(void *ctx, uint32_t file, uint64_t offset, char *buf, size_t 
 	const struct ev_journal_side *s = ctx;
 	if (file >= s->nfiles)
 		return -1;
-	int fd = open(s->files[file], O_RDONLY | O_CLOEXEC);
+	/* still a regular file: one swapped for a FIFO since it was read
+	 * would hold this open forever */
+	struct ev_error ignored;
+	int fd = ev_input_open(s->files[file], "journal file", &ignored);
 	if (fd < 0)
 		return -1;
 	ssize_t n = pread(fd, buf, cap, (off_t)offset);
