@@ -2,7 +2,6 @@
  * directory (lib/core/publish). The parts are in audit_campaign_*.c. */
 #include "config.h"
 
-#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include "lib/receipt/receipt.h"
 #include "lib/receipt/receipt_read.h"
 #include "lib/usecase/audit_campaign_parts.h"
+#include "lib/usecase/outdir_receipt.h"
 
 void ev_audit_campaign_note(const struct ev_audit_campaign *ca, const char *fmt, ...)
 {
@@ -31,19 +31,7 @@ void ev_audit_campaign_note(const struct ev_audit_campaign *ca, const char *fmt,
 ev_status ev_audit_campaign_publish_file(struct ev_audit_campaign *ca, const char *name, const char *bytes, size_t len,
 					 struct ev_error *err)
 {
-	char path[PATH_MAX];
-	uint8_t d[EV_SHA256_LEN];
-	char hex[EV_SHA256_HEX_LEN + 1];
-	if (ev_path_join(path, sizeof path, ca->tmpdir, name) != 0)
-		return ev_error_set(err, EV_USAGE, "%s: path too long", ca->out);
-	ev_status st = ev_publish_bytes(path, bytes, len, 0644, err);
-	if (st == EV_OK && (st = ev_sha256_buffer(bytes, len, d, err)) == EV_OK) {
-		ev_sha256_hex(d, hex);
-		char final[PATH_MAX];
-		ev_path_join(final, sizeof final, ca->out, name);
-		st = ev_receipt_add_output(ca->receipt, name, final, hex, err);
-	}
-	return st;
+	return ev_outdir_receipt_add(ca->tmpdir, ca->out, name, bytes, len, ca->receipt, err);
 }
 
 static ev_status interrupted(const struct ev_audit_campaign *ca, struct ev_error *err)
@@ -87,11 +75,7 @@ static ev_status open_outdir(struct ev_audit_campaign *ca, struct ev_error *err)
 	if (st != EV_OK)
 		return st;
 	ca->opened = 1;
-	char parent[PATH_MAX];
-	snprintf(parent, sizeof parent, "%s", ca->out);
-	if (ev_path_join(ca->tmpdir, sizeof ca->tmpdir, dirname(parent), ca->od.tmp_name) != 0)
-		return ev_error_set(err, EV_USAGE, "%s: path too long", ca->out);
-	return EV_OK;
+	return ev_outdir_receipt_tmpdir(&ca->od, ca->out, ca->tmpdir, sizeof ca->tmpdir, err);
 }
 
 static ev_status analyse_runs(struct ev_audit_campaign *ca, struct ev_error *err)
@@ -197,22 +181,13 @@ static ev_status name_journal_receipt(struct ev_audit_campaign *ca, struct ev_er
 	return st;
 }
 
-static ev_status write_receipt(struct ev_audit_campaign *ca, struct ev_error *err)
+/* The facts only the end knows. */
+static void set_facts(struct ev_audit_campaign *ca, struct ev_error *err)
 {
 	const char *name = ev_plan_name(&ca->plan);
 	ev_receipt_set_fact(ca->receipt, "campaign", json_string(name ? name : ""), err);
 	ev_receipt_set_fact(ca->receipt, "runs", json_integer((json_int_t)ca->nruns), err);
 	ev_receipt_set_fact(ca->receipt, "coverage", ev_audit_campaign_coverage(ca), err);
-	ev_status st = ev_receipt_finish_signed(ca->receipt, ca->sign_key, err);
-	if (st != EV_OK)
-		return st;
-	char *bytes = NULL, path[PATH_MAX];
-	size_t len = 0;
-	ev_path_join(path, sizeof path, ca->tmpdir, "receipt.json");
-	if ((st = ev_json_dump(ca->receipt, &bytes, &len, err)) == EV_OK)
-		st = ev_publish_bytes(path, bytes, len, 0644, err);
-	free(bytes);
-	return st;
 }
 
 ev_status ev_audit_campaign_publish(struct ev_audit_campaign *ca, const struct ev_campaign_output *more, size_t nmore,
@@ -227,15 +202,17 @@ ev_status ev_audit_campaign_publish(struct ev_audit_campaign *ca, const struct e
 		st = ev_audit_campaign_write_exports(ca, err);
 	if (st == EV_OK && ca->journals_audited)
 		st = name_journal_receipt(ca, err);
-	if (st == EV_OK)
-		st = write_receipt(ca, err);
-	/* the last moment a signal can keep the outputs from appearing */
-	if (st == EV_OK && *ca->interrupted)
-		st = interrupted(ca, err);
-	if (st == EV_OK && (st = ev_outdir_commit(&ca->od, 0755, err)) == EV_OK) {
-		ca->opened = 0;
-		st = strcmp(ev_receipt_result(ca->receipt), "pass") == 0 ? EV_OK : EV_MISMATCH;
+	if (st == EV_OK) {
+		set_facts(ca, err);
+		st = ev_outdir_receipt_commit(&ca->od, &ca->opened, ca->tmpdir, ca->out, ca->receipt, ca->sign_key,
+					      ca->interrupted, err);
+		if (st == EV_INTERRUPTED) { /* named by the campaign, as every other stop of this audit */
+			ev_error_clear(err);
+			st = interrupted(ca, err);
+		}
 	}
+	if (st == EV_OK)
+		st = strcmp(ev_receipt_result(ca->receipt), "pass") == 0 ? EV_OK : EV_MISMATCH;
 	return st;
 }
 

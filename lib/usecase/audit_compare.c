@@ -3,7 +3,6 @@
 #include "config.h"
 
 #include <inttypes.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include "lib/receipt/receipt_read.h"
 #include "lib/stats/quantile.h"
 #include "lib/usecase/audit_compare.h"
+#include "lib/usecase/outdir_receipt.h"
 
 #define CONFIDENCE 0.95
 #define COMPARISON_FORMAT "evidence-run-comparison/1"
@@ -235,16 +235,15 @@ ev_status ev_audit_compare_run(struct ev_audit_compare *c, json_t *receipt, stru
 ev_status ev_audit_compare_publish(struct ev_audit_compare *c, json_t *receipt, const struct ev_compare_output *more,
 				   size_t nmore, struct ev_error *err)
 {
-	ev_status st;
-	char parent[PATH_MAX], tmpdir[PATH_MAX];
-	snprintf(parent, sizeof parent, "%s", c->out);
-	if (ev_path_join(tmpdir, sizeof tmpdir, dirname(parent), c->od.tmp_name) != 0)
-		return ev_error_set(err, EV_USAGE, "%s: path too long", c->out);
+	char tmpdir[PATH_MAX];
+	ev_status st = ev_outdir_receipt_tmpdir(&c->od, c->out, tmpdir, sizeof tmpdir, err);
+	if (st != EV_OK)
+		return st;
 	if ((st = ev_json_dump(c->doc, &c->bytes, &c->len, err)) != EV_OK ||
-	    (st = ev_compare_publish(tmpdir, c->out, "comparison.json", c->bytes, c->len, receipt, err)) != EV_OK)
+	    (st = ev_outdir_receipt_add(tmpdir, c->out, "comparison.json", c->bytes, c->len, receipt, err)) != EV_OK)
 		return st;
 	for (size_t i = 0; i < nmore; i++)
-		if ((st = ev_compare_publish(tmpdir, c->out, more[i].name, more[i].bytes, more[i].len, receipt, err)) != EV_OK)
+		if ((st = ev_outdir_receipt_add(tmpdir, c->out, more[i].name, more[i].bytes, more[i].len, receipt, err)) != EV_OK)
 			return st;
 	char text[256];
 	snprintf(text, sizeof text, "per statistic of %zu pair%s of arm and cell: both medians of runs, ratio, difference, "
@@ -262,7 +261,7 @@ ev_status ev_audit_compare_publish(struct ev_audit_compare *c, json_t *receipt, 
 		nmixed += ev_compare_pair_mixed(&c->pairs[i]);
 	ev_receipt_set_fact(receipt, "mixed_grades", json_integer((json_int_t)nmixed), err);
 	ev_receipt_set_fact(receipt, "not_compared", json_incref(c->unpaired), err);
-	if ((st = ev_compare_commit(&c->od, &c->opened, tmpdir, c->out, receipt, c->sign_key, c->interrupted, err)) != EV_OK)
+	if ((st = ev_outdir_receipt_commit(&c->od, &c->opened, tmpdir, c->out, receipt, c->sign_key, c->interrupted, err)) != EV_OK)
 		return st;
 	return strcmp(ev_receipt_result(receipt), "pass") == 0 ? EV_OK : EV_MISMATCH;
 }

@@ -2,7 +2,6 @@
  * (audit_reproduction.h). */
 #include "config.h"
 
-#include <libgen.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +15,7 @@
 #include "lib/receipt/receipt_read.h"
 #include "lib/stats/bootstrap.h"
 #include "lib/usecase/audit_reproduction.h"
+#include "lib/usecase/outdir_receipt.h"
 
 #define REPRODUCTION_FORMAT "evidence-reproduction/1"
 
@@ -241,17 +241,14 @@ ev_status ev_audit_reproduction_publish(struct ev_audit_reproduction *o, json_t 
 	if (st != EV_OK)
 		return st;
 	opened = 1;
-	char parent[PATH_MAX], tmpdir[PATH_MAX];
-	snprintf(parent, sizeof parent, "%s", o->out);
-	if (ev_path_join(tmpdir, sizeof tmpdir, dirname(parent), od.tmp_name) != 0) {
-		st = ev_error_set(err, EV_USAGE, "%s: path too long", o->out);
+	char tmpdir[PATH_MAX];
+	if ((st = ev_outdir_receipt_tmpdir(&od, o->out, tmpdir, sizeof tmpdir, err)) != EV_OK)
 		goto out;
-	}
 	if ((st = ev_json_dump(o->doc, &o->bytes, &o->len, err)) != EV_OK ||
-	    (st = ev_compare_publish(tmpdir, o->out, "reproduction.json", o->bytes, o->len, receipt, err)) != EV_OK)
+	    (st = ev_outdir_receipt_add(tmpdir, o->out, "reproduction.json", o->bytes, o->len, receipt, err)) != EV_OK)
 		goto out;
 	for (size_t i = 0; i < nmore; i++)
-		if ((st = ev_compare_publish(tmpdir, o->out, more[i].name, more[i].bytes, more[i].len, receipt, err)) != EV_OK)
+		if ((st = ev_outdir_receipt_add(tmpdir, o->out, more[i].name, more[i].bytes, more[i].len, receipt, err)) != EV_OK)
 			goto out;
 	json_array_append_new(o->not_checked, json_string("the runs' raw series: their statistics are taken from summary.json "
 							  "as audit campaign recomputed them; the published figures as printed"));
@@ -262,7 +259,7 @@ ev_status ev_audit_reproduction_publish(struct ev_audit_reproduction *o, json_t 
 							   "each statistic's median of the cell's counted runs, held against the summary's "
 							   "medians, and its ratio to the published value",
 							   "not_checked", o->not_checked), err);
-	if ((st = ev_compare_commit(&od, &opened, tmpdir, o->out, receipt, o->sign_key, o->interrupted, err)) != EV_OK)
+	if ((st = ev_outdir_receipt_commit(&od, &opened, tmpdir, o->out, receipt, o->sign_key, o->interrupted, err)) != EV_OK)
 		goto out;
 	st = strcmp(ev_receipt_result(receipt), "pass") == 0 ? EV_OK : EV_MISMATCH;
 out:

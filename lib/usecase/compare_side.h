@@ -74,19 +74,4 @@ void ev_compare_range_of(const double *v, size_t n, double *lo, double *hi);
 /* The summary's cell entry of arm and cell, or NULL. */
 const json_t *ev_compare_cell_named(const struct ev_compare_side *s, const char *arm, const char *cell);
 
-/* bytes as tmpdir/name, an output of receipt named as out/name. */
-ev_status ev_compare_publish(const char *tmpdir, const char *out, const char *name, const char *bytes, size_t len,
-				json_t *receipt, struct ev_error *err);
-
-struct ev_outdir;
-struct ev_signing_key;
-
-/* The receipt, finished and signed with key (may be NULL), published as
- * receipt.json in tmpdir, then od committed as out, unless a signal came
- * first (interrupted): the last moment one can keep the outputs from
- * appearing (EV_INTERRUPTED, nothing published). *opened is cleared once
- * od is committed. */
-ev_status ev_compare_commit(struct ev_outdir *od, int *opened, const char *tmpdir, const char *out, json_t *receipt,
-			    const struct ev_signing_key *key, volatile sig_atomic_t *interrupted, struct ev_error *err);
-
 #endif
