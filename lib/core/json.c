@@ -1,6 +1,7 @@
 #include "config.h"
 #include "lib/core/json.h"
 #include "lib/core/input.h"
+#include "lib/core/text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -299,4 +300,40 @@ ev_status ev_json_get_u64(const json_t *obj, const char *key, const char *what,
 				    "%s: \"%s\" must be a non-negative integer", what, key);
 	*out = (uint64_t)json_integer_value(v);
 	return EV_OK;
+}
+
+long ev_json_rename(json_t *value, const char *from, const char *to)
+{
+	if (!value || !from || !from[0])
+		return 0;
+	long n = 0, k;
+	if (json_is_string(value)) {
+		if (!strstr(json_string_value(value), from))
+			return 0;
+		char *s = strdup(json_string_value(value));
+		if (!s)
+			return -1;
+		ev_text_rename(s, from, to);
+		int rc = json_string_set(value, s);
+		free(s);
+		return rc == 0 ? 1 : -1;
+	}
+	if (json_is_array(value)) {
+		size_t i;
+		json_t *v;
+		json_array_foreach(value, i, v) {
+			if ((k = ev_json_rename(v, from, to)) < 0)
+				return -1;
+			n += k;
+		}
+	} else if (json_is_object(value)) {
+		const char *key;
+		json_t *v;
+		json_object_foreach(value, key, v) {
+			if ((k = ev_json_rename(v, from, to)) < 0)
+				return -1;
+			n += k;
+		}
+	}
+	return n;
 }

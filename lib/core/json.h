@@ -56,6 +56,10 @@ int ev_json_append(const json_t *value, char **buf, size_t *len, size_t *cap);
 /* Append the n bytes at text, as ev_json_append. */
 int ev_json_append_raw(const char *text, size_t n, char **buf, size_t *len, size_t *cap);
 
+/* ev_text_rename (lib/core/text.h) on every string value anywhere in
+ * value (object keys are left as they are). @return how many strings
+ * changed; -1 when out of memory (some may have changed). */
+long ev_json_rename(json_t *value, const char *from, const char *to);
 
 /* Flags for ev_json_parse / ev_json_load. */
 #define EV_JSON_REQUIRE_CANONICAL 1u

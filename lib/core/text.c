@@ -38,3 +38,25 @@ void ev_format_bytes(uint64_t bytes, char *buf, size_t cap)
 	else
 		snprintf(buf, cap, "%.1f %s", v, units[u]);
 }
+
+size_t ev_text_rename(char *s, const char *from, const char *to)
+{
+	if (!s || !from || !from[0])
+		return 0;
+	size_t nf = strlen(from), nt = strlen(to), n = 0;
+	if (nt > nf)
+		return 0;
+	char *w = s;
+	for (const char *r = s; *r;) {
+		if (strncmp(r, from, nf) == 0) {
+			memmove(w, to, nt);
+			w += nt;
+			r += nf;
+			n++;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = 0;
+	return n;
+}

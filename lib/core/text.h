@@ -1,7 +1,8 @@
 /* text: lines of a text file held in memory, as the readers of tools'
  * printed output take them (Onload's dumps, perf report's rows, a
  * series' CSV twin): one line at a time without its newline, and a span
- * without the blanks around it; and a byte count as people read it. No
+ * without the blanks around it; a byte count as people read it; and a private
+ * path renamed in place. No
  * global state. */
 #ifndef EV_TEXT_H
 #define EV_TEXT_H
@@ -19,5 +20,11 @@ void ev_text_trim(const char **s, const char **e);
 
 /* Human-readable byte count ("1.5 GiB") into buf. */
 void ev_format_bytes(uint64_t bytes, char *buf, size_t cap);
+
+/* Every occurrence of from in s replaced by to, in place: to must be no
+ * longer than from (a private directory's path giving way to the name a
+ * user knows, as an audit from an archive shows its copies). from "" or
+ * NULL: s is left alone. @return how many were replaced. */
+size_t ev_text_rename(char *s, const char *from, const char *to);
 
 #endif
