@@ -78,6 +78,9 @@ static ev_status run_campaign(struct ev_audit_campaign *ca, int json, struct ev_
 	ev_progress_init(&progress, stderr, TOOL ": auditing runs", 0, 0);
 	progress.noun = "runs";
 	struct ev_meter meter = ev_progress_meter(&progress);
+	struct ev_progress reading; /* from an archive: the one pass that checks and copies it */
+	ev_progress_init(&reading, stderr, TOOL ": reading the archive", 0, 0);
+	struct ev_meter archive_meter = ev_progress_meter(&reading);
 	ca->tool = TOOL;
 	ca->invocation = ev_cli_invocation();
 	ca->on_finding = show_finding;
@@ -86,10 +89,14 @@ static ev_status run_campaign(struct ev_audit_campaign *ca, int json, struct ev_
 	ca->on_journals = show_journals;
 	ca->ctx = &progress;
 	ca->meter = &meter;
+	ca->archive_meter = &archive_meter;
 	ca->interrupted = &ev_cli_interrupted;
 	json_t *receipt = ev_receipt_new("audit", TOOL, ev_cli_invocation(), err);
 	ev_status st = receipt ? ev_audit_campaign_run(ca, receipt, err) : err->status;
+	ev_progress_done(&reading);
 	ev_progress_done(&progress);
+	if (st == EV_MISMATCH) /* an archive that does not match its seal, read no further */
+		ev_cli_error(TOOL, err);
 	if (st != EV_OK)
 		goto out;
 	const char *name = ev_plan_name(&ca->plan);
@@ -154,7 +161,7 @@ int audit_campaign_main(int argc, char **argv)
 		}
 	}
 	if (optind + 1 != argc)
-		{ rc = ev_cli_usage(&audit_tool, "campaign", optind == argc ? "no campaign directory given" : "one campaign at a time"); goto done; }
+		{ rc = ev_cli_usage(&audit_tool, "campaign", optind == argc ? "no campaign directory or archive given" : "one campaign at a time"); goto done; }
 	if (!ca.out)
 		{ rc = ev_cli_usage(&audit_tool, "campaign", "no output directory given (-o OUTDIR)"); goto done; }
 	if (ca.seal_sha256 && !ca.seal_path)

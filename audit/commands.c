@@ -220,7 +220,8 @@ static const struct ev_cli_option campaign_options[] = {
 static const struct ev_cli_command audit_campaign_command = {
 	.name = "campaign",
 	.run = audit_campaign_main,
-	.synopsis = "audit campaign CAMPAIGN_DIR -o OUTDIR [--seal SEAL.json [--seal-sha256 HEX]] [--trust FILE]... [--perf PATH] [--onload-profiles DIR] [--sign-key KEY] [--json]",
+	.synopsis = "audit campaign CAMPAIGN_DIR -o OUTDIR [--seal SEAL.json [--seal-sha256 HEX]] [--trust FILE]... [--perf PATH] [--onload-profiles DIR] [--sign-key KEY] [--json]\n"
+		"audit campaign ARCHIVE --seal SEAL.json [--seal-sha256 HEX] -o OUTDIR [options]",
 	.summary = "every run of a captured campaign audited, and summed up\n"
 		"per cell as the median of its runs, with tables and an\n"
 		"HTML report",
@@ -243,7 +244,16 @@ static const struct ev_cli_command audit_campaign_command = {
 		"file read of a run is held against the capture receipts in CAMPAIGN_DIR, which\n"
 		"record each file's SHA-256 when it was written, so that an edit after capture\n"
 		"is caught without a seal; each run says what pinned its bytes (seal, capture\n"
-		"receipt, or nothing).\n",
+		"receipt, or nothing).\n"
+		"\n"
+		"ARCHIVE, the campaign's sealed archive (seal create), is audited without\n"
+		"extracting it where anyone sees it: one pass checks every member against the\n"
+		"seal (as replicate verify does) and copies them into a private directory in\n"
+		"$TMPDIR, removed however the audit ends; the audit then reads the copies, and\n"
+		"names each file as the archive does (ROOT/runs/...). Its outputs are the tree\n"
+		"audit's, byte for byte, when the tree is audited from its parent as ROOT; its\n"
+		"receipt adds the archive to the inputs. A member that does not match its seal\n"
+		"is named and fails the check \"inputs against the seal\".\n",
 	.options = campaign_options,
 	.notes = "Exit status: 0 everything held, 1 a statistic, a series or a journal did not\n"
 		"(the receipt says which), 2 usage or I/O error.\n",

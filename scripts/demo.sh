@@ -8,7 +8,8 @@
 # and streamed from the archive; replicate pushes the archive to two
 # replica directories (standing in for hosts), compares the receipts,
 # names a tampered replica's member, and prune removes the runtime copy
-# once its guards hold; audit campaign sums the campaign up per cell (the
+# once its guards hold, after which audit campaign reads the sealed archive
+# alone to the same summary; audit campaign sums the campaign up per cell (the
 # median of its runs' recomputed statistics) in a table and an HTML
 # report, and grades it (diagnostic on a host without isolation, each
 # condition named); audit compare sets the two arms side by side, and the campaign
@@ -164,6 +165,14 @@ echo "(exit status $status: every replica here is on this one machine, which is 
 show "$replicate" prune --seal sealed/SEAL.json --min-hosts 1 --receipts receipts/replica-*.json \
 	--receipt cleanup.json campaign
 
+step "the runtime tree is gone: audit campaign from the sealed archive alone, every member checked in the one pass that reads it"
+show "$audit" campaign --seal sealed/SEAL.json --seal-sha256 "$pin" sealed/archive.tar.zst -o summary-archive |
+	sed -n '1p;$p'
+for f in summary.json summary.md report.html runs.csv; do
+	cmp "summary/$f" "summary-archive/$f"
+done
+echo "(summary.json, summary.md, report.html and runs.csv: byte for byte those of the audit of the tree)"
+
 step "replicate status: what is where, from the receipts alone"
 show "$replicate" status .
 
@@ -183,6 +192,9 @@ for path in sorted(glob.glob("receipts/replica-*.json")):
 s = json.load(open("summary/receipt.json"))
 print("audit campaign: %s, %d runs; summary/summary.md, summary/report.html; comparable %s" % (
     s["result"], s["facts"]["runs"], s["comparable"][:16]))
+x = json.load(open("summary-archive/receipt.json"))
+print("audit campaign from the archive: %s; the same checks and facts as from the tree: %s" % (
+    x["result"], x["checks"] == s["checks"] and x["facts"] == s["facts"]))
 g = s["facts"]["grade"]
 print("grade: %s by the rules %s version %d (%s): %s" % (g["grade"], g["rules"]["name"], g["rules"]["version"],
       g["rules"]["from"], ", ".join("%s %s" % (c["condition"], c["verdict"]) for c in g["conditions"]

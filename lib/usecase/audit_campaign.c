@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lib/campaign/summary.h"
 #include "lib/core/input.h"
@@ -13,10 +14,18 @@
 #include "lib/core/path.h"
 #include "lib/core/publish.h"
 #include "lib/core/sha256.h"
+#include "lib/core/text.h"
 #include "lib/receipt/receipt.h"
 #include "lib/receipt/receipt_read.h"
 #include "lib/usecase/audit_campaign_parts.h"
 #include "lib/usecase/outdir_receipt.h"
+
+/* From an archive, the prefix that gives way so that a copy is named as
+ * the archive names it; NULL from a tree. */
+static const char *shown_from(const struct ev_audit_campaign *ca)
+{
+	return ca->archive ? ca->copies.shown_from : NULL;
+}
 
 void ev_audit_campaign_note(const struct ev_audit_campaign *ca, const char *fmt, ...)
 {
@@ -25,7 +34,28 @@ void ev_audit_campaign_note(const struct ev_audit_campaign *ca, const char *fmt,
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
+	ev_text_rename(text, shown_from(ca), "");
 	ca->on_note(ca->ctx, text);
+}
+
+void ev_audit_campaign_finding(const struct ev_audit_campaign *ca, const char *run, const struct ev_finding *f)
+{
+	const char *from = shown_from(ca);
+	if (!from) {
+		ca->on_finding(ca->ctx, run, f);
+		return;
+	}
+	char subject[2 * PATH_MAX], message[2 * PATH_MAX];
+	struct ev_finding shown = *f;
+	snprintf(subject, sizeof subject, "%s", f->subject ? f->subject : "");
+	snprintf(message, sizeof message, "%s", f->message ? f->message : "");
+	ev_text_rename(subject, from, "");
+	ev_text_rename(message, from, "");
+	ev_text_rename(shown.expected, from, "");
+	ev_text_rename(shown.found, from, "");
+	shown.subject = f->subject ? subject : NULL;
+	shown.message = f->message ? message : NULL;
+	ca->on_finding(ca->ctx, run, &shown);
 }
 
 ev_status ev_audit_campaign_publish_file(struct ev_audit_campaign *ca, const char *name, const char *bytes, size_t len,
@@ -61,12 +91,58 @@ static ev_status load_seal(struct ev_audit_campaign *ca, struct ev_error *err)
 	ev_status st;
 	if (!ca->seal_path)
 		return EV_OK;
+	if (ca->archive) { /* read once already, by open_archive; named here, in the tree's order */
+		if ((st = ev_receipt_add_input(ca->receipt, EV_SEAL_FILENAME, ca->seal_path, ca->seal_hex, err)) != EV_OK)
+			return st;
+		return ev_receipt_add_input(ca->receipt, "archive", ca->archive, ca->copies.archive_hex, err);
+	}
 	if ((st = ev_seal_load_pinned(ca->seal_path, ca->seal_sha256, &ca->seal, ca->seal_hex, NULL, NULL, err)) ==
 	    EV_MISMATCH)
 		st = ev_seal_refuse_unpinned(ca->seal_path, ca->seal_hex, ca->seal_sha256, err);
 	if (st != EV_OK)
 		return st;
 	return ev_receipt_add_input(ca->receipt, EV_SEAL_FILENAME, ca->seal_path, ca->seal_hex, err);
+}
+
+/* An archive's own finding: the campaign's, shown as it is (its subject
+ * already the member's path from the seal's root). */
+static void archive_finding(void *ctx, const struct ev_finding *f)
+{
+	const struct ev_audit_campaign *ca = ctx;
+	ca->on_finding(ca->ctx, NULL, f);
+}
+
+/* dir a sealed archive: checked against its seal in one pass that copies
+ * every member out, and the campaign then read from the copies. A
+ * directory (or what load_plan names as missing) is left to the tree. */
+static ev_status open_archive(struct ev_audit_campaign *ca, struct ev_error *err)
+{
+	struct stat sb;
+	if (stat(ca->dir, &sb) != 0 || !S_ISREG(sb.st_mode))
+		return EV_OK;
+	if (!ca->seal_path)
+		return ev_error_set(err, EV_USAGE, "%s: an archive is audited against its seal: give --seal SEAL.json", ca->dir);
+	ev_archive_copies_init(&ca->copies);
+	ca->archive = ca->dir;
+	ca->copies.archive = ca->archive;
+	ca->copies.seal_path = ca->seal_path;
+	ca->copies.seal_sha256 = ca->seal_sha256;
+	ca->copies.purpose = "audit-campaign";
+	ca->copies.on_finding = archive_finding;
+	ca->copies.ctx = ca;
+	ca->copies.interrupted = ca->interrupted;
+	ca->copies.progress = ca->archive_meter;
+	ev_status st = ev_archive_copies_make(&ca->copies, err);
+	if (st != EV_OK && st != EV_MISMATCH) {
+		ca->archive = NULL;
+		return st;
+	}
+	/* the seal is the one the copies were checked against, read once */
+	ca->seal = ca->copies.seal;
+	ev_seal_init(&ca->copies.seal);
+	memcpy(ca->seal_hex, ca->copies.seal_hex, sizeof ca->seal_hex);
+	ca->dir = ca->copies.root;
+	return EV_OK;
 }
 
 static ev_status open_outdir(struct ev_audit_campaign *ca, struct ev_error *err)
@@ -119,11 +195,11 @@ static ev_status build_summary(struct ev_audit_campaign *ca)
 	return EV_OK;
 }
 
-ev_status ev_audit_campaign_run(struct ev_audit_campaign *ca, json_t *receipt, struct ev_error *err)
+static ev_status run_steps(struct ev_audit_campaign *ca, json_t *receipt, struct ev_error *err)
 {
 	ev_status st;
 	ca->receipt = receipt;
-	if ((st = load_plan(ca, err)) != EV_OK || (st = load_seal(ca, err)) != EV_OK ||
+	if ((st = open_archive(ca, err)) != EV_OK || (st = load_plan(ca, err)) != EV_OK || (st = load_seal(ca, err)) != EV_OK ||
 	    (st = ev_audit_campaign_load_grading(ca, err)) != EV_OK || (st = ev_audit_campaign_load_runs(ca, err)) != EV_OK ||
 	    (st = ev_audit_campaign_load_capture_pins(ca, err)) != EV_OK)
 		return st;
@@ -159,6 +235,23 @@ ev_status ev_audit_campaign_run(struct ev_audit_campaign *ca, json_t *receipt, s
 		st = ev_audit_campaign_check_seal(ca, err);
 	if (st == EV_OK && build_summary(ca) != EV_OK)
 		st = ev_error_set(err, EV_ERROR, "out of memory for the summary");
+	if (st == EV_OK && ev_json_rename(ca->summary, shown_from(ca), "") < 0)
+		st = ev_error_set(err, EV_ERROR, "out of memory for the summary");
+	return st;
+}
+
+ev_status ev_audit_campaign_run(struct ev_audit_campaign *ca, json_t *receipt, struct ev_error *err)
+{
+	ev_status st = run_steps(ca, receipt, err);
+	ev_text_rename(err->text, shown_from(ca), "");
+	if (ca->archive && ca->copies.findings && st != EV_OK && st != EV_INTERRUPTED) {
+		char stopped[sizeof err->text];
+		snprintf(stopped, sizeof stopped, "%s", err->text);
+		ev_error_clear(err);
+		st = ev_error_set(err, EV_MISMATCH, "%s: does not match its seal (%u finding%s, the first %s), and the audit "
+				  "stopped at: %s", ca->archive, ca->copies.findings, ca->copies.findings == 1 ? "" : "s",
+				  ca->copies.first, stopped);
+	}
 	return st;
 }
 
@@ -204,6 +297,10 @@ ev_status ev_audit_campaign_publish(struct ev_audit_campaign *ca, const struct e
 		st = name_journal_receipt(ca, err);
 	if (st == EV_OK) {
 		set_facts(ca, err);
+		if (ev_json_rename(ca->receipt, shown_from(ca), "") < 0)
+			st = ev_error_set(err, EV_ERROR, "out of memory for the receipt");
+	}
+	if (st == EV_OK) {
 		st = ev_outdir_receipt_commit(&ca->od, &ca->opened, ca->tmpdir, ca->out, ca->receipt, ca->sign_key,
 					      ca->interrupted, err);
 		if (st == EV_INTERRUPTED) { /* named by the campaign, as every other stop of this audit */
@@ -213,6 +310,7 @@ ev_status ev_audit_campaign_publish(struct ev_audit_campaign *ca, const struct e
 	}
 	if (st == EV_OK)
 		st = strcmp(ev_receipt_result(ca->receipt), "pass") == 0 ? EV_OK : EV_MISMATCH;
+	ev_text_rename(err->text, shown_from(ca), "");
 	return st;
 }
 
@@ -248,4 +346,7 @@ void ev_audit_campaign_free(struct ev_audit_campaign *ca)
 		ev_policy_free(&ca->policies[i]);
 	ca->npolicies = 0;
 	ev_seal_free(&ca->seal);
+	if (ca->archive)
+		ev_archive_copies_free(&ca->copies);
+	ca->archive = NULL;
 }

@@ -22,6 +22,15 @@
  * by the caller: fill the inputs (zero the rest), call the two steps,
  * read the outputs, call ev_audit_campaign_free (also after a failure: an
  * OUTDIR not published is removed).
+ *
+ * From a sealed archive (dir a regular file; a seal required): the archive
+ * is checked against its seal in one pass that copies every member into a
+ * private directory (archive_copies.h), and the campaign is audited from
+ * the copies exactly as from a tree. Every path it shows, writes or signs
+ * names a copy as the archive does, ROOT/PATH (ROOT the seal's root), so
+ * that the outputs are the tree audit's, run from the campaign's parent
+ * as `audit campaign ROOT`; the archive's own findings count in the check
+ * "inputs against the seal".
  */
 #ifndef EV_AUDIT_CAMPAIGN_H
 #define EV_AUDIT_CAMPAIGN_H
@@ -45,6 +54,7 @@
 #include "lib/receipt/signature.h"
 #include "lib/stats/hgrm.h"
 #include "lib/stats/series.h"
+#include "lib/usecase/archive_copies.h"
 #include "lib/usecase/audit_journal.h"
 #include "lib/usecase/series_analysis.h"
 
@@ -106,7 +116,7 @@ struct ev_audited_run {
 
 struct ev_audit_campaign {
 	/* inputs */
-	const char *dir, *out;               /* the campaign; OUTDIR, new */
+	const char *dir, *out;               /* the campaign (a directory, or its sealed archive); OUTDIR, new */
 	struct ev_signing_key *sign_key;     /* NULL: unsigned; else receipt.json and audit-journal.json signed */
 	const char *perf;                    /* --perf, else /usr/bin/perf: never a program the evidence names */
 	const char *onload_profiles;         /* else Onload's /usr/libexec/onload/profiles */
@@ -125,6 +135,7 @@ struct ev_audit_campaign {
 	void (*on_journals)(void *ctx, const struct ev_audit_journal *jr);
 	void *ctx;
 	const struct ev_meter *meter;        /* may be NULL: runs analysed */
+	const struct ev_meter *archive_meter; /* may be NULL: from an archive, its members' bytes read */
 	volatile sig_atomic_t *interrupted;  /* required: nothing is claimed once it is set */
 
 	/* outputs, after ev_audit_campaign_run */
@@ -151,6 +162,8 @@ struct ev_audit_campaign {
 	json_t *capture_pins;                /* "runs/RUN/PATH" -> {"sha256", "receipt"} (audit_campaign_pins.c) */
 	size_t capture_receipts, capture_receipts_refused;
 	struct ev_seal seal;                 /* with a seal: what each file read is held against */
+	const char *archive;      /* the archive given as dir, whose copies dir now names; NULL: a tree */
+	struct ev_archive_copies copies; /* from an archive: its members, copied in the pass that checked them */
 	size_t journal_pairs;     /* runs whose journals were audited (one side alone when the other is missing) */
 	size_t journals_missing;  /* runs with a declared journal that is not there: each a failed check */
 	size_t journals_one_side; /* runs that declare one side's journal only (audited alone) */
@@ -175,8 +188,12 @@ struct ev_campaign_output {
 };
 
 /* @return EV_OK with the runs judged and the summary built; EV_USAGE (no
- * run, a path too long), EV_REFUSED (an OUTDIR that exists, a seal not
- * pinned as given), EV_INTERRUPTED or EV_ERROR: nothing is written. */
+ * run, a path too long, an archive without a seal), EV_REFUSED (an OUTDIR
+ * that exists, a seal not pinned as given), EV_INTERRUPTED or EV_ERROR:
+ * nothing is written. From an archive that does not match its seal, a
+ * campaign that cannot be read to the end (a run.json damaged inside it)
+ * is EV_MISMATCH, naming the archive's first finding and where the audit
+ * stopped: nothing is written, and nothing passes. */
 ev_status ev_audit_campaign_run(struct ev_audit_campaign *ca, json_t *receipt, struct ev_error *err);
 
 /* summary.json, then more (the renderings, in order), the exports, the

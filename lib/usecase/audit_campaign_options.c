@@ -45,7 +45,7 @@ struct options_ctx {
 static void on_finding(void *ctx, const struct ev_finding *f)
 {
 	struct options_ctx *o = ctx;
-	o->ca->on_finding(o->ca->ctx, o->run, f);
+	ev_audit_campaign_finding(o->ca, o->run, f);
 	o->findings++;
 }
 
@@ -54,7 +54,7 @@ static void on_finding(void *ctx, const struct ev_finding *f)
 static void show_flagged(void *ctx, const struct ev_finding *f)
 {
 	const struct ev_audit_campaign *ca = ctx;
-	ca->on_finding(ca->ctx, NULL, f);
+	ev_audit_campaign_finding(ca, NULL, f);
 }
 
 #define PROFILE_DIR_DEFAULT "/usr/libexec/onload/profiles"

@@ -12,7 +12,11 @@
 
 #include "lib/usecase/audit_campaign.h"
 
-/* A sentence for on_note, formatted. */
+/* A finding for on_finding, a copy's path shown as the archive names it. */
+void ev_audit_campaign_finding(const struct ev_audit_campaign *ca, const char *run, const struct ev_finding *f);
+
+/* A sentence for on_note, formatted, a copy's path shown as the archive
+ * names it. */
 void ev_audit_campaign_note(const struct ev_audit_campaign *ca, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -29,7 +29,7 @@ struct run_finding {
 static void run_finding(void *ctx, const struct ev_finding *f)
 {
 	const struct run_finding *rf = ctx;
-	rf->ca->on_finding(rf->ca->ctx, rf->run, f);
+	ev_audit_campaign_finding(rf->ca, rf->run, f);
 }
 
 json_t *ev_audit_campaign_profiles(struct ev_audit_campaign *ca, struct ev_error *err)

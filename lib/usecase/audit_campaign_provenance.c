@@ -140,18 +140,28 @@ static int by_member_path(const void *key, const void *m)
 	return strcmp(key, ((const struct ev_member *)m)->path);
 }
 
-/* path (an input's, as a receipt names it) relative to the campaign
- * directory, or NULL when it does not lie beneath it. */
-static const char *relative(const struct ev_audit_campaign *ca, const char *path)
+/* path relative to dir, or NULL when it does not lie beneath it. */
+static const char *beneath(const char *dir, const char *path)
 {
-	size_t dirlen = strlen(ca->dir);
-	while (dirlen > 1 && ca->dir[dirlen - 1] == '/')
+	size_t dirlen = strlen(dir);
+	while (dirlen > 1 && dir[dirlen - 1] == '/')
 		dirlen--;
-	if (!path || strncmp(path, ca->dir, dirlen) != 0 || path[dirlen] != '/')
+	if (!path || strncmp(path, dir, dirlen) != 0 || path[dirlen] != '/')
 		return NULL;
 	const char *rel = path + dirlen;
 	while (*rel == '/') /* CAMPAIGN_DIR given as "dir/" */
 		rel++;
+	return rel;
+}
+
+/* path (an input's, as a receipt names it) relative to the campaign
+ * directory, or NULL when it does not lie beneath it. From an archive,
+ * the journals' receipt names the copies as the archive does, ROOT/PATH. */
+static const char *relative(const struct ev_audit_campaign *ca, const char *path)
+{
+	const char *rel = beneath(ca->dir, path);
+	if (!rel && ca->archive)
+		rel = beneath(ca->seal.root, path);
 	return rel;
 }
 
@@ -222,7 +232,16 @@ ev_status ev_audit_campaign_check_seal(struct ev_audit_campaign *ca, struct ev_e
 	ev_status st = ev_audit_campaign_each_input(ca, hold_input, &h, err);
 	if (st != EV_OK)
 		return st;
-	char ok[128];
+	char ok[128], whole[sizeof ca->copies.first + 96];
 	snprintf(ok, sizeof ok, "%zu files read, each a member of the seal with its SHA-256", h.held);
-	return ev_receipt_add_check(ca->receipt, "inputs against the seal", h.bad == 0, h.bad ? h.detail : ok, err);
+	const char *detail = h.bad ? h.detail : ok;
+	/* from an archive, the archive whole against its seal: what was not
+	 * read counts as much as what was */
+	if (!h.bad && ca->archive && ca->copies.findings) {
+		snprintf(whole, sizeof whole, "the archive against its seal: %u finding%s, the first %s",
+			 ca->copies.findings, ca->copies.findings == 1 ? "" : "s", ca->copies.first);
+		detail = whole;
+	}
+	int bad = h.bad || (ca->archive && ca->copies.findings);
+	return ev_receipt_add_check(ca->receipt, "inputs against the seal", !bad, detail, err);
 }

@@ -38,7 +38,7 @@ struct run_finding {
 static void run_finding(void *ctx, const struct ev_finding *f)
 {
 	struct run_finding *rf = ctx;
-	rf->ca->on_finding(rf->ca->ctx, rf->r->name, f);
+	ev_audit_campaign_finding(rf->ca, rf->r->name, f);
 	rf->r->findings++;
 }
 
@@ -663,6 +663,7 @@ ev_status ev_audit_campaign_audit_journals(struct ev_audit_campaign *ca, struct 
 	jr.receipt = receipt;
 	jr.sign_key = ca->sign_key;
 	jr.interrupted = ca->interrupted;
+	jr.shown_from = ca->archive ? ca->copies.shown_from : NULL;
 	json_t *doc = ev_receipt_new("audit", ca->tool, ca->invocation, err);
 	st = doc ? ev_audit_journal_run(&jr, doc, err) : err->status;
 	json_decref(doc);

@@ -19,6 +19,8 @@
 
 #include "lib/archive/seal.h"
 #include "lib/core/input.h"
+#include "lib/core/json.h"
+#include "lib/core/text.h"
 #include "lib/receipt/receipt.h"
 #include "lib/usecase/audit_journal_parts.h"
 
@@ -385,6 +387,8 @@ ev_status ev_audit_journal_run(struct ev_audit_journal *run, json_t *receipt, st
 		st = ev_journal_latency(run, &run->pairs[i], receipt, err);
 	if (st == EV_OK)
 		st = ev_journal_build_receipt(run, receipt, &total, err);
+	if (st == EV_OK && ev_json_rename(receipt, run->shown_from, "") < 0)
+		st = ev_error_set(err, EV_ERROR, "out of memory for the receipt");
 	if (st == EV_OK)
 		st = ev_receipt_finish_signed(receipt, run->sign_key, err);
 	if (st == EV_OK)
@@ -393,6 +397,11 @@ ev_status ev_audit_journal_run(struct ev_audit_journal *run, json_t *receipt, st
 	/* what hgrm_dir holds stays only when the receipt that names it was written */
 	ev_journal_latency_release(run, st != EV_OK);
 	run->doc = NULL;
+	for (size_t i = 0; run->shown_from && i < run->npairs; i++)
+		for (int k = 0; k < 2; k++)
+			for (size_t f = 0; f < run->pairs[i].side[k].nfiles; f++)
+				ev_text_rename(run->pairs[i].side[k].files[f], run->shown_from, "");
+	ev_text_rename(err->text, run->shown_from, "");
 	if (st != EV_OK)
 		return st;
 	run->findings = total;

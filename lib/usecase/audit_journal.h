@@ -133,6 +133,10 @@ struct ev_audit_journal {
 	volatile sig_atomic_t *interrupted; /* required: the audit stops with EV_INTERRUPTED when it is set */
 	ev_audit_journal_archive_fn on_archive_finding; /* required with archive */
 	void *ctx;
+	/* may be NULL: a prefix of the journals' paths that gives way in the
+	 * receipt and in the files' names kept for findings (a campaign's
+	 * copies out of its archive, shown as the archive names them) */
+	const char *shown_from;
 
 	/* outputs */
 	struct ev_journal_pair *pairs;

@@ -18,11 +18,13 @@
 ev_status ev_audit_profile(struct ev_audit_profile *o, struct ev_error *err)
 {
 	char path[PATH_MAX], *receipt_path = o->receipt_path, *shown = o->shown;
-	struct ev_scratch copies = EV_SCRATCH_INIT;
+	struct ev_archive_copies copies;
+	char copy_dir[PATH_MAX];
 	struct ev_run run = {0};
 	uint8_t d[EV_SHA256_LEN];
 	char hex[EV_SHA256_HEX_LEN + 1];
 	const char *run_dir = o->run_dir;
+	ev_archive_copies_init(&copies);
 	ev_status st = ev_receipt_refuse_existing(o->receipt, err);
 	if (st != EV_OK)
 		return st;
@@ -32,8 +34,9 @@ ev_status ev_audit_profile(struct ev_audit_profile *o, struct ev_error *err)
 	snprintf(o->shown, sizeof o->shown, "%s", o->run_dir);
 	if (o->seal) { /* the run's members copied out of the archive, checked on the way */
 		st = ev_profile_extract(o->run_dir, o->seal, o->seal_sha256, o->run, a.receipt, o->on_archive_finding, o->ctx,
-					o->interrupted, &copies, err);
+					o->interrupted, &copies, copy_dir, sizeof copy_dir, err);
 		if (st != EV_OK) {
+			ev_archive_copies_free(&copies);
 			if (st == EV_MISMATCH && (ev_receipt_finish_signed(a.receipt, o->sign_key, err) != EV_OK ||
 						  ev_receipt_write_chosen(a.receipt, o->receipt, EV_RECEIPT_DEFAULT_DIR, "audit-profile",
 									  receipt_path, sizeof o->receipt_path, err) != EV_OK))
@@ -43,7 +46,7 @@ ev_status ev_audit_profile(struct ev_audit_profile *o, struct ev_error *err)
 			json_decref(a.receipt);
 			return st;
 		}
-		run_dir = copies.path;
+		run_dir = copy_dir;
 		snprintf(o->shown, sizeof o->shown, "%s:%s", o->run_dir, o->run);
 	}
 	if (ev_path_join(path, sizeof path, run_dir, EV_RUN_FILENAME) != 0)
@@ -52,7 +55,7 @@ ev_status ev_audit_profile(struct ev_audit_profile *o, struct ev_error *err)
 		st = ev_run_load(path, 0, &run, d, err);
 	if (st != EV_OK) {
 		json_decref(a.receipt);
-		ev_scratch_close(&copies);
+		ev_archive_copies_free(&copies);
 		return st;
 	}
 	ev_sha256_hex(d, hex);
@@ -96,7 +99,7 @@ ev_status ev_audit_profile(struct ev_audit_profile *o, struct ev_error *err)
 	json_decref(facts);
 	json_decref(a.receipt);
 	ev_run_free(&run);
-	ev_scratch_close(&copies);
+	ev_archive_copies_free(&copies);
 	return st;
 }
 

@@ -24,8 +24,8 @@
 #include <jansson.h>
 
 #include "lib/core/finding.h"
-#include "lib/core/scratch.h"
 #include "lib/core/status.h"
+#include "lib/usecase/archive_copies.h"
 
 struct ev_profile_ctx {
 	json_t *receipt;     /* inputs and checks go here */
@@ -48,15 +48,16 @@ ev_status ev_profile_side(struct ev_profile_ctx *a, const char *run_dir, const c
 /* The run named run (from the seal's root) of a sealed archive: the archive
  * checked against the seal (pinned by seal_pin when given) in one pass, and
  * the run's run.json and profile/ members copied, as they stream by, into
- * a new private directory (scratch: lib/core/scratch, gone with the
- * process however it ends) to be read as a run directory.
- * Inputs "seal" and "archive" and the check "archive against its seal" go
- * to receipt; every finding of the archive to on_finding. @return EV_OK;
- * EV_MISMATCH when a finding concerns the run's members (nothing is left
- * to read); EV_REFUSED, EV_USAGE, EV_INTERRUPTED or EV_ERROR (nothing is
- * left). Remove the copies with ev_scratch_close (also after a failure). */
+ * a private directory (archive_copies.h: gone with the process however it
+ * ends); run_dir (cap bytes) receives the run's copy, to be read as a run
+ * directory. Inputs "seal" and "archive" and the check "archive against
+ * its seal" go to receipt; every finding of the archive to on_finding.
+ * @return EV_OK; EV_MISMATCH when a finding concerns the run's members
+ * (nothing is left to read); EV_REFUSED, EV_USAGE, EV_INTERRUPTED or
+ * EV_ERROR (nothing is left). Call ev_archive_copies_free on copies (also
+ * after a failure). */
 ev_status ev_profile_extract(const char *archive, const char *seal_path, const char *seal_pin, const char *run,
 			     json_t *receipt, ev_finding_fn on_finding, void *ctx, volatile sig_atomic_t *interrupted,
-			     struct ev_scratch *scratch, struct ev_error *err);
+			     struct ev_archive_copies *copies, char *run_dir, size_t cap, struct ev_error *err);
 
 #endif

@@ -11,25 +11,7 @@
 CHROMIUM=$(command -v chromium || true)
 
 test_expect_success 'setup: a captured campaign of the reference pair, two cells, two repeats' '
-	P=$EV_BUILDDIR/capture/pair &&
-	cat >plan.json <<-EOF &&
-	{"format": "evidence-plan/1", $PLAN_USER "name": "small", "port": 11011, "warmups": 100, "measured": 3000, "repeats": 2,
-	 "cells": [
-	  {"name": "spin", "peer": {"argv": ["$P/fix-receiver", "--listen", "{peer_addr}:{port}", "--mode", "spin",
-	     "--journal", "{out:journal}", "--journal-file-size", "262144"], "cpu": 0,
-	     "outputs": {"journal": "journal/receiver"}, "ready": {"tcp_listen": 11011}},
-	   "sender": {"argv": ["$P/fix-sender", "--connect", "{peer_addr}:{port}", "--warmups", "{warmups}",
-	     "--measured", "{measured}", "--journal", "{out:journal}", "--journal-file-size", "262144",
-	     "--series", "{out:series}", "--report", "{out:report}"], "cpu": 1,
-	     "outputs": {"journal": "journal/sender", "series": "series/send.bin", "report": "report.json"}}},
-	  {"name": "epoll", "peer": {"argv": ["$P/fix-receiver", "--listen", "{peer_addr}:{port}", "--mode", "epoll",
-	     "--journal", "{out:journal}", "--journal-file-size", "262144"], "cpu": 0,
-	     "outputs": {"journal": "journal/receiver"}, "ready": {"tcp_listen": 11011}},
-	   "sender": {"argv": ["$P/fix-sender", "--connect", "{peer_addr}:{port}", "--warmups", "{warmups}",
-	     "--measured", "{measured}", "--journal", "{out:journal}", "--journal-file-size", "262144",
-	     "--series", "{out:series}", "--report", "{out:report}"], "cpu": 1,
-	     "outputs": {"journal": "journal/sender", "series": "series/send.bin", "report": "report.json"}}}]}
-	EOF
+	two_cell_plan plan.json small 11011 3000 2 &&
 	"$CAPTURE" pin plan.json -o pinned.json >/dev/null && "$CAPTURE" run pinned.json -o c >/dev/null
 '
 

@@ -154,31 +154,23 @@ test_expect_success 'an archive whose perf.data was altered is named, and its pr
 '
 
 test_expect_success 'audit profile from an archive killed (SIGTERM, SIGKILL) while its copies exist: nothing left in TMPDIR' '
-	for sig in SIGTERM SIGKILL; do
-		rm -rf private && mkdir private &&
-		TMPDIR=$PWD/private python3 - "$AUDIT" "$PERF" $sig <<-\PY || return 1
-		import os, signal, subprocess, sys, time
-		audit, perf, sig = sys.argv[1], sys.argv[2], getattr(signal, sys.argv[3])
-		p = subprocess.Popen([audit, "profile", "--seal", "sealed/SEAL.json", "--run", "runs/001-baseline-A-1",
-		                      "--perf", perf, "--receipt", "killed.json", "sealed/archive.tar.zst"],
-		                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-		start = time.monotonic()
-		while not [e for e in os.listdir("private") if e.startswith("audit-profile.")]:
-		    assert p.poll() is None, "ended (%s) before its copies were made" % p.returncode
-		    assert time.monotonic() - start < 60, "no copy was ever made"
-		    time.sleep(0.002)
-		p.send_signal(sig)
-		code = p.wait(timeout=30)
-		assert code == (2 if sig == signal.SIGTERM else -signal.SIGKILL), "exit %d after %s" % (code, sig)
-		for _ in range(200):  # the watcher removes it once the audit is gone
-		    if not os.listdir("private"):
-		        break
-		    time.sleep(0.01)
-		assert not os.listdir("private"), "left in TMPDIR: %s" % os.listdir("private")
-		assert not os.path.exists("killed.json"), "a receipt was written"
-		PY
-		true
-	done
+	killed_while_copying audit-profile killed.json "$AUDIT" profile --seal sealed/SEAL.json --run runs/001-baseline-A-1 \
+		--perf "$PERF" --receipt killed.json sealed/archive.tar.zst
+'
+
+test_expect_success 'audit campaign from the archive of a profiled campaign: the tree audit'"'"'s outputs, its profiles read from the copies' '
+	"$AUDIT" campaign --perf "$PERF" --seal sealed/SEAL.json c -o ptree >ptree.out 2>ptree.err &&
+	rm -rf private && mkdir private &&
+	TMPDIR=$PWD/private "$AUDIT" campaign --perf "$PERF" --seal sealed/SEAL.json sealed/archive.tar.zst -o parch \
+		>parch.out 2>parch.err &&
+	dir_empty private && test_cmp ptree.err parch.err &&
+	for f in summary.json summary.md report.html runs.csv run-001-baseline-A-1.hgrm cell-baseline-A.hgrm; do
+		cmp ptree/$f parch/$f || return 1
+	done &&
+	test "$(json_words parch/summary.json "sorted(d[\"profiles\"][\"runs\"])")" = 001-baseline-A-1 &&
+	json_get ptree/receipt.json "d[\"checks\"], d[\"facts\"]" >ptree.facts &&
+	json_get parch/receipt.json "d[\"checks\"], d[\"facts\"]" >parch.facts &&
+	test_cmp ptree.facts parch.facts
 '
 
 test_expect_success 'audit profile: SIGTERM while its receipt is synced: no receipt, exit 2; then it passes' '

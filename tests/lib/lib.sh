@@ -210,6 +210,63 @@ if [ "$(id -u)" = 0 ]; then PLAN_USER='"user": "root",'; else PLAN_USER=''; fi
 # PLAN_USER carries it, so that every test plan says both.
 PLAN_USER="$PLAN_USER \"controller_shares\": true,"
 
+# two_cell_plan FILE NAME PORT MEASURED REPEATS: a plan of the reference
+# pair in two cells (the receiver spinning, and in epoll), 100 warmups, the
+# sender keeping its journal, a raw series and its report, the receiver
+# its journal; listening on PORT.
+two_cell_plan () {
+	P=$EV_BUILDDIR/capture/pair
+	cat >"$1" <<-EOF
+	{"format": "evidence-plan/1", $PLAN_USER "name": "$2", "port": $3, "warmups": 100, "measured": $4, "repeats": $5,
+	 "cells": [
+	  {"name": "spin", "peer": {"argv": ["$P/fix-receiver", "--listen", "{peer_addr}:{port}", "--mode", "spin",
+	     "--journal", "{out:journal}", "--journal-file-size", "262144"], "cpu": 0,
+	     "outputs": {"journal": "journal/receiver"}, "ready": {"tcp_listen": $3}},
+	   "sender": {"argv": ["$P/fix-sender", "--connect", "{peer_addr}:{port}", "--warmups", "{warmups}",
+	     "--measured", "{measured}", "--journal", "{out:journal}", "--journal-file-size", "262144",
+	     "--series", "{out:series}", "--report", "{out:report}"], "cpu": 1,
+	     "outputs": {"journal": "journal/sender", "series": "series/send.bin", "report": "report.json"}}},
+	  {"name": "epoll", "peer": {"argv": ["$P/fix-receiver", "--listen", "{peer_addr}:{port}", "--mode", "epoll",
+	     "--journal", "{out:journal}", "--journal-file-size", "262144"], "cpu": 0,
+	     "outputs": {"journal": "journal/receiver"}, "ready": {"tcp_listen": $3}},
+	   "sender": {"argv": ["$P/fix-sender", "--connect", "{peer_addr}:{port}", "--warmups", "{warmups}",
+	     "--measured", "{measured}", "--journal", "{out:journal}", "--journal-file-size", "262144",
+	     "--series", "{out:series}", "--report", "{out:report}"], "cpu": 1,
+	     "outputs": {"journal": "journal/sender", "series": "series/send.bin", "report": "report.json"}}}]}
+	EOF
+}
+
+# killed_while_copying PREFIX OUT COMMAND...: start COMMAND with TMPDIR a
+# new ./private, and as soon as its private directory (PREFIX.*) appears
+# there, send it SIGTERM (exit 2 required), then again with SIGKILL; each
+# time, once its watcher is done, nothing may be left in ./private, no OUT
+# and no temporary here.
+killed_while_copying () {
+	for sig in SIGTERM SIGKILL; do
+		rm -rf private && mkdir private &&
+		TMPDIR=$PWD/private python3 - $sig "$@" <<-\PY || return 1
+		import os, signal, subprocess, sys, time
+		sig, prefix, out, cmd = getattr(signal, sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
+		p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+		start = time.monotonic()
+		while not [e for e in os.listdir("private") if e.startswith(prefix + ".")]:
+		    assert p.poll() is None, "ended (%s) before its copies were made" % p.returncode
+		    assert time.monotonic() - start < 60, "no copy was ever made"
+		    time.sleep(0.002)
+		p.send_signal(sig)
+		code = p.wait(timeout=30)
+		assert code == (2 if sig == signal.SIGTERM else -signal.SIGKILL), "exit %d after %s" % (code, sig)
+		for _ in range(200):  # the watcher removes it once the command is gone
+		    if not os.listdir("private"):
+		        break
+		    time.sleep(0.01)
+		assert not os.listdir("private"), "left in TMPDIR: %s" % os.listdir("private")
+		assert not os.path.exists(out), "written after %s: %s" % (sys.argv[1], out)
+		PY
+		no_temporaries . || return 1
+	done
+}
+
 # probe_install: ./probe, a copy of tests/capture/probe owned by whoever
 # runs the test (capture refuses programs others could replace), and
 # PROBE, its absolute path.

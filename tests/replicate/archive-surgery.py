@@ -4,6 +4,8 @@ gzip tar) with one change, for the replicate tests. The members are copied
 with Python's tarfile (pax format) in their order, except that OP applies:
 
   flip PATH OFFSET        XOR one content byte of PATH with 0xFF
+  replace PATH OLD NEW    replace the first OLD in PATH's content by NEW (as
+                          long: a document that still parses, but edited)
   chmod PATH MODE         give PATH another mode (octal)
   add PATH TEXT           add a file PATH after the last member
   add-after AFTER PATH T  add a file PATH right after member AFTER
@@ -75,6 +77,12 @@ def main():
         data = bytearray(data)
         data[int(args[1])] ^= 0xFF
         members[at(args[0])][1] = bytes(data)
+    elif op == "replace":
+        old, new = args[1].encode(), args[2].encode()
+        assert len(old) == len(new), "replace keeps the length"
+        data = members[at(args[0])][1]
+        assert old in data, "%s not in %s" % (args[1], args[0])
+        members[at(args[0])][1] = data.replace(old, new, 1)
     elif op == "chmod":
         members[at(args[0])][0].mode = int(args[1], 8)
     elif op == "add":

@@ -1,0 +1,135 @@
+#!/bin/sh
+# audit campaign ARCHIVE --seal SEAL.json: the campaign read from its
+# sealed archive in one pass that checks every member and copies it into
+# a private directory, never extracted where anyone sees it. Its outputs
+# are the tree audit's byte for byte (the tree audited from its parent
+# under the seal's root name), its receipt has the same checks and facts
+# and adds the archive to its inputs, and two hosts auditing copies of
+# one archive write one comparable digest. A byte changed in a series, a
+# journal, a report or a run.json inside the archive is named and nothing
+# passes; so is a truncated archive. Killed (SIGTERM, SIGKILL) while its
+# copies exist, it leaves nothing in TMPDIR and no OUTDIR.
+. "$EV_SRCDIR/tests/lib/lib.sh"
+
+[ "$(nproc)" -ge 2 ] || test_skip_all "needs two CPUs"
+ARCHIVE_SURGERY="$EV_SRCDIR/tests/replicate/archive-surgery.py"
+R=runs/001-baseline-spin-1
+
+test_expect_success 'setup: a captured campaign of the reference pair, two cells, sealed' '
+	two_cell_plan plan.json small 11021 2000 1 &&
+	"$CAPTURE" pin plan.json -o pinned.json >/dev/null && "$CAPTURE" run pinned.json -o c >/dev/null &&
+	"$SEAL" create c -o sealed >/dev/null &&
+	mkdir private
+'
+
+test_expect_success 'from its archive: the tree audit'"'"'s outputs byte for byte, the same checks and facts, nothing left in TMPDIR' '
+	"$AUDIT" campaign --seal sealed/SEAL.json c -o tree >tree.out 2>tree.err &&
+	TMPDIR=$PWD/private "$AUDIT" campaign --seal sealed/SEAL.json sealed/archive.tar.zst -o arch >arch.out 2>arch.err &&
+	dir_empty private &&
+	grep -q "^OK: 2 runs; summary arch$" arch.out &&
+	(cd tree && ls) >tree.files && (cd arch && ls) >arch.files && test_cmp tree.files arch.files &&
+	for f in $(cat tree.files); do
+		case $f in receipt.json|audit-journal.json) continue ;; esac
+		cmp tree/$f arch/$f || return 1
+	done &&
+	sed "s/arch/tree/" arch.out >arch.as-tree && test_cmp tree.out arch.as-tree &&
+	test_cmp tree.err arch.err &&
+	for k in checks facts result; do
+		json_get tree/receipt.json "d[\"$k\"]" >tree.$k && json_get arch/receipt.json "d[\"$k\"]" >arch.$k &&
+		test_cmp tree.$k arch.$k || return 1
+	done &&
+	json_get tree/receipt.json "[(i[\"name\"], i.get(\"path\"), i[\"sha256\"]) for i in d[\"inputs\"]]" >tree.inputs &&
+	json_get arch/receipt.json "[(i[\"name\"], i.get(\"path\"), i[\"sha256\"]) for i in d[\"inputs\"] if i[\"name\"] != \"archive\"]" >arch.inputs &&
+	test_cmp tree.inputs arch.inputs &&
+	test "$(json_get arch/receipt.json "[(i[\"path\"], i[\"sha256\"]) for i in d[\"inputs\"] if i[\"name\"] == \"archive\"]")" = \
+		"[('"'"'sealed/archive.tar.zst'"'"', '"'"'$(sha256_of sealed/archive.tar.zst)'"'"')]" &&
+	json_get tree/audit-journal.json "d[\"comparable\"], d[\"inputs\"]" >tree.journals &&
+	json_get arch/audit-journal.json "d[\"comparable\"], d[\"inputs\"]" >arch.journals &&
+	test_cmp tree.journals arch.journals &&
+	! grep -r -l "private" arch
+'
+
+test_expect_success 'two hosts auditing copies of one archive write one comparable digest' '
+	mkdir -p h2/copy && cp sealed/SEAL.json sealed/archive.tar.zst h2/copy/ &&
+	as_host lab-a "$AUDIT" campaign --seal sealed/SEAL.json sealed/archive.tar.zst -o on-a >/dev/null &&
+	(cd h2 && as_host lab-b "$AUDIT" campaign --seal copy/SEAL.json copy/archive.tar.zst -o on-b >/dev/null) &&
+	test "$(json_get on-a/receipt.json "d[\"host\"]")" = lab-a &&
+	test "$(json_get h2/on-b/receipt.json "d[\"host\"]")" = lab-b &&
+	test "$(json_get on-a/receipt.json "d[\"comparable\"]")" = "$(json_get h2/on-b/receipt.json "d[\"comparable\"]")" &&
+	"$REPLICATE" compare on-a/receipt.json h2/on-b/receipt.json >compared &&
+	cmp on-a/summary.json h2/on-b/summary.json
+'
+
+# changed NAME OP MEMBER ARGS...: the archive with one member changed
+# (archive-surgery.py OP), audited into NAME: exit 1, the member named,
+# the check "inputs against the seal" failed, nothing passed.
+changed () {
+	name=$1 op=$2 member=$3
+	shift 3
+	python3 "$ARCHIVE_SURGERY" sealed/archive.tar.zst $name.tar.zst $op $member "$@" &&
+	test_expect_code 1 env TMPDIR=$PWD/private "$AUDIT" campaign --seal sealed/SEAL.json $name.tar.zst -o $name \
+		>$name.out 2>$name.err &&
+	grep -q "^audit: $member: content differs (SHA-256)" $name.err &&
+	dir_empty private &&
+	! grep -q "^OK" $name.out
+}
+
+test_expect_success 'a byte changed in a series inside the archive: named, its run and the seal check fail' '
+	changed series flip $R/series/send.bin 4100 &&
+	grep -q "^audit: c/$R/series/send.bin: its SHA-256 is not the seal'"'"'s" series.err &&
+	grep -q "^FAIL: 2 runs; summary series$" series.out &&
+	test "$(json_get series/receipt.json "d[\"result\"], [c[\"result\"] for c in d[\"checks\"] if c[\"name\"] == \"inputs against the seal\"]")" = \
+		"fail ['"'"'fail'"'"']"
+'
+
+test_expect_success 'a byte changed in a journal inside the archive: named by the seal check and by the rule it breaks' '
+	changed journal flip $R/journal/sender/1.bin 300 &&
+	grep -q "^audit: pair 1 sender: c/$R/journal/sender/1.bin: record" journal.err &&
+	test "$(json_get journal/receipt.json "d[\"result\"]")" = fail
+'
+
+test_expect_success 'a number edited in a report inside the archive: named, and the statistic that differs' '
+	p99=$(json_get c/$R/report.json "d[\"stats\"][\"p99\"]") &&
+	case $p99 in *9) other=$((p99 - 1)) ;; *) other=$((p99 + 1)) ;; esac &&
+	changed report replace $R/report.json "\"p99\":$p99" "\"p99\":$other" &&
+	grep -q "^audit: 001-baseline-spin-1: c/$R/report.json: p99: differs (native $other, recomputed $p99)$" report.err &&
+	test "$(json_get report/receipt.json "d[\"result\"]")" = fail
+'
+
+test_expect_success 'a run.json edited inside the archive (still JSON): named, and nothing passes' '
+	changed runjson replace $R/run.json "\"repeat\":1" "\"repeat\":2" &&
+	test "$(json_get runjson/receipt.json "d[\"result\"]")" = fail
+'
+
+test_expect_success 'a run.json broken inside the archive: exit 1 naming the member and where the audit stopped; no OUTDIR' '
+	python3 "$ARCHIVE_SURGERY" sealed/archive.tar.zst broken.tar.zst flip $R/run.json 1 &&
+	test_expect_code 1 env TMPDIR=$PWD/private "$AUDIT" campaign --seal sealed/SEAL.json broken.tar.zst -o broken \
+		>broken.out 2>broken.err &&
+	grep -q "^audit: $R/run.json: content differs (SHA-256)" broken.err &&
+	grep -q "^audit: broken.tar.zst: does not match its seal (1 finding, the first $R/run.json: sha256: .*), and the audit stopped at: c/$R/run.json: " broken.err &&
+	test_must_be_absent broken && dir_empty private && no_temporaries .
+'
+
+test_expect_success 'a truncated archive: the stream finding named, nothing passes, nothing left' '
+	size=$(stat -c %s sealed/archive.tar.zst) &&
+	head -c $((size / 2)) sealed/archive.tar.zst >cut.tar.zst &&
+	test_expect_code 1 env TMPDIR=$PWD/private "$AUDIT" campaign --seal sealed/SEAL.json cut.tar.zst -o cut \
+		>cut.out 2>cut.err &&
+	grep -q "stream" cut.err &&
+	! grep -q "^OK" cut.out && dir_empty private && no_temporaries .
+'
+
+test_expect_success 'misuse: an archive without its seal, a seal not the pinned one; nothing written' '
+	test_expect_code 2 "$AUDIT" campaign sealed/archive.tar.zst -o none 2>err &&
+	grep -q "^audit: sealed/archive.tar.zst: an archive is audited against its seal: give --seal SEAL.json$" err &&
+	test_expect_code 2 "$AUDIT" campaign --seal sealed/SEAL.json --seal-sha256 $(printf "%064d" 0) \
+		sealed/archive.tar.zst -o none 2>err &&
+	grep -q "sealed/SEAL.json" err &&
+	test_must_be_absent none
+'
+
+test_expect_success 'killed (SIGTERM, SIGKILL) while its copies exist: nothing left in TMPDIR, no OUTDIR' '
+	killed_while_copying audit-campaign killed "$AUDIT" campaign --seal sealed/SEAL.json sealed/archive.tar.zst -o killed
+'
+
+test_done
