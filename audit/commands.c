@@ -97,6 +97,10 @@ static const struct ev_cli_command audit_journal_command = {
 };
 
 static const struct ev_cli_option series_options[] = {
+	{"archive", 0, "ARCHIVE", 'a',
+	 "read from a sealed archive, checked against --seal in the\n"
+	 "one pass that copies the named members out; SERIES,\n"
+	 "REPORT, DIR are then member paths of the sealed tree"},
 	{"delay", 0, "SERIES", 'd',
 	 "a paced run's scheduler-delay series, with --rate"},
 	{"journal", 0, "DIR", 'J',
@@ -118,6 +122,9 @@ static const struct ev_cli_option series_options[] = {
 	{"rule", 0, "RULE", 'R',
 	 "nearest-rank, floor-index, round-half-up or linear, for the\n"
 	 "quantiles of --quantile (default: the report's, else nearest-rank)"},
+	{"seal", 0, "SEAL.json", 'S',
+	 "the archive's seal (required with --archive)"},
+	EV_CLI_OPTION_SEAL_SHA256('H'),
 	EV_CLI_OPTION_SIGN_KEY('K'),
 	{"sockperf-clock", 0, "C", 'C',
 	 "the clock sockperf ran on: tsc (its default) or monotonic\n"
@@ -135,7 +142,8 @@ static const struct ev_cli_command audit_series_command = {
 	.run = audit_series_main,
 	.synopsis = "audit series [--native REPORT] [--sockperf-clock tsc|monotonic] [--rule RULE] "
 		"[--quantile P ...] [--delay SERIES --rate R] [--journal DIR --warmups N] [--threshold T] "
-		"[--receipt FILE] [--sign-key KEY] [--json] SERIES",
+		"[--receipt FILE] [--sign-key KEY] [--json] SERIES\n"
+		"audit series --archive ARCHIVE --seal SEAL.json [--seal-sha256 HEX] [options] SERIES",
 	.summary = "every statistic a benchmark printed, recomputed from its\n"
 		"raw series with its own rule",
 	.description = "Recompute, from a raw per-call latency series, every statistic a benchmark\n"
@@ -144,7 +152,13 @@ static const struct ev_cli_command audit_series_command = {
 		"usec with three decimals). Quantiles are exact (integer ranks, selection in\n"
 		"place); the mean is the exact sum over the count. Nothing is rescaled.\n"
 		"\n"
-		"SERIES is evidence's raw series (binary or its CSV twin) or sockperf's --full-log.\n",
+		"SERIES is evidence's raw series (binary or its CSV twin) or sockperf's --full-log.\n"
+		"\n"
+		"With --archive, SERIES, the report, the delay series and the journal are members\n"
+		"of a sealed archive: the archive is read once, every member checked against the\n"
+		"seal, and the named ones copied into a private directory in $TMPDIR (removed\n"
+		"however the audit ends) to be read as files, each shown as the archive names it.\n"
+		"A named member that does not match its seal is named and nothing is computed.\n",
 	.options = series_options,
 	.notes = "Exit status: 0 every statistic agreed and the series held together, 1 a\n"
 		"statistic differs or the series is damaged (the receipt says which), 2 usage\n"
@@ -260,6 +274,10 @@ static const struct ev_cli_command audit_campaign_command = {
 };
 
 static const struct ev_cli_option compare_options[] = {
+	{"archive", 0, "ARCHIVE", 'A',
+	 "the summaries are members of this sealed archive (an audit\n"
+	 "campaign OUTDIR sealed with its campaign), checked against\n"
+	 "--seal in the one pass that copies them out"},
 	{"arm", 0, "ARM", 'a',
 	 "A's arm, then B's (give it twice): compare two arms, cell\n"
 	 "by cell"},
@@ -281,6 +299,9 @@ static const struct ev_cli_option compare_options[] = {
 	{"resamples", 0, "N", 'R',
 	 "bootstrap resamples of the runs (default 10000, at most\n"
 	 "1000000)"},
+	{"seal", 0, "SEAL.json", 'S',
+	 "the archive's seal (required with --archive)"},
+	EV_CLI_OPTION_SEAL_SHA256('P'),
 	{"seed", 0, "S", 's',
 	 "the seed of the resampling (default 1); the same seed,\n"
 	 "the same interval"},
@@ -293,7 +314,8 @@ static const struct ev_cli_command audit_compare_command = {
 	.run = audit_compare_main,
 	.synopsis = "audit compare [--resamples N] [--seed S] [--mixed-grades] [--sign-key KEY] [--json] SUMMARY_A SUMMARY_B -o OUTDIR\n"
 		"audit compare (--arm A --arm B | --cell X --cell Y) [options] SUMMARY [SUMMARY_B] -o OUTDIR\n"
-		"audit compare --reference REF [--reference-sha256 HEX] [--arm A --cell X] SUMMARY -o OUTDIR",
+		"audit compare --reference REF [--reference-sha256 HEX] [--arm A --cell X] SUMMARY -o OUTDIR\n"
+		"audit compare --archive ARCHIVE --seal SEAL.json [--seal-sha256 HEX] [options] SUMMARY [SUMMARY_B] -o OUTDIR",
 	.summary = "two arms, cells or campaigns compared run for run: medians,\n"
 		"ratio, difference, every run, a bootstrap interval",
 	.description = "Compare what audit campaign recomputed (SUMMARY: its OUTDIR or its summary.json): two\n"

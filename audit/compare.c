@@ -36,6 +36,7 @@ struct compare_opts {
 	int ninputs;
 	int mixed_grades;         /* --mixed-grades */
 	const char *reference, *reference_sha256; /* --reference, --reference-sha256 */
+	const char *archive, *seal, *seal_sha256; /* --archive, --seal, --seal-sha256 */
 };
 
 static void fmt_value(char *buf, size_t cap, double v)
@@ -266,7 +267,7 @@ static ev_status run_compare(const struct compare_opts *o, struct ev_error *err)
 		.narm = o->narm, .cell = {o->cell[0], o->cell[1]}, .ncell = o->ncell, .mixed_grades = o->mixed_grades,
 		.resamples = o->resamples, .seed = o->seed, .out = o->out, .sign_key = o->sign_key,
 		.on_finding = show_finding, .on_pair = show_pair, .ctx = &progress, .meter = &meter,
-		.interrupted = &ev_cli_interrupted,
+		.interrupted = &ev_cli_interrupted, .archive = o->archive, .seal = o->seal, .seal_sha256 = o->seal_sha256,
 	};
 	ev_status st = ev_audit_compare_run(&c, receipt, err);
 	ev_progress_done(&progress);
@@ -324,6 +325,13 @@ int audit_compare_main(int argc, char **argv)
 			break;
 		case 'M': o.mixed_grades = 1; break;
 		case 'F': o.reference = optarg; break;
+		case 'A': o.archive = optarg; break;
+		case 'S': o.seal = optarg; break;
+		case 'P':
+			if (!ev_sha256_hex_valid(optarg))
+				return ev_cli_usage(&audit_tool, "compare", "option --seal-sha256: expected 64 lower-case hex digits");
+			o.seal_sha256 = optarg;
+			break;
 		case 'H':
 			if (!ev_sha256_hex_valid(optarg))
 				return ev_cli_usage(&audit_tool, "compare", "option --reference-sha256: expected 64 lower-case hex digits");
@@ -345,6 +353,14 @@ int audit_compare_main(int argc, char **argv)
 	}
 	if (o.reference_sha256 && !o.reference)
 		return ev_cli_usage(&audit_tool, "compare", "--reference-sha256 pins a --reference; none given");
+	if (!!o.archive != !!o.seal)
+		return ev_cli_usage(&audit_tool, "compare", o.archive ? "--archive needs its --seal SEAL.json"
+								     : "--seal goes with --archive");
+	if (o.seal_sha256 && !o.seal)
+		return ev_cli_usage(&audit_tool, "compare", "--seal-sha256 pins a --seal; none given");
+	if (o.archive && o.reference)
+		return ev_cli_usage(&audit_tool, "compare", "--archive compares summaries inside an archive; --reference reads "
+				    "its summary from a directory (extract it, or audit the campaign from its archive first)");
 	if (o.reference) {
 		if (argc - optind != 1)
 			return ev_cli_usage(&audit_tool, "compare", "--reference holds one summary to it; give one");

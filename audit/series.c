@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "audit/audit.h"
+#include "lib/core/sha256.h"
 #include "lib/cli/cli.h"
 #include "lib/usecase/audit_series.h"
 
@@ -64,9 +65,13 @@ static void print_result(const struct ev_audit_series *o)
 		printf("paced at %" PRIu64 "/s: %" PRIu64 " deadlines missed and re-anchored\n", o->rate, o->missed);
 	if (o->coverage_text[0])
 		printf("%s\n", o->coverage_text);
-	printf("%s: %u statistic%s differ, %u series finding%s; receipt %s\n",
-	       o->differ || o->findings ? "FAIL" : "OK", o->differ, o->differ == 1 ? "" : "s", o->findings,
-	       o->findings == 1 ? "" : "s", o->receipt_path);
+	char archive[64] = "";
+	if (o->archive)
+		snprintf(archive, sizeof archive, ", %u archive finding%s", o->archive_findings,
+			 o->archive_findings == 1 ? "" : "s");
+	printf("%s: %u statistic%s differ, %u series finding%s%s; receipt %s\n",
+	       o->differ || o->findings || o->archive_findings ? "FAIL" : "OK", o->differ, o->differ == 1 ? "" : "s",
+	       o->findings, o->findings == 1 ? "" : "s", archive, o->receipt_path);
 }
 
 int audit_series_main(int argc, char **argv)
@@ -81,6 +86,13 @@ int audit_series_main(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
 		switch (c) {
+		case 'a': o.archive = optarg; break;
+		case 'S': o.seal = optarg; break;
+		case 'H':
+			if (!ev_sha256_hex_valid(optarg))
+				return ev_cli_usage(&audit_tool, "series", "option --seal-sha256: expected 64 lower-case hex digits");
+			o.seal_sha256 = optarg;
+			break;
 		case 'C':
 			if (strcmp(optarg, "tsc") == 0)
 				o.sockperf_clock = EV_SOCKPERF_CLOCK_TSC;
@@ -139,6 +151,11 @@ int audit_series_main(int argc, char **argv)
 		return ev_cli_usage(&audit_tool, "series", optind == argc ? "no series given" : "one series at a time");
 	if (!!o.delay != !!o.rate)
 		return ev_cli_usage(&audit_tool, "series", "--delay and --rate go together");
+	if (!!o.archive != !!o.seal)
+		return ev_cli_usage(&audit_tool, "series", o.archive ? "--archive needs its --seal SEAL.json"
+								    : "--seal goes with --archive");
+	if (o.seal_sha256 && !o.seal)
+		return ev_cli_usage(&audit_tool, "series", "--seal-sha256 pins a --seal; none given");
 	o.series = argv[optind];
 	struct ev_error err;
 	ev_error_clear(&err);
@@ -149,7 +166,11 @@ int audit_series_main(int argc, char **argv)
 	o.interrupted = &ev_cli_interrupted;
 	o.invocation = ev_cli_invocation();
 	ev_status st = ev_audit_series(&o, &err);
-	if (st == EV_OK || st == EV_MISMATCH) {
+	if (o.archive_failed) { /* nothing computed: the reason, and the receipt that says so */
+		ev_cli_error(TOOL, &err);
+		printf("FAIL: %u archive finding%s, nothing computed; receipt %s\n", o.archive_findings,
+		       o.archive_findings == 1 ? "" : "s", o.receipt_path);
+	} else if (st == EV_OK || st == EV_MISMATCH) {
 		ev_status pst = json ? ev_json_print(o.receipt_doc, stdout, &err) : EV_OK;
 		if (!json)
 			print_result(&o);

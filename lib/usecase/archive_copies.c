@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "lib/core/path.h"
+#include "lib/receipt/receipt.h"
 #include "lib/usecase/archive_copies.h"
 
 struct copy {
@@ -36,11 +37,36 @@ static void parents(const struct ev_archive_copies *c, char *path)
 	}
 }
 
+/* name (from the seal's root, or with root in front) without the root. */
+static const char *from_root(const char *root, const char *name)
+{
+	size_t n = strlen(root);
+	return strncmp(name, root, n) == 0 && name[n] == '/' ? name + n + 1 : name;
+}
+
+/* Whether path (a member's, from the root) is name or lies beneath it. */
+static int is_named(const char *root, const char *name, const char *path)
+{
+	name = from_root(root, name);
+	size_t k = strlen(name);
+	while (k && name[k - 1] == '/')
+		k--;
+	return k && strncmp(path, name, k) == 0 && (path[k] == 0 || path[k] == '/');
+}
+
+static int named(const struct ev_archive_copies *c, const char *path)
+{
+	for (size_t i = 0; i < c->nnames; i++)
+		if (c->names[i] && is_named(c->seal.root, c->names[i], path))
+			return 1;
+	return 0;
+}
+
 static void *tap_begin(void *ctx, size_t index, const struct ev_member *m)
 {
 	struct ev_archive_copies *c = ctx;
 	(void)index;
-	if (c->wanted && !c->wanted(c->ctx, m->path))
+	if (c->wanted ? !c->wanted(c->ctx, m->path) : c->nnames && !named(c, m->path))
 		return NULL;
 	struct copy *k = calloc(1, sizeof *k);
 	if (!k || ev_path_join(k->path, sizeof k->path, c->root, m->path) != 0) {
@@ -86,6 +112,8 @@ static void counted(void *ctx, const struct ev_finding *f)
 	struct ev_archive_copies *c = ctx;
 	if (!c->findings++)
 		snprintf(c->first, sizeof c->first, "%s: %s: %s", f->subject, f->check, f->message);
+	if (c->nnames && f->subject && named(c, f->subject))
+		c->named_findings++;
 	c->on_finding(c->ctx, f);
 }
 
@@ -115,6 +143,35 @@ ev_status ev_archive_copies_make(struct ev_archive_copies *c, struct ev_error *e
 	if (st != EV_OK && st != EV_MISMATCH)
 		ev_scratch_close(&c->scratch);
 	return st;
+}
+
+ev_status ev_archive_copies_path(const struct ev_archive_copies *c, const char *name, char *out, size_t cap,
+				 struct ev_error *err)
+{
+	const char *rel = from_root(c->seal.root, name);
+	size_t k = strlen(rel);
+	int there = ev_seal_find(&c->seal, rel) >= 0;
+	for (size_t i = 0; !there && k && i < c->seal.count; i++) /* a directory: a member beneath it */
+		there = strncmp(c->seal.members[i].path, rel, k) == 0 && c->seal.members[i].path[k] == '/';
+	if (!there)
+		return ev_error_set(err, EV_USAGE, "%s: no member %s in %s (name it from the seal's root, %s/)", c->archive,
+				    name, c->seal_path, c->seal.root);
+	if (ev_path_join(out, cap, c->root, rel) != 0)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", name);
+	return EV_OK;
+}
+
+void ev_archive_copies_to_receipt(const struct ev_archive_copies *c, json_t *receipt, struct ev_error *err)
+{
+	char detail[sizeof c->first + 160];
+	ev_receipt_add_input(receipt, EV_SEAL_FILENAME, c->seal_path, c->seal_hex, err);
+	ev_receipt_add_input(receipt, "archive", c->archive, c->archive_hex, err);
+	if (c->findings)
+		snprintf(detail, sizeof detail, "%zu members against the seal, %u finding%s (%u about the members read), the "
+			 "first %s", c->seal.count, c->findings, c->findings == 1 ? "" : "s", c->named_findings, c->first);
+	else
+		snprintf(detail, sizeof detail, "%zu members against the seal, 0 findings", c->seal.count);
+	ev_receipt_add_check(receipt, "archive against its seal", c->findings == 0, detail, err);
 }
 
 void ev_archive_copies_free(struct ev_archive_copies *c)

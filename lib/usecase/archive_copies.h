@@ -25,6 +25,8 @@
 #include <limits.h>
 #include <signal.h>
 
+#include <jansson.h>
+
 #include "lib/archive/archive_reader.h"
 #include "lib/archive/seal.h"
 #include "lib/core/finding.h"
@@ -37,9 +39,14 @@ struct ev_archive_copies {
 	/* inputs */
 	const char *archive, *seal_path, *seal_sha256; /* seal_sha256 may be NULL (no pin) */
 	const char *purpose;          /* names the private directory: "audit-campaign" */
-	/* may be NULL (every regular member): whether to copy the member at
-	 * path (from the seal's root) */
+	/* may be NULL (every regular member, or the named ones): whether to
+	 * copy the member at path (from the seal's root) */
 	int (*wanted)(void *ctx, const char *path);
+	/* when wanted is NULL and nnames > 0: only these members, each named
+	 * from the seal's root or with the root in front, a file or a
+	 * directory (every member beneath it) */
+	const char *const *names;
+	size_t nnames;
 	/* required: every finding of the check, its subject the member's path
 	 * from the seal's root ("archive", "SEAL.json" for the whole) */
 	ev_finding_fn on_finding;
@@ -56,7 +63,7 @@ struct ev_archive_copies {
 	char first[PATH_MAX + 256];   /* the first finding in one line: "PATH: check: message" */
 	char root[PATH_MAX];          /* SCRATCH/ROOT: the copies, as a tree */
 	char shown_from[PATH_MAX];    /* "SCRATCH/": what gives way so that a copy is named ROOT/PATH */
-	size_t copied;
+	unsigned named_findings;      /* with names: the findings about a named member */
 
 	/* its own */
 	struct ev_scratch scratch;
@@ -72,6 +79,17 @@ void ev_archive_copies_init(struct ev_archive_copies *c);
  * EV_REFUSED (the seal), EV_ERROR (the archive cannot be read, the
  * directory cannot be made), EV_INTERRUPTED: no copies are left. */
 ev_status ev_archive_copies_make(struct ev_archive_copies *c, struct ev_error *err);
+
+/* Where the copy of name (as ev_archive_copies_make's names take it)
+ * lies, into out (cap bytes). @return EV_OK; EV_USAGE when the seal holds
+ * no such member (nor any beneath it), naming the archive and the seal. */
+ev_status ev_archive_copies_path(const struct ev_archive_copies *c, const char *name, char *out, size_t cap,
+				 struct ev_error *err);
+
+/* The inputs SEAL.json and archive (their paths as given, their SHA-256)
+ * and the check "archive against its seal" (its first finding named)
+ * added to receipt. */
+void ev_archive_copies_to_receipt(const struct ev_archive_copies *c, json_t *receipt, struct ev_error *err);
 
 /* The copies removed, the seal freed. Safe after init alone. */
 void ev_archive_copies_free(struct ev_archive_copies *c);

@@ -10,6 +10,7 @@
 
 #include "lib/core/json.h"
 #include "lib/core/path.h"
+#include "lib/core/text.h"
 #include "lib/receipt/receipt.h"
 #include "lib/receipt/receipt_read.h"
 #include "lib/stats/quantile.h"
@@ -182,22 +183,98 @@ static json_t *selection_json(const struct ev_audit_compare *o)
 	return s;
 }
 
-ev_status ev_audit_compare_run(struct ev_audit_compare *c, json_t *receipt, struct ev_error *err)
+/* From an archive: the prefix of the copies, renamed away wherever a path
+ * leaves; NULL from files. */
+static const char *shown_from(const struct ev_audit_compare *c)
+{
+	return c->from_archive ? c->copies.shown_from : NULL;
+}
+
+/* A summary's finding, its copy named as the archive names it. */
+static void side_finding(void *ctx, const struct ev_finding *f)
+{
+	const struct ev_audit_compare *c = ctx;
+	char subject[PATH_MAX + 64], message[2 * PATH_MAX];
+	struct ev_finding shown = *f;
+	snprintf(subject, sizeof subject, "%s", f->subject ? f->subject : "");
+	snprintf(message, sizeof message, "%s", f->message ? f->message : "");
+	ev_text_rename(subject, shown_from(c), "");
+	ev_text_rename(message, shown_from(c), "");
+	shown.subject = f->subject ? subject : NULL;
+	shown.message = f->message ? message : NULL;
+	c->on_finding(c->ctx, &shown);
+}
+
+static void archive_finding(void *ctx, const struct ev_finding *f)
+{
+	const struct ev_audit_compare *c = ctx;
+	c->on_finding(c->ctx, f);
+}
+
+/* The summaries named in the archive, copied out of it in the pass that
+ * checks it; the inputs then name the copies. */
+static ev_status open_archive(struct ev_audit_compare *c, json_t *receipt, struct ev_error *err)
+{
+	if (!c->seal)
+		return ev_error_set(err, EV_USAGE, "%s: an archive is read against its seal: give --seal SEAL.json", c->archive);
+	ev_archive_copies_init(&c->copies);
+	c->from_archive = 1;
+	c->copies.archive = c->archive;
+	c->copies.seal_path = c->seal;
+	c->copies.seal_sha256 = c->seal_sha256;
+	c->copies.purpose = "audit-compare";
+	c->copies.names = c->inputs;
+	c->copies.nnames = (size_t)c->ninputs;
+	c->copies.on_finding = archive_finding;
+	c->copies.ctx = c;
+	c->copies.interrupted = c->interrupted;
+	ev_status st = ev_archive_copies_make(&c->copies, err);
+	if (st != EV_OK && st != EV_MISMATCH) {
+		c->from_archive = 0;
+		return st;
+	}
+	st = EV_OK;
+	for (int k = 0; k < c->ninputs && st == EV_OK; k++)
+		st = ev_archive_copies_path(&c->copies, c->inputs[k], c->copy[k], sizeof c->copy[k], err);
+	if (st == EV_OK)
+		ev_archive_copies_to_receipt(&c->copies, receipt, err);
+	return st;
+}
+
+static ev_status load_sides(struct ev_audit_compare *c, json_t *receipt, struct ev_error *err)
+{
+	ev_status st;
+	ev_finding_fn on_finding = c->from_archive ? side_finding : c->on_finding;
+	void *ctx = c->from_archive ? (void *)c : c->ctx;
+	for (int k = 0; k < c->ninputs; k++) {
+		if ((st = ev_compare_load_side(&c->sides[k], c->from_archive ? c->copy[k] : c->inputs[k], receipt,
+					       k ? 'B' : 'A', err)) != EV_OK)
+			return st;
+		c->sides[k].given = c->inputs[k]; /* shown as the user named it */
+	}
+	const struct ev_compare_side *sa = c->sa = &c->sides[0];
+	const struct ev_compare_side *sb = c->sb = c->ninputs == 2 ? &c->sides[1] : &c->sides[0];
+	if ((st = ev_compare_check_side_receipt(sa, 'A', receipt, c->not_checked, on_finding, ctx, err)) != EV_OK)
+		return st;
+	if (sb != sa && (st = ev_compare_check_side_receipt(sb, 'B', receipt, c->not_checked, on_finding, ctx, err)) != EV_OK)
+		return st;
+	return EV_OK;
+}
+
+static ev_status run_steps(struct ev_audit_compare *c, json_t *receipt, struct ev_error *err)
 {
 	ev_status st;
 	c->unpaired = json_array();
 	c->not_checked = json_array();
-	if ((st = ev_compare_load_side(&c->sides[0], c->inputs[0], receipt, 'A', err)) != EV_OK)
+	if (c->archive && (st = open_archive(c, receipt, err)) != EV_OK)
 		return st;
-	if (c->ninputs == 2 && (st = ev_compare_load_side(&c->sides[1], c->inputs[1], receipt, 'B', err)) != EV_OK)
+	if ((st = load_sides(c, receipt, err)) != EV_OK)
 		return st;
-	const struct ev_compare_side *sa = c->sa = &c->sides[0];
-	const struct ev_compare_side *sb = c->sb = c->ninputs == 2 ? &c->sides[1] : &c->sides[0];
-	if ((st = ev_compare_check_side_receipt(sa, 'A', receipt, c->not_checked, c->on_finding, c->ctx, err)) != EV_OK)
-		return st;
-	if (sb != sa &&
-	    (st = ev_compare_check_side_receipt(sb, 'B', receipt, c->not_checked, c->on_finding, c->ctx, err)) != EV_OK)
-		return st;
+	for (int k = 0; k < c->ninputs; k++) { /* read: from now on only shown */
+		ev_text_rename(c->sides[k].summary, shown_from(c), "");
+		ev_text_rename(c->sides[k].receipt, shown_from(c), "");
+	}
+	const struct ev_compare_side *sa = c->sa, *sb = c->sb;
 	if ((st = make_pairs(c, sa, sb, receipt, &c->pairs, &c->npairs, c->unpaired, err)) != EV_OK)
 		return st;
 	if (!c->npairs)
@@ -232,6 +309,13 @@ ev_status ev_audit_compare_run(struct ev_audit_compare *c, json_t *receipt, stru
 	return c->doc ? EV_OK : ev_error_set(err, EV_ERROR, "out of memory");
 }
 
+ev_status ev_audit_compare_run(struct ev_audit_compare *c, json_t *receipt, struct ev_error *err)
+{
+	ev_status st = run_steps(c, receipt, err);
+	ev_text_rename(err->text, shown_from(c), "");
+	return st;
+}
+
 ev_status ev_audit_compare_publish(struct ev_audit_compare *c, json_t *receipt, const struct ev_compare_output *more,
 				   size_t nmore, struct ev_error *err)
 {
@@ -261,6 +345,8 @@ ev_status ev_audit_compare_publish(struct ev_audit_compare *c, json_t *receipt, 
 		nmixed += ev_compare_pair_mixed(&c->pairs[i]);
 	ev_receipt_set_fact(receipt, "mixed_grades", json_integer((json_int_t)nmixed), err);
 	ev_receipt_set_fact(receipt, "not_compared", json_incref(c->unpaired), err);
+	if (ev_json_rename(receipt, shown_from(c), "") < 0)
+		return ev_error_set(err, EV_ERROR, "out of memory for the receipt");
 	if ((st = ev_outdir_receipt_commit(&c->od, &c->opened, tmpdir, c->out, receipt, c->sign_key, c->interrupted, err)) != EV_OK)
 		return st;
 	return strcmp(ev_receipt_result(receipt), "pass") == 0 ? EV_OK : EV_MISMATCH;
@@ -286,4 +372,7 @@ void ev_audit_compare_free(struct ev_audit_compare *c)
 	json_decref(c->sides[0].doc);
 	json_decref(c->sides[1].doc);
 	c->doc = c->unpaired = c->not_checked = c->sides[0].doc = c->sides[1].doc = NULL;
+	if (c->from_archive)
+		ev_archive_copies_free(&c->copies);
+	c->from_archive = 0;
 }

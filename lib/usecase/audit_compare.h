@@ -39,6 +39,7 @@
 #include "lib/core/status.h"
 #include "lib/receipt/signature.h"
 #include "lib/stats/bootstrap.h"
+#include "lib/usecase/archive_copies.h"
 #include "lib/usecase/compare_side.h"
 
 /* One arm and cell of A against its partner in B. */
@@ -77,6 +78,14 @@ struct ev_audit_compare {
 	void *ctx;
 	const struct ev_meter *meter;        /* may be NULL: pairs resampled */
 	volatile sig_atomic_t *interrupted;  /* required */
+	/* may be NULL: else the inputs are member paths of this sealed archive
+	 * (a summary's directory or its summary.json, from the seal's root or
+	 * with it in front), copied out in the one pass that checks the
+	 * archive against seal (pinned by seal_sha256 when given;
+	 * archive_copies.h) and named as the archive names them; the archive's
+	 * findings go to on_finding and fail the check "archive against its
+	 * seal" */
+	const char *archive, *seal, *seal_sha256;
 
 	/* outputs */
 	struct ev_compare_side sides[2];
@@ -89,6 +98,9 @@ struct ev_audit_compare {
 	size_t len;
 
 	/* its own */
+	struct ev_archive_copies copies;
+	char copy[2][PATH_MAX];
+	int from_archive;
 	json_t *not_checked;
 	struct ev_outdir od;
 	int opened;

@@ -8,14 +8,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/archive/seal.h"
 #include "lib/core/json.h"
+#include "lib/core/path.h"
 #include "lib/core/sha256.h"
+#include "lib/core/text.h"
 #include "lib/receipt/receipt.h"
 #include "lib/stats/nativestats.h"
 #include "lib/usecase/audit_series.h"
 
+/* The named members of an archive, copied out (audit_series.h). */
+struct from_archive {
+	struct ev_audit_series *o;
+	struct ev_archive_copies copies;
+	const char *named[4];       /* series, native, delay, journal: as the caller named them */
+	char path[4][PATH_MAX];     /* their copies */
+};
+
 struct found {
 	const struct ev_audit_series *a;
+	const char *shown_from;     /* from an archive: the copies' prefix, renamed away */
 	json_t *list;
 	unsigned n;
 };
@@ -24,9 +36,16 @@ struct found {
 static void on_finding(void *ctx, const struct ev_finding *f)
 {
 	struct found *x = ctx;
-	x->a->on_finding(x->a->ctx, f);
+	struct ev_finding shown = *f;
+	char subject[PATH_MAX + 64];
+	if (x->shown_from && f->subject) {
+		snprintf(subject, sizeof subject, "%s", f->subject);
+		ev_text_rename(subject, x->shown_from, "");
+		shown.subject = subject;
+	}
+	x->a->on_finding(x->a->ctx, &shown);
 	if (x->n++ < 100)
-		json_array_append_new(x->list, ev_finding_to_json(f));
+		json_array_append_new(x->list, ev_finding_to_json(&shown));
 }
 
 static ev_status add_input(json_t *r, const char *name, const char *path, struct ev_error *err)
@@ -53,12 +72,12 @@ static json_t *series_facts(const struct ev_series *s)
 	return o;
 }
 
-ev_status ev_audit_series(struct ev_audit_series *o, struct ev_error *err)
+static ev_status recompute(struct ev_audit_series *o, struct from_archive *from, struct ev_error *err)
 {
 	struct ev_series d = {0};
 	struct ev_series *sp = &o->s;
 	struct ev_native nat;
-	struct found found = {o, json_array(), 0};
+	struct found found = {o, from ? from->copies.shown_from : NULL, json_array(), 0};
 	json_t *r = NULL, *compared = NULL;
 	uint8_t *labels = NULL;
 	unsigned differ = 0;
@@ -80,6 +99,8 @@ ev_status ev_audit_series(struct ev_audit_series *o, struct ev_error *err)
 		st = err->status;
 		goto out;
 	}
+	if (from)
+		ev_archive_copies_to_receipt(&from->copies, r, err);
 	if (have_native && (st = add_input(r, "native report", o->native, err)) != EV_OK)
 		goto out;
 	struct ev_moments m;
@@ -186,6 +207,10 @@ ev_status ev_audit_series(struct ev_audit_series *o, struct ev_error *err)
 		st = ev_error_set(err, EV_INTERRUPTED, "%s: interrupted by a signal; nothing is claimed", o->series);
 		goto out;
 	}
+	if (from && ev_json_rename(r, from->copies.shown_from, "") < 0) {
+		st = ev_error_set(err, EV_ERROR, "out of memory for the receipt");
+		goto out;
+	}
 	if ((st = ev_receipt_finish_signed(r, o->sign_key, err)) != EV_OK)
 		goto out;
 	if ((st = ev_receipt_write_chosen(r, o->receipt, EV_RECEIPT_DEFAULT_DIR, "audit-series", o->receipt_path,
@@ -196,7 +221,7 @@ ev_status ev_audit_series(struct ev_audit_series *o, struct ev_error *err)
 	o->differ = differ;
 	o->findings = found.n;
 	o->missed = missed;
-	st = differ || found.n ? EV_MISMATCH : EV_OK;
+	st = differ || found.n || (from && from->copies.findings) ? EV_MISMATCH : EV_OK;
 out:
 	ev_hash_job_wait(&hash);
 	json_decref(compared);
@@ -205,6 +230,79 @@ out:
 	free(labels);
 	ev_series_free(&d);
 	return st;
+}
+
+static void archive_finding(void *ctx, const struct ev_finding *f)
+{
+	struct from_archive *x = ctx;
+	x->o->on_finding(x->o->ctx, f);
+}
+
+/* The archive read once, the named members copied out, then the series
+ * audited from the copies; unless a copy is not the sealed bytes. */
+static ev_status from_archive(struct ev_audit_series *o, struct ev_error *err)
+{
+	struct from_archive x = {.o = o, .named = {o->series, o->native, o->delay, o->journal}};
+	ev_status st = ev_receipt_refuse_existing(o->receipt, err);
+	if (st != EV_OK)
+		return st;
+	if (!o->seal)
+		return ev_error_set(err, EV_USAGE, "%s: an archive is read against its seal: give --seal SEAL.json", o->archive);
+	ev_archive_copies_init(&x.copies);
+	x.copies.archive = o->archive;
+	x.copies.seal_path = o->seal;
+	x.copies.seal_sha256 = o->seal_sha256;
+	x.copies.purpose = "audit-series";
+	x.copies.names = x.named;
+	x.copies.nnames = 4;
+	x.copies.on_finding = archive_finding;
+	x.copies.ctx = &x;
+	x.copies.interrupted = o->interrupted;
+	st = ev_archive_copies_make(&x.copies, err);
+	if (st != EV_OK && st != EV_MISMATCH)
+		goto out;
+	st = EV_OK;
+	o->archive_findings = x.copies.findings;
+	const char **slot[4] = {&o->series, &o->native, &o->delay, &o->journal};
+	for (int k = 0; k < 4 && st == EV_OK; k++)
+		if (x.named[k])
+			st = ev_archive_copies_path(&x.copies, x.named[k], x.path[k], sizeof x.path[k], err);
+	if (st != EV_OK)
+		goto out;
+	if (x.copies.named_findings) { /* nothing is computed from a copy that is not the sealed bytes */
+		json_t *r = ev_receipt_new("audit", "audit", o->invocation, err);
+		if (!r) {
+			st = err->status;
+			goto out;
+		}
+		ev_archive_copies_to_receipt(&x.copies, r, err);
+		if ((st = ev_receipt_finish_signed(r, o->sign_key, err)) == EV_OK &&
+		    (st = ev_receipt_write_chosen(r, o->receipt, EV_RECEIPT_DEFAULT_DIR, "audit-series", o->receipt_path,
+						  sizeof o->receipt_path, err)) == EV_OK) {
+			o->receipt_doc = json_incref(r);
+			o->archive_failed = 1;
+			st = ev_error_set(err, EV_MISMATCH, "%s: the archive's copy of what was named does not match its seal: "
+					  "nothing is computed from it", o->archive);
+		}
+		json_decref(r);
+		goto out;
+	}
+	for (int k = 0; k < 4; k++)
+		if (x.named[k])
+			*slot[k] = x.path[k];
+	st = recompute(o, &x, err);
+	for (int k = 0; k < 4; k++) /* the caller's names again */
+		if (x.named[k])
+			*slot[k] = x.named[k];
+out:
+	ev_text_rename(err->text, x.copies.shown_from, "");
+	ev_archive_copies_free(&x.copies);
+	return st;
+}
+
+ev_status ev_audit_series(struct ev_audit_series *o, struct ev_error *err)
+{
+	return o->archive ? from_archive(o, err) : recompute(o, NULL, err);
 }
 
 void ev_audit_series_free(struct ev_audit_series *a)

@@ -16,7 +16,8 @@
  * cause of its tool's to on_statistic; nothing is printed. One struct per
  * audit, owned by the caller: fill the inputs, call ev_audit_series, read
  * the outputs, call ev_audit_series_free (also after a failure). No
- * global state.
+ * global state. From a sealed archive, the named members are copied out
+ * first (archive_copies.h) and read as files.
  */
 #ifndef EV_AUDIT_SERIES_H
 #define EV_AUDIT_SERIES_H
@@ -31,6 +32,7 @@
 #include "lib/core/status.h"
 #include "lib/receipt/signature.h"
 #include "lib/stats/series.h"
+#include "lib/usecase/archive_copies.h"
 #include "lib/usecase/series_analysis.h"
 
 struct ev_audit_series {
@@ -52,6 +54,13 @@ struct ev_audit_series {
 	void *ctx;
 	volatile sig_atomic_t *interrupted; /* required */
 	const struct ev_invocation *invocation; /* how the command was run, for the receipt; may be NULL */
+	/* may be NULL: else series, native, delay and journal are member paths
+	 * of this sealed archive (from the seal's root, or with it in front),
+	 * copied out in the one pass that checks the archive against seal
+	 * (pinned by seal_sha256 when given; archive_copies.h), and shown as
+	 * the archive names them, ROOT/PATH; every finding of the archive goes
+	 * to on_finding and fails the check "archive against its seal" */
+	const char *archive, *seal, *seal_sha256;
 
 	/* outputs */
 	struct ev_series s;                 /* the series read (kind, n, clock, ticks_per_second, half_rtt) */
@@ -62,10 +71,15 @@ struct ev_audit_series {
 	unsigned differ;                    /* printed statistics that differ or are missing */
 	unsigned findings;                  /* findings in the series (the first 100 kept in the receipt) */
 	uint64_t missed;                    /* with delay: deadlines missed and re-anchored */
+	unsigned archive_findings;          /* from an archive: its own against the seal */
+	int archive_failed;                 /* from an archive: a named member not the sealed bytes; nothing computed */
 };
 
 /* @return EV_OK when every statistic agrees and the series holds no
- * finding; EV_MISMATCH otherwise (the receipt is written and says which);
+ * finding (from an archive, and the archive none); EV_MISMATCH otherwise
+ * (the receipt is written and says which; from an archive whose copy of a
+ * named member does not match its seal, nothing is computed and only the
+ * receipt's archive check is written);
  * EV_USAGE, EV_REFUSED (an existing receipt), EV_INTERRUPTED or
  * EV_ERROR: then no receipt is written. */
 ev_status ev_audit_series(struct ev_audit_series *a, struct ev_error *err);

@@ -1,14 +1,17 @@
 #!/bin/sh
-# audit campaign ARCHIVE --seal SEAL.json: the campaign read from its
-# sealed archive in one pass that checks every member and copies it into
-# a private directory, never extracted where anyone sees it. Its outputs
-# are the tree audit's byte for byte (the tree audited from its parent
-# under the seal's root name), its receipt has the same checks and facts
-# and adds the archive to its inputs, and two hosts auditing copies of
-# one archive write one comparable digest. A byte changed in a series, a
-# journal, a report or a run.json inside the archive is named and nothing
-# passes; so is a truncated archive. Killed (SIGTERM, SIGKILL) while its
-# copies exist, it leaves nothing in TMPDIR and no OUTDIR.
+# Every audit from a sealed archive, read in one pass that checks every
+# member against the seal and copies what the audit reads into a private
+# directory, never extracted where anyone sees it, is the tree audit.
+# audit campaign ARCHIVE: its outputs are the tree audit's byte for byte
+# (the tree audited from its parent under the seal's root name), its
+# receipt has the same checks and facts and adds the archive to its
+# inputs, and two hosts auditing copies of one archive write one
+# comparable digest. A byte changed in a series, a journal, a report or a
+# run.json inside the archive is named and nothing passes; so is a
+# truncated archive. Killed (SIGTERM, SIGKILL) while its copies exist, it
+# leaves nothing in TMPDIR and no OUTDIR. audit series --archive: the same
+# facts and checks as from the tree, plus the archive's own check; a named
+# member that does not match its seal is named and nothing is computed.
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
 [ "$(nproc)" -ge 2 ] || test_skip_all "needs two CPUs"
@@ -130,6 +133,67 @@ test_expect_success 'misuse: an archive without its seal, a seal not the pinned 
 
 test_expect_success 'killed (SIGTERM, SIGKILL) while its copies exist: nothing left in TMPDIR, no OUTDIR' '
 	killed_while_copying audit-campaign killed "$AUDIT" campaign --seal sealed/SEAL.json sealed/archive.tar.zst -o killed
+'
+
+S="--seal sealed/SEAL.json"
+SERIES_ARGS="--native c/$R/report.json --journal c/$R/journal/sender --warmups 100 c/$R/series/send.bin"
+
+test_expect_success 'audit series --archive: the facts and checks of the tree audit, and the archive'"'"'s check' '
+	"$AUDIT" series --receipt s-tree.json $SERIES_ARGS >s-tree.out 2>s-tree.err &&
+	TMPDIR=$PWD/private "$AUDIT" series --archive sealed/archive.tar.zst $S --receipt s-arch.json $SERIES_ARGS \
+		>s-arch.out 2>s-arch.err &&
+	dir_empty private &&
+	grep -q "^OK: 0 statistics differ, 0 series findings, 0 archive findings; receipt s-arch.json$" s-arch.out &&
+	sed "s/, 0 archive findings//; s/s-arch/s-tree/" s-arch.out >s-arch.as-tree && test_cmp s-tree.out s-arch.as-tree &&
+	test_cmp s-tree.err s-arch.err &&
+	json_get s-tree.json "d[\"facts\"], d[\"checks\"], d[\"inputs\"]" >s-tree.facts &&
+	json_get s-arch.json "d[\"facts\"], d[\"checks\"][1:], d[\"inputs\"][2:]" >s-arch.facts &&
+	test_cmp s-tree.facts s-arch.facts &&
+	test "$(json_get s-arch.json "[(c[\"name\"], c[\"result\"]) for c in d[\"checks\"]][0], [i[\"name\"] for i in d[\"inputs\"]][:2]")" = \
+		"('"'"'archive against its seal'"'"', '"'"'pass'"'"') ['"'"'SEAL.json'"'"', '"'"'archive'"'"']"
+'
+
+test_expect_success 'audit series --archive: a byte changed in the series inside it: named, nothing computed, the receipt fails' '
+	test_expect_code 1 env TMPDIR=$PWD/private "$AUDIT" series --archive series.tar.zst $S --receipt s-flip.json \
+		$SERIES_ARGS >s-flip.out 2>s-flip.err &&
+	grep -q "^audit: $R/series/send.bin: content differs (SHA-256)" s-flip.err &&
+	grep -q "^audit: series.tar.zst: the archive'"'"'s copy of what was named does not match its seal: nothing is computed from it$" s-flip.err &&
+	grep -q "^FAIL: 1 archive finding, nothing computed; receipt s-flip.json$" s-flip.out &&
+	test "$(json_get s-flip.json "d[\"result\"], \"recomputed\" in d[\"facts\"]")" = "fail False" &&
+	dir_empty private
+'
+
+test_expect_success 'audit series --archive: misuse refused, nothing written' '
+	test_expect_code 2 "$AUDIT" series --archive sealed/archive.tar.zst --receipt none.json c/$R/series/send.bin 2>err &&
+	grep -q "^audit: --archive needs its --seal SEAL.json$" err &&
+	test_expect_code 2 env TMPDIR=$PWD/private "$AUDIT" series --archive sealed/archive.tar.zst $S --receipt none.json \
+		c/$R/series/other.bin 2>err &&
+	grep -q "^audit: sealed/archive.tar.zst: no member c/$R/series/other.bin in sealed/SEAL.json (name it from the seal'"'"'s root, c/)$" err &&
+	test_must_be_absent none.json && dir_empty private
+'
+
+test_expect_success 'audit compare --archive: two summaries sealed in an archive compared as from their directories' '
+	mkdir -p pub && cp -r tree pub/one && cp -r on-a pub/two &&
+	"$SEAL" create pub -o pubsealed >/dev/null &&
+	"$AUDIT" compare pub/one pub/two -o cmp-tree >cmp-tree.out 2>cmp-tree.err &&
+	TMPDIR=$PWD/private "$AUDIT" compare --archive pubsealed/archive.tar.zst --seal pubsealed/SEAL.json \
+		pub/one pub/two -o cmp-arch >cmp-arch.out 2>cmp-arch.err &&
+	dir_empty private &&
+	for f in comparison.json comparison.md comparison.html; do cmp cmp-tree/$f cmp-arch/$f || return 1; done &&
+	sed "s/cmp-arch/cmp-tree/" cmp-arch.out >cmp-arch.as-tree && test_cmp cmp-tree.out cmp-arch.as-tree &&
+	json_get cmp-tree/receipt.json "d[\"facts\"], d[\"checks\"], d[\"inputs\"]" >cmp-tree.facts &&
+	json_get cmp-arch/receipt.json "d[\"facts\"], d[\"checks\"][1:], d[\"inputs\"][2:]" >cmp-arch.facts &&
+	test_cmp cmp-tree.facts cmp-arch.facts
+'
+
+test_expect_success 'audit compare --archive: a summary changed inside the archive: named, the archive check fails' '
+	python3 "$ARCHIVE_SURGERY" pubsealed/archive.tar.zst pubflip.tar.zst replace two/summary.json "\"small\"" "\"smalL\"" &&
+	test_expect_code 1 env TMPDIR=$PWD/private "$AUDIT" compare --archive pubflip.tar.zst --seal pubsealed/SEAL.json \
+		pub/one pub/two -o cmp-flip >cmp-flip.out 2>cmp-flip.err &&
+	grep -q "^audit: two/summary.json: content differs (SHA-256)" cmp-flip.err &&
+	test "$(json_get cmp-flip/receipt.json "d[\"result\"], [c[\"result\"] for c in d[\"checks\"] if c[\"name\"] == \"archive against its seal\"]")" = \
+		"fail ['"'"'fail'"'"']" &&
+	dir_empty private
 '
 
 test_done
