@@ -140,8 +140,10 @@ ev_status ev_archive_copies_make(struct ev_archive_copies *c, struct ev_error *e
 			ev_sha256_hex(c->check.archive_sha256, c->archive_hex);
 	}
 	free(seal_bytes);
-	if (st != EV_OK && st != EV_MISMATCH)
+	if (st != EV_OK && st != EV_MISMATCH) { /* nothing is left: neither the copies nor the seal */
 		ev_scratch_close(&c->scratch);
+		ev_seal_free(&c->seal);
+	}
 	return st;
 }
 

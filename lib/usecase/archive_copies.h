@@ -62,7 +62,7 @@ struct ev_archive_copies {
 	unsigned findings;
 	char first[PATH_MAX + 256];   /* the first finding in one line: "PATH: check: message" */
 	char root[PATH_MAX];          /* SCRATCH/ROOT: the copies, as a tree */
-	char shown_from[PATH_MAX];    /* "SCRATCH/": what gives way so that a copy is named ROOT/PATH */
+	char shown_from[PATH_MAX + 2]; /* "SCRATCH/": what gives way so that a copy is named ROOT/PATH */
 	unsigned named_findings;      /* with names: the findings about a named member */
 
 	/* its own */
@@ -77,7 +77,8 @@ void ev_archive_copies_init(struct ev_archive_copies *c);
  * check the archive and copy what is wanted. @return EV_OK with no finding; EV_MISMATCH with
  * findings (each given to on_finding; the copies stand); EV_USAGE or
  * EV_REFUSED (the seal), EV_ERROR (the archive cannot be read, the
- * directory cannot be made), EV_INTERRUPTED: no copies are left. */
+ * directory cannot be made), EV_INTERRUPTED: no copies are left, and the
+ * seal is freed. */
 ev_status ev_archive_copies_make(struct ev_archive_copies *c, struct ev_error *err);
 
 /* Where the copy of name (as ev_archive_copies_make's names take it)
