@@ -337,3 +337,70 @@ long ev_json_rename(json_t *value, const char *from, const char *to)
 	}
 	return n;
 }
+
+/* v as compact JSON, cut to cap bytes; "absent" for NULL. */
+static void value_text(const json_t *v, char *out, size_t cap)
+{
+	if (!v) {
+		snprintf(out, cap, "absent");
+		return;
+	}
+	char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
+	snprintf(out, cap, "%s", s ? s : "?");
+	free(s);
+}
+
+static int differ_at(const json_t *a, const json_t *b, char *path, size_t cap, size_t used, char *va, char *vb,
+		     size_t vcap)
+{
+	if (a && b && json_typeof(a) == json_typeof(b)) {
+		if (json_is_object(a)) {
+			const char *key;
+			json_t *v;
+			json_object_foreach((json_t *)a, key, v) {
+				size_t n = (size_t)snprintf(path + used, cap - used, "%s%s", used ? "." : "", key);
+				if (differ_at(v, json_object_get(b, key), path, cap, used + n < cap ? used + n : cap - 1, va,
+					      vb, vcap))
+					return 1;
+			}
+			json_object_foreach((json_t *)b, key, v)
+				if (!json_object_get(a, key)) {
+					snprintf(path + used, cap - used, "%s%s", used ? "." : "", key);
+					value_text(NULL, va, vcap);
+					value_text(v, vb, vcap);
+					return 1;
+				}
+			path[used] = 0;
+			return 0;
+		}
+		if (json_is_array(a)) {
+			size_t na = json_array_size(a), nb = json_array_size(b);
+			for (size_t i = 0; i < na || i < nb; i++) {
+				size_t n = (size_t)snprintf(path + used, cap - used, "[%zu]", i);
+				if (differ_at(json_array_get(a, i), json_array_get(b, i), path, cap,
+					      used + n < cap ? used + n : cap - 1, va, vb, vcap))
+					return 1;
+			}
+			path[used] = 0;
+			return 0;
+		}
+		if (json_equal((json_t *)a, (json_t *)b)) {
+			path[used] = 0;
+			return 0;
+		}
+	}
+	if (!a && !b)
+		return 0;
+	value_text(a, va, vcap);
+	value_text(b, vb, vcap);
+	return 1;
+}
+
+int ev_json_first_difference(const json_t *a, const json_t *b, char *path, size_t cap, char *va, char *vb,
+			     size_t vcap)
+{
+	if (!cap || !vcap)
+		return !json_equal((json_t *)a, (json_t *)b);
+	path[0] = va[0] = vb[0] = 0;
+	return differ_at(a, b, path, cap, 0, va, vb, vcap);
+}

@@ -61,6 +61,15 @@ int ev_json_append_raw(const char *text, size_t n, char **buf, size_t *len, size
  * changed; -1 when out of memory (some may have changed). */
 long ev_json_rename(json_t *value, const char *from, const char *to);
 
+/* Where two documents first differ, walking a's keys in their order (a
+ * key b lacks, or b's extra key after a's are done) and arrays index by
+ * index: the path into path (cap bytes; "runs[2].recomputed.max", "" for
+ * the documents themselves) and each side's value there as compact JSON
+ * ("absent" when missing; cut to vcap bytes) into va and vb.
+ * @return 1 when they differ, 0 when they are equal. */
+int ev_json_first_difference(const json_t *a, const json_t *b, char *path, size_t cap, char *va, char *vb,
+			     size_t vcap);
+
 /* Flags for ev_json_parse / ev_json_load. */
 #define EV_JSON_REQUIRE_CANONICAL 1u
 

@@ -270,6 +270,25 @@ struct ev_trust *ev_trust_new(void)
 	return calloc(1, sizeof(struct ev_trust));
 }
 
+ev_status ev_trust_from_files(const char *const *files, size_t n, struct ev_trust **out, struct ev_error *err)
+{
+	*out = NULL;
+	if (!n)
+		return EV_OK;
+	struct ev_trust *t = ev_trust_new();
+	if (!t)
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		ev_status st = ev_trust_add_file(t, files[i], err);
+		if (st != EV_OK) {
+			ev_trust_free(t);
+			return st;
+		}
+	}
+	*out = t;
+	return EV_OK;
+}
+
 void ev_trust_free(struct ev_trust *t)
 {
 	if (!t)

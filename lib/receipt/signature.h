@@ -62,6 +62,10 @@ ev_status ev_receipt_finish_signed(json_t *r, const struct ev_signing_key *key, 
 struct ev_trust *ev_trust_new(void);
 ev_status ev_trust_add_file(struct ev_trust *t, const char *path, struct ev_error *err);
 size_t ev_trust_count(const struct ev_trust *t);
+
+/* The trust set of n files (*out NULL when n is 0: signatures are then
+ * not judged). @return EV_OK; else err names the file, and *out is NULL. */
+ev_status ev_trust_from_files(const char *const *files, size_t n, struct ev_trust **out, struct ev_error *err);
 void ev_trust_free(struct ev_trust *t);
 
 /* Judge r's signature against the trusted keys.
