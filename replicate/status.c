@@ -54,9 +54,10 @@ static void print_text(const json_t *doc)
 		if (!json_array_size(json_object_get(row, "audits")))
 			printf("  audits:   none found\n");
 		json_array_foreach(json_object_get(row, "audits"), k, e)
-			printf("  audit:    %s, %s%s at %s (%s)\n", field(e, "command"), field(e, "result"),
+			printf("  audit:    %s on %s, from the %s, %s%s at %s, comparable %.16s (%s)\n", field(e, "command"),
+			       field(e, "host"), field(e, "from"), field(e, "result"),
 			       json_is_true(json_object_get(e, "intact")) ? "" : " (edited)", field(e, "finished"),
-			       field(e, "receipt"));
+			       field(e, "comparable") ? field(e, "comparable") : "none", field(e, "receipt"));
 		json_array_foreach(json_object_get(row, "cleanups"), k, e)
 			printf("  pruned:   on %s at %s, %s (%s)\n", field(e, "host"), field(e, "finished"), field(e, "result"),
 			       field(e, "receipt"));

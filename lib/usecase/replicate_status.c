@@ -338,6 +338,11 @@ static json_t *campaign_row(struct status *s, const char *seal_hex)
 		} else if (strcmp(kind, "capture") == 0) {
 			json_array_append(captured, entry);
 		} else {
+			/* which host audited which copy, with which verdict and digest */
+			const char *from = ev_receipt_named_sha256(ev_receipt_inputs(f->doc), "archive") ? "archive" : "tree";
+			const char *c = ev_receipt_comparable_digest(f->doc);
+			json_object_set_new(entry, "from", json_string(from));
+			json_object_set_new(entry, "comparable", c ? json_string(c) : json_null());
 			json_array_append(audits, entry);
 		}
 		json_decref(entry);

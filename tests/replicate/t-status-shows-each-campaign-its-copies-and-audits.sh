@@ -32,9 +32,9 @@ test_expect_success 'one host: three copies, two audits, "prune would refuse: on
 	grep -q "^campaign c  seal $seal$" out &&
 	grep -q "^  sealed:   on .* pass (sealed/receipt.json)$" out &&
 	grep -q "^  copy:     h1, last verified [0-9T:-]*Z (3 receipts: receipts/fetched-again.json, receipts/replica-backup.json, receipts/replica-here.json)$" out &&
-	test "$(grep -c "^  audit:    audit journal, " out)" = 2 &&
-	grep -q "^  audit:    audit journal, .* (audits/archive.json)$" out &&
-	grep -q "^  audit:    audit journal, .* (audits/tree.json)$" out &&
+	test "$(grep -c "^  audit:    audit journal on " out)" = 2 &&
+	grep -q "^  audit:    audit journal on [^,]*, from the archive, [a-z]* at [0-9T:-]*Z, comparable [0-9a-f]\{16\} (audits/archive.json)$" out &&
+	grep -q "^  audit:    audit journal on [^,]*, from the tree, [a-z]* at [0-9T:-]*Z, comparable [0-9a-f]\{16\} (audits/tree.json)$" out &&
 	grep -q "^  prune would refuse: one host (1 host holds a verified copy; prune needs 2" out &&
 	grep -q "^  missing:  a verified copy on 1 more host (prune needs 2)$" out &&
 	test_expect_code 1 "$REPLICATE" prune --seal sealed/SEAL.json --receipts receipts/*.json c >/dev/null 2>err &&
