@@ -11,6 +11,7 @@
 #include "audit/audit.h"
 #include "audit/campaign.h"
 #include "lib/cli/progress.h"
+#include "lib/core/json.h"
 #include "lib/core/sha256.h"
 #include "lib/receipt/receipt.h"
 
@@ -71,8 +72,13 @@ static void show_journals(void *ctx, const struct ev_audit_journal *jr)
 	audit_journal_print_findings(jr);
 }
 
-static ev_status run_campaign(struct ev_audit_campaign *ca, int json, struct ev_error *err)
+/* What stdout carries: the tables (0), summary.json (--json), or the
+ * receipt and summary.json, one line each (--print-receipt). */
+enum campaign_stdout { SHOW_TABLES, SHOW_SUMMARY, SHOW_RECEIPT };
+
+static ev_status run_campaign(struct ev_audit_campaign *ca, enum campaign_stdout show, struct ev_error *err)
 {
+	int json = show != SHOW_TABLES;
 	struct ev_textbuf md = {0}, html = {0};
 	struct ev_progress progress;
 	ev_progress_init(&progress, stderr, TOOL ": auditing runs", 0, 0);
@@ -110,7 +116,17 @@ static ev_status run_campaign(struct ev_audit_campaign *ca, int json, struct ev_
 	st = ev_audit_campaign_publish(ca, renderings, 2, err);
 	if (st != EV_OK && st != EV_MISMATCH)
 		goto out;
-	if (json) {
+	if (show == SHOW_RECEIPT) {
+		char *bytes = NULL;
+		size_t len = 0;
+		if (ev_json_dump(receipt, &bytes, &len, err) != EV_OK) {
+			st = err->status;
+			goto out;
+		}
+		fwrite(bytes, 1, len, stdout);
+		free(bytes);
+		fwrite(ca->summary_bytes, 1, ca->summary_len, stdout);
+	} else if (json) {
 		fwrite(ca->summary_bytes, 1, ca->summary_len, stdout);
 	} else {
 		fwrite(md.s, 1, md.n, stdout);
@@ -131,7 +147,8 @@ out:
 int audit_campaign_main(int argc, char **argv)
 {
 	struct ev_audit_campaign ca = {0};
-	int json = 0;
+	enum campaign_stdout show = SHOW_TABLES;
+	int stop_when_stdin_closes = 0;
 	int c, rc;
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &audit_tool, "campaign");
@@ -139,7 +156,9 @@ int audit_campaign_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h': rc = ev_cli_help(&audit_tool, "campaign"); goto done;
-		case 'j': json = 1; break;
+		case 'j': show = SHOW_SUMMARY; break;
+		case 'R': show = SHOW_RECEIPT; break;
+		case 'w': stop_when_stdin_closes = 1; break;
 		case 'o': ca.out = optarg; break;
 		case 'P': ca.seal_sha256 = optarg; break;
 		case 'O': ca.onload_profiles = optarg; break;
@@ -172,7 +191,9 @@ int audit_campaign_main(int argc, char **argv)
 	struct ev_error err;
 	ev_error_clear(&err);
 	ev_cli_catch_signals();
-	ev_status st = run_campaign(&ca, json, &err);
+	if (stop_when_stdin_closes && ev_cli_stop_when_stdin_closes() != 0)
+		{ fprintf(stderr, TOOL ": cannot watch stdin\n"); rc = 2; goto done; }
+	ev_status st = run_campaign(&ca, show, &err);
 	ev_audit_campaign_free(&ca);
 	if (st >= EV_ERROR)
 		ev_cli_error(TOOL, &err);

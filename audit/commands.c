@@ -219,11 +219,18 @@ static const struct ev_cli_option campaign_options[] = {
 	{"perf", 0, "PATH", 'p',
 	 "the perf that reads profiled runs' perf.data (default\n"
 	 "/usr/bin/perf; never a program the campaign names)"},
+	{"print-receipt", 0, NULL, 'R',
+	 "print receipt.json, then summary.json, on stdout, each\n"
+	 "one line of canonical JSON (what replicate audit fetches)"},
 	{"seal", 0, "SEAL.json", 'S',
 	 "the campaign's seal: every file read is held against it,\n"
 	 "and the report names it"},
 	EV_CLI_OPTION_SEAL_SHA256('P'),
 	EV_CLI_OPTION_SIGN_KEY('K'),
+	{"stop-when-stdin-closes", 0, NULL, 'w',
+	 "stop as on SIGHUP (exit 2, no OUTDIR) once stdin ends:\n"
+	 "replicate audit runs the audits on other hosts so, to end\n"
+	 "them when it ends"},
 	{"trust", 0, "FILE", 't',
 	 "public keys (PEM) the capture receipts must be signed by;\n"
 	 "repeatable. Without it a capture receipt is held only to\n"

@@ -7,6 +7,12 @@
 #include "lib/cli/continue_cli.h"
 #include "replicate/replicate.h"
 
+/* How push and audit reach other hosts (replicate/remote_cli.c reads them). */
+#define REPLICATE_SSH_OPTIONS \
+	{"ssh", 0, "PROGRAM", 'S', "the ssh client (default: ssh)"}, \
+	{"ssh-config", 0, "FILE", 'F', "passed to ssh as -F FILE"}, \
+	{"ssh-option", 0, "OPT", 'O', "passed to ssh as -o OPT (repeatable)"}
+
 static const struct ev_cli_option verify_options[] = {
 	{"archive-sha256", 0, "HEX", 'a',
 	 "the archive's own SHA-256 must be HEX (a check)"},
@@ -64,12 +70,7 @@ static const struct ev_cli_option push_options[] = {
 	EV_CLI_OPTION_SEAL_SHA256('p'),
 	{"sign-key", 0, "KEY", 'k',
 	 "sign the receipt made here"},
-	{"ssh", 0, "PROGRAM", 'S',
-	 "the ssh client (default: ssh)"},
-	{"ssh-config", 0, "FILE", 'F',
-	 "passed to ssh as -F FILE"},
-	{"ssh-option", 0, "OPT", 'O',
-	 "passed to ssh as -o OPT (repeatable)"},
+	REPLICATE_SSH_OPTIONS,
 	{"timeout", 0, "S", 't',
 	 "seconds without progress before a destination is\n"
 	 "given up (default 60)"},
@@ -100,6 +101,56 @@ static const struct ev_cli_command replicate_push_command = {
 	.notes = "Exit status: 0 every destination holds a verified copy and every receipt\n"
 		"agrees; 1 a receipt failed or they disagree; 2 a destination could not be\n"
 		"reached or written (the others are still reported).\n",
+};
+
+static const struct ev_cli_option audit_options[] = {
+	{"archive-name", 0, "NAME", 'A',
+	 "the archive's name in each DIR (default archive.tar.zst,\n"
+	 "as push names it)"},
+	{"json", 0, NULL, 'j',
+	 "print a summary as JSON on stdout"},
+	{"receipt-dir", 0, "DIR", 'r',
+	 "where the audits' receipts and summaries are kept here\n"
+	 "(default: the current directory)"},
+	{"remote-audit", 0, "PATH", 'R',
+	 "audit on the far hosts (default: audit)"},
+	{"remote-sign-key", 0, "PATH", 'K',
+	 "a key on the far hosts to sign their audits with"},
+	{"seal", 0, "SEAL.json", 's',
+	 "the campaign's seal here: its SHA-256 pins every copy's"},
+	EV_CLI_OPTION_SEAL_SHA256('p'),
+	REPLICATE_SSH_OPTIONS,
+	{"timeout", 0, "S", 't',
+	 "seconds without a byte from an audit before its host is\n"
+	 "given up (default 60; its progress line counts)"},
+	{"trust", 0, "FILE", 'u',
+	 "check every receipt's signature against these keys"},
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command replicate_audit_command = {
+	.name = "audit",
+	.run = replicate_audit_main,
+	.synopsis = "replicate audit --seal SEAL.json [--seal-sha256 HEX] [--archive-name NAME] [--receipt-dir DIR] "
+		"[--timeout S] [--ssh PROGRAM] [--ssh-config FILE] [--ssh-option OPT ...] [--remote-audit PATH] "
+		"[--remote-sign-key PATH] [--trust FILE ...] [--json] [HOST:]DIR...",
+	.summary = "audit the campaign on every host that holds a copy, against\n"
+		"that copy; fetch and compare the audits",
+	.description = "Run audit campaign on every destination replicate push filled (SEAL.json and the\n"
+		"archive in DIR), against the copy there: the far audit reads the archive in one\n"
+		"pass, checks every member against the seal, recomputes every statistic, and\n"
+		"writes its OUTDIR (audit-TIME) beside the copy; nothing is extracted there and\n"
+		"the far host needs only the audit program. Each receipt and summary.json comes\n"
+		"back over the same ssh and is kept here (audit-HOST-TIME.json, .summary.json\n"
+		"beside it); then the receipts are compared: every host that recomputed the same\n"
+		"comparable digest agrees, and a host that did not is named with the first value\n"
+		"where its summary differs. HOST:DIR goes through ssh as for push; a plain DIR is\n"
+		"audited here with the audit program beside this one.\n",
+	.options = audit_options,
+	.notes = "Exit status: 0 every host's audit passed and every receipt agrees; 1 an audit\n"
+		"failed (a copy that does not match its seal, a statistic) or they disagree; 2 a\n"
+		"host could not be reached or its audit could not run (the others are still\n"
+		"reported).\n",
 };
 
 static const struct ev_cli_option compare_options[] = {
@@ -214,6 +265,10 @@ static const struct ev_cli_option prune_options[] = {
 	{"receipts", 0, "R ...", 'r',
 	 "replica receipts (the words after it up to the next\n"
 	 "option, and any before DIR, are receipts)"},
+	{"require-audit", 0, "RECEIPT", 'A',
+	 "an audit receipt (repeatable): one must be an audit\n"
+	 "campaign of an archive copy of this seal that passed on\n"
+	 "another host (replicate audit), and they must agree"},
 	{"seal", 0, "SEAL.json", 's',
 	 "the seal DIR was sealed with"},
 	EV_CLI_OPTION_SEAL_SHA256('p'),
@@ -230,7 +285,8 @@ static const struct ev_cli_command replicate_prune_command = {
 	.name = "prune",
 	.run = replicate_prune_main,
 	.synopsis = "replicate prune --seal SEAL.json [--seal-sha256 HEX] --receipts R1 R2 ... [--min-hosts "
-		"N] [--trust FILE ...] [--selection FILE] [--receipt FILE] [--sign-key KEY] [--json] DIR",
+		"N] [--require-audit RECEIPT ...] [--trust FILE ...] [--selection FILE] [--receipt FILE] [--sign-key KEY] "
+		"[--json] DIR",
 	.summary = "remove a directory once enough hosts hold verified copies",
 	.description = "Remove DIR (a completed runtime or staging directory) only when all of these\n"
 		"hold, and otherwise remove nothing and say every reason:\n"
@@ -240,7 +296,9 @@ static const struct ev_cli_command replicate_prune_command = {
 		"    exactly the selected members), with nothing else in it;\n"
 		"  - no process recorded in DIR's run.json files is still running (same PID and\n"
 		"    start time);\n"
-		"  - nothing in DIR is a link or another mounted file system.\n"
+		"  - nothing in DIR is a link or another mounted file system;\n"
+		"  - with --require-audit, an audit campaign of an archive copy of this seal\n"
+		"    passed on another host (replicate audit), and the audits given agree.\n"
 		"Nothing outside DIR is touched and no link is followed. DIR is moved aside,\n"
 		"then each file is removed only if it is still what was checked (same inode,\n"
 		"size and times; content hashed again if it changed near the check) and no\n"
@@ -281,6 +339,7 @@ static const struct ev_cli_command replicate_continue_command = {
 static const struct ev_cli_command *const commands[] = {
 	&replicate_verify_command,
 	&replicate_push_command,
+	&replicate_audit_command,
 	&replicate_compare_command,
 	&replicate_check_command,
 	&replicate_keygen_command,

@@ -82,7 +82,7 @@ static ev_status prune(struct ev_replicate_prune *o, int json, struct ev_error *
 int replicate_prune_main(int argc, char **argv)
 {
 	struct ev_replicate_prune o = {.min_hosts = 2};
-	char *receipts[MAX_RECEIPTS];
+	char *receipts[MAX_RECEIPTS], *audits[MAX_RECEIPTS];
 	const char *trust[MAX_TRUST];
 	int json = 0;
 	int c;
@@ -104,6 +104,11 @@ int replicate_prune_main(int argc, char **argv)
 			if (o.n_receipts == MAX_RECEIPTS)
 				return ev_cli_usage(&replicate_tool, "prune", "at most %d receipts", MAX_RECEIPTS);
 			receipts[o.n_receipts++] = optarg;
+			break;
+		case 'A':
+			if (o.n_audits == MAX_RECEIPTS)
+				return ev_cli_usage(&replicate_tool, "prune", "at most %d --require-audit", MAX_RECEIPTS);
+			audits[o.n_audits++] = optarg;
 			break;
 		case 'p': o.seal_sha256 = optarg; break;
 		case 's': o.seal = optarg; break;
@@ -142,6 +147,7 @@ int replicate_prune_main(int argc, char **argv)
 	struct ev_error err;
 	ev_error_clear(&err);
 	o.receipts = receipts;
+	o.audits = audits;
 	o.trust = trust;
 	ev_status st = prune(&o, json, &err);
 	if (st >= EV_ERROR)

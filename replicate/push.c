@@ -14,39 +14,27 @@
 #include "lib/core/sha256.h"
 #include "lib/receipt/receipt.h"
 #include "lib/usecase/replicate_push.h"
+#include "replicate/remote_cli.h"
 #include "replicate/replicate.h"
 
 #define DEFAULT_IDLE_SECONDS 60
 
 struct push_opts {
 	struct ev_replicate_push push;
-	const char *ssh_options[EV_TRANSPORT_MAX_SSH_OPTIONS];
+	struct replicate_remote_cli r;
 	const char *to[EV_PUSH_MAX_DESTINATIONS];
-	char *trust[EV_PUSH_MAX_DESTINATIONS];
-	int json;
-	json_t *findings;   /* with --json: every receipt finding */
-	unsigned count;
 };
 
 static void on_receipt_finding(void *ctx, const char *receipt_path, const struct ev_finding *f)
 {
 	struct push_opts *o = ctx;
-	o->count++;
-	if (o->json) {
-		json_t *j = ev_finding_to_json(f);
-		json_object_set_new(j, "receipt", json_string(receipt_path));
-		json_array_append_new(o->findings, j);
-		return;
-	}
-	char prefix[PATH_MAX + 32];
-	snprintf(prefix, sizeof prefix, TOOL ": %s: ", receipt_path);
-	ev_cli_finding(stderr, strcmp(f->subject, receipt_path) == 0 ? TOOL ": " : prefix, f);
+	replicate_remote_finding(&o->r, receipt_path, f);
 }
 
 static void show_destination(void *ctx, const struct ev_push_destination *d)
 {
 	const struct push_opts *o = ctx;
-	if (o->json)
+	if (o->r.json)
 		return;
 	printf("%s: %s\n", d->local_check ? "here" : d->ep.spec, d->outcome == EV_PUSH_UNREACHABLE ? "error" : d->message);
 	if (d->outcome == EV_PUSH_UNREACHABLE)
@@ -101,14 +89,11 @@ static void print_json(const struct push_opts *o)
 						      d->outcome == EV_PUSH_UNREACHABLE ? NULL : d->receipt_path));
 	}
 	json_t *doc = json_pack("{s:s, s:o, s:b, s:O}", "format", "evidence-push/1", "destinations", list, "agree",
-				p->agree, "findings", o->findings);
-	char *bytes = NULL;
-	size_t len = 0;
+				p->agree, "findings", o->r.findings);
 	struct ev_error err;
 	ev_error_clear(&err);
-	if (ev_json_dump(doc, &bytes, &len, &err) == EV_OK)
-		fwrite(bytes, 1, len, stdout);
-	free(bytes);
+	if (ev_json_print(doc, stdout, &err) != EV_OK)
+		ev_cli_error(TOOL, &err);
 	json_decref(doc);
 }
 
@@ -126,7 +111,7 @@ static int run_push(struct push_opts *o)
 	p->ctx = o;
 	p->meter = &meter;
 	p->interrupted = &ev_cli_interrupted;
-	o->findings = json_array();
+	o->r.findings = json_array();
 	int code = 2;
 	int ran = 0;
 	ev_status st = ev_replicate_push_prepare(p, &err);
@@ -134,7 +119,7 @@ static int run_push(struct push_opts *o)
 		ran = 1;
 		char total[32];
 		ev_format_bytes(p->files[1].size, total, sizeof total);
-		if (!o->json)
+		if (!o->r.json)
 			printf("pushing %s (%s) to %zu destination%s\n", p->archive, total, p->n_to, p->n_to == 1 ? "" : "s");
 		fflush(stdout);
 		st = ev_replicate_push_run(p, &err);
@@ -147,16 +132,16 @@ static int run_push(struct push_opts *o)
 	} else {
 		if (p->judged != EV_OK)
 			ev_cli_error(TOOL, &p->judge_err);
-		if (o->json)
+		if (o->r.json)
 			print_json(o);
 		else if (p->nreceipts && p->agree)
 			printf("AGREE: %zu receipts, comparable %s\n", p->nreceipts, p->set.items[0].comparable);
 		else if (p->nreceipts)
-			printf("DIFFER: the receipts do not agree; %u problem%s named above\n", o->count,
-			       o->count == 1 ? "" : "s");
+			printf("DIFFER: the receipts do not agree; %u problem%s named above\n", o->r.count,
+			       o->r.count == 1 ? "" : "s");
 		code = p->failed || !p->agree ? 1 : p->unreachable ? 2 : 0;
 	}
-	json_decref(o->findings);
+	json_decref(o->r.findings);
 	ev_replicate_push_free(p);
 	return code;
 }
@@ -167,31 +152,23 @@ int replicate_push_main(int argc, char **argv)
 						 .idle_seconds = DEFAULT_IDLE_SECONDS}};
 	struct ev_replicate_push *p = &o.push;
 	struct ev_transport *t = &p->transport;
-	long v;
 	int c;
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &replicate_tool, "push");
 	optind = 1;
 	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
 		switch (c) {
-		case 'F': t->ssh_config = optarg; break;
 		case 'h':
 			return ev_cli_help(&replicate_tool, "push");
-		case 'j': o.json = 1; break;
+		case 'j': o.r.json = 1; break;
 		case 'K': p->remote_sign_key = optarg; break;
 		case 'k': p->sign_key = optarg; break;
-		case 'O':
-			if (t->n_ssh_options == EV_TRANSPORT_MAX_SSH_OPTIONS)
-				return ev_cli_usage(&replicate_tool, "push", "at most %d --ssh-option", EV_TRANSPORT_MAX_SSH_OPTIONS);
-			o.ssh_options[t->n_ssh_options++] = optarg;
-			break;
 		case 'R': t->remote_replicate = optarg; break;
 		case 'r': p->receipts = optarg; break;
 		case 'D':
 			return ev_cli_usage(&replicate_tool, "push",
 					    "--receipts names the receipts prune judges; push keeps its receipts in "
 					    "--receipt-dir DIR");
-		case 'S': t->ssh = optarg; break;
 		case 'p': p->seal_sha256 = optarg; break;
 		case 's': p->seal = optarg; break;
 		case 'T':
@@ -199,19 +176,12 @@ int replicate_push_main(int argc, char **argv)
 				return ev_cli_usage(&replicate_tool, "push", "at most %d destinations", EV_PUSH_MAX_DESTINATIONS);
 			o.to[p->n_to++] = optarg;
 			break;
-		case 't':
-			if (ev_cli_parse_long(optarg, 1, 86400, &v))
-				return ev_cli_usage(&replicate_tool, "push", "option --timeout: expected 1-86400 seconds, found '%s'",
-						 optarg);
-			t->idle_seconds = (int)v;
-			break;
-		case 'u':
-			if (p->n_trust == EV_PUSH_MAX_DESTINATIONS)
-				return ev_cli_usage(&replicate_tool, "push", "at most %d --trust files", EV_PUSH_MAX_DESTINATIONS);
-			o.trust[p->n_trust++] = optarg;
-			break;
 		default:
-			return ev_cli_usage(&replicate_tool, "push", "%s", ev_cli_option_problem(argv));
+			switch (replicate_remote_option(&o.r, t, c, optarg, "push")) {
+			case 1: break;
+			case -1: return 2;
+			default: return ev_cli_usage(&replicate_tool, "push", "%s", ev_cli_option_problem(argv));
+			}
 		}
 	}
 	if (optind + 1 != argc)
@@ -225,9 +195,9 @@ int replicate_push_main(int argc, char **argv)
 		return ev_cli_usage(&replicate_tool, "push", "no destination given (--to [HOST:]DIR)");
 	if (!p->receipts)
 		p->receipts = EV_RECEIPT_DEFAULT_DIR;
-	t->ssh_options = o.ssh_options;
 	p->to = o.to;
-	p->trust_files = o.trust;
+	p->trust_files = o.r.trust;
+	p->n_trust = o.r.n_trust;
 	ev_cli_catch_signals();
 	return run_push(&o);
 }

@@ -172,6 +172,8 @@ for f in summary.json summary.md report.html runs.csv; do
 	cmp "summary/$f" "summary-archive/$f"
 done
 echo "(summary.json, summary.md, report.html and runs.csv: byte for byte those of the audit of the tree)"
+echo "(and the replica that holds an intact copy audits it where it lives; the receipt and summary come back here)"
+show "$replicate" audit --seal sealed/SEAL.json --seal-sha256 "$pin" --receipt-dir receipts replicas/lab2
 
 step "replicate status: what is where, from the receipts alone"
 show "$replicate" status .
@@ -195,6 +197,10 @@ print("audit campaign: %s, %d runs; summary/summary.md, summary/report.html; com
 x = json.load(open("summary-archive/receipt.json"))
 print("audit campaign from the archive: %s; the same checks and facts as from the tree: %s" % (
     x["result"], x["checks"] == s["checks"] and x["facts"] == s["facts"]))
+for path in sorted(p for p in glob.glob("receipts/audit-*.json") if not p.endswith(".summary.json")):
+    q = json.load(open(path))
+    print("replica audit %s: %s on %s, the comparable digest of the audit of the archive here: %s" % (
+        path, q["result"], q["host"], q["comparable"] == x["comparable"]))
 g = s["facts"]["grade"]
 print("grade: %s by the rules %s version %d (%s): %s" % (g["grade"], g["rules"]["name"], g["rules"]["version"],
       g["rules"]["from"], ", ".join("%s %s" % (c["condition"], c["verdict"]) for c in g["conditions"]

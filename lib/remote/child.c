@@ -358,6 +358,16 @@ ev_status ev_child_wait(struct ev_child *c, int *exit_code, struct ev_error *err
 	}
 }
 
+static int is_progress(const struct ev_child *c, const char *line)
+{
+	if (!c->progress_marks[0])
+		return strstr(line, ": verifying: ") != NULL;
+	for (size_t i = 0; i < 4 && c->progress_marks[i]; i++)
+		if (strstr(line, c->progress_marks[i]))
+			return 1;
+	return 0;
+}
+
 void ev_child_last_error(const struct ev_child *c, char *buf, size_t cap)
 {
 	/* Walk back over lines; skip progress redraws ("\r...\033[K") and blanks. */
@@ -381,12 +391,14 @@ void ev_child_last_error(const struct ev_child *c, char *buf, size_t cap)
 				buf[o++] = (char)ch;
 		}
 		buf[o] = '\0';
-		if (o > 0 && !strstr(buf, ": verifying: ")) {
+		if (o > 0 && !is_progress(c, buf)) {
 			/* The far end's tool names itself; the message we build
 			 * around it names the destination instead. */
-			static const char own[] = "replicate: ";
-			if (strncmp(buf, own, sizeof own - 1) == 0)
-				memmove(buf, buf + sizeof own - 1, o - (sizeof own - 1) + 1);
+			char own[64];
+			snprintf(own, sizeof own, "%s: ", c->far_tool ? c->far_tool : "replicate");
+			size_t n = strlen(own);
+			if (strncmp(buf, own, n) == 0)
+				memmove(buf, buf + n, o - n + 1);
 			return;
 		}
 		buf[0] = '\0';

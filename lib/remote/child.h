@@ -36,6 +36,11 @@ struct ev_child {
 	const char *doing;         /* what we wait for, for messages */
 	volatile sig_atomic_t *stop; /* NULL: never; nonzero: stop waiting */
 	int killed_status;         /* set by ev_child_kill: how it ended (128 + signal when killed) */
+	/* for ev_child_last_error, set after ev_child_start (zero: replicate's):
+	 * the far tool's name, stripped from its message, and what marks its
+	 * progress lines (up to four, NULL-ended; none: ": verifying: ") */
+	const char *far_tool;
+	const char *progress_marks[5];
 };
 
 /* Start argv[0] (searched in PATH) with pipes on fds 0-2; env_add (may be

@@ -21,7 +21,9 @@
 
 #define EV_TRANSPORT_MAX_SSH_OPTIONS 32
 
-/* How to run replicate on the other side. */
+/* How to run replicate (or, for replicate audit, audit: the program is
+ * remote_replicate there, self_exe for a local directory) on the other
+ * side. */
 struct ev_transport {
 	const char *ssh, *ssh_config, *remote_replicate;
 	const char *const *ssh_options;

@@ -665,6 +665,10 @@ ev_status ev_audit_campaign_audit_journals(struct ev_audit_campaign *ca, struct 
 	jr.interrupted = ca->interrupted;
 	jr.shown_from = ca->archive ? ca->copies.shown_from : NULL;
 	json_t *doc = ev_receipt_new("audit", ca->tool, ca->invocation, err);
+	if (doc && ca->archive) { /* the journals were read out of the archive too: it says so */
+		ev_receipt_add_input(doc, EV_SEAL_FILENAME, ca->seal_path, ca->seal_hex, err);
+		ev_receipt_add_input(doc, "archive", ca->archive, ca->copies.archive_hex, err);
+	}
 	st = doc ? ev_audit_journal_run(&jr, doc, err) : err->status;
 	json_decref(doc);
 	if ((st == EV_OK || st == EV_MISMATCH) && ca->on_journals)

@@ -148,15 +148,8 @@ static ev_status judge_receipts(struct prune_run *p, const char *seal_hex, struc
 	unsigned before = reasons(p);
 	if (!hosts)
 		return ev_error_set(err, EV_ERROR, "out of memory");
-	if (o->n_trust) {
-		if (!(trust = ev_trust_new())) {
-			free(hosts);
-			return ev_error_set(err, EV_ERROR, "out of memory");
-		}
-		for (size_t i = 0; i < o->n_trust; i++)
-			if ((st = ev_trust_add_file(trust, o->trust[i], err)) != EV_OK)
-				goto out;
-	}
+	if ((st = ev_trust_from_files(o->trust, o->n_trust, &trust, err)) != EV_OK)
+		goto out;
 	ev_receipt_set_load(&set, o->receipts, o->n_receipts, trust, on_receipt_finding, p, &st, err);
 	if (st != EV_OK)
 		goto out;
@@ -205,6 +198,73 @@ out:
 	ev_receipt_set_free(&set);
 	ev_trust_free(trust);
 	free(hosts);
+	return st;
+}
+
+/* With audits: one of them an intact (trusted) audit campaign that passed
+ * on another host, from an archive copy of this seal; all agreeing. */
+static ev_status judge_audits(struct prune_run *p, const char *seal_hex, struct ev_error *err)
+{
+	const struct ev_replicate_prune *o = p->o;
+	if (!o->n_audits)
+		return EV_OK;
+	struct ev_trust *trust = NULL;
+	struct ev_receipt_set set = {0};
+	ev_status st = EV_OK;
+	unsigned before = reasons(p);
+	char here[256] = "";
+	gethostname(here, sizeof here - 1);
+	if ((st = ev_trust_from_files(o->trust, o->n_trust, &trust, err)) != EV_OK)
+		goto out;
+	ev_receipt_set_load(&set, o->audits, o->n_audits, trust, on_receipt_finding, p, &st, err);
+	if (st != EV_OK)
+		goto out;
+	const char *agreeing = NULL;
+	for (size_t i = 0; i < set.count; i++) {
+		const struct ev_judged_receipt *j = &set.items[i];
+		ev_receipt_add_input(p->receipt, "audit", j->path, j->file_sha256, err);
+		const char *for_seal = ev_receipt_input_sha256(j->doc, EV_SEAL_FILENAME);
+		const json_t *argv = json_object_get(json_object_get(j->doc, "invocation"), "argv");
+		const char *command = json_string_value(json_array_get(argv, 1));
+		int usable = j->intact && (!trust || j->signed_ok);
+		if (!j->kind || strcmp(j->kind, "audit") != 0 || !command || strcmp(command, "campaign") != 0) {
+			refuse_because(p, j->path, "audit-kind", "is not an audit campaign receipt", "audit campaign",
+				       j->kind ? j->kind : "none");
+			usable = 0;
+		}
+		if (!ev_receipt_input_sha256(j->doc, "archive")) {
+			refuse_because(p, j->path, "audit-from-archive", "audited a tree, not an archive copy", "archive",
+				       "tree");
+			usable = 0;
+		}
+		if (!j->result || strcmp(j->result, "pass") != 0) {
+			refuse_because(p, j->path, "audit-result", "records a failed audit", "pass", j->result);
+			usable = 0;
+		}
+		if (!for_seal || strcmp(for_seal, seal_hex) != 0) {
+			refuse_because(p, j->path, "audit-seal", "was made against another seal", seal_hex,
+				       for_seal ? for_seal : "none");
+			usable = 0;
+		}
+		if (j->host && strcmp(j->host, here) == 0) {
+			refuse_because(p, j->path, "audit-host", "was made on this host, not another", "another host",
+				       j->host);
+			usable = 0;
+		}
+		if (usable)
+			agreeing = agreeing ? agreeing : j->path;
+	}
+	if (ev_receipt_set_disagreements(&set, on_receipt_finding, p) > 0)
+		refuse_because(p, set.items[0].path, "audits-agree", "the audits do not agree (differences above)", NULL,
+			       NULL);
+	if (!agreeing)
+		refuse_because(p, "audits", "audit",
+			       "no audit campaign of an archive copy of this seal on another host passed", "1", "0");
+	ev_receipt_add_check(p->receipt, "audits", reasons(p) == before,
+			     agreeing ? agreeing : "none from an archive copy on another host", err);
+out:
+	ev_receipt_set_free(&set);
+	ev_trust_free(trust);
 	return st;
 }
 
@@ -386,7 +446,7 @@ ev_status ev_replicate_prune(struct ev_replicate_prune *o, json_t *receipt, stru
 	const char *seal_hex = v.seal_hex;
 
 	/* The evidence prune relies on must outlive DIR. */
-	const char **relied = calloc(o->n_receipts + 3, sizeof *relied);
+	const char **relied = calloc(o->n_receipts + o->n_audits + 3, sizeof *relied);
 	if (!relied) {
 		st = ev_error_set(err, EV_ERROR, "out of memory");
 		goto out;
@@ -397,13 +457,15 @@ ev_status ev_replicate_prune(struct ev_replicate_prune *o, json_t *receipt, stru
 		relied[nrelied++] = o->selection;
 	for (size_t i = 0; i < o->n_receipts; i++)
 		relied[nrelied++] = o->receipts[i];
+	for (size_t i = 0; i < o->n_audits; i++)
+		relied[nrelied++] = o->audits[i];
 	for (size_t i = 0; i < nrelied; i++)
 		if (inside(p->dir_real, relied[i]))
 			refuse_because(p, relied[i], "evidence-inside",
 				       "lies inside DIR, which prune would remove", NULL, NULL);
 	free(relied);
 
-	if ((st = judge_receipts(p, seal_hex, err)) != EV_OK)
+	if ((st = judge_receipts(p, seal_hex, err)) != EV_OK || (st = judge_audits(p, seal_hex, err)) != EV_OK)
 		goto out;
 
 	/* The tree as it is now: the same walk finds links, other file

@@ -9,7 +9,9 @@
  * the replica receipts are intact (signed by a trusted key with trust
  * files), pass, are made against this seal, agree, and come from at least
  * min_hosts distinct hosts (by key with trust files); no process a
- * run.json in DIR records still runs. Only then is DIR taken out of its
+ * run.json in DIR records still runs; with audits, one of them is an
+ * audit campaign that passed on another host, read from an archive copy
+ * of this seal, and they agree. Only then is DIR taken out of its
  * name in one rename and emptied from below, each entry removed only when
  * provably what was checked (lib/archive/tree_remove); what changed stays.
  *
@@ -55,6 +57,12 @@ struct ev_replicate_prune {
 	const char *seal_sha256, *selection; /* may be NULL */
 	char *const *receipts;               /* the replica receipts relied on */
 	size_t n_receipts;
+	/* may be none: else audit receipts, one of which must be an intact,
+	 * passing audit campaign of an archive copy (an "archive" input) of
+	 * this seal on another host (by name; by trusted key with trust
+	 * lists), and which must agree with each other (--require-audit) */
+	char *const *audits;
+	size_t n_audits;
 	const char *const *trust;            /* trust lists (may be none: hosts counted by name) */
 	size_t n_trust;
 	long min_hosts;                      /* distinct hosts that must hold a verified copy */

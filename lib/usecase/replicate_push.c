@@ -317,16 +317,9 @@ static ev_status judge(struct ev_replicate_push *p, struct ev_error *err)
 	for (size_t i = 0; i < p->ndests; i++)
 		if (p->dests[i].outcome != EV_PUSH_UNREACHABLE)
 			paths[p->nreceipts++] = p->dests[i].receipt_path;
-	if (p->n_trust) {
-		trust = ev_trust_new();
-		for (size_t i = 0; trust && i < p->n_trust; i++) {
-			ev_status st = ev_trust_add_file(trust, p->trust_files[i], err);
-			if (st != EV_OK) {
-				ev_trust_free(trust);
-				return st;
-			}
-		}
-	}
+	ev_status st = ev_trust_from_files((const char *const *)p->trust_files, p->n_trust, &trust, err);
+	if (st != EV_OK)
+		return st;
 	ev_error_clear(&p->judge_err);
 	p->problems = ev_receipt_set_load(&p->set, paths, p->nreceipts, trust, p->on_finding, p->ctx, &p->judged,
 					  &p->judge_err);

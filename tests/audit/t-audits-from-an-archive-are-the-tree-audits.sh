@@ -46,9 +46,10 @@ test_expect_success 'from its archive: the tree audit'"'"'s outputs byte for byt
 	test_cmp tree.inputs arch.inputs &&
 	test "$(json_get arch/receipt.json "[(i[\"path\"], i[\"sha256\"]) for i in d[\"inputs\"] if i[\"name\"] == \"archive\"]")" = \
 		"[('"'"'sealed/archive.tar.zst'"'"', '"'"'$(sha256_of sealed/archive.tar.zst)'"'"')]" &&
-	json_get tree/audit-journal.json "d[\"comparable\"], d[\"inputs\"]" >tree.journals &&
-	json_get arch/audit-journal.json "d[\"comparable\"], d[\"inputs\"]" >arch.journals &&
+	json_get tree/audit-journal.json "d[\"checks\"], d[\"facts\"], d[\"inputs\"]" >tree.journals &&
+	json_get arch/audit-journal.json "d[\"checks\"], d[\"facts\"], d[\"inputs\"][2:]" >arch.journals &&
 	test_cmp tree.journals arch.journals &&
+	test "$(json_get arch/audit-journal.json "[i[\"name\"] for i in d[\"inputs\"]][:2]")" = "['"'"'SEAL.json'"'"', '"'"'archive'"'"']" &&
 	! grep -r -l "private" arch
 '
 

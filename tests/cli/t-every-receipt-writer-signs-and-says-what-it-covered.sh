@@ -8,9 +8,11 @@
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
 # The commands that only read (receipts, seals, plans) or only copy: they
-# write no receipt, so --sign-key would sign nothing.
+# write no receipt, so --sign-key would sign nothing. replicate audit keeps
+# the receipts the audits on the far hosts wrote (and signed, with
+# --remote-sign-key); it writes none of its own.
 READERS="seal:diff seal:select replicate:compare replicate:check replicate:status replicate:keygen replicate:receive
-capture:pin capture:leases"
+replicate:audit capture:pin capture:leases"
 
 commands_of () {
 	"$EV_BUILDDIR/$1/$1" --help | awk '/^commands:/ { f = 1; next } f == 1 && /^  [a-z]/ { print $1 } f == 1 && /^$/ { f = 2 }'

@@ -1,0 +1,137 @@
+#!/bin/sh
+# replicate audit over real OpenSSH: each host that push gave a copy of a
+# sealed campaign runs audit campaign against that copy (one read of the
+# archive there, nothing extracted, its OUTDIR beside the copy); the
+# receipts and summaries come back here, and every host recomputed the
+# comparable digest the lab host computes from its own archive. A host
+# holding a tampered copy is named, with the member and the first value
+# where its summary differs; a host with nothing listening is reported
+# while the others' audits stand. prune --require-audit removes the
+# runtime tree only once another host's audit of its archive copy passed.
+# Stopped by a signal, replicate audit ends every far audit, and nothing
+# is published there or here.
+. "$EV_SRCDIR/tests/lib/lib.sh"
+. "$EV_SRCDIR/tests/lib/sshd-hosts.sh"
+
+[ "$(nproc)" -ge 2 ] || test_skip_all "needs two CPUs"
+R=runs/001-baseline-spin-1
+
+audit_hosts () {
+	"$REPLICATE" audit --seal out/SEAL.json --receipt-dir receipts --ssh-config "$T/ssh_config" \
+		--remote-audit "$AUDIT" "$@"
+}
+
+test_expect_success 'setup: a captured campaign, sealed, pushed to two hosts with their own sshd' '
+	two_cell_plan plan.json small 11031 2000 1 &&
+	"$CAPTURE" pin plan.json -o pinned.json >/dev/null && "$CAPTURE" run pinned.json -o c >/dev/null &&
+	"$SEAL" create c -o out >/dev/null && mkdir receipts &&
+	ssh_hosts_setup &&
+	"$REPLICATE" push out/archive.tar.zst --seal out/SEAL.json --receipt-dir receipts --ssh-config "$T/ssh_config" \
+		--remote-replicate "$REPLICATE" --to "hostA:$T/replica-a" --to "hostB:$T/replica-b" >/dev/null
+'
+
+test_expect_success 'each host audits its copy; the audits agree with the lab host'"'"'s audit of its archive' '
+	audit_hosts "hostA:$T/replica-a" "hostB:$T/replica-b" >stdout 2>stderr &&
+	test ! -s stderr &&
+	grep -q "^hostA:$T/replica-a: pass; receipt receipts/audit-hostA_.*\\.json$" stdout &&
+	grep -q "^hostB:$T/replica-b: pass; receipt receipts/audit-hostB_.*\\.json$" stdout &&
+	grep -q "^AGREE: 2 audits, comparable [0-9a-f]\\{64\\}$" stdout &&
+	ls receipts/audit-hostA_*.summary.json receipts/audit-hostB_*.summary.json >/dev/null &&
+	a=$(ls receipts/audit-hostA_*[0-9]Z.json) &&
+	cmp "$T"/replica-a/audit-*/receipt.json "$a" &&
+	cmp "$T"/replica-a/audit-*/summary.json receipts/audit-hostA_*.summary.json &&
+	ls "$T/replica-a" | grep -v "^audit-" | grep -v "^replica-" >left &&
+	printf "%s\n" SEAL.json archive.tar.zst >want && test_cmp want left &&
+	if [ $isolated = 1 ]; then
+		test "$(json_get "$a" "d[\"host\"]")" = hostA
+	fi &&
+	"$AUDIT" campaign --seal out/SEAL.json --seal-sha256 "$(sha256_of out/SEAL.json)" out/archive.tar.zst -o here >/dev/null &&
+	test "$(json_get here/receipt.json "d[\"comparable\"]")" = "$(json_get "$a" "d[\"comparable\"]")" &&
+	"$REPLICATE" status receipts >status.out &&
+	c16=$(json_get "$a" "d[\"comparable\"][:16]") &&
+	grep -q "^  audit:    audit campaign on [^,]*, from the archive, pass at [^,]*, comparable $c16 ($a)$" status.out
+'
+
+test_expect_success 'a host holding a tampered copy: named, with the member and the first value its summary differs in' '
+	python3 "$SURGERY" out/archive.tar.zst forged.tar.zst flip $R/series/send.bin 4100 &&
+	mkdir "$T/replica-f" && cp out/SEAL.json "$T/replica-f/" && cp forged.tar.zst "$T/replica-f/archive.tar.zst" &&
+	test_expect_code 1 audit_hosts "hostA:$T/replica-a" "hostB:$T/replica-f" >forged.out 2>forged.err &&
+	grep -q "^hostA:$T/replica-a: pass; receipt " forged.out &&
+	grep -q "^hostB:$T/replica-f: FAIL; receipt receipts/audit-hostB_.*\\.json$" forged.out &&
+	grep -q "^DIFFER: the audits do not agree" forged.out &&
+	grep -q "^replicate: receipts/audit-hostB_.*: check inputs against the seal: differs between the receipts (expected pass: .*, found fail: $R/series/send.bin: its SHA-256 is not the seal" forged.err &&
+	grep -q "^replicate: hostB:$T/replica-f: its summary differs first at run 001-baseline-spin-1: recomputed\\.[a-z0-9_.]*: [0-9\"]* here, [0-9\"]* on hostA:$T/replica-a$" forged.err &&
+	test_expect_code 1 "$REPLICATE" compare receipts/audit-hostA_*[0-9]Z.json receipts/audit-hostB_*[0-9]Z.json >/dev/null 2>&1
+'
+
+test_expect_success 'a host with nothing listening is reported with ssh'"'"'s reason; the other host'"'"'s audit stands' '
+	test_expect_code 2 audit_hosts "hostA:$T/replica-a" "hostC:$T/replica-c" >unreached.out 2>unreached.err &&
+	grep -q "^hostA:$T/replica-a: pass; receipt " unreached.out && grep -q "^hostC:$T/replica-c: error$" unreached.out &&
+	grep -q "^replicate: hostC:$T/replica-c: ssh failed (status 255): .*Connection refused" unreached.err
+'
+
+test_expect_success 'a local DIR is audited here with the audit beside replicate; misuse refused' '
+	mkdir -p local && cp out/SEAL.json out/archive.tar.zst local/ &&
+	"$REPLICATE" audit --seal out/SEAL.json --receipt-dir receipts ./local >local.out 2>local.err &&
+	grep -q "^./local: pass; receipt receipts/audit-local-.*\\.json$" local.out &&
+	test_expect_code 2 "$REPLICATE" audit --receipt-dir receipts ./local 2>err &&
+	grep -q "^replicate: no seal given (--seal SEAL.json)$" err &&
+	test_expect_code 2 "$REPLICATE" audit --seal out/SEAL.json --seal-sha256 "$(printf "%064d" 0)" --receipt-dir receipts \
+		./local 2>err &&
+	grep -q "out/SEAL.json" err &&
+	test_expect_code 2 "$REPLICATE" audit --seal out/SEAL.json --receipt-dir nowhere ./local 2>err &&
+	grep -q "^replicate: nowhere: the receipt directory (--receipt-dir) does not exist$" err
+'
+
+# far_audits DIR: the audits still running on the far host for DIR (the
+# hosts share this PID namespace).
+far_audits () {
+	pgrep -af "campaign .*$1/archive.tar.zst" | grep -v pgrep || true
+}
+
+test_expect_success 'replicate audit stopped (SIGTERM) while the far hosts audit: their audits end, nothing published' '
+	cp -r c cbig && head -c 800000000 /dev/zero >cbig/runs/extra.bin && "$SEAL" create cbig -o outbig >/dev/null &&
+	"$REPLICATE" push outbig/archive.tar.zst --seal outbig/SEAL.json --receipt-dir receipts --ssh-config "$T/ssh_config" \
+		--remote-replicate "$REPLICATE" --to "hostA:$T/big-a" --to "hostB:$T/big-b" >/dev/null &&
+	before=$(ls receipts | wc -l) &&
+	STOPPED_AFTER=0.5 STOPPED_WITHIN=2 stopped SIGTERM receipts/none "$REPLICATE" audit --seal outbig/SEAL.json \
+		--receipt-dir receipts --ssh-config "$T/ssh_config" --remote-audit "$AUDIT" "hostA:$T/big-a" "hostB:$T/big-b" &&
+	grep -q "^replicate: interrupted by a signal$" stopped.err &&
+	test "$(ls receipts | wc -l)" = "$before" &&
+	for i in $(seq 1 50); do
+		[ -z "$(far_audits "$T/big-a")$(far_audits "$T/big-b")" ] && break
+		sleep 0.1
+	done &&
+	test -z "$(far_audits "$T/big-a")$(far_audits "$T/big-b")" &&
+	test -z "$(ls -d "$T"/big-a/audit-* "$T"/big-b/audit-* 2>/dev/null)"
+'
+
+test_expect_success 'prune --require-audit: refused for an audit made here, of a tree, or failed; removes once another host'"'"'s agrees' '
+	"$AUDIT" campaign --seal out/SEAL.json c -o tree-here >/dev/null &&
+	good=$(ls receipts/audit-hostA_*replica-a-*[0-9]Z.json | head -n 1) &&
+	bad=$(ls receipts/audit-hostB_*replica-f-*[0-9]Z.json) &&
+	replica=$(ls receipts/replica-hostA_*replica-a-*.json | head -n 1) &&
+	test_expect_code 1 "$REPLICATE" prune --seal out/SEAL.json --min-hosts 1 --receipts "$replica" \
+		--require-audit here/receipt.json --require-audit tree-here/receipt.json --require-audit "$bad" \
+		--receipt refused.json c >prune.out 2>prune.err &&
+	test -d c &&
+	grep -q "^replicate: refused: here/receipt.json: was made on this host, not another (expected another host, found " prune.err &&
+	grep -q "^replicate: refused: tree-here/receipt.json: audited a tree, not an archive copy (expected archive, found tree)$" prune.err &&
+	grep -q "^replicate: refused: $bad: records a failed audit (expected pass, found fail)$" prune.err &&
+	grep -q "^replicate: refused: audits: no audit campaign of an archive copy of this seal on another host passed" prune.err &&
+	test "$(json_get refused.json "[c[\"result\"] for c in d[\"checks\"] if c[\"name\"] == \"audits\"]")" = "['"'"'fail'"'"']" &&
+	if [ $isolated = 1 ]; then
+		"$REPLICATE" prune --seal out/SEAL.json --min-hosts 1 --receipts "$replica" --require-audit "$good" \
+			--receipt pruned.json c >prune.out 2>prune.err &&
+		test_must_be_absent c &&
+		test "$(json_get pruned.json "[(c[\"result\"], c[\"detail\"]) for c in d[\"checks\"] if c[\"name\"] == \"audits\"]")" = \
+			"[('"'"'pass'"'"', '"'"'$good'"'"')]"
+	fi
+'
+
+test_expect_success 'teardown: the sshds stop and the namespaces go' '
+	stop_hosts && sleep 0.2 &&
+	if [ $isolated = 1 ]; then ! ip netns list | contains "ev$tag"; fi
+'
+
+test_done
