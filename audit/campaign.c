@@ -87,6 +87,10 @@ static ev_status run_campaign(struct ev_audit_campaign *ca, enum campaign_stdout
 	struct ev_progress reading; /* from an archive: the one pass that checks and copies it */
 	ev_progress_init(&reading, stderr, TOOL ": reading the archive", 0, 0);
 	struct ev_meter archive_meter = ev_progress_meter(&reading);
+	struct ev_progress journals;
+	ev_progress_init(&journals, stderr, TOOL ": auditing the journals", 0, 0);
+	journals.noun = "files";
+	struct ev_meter journals_meter = ev_progress_meter(&journals);
 	ca->tool = TOOL;
 	ca->invocation = ev_cli_invocation();
 	ca->on_finding = show_finding;
@@ -96,10 +100,12 @@ static ev_status run_campaign(struct ev_audit_campaign *ca, enum campaign_stdout
 	ca->ctx = &progress;
 	ca->meter = &meter;
 	ca->archive_meter = &archive_meter;
+	ca->journals_meter = journals.enabled ? &journals_meter : NULL;
 	ca->interrupted = &ev_cli_interrupted;
 	json_t *receipt = ev_receipt_new("audit", TOOL, ev_cli_invocation(), err);
 	ev_status st = receipt ? ev_audit_campaign_run(ca, receipt, err) : err->status;
 	ev_progress_done(&reading);
+	ev_progress_done(&journals);
 	ev_progress_done(&progress);
 	if (st == EV_MISMATCH) /* an archive that does not match its seal, read no further */
 		ev_cli_error(TOOL, err);

@@ -136,6 +136,7 @@ struct ev_audit_campaign {
 	void *ctx;
 	const struct ev_meter *meter;        /* may be NULL: runs analysed */
 	const struct ev_meter *archive_meter; /* may be NULL: from an archive, its members' bytes read */
+	const struct ev_meter *journals_meter; /* may be NULL: the journals' bytes audited */
 	volatile sig_atomic_t *interrupted;  /* required: nothing is claimed once it is set */
 
 	/* outputs, after ev_audit_campaign_run */

@@ -663,6 +663,7 @@ ev_status ev_audit_campaign_audit_journals(struct ev_audit_campaign *ca, struct 
 	jr.receipt = receipt;
 	jr.sign_key = ca->sign_key;
 	jr.interrupted = ca->interrupted;
+	jr.meter = ca->journals_meter;
 	jr.shown_from = ca->archive ? ca->copies.shown_from : NULL;
 	json_t *doc = ev_receipt_new("audit", ca->tool, ca->invocation, err);
 	if (doc && ca->archive) { /* the journals were read out of the archive too: it says so */

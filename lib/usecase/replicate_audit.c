@@ -108,6 +108,7 @@ static ev_status audit_there(struct ev_replicate_audit_host *h, struct ev_error 
 	c.far_tool = "audit";
 	c.progress_marks[0] = "auditing runs: ";
 	c.progress_marks[1] = "reading the archive: ";
+	c.progress_marks[2] = "auditing the journals: ";
 	int code = -1;
 	if ((st = ev_child_read_all(&c, err)) == EV_OK)
 		st = ev_child_wait(&c, &code, err);
