@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/core/json.h"
+#include "lib/receipt/attestation.h"
 #include "lib/receipt/signature.h"
 #include "lib/receipt/receipt_set.h"
 #include "replicate/replicate.h"
@@ -24,6 +25,36 @@ static void on_problem(void *ctx, const char *receipt_path, const struct ev_find
 	if (!list)
 		json_object_set_new(c->problems, receipt_path, list = json_array());
 	json_array_append_new(list, json_string(f->message));
+}
+
+/* An in-toto envelope: its DSSE signatures, statement and receipt
+ * (lib/receipt/attestation). @return 1 when it does not hold. */
+static int check_envelope(const char *path, const json_t *doc, const struct ev_trust *trust, int json, json_t *list)
+{
+	char why[EV_ERROR_TEXT_MAX + 64] = "", signer[EV_SHA256_HEX_LEN + 1] = "";
+	json_t *receipt = NULL;
+	struct ev_error err;
+	ev_error_clear(&err);
+	ev_status st = ev_attestation_check(doc, trust, &receipt, signer, why, sizeof why, &err);
+	if (st >= EV_ERROR)
+		snprintf(why, sizeof why, "%s", err.text);
+	int holds = st == EV_OK;
+	const char *kind = json_string_value(json_object_get(receipt, "kind"));
+	const char *host = json_string_value(json_object_get(receipt, "host"));
+	const char *result = json_string_value(json_object_get(receipt, "result"));
+	json_array_append_new(list, json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:b, s:s?, s:[s?]}", "path", path, "envelope",
+					      EV_ATTESTATION_PAYLOAD_TYPE, "kind", kind, "host", host, "result", result,
+					      "holds", holds, "signed_by", holds ? signer : NULL, "problems",
+					      holds ? NULL : why));
+	if (!json) {
+		if (holds)
+			printf("%s: in-toto attestation of a receipt of kind %s from %s (%s), its subjects the receipt's, signed by "
+			       "trusted key %.16s\n", path, kind ?: "?", host ?: "?", result ?: "?", signer);
+		else
+			fprintf(stderr, TOOL ": %s: %s\n", path, why);
+	}
+	json_decref(receipt);
+	return !holds;
 }
 
 int replicate_check_main(int argc, char **argv)
@@ -58,14 +89,34 @@ int replicate_check_main(int argc, char **argv)
 	}
 	struct check_run run = {json_object()};
 	struct ev_receipt_set set = {0};
-	ev_status st;
-	ev_receipt_set_load(&set, argv + optind, (size_t)(argc - optind), trust, on_problem, &run, &st, &err);
+	ev_status st = EV_OK;
+	size_t bad = 0, envelopes = 0;
+	json_t *list = json_array();
+	/* envelopes judged here, receipts together in the set */
+	char **receipts = calloc((size_t)(argc - optind), sizeof *receipts);
+	size_t nreceipts = 0;
+	for (int i = optind; i < argc && st == EV_OK && receipts; i++) {
+		json_t *doc = NULL;
+		if (ev_json_load(argv[i], NULL, 0, &doc, NULL, NULL, NULL, &err) != EV_OK) {
+			st = err.status;
+		} else if (ev_attestation_is_envelope(doc)) {
+			envelopes++;
+			bad += check_envelope(argv[i], doc, trust, json, list);
+		} else {
+			receipts[nreceipts++] = argv[i];
+		}
+		json_decref(doc);
+	}
+	if (!receipts)
+		st = ev_error_set(&err, EV_ERROR, "out of memory");
+	if (st == EV_OK && nreceipts)
+		ev_receipt_set_load(&set, receipts, nreceipts, trust, on_problem, &run, &st, &err);
+	free(receipts);
 	if (st != EV_OK) {
 		ev_cli_error(TOOL, &err);
+		json_decref(list);
 		goto out;
 	}
-	size_t bad = 0;
-	json_t *list = json_array();
 	for (size_t i = 0; i < set.count; i++) {
 		const struct ev_judged_receipt *j = &set.items[i];
 		json_t *why = json_object_get(run.problems, j->path);
@@ -92,8 +143,8 @@ int replicate_check_main(int argc, char **argv)
 		ev_json_print(doc, stdout, &err);
 		json_decref(doc);
 	} else {
-		printf("%s: %zu of %zu receipts intact and signed by a trusted key\n", bad ? "FAIL" : "OK", set.count - bad,
-		       set.count);
+		printf("%s: %zu of %zu %s intact and signed by a trusted key\n", bad ? "FAIL" : "OK",
+		       set.count + envelopes - bad, set.count + envelopes, envelopes ? "receipts and envelopes" : "receipts");
 	}
 	json_decref(list);
 	code = bad ? 1 : 0;

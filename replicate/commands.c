@@ -189,7 +189,7 @@ static const struct ev_cli_option check_options[] = {
 static const struct ev_cli_command replicate_check_command = {
 	.name = "check",
 	.run = replicate_check_main,
-	.synopsis = "replicate check --trust FILE [--trust FILE ...] [--json] RECEIPT...",
+	.synopsis = "replicate check --trust FILE [--trust FILE ...] [--json] (RECEIPT | ENVELOPE)...",
 	.summary = "any receipt held against a trust list: intact and signed\n"
 		"by a trusted key",
 	.description = "Check each RECEIPT, of any kind (seal, verify, replica, audit, capture, cleanup,\n"
@@ -197,10 +197,43 @@ static const struct ev_cli_command replicate_check_command = {
 		"JSON), its comparable digest recomputed (an edit after it was written is named),\n"
 		"and its signature verified under one of the keys (an unsigned receipt, one\n"
 		"signed by another key, or one changed after it was signed is named). Every\n"
-		"command that writes a receipt signs it with --sign-key KEY.\n",
+		"command that writes a receipt signs it with --sign-key KEY.\n"
+		"\n"
+		"An in-toto attestation (replicate attest: a DSSE envelope) is checked as well: its\n"
+		"payloadType, every signature by a trusted key over the envelope's pre-\n"
+		"authentication encoding, the statement's type and predicateType, the receipt\n"
+		"inside intact, and the subjects exactly its inputs and outputs.\n",
 	.options = check_options,
 	.notes = "Exit status: 0 every receipt is intact and signed by a trusted key, 1 one is\n"
 		"not (each named on stderr), 2 usage, a key or a receipt that cannot be read.\n",
+};
+
+static const struct ev_cli_option attest_options[] = {
+	{"output", 'o', "FILE", 'o',
+	 "the envelope (one RECEIPT; default: RECEIPT.intoto.json\n"
+	 "beside each receipt)"},
+	{"sign-key", 0, "KEY", 'K',
+	 "sign the envelope with this Ed25519 key (repeatable:\n"
+	 "one signature each)"},
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command replicate_attest_command = {
+	.name = "attest",
+	.run = replicate_attest_main,
+	.synopsis = "replicate attest --sign-key KEY [--sign-key KEY ...] [-o FILE] RECEIPT...",
+	.summary = "a receipt as an in-toto attestation in a DSSE envelope",
+	.description = "Export each RECEIPT (any kind, read strictly, its comparable digest holding) as an\n"
+		"in-toto Statement v1 whose subjects are the receipt's inputs and outputs by\n"
+		"SHA-256 and whose predicate (urn:evidence:receipt:v1) is the receipt, wrapped in\n"
+		"a DSSE envelope (payloadType application/vnd.in-toto+json) signed with each\n"
+		"--sign-key (replicate keygen's Ed25519 keys; keyid is the key's id as receipts\n"
+		"name it). Tools outside this project verify it with the public key; replicate\n"
+		"check --trust does too.\n",
+	.options = attest_options,
+	.notes = "Exit status: 0 every envelope written, 1 a receipt edited after it was written\n"
+		"(not attested), 2 usage, a key or a receipt that cannot be read, an envelope\n"
+		"that exists.\n",
 };
 
 static const struct ev_cli_option keygen_options[] = {
@@ -342,6 +375,7 @@ static const struct ev_cli_command *const commands[] = {
 	&replicate_audit_command,
 	&replicate_compare_command,
 	&replicate_check_command,
+	&replicate_attest_command,
 	&replicate_keygen_command,
 	&replicate_prune_command,
 	&replicate_status_command,

@@ -9,7 +9,8 @@
 # replica directories (standing in for hosts), compares the receipts,
 # names a tampered replica's member, and prune removes the runtime copy
 # once its guards hold, after which audit campaign reads the sealed archive
-# alone to the same summary; audit campaign sums the campaign up per cell (the
+# alone to the same summary, and the campaign audit's receipt is exported
+# as a signed in-toto attestation; audit campaign sums the campaign up per cell (the
 # median of its runs' recomputed statistics) in a table and an HTML
 # report, and grades it (diagnostic on a host without isolation, each
 # condition named); audit compare sets the two arms side by side, and the campaign
@@ -174,6 +175,11 @@ done
 echo "(summary.json, summary.md, report.html and runs.csv: byte for byte those of the audit of the tree)"
 echo "(and the replica that holds an intact copy audits it where it lives; the receipt and summary come back here)"
 show "$replicate" audit --seal sealed/SEAL.json --seal-sha256 "$pin" --receipt-dir receipts replicas/lab2
+
+step "an attestation others verify: the campaign audit's receipt as an in-toto statement in a DSSE envelope"
+show "$replicate" keygen -o lab
+show "$replicate" attest --sign-key lab.key -o summary-attestation.json summary/receipt.json
+show "$replicate" check --trust lab.pub summary-attestation.json
 
 step "replicate status: what is where, from the receipts alone"
 show "$replicate" status .

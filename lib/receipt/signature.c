@@ -236,6 +236,40 @@ ev_status ev_receipt_finish_signed(json_t *r, const struct ev_signing_key *key, 
 	return st;
 }
 
+ev_status ev_signature_sign_bytes(const struct ev_signing_key *key, const void *bytes, size_t len,
+				  unsigned char sig[ED25519_SIG_LEN], char key_sha256_hex[EV_SHA256_HEX_LEN + 1],
+				  struct ev_error *err)
+{
+	size_t sig_len = ED25519_SIG_LEN;
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	int ok = md && EVP_DigestSignInit(md, NULL, NULL, NULL, key->pkey) == 1 &&
+		 EVP_DigestSign(md, sig, &sig_len, bytes, len) == 1 && sig_len == ED25519_SIG_LEN;
+	EVP_MD_CTX_free(md);
+	if (!ok)
+		return ev_error_set(err, EV_ERROR, "cannot sign (%s)", openssl_reason());
+	if (key_sha256_hex)
+		memcpy(key_sha256_hex, key->id, EV_SHA256_HEX_LEN + 1);
+	return EV_OK;
+}
+
+int ev_trust_verify_bytes(const struct ev_trust *t, const char *key_sha256_hex, const void *bytes, size_t len,
+			  const unsigned char *sig, size_t sig_len)
+{
+	const struct trusted *key = NULL;
+	for (size_t i = 0; t && i < t->count && !key; i++)
+		if (key_sha256_hex && strcmp(t->keys[i].id, key_sha256_hex) == 0)
+			key = &t->keys[i];
+	if (!key)
+		return -1;
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	int verdict = 0;
+	if (md && EVP_DigestVerifyInit(md, NULL, NULL, NULL, key->pkey) == 1)
+		verdict = EVP_DigestVerify(md, sig, sig_len, bytes, len) == 1;
+	EVP_MD_CTX_free(md);
+	ERR_clear_error();
+	return verdict;
+}
+
 ev_status ev_receipt_sign(json_t *r, const struct ev_signing_key *key, struct ev_error *err)
 {
 	char *bytes = NULL;
@@ -396,20 +430,12 @@ ev_status ev_receipt_check_signature(const json_t *r, const struct ev_trust *t,
 	ev_status st = signed_bytes(r, &bytes, &len, err);
 	if (st != EV_OK)
 		return st;
-	EVP_MD_CTX *md = EVP_MD_CTX_new();
-	int verdict = -1;
-	if (md && EVP_DigestVerifyInit(md, NULL, NULL, NULL, key->pkey) == 1)
-		verdict = EVP_DigestVerify(md, raw, sizeof raw, (const unsigned char *)bytes, len);
-	EVP_MD_CTX_free(md);
+	int verdict = ev_trust_verify_bytes(t, key->id, bytes, len, raw, sizeof raw);
 	free(bytes);
-	ERR_clear_error();
-	if (verdict == 1) {
-		if (key_sha256_hex)
-			memcpy(key_sha256_hex, key->id, EV_SHA256_HEX_LEN + 1);
-		return EV_OK;
-	}
-	if (verdict == 0)
+	if (verdict != 1)
 		return mismatch(why, why_cap, "does not match its signature: it was altered after "
 					      "it was signed");
-	return ev_error_set(err, EV_ERROR, "cannot check a signature (%s)", openssl_reason());
+	if (key_sha256_hex)
+		memcpy(key_sha256_hex, key->id, EV_SHA256_HEX_LEN + 1);
+	return EV_OK;
 }

@@ -48,6 +48,18 @@ ev_status ev_signing_key_load(const char *path, struct ev_signing_key **out,
 			      struct ev_error *err);
 void ev_signing_key_free(struct ev_signing_key *key);
 
+/* Ed25519 over bytes (for a DSSE envelope's pre-authentication
+ * encoding): the 64-byte signature into sig; key_sha256_hex (may be NULL)
+ * receives the key's id. */
+ev_status ev_signature_sign_bytes(const struct ev_signing_key *key, const void *bytes, size_t len,
+				  unsigned char sig[64], char key_sha256_hex[EV_SHA256_HEX_LEN + 1], struct ev_error *err);
+
+/* Whether sig (sig_len bytes) is an Ed25519 signature over bytes by the
+ * trusted key whose id is key_sha256_hex. @return 1 it verifies, 0 it
+ * does not, -1 no trusted key has that id. */
+int ev_trust_verify_bytes(const struct ev_trust *t, const char *key_sha256_hex, const void *bytes, size_t len,
+			  const unsigned char *sig, size_t sig_len);
+
 /* Sign r in place: remove any "signature", sign its canonical bytes, add
  * the signature member. */
 ev_status ev_receipt_sign(json_t *r, const struct ev_signing_key *key, struct ev_error *err);
