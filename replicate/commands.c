@@ -236,6 +236,43 @@ static const struct ev_cli_command replicate_attest_command = {
 		"that exists.\n",
 };
 
+static const struct ev_cli_option log_options[] = {
+	{"json", 0, NULL, 'j',
+	 "consistency: print the proof (evidence-consistency/1)"},
+	{"log", 0, "DIR", 'L',
+	 "the log (append makes it)"},
+	{"sign-key", 0, "KEY", 'K',
+	 "append: sign the new tree head with this Ed25519 key"},
+	{"trust", 0, "FILE", 't',
+	 "verify: every tree head signed by one of these keys\n"
+	 "(repeatable)"},
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command replicate_log_command = {
+	.name = "log",
+	.run = replicate_log_main,
+	.synopsis = "replicate log --log DIR [--sign-key KEY] append FILE...\n"
+		"replicate log --log DIR [--trust FILE ...] verify\n"
+		"replicate log --log DIR [--json] consistency OLD_HEAD NEW_HEAD",
+	.summary = "an append-only log of receipts and seals (RFC 9162 tree),\n"
+		"its signed tree heads and proofs",
+	.description = "append adds each receipt or SEAL.json (by its SHA-256, once) to the log in DIR as\n"
+		"a leaf of an RFC 9162 Merkle tree, writes a tree head (size, root; signed with\n"
+		"--sign-key) and, beside each file, FILE.inclusion.json, its inclusion proof;\n"
+		"nothing is added to a log that no longer matches its last head. verify\n"
+		"recomputes the whole tree: every head's root (and, with --trust, its signature),\n"
+		"every inclusion proof beside a logged file; an entry removed, reordered or\n"
+		"edited is named with the tree size it breaks. consistency proves, from this\n"
+		"log's entries, that the tree an older head describes (this host's, or one\n"
+		"another host kept) is a prefix of the tree a newer one describes, or names\n"
+		"the root that does not hold: a rewritten history is caught.\n",
+	.options = log_options,
+	.notes = "Exit status: 0 the log holds (appended, verified, consistent), 1 it does not\n"
+		"(each finding named), 2 usage, a file that cannot be read or logged, a log\n"
+		"rewritten before an append.\n",
+};
+
 static const struct ev_cli_option keygen_options[] = {
 	{"output", 'o', "NAME", 'o',
 	 "where the pair goes"},
@@ -376,6 +413,7 @@ static const struct ev_cli_command *const commands[] = {
 	&replicate_compare_command,
 	&replicate_check_command,
 	&replicate_attest_command,
+	&replicate_log_command,
 	&replicate_keygen_command,
 	&replicate_prune_command,
 	&replicate_status_command,

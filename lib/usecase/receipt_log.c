@@ -1,0 +1,565 @@
+/* receipt_log: the append-only receipt log (receipt_log.h). */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/archive/seal.h"
+#include "lib/core/input.h"
+#include "lib/core/json.h"
+#include "lib/core/path.h"
+#include "lib/core/publish.h"
+#include "lib/receipt/merkle.h"
+#include "lib/receipt/receipt.h"
+#include "lib/receipt/receipt_read.h"
+#include "lib/usecase/receipt_log.h"
+
+#define LOG_MAX ((size_t)1 << 30)
+#define DOC_MAX ((size_t)64 << 20)
+
+/* The entries as read: each line's bytes (without its newline), parsed. */
+struct entries {
+	char *bytes;
+	size_t n;
+	const char **line;
+	size_t *len;
+	json_t **doc;
+	ev_merkle_hash *leaf;
+};
+
+static void entries_free(struct entries *e)
+{
+	for (size_t i = 0; e->doc && i < e->n; i++)
+		json_decref(e->doc[i]);
+	free(e->bytes);
+	free(e->line);
+	free(e->len);
+	free(e->doc);
+	free(e->leaf);
+	memset(e, 0, sizeof *e);
+}
+
+/* entries.jsonl, every line canonical JSON with its four fields. */
+static ev_status read_entries(const char *dir, struct entries *e, struct ev_error *err)
+{
+	char path[PATH_MAX];
+	memset(e, 0, sizeof *e);
+	if (ev_path_join(path, sizeof path, dir, "entries.jsonl") != 0)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", dir);
+	struct stat sb;
+	if (lstat(path, &sb) != 0 && errno == ENOENT)
+		return EV_OK; /* an empty log */
+	size_t total = 0;
+	ev_status st = ev_file_read_all(path, LOG_MAX, &e->bytes, &total, err);
+	if (st != EV_OK)
+		return st;
+	if (total && e->bytes[total - 1] != '\n')
+		return ev_error_set(err, EV_REFUSED, "%s: its last line is cut short (no newline): an append was "
+				    "interrupted, or the file was edited", path);
+	size_t lines = 0;
+	for (size_t i = 0; i < total; i++)
+		lines += e->bytes[i] == '\n';
+	e->line = calloc(lines + 1, sizeof *e->line);
+	e->len = calloc(lines + 1, sizeof *e->len);
+	e->doc = calloc(lines + 1, sizeof *e->doc);
+	e->leaf = calloc(lines + 1, sizeof *e->leaf);
+	if (!e->line || !e->len || !e->doc || !e->leaf)
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	const char *at = e->bytes;
+	for (size_t i = 0; i < lines; i++) {
+		const char *nl = memchr(at, '\n', (size_t)(e->bytes + total - at));
+		e->line[i] = at;
+		e->len[i] = (size_t)(nl - at);
+		ev_merkle_leaf_hash(at, e->len[i], e->leaf[i]);
+		char name[PATH_MAX + 32];
+		snprintf(name, sizeof name, "%s: entry %zu", path, i);
+		/* canonical JSON ends in a newline; the line's does */
+		if ((st = ev_json_parse(at, e->len[i] + 1, name, NULL, EV_JSON_REQUIRE_CANONICAL, &e->doc[i], err)) != EV_OK)
+			return st;
+		e->n++;
+		at = nl + 1;
+	}
+	return EV_OK;
+}
+
+struct head {
+	char path[PATH_MAX];
+	json_t *doc;
+	size_t size;
+	ev_merkle_hash root;
+};
+
+static int by_size(const void *a, const void *b)
+{
+	const struct head *x = a, *y = b;
+	return x->size < y->size ? -1 : x->size > y->size;
+}
+
+static void heads_free(struct head *h, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		json_decref(h[i].doc);
+	free(h);
+}
+
+static int from_hex(const char *s, uint8_t *out, size_t n)
+{
+	if (!s || strlen(s) != 2 * n)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		unsigned v;
+		if (sscanf(s + 2 * i, "%2x", &v) != 1)
+			return -1;
+		out[i] = (uint8_t)v;
+	}
+	return 0;
+}
+
+static ev_status load_head(const char *path, struct head *h, struct ev_error *err)
+{
+	memset(h, 0, sizeof *h);
+	snprintf(h->path, sizeof h->path, "%s", path);
+	ev_status st = ev_json_load(path, EV_TREE_HEAD_FORMAT, EV_JSON_REQUIRE_CANONICAL, &h->doc, NULL, NULL, NULL, err);
+	if (st != EV_OK)
+		return st;
+	const json_t *size = json_object_get(h->doc, "size");
+	if (!json_is_integer(size) || json_integer_value(size) < 0 ||
+	    from_hex(json_string_value(json_object_get(h->doc, "root_sha256")), h->root, EV_SHA256_LEN) != 0)
+		return ev_error_set(err, EV_REFUSED, "%s: expected size and root_sha256 (64 hex digits)", path);
+	h->size = (size_t)json_integer_value(size);
+	return EV_OK;
+}
+
+/* heads/head-*.json, by size. */
+static ev_status read_heads(const char *dir, struct head **out, size_t *n, struct ev_error *err)
+{
+	char path[PATH_MAX];
+	*out = NULL;
+	*n = 0;
+	if (ev_path_join(path, sizeof path, dir, "heads") != 0)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", dir);
+	DIR *d = opendir(path);
+	if (!d)
+		return errno == ENOENT ? EV_OK : ev_error_errno(err, errno, "%s: cannot read the tree heads", path);
+	struct dirent *de;
+	size_t cap = 0;
+	ev_status st = EV_OK;
+	while (st == EV_OK && (de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		if (strncmp(de->d_name, "head-", 5) != 0 || len < 10 || strcmp(de->d_name + len - 5, ".json") != 0)
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 16;
+			struct head *grown = realloc(*out, cap * sizeof **out);
+			if (!grown) {
+				st = ev_error_set(err, EV_ERROR, "out of memory");
+				break;
+			}
+			*out = grown;
+		}
+		char file[PATH_MAX];
+		if (ev_path_join(file, sizeof file, path, de->d_name) != 0)
+			st = ev_error_set(err, EV_USAGE, "%s: path too long", path);
+		else if ((st = load_head(file, &(*out)[*n], err)) == EV_OK)
+			(*n)++;
+		else
+			json_decref((*out)[*n].doc);
+	}
+	closedir(d);
+	if (st == EV_OK && *n > 1)
+		qsort(*out, *n, sizeof **out, by_size);
+	return st;
+}
+
+/* A finding, its subject and message formatted. */
+static void found(struct ev_receipt_log *l, const char *subject, const char *check, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void found(struct ev_receipt_log *l, const char *subject, const char *check, const char *fmt, ...)
+{
+	char text[PATH_MAX + 512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	struct ev_finding f = {.subject = subject, .check = check, .message = text};
+	l->findings++;
+	l->on_finding(l->ctx, &f);
+}
+
+static ev_status build_tree(const struct entries *e, struct ev_merkle *t, struct ev_error *err)
+{
+	return ev_merkle_build(t, (const ev_merkle_hash *)e->leaf, e->n, err);
+}
+
+/* What a file is: "seal", or its receipt's kind. */
+static ev_status kind_of(const char *path, const char *bytes, size_t len, char *kind, size_t cap, struct ev_error *err)
+{
+	json_t *doc = NULL;
+	ev_status st = ev_json_parse(bytes, len, path, NULL, EV_JSON_REQUIRE_CANONICAL, &doc, err);
+	if (st != EV_OK)
+		return st;
+	const char *format = json_string_value(json_object_get(doc, "format"));
+	if (format && strcmp(format, EV_SEAL_FORMAT) == 0)
+		snprintf(kind, cap, "seal");
+	else if (format && strcmp(format, EV_RECEIPT_FORMAT) == 0 && ev_receipt_kind(doc))
+		snprintf(kind, cap, "%s", ev_receipt_kind(doc));
+	else
+		st = ev_error_set(err, EV_REFUSED, "%s: neither a receipt nor a seal (format %s): not logged", path,
+				  format ? format : "none");
+	json_decref(doc);
+	return st;
+}
+
+static void proof_path_of(const char *file, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s.inclusion.json", file);
+}
+
+static json_t *hashes_json(const ev_merkle_hash *h, size_t n)
+{
+	json_t *list = json_array();
+	char hex[EV_SHA256_HEX_LEN + 1];
+	for (size_t i = 0; i < n; i++) {
+		ev_sha256_hex(h[i], hex);
+		json_array_append_new(list, json_string(hex));
+	}
+	return list;
+}
+
+/* The new entries' lines, appended and synced. */
+static ev_status append_lines(const char *dir, const char *text, size_t len, struct ev_error *err)
+{
+	char path[PATH_MAX];
+	if (ev_path_join(path, sizeof path, dir, "entries.jsonl") != 0)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", dir);
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return ev_error_errno(err, errno, "%s: cannot open for appending", path);
+	ev_status st = EV_OK;
+	for (size_t done = 0; done < len;) {
+		ssize_t w = write(fd, text + done, len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			st = ev_error_errno(err, errno, "%s: cannot append", path);
+			break;
+		}
+		done += (size_t)w;
+	}
+	if (st == EV_OK && fsync(fd) != 0)
+		st = ev_error_errno(err, errno, "%s: cannot sync", path);
+	close(fd);
+	return st;
+}
+
+static ev_status lock_log(const char *dir, int *fd, struct ev_error *err)
+{
+	char path[PATH_MAX];
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		return ev_error_errno(err, errno, "%s: cannot make the log", dir);
+	if (ev_path_join(path, sizeof path, dir, "heads") != 0)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", dir);
+	if (mkdir(path, 0755) != 0 && errno != EEXIST)
+		return ev_error_errno(err, errno, "%s: cannot make it", path);
+	if (ev_path_join(path, sizeof path, dir, ".lock") != 0)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", dir);
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (*fd < 0 || flock(*fd, LOCK_EX) != 0)
+		return ev_error_errno(err, errno, "%s: cannot lock the log", path);
+	return EV_OK;
+}
+
+ev_status ev_receipt_log_append(struct ev_receipt_log *l, const char *const *files, size_t n, struct ev_error *err)
+{
+	int lock = -1;
+	struct entries e = {0};
+	struct head *heads = NULL;
+	size_t nheads = 0;
+	struct ev_merkle tree = {0};
+	char *text = NULL;
+	size_t used = 0, cap = 0;
+	char(*hex)[EV_SHA256_HEX_LEN + 1] = calloc(n ? n : 1, sizeof *hex);
+	ev_status st = hex ? lock_log(l->dir, &lock, err) : ev_error_set(err, EV_ERROR, "out of memory");
+	if (st == EV_OK)
+		st = read_entries(l->dir, &e, err);
+	if (st == EV_OK)
+		st = read_heads(l->dir, &heads, &nheads, err);
+	if (st == EV_OK)
+		st = build_tree(&e, &tree, err);
+	if (st == EV_OK && nheads) { /* nothing is added to a log that no longer is what it signed */
+		const struct head *last = &heads[nheads - 1];
+		ev_merkle_hash root;
+		if (last->size > e.n)
+			st = ev_error_set(err, EV_REFUSED, "%s: holds %zu entries, its tree head %s covers %zu: entries were "
+					  "removed; nothing appended (replicate log verify names them)", l->dir, e.n, last->path,
+					  last->size);
+		else if ((ev_merkle_root(&tree, last->size, root), memcmp(root, last->root, sizeof root) != 0))
+			st = ev_error_set(err, EV_REFUSED, "%s: its first %zu entries no longer hash to the root its tree head "
+					  "%s signed: the log was rewritten; nothing appended (replicate log verify names the "
+					  "entry)", l->dir, last->size, last->path);
+	}
+	for (size_t i = 0; i < n && st == EV_OK; i++) {
+		char *bytes = NULL, kind[64], real[PATH_MAX], added[32];
+		size_t len = 0;
+		uint8_t d[EV_SHA256_LEN];
+		int fd = ev_input_open(files[i], "a receipt or seal", err);
+		if (fd < 0) {
+			st = err->status;
+			break;
+		}
+		close(fd);
+		if ((st = ev_file_read_all(files[i], DOC_MAX, &bytes, &len, err)) == EV_OK &&
+		    (st = kind_of(files[i], bytes, len, kind, sizeof kind, err)) == EV_OK &&
+		    (st = ev_sha256_buffer(bytes, len, d, err)) == EV_OK) {
+			ev_sha256_hex(d, hex[i]);
+			for (size_t k = 0; k < e.n && st == EV_OK; k++)
+				if (strcmp(json_string_value(json_object_get(e.doc[k], "sha256")) ?: "", hex[i]) == 0)
+					st = ev_error_set(err, EV_REFUSED, "%s: already in the log as entry %zu (%s); nothing "
+							  "appended", files[i], k,
+							  json_string_value(json_object_get(e.doc[k], "file")) ?: "?");
+			for (size_t k = 0; k < i && st == EV_OK; k++)
+				if (strcmp(hex[k], hex[i]) == 0)
+					st = ev_error_set(err, EV_USAGE, "%s: given twice (the same bytes as %s)", files[i],
+							  files[k]);
+		}
+		free(bytes);
+		if (st == EV_OK && !realpath(files[i], real))
+			st = ev_error_errno(err, errno, "%s: cannot resolve its path", files[i]);
+		if (st != EV_OK)
+			break;
+		ev_utc_now(added, sizeof added);
+		json_t *line = json_pack("{s:s, s:s, s:s, s:s}", "added", added, "file", real, "kind", kind, "sha256", hex[i]);
+		if (!line || ev_json_append(line, &text, &used, &cap) != 0 || ev_json_append_raw("\n", 1, &text, &used, &cap) != 0)
+			st = ev_error_set(err, EV_ERROR, "out of memory");
+		json_decref(line);
+	}
+	size_t before = e.n;
+	if (st == EV_OK && n)
+		st = append_lines(l->dir, text, used, err);
+	/* the entries as they now are, their tree, its head, each proof */
+	if (st == EV_OK) {
+		entries_free(&e);
+		ev_merkle_free(&tree);
+		if ((st = read_entries(l->dir, &e, err)) == EV_OK)
+			st = build_tree(&e, &tree, err);
+	}
+	ev_merkle_hash root;
+	if (st == EV_OK) {
+		char time[32], host[256] = "";
+		ev_merkle_root(&tree, e.n, root);
+		ev_sha256_hex(root, l->root_hex);
+		l->size = e.n;
+		ev_utc_now(time, sizeof time);
+		gethostname(host, sizeof host - 1);
+		json_t *head = json_pack("{s:s, s:s, s:s, s:I, s:s}", "format", EV_TREE_HEAD_FORMAT, "host", host, "root_sha256",
+					 l->root_hex, "size", (json_int_t)e.n, "time", time);
+		char name[64];
+		snprintf(name, sizeof name, "heads/head-%010zu.json", e.n);
+		if (!head)
+			st = ev_error_set(err, EV_ERROR, "out of memory");
+		else if (l->sign_key)
+			st = ev_receipt_sign(head, l->sign_key, err);
+		if (st == EV_OK && ev_path_join(l->head_path, sizeof l->head_path, l->dir, name) != 0)
+			st = ev_error_set(err, EV_USAGE, "%s: path too long", l->dir);
+		if (st == EV_OK)
+			st = ev_publish_json(l->head_path, head, err);
+		json_decref(head);
+	}
+	for (size_t i = before; i < e.n && st == EV_OK; i++) {
+		ev_merkle_hash path[EV_MERKLE_MAX_PROOF];
+		size_t len;
+		char leaf[EV_SHA256_HEX_LEN + 1], proof_path[PATH_MAX + 32];
+		const char *file = json_string_value(json_object_get(e.doc[i], "file"));
+		ev_merkle_inclusion(&tree, i, e.n, path, &len);
+		ev_sha256_hex(e.leaf[i], leaf);
+		json_t *proof = json_pack("{s:s, s:I, s:s, s:s, s:o, s:s, s:I}", "format", EV_INCLUSION_FORMAT, "index",
+					  (json_int_t)i, "leaf_sha256", leaf, "log", l->head_path, "path", hashes_json(path, len),
+					  "root_sha256", l->root_hex, "size", (json_int_t)e.n);
+		proof_path_of(file, proof_path, sizeof proof_path);
+		st = proof ? ev_publish_json(proof_path, proof, err) : ev_error_set(err, EV_ERROR, "out of memory");
+		json_decref(proof);
+		if (st == EV_OK && l->on_appended)
+			l->on_appended(l->ctx, file, i, proof_path);
+	}
+	ev_merkle_free(&tree);
+	heads_free(heads, nheads);
+	entries_free(&e);
+	free(text);
+	free(hex);
+	if (lock >= 0)
+		close(lock);
+	return st;
+}
+
+/* Each entry whose inclusion proof lies beside its file: the proof made
+ * for this line, at this index, verifying against its head. */
+static void verify_proofs(struct ev_receipt_log *l, const struct entries *e, const struct ev_merkle *tree)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		const char *file = json_string_value(json_object_get(e->doc[i], "file"));
+		char proof_path[PATH_MAX + 32], subject[64];
+		if (!file)
+			continue;
+		snprintf(subject, sizeof subject, "entry %zu", i);
+		proof_path_of(file, proof_path, sizeof proof_path);
+		struct stat sb;
+		if (lstat(proof_path, &sb) != 0)
+			continue; /* moved with its file, or never written: the heads still hold the entry */
+		json_t *p = NULL;
+		struct ev_error perr;
+		ev_error_clear(&perr);
+		if (ev_json_load(proof_path, EV_INCLUSION_FORMAT, EV_JSON_REQUIRE_CANONICAL, &p, NULL, NULL, NULL, &perr) != EV_OK) {
+			found(l, subject, "inclusion-proof", "%s", perr.text);
+			continue;
+		}
+		size_t index = (size_t)json_integer_value(json_object_get(p, "index"));
+		size_t size = (size_t)json_integer_value(json_object_get(p, "size"));
+		ev_merkle_hash leaf, root, path[EV_MERKLE_MAX_PROOF];
+		size_t len = 0, k;
+		json_t *h;
+		int ok = from_hex(json_string_value(json_object_get(p, "leaf_sha256")), leaf, sizeof leaf) == 0 &&
+			 from_hex(json_string_value(json_object_get(p, "root_sha256")), root, sizeof root) == 0;
+		json_array_foreach(json_object_get(p, "path"), k, h)
+			ok = ok && len < EV_MERKLE_MAX_PROOF && from_hex(json_string_value(h), path[len++], EV_SHA256_LEN) == 0;
+		if (!ok) {
+			found(l, subject, "inclusion-proof", "%s: malformed (expected index, size, leaf_sha256, root_sha256, path)",
+			      proof_path);
+		} else if (index != i) {
+			found(l, subject, "entry-moved", "%s: its inclusion proof %s places it at index %zu, the log has it at %zu: "
+			      "an entry before it was removed, or the entries were reordered", file, proof_path, index, i);
+		} else if (memcmp(leaf, e->leaf[i], sizeof leaf) != 0) {
+			found(l, subject, "entry-edited", "%s: this line is not the one its inclusion proof %s was made for: the "
+			      "entry was edited", file, proof_path);
+		} else if (!ev_merkle_verify_inclusion(index, size, leaf, (const ev_merkle_hash *)path, len, root)) {
+			found(l, subject, "inclusion-proof", "%s: its inclusion proof %s does not verify", file, proof_path);
+		} else if (size <= e->n) {
+			ev_merkle_hash now;
+			ev_merkle_root(tree, size, now);
+			if (memcmp(now, root, sizeof now) != 0)
+				found(l, subject, "tree-head", "%s: the tree of size %zu its proof was made against has root %s in "
+				      "the proof, another in the log now: an entry before index %zu was changed", file, size,
+				      json_string_value(json_object_get(p, "root_sha256")), size);
+		}
+		json_decref(p);
+	}
+}
+
+ev_status ev_receipt_log_verify(struct ev_receipt_log *l, struct ev_error *err)
+{
+	struct entries e = {0};
+	struct head *heads = NULL;
+	size_t nheads = 0;
+	struct ev_merkle tree = {0};
+	struct stat sb;
+	if (stat(l->dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+		return ev_error_set(err, EV_USAGE, "%s: no receipt log here (replicate log append makes one)", l->dir);
+	ev_status st = read_entries(l->dir, &e, err);
+	if (st == EV_OK)
+		st = read_heads(l->dir, &heads, &nheads, err);
+	if (st == EV_OK)
+		st = build_tree(&e, &tree, err);
+	if (st != EV_OK)
+		goto out;
+	l->size = e.n;
+	l->heads = nheads;
+	ev_merkle_hash root;
+	ev_merkle_root(&tree, e.n, root);
+	ev_sha256_hex(root, l->root_hex);
+	for (size_t i = 0; i < nheads; i++) {
+		const struct head *h = &heads[i];
+		char subject[64];
+		snprintf(subject, sizeof subject, "tree size %zu", h->size);
+		if (h->size > e.n) {
+			found(l, subject, "entries-removed", "%s covers %zu entries; the log holds %zu: entries were removed",
+			      h->path, h->size, e.n);
+			continue;
+		}
+		ev_merkle_hash now;
+		ev_merkle_root(&tree, h->size, now);
+		if (memcmp(now, h->root, sizeof now) != 0)
+			found(l, subject, "tree-head", "%s: the log's first %zu entries no longer hash to the root it signed: an "
+			      "entry was removed, reordered or edited", h->path, h->size);
+		if (l->trust) {
+			char why[256];
+			struct ev_error serr;
+			ev_error_clear(&serr);
+			if (ev_receipt_check_signature(h->doc, l->trust, NULL, why, sizeof why, &serr) != EV_OK)
+				found(l, subject, "signature", "%s %s", h->path, serr.status >= EV_ERROR ? serr.text : why);
+		}
+	}
+	if (nheads && heads[nheads - 1].size < e.n)
+		found(l, "entries", "no-tree-head", "entries %zu to %zu are in no tree head (an append stopped before its "
+		      "head was written)", heads[nheads - 1].size, e.n - 1);
+	verify_proofs(l, &e, &tree);
+	st = l->findings ? EV_MISMATCH : EV_OK;
+out:
+	ev_merkle_free(&tree);
+	heads_free(heads, nheads);
+	entries_free(&e);
+	return st;
+}
+
+ev_status ev_receipt_log_consistency(struct ev_receipt_log *l, const char *old_head, const char *new_head,
+				     json_t **proof, char *why, size_t why_cap, struct ev_error *err)
+{
+	struct head old, new;
+	struct entries e = {0};
+	struct ev_merkle tree = {0};
+	*proof = NULL;
+	memset(&old, 0, sizeof old);
+	memset(&new, 0, sizeof new);
+	ev_status st = load_head(old_head, &old, err);
+	if (st == EV_OK)
+		st = load_head(new_head, &new, err);
+	if (st == EV_OK && (old.size == 0 || old.size > new.size))
+		st = ev_error_set(err, EV_USAGE, "%s (size %zu) must be a head of a smaller non-empty tree than %s (size %zu)",
+				  old_head, old.size, new_head, new.size);
+	if (st == EV_OK)
+		st = read_entries(l->dir, &e, err);
+	if (st == EV_OK && e.n < new.size)
+		st = ev_error_set(err, EV_USAGE, "%s: holds %zu entries; %s covers %zu: not this log's head", l->dir, e.n,
+				  new_head, new.size);
+	if (st == EV_OK)
+		st = build_tree(&e, &tree, err);
+	if (st != EV_OK)
+		goto out;
+	ev_merkle_hash path[EV_MERKLE_MAX_PROOF], mine_old, mine_new;
+	size_t len;
+	ev_merkle_consistency(&tree, old.size, new.size, path, &len);
+	ev_merkle_root(&tree, old.size, mine_old);
+	ev_merkle_root(&tree, new.size, mine_new);
+	int holds = ev_merkle_verify_consistency(old.size, new.size, old.root, new.root, (const ev_merkle_hash *)path, len);
+	char a[EV_SHA256_HEX_LEN + 1], b[EV_SHA256_HEX_LEN + 1];
+	*proof = json_pack("{s:s, s:{s:s, s:I, s:s}, s:{s:s, s:I, s:s}, s:o, s:b}", "format", EV_CONSISTENCY_FORMAT,
+			   "old", "head", old_head, "size", (json_int_t)old.size, "root_sha256",
+			   json_string_value(json_object_get(old.doc, "root_sha256")), "new", "head", new_head, "size",
+			   (json_int_t)new.size, "root_sha256", json_string_value(json_object_get(new.doc, "root_sha256")),
+			   "proof", hashes_json(path, len), "consistent", holds);
+	if (holds) {
+		st = EV_OK;
+	} else if (memcmp(mine_new, new.root, sizeof mine_new) != 0) {
+		ev_sha256_hex(mine_new, a);
+		snprintf(why, why_cap, "%s is not a head of this log: its first %zu entries hash to %s", new_head, new.size, a);
+		st = EV_MISMATCH;
+	} else {
+		ev_sha256_hex(mine_old, a);
+		ev_sha256_hex(old.root, b);
+		snprintf(why, why_cap, "%s is not a prefix of this log: its tree of size %zu has root %s, this log's first %zu "
+			 "entries hash to %s: the history it saw was rewritten", old_head, old.size, b, old.size, a);
+		st = EV_MISMATCH;
+	}
+out:
+	ev_merkle_free(&tree);
+	entries_free(&e);
+	json_decref(old.doc);
+	json_decref(new.doc);
+	return st;
+}

@@ -1,0 +1,83 @@
+/* receipt_log: an append-only log of the receipts and seals a host writes
+ * or receives, as RFC 9162 builds a transparency log (lib/receipt/merkle),
+ * so that a history rewritten quietly is caught. What `replicate log`
+ * does.
+ *
+ * A log is a directory (doc/formats.md "The receipt log"):
+ *   entries.jsonl   one canonical JSON line per entry, appended, never
+ *                   rewritten: {"added", "file", "kind", "sha256"} (the
+ *                   file's real path, its kind: "seal" or the receipt's,
+ *                   the SHA-256 of its bytes); the line's bytes are the
+ *                   leaf's data;
+ *   heads/head-SIZE.json   a tree head after every append:
+ *                   {"format": "evidence-tree-head/1", "host", "root_sha256",
+ *                   "size", "time"}, signed with the key given;
+ *   .lock           appends are serialised with flock on it.
+ * And beside each file appended, FILE.inclusion.json: its inclusion proof
+ * against the tree head written by that append.
+ *
+ * append: the log must still match its latest tree head before anything is
+ * added (else refused: verify names what changed); a file already in it
+ * (by SHA-256) is refused. verify: every line read; every tree head's size
+ * covered and its root recomputed (and, with trust, its signature by a
+ * trusted key); every inclusion proof the entries name verified against
+ * its head and its leaf; an entry removed, reordered or edited is named
+ * (which entry, which tree size). consistency: RFC 9162's proof that the
+ * tree an older head describes is a prefix of the tree a newer head
+ * describes, computed from this log's entries and verified against both
+ * roots: a host whose history another host saw is rewritten is caught.
+ * Findings go to on_finding; nothing is printed. No global state.
+ */
+#ifndef EV_RECEIPT_LOG_H
+#define EV_RECEIPT_LOG_H
+
+#include <limits.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "lib/core/finding.h"
+#include "lib/core/sha256.h"
+#include "lib/core/status.h"
+#include "lib/receipt/signature.h"
+
+#define EV_TREE_HEAD_FORMAT "evidence-tree-head/1"
+#define EV_INCLUSION_FORMAT "evidence-inclusion/1"
+#define EV_CONSISTENCY_FORMAT "evidence-consistency/1"
+
+struct ev_receipt_log {
+	/* inputs */
+	const char *dir;                     /* the log (made by the first append) */
+	const struct ev_signing_key *sign_key; /* append: signs the tree head; NULL: unsigned */
+	const struct ev_trust *trust;        /* verify: every head signed by one of these; NULL: not judged */
+	ev_finding_fn on_finding;            /* required: verify's findings */
+	void (*on_appended)(void *ctx, const char *file, size_t index, const char *proof_path); /* may be NULL */
+	void *ctx;
+
+	/* outputs */
+	size_t size;                         /* entries, after append or as verified */
+	size_t heads;                        /* tree heads verified */
+	char root_hex[EV_SHA256_HEX_LEN + 1]; /* the root of every entry */
+	char head_path[PATH_MAX];            /* append: the head written */
+	unsigned findings;
+};
+
+/* Append files (receipts or SEAL.json files) in order. @return EV_OK;
+ * EV_REFUSED (a log that no longer matches its head, a file already in
+ * it, one that is no receipt or seal), EV_USAGE or EV_ERROR: err says why,
+ * and nothing was appended. */
+ev_status ev_receipt_log_append(struct ev_receipt_log *l, const char *const *files, size_t n, struct ev_error *err);
+
+/* @return EV_OK when everything holds; EV_MISMATCH with findings; EV_ERROR
+ * or EV_USAGE (no log there). */
+ev_status ev_receipt_log_verify(struct ev_receipt_log *l, struct ev_error *err);
+
+/* The consistency of old_head (a tree head file, from this log or
+ * another host's) with new_head, both against this log's entries.
+ * *proof (a new reference) receives the evidence-consistency/1 document.
+ * @return EV_OK consistent; EV_MISMATCH (why, why_cap bytes, says which
+ * root did not hold); EV_ERROR or EV_USAGE. */
+ev_status ev_receipt_log_consistency(struct ev_receipt_log *l, const char *old_head, const char *new_head,
+				     json_t **proof, char *why, size_t why_cap, struct ev_error *err);
+
+#endif
