@@ -56,6 +56,9 @@ static const struct ev_cli_command replicate_verify_command = {
 static const struct ev_cli_option push_options[] = {
 	{"json", 0, NULL, 'j',
 	 "print a summary as JSON on stdout"},
+	{"log", 0, "DIR", 'L',
+	 "this host's receipt log: each destination keeps its latest\n"
+	 "tree head, only when it extends the one kept before"},
 	{"receipt-dir", 0, "DIR", 'r',
 	 "where the receipts are kept here (default: the current\n"
 	 "directory)"},
@@ -87,7 +90,7 @@ static const struct ev_cli_command replicate_push_command = {
 	.synopsis = "replicate push ARCHIVE --seal SEAL.json [--seal-sha256 HEX] --to [HOST:]DIR [--to ...] "
 		"[--receipt-dir DIR] [--timeout S] [--ssh PROGRAM] [--ssh-config FILE] [--ssh-option OPT "
 		"...] [--remote-replicate PATH] [--sign-key KEY] [--remote-sign-key PATH] [--trust FILE "
-		"...] [--json]",
+		"...] [--log DIR] [--json]",
 	.summary = "copy archive and seal to hosts (ssh) or directories, verify\n"
 		"there, fetch and compare the receipts",
 	.description = "Copy ARCHIVE and SEAL.json to every destination at once, verify the copy there\n"
@@ -379,6 +382,21 @@ static const struct ev_cli_command replicate_prune_command = {
 		"given (a cleanup receipt says so); 2 usage or I/O error, or a signal.\n",
 };
 
+static const struct ev_cli_command replicate_keep_head_command = {
+	.name = "keep-head",
+	.run = replicate_keep_head_main,
+	.synopsis = "replicate keep-head DIR LABEL",
+	.summary = "the far end of push --log: a host's tree head kept when it\n"
+		"extends the one kept before",
+	.description = "Run by replicate push --log on each destination (over ssh, or directly for a\n"
+		"local directory), never by hand: say the tree head last kept from LABEL (the\n"
+		"pushing host) in DIR/log-heads/LABEL, read the new head and RFC 9162's\n"
+		"consistency proof from it, and keep the new head only when the proof shows the\n"
+		"old head's tree a prefix of the new one; otherwise refuse, naming both sizes.\n",
+	.options = NULL,
+	.notes = "Exit status: 0 kept, 1 refused (a history rewritten), 2 usage or I/O error.\n",
+};
+
 static const struct ev_cli_command replicate_receive_command = {
 	.name = "receive",
 	.run = replicate_receive_main,
@@ -418,6 +436,7 @@ static const struct ev_cli_command *const commands[] = {
 	&replicate_prune_command,
 	&replicate_status_command,
 	&replicate_receive_command,
+	&replicate_keep_head_command,
 	&replicate_continue_command,
 	NULL,
 };

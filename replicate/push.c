@@ -160,6 +160,7 @@ int replicate_push_main(int argc, char **argv)
 		switch (c) {
 		case 'h':
 			return ev_cli_help(&replicate_tool, "push");
+		case 'L': p->log = optarg; break;
 		case 'j': o.r.json = 1; break;
 		case 'K': p->remote_sign_key = optarg; break;
 		case 'k': p->sign_key = optarg; break;

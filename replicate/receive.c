@@ -1,5 +1,6 @@
-/* replicate receive: the far end of push, run by it over ssh (or
- * directly, for a local directory); lib/remote/receive does the work. */
+/* replicate receive and keep-head: the far ends of push, run by it over
+ * ssh (or directly, for a local directory); lib/remote/receive and
+ * lib/usecase/receipt_log do the work. */
 #include "config.h"
 
 #include <errno.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "lib/remote/receive.h"
+#include "lib/usecase/receipt_log.h"
 #include "replicate/replicate.h"
 
 int replicate_receive_main(int argc, char **argv)
@@ -26,6 +28,22 @@ int replicate_receive_main(int argc, char **argv)
 	ev_status st = ev_receive_file(STDIN_FILENO, STDOUT_FILENO, argv[1], argv[2], size, argv[4], &err);
 	if (st == EV_USAGE)
 		return ev_cli_usage(&replicate_tool, "receive", "%s", err.text);
+	if (st != EV_OK)
+		ev_cli_error(TOOL, &err);
+	return ev_status_exit_code(st);
+}
+
+int replicate_keep_head_main(int argc, char **argv)
+{
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
+		return ev_cli_help(&replicate_tool, "keep-head");
+	if (argc != 3)
+		return ev_cli_usage(&replicate_tool, "keep-head", "expected DIR LABEL");
+	struct ev_error err;
+	ev_error_clear(&err);
+	ev_status st = ev_receipt_log_keep_head(STDIN_FILENO, STDOUT_FILENO, argv[1], argv[2], &err);
+	if (st == EV_USAGE)
+		return ev_cli_usage(&replicate_tool, "keep-head", "%s", err.text);
 	if (st != EV_OK)
 		ev_cli_error(TOOL, &err);
 	return ev_status_exit_code(st);

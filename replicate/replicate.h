@@ -11,6 +11,7 @@
 
 int replicate_verify_main(int argc, char **argv);
 int replicate_receive_main(int argc, char **argv);
+int replicate_keep_head_main(int argc, char **argv);
 int replicate_push_main(int argc, char **argv);
 int replicate_audit_main(int argc, char **argv);
 int replicate_compare_main(int argc, char **argv);

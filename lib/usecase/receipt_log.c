@@ -563,3 +563,180 @@ out:
 	json_decref(new.doc);
 	return st;
 }
+
+ev_status ev_receipt_log_offer(struct ev_receipt_log *l, size_t old_size, const char *old_root_hex, json_t **head,
+			       json_t **proof, char *label, size_t cap, char *why, size_t why_cap, struct ev_error *err)
+{
+	struct entries e = {0};
+	struct head *heads = NULL;
+	size_t nheads = 0;
+	struct ev_merkle tree = {0};
+	*head = *proof = NULL;
+	ev_status st = read_entries(l->dir, &e, err);
+	if (st == EV_OK)
+		st = read_heads(l->dir, &heads, &nheads, err);
+	if (st == EV_OK && !nheads)
+		st = ev_error_set(err, EV_USAGE, "%s: the log has no tree head yet (replicate log append writes one)", l->dir);
+	if (st == EV_OK)
+		st = build_tree(&e, &tree, err);
+	if (st != EV_OK)
+		goto out;
+	const struct head *last = &heads[nheads - 1];
+	ev_merkle_hash old_root, mine;
+	ev_path_label(json_string_value(json_object_get(last->doc, "host")), label, cap);
+	if (last->size > e.n) {
+		snprintf(why, why_cap, "this log's last tree head %s covers %zu entries, the log holds %zu: entries were "
+			 "removed", last->path, last->size, e.n);
+		st = EV_MISMATCH;
+	} else if (old_size > last->size) {
+		snprintf(why, why_cap, "the replica kept a tree head of size %zu from this host; this log's last covers %zu: "
+			 "entries were removed", old_size, last->size);
+		st = EV_MISMATCH;
+	} else if (old_size && (from_hex(old_root_hex, old_root, sizeof old_root) != 0 ||
+				(ev_merkle_root(&tree, old_size, mine), memcmp(mine, old_root, sizeof mine) != 0))) {
+		char now[EV_SHA256_HEX_LEN + 1];
+		ev_sha256_hex(mine, now);
+		snprintf(why, why_cap, "the replica kept this host's tree head of size %zu, root %.64s; this log's first %zu "
+			 "entries hash to %s: the history was rewritten (replicate log verify names the entry)", old_size,
+			 old_root_hex, old_size, now);
+		st = EV_MISMATCH;
+	}
+	if (st == EV_OK) {
+		ev_merkle_hash path[EV_MERKLE_MAX_PROOF];
+		size_t len = 0;
+		if (old_size)
+			ev_merkle_consistency(&tree, old_size, last->size, path, &len);
+		*proof = hashes_json(path, len);
+		*head = json_incref(last->doc);
+	}
+out:
+	ev_merkle_free(&tree);
+	heads_free(heads, nheads);
+	entries_free(&e);
+	return st;
+}
+
+/* One line from fd into line (cap bytes), without its newline. */
+static ev_status read_line(int fd, char *line, size_t cap, struct ev_error *err)
+{
+	size_t n = 0;
+	for (;;) {
+		char c;
+		ssize_t r = read(fd, &c, 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return ev_error_set(err, EV_ERROR, "the sender's line ended early");
+		if (c == '\n')
+			break;
+		if (n + 1 >= cap)
+			return ev_error_set(err, EV_USAGE, "the sender's line is longer than %zu bytes", cap);
+		line[n++] = c;
+	}
+	line[n] = 0;
+	return EV_OK;
+}
+
+static void say(int fd, const char *text)
+{
+	size_t len = strlen(text);
+	while (len) {
+		ssize_t w = write(fd, text, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		text += w;
+		len -= (size_t)w;
+	}
+}
+
+ev_status ev_receipt_log_keep_head(int in, int out, const char *dir, const char *label, struct ev_error *err)
+{
+	char kept_dir[PATH_MAX], text[PATH_MAX + 768];
+	if (!label[0] || strchr(label, '/') || label[0] == '.')
+		return ev_error_set(err, EV_USAGE, "LABEL: a plain name, not '%s'", label);
+	if (snprintf(kept_dir, sizeof kept_dir, "%s/log-heads/%s", dir, label) >= (int)sizeof kept_dir)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", dir);
+	snprintf(text, sizeof text, "%s/log-heads", dir);
+	if ((mkdir(dir, 0755) != 0 && errno != EEXIST) || (mkdir(text, 0755) != 0 && errno != EEXIST) ||
+	    (mkdir(kept_dir, 0755) != 0 && errno != EEXIST))
+		return ev_error_errno(err, errno, "%s: cannot make it", kept_dir);
+	struct head *heads = NULL;
+	size_t nheads = 0;
+	/* the heads kept from LABEL lie as a log's own do: KEPT/heads/head-SIZE.json */
+	ev_status st = read_heads(kept_dir, &heads, &nheads, err);
+	if (st != EV_OK)
+		return st;
+	const struct head *old = nheads ? &heads[nheads - 1] : NULL;
+	if (old)
+		snprintf(text, sizeof text, "have %zu %s\n", old->size, json_string_value(json_object_get(old->doc, "root_sha256")));
+	else
+		snprintf(text, sizeof text, "have 0 -\n");
+	say(out, text);
+	char *line = malloc(1 << 20);
+	json_t *msg = NULL, *new_doc = NULL;
+	if (!line) {
+		heads_free(heads, nheads);
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	}
+	if ((st = read_line(in, line, 1 << 20, err)) == EV_OK) {
+		json_error_t je;
+		if (!(msg = json_loads(line, JSON_REJECT_DUPLICATES, &je)))
+			st = ev_error_set(err, EV_USAGE, "the sender's line is not JSON: %s", je.text);
+	}
+	struct head new;
+	memset(&new, 0, sizeof new);
+	char why[512] = "";
+	if (st == EV_OK) {
+		new_doc = json_object_get(msg, "head");
+		const json_t *size = json_object_get(new_doc, "size");
+		if (strcmp(json_string_value(json_object_get(new_doc, "format")) ?: "", EV_TREE_HEAD_FORMAT) != 0 ||
+		    !json_is_integer(size) || json_integer_value(size) < 1 ||
+		    from_hex(json_string_value(json_object_get(new_doc, "root_sha256")), new.root, sizeof new.root) != 0)
+			st = ev_error_set(err, EV_USAGE, "the sender's head is not an %s document", EV_TREE_HEAD_FORMAT);
+		else
+			new.size = (size_t)json_integer_value(size);
+	}
+	if (st == EV_OK && old) {
+		ev_merkle_hash proof[EV_MERKLE_MAX_PROOF];
+		size_t len = 0, k;
+		json_t *h;
+		int ok = 1;
+		json_array_foreach(json_object_get(msg, "proof"), k, h)
+			ok = ok && len < EV_MERKLE_MAX_PROOF && from_hex(json_string_value(h), proof[len++], EV_SHA256_LEN) == 0;
+		if (new.size < old->size)
+			snprintf(why, sizeof why, "the head offered covers %zu entries, the one kept from %s covers %zu: its log "
+				 "shrank", new.size, label, old->size);
+		else if (!ok || !ev_merkle_verify_consistency(old->size, new.size, old->root, new.root,
+							    (const ev_merkle_hash *)proof, len))
+			snprintf(why, sizeof why, "the head offered (size %zu) does not extend the one kept from %s (size %zu, "
+				 "root %s): its history was rewritten", new.size, label, old->size,
+				 json_string_value(json_object_get(old->doc, "root_sha256")));
+	}
+	if (st == EV_OK && why[0]) {
+		snprintf(text, sizeof text, "refused: %s\n", why);
+		say(out, text);
+		st = ev_error_set(err, EV_MISMATCH, "%s", why);
+	} else if (st == EV_OK && old && old->size == new.size) {
+		snprintf(text, sizeof text, "kept head-%010zu\n", new.size); /* the same head: nothing new to keep */
+		say(out, text);
+	} else if (st == EV_OK) {
+		char path[PATH_MAX + 32];
+		snprintf(path, sizeof path, "%s/heads/head-%010zu.json", kept_dir, new.size);
+		char sub[PATH_MAX + 8];
+		snprintf(sub, sizeof sub, "%s/heads", kept_dir);
+		if (mkdir(sub, 0755) != 0 && errno != EEXIST)
+			st = ev_error_errno(err, errno, "%s: cannot make it", sub);
+		if (st == EV_OK)
+			st = ev_publish_json(path, new_doc, err);
+		if (st == EV_OK) {
+			snprintf(text, sizeof text, "kept head-%010zu\n", new.size);
+			say(out, text);
+		}
+	}
+	json_decref(msg);
+	free(line);
+	heads_free(heads, nheads);
+	return st;
+}

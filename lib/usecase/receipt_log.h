@@ -80,4 +80,24 @@ ev_status ev_receipt_log_verify(struct ev_receipt_log *l, struct ev_error *err);
 ev_status ev_receipt_log_consistency(struct ev_receipt_log *l, const char *old_head, const char *new_head,
 				     json_t **proof, char *why, size_t why_cap, struct ev_error *err);
 
+/* Push's head exchange, the pushing side: this log's latest tree head
+ * (*head, a new reference; label, cap bytes, names this log's host as the
+ * far end files it) and, for the head of old_size entries whose root is
+ * old_root_hex that a replica kept from an earlier push (old_size 0:
+ * none), RFC 9162's consistency proof from it (*proof, a new reference:
+ * an array of hex). @return EV_OK; EV_MISMATCH when this log no longer
+ * extends that head (why names the tree size and both roots: the history
+ * was rewritten); EV_USAGE (a log with no tree head) or EV_ERROR. */
+ev_status ev_receipt_log_offer(struct ev_receipt_log *l, size_t old_size, const char *old_root_hex, json_t **head,
+			       json_t **proof, char *label, size_t cap, char *why, size_t why_cap, struct ev_error *err);
+
+/* The far end (`replicate keep-head DIR LABEL`): says on out "have SIZE
+ * ROOT" (the last head kept in DIR/log-heads/LABEL, or "have 0 -"), reads
+ * one line from in, {"head": HEAD, "proof": [hex...]}, and keeps HEAD as
+ * DIR/log-heads/LABEL/head-SIZE.json only when the proof shows the kept
+ * head's tree a prefix of it (RFC 9162 §2.1.4.2), answering "kept
+ * head-SIZE" or "refused: WHY". @return EV_OK kept; EV_MISMATCH refused;
+ * EV_USAGE or EV_ERROR. */
+ev_status ev_receipt_log_keep_head(int in, int out, const char *dir, const char *label, struct ev_error *err);
+
 #endif

@@ -26,6 +26,7 @@
 #include "lib/receipt/receipt_read.h"
 #include "lib/receipt/signature.h"
 #include "lib/remote/child.h"
+#include "lib/usecase/receipt_log.h"
 #include "lib/usecase/replicate_push.h"
 
 #define RECEIPT_MAX ((size_t)64 << 20)
@@ -147,6 +148,76 @@ static ev_status verify_there(struct ev_push_destination *d, struct ev_error *er
 	return st;
 }
 
+/* This host's latest tree head offered to d, which keeps it only when
+ * it extends the head kept from the last push. */
+static ev_status exchange_head(struct ev_push_destination *d, struct ev_error *err)
+{
+	const struct ev_replicate_push *o = d->push;
+	struct ev_receipt_log l = {.dir = o->log};
+	json_t *head = NULL, *proof = NULL;
+	char label[128], why[1024] = "", line[1200];
+	ev_status st = ev_receipt_log_offer(&l, 0, NULL, &head, &proof, label, sizeof label, why, sizeof why, err);
+	json_decref(head);
+	json_decref(proof);
+	head = proof = NULL;
+	if (st != EV_OK)
+		return st == EV_MISMATCH ? ev_error_set(err, EV_ERROR, "%s: %s", o->log, why) : st;
+	char *args[] = {(char *)"keep-head", d->ep.dir, label, NULL};
+	struct ev_remote_command cmd;
+	ev_remote_command_build(&o->transport, &d->ep, NULL, args, &cmd);
+	struct ev_child c;
+	if ((st = ev_child_start(&c, cmd.argv, NULL, 1 << 16, o->transport.idle_seconds, d->ep.spec, o->interrupted,
+				 err)) != EV_OK)
+		return st;
+	c.doing = "offering this host's tree head";
+	size_t old_size = 0;
+	char old_root[EV_SHA256_HEX_LEN + 2] = "";
+	if ((st = ev_child_read_line(&c, line, sizeof line, err)) == EV_OK &&
+	    sscanf(line, "have %zu %65s", &old_size, old_root) != 2)
+		st = ev_error_set(err, EV_ERROR, "%s: the far end answered '%.80s', not 'have N ROOT'", d->ep.spec, line);
+	if (st == EV_OK) {
+		st = ev_receipt_log_offer(&l, old_size, old_root, &head, &proof, label, sizeof label, why, sizeof why, err);
+		if (st == EV_MISMATCH) { /* caught here: nothing is offered */
+			d->outcome = EV_PUSH_FAILED_CHECK;
+			size_t used = strlen(d->message);
+			snprintf(d->message + used, sizeof d->message - used, "; tree head REFUSED: %s", why);
+			st = EV_OK;
+			goto out;
+		}
+	}
+	char *bytes = NULL;
+	size_t len = 0;
+	json_t *msg = st == EV_OK ? json_pack("{s:O, s:O}", "head", head, "proof", proof) : NULL;
+	if (st == EV_OK && (!msg || ev_json_dump(msg, &bytes, &len, err) != EV_OK))
+		st = err->status ? err->status : ev_error_set(err, EV_ERROR, "out of memory");
+	json_decref(msg);
+	if (st == EV_OK)
+		st = ev_child_write(&c, bytes, len, err);
+	free(bytes);
+	if (st == EV_OK) {
+		ev_child_close_input(&c);
+		st = ev_child_read_line(&c, line, sizeof line, err);
+	}
+	if (st == EV_OK) {
+		size_t used = strlen(d->message);
+		if (strncmp(line, "kept ", 5) == 0) {
+			snprintf(d->message + used, sizeof d->message - used, "; tree head %s kept there", line + 5);
+		} else {
+			d->outcome = EV_PUSH_FAILED_CHECK;
+			snprintf(d->message + used, sizeof d->message - used, "; tree head REFUSED there: %s",
+				 strncmp(line, "refused: ", 9) == 0 ? line + 9 : line);
+		}
+		int code;
+		ev_child_wait(&c, &code, err);
+		ev_error_clear(err);
+	}
+out:
+	json_decref(head);
+	json_decref(proof);
+	ev_child_free(&c);
+	return st;
+}
+
 static void *destination_main(void *arg)
 {
 	struct ev_push_destination *d = arg;
@@ -161,6 +232,8 @@ static void *destination_main(void *arg)
 						 &resumed[i], &err);
 	if (st == EV_OK)
 		st = verify_there(d, &err);
+	if (st == EV_OK && !d->local_check && o->log)
+		st = exchange_head(d, &err);
 	if (st != EV_OK) {
 		char sent[32], total[32];
 		ev_format_bytes(atomic_load(&d->sent), sent, sizeof sent);

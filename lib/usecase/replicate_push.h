@@ -16,7 +16,11 @@
  * waits for them, advancing the meter by the archive's bytes sent; hands
  * each destination's outcome to on_destination, in the order given (the
  * check here last); then loads the receipts with the trust files and
- * compares them, every problem and difference to on_finding. Nothing is
+ * compares them, every problem and difference to on_finding. With a log,
+ * each destination is offered this host's latest tree head and keeps it
+ * only when it extends the one it kept from the last push (RFC 9162
+ * consistency: `replicate keep-head` there); a refusal fails that
+ * destination, naming the tree size. Nothing is
  * printed. One struct per push, owned by the caller: fill the inputs
  * (zero the rest), call the two steps, read the outputs, call
  * ev_replicate_push_free (also after a failure).
@@ -68,6 +72,8 @@ struct ev_replicate_push {
 	char *const *trust_files;            /* may be NULL: the receipts' signatures are then not judged */
 	size_t n_trust;
 	struct ev_transport transport;       /* ssh, its options, the far replicate, the idle timeout; stop and self_exe are set here */
+	const char *log;                     /* may be NULL: this host's receipt log, whose latest tree head each
+						destination keeps, only when it extends the one kept before */
 	const char *tool;                    /* required: the verifier's name, as it says "TOOL: receipt written: PATH" */
 	ev_receipt_finding_fn on_finding;    /* required: a receipt's problem, or a difference between receipts */
 	void (*on_destination)(void *ctx, const struct ev_push_destination *d); /* may be NULL: each, once all ended */

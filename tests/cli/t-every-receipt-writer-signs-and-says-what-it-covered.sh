@@ -10,9 +10,10 @@
 # The commands that only read (receipts, seals, plans) or only copy: they
 # write no receipt, so --sign-key would sign nothing. replicate audit keeps
 # the receipts the audits on the far hosts wrote (and signed, with
-# --remote-sign-key); it writes none of its own.
+# --remote-sign-key); it writes none of its own. replicate keep-head, the
+# far end of push --log, keeps a tree head the pushing host wrote.
 READERS="seal:diff seal:select replicate:compare replicate:check replicate:status replicate:keygen replicate:receive
-replicate:audit capture:pin capture:leases"
+replicate:audit replicate:keep-head capture:pin capture:leases"
 
 commands_of () {
 	"$EV_BUILDDIR/$1/$1" --help | awk '/^commands:/ { f = 1; next } f == 1 && /^  [a-z]/ { print $1 } f == 1 && /^$/ { f = 2 }'

@@ -8,7 +8,10 @@
 # verify recomputes it; an entry removed, reordered or edited is named
 # with the tree size it breaks, and nothing more is appended to it; an
 # unsigned or foreign head is named; two hosts whose logs diverge are
-# caught by the consistency proof.
+# caught by the consistency proof. push --log gives each destination this
+# host's latest tree head (replicate keep-head there), kept only when it
+# extends the one kept before: a history rewritten since the last push
+# is caught by the next, by the pusher and by the far end on its own.
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
 RFC="$EV_SRCDIR/tests/replicate/rfc9162.py"
@@ -156,14 +159,46 @@ test_expect_success 'two hosts whose logs diverge: the consistency proof catches
 	grep -q "^replicate: A/log: holds 2 entries; B/log/heads/head-0000000003.json covers 3: not this log.s head$" err
 '
 
+test_expect_success 'push --log: each destination keeps this host'"'"'s tree head, and the next one only when it extends it' '
+	mkdir rc && "$SEAL" create t1/c -o sp >/dev/null &&
+	"$REPLICATE" push sp/archive.tar.zst --seal sp/SEAL.json --receipt-dir rc --to R --log L >out &&
+	grep -q "^R: pass; receipt rc/replica-R-.*; tree head head-0000000005 kept there$" out &&
+	label=$(ls R/log-heads) && test -s R/log-heads/$label/heads/head-0000000005.json &&
+	mkdir -p more && cp s3/SEAL.json more/SEAL.json &&
+	"$REPLICATE" log --log L --sign-key lab.key append more/SEAL.json >/dev/null &&
+	"$REPLICATE" push sp/archive.tar.zst --seal sp/SEAL.json --receipt-dir rc --to R --log L >out &&
+	grep -q "^R: pass; receipt .*; tree head head-0000000006 kept there$" out &&
+	ls R/log-heads/$label/heads >kept && printf "%s\n" head-0000000005.json head-0000000006.json >want && test_cmp want kept
+'
+
+test_expect_success 'a history rewritten since the last push is caught by the next: the tree size named, nothing kept' '
+	mkdir forged && k=0 &&
+	for f in s1/receipt.json s2/receipt.json s2/SEAL.json s3/receipt.json more/SEAL.json sp/receipt.json sp/SEAL.json; do
+		k=$((k + 1)) && cp $f forged/$k.json || return 1
+	done &&
+	"$REPLICATE" log --log Lforged --sign-key lab.key append forged/*.json >/dev/null &&
+	test_expect_code 1 "$REPLICATE" push sp/archive.tar.zst --seal sp/SEAL.json --receipt-dir rc --to R --log Lforged >out &&
+	grep -q "^R: pass; receipt .*; tree head REFUSED: the replica kept this host.s tree head of size 6, root [0-9a-f]\{64\}; this log.s first 6 entries hash to [0-9a-f]\{64\}: the history was rewritten (replicate log verify names the entry)$" out &&
+	ls R/log-heads/$(ls R/log-heads)/heads >kept && test_cmp want kept
+'
+
+test_expect_success 'the far end refuses on its own a head that does not extend the one it kept' '
+	label=$(ls R/log-heads) &&
+	printf "%s\n" "{\"head\":{\"format\":\"evidence-tree-head/1\",\"host\":\"x\",\"root_sha256\":\"$(printf "%064d" 7)\",\"size\":9,\"time\":\"t\"},\"proof\":[]}" |
+		test_expect_code 1 "$REPLICATE" keep-head R "$label" >answer 2>err &&
+	head -n 1 answer | grep -q "^have 6 [0-9a-f]\{64\}$" &&
+	grep -q "^refused: the head offered (size 9) does not extend the one kept from $label (size 6, root [0-9a-f]*): its history was rewritten$" answer &&
+	ls R/log-heads/$label/heads >kept && test_cmp want kept
+'
+
 test_expect_success 'misuse: no log, an unknown action, a FIFO, a file given twice; nothing is appended' '
 	test_expect_code 2 "$REPLICATE" log verify 2>err && grep -q "no log given (--log DIR)" err &&
 	test_expect_code 2 "$REPLICATE" log --log L rewrite 2>err && grep -q "unknown action .rewrite." err &&
 	test_expect_code 2 "$REPLICATE" log --log L verify extra 2>err && grep -q "verify takes no file" err &&
 	mkfifo fifo.json && test_expect_code 2 "$REPLICATE" log --log L append fifo.json 2>err && grep -q "fifo.json" err &&
-	mkdir w && cp s3/SEAL.json w/r.json &&
+	mkdir w && cp sp/receipt.json w/r.json &&
 	test_expect_code 2 "$REPLICATE" log --log L append w/r.json w/r.json 2>err && grep -q "given twice" err &&
-	"$REPLICATE" log --log L --trust lab.pub verify | grep -q "^OK: log L: 5 entries"
+	"$REPLICATE" log --log L --trust lab.pub verify | grep -q "^OK: log L: 6 entries"
 '
 
 test_done
