@@ -180,6 +180,9 @@ step "an attestation others verify: the campaign audit's receipt as an in-toto s
 show "$replicate" keygen -o lab
 show "$replicate" attest --sign-key lab.key -o summary-attestation.json summary/receipt.json
 show "$replicate" check --trust lab.pub summary-attestation.json
+echo "(and the seal and the receipts go into this host's append-only log: an RFC 9162 tree, a signed head, a proof beside each)"
+show "$replicate" log --log evidence-log --sign-key lab.key append sealed/SEAL.json sealed/receipt.json summary/receipt.json
+show "$replicate" log --log evidence-log --trust lab.pub verify
 
 step "replicate status: what is where, from the receipts alone"
 show "$replicate" status .
