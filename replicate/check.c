@@ -10,6 +10,7 @@
 
 #include "lib/core/json.h"
 #include "lib/receipt/attestation.h"
+#include "lib/usecase/timestamp_file.h"
 #include "lib/receipt/signature.h"
 #include "lib/receipt/receipt_set.h"
 #include "replicate/replicate.h"
@@ -63,6 +64,7 @@ int replicate_check_main(int argc, char **argv)
 	struct ev_error err;
 	ev_error_clear(&err);
 	int c, json = 0, code = 2;
+	const char *tsa_ca = NULL;
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &replicate_tool, "check");
 	optind = 1;
@@ -72,6 +74,7 @@ int replicate_check_main(int argc, char **argv)
 			ev_trust_free(trust);
 			return ev_cli_help(&replicate_tool, "check");
 		case 'j': json = 1; break;
+		case 'C': tsa_ca = optarg; break;
 		case 't':
 			if (ev_cli_trust_add(TOOL, &trust, optarg))
 				return 2;
@@ -121,16 +124,38 @@ int replicate_check_main(int argc, char **argv)
 		const struct ev_judged_receipt *j = &set.items[i];
 		json_t *why = json_object_get(run.problems, j->path);
 		int holds = j->intact && j->signed_ok && !why;
+		char when[400] = "", trusted[32] = "", twhy[1100] = "";
+		if (ev_timestamp_present(j->path)) { /* a trusted time beside it, shown when verified */
+			struct ev_timestamp_verdict v;
+			struct ev_error terr;
+			ev_error_clear(&terr);
+			if (!tsa_ca) {
+				snprintf(when, sizeof when, "; timestamped (give --tsa-ca to verify it)");
+			} else if (ev_timestamp_check(j->path, tsa_ca, &v, twhy, sizeof twhy, &terr) == EV_OK) {
+				snprintf(when, sizeof when, "; trusted time %s by %s", v.gen_time, v.tsa);
+				snprintf(trusted, sizeof trusted, "%s", v.gen_time);
+				twhy[0] = 0;
+			} else {
+				holds = 0;
+			}
+		}
 		bad += !holds;
-		json_array_append_new(list, json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:b, s:s?, s:o}", "path", j->path,
-						      "sha256", j->file_sha256, "kind", j->kind, "host", j->host, "result",
-						      j->result, "holds", holds, "signed_by", j->signed_ok ? j->signer : NULL,
-						      "problems", why ? json_incref(why) : json_array()));
+		json_t *row = json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:b, s:s?, s:o}", "path", j->path, "sha256",
+					j->file_sha256, "kind", j->kind, "host", j->host, "result", j->result, "holds", holds,
+					"signed_by", j->signed_ok ? j->signer : NULL, "problems",
+					why ? json_incref(why) : json_array());
+		if (trusted[0])
+			json_object_set_new(row, "trusted_time", json_string(trusted));
+		if (twhy[0])
+			json_array_append_new(json_object_get(row, "problems"), json_pack("s+", "timestamp: ", twhy));
+		json_array_append_new(list, row);
+		if (twhy[0] && !json)
+			fprintf(stderr, TOOL ": %s: timestamp: %s\n", j->path, twhy);
 		if (json)
 			continue;
 		if (holds) {
-			printf("%s: %s receipt from %s (%s), intact, signed by trusted key %.16s\n", j->path, j->kind ?: "?",
-			       j->host ?: "?", j->result ?: "?", j->signer);
+			printf("%s: %s receipt from %s (%s), intact, signed by trusted key %.16s%s\n", j->path, j->kind ?: "?",
+			       j->host ?: "?", j->result ?: "?", j->signer, when);
 		} else {
 			size_t k;
 			json_t *w;

@@ -186,13 +186,16 @@ static const struct ev_cli_option check_options[] = {
 	{"trust", 0, "FILE", 't',
 	 "public keys (PEM, replicate keygen's NAME.pub) to trust\n"
 	 "(repeatable; at least one)"},
+	{"tsa-ca", 0, "FILE", 'C',
+	 "verify each receipt's RFC 3161 timestamp (RECEIPT.tsr,\n"
+	 "seal timestamp) against this CA and show its trusted time"},
 	{NULL, 0, NULL, 0, NULL},
 };
 
 static const struct ev_cli_command replicate_check_command = {
 	.name = "check",
 	.run = replicate_check_main,
-	.synopsis = "replicate check --trust FILE [--trust FILE ...] [--json] (RECEIPT | ENVELOPE)...",
+	.synopsis = "replicate check --trust FILE [--trust FILE ...] [--tsa-ca FILE] [--json] (RECEIPT | ENVELOPE)...",
 	.summary = "any receipt held against a trust list: intact and signed\n"
 		"by a trusted key",
 	.description = "Check each RECEIPT, of any kind (seal, verify, replica, audit, capture, cleanup,\n"
@@ -290,13 +293,16 @@ static const struct ev_cli_option status_options[] = {
 	{"trust", 0, "FILE", 't',
 	 "count a host by its key, as prune --trust does: only\n"
 	 "replica receipts signed by a key in FILE are copies"},
+	{"tsa-ca", 0, "FILE", 'C',
+	 "verify each seal's RFC 3161 timestamp (SEAL.json.tsr)\n"
+	 "against this CA and show its trusted time"},
 	{NULL, 0, NULL, 0, NULL},
 };
 
 static const struct ev_cli_command replicate_status_command = {
 	.name = "status",
 	.run = replicate_status_main,
-	.synopsis = "replicate status [--min-hosts N] [--trust FILE ...] [--json] DIR...",
+	.synopsis = "replicate status [--min-hosts N] [--trust FILE ...] [--tsa-ca FILE] [--json] DIR...",
 	.summary = "what is where: per sealed campaign its verified copies,\n"
 		"audits, and whether prune's guards would hold",
 	.description = "Read every receipt and SEAL.json under each DIR (*.json files, links never\n"
@@ -342,6 +348,9 @@ static const struct ev_cli_option prune_options[] = {
 	 "an audit receipt (repeatable): one must be an audit\n"
 	 "campaign of an archive copy of this seal that passed on\n"
 	 "another host (replicate audit), and they must agree"},
+	{"require-timestamp", 0, "CA", 'Z',
+	 "the seal's RFC 3161 timestamp (SEAL.json.tsr, seal\n"
+	 "timestamp) must verify against this CA"},
 	{"seal", 0, "SEAL.json", 's',
 	 "the seal DIR was sealed with"},
 	EV_CLI_OPTION_SEAL_SHA256('p'),
@@ -358,7 +367,7 @@ static const struct ev_cli_command replicate_prune_command = {
 	.name = "prune",
 	.run = replicate_prune_main,
 	.synopsis = "replicate prune --seal SEAL.json [--seal-sha256 HEX] --receipts R1 R2 ... [--min-hosts "
-		"N] [--require-audit RECEIPT ...] [--trust FILE ...] [--selection FILE] [--receipt FILE] [--sign-key KEY] "
+		"N] [--require-audit RECEIPT ...] [--require-timestamp CA] [--trust FILE ...] [--selection FILE] [--receipt FILE] [--sign-key KEY] "
 		"[--json] DIR",
 	.summary = "remove a directory once enough hosts hold verified copies",
 	.description = "Remove DIR (a completed runtime or staging directory) only when all of these\n"

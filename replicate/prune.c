@@ -111,6 +111,7 @@ int replicate_prune_main(int argc, char **argv)
 			audits[o.n_audits++] = optarg;
 			break;
 		case 'p': o.seal_sha256 = optarg; break;
+		case 'Z': o.require_timestamp = optarg; break;
 		case 's': o.seal = optarg; break;
 		case 'S': o.selection = optarg; break;
 		case 'K':

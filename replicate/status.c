@@ -51,6 +51,14 @@ static void print_text(const json_t *doc)
 			printf("  not a verified copy: %s on %s at %s, %s%s (%s)\n", field(e, "command"), field(e, "host"),
 			       field(e, "finished"), field(e, "result"),
 			       json_is_true(json_object_get(e, "intact")) ? "" : ", edited", field(e, "receipt"));
+		const json_t *stamp = json_object_get(row, "seal_timestamp");
+		if (json_is_true(json_object_get(stamp, "verified")))
+			printf("  timestamp: trusted time %s by %s (%s)\n", field(stamp, "trusted_time"), field(stamp, "tsa"),
+			       field(stamp, "file"));
+		else if (field(stamp, "problem"))
+			printf("  timestamp: NOT VERIFIED: %s (%s)\n", field(stamp, "problem"), field(stamp, "file"));
+		else if (stamp && !json_is_null(stamp))
+			printf("  timestamp: present, not verified (give --tsa-ca) (%s)\n", field(stamp, "file"));
 		if (!json_array_size(json_object_get(row, "audits")))
 			printf("  audits:   none found\n");
 		json_array_foreach(json_object_get(row, "audits"), k, e)
@@ -93,6 +101,7 @@ int replicate_status_main(int argc, char **argv)
 		switch (c) {
 		case 'h': return ev_cli_help(&replicate_tool, "status");
 		case 'j': json = 1; break;
+		case 'C': s.tsa_ca = optarg; break;
 		case 'm':
 			if (ev_cli_parse_long(optarg, 1, 256, &v))
 				return ev_cli_usage(&replicate_tool, "status", "option --min-hosts: expected 1-256, found '%s'", optarg);

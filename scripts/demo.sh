@@ -9,8 +9,9 @@
 # replica directories (standing in for hosts), compares the receipts,
 # names a tampered replica's member, and prune removes the runtime copy
 # once its guards hold, after which audit campaign reads the sealed archive
-# alone to the same summary, and the campaign audit's receipt is exported
-# as a signed in-toto attestation; audit campaign sums the campaign up per cell (the
+# alone to the same summary, the campaign audit's receipt is exported as
+# a signed in-toto attestation and logged, and the seal gets a trusted
+# time from a local test TSA; audit campaign sums the campaign up per cell (the
 # median of its runs' recomputed statistics) in a table and an HTML
 # report, and grades it (diagnostic on a host without isolation, each
 # condition named); audit compare sets the two arms side by side, and the campaign
@@ -184,8 +185,24 @@ echo "(and the seal and the receipts go into this host's append-only log: an RFC
 show "$replicate" log --log evidence-log --sign-key lab.key append sealed/SEAL.json sealed/receipt.json summary/receipt.json
 show "$replicate" log --log evidence-log --trust lab.pub verify
 
+step "a trusted time for the seal: a local test time-stamp authority (RFC 3161), its reply verified before it is kept"
+status_tsa=()
+if /usr/bin/python3 -c "import cryptography" 2>/dev/null; then
+	mkdir tsa
+	/usr/bin/python3 "$top/tests/seal/tsa.py" tsa certs
+	/usr/bin/python3 "$top/tests/seal/tsa.py" tsa serve &
+	tsa_pid=$!
+	trap 'kill $tsa_pid 2>/dev/null || true' EXIT
+	for _ in $(seq 1 100); do [ -e tsa/port ] && break; sleep 0.05; done
+	show "$seal" timestamp --tsa "http://127.0.0.1:$(cat tsa/port)/good" --tsa-ca tsa/ca.pem sealed/SEAL.json
+	kill $tsa_pid 2>/dev/null || true
+	status_tsa=(--tsa-ca tsa/ca.pem)
+else
+	echo "(python3-cryptography is not installed: the test TSA cannot be made; skipped)"
+fi
+
 step "replicate status: what is where, from the receipts alone"
-show "$replicate" status .
+show "$replicate" status "${status_tsa[@]}" .
 
 step "summary"
 python3 - sealed <<'PY'

@@ -83,6 +83,46 @@ static const struct ev_cli_option diff_options[] = {
 	{NULL, 0, NULL, 0, NULL},
 };
 
+static const struct ev_cli_option timestamp_options[] = {
+	{"reply", 0, "REPLY", 'r',
+	 "verify a TSA's reply obtained by other means against\n"
+	 "FILE.tsq and FILE, and store it as FILE.tsr"},
+	{"request", 0, NULL, 'q',
+	 "only write FILE.tsq, for a TSA reached by other means"},
+	{"timeout", 0, "S", 'T',
+	 "seconds to wait for the TSA (default 30)"},
+	{"tsa", 0, "URL", 'u',
+	 "the time-stamp authority (RFC 3161 over HTTP)"},
+	{"tsa-ca", 0, "FILE", 'C',
+	 "the CA (PEM) the TSA's certificate must chain to, at\n"
+	 "the token's time"},
+	{"verify", 0, NULL, 'V',
+	 "verify FILE.tsr against FILE.tsq, FILE and the CA"},
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command seal_timestamp_command = {
+	.name = "timestamp",
+	.run = seal_timestamp_main,
+	.synopsis = "seal timestamp --tsa URL --tsa-ca FILE [--timeout S] FILE...\n"
+		"seal timestamp --request FILE...\n"
+		"seal timestamp --reply REPLY --tsa-ca FILE FILE\n"
+		"seal timestamp --verify --tsa-ca FILE FILE...",
+	.summary = "a trusted time for a seal or a receipt (RFC 3161)",
+	.description = "Ask a time-stamp authority to vouch for FILE (a SEAL.json or a receipt): a\n"
+		"request over the SHA-256 of its bytes with a random nonce (FILE.tsq), sent to\n"
+		"--tsa, and the reply stored as FILE.tsr only once verified: granted, its imprint\n"
+		"exactly FILE's digest, its nonce the request's, its signing certificate marked\n"
+		"for timeStamping and chained to --tsa-ca at the token's own time (so a token\n"
+		"outlives its certificate), its signature sound. Each refusal names the fact.\n"
+		"--request and --reply split this for a host that cannot reach a TSA; --verify\n"
+		"checks a stored timestamp again. Neither file is ever replaced.\n",
+	.options = timestamp_options,
+	.notes = "Exit status: 0 every FILE holds a verified timestamp, 1 a reply did not verify\n"
+		"(the fact named; nothing stored), 2 usage, a TSA that cannot be reached, a\n"
+		"timestamp that exists.\n",
+};
+
 static const struct ev_cli_command seal_diff_command = {
 	.name = "diff",
 	.run = seal_diff_main,
@@ -234,6 +274,7 @@ static const struct ev_cli_command *const commands[] = {
 	&seal_select_command,
 	&seal_capsule_command,
 	&seal_integrate_command,
+	&seal_timestamp_command,
 	&seal_continue_command,
 	NULL,
 };

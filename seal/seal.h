@@ -18,6 +18,7 @@ int seal_diff_main(int argc, char **argv);
 int seal_select_main(int argc, char **argv);
 int seal_capsule_main(int argc, char **argv);
 int seal_integrate_main(int argc, char **argv);
+int seal_timestamp_main(int argc, char **argv);
 
 /* The tool's commands and options (commands.c): ev_cli_main runs it, every
  * command parses, helps and refuses through it. */

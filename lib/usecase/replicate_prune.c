@@ -28,6 +28,7 @@
 #include "lib/receipt/receipt_read.h"
 #include "lib/receipt/receipt_set.h"
 #include "lib/usecase/replicate_prune.h"
+#include "lib/usecase/timestamp_file.h"
 #include "lib/usecase/tree_verify.h"
 
 struct prune_run {
@@ -268,6 +269,32 @@ out:
 	return st;
 }
 
+/* With require_timestamp: the seal holds a trusted time from a TSA the
+ * CA vouches for. */
+static void judge_timestamp(struct prune_run *p, struct ev_error *err)
+{
+	const struct ev_replicate_prune *o = p->o;
+	if (!o->require_timestamp)
+		return;
+	struct ev_timestamp_verdict v;
+	char why[1100], detail[400];
+	struct ev_error terr;
+	ev_error_clear(&terr);
+	if (!ev_timestamp_present(o->seal)) {
+		refuse_because(p, o->seal, "timestamp", "has no trusted time (seal timestamp makes SEAL.json.tsr)", "a timestamp",
+			       "none");
+		ev_receipt_add_check(p->receipt, "timestamp", 0, "none", err);
+		return;
+	}
+	if (ev_timestamp_check(o->seal, o->require_timestamp, &v, why, sizeof why, &terr) != EV_OK) {
+		refuse_because(p, o->seal, "timestamp", why, NULL, NULL);
+		ev_receipt_add_check(p->receipt, "timestamp", 0, why, err);
+		return;
+	}
+	snprintf(detail, sizeof detail, "trusted time %s by %s", v.gen_time, v.tsa);
+	ev_receipt_add_check(p->receipt, "timestamp", 1, detail, err);
+}
+
 /* Every run.json in DIR names its processes; none may still run. */
 static ev_status judge_processes(struct prune_run *p, const struct ev_tree *tree,
 				 struct ev_error *err)
@@ -467,6 +494,7 @@ ev_status ev_replicate_prune(struct ev_replicate_prune *o, json_t *receipt, stru
 
 	if ((st = judge_receipts(p, seal_hex, err)) != EV_OK || (st = judge_audits(p, seal_hex, err)) != EV_OK)
 		goto out;
+	judge_timestamp(p, err);
 
 	/* The tree as it is now: the same walk finds links, other file
 	 * systems and run.json files; ev_tree_check then hashes every member. */

@@ -63,6 +63,8 @@ struct ev_replicate_prune {
 	 * lists), and which must agree with each other (--require-audit) */
 	char *const *audits;
 	size_t n_audits;
+	const char *require_timestamp;       /* may be NULL: else a CA file, and the seal's RFC 3161 timestamp
+						(SEAL.json.tsr, seal timestamp) must verify against it */
 	const char *const *trust;            /* trust lists (may be none: hosts counted by name) */
 	size_t n_trust;
 	long min_hosts;                      /* distinct hosts that must hold a verified copy */

@@ -19,6 +19,7 @@
 #include "lib/receipt/receipt_read.h"
 #include "lib/receipt/signature.h"
 #include "lib/usecase/replicate_status.h"
+#include "lib/usecase/timestamp_file.h"
 
 #define MAX_DEPTH 16
 #define STATUS_FORMAT "evidence-status/1"
@@ -50,6 +51,7 @@ struct status {
 	json_t *unreadable, *skipped;
 	struct ev_trust *trust;
 	long min_hosts;
+	const char *tsa_ca;
 };
 
 static void note(json_t *list, const char *path, const char *why)
@@ -390,12 +392,35 @@ static json_t *campaign_row(struct status *s, const char *seal_hex)
 							   "last_verified", json_object_get(v, "last_verified"),
 							   "receipts", json_object_get(v, "receipts")));
 	json_decref(copies);
-	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:b, s:s, s:I, s:I}, s:o, s:s*}",
+	json_t *stamp = json_null();
+	const struct seal_file *stamped = NULL; /* any copy of this SEAL.json that a TSA timestamped */
+	for (size_t i = 0; i < s->nseals && !stamped; i++)
+		if (strcmp(s->seals[i].sha256, seal_hex) == 0 && ev_timestamp_present(s->seals[i].path))
+			stamped = &s->seals[i];
+	if (stamped) { /* the seal's trusted time, when a TSA gave one */
+		const struct seal_file *tf = stamped;
+		struct ev_timestamp_verdict tv;
+		char why[1100];
+		struct ev_error terr;
+		ev_error_clear(&terr);
+		stamp = json_pack("{s:s+}", "file", tf->path, ".tsr");
+		if (!s->tsa_ca) {
+			json_object_set_new(stamp, "verified", json_false());
+		} else if (ev_timestamp_check(tf->path, s->tsa_ca, &tv, why, sizeof why, &terr) == EV_OK) {
+			json_object_set_new(stamp, "verified", json_true());
+			json_object_set_new(stamp, "trusted_time", json_string(tv.gen_time));
+			json_object_set_new(stamp, "tsa", json_string(tv.tsa));
+		} else {
+			json_object_set_new(stamp, "verified", json_false());
+			json_object_set_new(stamp, "problem", json_string(why));
+		}
+	}
+	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:b, s:s, s:I, s:I}, s:o, s:s*, s:o}",
 			 "seal_sha256", seal_hex, "campaign", root ?: "", "captured", captured, "sealed", sealed,
 			 "seal_checks", checks, "copies", copy_list, "failed_copies", failed, "audits", audits, "cleanups",
 			 cleanups, "prune", "would_hold", !disagree && (long)hosts >= s->min_hosts,
 			 "verdict", prune, "hosts", (json_int_t)hosts, "min_hosts", (json_int_t)s->min_hosts, "missing",
-			 missing, "seal", sf ? sf->path : NULL);
+			 missing, "seal", sf ? sf->path : NULL, "seal_timestamp", stamp);
 }
 
 /* Every seal any receipt or SEAL.json names, in the order first found. */
@@ -424,7 +449,7 @@ static json_t *campaigns(struct status *s)
 
 ev_status ev_replicate_status(struct ev_replicate_status *out, struct ev_error *err)
 {
-	struct status s = {.min_hosts = out->min_hosts ? out->min_hosts : 2};
+	struct status s = {.min_hosts = out->min_hosts ? out->min_hosts : 2, .tsa_ca = out->tsa_ca};
 	ev_status st = EV_OK;
 	out->doc = NULL;
 	s.unreadable = json_array();

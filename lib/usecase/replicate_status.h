@@ -27,6 +27,7 @@ struct ev_replicate_status {
 	const char *const *trust_files;   /* trust lists: copies are counted by signing key; none: by host */
 	size_t ntrust;
 	long min_hosts;                   /* what prune needs (0: 2) */
+	const char *tsa_ca;               /* may be NULL: else a seal's RFC 3161 timestamp is verified against it */
 
 	/* outputs */
 	json_t *doc;                      /* the status document */

@@ -11,8 +11,9 @@
 # write no receipt, so --sign-key would sign nothing. replicate audit keeps
 # the receipts the audits on the far hosts wrote (and signed, with
 # --remote-sign-key); it writes none of its own. replicate keep-head, the
-# far end of push --log, keeps a tree head the pushing host wrote.
-READERS="seal:diff seal:select replicate:compare replicate:check replicate:status replicate:keygen replicate:receive
+# far end of push --log, keeps a tree head the pushing host wrote. seal
+# timestamp stores the time-stamp authority's signed token, not a receipt.
+READERS="seal:diff seal:select seal:timestamp replicate:compare replicate:check replicate:status replicate:keygen replicate:receive
 replicate:audit replicate:keep-head capture:pin capture:leases"
 
 commands_of () {

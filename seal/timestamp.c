@@ -1,0 +1,71 @@
+/* seal timestamp: files given a trusted time (RFC 3161) by a TSA, through
+ * lib/usecase/timestamp_file, one file at a time. */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/usecase/timestamp_file.h"
+#include "seal/seal.h"
+
+int seal_timestamp_main(int argc, char **argv)
+{
+	struct ev_timestamp_file t = {.mode = EV_TIMESTAMP_FETCH};
+	int c, modes = 0, request = 0, verify = 0;
+	long v;
+	struct ev_cli_getopt opts;
+	ev_cli_getopt_init(&opts, &seal_tool, "timestamp");
+	optind = 1;
+	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h': return ev_cli_help(&seal_tool, "timestamp");
+		case 'u': t.tsa_url = optarg; break;
+		case 'C': t.tsa_ca = optarg; break;
+		case 'q': request = 1; modes++; break;
+		case 'r': t.reply = optarg; t.mode = EV_TIMESTAMP_REPLY; modes++; break;
+		case 'V': verify = 1; modes++; break;
+		case 'T':
+			if (ev_cli_parse_long(optarg, 1, 3600, &v))
+				return ev_cli_usage(&seal_tool, "timestamp", "option --timeout: expected 1-3600 seconds, found '%s'", optarg);
+			t.timeout_seconds = v;
+			break;
+		default: return ev_cli_usage(&seal_tool, "timestamp", "%s", ev_cli_option_problem(argv));
+		}
+	}
+	if (modes > 1)
+		return ev_cli_usage(&seal_tool, "timestamp", "--request, --reply and --verify are three ways: give one");
+	if (request)
+		t.mode = EV_TIMESTAMP_REQUEST;
+	if (verify)
+		t.mode = EV_TIMESTAMP_VERIFY;
+	if (optind == argc)
+		return ev_cli_usage(&seal_tool, "timestamp", "no FILE given (a SEAL.json or a receipt)");
+	if (t.mode == EV_TIMESTAMP_FETCH && !t.tsa_url)
+		return ev_cli_usage(&seal_tool, "timestamp", "no TSA given (--tsa URL), nor --request for an air-gapped host");
+	if (t.mode != EV_TIMESTAMP_REQUEST && !t.tsa_ca)
+		return ev_cli_usage(&seal_tool, "timestamp", "no CA given (--tsa-ca FILE): a token is verified before it is trusted");
+	if (t.mode == EV_TIMESTAMP_REPLY && argc - optind != 1)
+		return ev_cli_usage(&seal_tool, "timestamp", "--reply answers one FILE's request");
+	ev_cli_catch_signals();
+	int code = 0;
+	for (int i = optind; i < argc; i++) {
+		struct ev_error err;
+		ev_error_clear(&err);
+		t.file = argv[i];
+		ev_status st = ev_timestamp_file(&t, &err);
+		if (st == EV_OK && t.mode == EV_TIMESTAMP_REQUEST)
+			printf("%s: request %s (carry it to a TSA; then seal timestamp --reply REPLY --tsa-ca CA %s)\n", t.file,
+			       t.tsq, t.file);
+		else if (st == EV_OK)
+			printf("%s: trusted time %s by %s (serial %s); %s\n", t.file, t.verdict.gen_time, t.verdict.tsa,
+			       t.verdict.serial, t.tsr);
+		else
+			ev_cli_error(TOOL, &err);
+		int rc = ev_status_exit_code(st);
+		code = rc > code ? rc : code;
+		if (ev_cli_interrupted)
+			return 2;
+	}
+	return code;
+}
