@@ -4,8 +4,10 @@
 # test CA made here, behind a small HTTP server, tests/seal/tsa.py). The
 # reply is stored only once verified, and openssl ts -verify agrees with
 # it; a token signed by a certificate that had expired, one chaining to a
-# CA not given, one for another digest, one answering another request
-# (nonce) are each refused, the fact named, and nothing is stored; a
+# CA not given, one whose certificate lacks the timeStamping EKU (made by
+# swapping the certificate inside a real token: no TSA signs so), one for
+# another digest, one answering another request (nonce) are each
+# refused, the fact named, and nothing is stored; a
 # token outlives its certificate (checked at its own time); the request
 # and the reply split for a host that cannot reach a TSA. replicate check
 # and status show the trusted time; prune --require-timestamp holds the
@@ -15,6 +17,15 @@
 /usr/bin/python3 -c "import cryptography" 2>/dev/null ||
 	test_skip_all "python3-cryptography is not installed (Debian package python3-cryptography)"
 TSA_PY="$EV_SRCDIR/tests/seal/tsa.py"
+
+# post URL QUERY REPLY: a request posted to the TSA as any client would.
+post () {
+	/usr/bin/python3 -c "
+import sys, urllib.request
+r = urllib.request.urlopen(urllib.request.Request(sys.argv[1], open(sys.argv[2], 'rb').read(),
+    {'Content-Type': 'application/timestamp-query'}))
+open(sys.argv[3], 'wb').write(r.read())" "$@"
+}
 
 stop_tsa () {
 	[ -f tsa.pid ] && kill "$(cat tsa.pid)" 2>/dev/null
@@ -69,11 +80,6 @@ test_expect_success 'air-gapped: the request written, the reply carried back and
 	"$SEAL" timestamp --request gap.json >out && test -s gap.json.tsq && test_must_be_absent gap.json.tsr &&
 	grep -q "^gap.json: request gap.json.tsq (carry it to a TSA" out &&
 	openssl ts -query -data gap.json -sha256 -cert -out other.tsq 2>/dev/null &&
-	post () { /usr/bin/python3 -c "
-import sys, urllib.request
-r = urllib.request.urlopen(urllib.request.Request(sys.argv[1], open(sys.argv[2], \"rb\").read(),
-    {\"Content-Type\": \"application/timestamp-query\"}))
-open(sys.argv[3], \"wb\").write(r.read())" "$@"; } &&
 	post "$(cat url)/good" other.tsq other.tsr &&
 	test_expect_code 1 "$SEAL" timestamp --reply other.tsr --tsa-ca tsa/ca.pem gap.json 2>err &&
 	grep -q "^seal: gap.json: nonce: the token.s nonce is not the request.s (a reply to another request); nothing stored$" err &&
@@ -81,6 +87,16 @@ open(sys.argv[3], \"wb\").write(r.read())" "$@"; } &&
 	post "$(cat url)/good" gap.json.tsq gap.tsr &&
 	"$SEAL" timestamp --reply gap.tsr --tsa-ca tsa/ca.pem gap.json >out && test -s gap.json.tsr &&
 	grep -q "^gap.json: trusted time " out
+'
+
+test_expect_success 'a token whose signing certificate lacks the timeStamping EKU: refused (eku)' '
+	echo "{\"format\":\"eku\"}" >eku.json && "$SEAL" timestamp --request eku.json >/dev/null &&
+	post "$(cat url)/good" eku.json.tsq eku-good.tsr &&
+	/usr/bin/python3 "$TSA_PY" tsa swap-eku eku-good.tsr eku-twin.tsr &&
+	test_expect_code 1 "$SEAL" timestamp --reply eku-twin.tsr --tsa-ca tsa/ca.pem eku.json 2>err &&
+	grep -q "^seal: eku.json: eku: the signing certificate (/CN=evidence test TSA good) lacks the timeStamping extended key usage; nothing stored$" err &&
+	test_must_be_absent eku.json.tsr &&
+	"$SEAL" timestamp --reply eku-good.tsr --tsa-ca tsa/ca.pem eku.json >/dev/null
 '
 
 test_expect_success 'a token for another digest: refused (imprint)' '

@@ -6,6 +6,11 @@ CA), other-ca.pem (a CA nobody trusts), and TSA certificates signed by the
 CA, each with its key: good (timeStamping EKU, critical), noeku (no EKU),
 short (valid until 4 s from now), expired (its validity ended yesterday).
 `tsa.py DIR short S` makes short.pem anew, valid for S more seconds.
+`tsa.py DIR swap-eku IN OUT` writes OUT, the reply IN with the TSA
+certificate inside its token replaced by a twin of good.pem (same key,
+issuer and serial) that lacks the timeStamping extended key usage, every
+DER length around it made anew: a token no real TSA would sign (openssl
+ts -reply refuses such a certificate), for the check that refuses it.
 `tsa.py DIR serve` answers a POST to /NAME (NAME one of those) by running
 `openssl ts -reply` with that certificate and key on the request's body,
 and writes the port it listens on to DIR/port."""
@@ -109,6 +114,61 @@ def serve(d):
     server.serve_forever()
 
 
+def der_parse(b, i=0):
+    """One TLV at b[i:]: (tag byte, content bytes, next index)."""
+    tag, n = b[i], b[i + 1]
+    i += 2
+    if n & 0x80:
+        k = n & 0x7f
+        n = int.from_bytes(b[i:i + k], "big")
+        i += k
+    return tag, b[i:i + n], i + n
+
+
+def der_encode(tag, content):
+    n = len(content)
+    if n < 0x80:
+        head = bytes([n])
+    else:
+        k = (n.bit_length() + 7) // 8
+        head = bytes([0x80 | k]) + n.to_bytes(k, "big")
+    return bytes([tag]) + head + content
+
+
+def der_replace(b, old, new):
+    """b with the TLV equal to old replaced by new, every length above it
+    recomputed (constructed tags are walked, primitive ones kept)."""
+    if b == old:
+        return new
+    out, i = b"", 0
+    while i < len(b):
+        tag, content, j = der_parse(b, i)
+        whole = b[i:j]
+        if whole == old:
+            out += new
+        elif tag & 0x20 and old in content:
+            out += der_encode(tag, der_replace(content, old, new))
+        else:
+            out += whole
+        i = j
+    return out
+
+
+def swap_eku(d, src, dst):
+    good = x509.load_pem_x509_certificate(open(os.path.join(d, "good.pem"), "rb").read())
+    key = serialization.load_pem_private_key(open(os.path.join(d, "good.key"), "rb").read(), None)
+    ca_key = serialization.load_pem_private_key(open(os.path.join(d, "ca.key"), "rb").read(), None)
+    twin = (x509.CertificateBuilder().subject_name(good.subject).issuer_name(good.issuer)
+            .public_key(key.public_key()).serial_number(good.serial_number)
+            .not_valid_before(good.not_valid_before).not_valid_after(good.not_valid_after)
+            .add_extension(x509.KeyUsage(True, True, False, False, False, False, False, False, False), critical=True)
+            .sign(ca_key, hashes.SHA256()))
+    old = good.public_bytes(serialization.Encoding.DER)
+    reply = open(src, "rb").read()
+    assert old in reply, "the reply does not carry good.pem"
+    open(dst, "wb").write(der_replace(reply, old, twin.public_bytes(serialization.Encoding.DER)))
+
+
 def short(d, seconds):
     """Only the short-lived TSA certificate, anew under the same CA."""
     ca_key = serialization.load_pem_private_key(open(os.path.join(d, "ca.key"), "rb").read(), None)
@@ -128,5 +188,7 @@ if __name__ == "__main__":
     d = os.path.abspath(sys.argv[1])
     if sys.argv[2] == "short":
         short(d, int(sys.argv[3]))
+    elif sys.argv[2] == "swap-eku":
+        swap_eku(d, sys.argv[3], sys.argv[4])
     else:
         {"certs": certs, "serve": serve}[sys.argv[2]](d)
