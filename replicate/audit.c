@@ -71,6 +71,14 @@ static void print_json(const struct audit_opts *o)
 	json_decref(doc);
 }
 
+static size_t passed(const struct ev_replicate_audit *a)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < a->nhosts; i++)
+		n += a->hosts[i].outcome == EV_HOST_PASSED;
+	return n;
+}
+
 static int run_audit(struct audit_opts *o)
 {
 	struct ev_replicate_audit *a = &o->audit;
@@ -107,8 +115,7 @@ static int run_audit(struct audit_opts *o)
 			printf("DIFFER: the audits do not agree; %u difference%s named above\n", o->r.count,
 			       o->r.count == 1 ? "" : "s");
 		else
-			printf("FAIL: %zu of %zu hosts audited their copy and passed\n", a->nreceipts - (a->failed ? 1 : 0),
-			       a->nhosts);
+			printf("FAIL: %zu of %zu hosts audited their copy and passed\n", passed(a), a->nhosts);
 		code = a->failed || (a->nreceipts && !a->agree && !a->unreachable) ? 1 : a->unreachable ? 2 : 0;
 	}
 	json_decref(o->r.findings);
