@@ -409,6 +409,18 @@ static void verify_proofs(struct ev_receipt_log *l, const struct entries *e, con
 		if (!file)
 			continue;
 		snprintf(subject, sizeof subject, "entry %zu", i);
+		/* a line is a stranger's input: its file is read only at the real
+		 * path append recorded, never through a link or a ".." */
+		char real[PATH_MAX];
+		if (file[0] != '/' || strstr(file, "/../") || strstr(file, "/./")) {
+			found(l, subject, "entry-path", "%s: not a real absolute path; its proof is not read", file);
+			continue;
+		}
+		if (realpath(file, real) && strcmp(real, file) != 0) {
+			found(l, subject, "entry-path", "%s: its path now passes through a link (to %s); its proof is not read",
+			      file, real);
+			continue;
+		}
 		proof_path_of(file, proof_path, sizeof proof_path);
 		struct stat sb;
 		if (lstat(proof_path, &sb) != 0)
@@ -495,9 +507,10 @@ ev_status ev_receipt_log_verify(struct ev_receipt_log *l, struct ev_error *err)
 				found(l, subject, "signature", "%s %s", h->path, serr.status >= EV_ERROR ? serr.text : why);
 		}
 	}
-	if (nheads && heads[nheads - 1].size < e.n)
+	size_t covered = nheads ? heads[nheads - 1].size : 0;
+	if (covered < e.n)
 		found(l, "entries", "no-tree-head", "entries %zu to %zu are in no tree head (an append stopped before its "
-		      "head was written)", heads[nheads - 1].size, e.n - 1);
+		      "head was written)", covered, e.n - 1);
 	verify_proofs(l, &e, &tree);
 	st = l->findings ? EV_MISMATCH : EV_OK;
 out:

@@ -191,6 +191,24 @@ test_expect_success 'the far end refuses on its own a head that does not extend 
 	ls R/log-heads/$label/heads >kept && test_cmp want kept
 '
 
+test_expect_success 'a signal while the new tree head is written: exit 2, no head; verify names the entries no head covers' '
+	mkdir -p sig && cp s3/SEAL.json sig/s.json &&
+	LATE_DIR=Lsig/heads late_signal head- 2 "$REPLICATE" log --log Lsig append sig/s.json &&
+	grep -q "interrupted by a signal" late.err &&
+	test_expect_code 1 "$REPLICATE" log --log Lsig verify 2>err >/dev/null &&
+	grep -q "^replicate: entries: no-tree-head: entries 0 to 0 are in no tree head" err
+'
+
+test_expect_success 'an entry'"'"'s path is a stranger'"'"'s input: a link on the way, or a "..", is named and not followed' '
+	mkdir -p lk && cp s1/SEAL.json lk/s.json && "$REPLICATE" log --log Llk append lk/s.json >/dev/null &&
+	mv lk lk.real && ln -s lk.real lk &&
+	test_expect_code 1 "$REPLICATE" log --log Llk verify 2>err >/dev/null &&
+	grep -q "^replicate: entry 0: entry-path: .*/lk/s.json: its path now passes through a link (to .*/lk.real/s.json); its proof is not read$" err &&
+	broken Ldots "lines[0] = lines[0].replace(b\"/s1/\", b\"/s1/../s1/\")" &&
+	test_expect_code 1 "$REPLICATE" log --log Ldots verify 2>err >/dev/null &&
+	grep -q "^replicate: entry 0: entry-path: .*/s1/../s1/receipt.json: not a real absolute path; its proof is not read$" err
+'
+
 test_expect_success 'misuse: no log, an unknown action, a FIFO, a file given twice; nothing is appended' '
 	test_expect_code 2 "$REPLICATE" log verify 2>err && grep -q "no log given (--log DIR)" err &&
 	test_expect_code 2 "$REPLICATE" log --log L rewrite 2>err && grep -q "unknown action .rewrite." err &&
