@@ -197,4 +197,18 @@ test_expect_success 'audit compare --archive: a summary changed inside the archi
 	dir_empty private
 '
 
+test_expect_success 'from an archive, a signal while the receipt is written: exit 2, nothing published' '
+	late_signal late-sa 1 "$AUDIT" series --archive sealed/archive.tar.zst $S --receipt late-sa.json $SERIES_ARGS &&
+	grep -q "interrupted by a signal" late.err &&
+	signal_while_outdir_receipt clate "$AUDIT" compare --archive pubsealed/archive.tar.zst --seal pubsealed/SEAL.json \
+		pub/one pub/two -o clate &&
+	signal_while_outdir_receipt alate "$AUDIT" campaign --seal sealed/SEAL.json sealed/archive.tar.zst -o alate &&
+	dir_empty private
+'
+
+test_expect_success 'audit series --archive killed (SIGTERM, SIGKILL) while its copies exist: nothing left, no receipt' '
+	killed_while_copying audit-series killed.json "$AUDIT" series --archive sealed/archive.tar.zst $S \
+		--receipt killed.json $SERIES_ARGS
+'
+
 test_done

@@ -151,4 +151,9 @@ test_expect_success 'misuse and refusals: no key, -o with two receipts, an envel
 	"$REPLICATE" attest --sign-key lab.key sealed/receipt.json >out && test -s sealed/receipt.intoto.json
 '
 
+test_expect_success 'a signal while the envelope is written: exit 2, no envelope' '
+	late_signal late-env 1 "$REPLICATE" attest --sign-key lab.key -o late-env.json sealed/receipt.json &&
+	grep -q "interrupted by a signal" late.err
+'
+
 test_done

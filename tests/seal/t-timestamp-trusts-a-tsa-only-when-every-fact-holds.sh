@@ -135,6 +135,12 @@ test_expect_success 'prune --require-timestamp: refused for a seal without one, 
 	test "$(json_get p3.json "[c[\"result\"] for c in d[\"checks\"] if c[\"name\"] == \"timestamp\"]")" = "['"'"'pass'"'"']"
 '
 
+test_expect_success 'a signal while the reply is stored: exit 2, neither the reply nor the request left' '
+	echo "{\"format\":\"sig\"}" >sig.json &&
+	late_signal sig.json.tsr 3 "$SEAL" timestamp --tsa "$(cat url)/good" --tsa-ca tsa/ca.pem sig.json &&
+	grep -q "interrupted by a signal" late.err && test_must_be_absent sig.json.tsq
+'
+
 test_expect_success 'misuse and refusals: no CA, two ways at once, a timestamp that exists, a TSA unreachable' '
 	test_expect_code 2 "$SEAL" timestamp --tsa "$(cat url)/good" sealed/SEAL.json 2>err &&
 	grep -q "no CA given (--tsa-ca FILE)" err &&
