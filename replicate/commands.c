@@ -286,10 +286,19 @@ static const struct ev_cli_option keygen_options[] = {
 };
 
 static const struct ev_cli_option status_options[] = {
+	{"catalog", 0, "WHERE", 'c',
+	 "read the catalog (a SQLite file or postgresql://...)\n"
+	 "instead of the files; DIR... then narrows it to what\n"
+	 "was indexed under them on this host"},
 	{"json", 0, NULL, 'j',
 	 "print the inventory as JSON (evidence-status/1)"},
 	{"min-hosts", 0, "N", 'm',
 	 "the hosts prune would need (default 2, as prune)"},
+	{"recheck", 0, NULL, 'r',
+	 "with --catalog: hold every row used against its file's\n"
+	 "bytes now, and name each that changed or is gone"},
+	{"seal", 0, "SHA256", 's',
+	 "only the campaign of this SEAL.json digest"},
 	{"trust", 0, "FILE", 't',
 	 "count a host by its key, as prune --trust does: only\n"
 	 "replica receipts signed by a key in FILE are copies"},
@@ -302,7 +311,8 @@ static const struct ev_cli_option status_options[] = {
 static const struct ev_cli_command replicate_status_command = {
 	.name = "status",
 	.run = replicate_status_main,
-	.synopsis = "replicate status [--min-hosts N] [--trust FILE ...] [--tsa-ca FILE] [--json] DIR...",
+	.synopsis = "replicate status [--catalog WHERE [--recheck]] [--seal SHA256] [--min-hosts N] [--trust FILE ...] "
+		"[--tsa-ca FILE] [--json] [DIR...]",
 	.summary = "what is where: per sealed campaign its verified copies,\n"
 		"audits, and whether prune's guards would hold",
 	.description = "Read every receipt and SEAL.json under each DIR (*.json files, links never\n"
@@ -312,10 +322,53 @@ static const struct ev_cli_command replicate_status_command = {
 		"verified it; copies that failed or whose receipts were edited; the audits that\n"
 		"name its seal or read a file it holds, and their verdicts; prune's runs;\n"
 		"whether prune's receipt guards would hold now (enough distinct hosts, receipts\n"
-		"that agree); and what is missing. Nothing is run or written.\n",
+		"that agree); and what is missing. Nothing is run or written.\n"
+		"\n"
+		"With --catalog, the same from what replicate index kept: no file is read\n"
+		"(but a seal's timestamp, with --tsa-ca), so it stays fast with hundreds of\n"
+		"thousands of receipts. Without DIR it is every host's inventory, a path\n"
+		"indexed on another host shown as HOST:PATH. --recheck holds each row used\n"
+		"against its file's SHA-256 now, on this host.\n",
 	.options = status_options,
-	.notes = "Exit status: 0 listed (whatever it found), 2 usage, a DIR that cannot be read,\n"
-		"or a --trust file that cannot be read.\n",
+	.notes = "Exit status: 0 listed (whatever it found), 1 with --recheck a row's file\n"
+		"changed or is gone, 2 usage, a DIR that cannot be read, a --trust file that\n"
+		"cannot be read, a catalog that cannot be opened or is newer than this\n"
+		"evidence, or a --seal nothing names.\n",
+};
+
+static const struct ev_cli_option index_options[] = {
+	{"catalog", 0, "WHERE", 'c',
+	 "the catalog: a SQLite file (made when missing) or\n"
+	 "postgresql://... (default: $EVIDENCE_CATALOG, else\n"
+	 "~/.local/share/evidence/catalog.sqlite)"},
+	{"json", 0, NULL, 'j',
+	 "print the counts as JSON"},
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command replicate_index_command = {
+	.name = "index",
+	.run = replicate_index_main,
+	.synopsis = "replicate index [--catalog WHERE] [--json] PATH...",
+	.summary = "keep every seal, receipt and campaign summary under PATH\n"
+		"in the catalog",
+	.description = "Read every *.json under each directory PATH (as replicate status does: links\n"
+		"never followed, anything but a regular file named and never opened), or the\n"
+		"file PATH, and keep each seal, receipt and campaign summary in the catalog\n"
+		"with this host's name, its absolute path and its SHA-256: a receipt's kind,\n"
+		"verdict, host, time, comparable digest, the seal it names and the digests it\n"
+		"read; a seal's members; a summary's plan, the plan digest its audit receipt\n"
+		"names and its cells' statistics. A file indexed before with the same bytes\n"
+		"is passed by; a file under a PATH that is gone is forgotten. Every command\n"
+		"that writes a receipt also adds it, and the directory it made, when\n"
+		"EVIDENCE_CATALOG names a catalog.\n"
+		"\n"
+		"One transaction: a signal, a crash or a server lost half way leaves the\n"
+		"catalog as it was. Many hosts may index into one PostgreSQL catalog at once.\n",
+	.options = index_options,
+	.notes = "Exit status: 0 indexed, 2 usage, a PATH that is neither a directory nor a\n"
+		"regular file, a catalog that cannot be opened or written, a catalog whose\n"
+		"schema is newer than this evidence, or a signal (nothing kept).\n",
 };
 
 static const struct ev_cli_command replicate_keygen_command = {
@@ -444,6 +497,7 @@ static const struct ev_cli_command *const commands[] = {
 	&replicate_keygen_command,
 	&replicate_prune_command,
 	&replicate_status_command,
+	&replicate_index_command,
 	&replicate_receive_command,
 	&replicate_keep_head_command,
 	&replicate_continue_command,

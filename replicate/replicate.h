@@ -18,6 +18,7 @@ int replicate_compare_main(int argc, char **argv);
 int replicate_keygen_main(int argc, char **argv);
 int replicate_prune_main(int argc, char **argv);
 int replicate_status_main(int argc, char **argv);
+int replicate_index_main(int argc, char **argv);
 int replicate_check_main(int argc, char **argv);
 int replicate_attest_main(int argc, char **argv);
 int replicate_log_main(int argc, char **argv);

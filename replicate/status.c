@@ -4,6 +4,9 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
+
+#include "lib/core/sha256.h"
 
 #include "lib/usecase/replicate_status.h"
 #include "replicate/replicate.h"
@@ -87,6 +90,31 @@ static void print_text(const json_t *doc)
 		printf("not read: %s: %s, not a regular file\n", field(e, "path"), field(e, "why"));
 }
 
+/* What --recheck found: every changed row named, and what it could not see. */
+static void print_recheck(const json_t *r)
+{
+	size_t k;
+	json_t *e;
+	const json_t *changed = json_object_get(r, "changed");
+	json_array_foreach(changed, k, e) {
+		const char *now = field(e, "now");
+		if (strlen(now) == 64)
+			printf("recheck: %s: changed since it was indexed (SHA-256 %.16s... then, %.16s... now); index it "
+			       "again, or find out who changed it\n", field(e, "path"), field(e, "indexed"), now);
+		else
+			printf("recheck: %s: indexed (SHA-256 %.16s...), now %s\n", field(e, "path"), field(e, "indexed"),
+			       strcmp(now, "gone") == 0 ? "gone" : now);
+	}
+	json_array_foreach(json_object_get(r, "elsewhere"), k, e)
+		printf("recheck: %s: on another host, not rechecked here (run --recheck there)\n", json_string_value(e));
+	long long files = json_integer_value(json_object_get(r, "files"));
+	if (json_array_size(changed))
+		printf("FAIL: recheck: %zu of %lld file%s changed since the catalog indexed them\n", json_array_size(changed),
+		       files, files == 1 ? "" : "s");
+	else
+		printf("recheck: %lld file%s on this host, each the bytes the catalog indexed\n", files, files == 1 ? "" : "s");
+}
+
 int replicate_status_main(int argc, char **argv)
 {
 	struct ev_replicate_status s = {.min_hosts = 2};
@@ -102,6 +130,14 @@ int replicate_status_main(int argc, char **argv)
 		case 'h': return ev_cli_help(&replicate_tool, "status");
 		case 'j': json = 1; break;
 		case 'C': s.tsa_ca = optarg; break;
+		case 'c': s.catalog = optarg; break;
+		case 'r': s.recheck = 1; break;
+		case 's':
+			if (!ev_sha256_hex_valid(optarg))
+				return ev_cli_usage(&replicate_tool, "status", "option --seal: expected a SHA-256 in hex, found '%s'",
+						    optarg);
+			s.seal_hex = optarg;
+			break;
 		case 'm':
 			if (ev_cli_parse_long(optarg, 1, 256, &v))
 				return ev_cli_usage(&replicate_tool, "status", "option --min-hosts: expected 1-256, found '%s'", optarg);
@@ -115,8 +151,10 @@ int replicate_status_main(int argc, char **argv)
 		default: return ev_cli_usage(&replicate_tool, "status", "%s", ev_cli_option_problem(argv));
 		}
 	}
-	if (optind == argc)
-		return ev_cli_usage(&replicate_tool, "status", "no directory given");
+	if (optind == argc && !s.catalog)
+		return ev_cli_usage(&replicate_tool, "status", "no directory given (or --catalog)");
+	if (s.recheck && !s.catalog)
+		return ev_cli_usage(&replicate_tool, "status", "--recheck holds a catalog against the files: give --catalog");
 	struct ev_error err;
 	ev_error_clear(&err);
 	s.dirs = (const char *const *)argv + optind;
@@ -125,10 +163,17 @@ int replicate_status_main(int argc, char **argv)
 	s.ntrust = ntrust;
 	ev_status st = ev_replicate_status(&s, &err);
 	if (st == EV_OK) {
-		if (json)
+		if (json) {
+			if (s.recheck_doc)
+				json_object_set(s.doc, "recheck", s.recheck_doc);
 			st = ev_json_print(s.doc, stdout, &err);
-		else
+		} else {
 			print_text(s.doc);
+			if (s.recheck_doc)
+				print_recheck(s.recheck_doc);
+		}
+		if (st == EV_OK && json_array_size(json_object_get(s.recheck_doc, "changed")))
+			st = EV_MISMATCH;
 	}
 	ev_replicate_status_free(&s);
 	if (st >= EV_ERROR)

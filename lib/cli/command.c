@@ -1,4 +1,5 @@
 #include "config.h"
+#include "lib/cli/catalog_add.h"
 #include "lib/cli/command.h"
 #include "lib/cli/pool.h"
 
@@ -223,7 +224,11 @@ int ev_cli_main(const struct ev_cli_tool *tool, int argc, char **argv)
 		if (code)
 			return code;
 	}
+	if (!wants_help)
+		ev_cli_catalog_watch();
 	int code = c->run(argc - 1, argv + 1);
+	if (!wants_help)
+		ev_cli_catalog_add(tool->name, code);
 	if (tool->shared_pool && pool.shared)
 		ev_cli_pool_leave(&pool);
 	return code;

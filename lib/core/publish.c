@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,36 @@
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0)
 #endif
+
+/* Who is told of each publication: the process's one observer (lib/cli's
+ * catalog hook), set before any thread starts. */
+static ev_publish_observer observer;
+static void *observer_ctx;
+
+void ev_publish_observe(ev_publish_observer fn, void *ctx)
+{
+	observer = fn;
+	observer_ctx = ctx;
+}
+
+static void announce(int dirfd, const char *name)
+{
+	if (!observer)
+		return;
+	char dir[PATH_MAX], link[64], path[PATH_MAX * 2];
+	ssize_t n;
+	if (name[0] == '/') {
+		observer(name, observer_ctx);
+		return;
+	}
+	snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
+	if (dirfd == AT_FDCWD ? !getcwd(dir, sizeof dir) : (n = readlink(link, dir, sizeof dir - 1)) < 0)
+		return;
+	if (dirfd != AT_FDCWD)
+		dir[n] = '\0';
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	observer(path, observer_ctx);
+}
 
 static mode_t current_umask(void)
 {
@@ -237,6 +268,8 @@ ev_status ev_outfile_commit(struct ev_outfile *of, mode_t mode, struct ev_error 
 	free(of->tmp_name);
 	of->tmp_name = NULL;
 	st = ev_fsync_dir(of->dirfd, of->display, err);
+	if (st == EV_OK)
+		announce(of->dirfd, of->final_name);
 	outfile_free(of);
 	return st;
 }
@@ -252,7 +285,10 @@ ev_status ev_publish_at(int dirfd, const char *tmp_name, const char *final_name,
 					    display);
 		return ev_error_errno(err, errno, "%s: cannot move into place", display);
 	}
-	return ev_fsync_dir(dirfd, display, err);
+	ev_status st = ev_fsync_dir(dirfd, display, err);
+	if (st == EV_OK)
+		announce(dirfd, final_name);
+	return st;
 }
 
 void ev_outfile_abort(struct ev_outfile *of)
@@ -365,6 +401,8 @@ ev_status ev_outdir_commit(struct ev_outdir *od, mode_t mode, struct ev_error *e
 		return st;
 	}
 	st = ev_fsync_dir(od->parentfd, od->display, err);
+	if (st == EV_OK)
+		announce(od->parentfd, od->final_name);
 	outdir_free(od);
 	return st;
 }

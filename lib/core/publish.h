@@ -16,8 +16,8 @@
  * Once the process's stop flag (lib/core/stop) is set, no file reaches
  * its final name: a receipt whose bytes were written and synced when the
  * signal came is removed, never published, so that a late signal can
- * never leave a "pass" behind (doc/design.md, principle 5). No other
- * global state.
+ * never leave a "pass" behind (doc/design.md, principle 5). The one other
+ * global is the observer told of each publication (ev_publish_observe).
  */
 #ifndef EV_PUBLISH_H
 #define EV_PUBLISH_H
@@ -62,6 +62,14 @@ ev_status ev_outfile_commit(struct ev_outfile *of, mode_t mode, struct ev_error 
  * as a resumable transfer's partial file. display is used in errors. */
 ev_status ev_publish_at(int dirfd, const char *tmp_name, const char *final_name,
 			const char *display, struct ev_error *err);
+
+/* Who is told the absolute path of every file and output directory once
+ * it is in place (after the rename and the directory's fsync): one
+ * observer per process, set before any thread starts (NULL: none). What
+ * lib/cli uses to add a command's receipts to the catalog; the library
+ * itself never sets it. */
+typedef void (*ev_publish_observer)(const char *path, void *ctx);
+void ev_publish_observe(ev_publish_observer fn, void *ctx);
 
 /* Remove the temporary file and free of. Safe on a zeroed or committed of. */
 void ev_outfile_abort(struct ev_outfile *of);

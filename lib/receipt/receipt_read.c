@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "lib/receipt/receipt_read.h"
@@ -23,6 +24,14 @@ const char *ev_receipt_kind(const json_t *r)
 const char *ev_receipt_tool_name(const json_t *r)
 {
 	return text(json_object_get(r, "tool"), "name");
+}
+
+void ev_receipt_command(const json_t *r, char *out, size_t cap)
+{
+	const json_t *argv = json_object_get(json_object_get(r, "invocation"), "argv");
+	const char *tool = ev_receipt_tool_name(r) ?: "?";
+	const char *sub = json_string_value(json_array_get(argv, 1));
+	snprintf(out, cap, "%s%s%s", tool, sub ? " " : "", sub ?: "");
 }
 
 const char *ev_receipt_result(const json_t *r)

@@ -22,6 +22,10 @@ const char *ev_receipt_tool_name(const json_t *r);
 /* "result": "pass" or "fail". */
 const char *ev_receipt_result(const json_t *r);
 
+/* The command a receipt records, its tool and first argument ("audit
+ * journal", "replicate prune"; "?" for no tool), into out. */
+void ev_receipt_command(const json_t *r, char *out, size_t cap);
+
 /* 1 when "result" is "pass". */
 int ev_receipt_passed(const json_t *r);
 

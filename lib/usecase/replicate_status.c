@@ -11,8 +11,10 @@
 #include <sys/stat.h>
 
 #include "lib/archive/seal.h"
+#include "lib/catalog/catalog.h"
 #include "lib/core/input.h"
 #include "lib/core/json.h"
+#include "lib/core/jsonwalk.h"
 #include "lib/core/path.h"
 #include "lib/core/sha256.h"
 #include "lib/receipt/receipt.h"
@@ -21,26 +23,28 @@
 #include "lib/usecase/replicate_status.h"
 #include "lib/usecase/timestamp_file.h"
 
-#define MAX_DEPTH 16
 #define STATUS_FORMAT "evidence-status/1"
 
 struct found {
-	char path[PATH_MAX];
-	json_t *doc;
+	char *path;          /* as shown: HOST:PATH for a file indexed on another host */
 	char sha256[EV_SHA256_HEX_LEN + 1];
-	const char *kind, *host, *result, *finished;
-	int intact, trusted; /* trusted: signed by a key of --trust */
+	char *kind, *host, *result, *finished, *comparable, *command, *seal, *root;
+	char (*inputs)[EV_SHA256_HEX_LEN + 1]; /* the inputs' digests */
+	size_t ninputs;
+	int intact, trusted, from_archive; /* trusted: signed by a key of --trust */
 	char signer[EV_SHA256_HEX_LEN + 1];
 	int claimed;         /* tied to some campaign */
 	json_t *also;        /* other paths of the same bytes (a receipt fetched, kept twice) */
 };
 
 struct seal_file {
-	char path[PATH_MAX];
+	char *path;
 	char sha256[EV_SHA256_HEX_LEN + 1];
-	struct ev_seal seal;
+	char *root;
 	char (*digests)[EV_SHA256_HEX_LEN + 1]; /* its non-empty files', sorted */
 	size_t ndigests;
+	int stamped;         /* FILE.tsr beside it */
+	int elsewhere;       /* on another host: its timestamp cannot be checked here */
 };
 
 struct status {
@@ -64,12 +68,53 @@ static const char *field(const json_t *doc, const char *key)
 	return json_string_value(json_object_get(doc, key));
 }
 
-static ev_status keep_receipt(struct status *s, const char *path, json_t *doc, const char *hex, struct ev_error *err)
+static char *copy(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* A receipt's fields as status judges them, from its document (the walk)
+ * or from the catalog's row. */
+struct receipt_fields {
+	const char *kind, *host, *result, *finished, *comparable, *command, *seal, *root, *inputs;
+	int intact, from_archive;
+};
+
+static void fields_of_document(const json_t *doc, char *command, size_t cap, char *inputs, size_t icap,
+			       struct receipt_fields *rf)
+{
+	const char *kind = ev_receipt_kind(doc);
+	const json_t *in = ev_receipt_inputs(doc);
+	struct ev_error e;
+	ev_error_clear(&e);
+	ev_receipt_command(doc, command, cap);
+	*rf = (struct receipt_fields){
+		.kind = kind, .host = ev_receipt_host(doc), .result = ev_receipt_result(doc),
+		.finished = ev_receipt_finished(doc), .comparable = ev_receipt_comparable_digest(doc),
+		.command = command,
+		.seal = ev_receipt_named_sha256(strcmp(kind ?: "", "seal") == 0 ? ev_receipt_outputs(doc) : in,
+						EV_SEAL_FILENAME),
+		.root = strcmp(kind ?: "", "seal") == 0 ? json_string_value(ev_receipt_fact(doc, "root")) : NULL,
+		.inputs = inputs, .intact = ev_receipt_comparable_holds(doc, &e) == 1,
+		.from_archive = ev_receipt_named_sha256(in, "archive") != NULL,
+	};
+	size_t i, used = 0;
+	json_t *x;
+	inputs[0] = '\0';
+	json_array_foreach(in, i, x) {
+		const char *d = field(x, "sha256");
+		if (d && ev_sha256_hex_valid(d) && used + EV_SHA256_HEX_LEN + 2 < icap)
+			used += (size_t)snprintf(inputs + used, icap - used, "%s%s", used ? " " : "", d);
+	}
+}
+
+/* doc (may be NULL) is only read, for its signature, with --trust. */
+static ev_status keep_receipt(struct status *s, const char *path, const char *hex, const struct receipt_fields *rf,
+			      const json_t *doc, struct ev_error *err)
 {
 	for (size_t i = 0; i < s->nreceipts; i++)
 		if (strcmp(s->receipts[i].sha256, hex) == 0) {
 			json_array_append_new(s->receipts[i].also, json_string(path));
-			json_decref(doc);
 			return EV_OK;
 		}
 	if (s->nreceipts == s->cap) {
@@ -82,22 +127,35 @@ static ev_status keep_receipt(struct status *s, const char *path, json_t *doc, c
 	}
 	struct found *f = &s->receipts[s->nreceipts];
 	memset(f, 0, sizeof *f);
-	snprintf(f->path, sizeof f->path, "%s", path);
-	snprintf(f->sha256, sizeof f->sha256, "%s", hex);
-	f->doc = doc;
+	size_t n = rf->inputs ? (strlen(rf->inputs) + 1) / (EV_SHA256_HEX_LEN + 1) : 0;
+	f->path = copy(path);
+	f->kind = copy(rf->kind);
+	f->host = copy(rf->host);
+	f->result = copy(rf->result);
+	f->finished = copy(rf->finished);
+	f->comparable = copy(rf->comparable);
+	f->command = copy(rf->command);
+	f->seal = copy(rf->seal);
+	f->root = copy(rf->root);
+	f->inputs = n ? malloc(n * sizeof *f->inputs) : NULL;
 	f->also = json_array();
-	f->kind = ev_receipt_kind(doc);
-	f->host = ev_receipt_host(doc);
-	f->result = ev_receipt_result(doc);
-	f->finished = ev_receipt_finished(doc);
-	struct ev_error e;
-	ev_error_clear(&e);
-	f->intact = ev_receipt_comparable_holds(doc, &e) == 1;
-	if (s->trust) {
+	s->nreceipts++;
+	if (!f->path || (n && !f->inputs) || !f->also)
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		memcpy(f->inputs[i], rf->inputs + i * (EV_SHA256_HEX_LEN + 1), EV_SHA256_HEX_LEN);
+		f->inputs[i][EV_SHA256_HEX_LEN] = '\0';
+	}
+	f->ninputs = n;
+	snprintf(f->sha256, sizeof f->sha256, "%s", hex);
+	f->intact = rf->intact;
+	f->from_archive = rf->from_archive;
+	if (s->trust && doc) {
 		char why[256];
+		struct ev_error e;
+		ev_error_clear(&e);
 		f->trusted = ev_receipt_check_signature(doc, s->trust, f->signer, why, sizeof why, &e) == EV_OK;
 	}
-	s->nreceipts++;
 	return EV_OK;
 }
 
@@ -106,41 +164,60 @@ static int by_text(const void *a, const void *b)
 	return strcmp(a, b);
 }
 
+static ev_status grow_seals(struct status *s, struct ev_error *err)
+{
+	if (s->nseals < s->seals_cap)
+		return EV_OK;
+	size_t cap = s->seals_cap ? 2 * s->seals_cap : 8;
+	struct seal_file *r = realloc(s->seals, cap * sizeof *r);
+	if (!r)
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	s->seals = r;
+	s->seals_cap = cap;
+	return EV_OK;
+}
+
 static ev_status keep_seal(struct status *s, const char *path, json_t *doc, const char *hex, struct ev_error *err)
 {
-	if (s->nseals == s->seals_cap) {
-		size_t cap = s->seals_cap ? 2 * s->seals_cap : 8;
-		struct seal_file *r = realloc(s->seals, cap * sizeof *r);
-		if (!r)
-			return ev_error_set(err, EV_ERROR, "out of memory");
-		s->seals = r;
-		s->seals_cap = cap;
-	}
+	ev_status st = grow_seals(s, err);
+	if (st != EV_OK)
+		return st;
 	struct seal_file *f = &s->seals[s->nseals];
+	struct ev_seal seal;
 	struct ev_error e;
 	ev_error_clear(&e);
-	if (ev_seal_from_json(doc, path, 0, &f->seal, &e) != EV_OK) {
+	if (ev_seal_from_json(doc, path, 0, &seal, &e) != EV_OK) {
 		note(s->unreadable, path, e.text);
 		return EV_OK;
 	}
-	snprintf(f->path, sizeof f->path, "%s", path);
+	memset(f, 0, sizeof *f);
 	snprintf(f->sha256, sizeof f->sha256, "%s", hex);
-	f->ndigests = 0;
-	if (!(f->digests = malloc((f->seal.count + 1) * sizeof *f->digests))) {
-		ev_seal_free(&f->seal);
+	f->path = copy(path);
+	f->root = copy(seal.root);
+	f->stamped = ev_timestamp_present(path);
+	if (!(f->digests = malloc((seal.count + 1) * sizeof *f->digests)) || !f->path || !f->root) {
+		free(f->path), free(f->root), free(f->digests);
+		ev_seal_free(&seal);
 		return ev_error_set(err, EV_ERROR, "out of memory");
 	}
-	for (size_t i = 0; i < f->seal.count; i++)
-		if (f->seal.members[i].type == EV_MEMBER_FILE && f->seal.members[i].size)
-			ev_sha256_hex(f->seal.members[i].sha256, f->digests[f->ndigests++]);
+	for (size_t i = 0; i < seal.count; i++)
+		if (seal.members[i].type == EV_MEMBER_FILE && seal.members[i].size)
+			ev_sha256_hex(seal.members[i].sha256, f->digests[f->ndigests++]);
 	qsort(f->digests, f->ndigests, sizeof *f->digests, by_text);
+	ev_seal_free(&seal);
 	s->nseals++;
 	return EV_OK;
 }
 
-/* One JSON file: a receipt or a seal is kept, anything else passed by. */
-static ev_status read_file(struct status *s, const char *path, struct ev_error *err)
+/* One JSON file the walk met: a receipt or a seal is kept, anything else
+ * passed by; one that is not a regular file is named, never opened. */
+static ev_status read_file(void *ctx, const char *path, const struct stat *sb, struct ev_error *err)
 {
+	struct status *s = ctx;
+	if (!S_ISREG(sb->st_mode)) {
+		note(s->skipped, path, ev_input_kind(sb->st_mode));
+		return EV_OK;
+	}
 	json_t *doc = NULL;
 	uint8_t d[EV_SHA256_LEN];
 	char hex[EV_SHA256_HEX_LEN + 1];
@@ -154,86 +231,21 @@ static ev_status read_file(struct status *s, const char *path, struct ev_error *
 	const char *format = field(doc, "format") ?: "";
 	ev_status st = EV_OK;
 	if (strcmp(format, EV_RECEIPT_FORMAT) == 0) {
-		return keep_receipt(s, path, doc, hex, err); /* it owns doc */
+		struct receipt_fields rf;
+		char command[256], *inputs = malloc(json_array_size(ev_receipt_inputs(doc)) * (EV_SHA256_HEX_LEN + 1) + 1);
+		if (!inputs) {
+			json_decref(doc);
+			return ev_error_set(err, EV_ERROR, "out of memory");
+		}
+		fields_of_document(doc, command, sizeof command, inputs,
+				   json_array_size(ev_receipt_inputs(doc)) * (EV_SHA256_HEX_LEN + 1) + 1, &rf);
+		st = keep_receipt(s, path, hex, &rf, doc, err);
+		free(inputs);
 	} else if (strcmp(format, EV_SEAL_FORMAT) == 0) {
 		st = keep_seal(s, path, doc, hex, err);
 	}
 	json_decref(doc);
 	return st;
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int is_temporary(const char *name)
-{
-	return name[0] == '.' && strstr(name, ".tmp-");
-}
-
-/* Every *.json under dir, never following a link; a FIFO, a device or a
- * socket named so is passed by and named, never opened. */
-static ev_status walk(struct status *s, const char *dir, int depth, struct ev_error *err)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return ev_error_errno(err, errno, "%s: cannot read the directory", dir);
-	struct dirent *de;
-	ev_status st = EV_OK;
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	while ((de = readdir(d))) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 || is_temporary(de->d_name))
-			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 64;
-			char **grown = realloc(names, cap * sizeof *names);
-			if (!grown) {
-				st = ev_error_set(err, EV_ERROR, "out of memory");
-				break;
-			}
-			names = grown;
-		}
-		if (!(names[n] = strdup(de->d_name))) {
-			st = ev_error_set(err, EV_ERROR, "out of memory");
-			break;
-		}
-		n++;
-	}
-	closedir(d);
-	/* in name order, so that the output is the same on every run */
-	if (n > 1) /* an empty directory has no list at all */
-		qsort(names, n, sizeof *names, by_name);
-	for (size_t i = 0; i < n && st == EV_OK; i++) {
-		char path[PATH_MAX];
-		struct stat sb;
-		if (ev_path_join(path, sizeof path, dir, names[i]) != 0 || lstat(path, &sb) != 0)
-			continue;
-		size_t len = strlen(names[i]);
-		if (S_ISDIR(sb.st_mode)) {
-			if (depth < MAX_DEPTH)
-				st = walk(s, path, depth + 1, err);
-		} else if (len > 5 && strcmp(names[i] + len - 5, ".json") == 0) {
-			if (S_ISREG(sb.st_mode))
-				st = read_file(s, path, err);
-			else if (!S_ISLNK(sb.st_mode))
-				note(s->skipped, path, ev_input_kind(sb.st_mode));
-		}
-	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	return st;
-}
-
-/* The command a receipt records: "audit journal", "replicate prune". */
-static void command_of(const json_t *doc, char *out, size_t cap)
-{
-	const json_t *argv = json_object_get(json_object_get(doc, "invocation"), "argv");
-	const char *tool = ev_receipt_tool_name(doc) ?: "?";
-	const char *sub = json_string_value(json_array_get(argv, 1));
-	snprintf(out, cap, "%s%s%s", tool, sub ? " " : "", sub ?: "");
 }
 
 static const struct seal_file *seal_file_of(const struct status *s, const char *hex)
@@ -255,14 +267,10 @@ static int seal_holds(const struct seal_file *sf, const char *hex)
  * (non-empty) file the seal holds. */
 static int audit_of(const struct found *f, const char *seal_hex, const struct seal_file *sf)
 {
-	const json_t *inputs = ev_receipt_inputs(f->doc);
-	const char *named = ev_receipt_named_sha256(inputs, EV_SEAL_FILENAME);
-	if (named)
-		return strcmp(named, seal_hex) == 0;
-	size_t i;
-	json_t *in;
-	json_array_foreach(inputs, i, in)
-		if (field(in, "sha256") && seal_holds(sf, field(in, "sha256")))
+	if (f->seal)
+		return strcmp(f->seal, seal_hex) == 0;
+	for (size_t i = 0; i < f->ninputs; i++)
+		if (seal_holds(sf, f->inputs[i]))
 			return 1;
 	return 0;
 }
@@ -279,16 +287,14 @@ static json_t *campaign_row(struct status *s, const char *seal_hex)
 	json_t *copies = json_object(), *failed = json_array(), *audits = json_array(), *cleanups = json_array();
 	json_t *missing = json_array(), *sealed = json_null(), *edited = json_array(), *checks = json_array();
 	json_t *captured = json_array();
-	const char *root = sf ? sf->seal.root : NULL, *agreed = NULL;
+	const char *root = sf ? sf->root : NULL, *agreed = NULL;
 	int disagree = 0;
-	char text[PATH_MAX + 256], command[128];
+	char text[PATH_MAX + 256];
 	for (size_t i = 0; i < s->nreceipts; i++) {
 		struct found *f = &s->receipts[i];
 		const char *kind = f->kind ?: "";
 		int mine = 0;
-		const char *named = ev_receipt_named_sha256(strcmp(kind, "seal") == 0 ? ev_receipt_outputs(f->doc)
-										       : ev_receipt_inputs(f->doc),
-							    EV_SEAL_FILENAME);
+		const char *named = f->seal;
 		if (strcmp(kind, "seal") == 0 || strcmp(kind, "replica") == 0 || strcmp(kind, "cleanup") == 0 ||
 		    strcmp(kind, "verify") == 0)
 			mine = named && strcmp(named, seal_hex) == 0;
@@ -301,15 +307,13 @@ static json_t *campaign_row(struct status *s, const char *seal_hex)
 		f->claimed = 1;
 		if (!f->intact)
 			json_array_append_new(edited, json_string(f->path));
-		command_of(f->doc, command, sizeof command);
 		json_t *entry = json_pack("{s:s, s:O, s:s, s:s, s:s, s:s, s:b}", "receipt", f->path, "same_bytes_at", f->also,
-					  "command", command, "host", f->host ?: "", "result", f->result ?: "", "finished",
+					  "command", f->command ?: "?", "host", f->host ?: "", "result", f->result ?: "", "finished",
 					  f->finished ?: "", "intact", f->intact);
 		if (s->trust)
 			json_object_set_new(entry, "signed_by_trusted_key", json_boolean(f->trusted));
 		if (strcmp(kind, "seal") == 0) {
-			const char *r = json_string_value(ev_receipt_fact(f->doc, "root"));
-			root = root ?: r;
+			root = root ?: f->root;
 			if (json_is_null(sealed) || later(f->finished, field(sealed, "finished")))
 				json_decref(sealed), sealed = json_incref(entry);
 		} else if (strcmp(kind, "replica") == 0) {
@@ -319,7 +323,7 @@ static json_t *campaign_row(struct status *s, const char *seal_hex)
 			if (!usable || !who) {
 				json_array_append(failed, entry);
 			} else {
-				const char *c = ev_receipt_comparable_digest(f->doc);
+				const char *c = f->comparable;
 				if (agreed && c && strcmp(agreed, c) != 0)
 					disagree = 1;
 				agreed = agreed ?: c;
@@ -341,8 +345,8 @@ static json_t *campaign_row(struct status *s, const char *seal_hex)
 			json_array_append(captured, entry);
 		} else {
 			/* which host audited which copy, with which verdict and digest */
-			const char *from = ev_receipt_named_sha256(ev_receipt_inputs(f->doc), "archive") ? "archive" : "tree";
-			const char *c = ev_receipt_comparable_digest(f->doc);
+			const char *from = f->from_archive ? "archive" : "tree";
+			const char *c = f->comparable;
 			json_object_set_new(entry, "from", json_string(from));
 			json_object_set_new(entry, "comparable", c ? json_string(c) : json_null());
 			json_array_append(audits, entry);
@@ -395,7 +399,7 @@ static json_t *campaign_row(struct status *s, const char *seal_hex)
 	json_t *stamp = json_null();
 	const struct seal_file *stamped = NULL; /* any copy of this SEAL.json that a TSA timestamped */
 	for (size_t i = 0; i < s->nseals && !stamped; i++)
-		if (strcmp(s->seals[i].sha256, seal_hex) == 0 && ev_timestamp_present(s->seals[i].path))
+		if (strcmp(s->seals[i].sha256, seal_hex) == 0 && s->seals[i].stamped)
 			stamped = &s->seals[i];
 	if (stamped) { /* the seal's trusted time, when a TSA gave one */
 		const struct seal_file *tf = stamped;
@@ -406,6 +410,9 @@ static json_t *campaign_row(struct status *s, const char *seal_hex)
 		stamp = json_pack("{s:s+}", "file", tf->path, ".tsr");
 		if (!s->tsa_ca) {
 			json_object_set_new(stamp, "verified", json_false());
+		} else if (tf->elsewhere) {
+			json_object_set_new(stamp, "verified", json_false());
+			json_object_set_new(stamp, "problem", json_string("indexed on another host; check it there"));
 		} else if (ev_timestamp_check(tf->path, s->tsa_ca, &tv, why, sizeof why, &terr) == EV_OK) {
 			json_object_set_new(stamp, "verified", json_true());
 			json_object_set_new(stamp, "trusted_time", json_string(tv.gen_time));
@@ -423,41 +430,218 @@ static json_t *campaign_row(struct status *s, const char *seal_hex)
 			 missing, "seal", sf ? sf->path : NULL, "seal_timestamp", stamp);
 }
 
-/* Every seal any receipt or SEAL.json names, in the order first found. */
-static json_t *campaigns(struct status *s)
+/* Every seal any receipt or SEAL.json names, in the order first found;
+ * only is one of them, or NULL for all. */
+static json_t *campaigns(struct status *s, const char *only)
 {
 	json_t *seen = json_object(), *rows = json_array();
 	for (size_t i = 0; i < s->nseals; i++)
 		json_object_set_new(seen, s->seals[i].sha256, json_true());
 	for (size_t i = 0; i < s->nreceipts; i++) {
 		const struct found *f = &s->receipts[i];
-		const char *hex = NULL;
-		if (strcmp(f->kind ?: "", "seal") == 0)
-			hex = ev_receipt_output_sha256(f->doc, EV_SEAL_FILENAME);
-		else if (strcmp(f->kind ?: "", "replica") == 0 || strcmp(f->kind ?: "", "cleanup") == 0)
-			hex = ev_receipt_input_sha256(f->doc, EV_SEAL_FILENAME);
-		if (hex && !json_object_get(seen, hex))
-			json_object_set_new(seen, hex, json_true());
+		const char *kind = f->kind ?: "";
+		if (f->seal && (strcmp(kind, "seal") == 0 || strcmp(kind, "replica") == 0 || strcmp(kind, "cleanup") == 0) &&
+		    !json_object_get(seen, f->seal))
+			json_object_set_new(seen, f->seal, json_true());
 	}
 	const char *hex;
 	json_t *v;
 	json_object_foreach(seen, hex, v)
-		json_array_append_new(rows, campaign_row(s, hex));
+		if (!only || strcmp(only, hex) == 0)
+			json_array_append_new(rows, campaign_row(s, hex));
 	json_decref(seen);
 	return rows;
 }
 
-ev_status ev_replicate_status(struct ev_replicate_status *out, struct ev_error *err)
+/* The catalog's rows, gathered as the walk gathers files. */
+struct row {
+	char *host, *path, *sha256, *kind, *why, *body;
+	struct receipt_fields rf;
+	char *owned[9]; /* rf's strings */
+	int timestamp, here;
+};
+
+struct rows {
+	struct row *list;
+	size_t n, cap;
+	const char *here;
+	char (*dirs)[PATH_MAX]; /* absolute; NULL: every row */
+	size_t ndirs;
+};
+
+static size_t dir_of(const struct rows *rs, const struct row *r)
 {
-	struct status s = {.min_hosts = out->min_hosts ? out->min_hosts : 2, .tsa_ca = out->tsa_ca};
-	ev_status st = EV_OK;
-	out->doc = NULL;
-	s.unreadable = json_array();
-	s.skipped = json_array();
-	if (out->ntrust && !(s.trust = ev_trust_new()))
+	for (size_t i = 0; i < rs->ndirs; i++) {
+		size_t len = strlen(rs->dirs[i]);
+		if (r->here && strncmp(r->path, rs->dirs[i], len) == 0 && (r->path[len] == '/' || strcmp(rs->dirs[i], "/") == 0))
+			return i;
+	}
+	return (size_t)-1;
+}
+
+static ev_status keep_row(void *ctx, const struct ev_catalog_file *f, struct ev_error *err)
+{
+	struct rows *rs = ctx;
+	struct row r = {.here = strcmp(f->host, rs->here) == 0};
+	if (rs->dirs && (!r.here || dir_of(rs, &(struct row){.path = (char *)f->path, .here = 1}) == (size_t)-1))
+		return EV_OK;
+	if (rs->n == rs->cap) {
+		size_t cap = rs->cap ? 2 * rs->cap : 1024;
+		struct row *grown = realloc(rs->list, cap * sizeof *grown);
+		if (!grown)
+			return ev_error_set(err, EV_ERROR, "out of memory");
+		rs->list = grown;
+		rs->cap = cap;
+	}
+	r.host = copy(f->host);
+	r.path = copy(f->path);
+	r.sha256 = copy(f->sha256);
+	r.kind = copy(f->kind);
+	r.why = copy(f->why);
+	r.body = copy(f->body);
+	r.timestamp = f->timestamp;
+	const char *src[9] = {f->receipt_kind, f->receipt_host, f->result, f->finished, f->comparable,
+			      f->command, f->seal, f->root, f->inputs};
+	for (int i = 0; i < 9; i++)
+		r.owned[i] = copy(src[i]);
+	r.rf = (struct receipt_fields){.kind = r.owned[0], .host = r.owned[1], .result = r.owned[2],
+				       .finished = r.owned[3], .comparable = r.owned[4], .command = r.owned[5],
+				       .seal = r.owned[6], .root = r.owned[7], .inputs = r.owned[8],
+				       .intact = f->intact, .from_archive = f->from_archive};
+	rs->list[rs->n++] = r;
+	if (!r.host || !r.path || !r.kind)
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	return EV_OK;
+}
+
+/* The walk's order: by directory given, then this host before others, by
+ * host, then by path as the walk meets it. */
+static int row_order(const void *a, const void *b, void *ctx)
+{
+	const struct rows *sorting = ctx;
+	const struct row *x = a, *y = b;
+	if (sorting->dirs) {
+		size_t dx = dir_of(sorting, x), dy = dir_of(sorting, y);
+		if (dx != dy)
+			return dx < dy ? -1 : 1;
+	}
+	if (x->here != y->here)
+		return x->here ? -1 : 1;
+	int h = strcmp(x->host, y->host);
+	return h ? h : ev_jsonwalk_order(x->path, y->path);
+}
+
+static ev_status catalog_seal(struct status *s, struct ev_catalog *cat, const struct row *r, const char *shown,
+			      struct ev_error *err)
+{
+	ev_status st = grow_seals(s, err);
+	if (st != EV_OK)
+		return st;
+	struct seal_file *f = &s->seals[s->nseals];
+	memset(f, 0, sizeof *f);
+	char root[256];
+	int found;
+	char (*digests)[65];
+	st = ev_catalog_seal(cat, r->sha256, root, sizeof root, &digests, &f->ndigests, &found, err);
+	if (st != EV_OK)
+		return st;
+	if (!found) { /* a row without its seal: the catalog is not whole */
+		note(s->unreadable, shown, "the catalog holds this file but not its seal's members; index it again");
+		free(digests);
+		return EV_OK;
+	}
+	f->digests = digests;
+	snprintf(f->sha256, sizeof f->sha256, "%s", r->sha256);
+	f->path = copy(shown);
+	f->root = copy(root);
+	f->stamped = r->timestamp;
+	f->elsewhere = !r->here;
+	s->nseals++;
+	return f->path && f->root ? EV_OK : ev_error_set(err, EV_ERROR, "out of memory");
+}
+
+/* Every file of the catalog (or under dirs, on this host; or of one
+ * campaign) into s, in the walk's order; rechecked, when asked, against
+ * the files' bytes now. */
+static ev_status gather_catalog(struct status *s, struct ev_replicate_status *out, struct ev_error *err)
+{
+	struct ev_catalog *cat = NULL;
+	struct rows rs = {0};
+	ev_status st = ev_catalog_open(out->catalog, &cat, err);
+	if (st != EV_OK)
+		return st;
+	rs.here = ev_catalog_host(cat);
+	if (out->ndirs && !(rs.dirs = calloc(out->ndirs, sizeof *rs.dirs)))
 		st = ev_error_set(err, EV_ERROR, "out of memory");
-	for (size_t i = 0; i < out->ntrust && st == EV_OK; i++)
-		st = ev_trust_add_file(s.trust, out->trust_files[i], err);
+	for (size_t i = 0; i < out->ndirs && st == EV_OK; i++) {
+		rs.ndirs++;
+		if (!realpath(out->dirs[i], rs.dirs[i]))
+			st = ev_error_errno(err, errno, "%s: cannot read it", out->dirs[i]);
+	}
+	if (st == EV_OK)
+		st = ev_catalog_files(cat, out->seal_hex, s->trust ? EV_CATALOG_BODIES : 0, keep_row, &rs, err);
+	if (st == EV_OK && rs.n > 1) {
+		qsort_r(rs.list, rs.n, sizeof *rs.list, row_order, &rs);
+	}
+	json_t *changed = json_array(), *elsewhere = json_array();
+	size_t rechecked = 0;
+	for (size_t i = 0; i < rs.n && st == EV_OK; i++) {
+		const struct row *r = &rs.list[i];
+		char shown[PATH_MAX + 300];
+		snprintf(shown, sizeof shown, "%s%s%s", r->here ? "" : r->host, r->here ? "" : ":", r->path);
+		if (out->recheck && r->sha256 && !r->here) {
+			json_array_append_new(elsewhere, json_string(shown));
+		} else if (out->recheck && r->sha256) { /* the file's bytes now, against the row */
+			uint8_t d[EV_SHA256_LEN];
+			char now[EV_SHA256_HEX_LEN + 1] = "";
+			struct ev_error e;
+			ev_error_clear(&e);
+			struct stat sb;
+			rechecked++;
+			if (lstat(r->path, &sb) != 0)
+				snprintf(now, sizeof now, "gone");
+			else if (!S_ISREG(sb.st_mode))
+				snprintf(now, sizeof now, "%s", ev_input_kind(sb.st_mode));
+			else if (ev_sha256_path(r->path, d, NULL, &e) == EV_OK)
+				ev_sha256_hex(d, now);
+			else
+				snprintf(now, sizeof now, "unreadable");
+			if (strcmp(now, r->sha256) != 0)
+				json_array_append_new(changed, json_pack("{s:s, s:s, s:s}", "path", shown, "indexed",
+									 r->sha256, "now", now));
+		}
+		if (strcmp(r->kind, "unreadable") == 0 || strcmp(r->kind, "skipped") == 0) {
+			note(strcmp(r->kind, "skipped") == 0 ? s->skipped : s->unreadable, shown, r->why ?: "");
+		} else if (strcmp(r->kind, "seal") == 0) {
+			st = catalog_seal(s, cat, r, shown, err);
+		} else if (strcmp(r->kind, "receipt") == 0 && r->rf.kind) {
+			json_t *doc = NULL;
+			if (s->trust && r->body)
+				doc = json_loads(r->body, 0, NULL);
+			st = keep_receipt(s, shown, r->sha256, &r->rf, doc, err);
+			json_decref(doc);
+		}
+	}
+	if (out->recheck)
+		out->recheck_doc = json_pack("{s:I, s:o, s:o}", "files", (json_int_t)rechecked, "changed", changed,
+					     "elsewhere", elsewhere);
+	else
+		json_decref(changed), json_decref(elsewhere);
+	for (size_t i = 0; i < rs.n; i++) {
+		struct row *r = &rs.list[i];
+		free(r->host), free(r->path), free(r->sha256), free(r->kind), free(r->why), free(r->body);
+		for (int k = 0; k < 9; k++)
+			free(r->owned[k]);
+	}
+	free(rs.list);
+	free(rs.dirs);
+	ev_catalog_close(cat);
+	return st;
+}
+
+static ev_status gather_files(struct status *s, struct ev_replicate_status *out, struct ev_error *err)
+{
+	ev_status st = EV_OK;
 	for (size_t i = 0; i < out->ndirs && st == EV_OK; i++) {
 		struct stat sb;
 		if (stat(out->dirs[i], &sb) != 0)
@@ -466,25 +650,59 @@ ev_status ev_replicate_status(struct ev_replicate_status *out, struct ev_error *
 			st = ev_error_set(err, EV_USAGE, "%s: is %s; expected a directory of receipts and seals",
 					  out->dirs[i], ev_input_kind(sb.st_mode));
 		else
-			st = walk(&s, out->dirs[i], 0, err);
+			st = ev_jsonwalk(out->dirs[i], read_file, s, err);
 	}
+	return st;
+}
+
+ev_status ev_replicate_status(struct ev_replicate_status *out, struct ev_error *err)
+{
+	struct status s = {.min_hosts = out->min_hosts ? out->min_hosts : 2, .tsa_ca = out->tsa_ca};
+	ev_status st = EV_OK;
+	out->doc = NULL;
+	out->recheck_doc = NULL;
+	s.unreadable = json_array();
+	s.skipped = json_array();
+	if (out->ntrust && !(s.trust = ev_trust_new()))
+		st = ev_error_set(err, EV_ERROR, "out of memory");
+	for (size_t i = 0; i < out->ntrust && st == EV_OK; i++)
+		st = ev_trust_add_file(s.trust, out->trust_files[i], err);
+	for (size_t i = 0; i < out->ndirs && st == EV_OK && out->catalog; i++) {
+		struct stat sb;
+		if (stat(out->dirs[i], &sb) == 0 && !S_ISDIR(sb.st_mode))
+			st = ev_error_set(err, EV_USAGE, "%s: is %s; expected a directory of receipts and seals",
+					  out->dirs[i], ev_input_kind(sb.st_mode));
+	}
+	if (st == EV_OK)
+		st = out->catalog ? gather_catalog(&s, out, err) : gather_files(&s, out, err);
 	if (st == EV_OK) {
-		json_t *rows = campaigns(&s), *unmatched = json_array();
-		for (size_t i = 0; i < s.nreceipts; i++)
+		json_t *rows = campaigns(&s, out->seal_hex), *unmatched = json_array();
+		if (out->seal_hex && !json_array_size(rows))
+			st = ev_error_set(err, EV_USAGE, "seal %s: no SEAL.json and no receipt naming it found%s%s",
+					  out->seal_hex, out->catalog ? " in catalog " : "",
+					  out->catalog ? out->catalog : "");
+		for (size_t i = 0; i < s.nreceipts && !out->seal_hex; i++)
 			if (!s.receipts[i].claimed)
 				json_array_append_new(unmatched, json_string(s.receipts[i].path));
-		out->doc = json_pack("{s:s, s:o, s:o, s:O, s:O}", "format", STATUS_FORMAT, "campaigns", rows, "unmatched",
-				     unmatched, "unreadable", s.unreadable, "skipped", s.skipped);
+		if (out->seal_hex) { /* one campaign: what else lies about is not its business */
+			json_array_clear(s.unreadable);
+			json_array_clear(s.skipped);
+		}
+		if (st == EV_OK)
+			out->doc = json_pack("{s:s, s:o, s:o, s:O, s:O}", "format", STATUS_FORMAT, "campaigns", rows,
+					     "unmatched", unmatched, "unreadable", s.unreadable, "skipped", s.skipped);
+		else
+			json_decref(rows), json_decref(unmatched);
 	}
 	for (size_t i = 0; i < s.nreceipts; i++) {
-		json_decref(s.receipts[i].doc);
-		json_decref(s.receipts[i].also);
+		struct found *f = &s.receipts[i];
+		free(f->path), free(f->kind), free(f->host), free(f->result), free(f->finished), free(f->comparable);
+		free(f->command), free(f->seal), free(f->root), free(f->inputs);
+		json_decref(f->also);
 	}
 	free(s.receipts);
-	for (size_t i = 0; i < s.nseals; i++) {
-		ev_seal_free(&s.seals[i].seal);
-		free(s.seals[i].digests);
-	}
+	for (size_t i = 0; i < s.nseals; i++)
+		free(s.seals[i].path), free(s.seals[i].root), free(s.seals[i].digests);
 	free(s.seals);
 	json_decref(s.unreadable);
 	json_decref(s.skipped);
@@ -495,5 +713,7 @@ ev_status ev_replicate_status(struct ev_replicate_status *out, struct ev_error *
 void ev_replicate_status_free(struct ev_replicate_status *s)
 {
 	json_decref(s->doc);
+	json_decref(s->recheck_doc);
 	s->doc = NULL;
+	s->recheck_doc = NULL;
 }

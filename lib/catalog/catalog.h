@@ -1,0 +1,125 @@
+/* catalog: an index of every seal, receipt and campaign summary found on
+ * one or several hosts, in a SQLite file (one per host, the default) or a
+ * PostgreSQL database (one for a whole lab). Schema and how each row is
+ * made: doc/formats.md, "The catalog".
+ *
+ * Nothing in it is trusted on its own: every row carries the SHA-256 of the
+ * file it came from (and the file's bytes, for a receipt, a seal or a
+ * summary), so any answer can be held against the files again. Every
+ * index is one transaction: a crash or a lost server leaves the catalog as
+ * it was. The schema is versioned: a catalog made by an older evidence is
+ * migrated when opened, one made by a newer one is refused.
+ *
+ * One struct ev_catalog per connection, one thread at a time. No global
+ * state.
+ */
+#ifndef EV_CATALOG_H
+#define EV_CATALOG_H
+
+#include <stddef.h>
+
+#include "lib/core/meter.h"
+#include "lib/core/status.h"
+
+#define EV_CATALOG_SCHEMA 1 /* the schema this code writes and reads */
+
+struct ev_catalog;
+
+/* Where a catalog is when none is named: $XDG_DATA_HOME/evidence/catalog.sqlite,
+ * else ~/.local/share/evidence/catalog.sqlite; the directories are made
+ * (0700) when missing. @return EV_OK; EV_ERROR (no HOME, or mkdir failed). */
+ev_status ev_catalog_default(char *out, size_t cap, struct ev_error *err);
+
+/* The catalog every command adds what it writes to: the environment's
+ * EVIDENCE_CATALOG, or NULL when none is configured. */
+const char *ev_catalog_configured(void);
+
+/* Open (a SQLite path, made when missing, or postgresql://...), migrate an
+ * older schema, refuse a newer one.
+ * @return EV_OK; EV_REFUSED (a schema newer than EV_CATALOG_SCHEMA, said
+ *         with both numbers); EV_USAGE (a path that is not a regular file);
+ *         EV_ERROR (cannot open, connect or migrate). */
+ev_status ev_catalog_open(const char *where, struct ev_catalog **out, struct ev_error *err);
+void ev_catalog_close(struct ev_catalog *c);
+
+/* How errors name it (a server's password left out), and this host's name
+ * as the rows it writes carry it. */
+const char *ev_catalog_where(const struct ev_catalog *c);
+const char *ev_catalog_host(const struct ev_catalog *c);
+
+/* What an index did. */
+struct ev_catalog_counts {
+	size_t receipts, seals, summaries; /* indexed now, new or changed */
+	size_t unchanged;                  /* same path, same bytes as the row */
+	size_t unreadable, skipped;        /* named, not indexed as evidence */
+	size_t removed;                    /* rows of files that are gone */
+};
+
+#define EV_CATALOG_FORGET_MISSING 1u /* a directory's rows whose files are gone are removed */
+
+/* Index every path: a directory is walked (lib/core/jsonwalk: every
+ * *.json, links never followed), a file is read alone; each is kept by its
+ * absolute path on this host. A receipt, a seal or a campaign summary is
+ * indexed with its fields; a file that cannot be read as JSON is kept as
+ * unreadable with why, a non-regular one as skipped; other JSON is passed
+ * by. All in one transaction, rolled back on any failure or when the
+ * process's stop flag is set (lib/core/stop). meter (may be NULL) counts
+ * files. @return EV_OK; EV_USAGE (a path that is neither a directory nor a
+ * regular file); EV_INTERRUPTED; EV_ERROR (I/O, the database). */
+ev_status ev_catalog_index(struct ev_catalog *c, const char *const *paths, size_t npaths, unsigned flags,
+			   const struct ev_meter *meter, struct ev_catalog_counts *counts, struct ev_error *err);
+
+/* A file as the catalog holds it. The receipt fields are set for kind
+ * "receipt" only; strings may be NULL where the file had none. */
+struct ev_catalog_file {
+	const char *host, *path, *sha256;
+	const char *kind; /* "receipt", "seal", "summary", "unreadable", "skipped" */
+	const char *why;  /* unreadable, skipped: what was wrong */
+	int timestamp;    /* a seal with FILE.tsr beside it when indexed */
+	const char *receipt_kind, *command, *receipt_host, *result, *finished, *comparable;
+	const char *seal;   /* the SEAL.json digest the receipt names (a seal receipt: among its outputs) */
+	const char *root;   /* a seal receipt's fact root */
+	const char *inputs; /* its inputs' digests, separated by spaces */
+	int intact;         /* its comparable digest held when indexed */
+	int from_archive;   /* it names an input "archive" */
+	const char *body;   /* the file's bytes, with EV_CATALOG_BODIES */
+};
+
+typedef ev_status (*ev_catalog_file_fn)(void *ctx, const struct ev_catalog_file *f, struct ev_error *err);
+
+#define EV_CATALOG_BODIES 1u
+
+/* Every file the catalog holds (seal_hex NULL), or those that may belong to
+ * one campaign (the seal itself, every receipt naming it, every receipt
+ * reading a member's bytes, every file holding a member's bytes): a
+ * superset the caller judges. In no promised order. */
+ev_status ev_catalog_files(struct ev_catalog *c, const char *seal_hex, unsigned flags, ev_catalog_file_fn fn,
+			   void *ctx, struct ev_error *err);
+
+/* A seal's root (into root) and its non-empty files' digests, sorted, as
+ * one malloc'd array of 65-byte hex strings (*digests, *n; caller frees).
+ * *found 0 when the catalog holds no such seal. */
+ev_status ev_catalog_seal(struct ev_catalog *c, const char *seal_hex, char *root, size_t cap,
+			  char (**digests)[65], size_t *n, int *found, struct ev_error *err);
+
+/* A campaign summary indexed for a plan: its bytes, where it was found,
+ * the plan digest its audit receipt (receipt.json beside it) named (NULL
+ * when there was none to name it), and its cells' statistics. */
+struct ev_catalog_summary {
+	const char *sha256, *host, *path, *plan_sha256, *body;
+};
+
+typedef ev_status (*ev_catalog_summary_fn)(void *ctx, const struct ev_catalog_summary *s, struct ev_error *err);
+
+/* Every summary of the plan named plan (its campaign name), each once (by
+ * its bytes; the first host and path in order), oldest capture first. */
+ev_status ev_catalog_summaries(struct ev_catalog *c, const char *plan, ev_catalog_summary_fn fn, void *ctx,
+			       struct ev_error *err);
+
+/* One cell statistic of a summary, as summary.json writes it (decimal
+ * text), into out; *found 0 when it has none. */
+ev_status ev_catalog_cell_statistic(struct ev_catalog *c, const char *summary_sha256, const char *arm,
+				    const char *cell, const char *statistic, char *out, size_t cap, int *found,
+				    struct ev_error *err);
+
+#endif

@@ -1,0 +1,337 @@
+/* db: SQLite or PostgreSQL behind one small interface (db.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <libpq-fe.h>
+#include <sqlite3.h>
+
+#include "lib/catalog/db.h"
+
+/* Statements are the catalog's string constants, so a few dozen prepared
+ * ones cover every call; kept until close. */
+#define STATEMENT_CACHE 64
+
+struct cached {
+	const char *sql; /* the caller's text, compared by content */
+	sqlite3_stmt *stmt;
+};
+
+struct ev_db {
+	char where[512];
+	sqlite3 *lite;
+	PGconn *pg;
+	int in_transaction;
+	struct cached cache[STATEMENT_CACHE];
+	size_t ncached;
+};
+
+int ev_db_is_server(const char *where)
+{
+	return strncmp(where, "postgresql://", 13) == 0 || strncmp(where, "postgres://", 11) == 0;
+}
+
+const char *ev_db_kind(const struct ev_db *db)
+{
+	return db->pg ? "postgresql" : "sqlite";
+}
+
+/* A server's URI may hold a password: errors name the server by what
+ * follows the '@', or by the whole URI when it has none. */
+static void shown_name(const char *where, char *out, size_t cap)
+{
+	const char *at = ev_db_is_server(where) ? strrchr(where, '@') : NULL;
+	if (at)
+		snprintf(out, cap, "postgresql://...@%s", at + 1);
+	else
+		snprintf(out, cap, "%s", where);
+}
+
+/* libpq's messages end with a newline and may run over lines. */
+static void one_line(const char *in, char *out, size_t cap)
+{
+	size_t n = 0;
+	for (; *in && n + 1 < cap; in++)
+		out[n++] = (*in == '\n' || *in == '\r') ? ' ' : *in;
+	while (n && out[n - 1] == ' ')
+		n--;
+	out[n] = '\0';
+}
+
+static ev_status lite_error(struct ev_db *db, const char *what, struct ev_error *err)
+{
+	return ev_error_set(err, EV_ERROR, "catalog %s: %s: %s", db->where, what, sqlite3_errmsg(db->lite));
+}
+
+static ev_status open_sqlite(struct ev_db *db, const char *path, struct ev_error *err)
+{
+	struct stat sb;
+	if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+		return ev_error_set(err, EV_USAGE, "catalog %s: is not a regular file; expected a SQLite catalog file or "
+				    "postgresql://...", path);
+	if (lstat(path, &sb) != 0) { /* a new catalog is the user's alone */
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			return ev_error_errno(err, errno, "catalog %s: cannot create it", path);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (sqlite3_open_v2(path, &db->lite, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
+		ev_status st = ev_error_set(err, EV_ERROR, "catalog %s: cannot open it: %s", path,
+					    db->lite ? sqlite3_errmsg(db->lite) : "out of memory");
+		return st;
+	}
+	sqlite3_busy_timeout(db->lite, 60000); /* another host's index waits, it does not fail */
+	sqlite3_extended_result_codes(db->lite, 1);
+	/* a catalog is a regular database, not some other file named so */
+	char *msg = NULL;
+	if (sqlite3_exec(db->lite, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;", NULL,
+			 NULL, &msg) != SQLITE_OK) {
+		ev_error_set(err, EV_ERROR, "catalog %s: not a SQLite database it can use: %s", path,
+			     msg ? msg : sqlite3_errmsg(db->lite));
+		sqlite3_free(msg);
+		return EV_ERROR;
+	}
+	return EV_OK;
+}
+
+ev_status ev_db_open(const char *where, struct ev_db **out, struct ev_error *err)
+{
+	*out = NULL;
+	struct ev_db *db = calloc(1, sizeof *db);
+	if (!db)
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	shown_name(where, db->where, sizeof db->where);
+	ev_status st = EV_OK;
+	if (ev_db_is_server(where)) {
+		db->pg = PQconnectdb(where);
+		if (!db->pg || PQstatus(db->pg) != CONNECTION_OK) {
+			char why[512];
+			one_line(db->pg ? PQerrorMessage(db->pg) : "out of memory", why, sizeof why);
+			st = ev_error_set(err, EV_ERROR, "catalog %s: cannot connect: %s", db->where, why);
+		} else {
+			PGresult *r = PQexec(db->pg, "SET client_min_messages = warning");
+			PQclear(r);
+		}
+	} else {
+		st = open_sqlite(db, where, err);
+	}
+	if (st != EV_OK) {
+		ev_db_close(db);
+		return st;
+	}
+	*out = db;
+	return EV_OK;
+}
+
+void ev_db_close(struct ev_db *db)
+{
+	if (!db)
+		return;
+	if (db->in_transaction)
+		ev_db_rollback(db);
+	for (size_t i = 0; i < db->ncached; i++)
+		sqlite3_finalize(db->cache[i].stmt);
+	if (db->lite)
+		sqlite3_close(db->lite);
+	if (db->pg)
+		PQfinish(db->pg);
+	free(db);
+}
+
+/* $N becomes ?N: the one place the two dialects differ in our SQL. */
+static char *sqlite_text(const char *sql)
+{
+	char *s = strdup(sql);
+	if (!s)
+		return NULL;
+	for (char *p = s; *p; p++)
+		if (*p == '$' && p[1] >= '0' && p[1] <= '9')
+			*p = '?';
+	return s;
+}
+
+static ev_status lite_prepare(struct ev_db *db, const char *sql, sqlite3_stmt **out, struct ev_error *err)
+{
+	for (size_t i = 0; i < db->ncached; i++)
+		if (db->cache[i].sql == sql || strcmp(db->cache[i].sql, sql) == 0) {
+			*out = db->cache[i].stmt;
+			sqlite3_reset(*out);
+			sqlite3_clear_bindings(*out);
+			return EV_OK;
+		}
+	char *text = sqlite_text(sql);
+	if (!text)
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	int rc = sqlite3_prepare_v2(db->lite, text, -1, out, NULL);
+	free(text);
+	if (rc != SQLITE_OK)
+		return lite_error(db, "a statement failed to prepare", err);
+	if (db->ncached < STATEMENT_CACHE)
+		db->cache[db->ncached++] = (struct cached){.sql = sql, .stmt = *out};
+	return EV_OK;
+}
+
+static int is_cached(const struct ev_db *db, const sqlite3_stmt *stmt)
+{
+	for (size_t i = 0; i < db->ncached; i++)
+		if (db->cache[i].stmt == stmt)
+			return 1;
+	return 0;
+}
+
+static ev_status lite_run(struct ev_db *db, const char *sql, size_t nparams, const char *const *params,
+			  ev_db_row_fn row, void *ctx, struct ev_error *err)
+{
+	sqlite3_stmt *stmt;
+	ev_status st = lite_prepare(db, sql, &stmt, err);
+	if (st != EV_OK)
+		return st;
+	for (size_t i = 0; i < nparams; i++)
+		if (params[i] ? sqlite3_bind_text(stmt, (int)i + 1, params[i], -1, SQLITE_TRANSIENT)
+			      : sqlite3_bind_null(stmt, (int)i + 1)) {
+			st = lite_error(db, "a value could not be bound", err);
+			break;
+		}
+	int rc = SQLITE_DONE;
+	while (st == EV_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if (!row)
+			continue;
+		int n = sqlite3_column_count(stmt);
+		const char *values[32];
+		if (n > 32)
+			n = 32;
+		for (int c = 0; c < n; c++)
+			values[c] = (const char *)sqlite3_column_text(stmt, c);
+		if (row(ctx, (size_t)n, values)) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	if (st == EV_OK && rc != SQLITE_DONE)
+		st = lite_error(db, "a statement failed", err);
+	if (is_cached(db, stmt))
+		sqlite3_reset(stmt);
+	else
+		sqlite3_finalize(stmt);
+	return st;
+}
+
+static ev_status pg_run(struct ev_db *db, const char *sql, size_t nparams, const char *const *params,
+			ev_db_row_fn row, void *ctx, struct ev_error *err)
+{
+	PGresult *r = PQexecParams(db->pg, sql, (int)nparams, NULL, params, NULL, NULL, 0);
+	ExecStatusType s = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+	if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK) {
+		char why[512];
+		one_line(r && *PQresultErrorMessage(r) ? PQresultErrorMessage(r) : PQerrorMessage(db->pg), why, sizeof why);
+		PQclear(r);
+		if (PQstatus(db->pg) != CONNECTION_OK)
+			return ev_error_set(err, EV_ERROR, "catalog %s: the server went away: %s", db->where, why);
+		return ev_error_set(err, EV_ERROR, "catalog %s: a statement failed: %s", db->where, why);
+	}
+	int rows = PQntuples(r), cols = PQnfields(r);
+	if (cols > 32)
+		cols = 32;
+	for (int i = 0; row && i < rows; i++) {
+		const char *values[32];
+		for (int c = 0; c < cols; c++)
+			values[c] = PQgetisnull(r, i, c) ? NULL : PQgetvalue(r, i, c);
+		if (row(ctx, (size_t)cols, values))
+			break;
+	}
+	PQclear(r);
+	return EV_OK;
+}
+
+ev_status ev_db_query(struct ev_db *db, const char *sql, size_t nparams, const char *const *params,
+		      ev_db_row_fn row, void *ctx, struct ev_error *err)
+{
+	return db->pg ? pg_run(db, sql, nparams, params, row, ctx, err)
+		      : lite_run(db, sql, nparams, params, row, ctx, err);
+}
+
+ev_status ev_db_exec(struct ev_db *db, const char *sql, size_t nparams, const char *const *params,
+		     struct ev_error *err)
+{
+	return ev_db_query(db, sql, nparams, params, NULL, NULL, err);
+}
+
+struct first_text {
+	char *out;
+	size_t cap;
+	int *found;
+};
+
+static int keep_first(void *ctx, size_t ncols, const char *const *values)
+{
+	struct first_text *f = ctx;
+	if (ncols && values[0]) {
+		snprintf(f->out, f->cap, "%s", values[0]);
+		*f->found = 1;
+	}
+	return 1;
+}
+
+ev_status ev_db_query_text(struct ev_db *db, const char *sql, size_t nparams, const char *const *params,
+			   char *out, size_t cap, int *found, struct ev_error *err)
+{
+	struct first_text f = {out, cap, found};
+	out[0] = '\0';
+	*found = 0;
+	return ev_db_query(db, sql, nparams, params, keep_first, &f, err);
+}
+
+/* Plain statements, outside the statement cache. */
+static ev_status simple(struct ev_db *db, const char *sql, struct ev_error *err)
+{
+	if (db->pg)
+		return pg_run(db, sql, 0, NULL, NULL, NULL, err);
+	char *msg = NULL;
+	if (sqlite3_exec(db->lite, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		ev_error_set(err, EV_ERROR, "catalog %s: %s: %s", db->where, sql, msg ? msg : sqlite3_errmsg(db->lite));
+		sqlite3_free(msg);
+		return EV_ERROR;
+	}
+	return EV_OK;
+}
+
+ev_status ev_db_begin(struct ev_db *db, struct ev_error *err)
+{
+	/* IMMEDIATE: a SQLite writer takes the lock now, so two writers wait
+	 * for each other instead of one failing at its first write */
+	ev_status st = simple(db, db->pg ? "BEGIN" : "BEGIN IMMEDIATE", err);
+	db->in_transaction = st == EV_OK;
+	return st;
+}
+
+ev_status ev_db_begin_exclusive(struct ev_db *db, struct ev_error *err)
+{
+	ev_status st = ev_db_begin(db, err);
+	if (st == EV_OK && db->pg) /* the key is "evid" in ASCII: ours among any others */
+		st = simple(db, "SELECT pg_advisory_xact_lock(1702259044)", err);
+	return st;
+}
+
+ev_status ev_db_commit(struct ev_db *db, struct ev_error *err)
+{
+	ev_status st = simple(db, "COMMIT", err);
+	if (st == EV_OK)
+		db->in_transaction = 0;
+	return st;
+}
+
+void ev_db_rollback(struct ev_db *db)
+{
+	struct ev_error ignored;
+	ev_error_clear(&ignored);
+	if (db->in_transaction)
+		simple(db, "ROLLBACK", &ignored);
+	db->in_transaction = 0;
+}

@@ -1,0 +1,69 @@
+/* replicate index: every seal, receipt and summary under some paths, kept
+ * in the catalog (lib/catalog). */
+#include "config.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+
+#include "lib/catalog/catalog.h"
+#include "lib/cli/progress.h"
+#include "replicate/replicate.h"
+
+int replicate_index_main(int argc, char **argv)
+{
+	const char *where = ev_catalog_configured();
+	int json = 0, c;
+	struct ev_cli_getopt opts;
+	ev_cli_getopt_init(&opts, &replicate_tool, "index");
+	optind = 1;
+	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h': return ev_cli_help(&replicate_tool, "index");
+		case 'c': where = optarg; break;
+		case 'j': json = 1; break;
+		default: return ev_cli_usage(&replicate_tool, "index", "%s", ev_cli_option_problem(argv));
+		}
+	}
+	if (optind == argc)
+		return ev_cli_usage(&replicate_tool, "index", "no PATH given");
+	ev_cli_catch_signals(); /* a signal rolls the index back, as a crash does */
+	struct ev_error err;
+	ev_error_clear(&err);
+	char fallback[PATH_MAX];
+	ev_status st = EV_OK;
+	if (!where && (st = ev_catalog_default(fallback, sizeof fallback, &err)) == EV_OK)
+		where = fallback;
+	struct ev_catalog *cat = NULL;
+	struct ev_catalog_counts n = {0};
+	if (st == EV_OK)
+		st = ev_catalog_open(where, &cat, &err);
+	if (st == EV_OK) {
+		struct ev_progress progress;
+		ev_progress_init(&progress, stderr, TOOL ": indexing", 0, 0);
+		progress.noun = "files";
+		struct ev_meter meter = ev_progress_meter(&progress);
+		st = ev_catalog_index(cat, (const char *const *)argv + optind, (size_t)(argc - optind),
+				      EV_CATALOG_FORGET_MISSING, &meter, &n, &err);
+		ev_progress_done(&progress);
+	}
+	if (st == EV_OK && json) {
+		json_t *doc = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "catalog", ev_catalog_where(cat),
+					"host", ev_catalog_host(cat), "receipts", (json_int_t)n.receipts, "seals",
+					(json_int_t)n.seals, "summaries", (json_int_t)n.summaries, "unchanged",
+					(json_int_t)n.unchanged, "unreadable", (json_int_t)n.unreadable, "skipped",
+					(json_int_t)n.skipped, "removed", (json_int_t)n.removed);
+		st = ev_json_print(doc, stdout, &err);
+		json_decref(doc);
+	} else if (st == EV_OK) {
+		printf("indexed into %s on %s: %zu receipt%s, %zu seal%s, %zu summar%s; %zu unchanged, %zu unreadable, "
+		       "%zu not regular files, %zu gone and forgotten\n",
+		       ev_catalog_where(cat), ev_catalog_host(cat), n.receipts, n.receipts == 1 ? "" : "s", n.seals,
+		       n.seals == 1 ? "" : "s", n.summaries, n.summaries == 1 ? "y" : "ies", n.unchanged, n.unreadable,
+		       n.skipped, n.removed);
+	}
+	ev_catalog_close(cat);
+	if (st >= EV_ERROR)
+		ev_cli_error("replicate", &err);
+	return ev_status_exit_code(st);
+}
