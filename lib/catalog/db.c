@@ -231,8 +231,12 @@ static ev_status pg_run(struct ev_db *db, const char *sql, size_t nparams, const
 	if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK) {
 		char why[512];
 		one_line(r && *PQresultErrorMessage(r) ? PQresultErrorMessage(r) : PQerrorMessage(db->pg), why, sizeof why);
+		/* class 08: the connection broke; 57P: the server is shutting down */
+		const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+		int gone = PQstatus(db->pg) != CONNECTION_OK || !state || strncmp(state, "08", 2) == 0 ||
+			   strncmp(state, "57P", 3) == 0;
 		PQclear(r);
-		if (PQstatus(db->pg) != CONNECTION_OK)
+		if (gone)
 			return ev_error_set(err, EV_ERROR, "catalog %s: the server went away: %s", db->where, why);
 		return ev_error_set(err, EV_ERROR, "catalog %s: a statement failed: %s", db->where, why);
 	}
