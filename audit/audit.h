@@ -14,6 +14,7 @@ int audit_series_main(int argc, char **argv);
 int audit_campaign_main(int argc, char **argv);
 int audit_compare_main(int argc, char **argv);
 int audit_profile_main(int argc, char **argv);
+int audit_history_main(int argc, char **argv);
 
 /* The tool's commands and options (commands.c): ev_cli_main runs it, every
  * command parses, helps and refuses through it. */

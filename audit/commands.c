@@ -367,12 +367,76 @@ static const struct ev_cli_command audit_continue_command = {
 	.notes = EV_CONTINUE_NOTES,
 };
 
+static const struct ev_cli_option history_options[] = {
+	{"alpha", 0, "A", 'a',
+	 "the largest p-value a change may have (default 0.05)"},
+	{"catalog", 0, "WHERE", 'c',
+	 "the catalog (default: $EVIDENCE_CATALOG, else\n"
+	 "~/.local/share/evidence/catalog.sqlite)"},
+	{"gate", 0, "RATIO", 'g',
+	 "exit 1 when the newest campaigns start a change whose\n"
+	 "ratio is RATIO or more, or 1/RATIO or less (1.1: 10%)"},
+	{"html", 0, "FILE", 'H',
+	 "also write the page: a trend per statistic, each change\n"
+	 "marked (FILE must not exist)"},
+	{"json", 0, NULL, 'j',
+	 "print evidence-history/1 instead of the text"},
+	{"match", 0, "FIELD", 'm',
+	 "compare only campaigns whose provenance FIELD (dotted:\n"
+	 "policy.nohz_full, pm_qos.dma0) is the newest one's too"},
+	{"min-segment", 0, "N", 'M',
+	 "the fewest campaigns on each side of a change\n"
+	 "(default 3)"},
+	{"permutations", 0, "N", 'R',
+	 "permutations of each test (default 199)"},
+	{"plan", 0, "NAME", 'p',
+	 "the plan's name (required)"},
+	{"plan-sha256", 0, "HEX", 'P',
+	 "the plan's digest (default: the newest campaign's)"},
+	{"seed", 0, "S", 's',
+	 "the seed of the permutations and resamples (default 1);\n"
+	 "the same seed, the same bytes"},
+	{"statistic", 0, "NAME", 'S',
+	 "p50, p95, p99, p99.9, mean or max (repeat; default\n"
+	 "p50, p99 and p99.9)"},
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command audit_history_command = {
+	.name = "history",
+	.run = audit_history_main,
+	.synopsis = "audit history --plan NAME [--plan-sha256 HEX] [--catalog WHERE] [--statistic NAME ...] [--match FIELD ...] "
+		"[--seed S] [--permutations N] [--alpha A] [--min-segment N] [--gate RATIO] [--html FILE] [--json]",
+	.summary = "a plan's campaigns over time from the catalog: which\n"
+		"changed, when, and by how much",
+	.description = "From the catalog (replicate index the audit campaign OUTDIRs), every summary of\n"
+		"the plan NAME, oldest capture first. Only campaigns whose environment is the\n"
+		"reference campaign's (the newest of --plan-sha256, else the newest) are\n"
+		"compared: the plan digest the audit receipt beside each summary names, the\n"
+		"pinned programs' digests, the kernel release, the CPU model and every --match\n"
+		"FIELD; each other campaign is listed apart with the first field that differs.\n"
+		"\n"
+		"Per arm, cell and statistic, the series of campaign medians and its change\n"
+		"points by E-divisive means: each split tested by permuting the values within\n"
+		"their segments (seeded), kept when its p-value is at most --alpha, at least\n"
+		"--min-segment campaigns on each side. Each change's effect is the ratio of the\n"
+		"median of the runs after it to that of the runs before it (each campaign's\n"
+		"runs counted in its cell), with a 95% bootstrap interval over those runs.\n"
+		"The same catalog and seed give the same bytes. Nothing is written but --html.\n",
+	.options = history_options,
+	.notes = "Exit status: 0 shown, 1 --gate passed by a change the newest campaigns start\n"
+		"(a change found where the last --min-segment campaigns begin), 2 usage, no\n"
+		"campaign of the plan (or of --plan-sha256), a catalog that cannot be read or\n"
+		"is newer than this evidence, an --html FILE that exists, or a signal.\n",
+};
+
 static const struct ev_cli_command *const commands[] = {
 	&audit_journal_command,
 	&audit_series_command,
 	&audit_campaign_command,
 	&audit_compare_command,
 	&audit_profile_command,
+	&audit_history_command,
 	&audit_continue_command,
 	NULL,
 };

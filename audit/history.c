@@ -1,0 +1,197 @@
+/* audit history: one plan's campaigns over time from the catalog, their
+ * change points (lib/usecase/audit_history), shown as text, JSON or an
+ * HTML page (audit/history_report.c). */
+#include "config.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit/audit.h"
+#include "audit/history_report.h"
+#include "lib/catalog/catalog.h"
+#include "lib/core/publish.h"
+#include "lib/core/sha256.h"
+#include "lib/core/textbuf.h"
+#include "lib/usecase/audit_history.h"
+
+#define MAX_LIST 32
+
+static const char *field(const json_t *doc, const char *key)
+{
+	return json_string_value(json_object_get(doc, key));
+}
+
+static double number(const json_t *doc, const char *key)
+{
+	return json_number_value(json_object_get(doc, key));
+}
+
+static void print_text(const json_t *doc)
+{
+	const json_t *method = json_object_get(doc, "method"), *campaigns = json_object_get(doc, "campaigns");
+	printf("history of plan %s (plan %.16s), %zu campaign%s compared, %zu listed apart; %s, alpha %g, %lld "
+	       "permutations, minimum segment %lld, seed %lld\n",
+	       field(doc, "plan"), field(doc, "plan_sha256"), json_array_size(campaigns),
+	       json_array_size(campaigns) == 1 ? "" : "s", json_array_size(json_object_get(doc, "apart")),
+	       field(method, "name"), number(method, "alpha"),
+	       (long long)json_integer_value(json_object_get(method, "permutations")),
+	       (long long)json_integer_value(json_object_get(method, "min_segment")),
+	       (long long)json_integer_value(json_object_get(method, "seed")));
+	size_t i, k;
+	json_t *e, *s;
+	json_array_foreach(campaigns, i, e)
+		printf("  #%lld %s  %lld runs (%s .. %s)  %s\n", (long long)json_integer_value(json_object_get(e, "index")),
+		       field(e, "captured"), (long long)json_integer_value(json_object_get(e, "runs")), field(e, "first_run"),
+		       field(e, "last_run"), field(e, "where"));
+	json_array_foreach(json_object_get(doc, "apart"), i, e)
+		printf("  apart: %s %s: %s differs (%s here, %s in the campaigns compared)\n", field(e, "captured"),
+		       field(e, "where"), field(e, "field"), field(e, "value"), field(e, "compared_with"));
+	json_array_foreach(json_object_get(doc, "series"), i, s) {
+		const json_t *changes = json_object_get(s, "changes");
+		printf("%s/%s %s: %zu campaign%s, ", field(s, "arm"), field(s, "cell"), field(s, "statistic"),
+		       json_array_size(json_object_get(s, "points")), json_array_size(json_object_get(s, "points")) == 1 ? "" : "s");
+		if (!json_array_size(changes))
+			printf("no change\n");
+		else
+			printf("%zu change%s\n", json_array_size(changes), json_array_size(changes) == 1 ? "" : "s");
+		json_array_foreach(changes, k, e) {
+			const json_t *iv = json_object_get(e, "interval");
+			printf("  change at #%lld (%s): ratio ", (long long)json_integer_value(json_object_get(e, "campaign")),
+			       field(e, "captured"));
+			if (json_is_number(json_object_get(e, "ratio")))
+				printf("%.3f", number(e, "ratio"));
+			else
+				printf("undefined");
+			if (json_is_array(iv))
+				printf(" [%.3f, %.3f]", json_number_value(json_array_get(iv, 0)), json_number_value(json_array_get(iv, 1)));
+			printf(" over %lld and %lld %s, p %.4f (median %.1f %s before, %.1f after)\n",
+			       (long long)json_integer_value(json_object_get(e, "before")),
+			       (long long)json_integer_value(json_object_get(e, "after")), field(e, "over"), number(e, "p_value"),
+			       number(e, "median_before"), field(s, "unit"), number(e, "median_after"));
+		}
+	}
+	const json_t *gate = json_object_get(doc, "gate");
+	if (json_is_object(gate)) {
+		json_array_foreach(json_object_get(gate, "by"), i, e)
+			printf("GATE: %s/%s %s: the newest campaigns start a change of ratio %.3f (the gate is %g)\n",
+			       field(e, "arm"), field(e, "cell"), field(e, "statistic"), number(e, "ratio"), number(gate, "ratio"));
+		if (!json_is_true(json_object_get(gate, "tripped")))
+			printf("gate %g: no change the newest campaigns start passes it\n", number(gate, "ratio"));
+	}
+}
+
+static int parse_double(const char *text, double lo, double hi, double *out)
+{
+	char *end;
+	double v = strtod(text, &end);
+	if (end == text || *end || !isfinite(v) || v <= lo || v >= hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int audit_history_main(int argc, char **argv)
+{
+	struct ev_audit_history h = {.seed = 1, .catalog = ev_catalog_configured()};
+	const char *stats[MAX_LIST], *match[MAX_LIST], *html = NULL;
+	int json = 0, c;
+	long v;
+	struct ev_cli_getopt opts;
+	ev_cli_getopt_init(&opts, &audit_tool, "history");
+	optind = 1;
+	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h': return ev_cli_help(&audit_tool, "history");
+		case 'c': h.catalog = optarg; break;
+		case 'j': json = 1; break;
+		case 'H': html = optarg; break;
+		case 'p': h.plan = optarg; break;
+		case 'P':
+			if (!ev_sha256_hex_valid(optarg))
+				return ev_cli_usage(&audit_tool, "history", "option --plan-sha256: expected 64 lower-case hex digits");
+			h.plan_sha256 = optarg;
+			break;
+		case 'S':
+			if (h.nstatistics == MAX_LIST)
+				return ev_cli_usage(&audit_tool, "history", "at most %d --statistic", MAX_LIST);
+			if (strcmp(optarg, "p50") && strcmp(optarg, "p95") && strcmp(optarg, "p99") && strcmp(optarg, "p99.9") &&
+			    strcmp(optarg, "mean") && strcmp(optarg, "max"))
+				return ev_cli_usage(&audit_tool, "history",
+						    "option --statistic: expected p50, p95, p99, p99.9, mean or max, found '%s'", optarg);
+			stats[h.nstatistics++] = optarg;
+			break;
+		case 'm':
+			if (h.nmatch == MAX_LIST)
+				return ev_cli_usage(&audit_tool, "history", "at most %d --match", MAX_LIST);
+			match[h.nmatch++] = optarg;
+			break;
+		case 's':
+			if (ev_cli_parse_long(optarg, 0, LONG_MAX, &v))
+				return ev_cli_usage(&audit_tool, "history", "option --seed: expected a whole number, found '%s'", optarg);
+			h.seed = (uint64_t)v;
+			break;
+		case 'R':
+			if (ev_cli_parse_long(optarg, 1, 100000, &v))
+				return ev_cli_usage(&audit_tool, "history", "option --permutations: expected 1 to 100000, found '%s'",
+						    optarg);
+			h.permutations = (uint64_t)v;
+			break;
+		case 'a':
+			if (parse_double(optarg, 0, 1, &h.alpha))
+				return ev_cli_usage(&audit_tool, "history", "option --alpha: expected a number between 0 and 1, found '%s'",
+						    optarg);
+			break;
+		case 'M':
+			if (ev_cli_parse_long(optarg, 1, 1000, &v))
+				return ev_cli_usage(&audit_tool, "history", "option --min-segment: expected 1 to 1000, found '%s'",
+						    optarg);
+			h.min_segment = (size_t)v;
+			break;
+		case 'g':
+			if (parse_double(optarg, 1, 1e9, &h.gate))
+				return ev_cli_usage(&audit_tool, "history", "option --gate: expected a ratio above 1 (1.1: 10%%), found '%s'",
+						    optarg);
+			break;
+		default: return ev_cli_usage(&audit_tool, "history", "%s", ev_cli_option_problem(argv));
+		}
+	}
+	if (optind != argc)
+		return ev_cli_usage(&audit_tool, "history", "unexpected argument '%s'", argv[optind]);
+	if (!h.plan)
+		return ev_cli_usage(&audit_tool, "history", "--plan NAME is required");
+	ev_cli_catch_signals();
+	struct ev_error err;
+	ev_error_clear(&err);
+	char fallback[PATH_MAX];
+	ev_status st = EV_OK;
+	if (!h.catalog && (st = ev_catalog_default(fallback, sizeof fallback, &err)) == EV_OK)
+		h.catalog = fallback;
+	h.statistics = stats;
+	h.match = match;
+	h.stop = &ev_cli_interrupted;
+	if (st == EV_OK)
+		st = ev_audit_history(&h, &err);
+	if (st == EV_OK && html) {
+		struct ev_textbuf page = {0};
+		audit_history_write_html(h.doc, &page);
+		st = page.oom ? ev_error_set(&err, EV_ERROR, "out of memory")
+			      : ev_publish_bytes(html, page.s, page.n, 0644, &err);
+		ev_textbuf_free(&page);
+	}
+	if (st == EV_OK) {
+		if (json)
+			st = ev_json_print(h.doc, stdout, &err);
+		else
+			print_text(h.doc);
+	}
+	if (st == EV_OK && h.gate_tripped)
+		st = EV_MISMATCH;
+	ev_audit_history_free(&h);
+	if (st >= EV_ERROR)
+		ev_cli_error("audit", &err);
+	return ev_status_exit_code(st);
+}
