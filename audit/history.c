@@ -20,6 +20,12 @@
 
 #define MAX_LIST 32
 
+/* A number of the history document: its fractions are decimal strings. */
+static double decimal_value(const json_t *v)
+{
+	return json_is_string(v) ? strtod(json_string_value(v), NULL) : json_number_value(v);
+}
+
 static const char *field(const json_t *doc, const char *key)
 {
 	return json_string_value(json_object_get(doc, key));
@@ -27,7 +33,7 @@ static const char *field(const json_t *doc, const char *key)
 
 static double number(const json_t *doc, const char *key)
 {
-	return json_number_value(json_object_get(doc, key));
+	return decimal_value(json_object_get(doc, key));
 }
 
 static void print_text(const json_t *doc)
@@ -62,12 +68,12 @@ static void print_text(const json_t *doc)
 			const json_t *iv = json_object_get(e, "interval");
 			printf("  change at #%lld (%s): ratio ", (long long)json_integer_value(json_object_get(e, "campaign")),
 			       field(e, "captured"));
-			if (json_is_number(json_object_get(e, "ratio")))
+			if (!json_is_null(json_object_get(e, "ratio")))
 				printf("%.3f", number(e, "ratio"));
 			else
 				printf("undefined");
 			if (json_is_array(iv))
-				printf(" [%.3f, %.3f]", json_number_value(json_array_get(iv, 0)), json_number_value(json_array_get(iv, 1)));
+				printf(" [%.3f, %.3f]", decimal_value(json_array_get(iv, 0)), decimal_value(json_array_get(iv, 1)));
 			printf(" over %lld and %lld %s, p %.4f (median %.1f %s before, %.1f after)\n",
 			       (long long)json_integer_value(json_object_get(e, "before")),
 			       (long long)json_integer_value(json_object_get(e, "after")), field(e, "over"), number(e, "p_value"),

@@ -3,10 +3,17 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "audit/history_report.h"
 #include "audit/svg.h"
+
+/* A number of the history document: its fractions are decimal strings. */
+static double decimal_value(const json_t *v)
+{
+	return json_is_string(v) ? strtod(json_string_value(v), NULL) : json_number_value(v);
+}
 
 static const char *field(const json_t *doc, const char *key)
 {
@@ -29,7 +36,7 @@ static void trend(struct ev_textbuf *t, const json_t *s, const json_t *campaigns
 	size_t i;
 	json_t *p;
 	json_array_foreach(points, i, p) {
-		double v = json_number_value(json_object_get(p, "value"));
+		double v = decimal_value(json_object_get(p, "value"));
 		lo = v < lo ? v : lo;
 		hi = v > hi ? v : hi;
 	}
@@ -62,7 +69,7 @@ static void trend(struct ev_textbuf *t, const json_t *s, const json_t *campaigns
 			break;
 		size_t k = (size_t)json_integer_value(json_object_get(p, "campaign"));
 		xs[n] = (double)k;
-		ys[n] = json_number_value(json_object_get(p, "value"));
+		ys[n] = decimal_value(json_object_get(p, "value"));
 		n++;
 	}
 	audit_chart_polyline_styled(t, &c, xs, ys, n, "trend", audit_chart_colour(0), field(s, "statistic"), 1.2, 0.5);
@@ -78,11 +85,11 @@ static void trend(struct ev_textbuf *t, const json_t *s, const json_t *campaigns
 		double x = audit_chart_x(&c, (double)json_integer_value(json_object_get(ch, "campaign")) - 0.5);
 		char label[96];
 		const json_t *ratio = json_object_get(ch, "ratio");
-		if (json_is_number(ratio))
-			snprintf(label, sizeof label, "x%.2f, p %.3f", json_number_value(ratio),
-				 json_number_value(json_object_get(ch, "p_value")));
+		if (!json_is_null(ratio))
+			snprintf(label, sizeof label, "x%.2f, p %.3f", decimal_value(ratio),
+				 decimal_value(json_object_get(ch, "p_value")));
 		else
-			snprintf(label, sizeof label, "p %.3f", json_number_value(json_object_get(ch, "p_value")));
+			snprintf(label, sizeof label, "p %.3f", decimal_value(json_object_get(ch, "p_value")));
 		/* the label goes left of the line when it would cross the right edge */
 		double w = audit_text_width(label, 11);
 		int left = x + 4 + w > c.width - c.right;
@@ -115,7 +122,7 @@ void audit_history_write_html(const json_t *doc, struct ev_textbuf *t)
 		       "recomputed it. Changes are found by %s (alpha %g, %lld permutations, minimum segment %lld, seed "
 		       "%lld); each ratio is the median of the runs after the change over those before, with its "
 		       "bootstrap interval over those runs. Only campaigns of the same environment are compared.</p>\n",
-		       field(method, "name"), json_number_value(json_object_get(method, "alpha")),
+		       field(method, "name"), decimal_value(json_object_get(method, "alpha")),
 		       (long long)json_integer_value(json_object_get(method, "permutations")),
 		       (long long)json_integer_value(json_object_get(method, "min_segment")),
 		       (long long)json_integer_value(json_object_get(method, "seed")));
@@ -155,17 +162,17 @@ void audit_history_write_html(const json_t *doc, struct ev_textbuf *t)
 			const json_t *iv = json_object_get(e, "interval");
 			ev_textbuf_add(t, "<tr class=\"change\"><td>#%lld</td>", (long long)json_integer_value(json_object_get(e, "campaign")));
 			cell(t, "td", field(e, "captured"));
-			if (json_is_number(json_object_get(e, "ratio")))
-				ev_textbuf_add(t, "<td>%.3f</td>", json_number_value(json_object_get(e, "ratio")));
+			if (!json_is_null(json_object_get(e, "ratio")))
+				ev_textbuf_add(t, "<td>%.3f</td>", decimal_value(json_object_get(e, "ratio")));
 			else
 				ev_textbuf_add(t, "<td>undefined</td>");
 			if (json_is_array(iv))
-				ev_textbuf_add(t, "<td>%.3f to %.3f</td>", json_number_value(json_array_get(iv, 0)),
-					       json_number_value(json_array_get(iv, 1)));
+				ev_textbuf_add(t, "<td>%.3f to %.3f</td>", decimal_value(json_array_get(iv, 0)),
+					       decimal_value(json_array_get(iv, 1)));
 			else
 				ev_textbuf_add(t, "<td>none</td>");
 			ev_textbuf_add(t, "<td>%.4f</td><td>%lld, %lld %s</td></tr>\n",
-				       json_number_value(json_object_get(e, "p_value")),
+				       decimal_value(json_object_get(e, "p_value")),
 				       (long long)json_integer_value(json_object_get(e, "before")),
 				       (long long)json_integer_value(json_object_get(e, "after")), field(e, "over"));
 		}

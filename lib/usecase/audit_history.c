@@ -29,6 +29,16 @@ struct gathered {
 	const char *here;
 };
 
+/* A fraction as canonical JSON holds it: a string of decimal digits. */
+static json_t *decimal(double v)
+{
+	char s[64];
+	if (!isfinite(v))
+		return json_null();
+	snprintf(s, sizeof s, "%.9f", v);
+	return json_string(s);
+}
+
 static const char *text(const json_t *doc, const char *key)
 {
 	return json_string_value(json_object_get(doc, key));
@@ -232,7 +242,7 @@ static ev_status one_series(struct ev_audit_history *h, struct ev_catalog *cat, 
 			continue;
 		values[n] = v;
 		which[n++] = i;
-		json_array_append_new(points, json_pack("{s:I, s:f}", "campaign", (json_int_t)i, "value", v));
+		json_array_append_new(points, json_pack("{s:I, s:o}", "campaign", (json_int_t)i, "value", decimal(v)));
 	}
 	struct ev_changepoint found[MAX_CHANGES];
 	size_t nfound = 0;
@@ -261,23 +271,23 @@ static ev_status one_series(struct ev_audit_history *h, struct ev_catalog *cat, 
 			st = ev_bootstrap_runs(a, before.n, b, after.n, 1, h->resamples, h->seed, h->confidence, &iv, h->stop,
 					       err);
 			if (st == EV_OK && iv.ratio_defined)
-				interval = json_pack("[f, f]", iv.ratio_lo, iv.ratio_hi);
+				interval = json_pack("[o, o]", decimal(iv.ratio_lo), decimal(iv.ratio_hi));
 		}
 		double ratio = mb != 0 ? ma / mb : NAN;
-		json_t *change = json_pack("{s:I, s:s, s:f, s:f, s:o, s:o, s:s, s:I, s:I, s:f, s:f}", "campaign",
+		json_t *change = json_pack("{s:I, s:s, s:o, s:o, s:o, s:o, s:s, s:I, s:I, s:o, s:o}", "campaign",
 					   (json_int_t)which[t], "captured",
 					   captured_of(compared[which[t]]) ?: "",
-					   "p_value", found[k].p_value, "q", found[k].q, "ratio",
-					   isfinite(ratio) ? json_real(ratio) : json_null(), "interval", interval, "over",
-					   by_runs ? "runs" : "campaigns", "before", (json_int_t)before.n, "after",
-					   (json_int_t)after.n, "median_before", mb, "median_after", ma);
+					   "p_value", decimal(found[k].p_value), "q", decimal(found[k].q), "ratio", decimal(ratio),
+					   "interval", interval, "over", by_runs ? "runs" : "campaigns", "before",
+					   (json_int_t)before.n, "after", (json_int_t)after.n, "median_before", decimal(mb),
+					   "median_after", decimal(ma));
 		json_array_append_new(changes, change);
 		/* the gate: a change the newest campaigns start, beyond the ratio asked */
 		if (h->gate > 1 && t >= n - h->min_segment && isfinite(ratio) && (ratio >= h->gate || ratio <= 1 / h->gate)) {
 			h->gate_tripped = 1;
-			json_array_append_new(tripped_by, json_pack("{s:s, s:s, s:s, s:I, s:f}", "arm", arm, "cell", cell,
+			json_array_append_new(tripped_by, json_pack("{s:s, s:s, s:s, s:I, s:o}", "arm", arm, "cell", cell,
 								    "statistic", statistic, "campaign",
-								    (json_int_t)which[t], "ratio", ratio));
+								    (json_int_t)which[t], "ratio", decimal(ratio)));
 		}
 		free(before.v);
 		free(after.v);
@@ -380,15 +390,15 @@ ev_status ev_audit_history(struct ev_audit_history *h, struct ev_error *err)
 			break;
 	}
 	if (st == EV_OK) {
-		json_t *gate = h->gate > 1 ? json_pack("{s:f, s:b, s:O}", "ratio", h->gate, "tripped", h->gate_tripped, "by",
-						       tripped_by)
+		json_t *gate = h->gate > 1 ? json_pack("{s:o, s:b, s:O}", "ratio", decimal(h->gate), "tripped",
+						       h->gate_tripped, "by", tripped_by)
 					   : json_null();
-		h->doc = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:f, s:I, s:I, s:I, s:I, s:f}, s:O, s:O, s:O, s:O, s:o}",
+		h->doc = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:o, s:I, s:I, s:I, s:I, s:o}, s:O, s:O, s:O, s:O, s:o}",
 				   "format", HISTORY_FORMAT, "catalog", ev_catalog_where(cat), "plan", h->plan, "plan_sha256",
-				   text(ref->env, "plan"), "method", "name", "e-divisive means", "alpha", h->alpha,
+				   text(ref->env, "plan"), "method", "name", "e-divisive means", "alpha", decimal(h->alpha),
 				   "permutations", (json_int_t)h->permutations, "min_segment", (json_int_t)h->min_segment,
 				   "seed", (json_int_t)h->seed, "resamples", (json_int_t)h->resamples, "confidence",
-				   h->confidence, "environment", ref->env, "campaigns", campaigns, "apart", apart, "series",
+				   decimal(h->confidence), "environment", ref->env, "campaigns", campaigns, "apart", apart, "series",
 				   series, "gate", gate);
 		if (!h->doc)
 			st = ev_error_set(err, EV_ERROR, "out of memory");
