@@ -53,6 +53,7 @@ struct status {
 	struct seal_file *seals;
 	size_t nseals, seals_cap;
 	json_t *unreadable, *skipped;
+	json_t *by_sha256; /* a receipt's digest -> its index: the same bytes found again */
 	struct ev_trust *trust;
 	long min_hosts;
 	const char *tsa_ca;
@@ -112,11 +113,12 @@ static void fields_of_document(const json_t *doc, char *command, size_t cap, cha
 static ev_status keep_receipt(struct status *s, const char *path, const char *hex, const struct receipt_fields *rf,
 			      const json_t *doc, struct ev_error *err)
 {
-	for (size_t i = 0; i < s->nreceipts; i++)
-		if (strcmp(s->receipts[i].sha256, hex) == 0) {
-			json_array_append_new(s->receipts[i].also, json_string(path));
-			return EV_OK;
-		}
+	const json_t *seen = json_object_get(s->by_sha256, hex);
+	if (seen) {
+		json_array_append_new(s->receipts[json_integer_value(seen)].also, json_string(path));
+		return EV_OK;
+	}
+	json_object_set_new(s->by_sha256, hex, json_integer((json_int_t)s->nreceipts));
 	if (s->nreceipts == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 64;
 		struct found *r = realloc(s->receipts, cap * sizeof *r);
@@ -281,7 +283,9 @@ static int later(const char *a, const char *b)
 }
 
 /* One campaign: everything known of the seal seal_hex. */
-static json_t *campaign_row(struct status *s, const char *seal_hex)
+/* candidates: the receipts that may belong to seal_hex, in the walk's
+ * order (a JSON array of their indexes); campaign_row judges each. */
+static json_t *campaign_row(struct status *s, const char *seal_hex, const json_t *candidates)
 {
 	const struct seal_file *sf = seal_file_of(s, seal_hex);
 	json_t *copies = json_object(), *failed = json_array(), *audits = json_array(), *cleanups = json_array();
@@ -290,8 +294,10 @@ static json_t *campaign_row(struct status *s, const char *seal_hex)
 	const char *root = sf ? sf->root : NULL, *agreed = NULL;
 	int disagree = 0;
 	char text[PATH_MAX + 256];
-	for (size_t i = 0; i < s->nreceipts; i++) {
-		struct found *f = &s->receipts[i];
+	size_t ci;
+	json_t *cv;
+	json_array_foreach(candidates, ci, cv) {
+		struct found *f = &s->receipts[json_integer_value(cv)];
 		const char *kind = f->kind ?: "";
 		int mine = 0;
 		const char *named = f->seal;
@@ -430,11 +436,57 @@ static json_t *campaign_row(struct status *s, const char *seal_hex)
 			 missing, "seal", sf ? sf->path : NULL, "seal_timestamp", stamp);
 }
 
+static void add_candidate(json_t *by_seal, const char *seal_hex, size_t i)
+{
+	json_t *list = json_object_get(by_seal, seal_hex);
+	if (!list)
+		json_object_set_new(by_seal, seal_hex, list = json_array());
+	size_t n = json_array_size(list);
+	if (!n || json_integer_value(json_array_get(list, n - 1)) != (json_int_t)i)
+		json_array_append_new(list, json_integer((json_int_t)i));
+}
+
+/* Each seal's candidate receipts, found once for all seals (a lab's
+ * catalog holds a hundred thousand receipts and a thousand seals): a
+ * receipt naming a seal, an audit reading a member's bytes, a capture
+ * receipt a seal holds. */
+static json_t *candidates_by_seal(const struct status *s)
+{
+	json_t *by_seal = json_object(), *holders = json_object(); /* a member's digest -> the seals holding it */
+	for (size_t k = 0; k < s->nseals; k++) {
+		if (seal_file_of(s, s->seals[k].sha256) != &s->seals[k]) /* the first file of those bytes speaks */
+			continue;
+		for (size_t d = 0; d < s->seals[k].ndigests; d++) {
+			json_t *list = json_object_get(holders, s->seals[k].digests[d]);
+			if (!list)
+				json_object_set_new(holders, s->seals[k].digests[d], list = json_array());
+			json_array_append_new(list, json_string(s->seals[k].sha256));
+		}
+	}
+	for (size_t i = 0; i < s->nreceipts; i++) {
+		const struct found *f = &s->receipts[i];
+		const char *kind = f->kind ?: "";
+		size_t k;
+		json_t *h;
+		if (f->seal)
+			add_candidate(by_seal, f->seal, i);
+		else if (strcmp(kind, "audit") == 0)
+			for (size_t d = 0; d < f->ninputs; d++)
+				json_array_foreach(json_object_get(holders, f->inputs[d]), k, h)
+					add_candidate(by_seal, json_string_value(h), i);
+		if (strcmp(kind, "capture") == 0)
+			json_array_foreach(json_object_get(holders, f->sha256), k, h)
+				add_candidate(by_seal, json_string_value(h), i);
+	}
+	json_decref(holders);
+	return by_seal;
+}
+
 /* Every seal any receipt or SEAL.json names, in the order first found;
  * only is one of them, or NULL for all. */
 static json_t *campaigns(struct status *s, const char *only)
 {
-	json_t *seen = json_object(), *rows = json_array();
+	json_t *seen = json_object(), *rows = json_array(), *by_seal = candidates_by_seal(s), *none = json_array();
 	for (size_t i = 0; i < s->nseals; i++)
 		json_object_set_new(seen, s->seals[i].sha256, json_true());
 	for (size_t i = 0; i < s->nreceipts; i++) {
@@ -447,9 +499,13 @@ static json_t *campaigns(struct status *s, const char *only)
 	const char *hex;
 	json_t *v;
 	json_object_foreach(seen, hex, v)
-		if (!only || strcmp(only, hex) == 0)
-			json_array_append_new(rows, campaign_row(s, hex));
+		if (!only || strcmp(only, hex) == 0) {
+			const json_t *list = json_object_get(by_seal, hex);
+			json_array_append_new(rows, campaign_row(s, hex, list ? list : none));
+		}
 	json_decref(seen);
+	json_decref(by_seal);
+	json_decref(none);
 	return rows;
 }
 
@@ -663,6 +719,7 @@ ev_status ev_replicate_status(struct ev_replicate_status *out, struct ev_error *
 	out->recheck_doc = NULL;
 	s.unreadable = json_array();
 	s.skipped = json_array();
+	s.by_sha256 = json_object();
 	if (out->ntrust && !(s.trust = ev_trust_new()))
 		st = ev_error_set(err, EV_ERROR, "out of memory");
 	for (size_t i = 0; i < out->ntrust && st == EV_OK; i++)
@@ -706,6 +763,7 @@ ev_status ev_replicate_status(struct ev_replicate_status *out, struct ev_error *
 	free(s.seals);
 	json_decref(s.unreadable);
 	json_decref(s.skipped);
+	json_decref(s.by_sha256);
 	ev_trust_free(s.trust);
 	return st;
 }

@@ -1,0 +1,43 @@
+#!/usr/bin/python3
+"""bench/gen-receipts.py OUT CAMPAIGNS PER: CAMPAIGNS directories OUT/cNNNN,
+each a SEAL.json of 20 members and PER receipts naming it, shaped as a lab
+keeps them: one seal receipt, replica receipts from four hosts, seal
+verify receipts, audits reading the archive and members, one cleanup.
+Their comparable digests are not real (status shows them as edited); what
+is measured is how fast they are found, indexed and judged."""
+import hashlib, json, os, sys
+
+out, campaigns, per = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+
+def canonical(d):
+    return (json.dumps(d, sort_keys=True, separators=(",", ":")) + "\n").encode()
+
+def h(text):
+    return hashlib.sha256(text.encode()).hexdigest()
+
+tool = {"name": "replicate", "version": "0.1.0"}
+for c in range(campaigns):
+    d = os.path.join(out, "c%04d" % c)
+    os.makedirs(d)
+    members = [{"mode": "0644", "path": "runs/r%02d/series.bin" % i, "sha256": h("m %d %d" % (c, i)), "size": 1000 + i,
+                "type": "file"} for i in range(20)]
+    seal = canonical({"format": "evidence-seal/1", "members": [{"mode": "0755", "path": "runs", "type": "dir"}] +
+                      [{"mode": "0755", "path": "runs/r%02d" % i, "type": "dir"} for i in range(20)] + members,
+                      "root": "campaign-%04d" % c, "totals": {"bytes": 20190, "dirs": 21, "files": 20}})
+    seal_sha = hashlib.sha256(seal).hexdigest()
+    open(os.path.join(d, "SEAL.json"), "wb").write(seal)
+    for r in range(per):
+        kind = "seal" if r == 0 else "cleanup" if r == per - 1 else ("replica", "verify", "audit")[r % 3]
+        seal_entry = {"name": "SEAL.json", "path": "sealed/SEAL.json", "sha256": seal_sha}
+        inputs = [] if kind == "seal" else [seal_entry]
+        if kind == "audit":
+            inputs += [{"name": "archive", "path": "sealed/archive.tar.zst", "sha256": h("a %d" % c)}] + \
+                      [{"name": "series %d" % i, "path": m["path"], "sha256": m["sha256"]} for i, m in enumerate(members[:4])]
+        receipt = {"format": "evidence-receipt/1", "kind": kind, "host": "lab%d" % (r % 4), "result": "pass",
+                   "comparable": h("c %d %d" % (c, r)), "tool": dict(tool, name="audit" if kind == "audit" else "replicate"),
+                   "invocation": {"argv": ["replicate", kind if kind != "audit" else "campaign"]},
+                   "finished": "2026-%02d-%02dT%02d:%02d:00Z" % (1 + c % 12, 1 + r % 28, r % 24, c % 60),
+                   "checks": [{"name": "members", "result": "pass", "detail": "20 members expected, 0 findings"}],
+                   "facts": {"root": "campaign-%04d" % c, "members_read": 41, "coverage": {"recomputed": ["every member"]}},
+                   "inputs": inputs, "outputs": [seal_entry] if kind == "seal" else []}
+        open(os.path.join(d, "r%03d.json" % r), "wb").write(canonical(receipt))
