@@ -204,6 +204,14 @@ fi
 step "replicate status: what is where, from the receipts alone"
 show "$replicate" status "${status_tsa[@]}" .
 
+step "the catalog: every seal, receipt and summary here indexed (SQLite), status from it, and the plan's history"
+show "$replicate" index --catalog catalog.sqlite .
+"$replicate" status "${status_tsa[@]}" "$work" >status-walk.txt
+"$replicate" status "${status_tsa[@]}" --catalog catalog.sqlite "$work" >status-catalog.txt
+cmp status-walk.txt status-catalog.txt
+echo "(replicate status --catalog: the file walk's inventory, line for line, without reading a receipt)"
+show "$audit" history --catalog catalog.sqlite --plan demo --html history.html
+
 step "summary"
 python3 - sealed <<'PY'
 import glob, json, sys
@@ -256,4 +264,5 @@ echo "the campaign summary table: $work/summary/summary.md"
 echo "the HTML report:            $work/summary/report.html (its screenshot: summary/report.png)"
 echo "HdrHistogram and CSV:       $work/summary/run-*.hgrm, cell-*.hgrm, runs.csv"
 echo "the two arms compared:      $work/compare-arms/comparison.md"
+echo "the plan's history:         $work/history.html (from the catalog, $work/catalog.sqlite)"
 echo "demo: done; outputs are in $work"

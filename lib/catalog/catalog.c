@@ -311,7 +311,8 @@ ev_status ev_catalog_summaries(struct ev_catalog *c, const char *plan, ev_catalo
 				   "SELECT s.sha256, f.host, f.path, s.plan_sha256, d.body FROM summaries s"
 				   " JOIN files f ON f.sha256 = s.sha256 AND f.kind = 'summary'"
 				   " JOIN documents d ON d.sha256 = s.sha256 WHERE s.plan = $1"
-				   " ORDER BY s.captured, s.sha256, f.host, f.path",
+				   " ORDER BY s.captured, s.sha256,"
+				   " CASE WHEN f.path LIKE '%/summary.json' THEN 0 ELSE 1 END, f.host, f.path",
 				   1, p, summary_row, &call, err);
 	return st != EV_OK ? st : call.st;
 }

@@ -112,7 +112,8 @@ struct ev_catalog_summary {
 typedef ev_status (*ev_catalog_summary_fn)(void *ctx, const struct ev_catalog_summary *s, struct ev_error *err);
 
 /* Every summary of the plan named plan (its campaign name), each once (by
- * its bytes; the first host and path in order), oldest capture first. */
+ * its bytes; shown where a file named summary.json holds them, else at the
+ * first host and path in order), oldest capture first. */
 ev_status ev_catalog_summaries(struct ev_catalog *c, const char *plan, ev_catalog_summary_fn fn, void *ctx,
 			       struct ev_error *err);
 

@@ -13,9 +13,10 @@
 # --remote-sign-key); it writes none of its own. replicate keep-head, the
 # far end of push --log, keeps a tree head the pushing host wrote. seal
 # timestamp stores the time-stamp authority's signed token, not a receipt.
-# replicate index keeps what it reads in a catalog, and writes no file.
+# replicate index keeps what it reads in a catalog, and writes no file;
+# audit history reads the catalog and writes only the page asked for.
 READERS="seal:diff seal:select seal:timestamp replicate:compare replicate:check replicate:status replicate:keygen replicate:receive
-replicate:audit replicate:keep-head replicate:index capture:pin capture:leases"
+replicate:audit replicate:keep-head replicate:index audit:history capture:pin capture:leases"
 
 commands_of () {
 	"$EV_BUILDDIR/$1/$1" --help | awk '/^commands:/ { f = 1; next } f == 1 && /^  [a-z]/ { print $1 } f == 1 && /^$/ { f = 2 }'
