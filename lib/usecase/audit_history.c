@@ -90,7 +90,8 @@ static char *field_text(const json_t *prov, const char *dotted)
 	char path[256];
 	snprintf(path, sizeof path, "%s", dotted);
 	const json_t *v = prov;
-	for (char *part = strtok(path, "."); part && v; part = strtok(NULL, "."))
+	char *rest = NULL;
+	for (char *part = strtok_r(path, ".", &rest); part && v; part = strtok_r(NULL, ".", &rest))
 		v = json_object_get(v, part);
 	if (!v)
 		return strdup("absent");
@@ -115,7 +116,9 @@ static json_t *environment(const struct campaign *c, const struct ev_audit_histo
 	size_t i, n = json_array_size(json_object_get(prov, "programs"));
 	char **lines = calloc(n + 1, sizeof *lines), joined[4096] = "";
 	json_t *p;
-	json_array_foreach(json_object_get(prov, "programs"), i, p) {
+	if (!lines)
+		n = 0;
+	json_array_foreach(lines ? json_object_get(prov, "programs") : NULL, i, p) {
 		char line[256];
 		snprintf(line, sizeof line, "%s %s", text(p, "side") ?: "?", text(p, "sha256") ?: "?");
 		lines[i] = strdup(line);

@@ -282,9 +282,9 @@ static int later(const char *a, const char *b)
 	return !b || (a && strcmp(a, b) > 0);
 }
 
-/* One campaign: everything known of the seal seal_hex. */
-/* candidates: the receipts that may belong to seal_hex, in the walk's
- * order (a JSON array of their indexes); campaign_row judges each. */
+/* One campaign: everything known of the seal seal_hex. candidates: the
+ * receipts that may belong to it, in the walk's order (a JSON array of
+ * their indexes), each judged here. */
 static json_t *campaign_row(struct status *s, const char *seal_hex, const json_t *candidates)
 {
 	const struct seal_file *sf = seal_file_of(s, seal_hex);
@@ -666,7 +666,10 @@ static ev_status gather_catalog(struct status *s, struct ev_replicate_status *ou
 				json_array_append_new(changed, json_pack("{s:s, s:s, s:s}", "path", shown, "indexed",
 									 r->sha256, "now", now));
 		}
-		if (strcmp(r->kind, "unreadable") == 0 || strcmp(r->kind, "skipped") == 0) {
+		if ((strcmp(r->kind, "receipt") == 0 || strcmp(r->kind, "seal") == 0) &&
+		    (!r->sha256 || !ev_sha256_hex_valid(r->sha256))) { /* a catalog is a stranger's input too */
+			note(s->unreadable, shown, "the catalog's row for it has no valid SHA-256; index it again");
+		} else if (strcmp(r->kind, "unreadable") == 0 || strcmp(r->kind, "skipped") == 0) {
 			note(strcmp(r->kind, "skipped") == 0 ? s->skipped : s->unreadable, shown, r->why ?: "");
 		} else if (strcmp(r->kind, "seal") == 0) {
 			st = catalog_seal(s, cat, r, shown, err);

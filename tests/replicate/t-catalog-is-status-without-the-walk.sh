@@ -3,7 +3,8 @@
 # and replicate status --catalog prints exactly what the walk of the same
 # files prints (text and JSON, with and without --trust), for some
 # directories or for everything; --recheck names a file changed since it
-# was indexed. Commands add what they write when EVIDENCE_CATALOG is set,
+# was indexed, and a row edited by hand is named, not believed. Commands
+# add what they write when EVIDENCE_CATALOG is set,
 # and a catalog that cannot take it leaves their outcome alone. An index
 # stopped by SIGTERM or SIGKILL, or refused (a newer schema, a FIFO),
 # leaves the catalog as it was.
@@ -107,6 +108,16 @@ test_expect_success 'a schema newer than this evidence is refused, the catalog u
 	test_expect_code 2 "$REPLICATE" status --catalog newer.sqlite >out 2>err &&
 	grep -q "its schema is version 99" err &&
 	test_cmp newer.before newer.sqlite
+'
+
+test_expect_success 'a row edited in the catalog by hand is named, not believed' '
+	cp cat.sqlite edited.sqlite &&
+	/usr/bin/python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE files SET sha256 = \x27not a digest\x27 WHERE path LIKE \x27%/replica-h2.json\x27\"); c.commit()" edited.sqlite &&
+	"$REPLICATE" status --catalog edited.sqlite >out &&
+	grep -q "^unreadable: $PWD/all/receipts/replica-h2.json: the catalog.s row for it has no valid SHA-256; index it again$" out &&
+	! grep -q "^  copy:     h2" out &&
+	test_expect_code 1 "$REPLICATE" status --catalog edited.sqlite --recheck >out &&
+	grep -q "^recheck: $PWD/all/receipts/replica-h2.json: changed since it was indexed (SHA-256 not a digest\.\.\. then" out
 '
 
 test_expect_success 'refusals: a FIFO to index, a directory as the catalog, --recheck without one; nothing written' '
