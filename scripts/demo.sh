@@ -18,6 +18,8 @@
 # against a second capture of the same plan; a summary closes.
 #
 #   scripts/demo.sh BUILDDIR      (scripts/quickstart demo builds and calls it)
+#
+# Its outputs go to BUILDDIR/demo, or to EVIDENCE_DEMO_DIR (a test's own).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,7 +28,7 @@ seal=$build/seal/seal
 replicate=$build/replicate/replicate
 audit=$build/audit/audit
 capture=$build/capture/capture
-work=$build/demo
+work=${EVIDENCE_DEMO_DIR:-$build/demo}
 for tool in "$seal" "$replicate" "$audit" "$capture"; do
 	[ -x "$tool" ] || { echo "demo: $tool not built; run scripts/quickstart demo" >&2; exit 2; }
 done
