@@ -101,7 +101,7 @@ static ev_status schema_version(struct ev_catalog *c, long *version, struct ev_e
 
 static ev_status migrate(struct ev_catalog *c, struct ev_error *err)
 {
-	long version;
+	long version = 0;
 	ev_status st = ev_db_begin_exclusive(c->db, err);
 	if (st == EV_OK)
 		st = ev_db_exec(c->db, "CREATE TABLE IF NOT EXISTS catalog_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
