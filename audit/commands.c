@@ -4,6 +4,8 @@
  * agrees with these synopses (tests/cli/t-help-synopses-agree-with-the-man-pages.sh). */
 #include "config.h"
 
+#include "lib/cli/configfile.h"
+
 #include "lib/cli/continue_cli.h"
 #include "audit/audit.h"
 
@@ -430,6 +432,8 @@ static const struct ev_cli_command audit_history_command = {
 		"is newer than this evidence, an --html FILE that exists, or a signal.\n",
 };
 
+static const struct ev_cli_command audit_config_command = EV_CLI_CONFIG_COMMAND("audit");
+
 static const struct ev_cli_command *const commands[] = {
 	&audit_journal_command,
 	&audit_series_command,
@@ -438,6 +442,7 @@ static const struct ev_cli_command *const commands[] = {
 	&audit_profile_command,
 	&audit_history_command,
 	&audit_continue_command,
+	&audit_config_command,
 	NULL,
 };
 

@@ -4,6 +4,8 @@
  * agrees with these synopses (tests/cli/t-help-synopses-agree-with-the-man-pages.sh). */
 #include "config.h"
 
+#include "lib/cli/configfile.h"
+
 #include "capture/capture.h"
 
 static const struct ev_cli_option run_options[] = {
@@ -103,10 +105,13 @@ static const struct ev_cli_command capture_leases_command = {
 	.notes = "Exit status: 0 listed, 2 the registry cannot be read.\n",
 };
 
+static const struct ev_cli_command capture_config_command = EV_CLI_CONFIG_COMMAND("capture");
+
 static const struct ev_cli_command *const commands[] = {
 	&capture_run_command,
 	&capture_pin_command,
 	&capture_leases_command,
+	&capture_config_command,
 	NULL,
 };
 

@@ -4,6 +4,8 @@
  * agrees with these synopses (tests/cli/t-help-synopses-agree-with-the-man-pages.sh). */
 #include "config.h"
 
+#include "lib/cli/configfile.h"
+
 #include "lib/cli/continue_cli.h"
 #include "replicate/replicate.h"
 
@@ -486,6 +488,8 @@ static const struct ev_cli_command replicate_continue_command = {
 	.notes = EV_CONTINUE_NOTES,
 };
 
+static const struct ev_cli_command replicate_config_command = EV_CLI_CONFIG_COMMAND("replicate");
+
 static const struct ev_cli_command *const commands[] = {
 	&replicate_verify_command,
 	&replicate_push_command,
@@ -501,6 +505,7 @@ static const struct ev_cli_command *const commands[] = {
 	&replicate_receive_command,
 	&replicate_keep_head_command,
 	&replicate_continue_command,
+	&replicate_config_command,
 	NULL,
 };
 

@@ -4,6 +4,8 @@
  * agrees with these synopses (tests/cli/t-help-synopses-agree-with-the-man-pages.sh). */
 #include "config.h"
 
+#include "lib/cli/configfile.h"
+
 #include "lib/cli/continue_cli.h"
 #include "seal/outputs.h"
 #include "seal/seal.h"
@@ -267,6 +269,8 @@ static const struct ev_cli_command seal_continue_command = {
 	.notes = EV_CONTINUE_NOTES,
 };
 
+static const struct ev_cli_command seal_config_command = EV_CLI_CONFIG_COMMAND("seal");
+
 static const struct ev_cli_command *const commands[] = {
 	&seal_create_command,
 	&seal_verify_command,
@@ -276,6 +280,7 @@ static const struct ev_cli_command *const commands[] = {
 	&seal_integrate_command,
 	&seal_timestamp_command,
 	&seal_continue_command,
+	&seal_config_command,
 	NULL,
 };
 

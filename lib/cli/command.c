@@ -1,6 +1,7 @@
 #include "config.h"
 #include "lib/cli/catalog_add.h"
 #include "lib/cli/command.h"
+#include "lib/cli/configfile.h"
 #include "lib/cli/pool.h"
 
 #include <errno.h>
@@ -186,6 +187,11 @@ int ev_cli_main(const struct ev_cli_tool *tool, int argc, char **argv)
 {
 	ev_cli_init();
 	ev_cli_set_invocation(argc, argv);
+	char **given_argv = argv;
+	int given_argc = argc;
+	int malformed = ev_cli_config_load(tool);
+	if (malformed)
+		return malformed;
 	opterr = 0; /* a bad option is named once, by the tool, with its usage */
 	struct ev_cli_pool pool;
 	if (tool->shared_pool) {
@@ -224,9 +230,26 @@ int ev_cli_main(const struct ev_cli_tool *tool, int argc, char **argv)
 		if (code)
 			return code;
 	}
+	char **configured = argv + 1;
+	int nconfigured = wants_help ? argc - 1 : ev_cli_config_apply(c, argc - 1, argv + 1, &configured);
 	if (!wants_help)
 		ev_cli_catalog_watch();
-	int code = c->run(argc - 1, argv + 1);
+	/* a receipt records how the command really ran: with what the files added */
+	char **recorded = NULL;
+	if (configured != argv + 1 && (recorded = calloc((size_t)(given_argc + nconfigured), sizeof *recorded))) {
+		int n = 0, before = (int)(argv + 1 - given_argv); /* the tool and its --pool options, then the command */
+		for (int i = 0; i < before; i++)
+			recorded[n++] = given_argv[i];
+		for (int i = 0; i < nconfigured; i++)
+			recorded[n++] = configured[i];
+		ev_cli_set_invocation(n, recorded);
+	}
+	int code = c->run(nconfigured, configured);
+	if (recorded)
+		ev_cli_set_invocation(given_argc, given_argv);
+	free(recorded);
+	if (configured != argv + 1)
+		free(configured);
 	if (!wants_help)
 		ev_cli_catalog_add(tool->name, code);
 	if (tool->shared_pool && pool.shared)

@@ -15,7 +15,7 @@
 # timestamp stores the time-stamp authority's signed token, not a receipt.
 # replicate index keeps what it reads in a catalog, and writes no file;
 # audit history reads the catalog and writes only the page asked for.
-READERS="seal:diff seal:select seal:timestamp replicate:compare replicate:check replicate:status replicate:keygen replicate:receive
+READERS="seal:diff seal:select seal:timestamp seal:config audit:config replicate:config capture:config replicate:compare replicate:check replicate:status replicate:keygen replicate:receive
 replicate:audit replicate:keep-head replicate:index audit:history capture:pin capture:leases"
 
 commands_of () {
@@ -30,7 +30,7 @@ test_expect_success 'every command in the tables takes --sign-key, or is a reade
 			n=$((n + 1))
 			if echo "$READERS" | tr " " "\n" | contains -x "$tool:$c"; then
 				fn=$(sed -n "/\.name = \"$c\"/,/\.run = /s/.*\.run = \([a-z_]*\).*/\1/p" "$EV_SRCDIR/$tool/commands.c") &&
-				file=$(grep -l "^int $fn(" "$EV_SRCDIR"/$tool/*.c) && test -n "$file" || { echo "$tool $c: no source for $fn"; return 1; }
+				file=$(grep -l "^int $fn(" "$EV_SRCDIR"/$tool/*.c "$EV_SRCDIR"/lib/cli/*.c) && test -n "$file" || { echo "$tool $c: no source for $fn"; return 1; }
 				if grep -n "ev_receipt_new(\|ev_receipt_write\|ev_receipt_finish(\|ev_receipt_finish_signed(" $file; then
 					echo "$tool $c is listed as a reader but $file writes a receipt"; return 1
 				fi
