@@ -1,6 +1,7 @@
 #include "config.h"
 #include "lib/cli/catalog_add.h"
 #include "lib/cli/command.h"
+#include "lib/cli/completion.h"
 #include "lib/cli/configfile.h"
 #include "lib/cli/pool.h"
 
@@ -213,6 +214,10 @@ int ev_cli_main(const struct ev_cli_tool *tool, int argc, char **argv)
 	}
 	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
 		print_overview(tool);
+		return 0;
+	}
+	if (strcmp(cmd, "--bash-completion") == 0) { /* for the build, which installs it */
+		ev_cli_print_bash_completion(tool, stdout);
 		return 0;
 	}
 	if (strcmp(cmd, "--version") == 0) {
