@@ -105,9 +105,10 @@ ev_status ev_pools_load(struct ev_pools *p, struct ev_error *err)
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	for (long c = 0; c < n && c < CPU_SETSIZE; c++)
 		CPU_SET((int)c, &online);
+	int have_shared = 0, have_any = 0, existed = f != NULL;
 	if (f) {
 		char line[1024];
-		int lineno = 0, have_shared = 0;
+		int lineno = 0;
 		while (fgets(line, sizeof line, f)) {
 			lineno++;
 			char *s = line;
@@ -125,8 +126,11 @@ ev_status ev_pools_load(struct ev_pools *p, struct ev_error *err)
 			}
 			CPU_OR(isolated ? &p->isolated : &p->shared, isolated ? &p->isolated : &p->shared, &set);
 			have_shared |= shared;
+			have_any = 1;
 		}
 		fclose(f);
+	}
+	if (have_any) { /* a file of comments only (the package's sample) leaves the kernel's pools */
 		if (!have_shared) {
 			CPU_XOR(&p->shared, &online, &p->isolated);
 			CPU_AND(&p->shared, &p->shared, &online);
@@ -149,7 +153,8 @@ ev_status ev_pools_load(struct ev_pools *p, struct ev_error *err)
 		p->shared = online;
 	char iso[256];
 	ev_cpulist_format(&p->isolated, iso, sizeof iso);
-	snprintf(p->source, sizeof p->source, "kernel: isolcpus and nohz_full (%s), no %s", iso[0] ? iso : "none", path);
+	snprintf(p->source, sizeof p->source, "kernel: isolcpus and nohz_full (%s), %s%s%s%s", iso[0] ? iso : "none",
+		 existed ? "" : "no", existed ? "" : " ", path, existed ? " names no pool" : "");
 	return EV_OK;
 }
 

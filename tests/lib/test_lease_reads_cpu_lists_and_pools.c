@@ -1,7 +1,8 @@
 /* CPU lists read and written as the kernel prints them ("0-3,8"), a list
  * that is not one refused; the pools file's "isolated" and "shared" lines
  * taken, shared defaulting to the online CPUs that are not isolated, and
- * a line that is neither refused with its number. */
+ * a line that is neither refused with its number; a file of comments only
+ * leaves the kernel's pools, as no file does. */
 #include "config.h"
 
 #include <stdio.h>
@@ -55,5 +56,14 @@ int main(void)
 	ev_error_clear(&err);
 	CHECK_INT_EQ(pools_from("isolated 1\nsharde 0\n", &p, &err), EV_REFUSED);
 	CHECK(strstr(err.text, ": line 2: expected \"isolated LIST\" or \"shared LIST\"") != NULL);
+	/* a file of comments only (the package's sample) is as none: the kernel's pools */
+	struct ev_pools none;
+	ev_error_clear(&err);
+	setenv(EV_POOLS_ENV, "/nonexistent/evidence/pools", 1);
+	CHECK_INT_EQ(ev_pools_load(&none, &err), EV_OK);
+	CHECK_INT_EQ(pools_from("# isolated 2-3\n\n#shared 0-1\n", &p, &err), EV_OK);
+	CHECK(CPU_EQUAL(&p.isolated, &none.isolated) && CPU_EQUAL(&p.shared, &none.shared));
+	CHECK(strncmp(p.source, "kernel: ", 8) == 0 && strstr(p.source, "/tmp/test_pools.") &&
+	      strstr(p.source, " names no pool"));
 	return check_exit("lease");
 }
