@@ -18,17 +18,22 @@
 # against a second capture of the same plan; a summary closes.
 #
 #   scripts/demo.sh BUILDDIR      (scripts/quickstart demo builds and calls it)
+#   scripts/demo.sh --installed [BINDIR]   the installed tools (default /usr/bin)
 #
 # Its outputs go to BUILDDIR/demo, or to EVIDENCE_DEMO_DIR (a test's own).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-build=$(cd "${1:-$top/build/plain}" && pwd)
-seal=$build/seal/seal
-replicate=$build/replicate/replicate
-audit=$build/audit/audit
-capture=$build/capture/capture
-work=${EVIDENCE_DEMO_DIR:-$build/demo}
+if [ "${1:-}" = --installed ]; then # the tools a package installed, in BINDIR (default /usr/bin)
+	bindir=${2:-/usr/bin}
+	seal=$bindir/seal replicate=$bindir/replicate audit=$bindir/audit capture=$bindir/capture pairdir=$bindir
+	work=${EVIDENCE_DEMO_DIR:-$PWD/evidence-demo}
+else
+	build=$(cd "${1:-$top/build/plain}" && pwd)
+	seal=$build/seal/seal replicate=$build/replicate/replicate audit=$build/audit/audit
+	capture=$build/capture/capture pairdir=$build/capture/pair
+	work=${EVIDENCE_DEMO_DIR:-$build/demo}
+fi
 for tool in "$seal" "$replicate" "$audit" "$capture"; do
 	[ -x "$tool" ] || { echo "demo: $tool not built; run scripts/quickstart demo" >&2; exit 2; }
 done
@@ -47,7 +52,7 @@ step "capture: pin the plan's programs, then run the campaign, each pair fresh, 
 user=$(id -un)
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
 	setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
-		sh -c 'test -x "$1" && test -x "$2"' sh "$build/capture/pair/fix-sender" "$work"; then
+		sh -c 'test -x "$1" && test -x "$2"' sh "$pairdir/fix-sender" "$work"; then
 	user=nobody
 fi
 echo "(the pair runs as $user)"
@@ -60,7 +65,7 @@ else
 	peer_cpu=0 sender_cpu=1 shares=true
 	echo "(this machine has $(nproc) CPUs: the controller shares CPU 0 with the peer; run.json and the receipt record it)"
 fi
-sed -e "s|@BINDIR@|$build/capture/pair|g" -e "s|@USER@|$user|g" -e "s|@PEER_CPU@|$peer_cpu|g" \
+sed -e "s|@BINDIR@|$pairdir|g" -e "s|@USER@|$user|g" -e "s|@PEER_CPU@|$peer_cpu|g" \
 	-e "s|@SENDER_CPU@|$sender_cpu|g" -e "s|@SHARES@|$shares|g" "$top/share/demo/plan.json" >plan-template.json
 show "$capture" pin plan-template.json -o plan.json
 degrade=()
