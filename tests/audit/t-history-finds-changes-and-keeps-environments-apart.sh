@@ -163,7 +163,7 @@ test_expect_success 'real captures of one plan, its held arm'"'"'s PM QoS change
 	/usr/bin/python3 - <<-\PY &&
 	import json
 	h = json.load(open("w.json"))
-	# captures finished within one second are ordered by their summaries' digests
+	# captures finished within one second are ordered by the digests of their summaries
 	assert sorted(c["where"].split("/")[-2] for c in h["campaigns"]) == ["s4", "s5", "s6"], h["campaigns"]
 	assert [c["captured"] for c in h["campaigns"]] == sorted(c["captured"] for c in h["campaigns"])
 	assert [a["field"] for a in h["apart"]] == ["plan"] * 3, h["apart"]
