@@ -72,7 +72,9 @@ static int read_file(const char *file, int rank, int required)
 {
 	struct stat sb;
 	if (lstat(file, &sb) != 0) {
-		if (!required && errno == ENOENT)
+		/* a default file out of reach (no such file, or a directory on its way
+		 * this user may not search: HOME left as another's) is no file */
+		if (!required && (errno == ENOENT || errno == ENOTDIR || errno == EACCES))
 			return 0;
 		fprintf(stderr, "%s: %s: cannot read the configuration: %s\n", current_tool->name, file, strerror(errno));
 		return 2;

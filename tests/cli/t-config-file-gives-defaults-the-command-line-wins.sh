@@ -3,8 +3,9 @@
 # (XDG_CONFIG_HOME) over the system's, EVIDENCE_CONFIG alone when set, the
 # environment over both, the command line over everything; a receipt
 # records the options the files added. TOOL config says each value and
-# where it came from. A malformed file is named by line, exit 2, and no
-# command runs; a relative path, an unknown key, a FIFO are refused.
+# where it came from; a default file out of the user's reach is no file. A
+# malformed file is named by line, exit 2, and no command runs; a relative
+# path, an unknown key, a FIFO are refused.
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
 signer () { # the key id a receipt is signed with
@@ -76,6 +77,14 @@ test_expect_success 'a malformed file: named by line, exit 2, no command runs, n
 	test_expect_code 2 "$SEAL" config >out 2>err &&
 	grep -q "^seal: $PWD/xdg/evidence/config: the configuration is not a regular file; expected lines KEY = VALUE$" err &&
 	rm xdg/evidence/config
+'
+
+test_expect_success 'a user whose HOME another owns (setpriv to nobody): the file out of reach is no file, the command runs' '
+	if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then echo "needs root and setpriv"; return 0; fi &&
+	printf "sign-key = $PWD/a.key\n" >xdg/evidence/config && chmod 700 xdg &&
+	setpriv --reuid=nobody --regid=nogroup --clear-groups -- env HOME=$PWD XDG_CONFIG_HOME=$PWD/xdg \
+		EVIDENCE_SYSTEM_CONFIG=/nonexistent "$SEAL" config >cfg 2>err &&
+	grep -q "^sign-key     (not set)$" cfg && grep -q "^files read: none$" cfg && test ! -s err
 '
 
 test_done
