@@ -102,7 +102,7 @@ static int parse_double(const char *text, double lo, double hi, double *out)
 
 int audit_history_main(int argc, char **argv)
 {
-	struct ev_audit_history h = {.seed = 1, .catalog = ev_catalog_configured()};
+	struct ev_audit_history h = {.seed = 1}; /* no --catalog: the configured one, else the default */
 	const char *stats[MAX_LIST], *match[MAX_LIST], *html = NULL;
 	int json = 0, c;
 	long v;
@@ -172,10 +172,7 @@ int audit_history_main(int argc, char **argv)
 	ev_cli_catch_signals();
 	struct ev_error err;
 	ev_error_clear(&err);
-	char fallback[PATH_MAX];
 	ev_status st = EV_OK;
-	if (!h.catalog && (st = ev_catalog_default(fallback, sizeof fallback, &err)) == EV_OK)
-		h.catalog = fallback;
 	h.statistics = stats;
 	h.match = match;
 	h.stop = &ev_cli_interrupted;

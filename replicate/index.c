@@ -3,7 +3,6 @@
 #include "config.h"
 
 #include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
 
 #include "lib/catalog/catalog.h"
@@ -12,7 +11,7 @@
 
 int replicate_index_main(int argc, char **argv)
 {
-	const char *where = ev_catalog_configured();
+	const char *where = NULL; /* the configured catalog, else the default */
 	int json = 0, c;
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &replicate_tool, "index");
@@ -30,14 +29,9 @@ int replicate_index_main(int argc, char **argv)
 	ev_cli_catch_signals(); /* a signal rolls the index back, as a crash does */
 	struct ev_error err;
 	ev_error_clear(&err);
-	char fallback[PATH_MAX];
-	ev_status st = EV_OK;
-	if (!where && (st = ev_catalog_default(fallback, sizeof fallback, &err)) == EV_OK)
-		where = fallback;
 	struct ev_catalog *cat = NULL;
 	struct ev_catalog_counts n = {0};
-	if (st == EV_OK)
-		st = ev_catalog_open(where, &cat, &err);
+	ev_status st = ev_catalog_open(where, &cat, &err);
 	if (st == EV_OK) {
 		struct ev_progress progress;
 		ev_progress_init(&progress, stderr, TOOL ": indexing", 0, 0);

@@ -142,13 +142,14 @@ ev_status ev_catalog_open(const char *where, struct ev_catalog **out, struct ev_
 		return ev_error_set(err, EV_ERROR, "out of memory");
 	if (gethostname(c->host, sizeof c->host - 1) != 0)
 		snprintf(c->host, sizeof c->host, "unknown");
-	ev_status st = ev_db_open(where, &c->db, err);
+	char fallback[4096];
+	ev_status st = EV_OK;
+	if (!where && !(where = ev_catalog_configured()) && (st = ev_catalog_default(fallback, sizeof fallback, err)) == EV_OK)
+		where = fallback;
+	if (st == EV_OK)
+		st = ev_db_open(where, &c->db, err);
 	if (st == EV_OK) {
-		const char *at = ev_db_is_server(where) ? strrchr(where, '@') : NULL;
-		if (at)
-			snprintf(c->where, sizeof c->where, "postgresql://...@%s", at + 1);
-		else
-			snprintf(c->where, sizeof c->where, "%s", where);
+		snprintf(c->where, sizeof c->where, "%s", ev_db_where(c->db));
 		st = migrate(c, err);
 	}
 	if (st != EV_OK) {

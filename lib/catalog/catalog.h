@@ -34,8 +34,9 @@ ev_status ev_catalog_default(char *out, size_t cap, struct ev_error *err);
  * EVIDENCE_CATALOG, or NULL when none is configured. */
 const char *ev_catalog_configured(void);
 
-/* Open (a SQLite path, made when missing, or postgresql://...), migrate an
- * older schema, refuse a newer one.
+/* Open (a SQLite path, made when missing, or postgresql://...; NULL: the
+ * configured one, else the default), migrate an older schema, refuse a
+ * newer one.
  * @return EV_OK; EV_REFUSED (a schema newer than EV_CATALOG_SCHEMA, said
  *         with both numbers); EV_USAGE (a path that is not a regular file);
  *         EV_ERROR (cannot open, connect or migrate). */

@@ -37,6 +37,11 @@ int ev_db_is_server(const char *where)
 	return strncmp(where, "postgresql://", 13) == 0 || strncmp(where, "postgres://", 11) == 0;
 }
 
+const char *ev_db_where(const struct ev_db *db)
+{
+	return db->where;
+}
+
 const char *ev_db_kind(const struct ev_db *db)
 {
 	return db->pg ? "postgresql" : "sqlite";

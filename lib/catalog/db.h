@@ -29,6 +29,10 @@ ev_status ev_db_open(const char *where, struct ev_db **out, struct ev_error *err
 /* Close; NULL is fine. An open transaction is rolled back. */
 void ev_db_close(struct ev_db *db);
 
+/* How errors name it: the path, or the server's URI with whatever comes
+ * before its '@' (a password) left out. */
+const char *ev_db_where(const struct ev_db *db);
+
 /* "sqlite" or "postgresql". */
 const char *ev_db_kind(const struct ev_db *db);
 

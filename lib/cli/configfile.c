@@ -15,6 +15,7 @@
 #include "lib/cli/cli.h"
 #include "lib/cli/configfile.h"
 #include "lib/core/json.h"
+#include "lib/core/text.h"
 
 #ifndef EV_CONFIG_FILE
 #define EV_CONFIG_FILE "/etc/evidence/config"
@@ -44,14 +45,15 @@ static char files_read[2][PATH_MAX];
 static size_t nfiles_read;
 static const struct ev_cli_tool *current_tool;
 
+/* s without the blanks around it (lib/core/text), in place. */
 static char *trim(char *s)
 {
-	while (*s == ' ' || *s == '\t')
-		s++;
-	size_t n = strlen(s);
-	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
-		s[--n] = '\0';
-	return s;
+	const char *b = s, *e = s + strlen(s);
+	while (e > b && e[-1] == '\n')
+		e--;
+	ev_text_trim(&b, &e);
+	*(char *)e = '\0';
+	return (char *)b;
 }
 
 static int complain(const char *file, size_t line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

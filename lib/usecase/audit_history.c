@@ -29,14 +29,10 @@ struct gathered {
 	const char *here;
 };
 
-/* A fraction as canonical JSON holds it: a string of decimal digits. */
+/* A fraction as canonical JSON holds it (lib/core/json), NaN as null. */
 static json_t *decimal(double v)
 {
-	char s[64];
-	if (!isfinite(v))
-		return json_null();
-	snprintf(s, sizeof s, "%.9f", v);
-	return json_string(s);
+	return isfinite(v) ? ev_json_decimal_of(v, 9) : json_null();
 }
 
 static const char *text(const json_t *doc, const char *key)

@@ -31,7 +31,7 @@
 
 struct ev_audit_history {
 	/* inputs */
-	const char *catalog;               /* required: a SQLite path or postgresql://... */
+	const char *catalog;               /* a SQLite path or postgresql://...; NULL: the configured, else the default */
 	const char *plan;                  /* required: the plan's name (a summary's campaign) */
 	const char *plan_sha256;           /* may be NULL: the newest campaign's plan digest */
 	const char *const *statistics;     /* none: p50, p99 and p99.9 */
