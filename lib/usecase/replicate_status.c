@@ -44,7 +44,7 @@ struct seal_file {
 	char (*digests)[EV_SHA256_HEX_LEN + 1]; /* its non-empty files', sorted */
 	size_t ndigests;
 	int stamped;         /* FILE.tsr beside it */
-	int elsewhere;       /* on another host: its timestamp cannot be checked here */
+	const char *not_here; /* why its timestamp cannot be checked here (another host's, a path not opened) */
 };
 
 struct status {
@@ -416,9 +416,9 @@ static json_t *campaign_row(struct status *s, const char *seal_hex, const json_t
 		stamp = json_pack("{s:s+}", "file", tf->path, ".tsr");
 		if (!s->tsa_ca) {
 			json_object_set_new(stamp, "verified", json_false());
-		} else if (tf->elsewhere) {
+		} else if (tf->not_here) {
 			json_object_set_new(stamp, "verified", json_false());
-			json_object_set_new(stamp, "problem", json_string("indexed on another host; check it there"));
+			json_object_set_new(stamp, "problem", json_string(tf->not_here));
 		} else if (ev_timestamp_check(tf->path, s->tsa_ca, &tv, why, sizeof why, &terr) == EV_OK) {
 			json_object_set_new(stamp, "verified", json_true());
 			json_object_set_new(stamp, "trusted_time", json_string(tv.gen_time));
@@ -507,6 +507,26 @@ static json_t *campaigns(struct status *s, const char *only)
 	json_decref(by_seal);
 	json_decref(none);
 	return rows;
+}
+
+/* Whether a path a catalog row names may be opened here: the catalog is
+ * a stranger's input (another host writes a shared one), so only an
+ * absolute, clean path of a *.json file, walked from / without a link on
+ * the way (lib/core/input), the kind of path replicate index keeps. */
+static int openable(const char *path, char *why, size_t cap)
+{
+	size_t n = strlen(path);
+	struct ev_error e;
+	ev_error_clear(&e);
+	if (path[0] != '/' || n < 6 || strcmp(path + n - 5, ".json") != 0) {
+		snprintf(why, cap, "not opened: not an absolute path of a .json file");
+		return 0;
+	}
+	if (ev_input_check_beneath("/", path + 1, "the catalog's row", NULL, &e) != EV_OK) {
+		snprintf(why, cap, "not opened: %s", e.text);
+		return 0;
+	}
+	return 1;
 }
 
 /* The catalog's rows, gathered as the walk gathers files. */
@@ -611,7 +631,11 @@ static ev_status catalog_seal(struct status *s, struct ev_catalog *cat, const st
 	f->path = copy(shown);
 	f->root = copy(root);
 	f->stamped = r->timestamp;
-	f->elsewhere = !r->here;
+	char why[EV_ERROR_TEXT_MAX + 16];
+	if (!r->here)
+		f->not_here = "indexed on another host; check it there";
+	else if (r->timestamp && !openable(r->path, why, sizeof why))
+		f->not_here = "its path in the catalog is not opened here (not clean, or a link on the way)";
 	s->nseals++;
 	return f->path && f->root ? EV_OK : ev_error_set(err, EV_ERROR, "out of memory");
 }
@@ -649,12 +673,14 @@ static ev_status gather_catalog(struct status *s, struct ev_replicate_status *ou
 			json_array_append_new(elsewhere, json_string(shown));
 		} else if (out->recheck && r->sha256) { /* the file's bytes now, against the row */
 			uint8_t d[EV_SHA256_LEN];
-			char now[EV_SHA256_HEX_LEN + 1] = "";
+			char now[EV_ERROR_TEXT_MAX + 16] = "";
 			struct ev_error e;
 			ev_error_clear(&e);
 			struct stat sb;
 			rechecked++;
-			if (lstat(r->path, &sb) != 0)
+			if (!openable(r->path, now, sizeof now))
+				;
+			else if (lstat(r->path, &sb) != 0)
 				snprintf(now, sizeof now, "gone");
 			else if (!S_ISREG(sb.st_mode))
 				snprintf(now, sizeof now, "%s", ev_input_kind(sb.st_mode));

@@ -5,8 +5,9 @@
 # interval around 1.3, and none elsewhere; campaigns of another kernel,
 # another plan digest or (with --match) another policy are listed apart,
 # never compared; the same seed gives the same bytes; --gate fails only a
-# change the newest campaigns start; the page renders in Chromium with a
-# trend per statistic and each change marked. Real captures of one plan
+# change the newest campaigns start; SIGTERM mid-way writes no page; the
+# page renders in Chromium with a trend per statistic and each change
+# marked. Real captures of one plan
 # whose arm's PM QoS changed half way: the two plans' campaigns are never
 # mixed. Refusals: no such plan, no such plan digest, an --html that exists.
 . "$EV_SRCDIR/tests/lib/lib.sh"
@@ -79,6 +80,12 @@ test_expect_success '--gate: a change the newest campaigns start fails it, exit 
 	grep -q "^gate 2: no change the newest campaigns start passes it$" g.txt &&
 	"$AUDIT" history --catalog c.sqlite --plan synth --gate 1.1 >g.txt &&
 	grep -q "^gate 1.1: no change the newest campaigns start passes it$" g.txt
+'
+
+test_expect_success 'SIGTERM in the middle of the permutations: exit 2 within half a second, no page written' '
+	STOPPED_AFTER=0.2 stopped SIGTERM stopped.html "$AUDIT" history --catalog c.sqlite --plan synth --permutations 100000 \
+		--statistic p50 --statistic p95 --statistic p99 --statistic p99.9 --statistic mean --statistic max --html stopped.html &&
+	grep -q "^audit: stopped by a signal$" stopped.err
 '
 
 test_expect_success 'refusals: no such plan, no such plan digest, an --html that exists (left as it was), bad options' '

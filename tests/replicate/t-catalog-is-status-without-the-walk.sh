@@ -3,7 +3,8 @@
 # and replicate status --catalog prints exactly what the walk of the same
 # files prints (text and JSON, with and without --trust), for some
 # directories or for everything; --recheck names a file changed since it
-# was indexed, and a row edited by hand is named, not believed. Commands
+# was indexed, and a row edited by hand is named, not believed, its path
+# opened only when clean (no link on the way, no ..). Commands
 # add what they write when EVIDENCE_CATALOG is set,
 # and a catalog that cannot take it leaves their outcome alone. An index
 # stopped by SIGTERM or SIGKILL, or refused (a newer schema, a FIFO),
@@ -118,6 +119,24 @@ test_expect_success 'a row edited in the catalog by hand is named, not believed'
 	! grep -q "^  copy:     h2" out &&
 	test_expect_code 1 "$REPLICATE" status --catalog edited.sqlite --recheck >out &&
 	grep -q "^recheck: $PWD/all/receipts/replica-h2.json: changed since it was indexed (SHA-256 not a digest\.\.\. then" out
+'
+
+test_expect_success '--recheck opens no path a row names but a clean one: a link on the way, a .., a file not .json are named, never read' '
+	cp cat.sqlite paths.sqlite && ln -s all linked &&
+	/usr/bin/python3 - paths.sqlite <<-\PY &&
+	import sqlite3, sys
+	c = sqlite3.connect(sys.argv[1])
+	edit = "UPDATE files SET path = replace(path, ?, ?) WHERE path LIKE ?"
+	c.execute(edit, ("/all/", "/linked/", "%/replica-h1.json"))
+	c.execute(edit, ("/all/", "/all/../all/", "%/replica-h2.json"))
+	c.execute("UPDATE files SET path = ? WHERE path LIKE ?", ("/etc/passwd", "%/audits/archive.json"))
+	c.commit()
+	PY
+	test_expect_code 1 "$REPLICATE" status --catalog paths.sqlite --recheck >out &&
+	grep -q "^recheck: $PWD/linked/receipts/replica-h1.json: indexed (SHA-256 [0-9a-f]\{16\}\.\.\.), now not opened: the catalog.s row: .${PWD#/}/linked. is a symbolic link; refused" out &&
+	grep -q "^recheck: $PWD/all/../all/receipts/replica-h2.json: indexed (SHA-256 [0-9a-f]\{16\}\.\.\.), now not opened: the catalog.s row: .* has a .\.. or .\.\.. component; refused" out &&
+	grep -q "^recheck: /etc/passwd: indexed (SHA-256 [0-9a-f]\{16\}\.\.\.), now not opened: not an absolute path of a .json file$" out &&
+	rm linked
 '
 
 test_expect_success 'refusals: a FIFO to index, a directory as the catalog, --recheck without one; nothing written' '
