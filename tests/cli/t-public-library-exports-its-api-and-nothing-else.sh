@@ -13,7 +13,7 @@ test -f "$LIBDIR/libevidence.so.0" || test_skip_all "the shared library was not 
 command -v pkg-config >/dev/null || test_skip_all "pkg-config is not installed"
 # a library built with the sanitizers needs them in the program too
 SAN=
-if nm -D --undefined-only "$LIBDIR/libevidence.so.0" | grep -q __asan; then SAN="-fsanitize=address,undefined"; fi
+if nm -D --undefined-only "$LIBDIR/libevidence.so.0" | grep -c __asan >/dev/null; then SAN="-fsanitize=address,undefined"; fi
 PKG_CONFIG_PATH=$PWD/stage/lib/pkgconfig
 export PKG_CONFIG_PATH
 
@@ -30,7 +30,7 @@ test_expect_success 'exported: evidence_* only, versioned, SONAME libevidence.so
 	printf "%s\n" evidence_archive_verify@@EVIDENCE_0 evidence_audit_journal_pair@@EVIDENCE_0 evidence_receipt_read@@EVIDENCE_0 \
 		evidence_seal_create@@EVIDENCE_0 evidence_seal_verify@@EVIDENCE_0 evidence_version@@EVIDENCE_0 >want &&
 	test_cmp want exported &&
-	objdump -p stage/lib/libevidence.so.0 | grep -q "SONAME *libevidence.so.0$"
+	objdump -p stage/lib/libevidence.so.0 | grep -c "SONAME *libevidence.so.0$" >/dev/null
 '
 
 test_expect_success 'the example builds with pkg-config and verifies an archive, a flipped byte, an edited receipt' '
