@@ -87,7 +87,7 @@ test_expect_success 'SIGTERM while its receipt is synced: exit 2, no OUTDIR, no 
 
 test_expect_success 'a byte changed in one run'"'"'s series: that run is named, the campaign fails' '
 	cp -R c c2 &&
-	printf "\377" | dd of=c2/runs/002-baseline-epoll-1/series/send.bin bs=1 seek=1000 conv=notrunc 2>/dev/null &&
+	flip_byte c2/runs/002-baseline-epoll-1/series/send.bin 1000 &&
 	test_expect_code 1 "$AUDIT" campaign c2 -o s3 >out 2>err &&
 	test "$(json_words s3/receipt.json "[c[\"name\"] for c in d[\"checks\"] if c[\"result\"] == \"fail\"]")" = \
 		"run 002-baseline-epoll-1 statistics run 002-baseline-epoll-1 against the capture receipt" &&
@@ -100,7 +100,7 @@ test_expect_success '--seal: the journals audit-journal.json read are held again
 	"$AUDIT" campaign --seal sealed-c/SEAL.json c -o s-sealed >/dev/null &&
 	test "$(json_words s-sealed/receipt.json "[c[\"result\"] for c in d[\"checks\"] if c[\"name\"] == \"inputs against the seal\"]")" = pass &&
 	cp -R c c4 &&
-	printf "\\377" | dd of=c4/runs/003-baseline-epoll-2/journal/receiver/1.bin bs=1 seek=200 conv=notrunc 2>/dev/null &&
+	flip_byte c4/runs/003-baseline-epoll-2/journal/receiver/1.bin 200 &&
 	test_expect_code 1 "$AUDIT" campaign --seal sealed-c/SEAL.json c4 -o s4 >/dev/null 2>err &&
 	grep -q "^audit: c4/runs/003-baseline-epoll-2/journal/receiver/1.bin: its SHA-256 is not the seal.s (changed after sealing)$" err
 '

@@ -96,7 +96,7 @@ test_expect_success 'audit profile reads it cold: the native'"'"'s PID, no sampl
 
 test_expect_success 'an edited perf.data is refused by its hash and not read' '
 	cp -a c/runs/001-baseline-A-1 edited &&
-	printf "\377" | dd of=edited/profile/sender/perf.data bs=1 seek=300 conv=notrunc 2>/dev/null &&
+	flip_byte edited/profile/sender/perf.data 300 &&
 	test_expect_code 1 "$AUDIT" profile --perf "$PERF" --receipt edited.json edited >out 2>err &&
 	was=$(json_words edited/run.json "[p[\"profile\"][\"sha256\"] for p in d[\"processes\"] if p[\"role\"] == \"sender\"]") &&
 	grep -q "^audit: edited: profile/sender/perf.data: SHA-256 differs from run.json (expected $was, found $(sha256_of edited/profile/sender/perf.data))$" err &&

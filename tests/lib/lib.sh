@@ -163,6 +163,16 @@ sha256_of () {
 	sha256sum "$1" | cut -d' ' -f1
 }
 
+# flip_byte FILE OFFSET: invert every bit of one byte in place, so the file
+# always changes. Writing a fixed byte does not: captured data holds it at
+# that offset by chance (a series sample's low byte is 0xff once in 256 runs).
+flip_byte () {
+	flipped=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d " ") &&
+	test -n "$flipped" &&
+	printf "\\$(printf %03o $((flipped ^ 255)))" |
+		dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+
 # make_campaign DIR: a small campaign-shaped tree with varied modes, an empty
 # file, an empty directory, a UTF-8 name and a name longer than 100 bytes
 # (which tar stores in a pax header). Same content every time.
