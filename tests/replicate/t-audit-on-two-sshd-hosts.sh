@@ -98,7 +98,7 @@ test_expect_success 'replicate audit stopped (SIGTERM) while the far hosts audit
 		--receipt-dir receipts --ssh-config "$T/ssh_config" --remote-audit "$AUDIT" "hostA:$T/big-a" "hostB:$T/big-b" &&
 	grep -q "^replicate: interrupted by a signal$" stopped.err &&
 	test "$(ls receipts | wc -l)" = "$before" &&
-	for i in $(seq 1 50); do
+	for i in $(seq 1 $((100 * EV_TIME_SCALE))); do
 		[ -z "$(far_audits "$T/big-a")$(far_audits "$T/big-b")" ] && break
 		sleep 0.1
 	done &&
