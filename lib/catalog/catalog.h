@@ -18,6 +18,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "lib/core/meter.h"
 #include "lib/core/status.h"
 
@@ -69,6 +71,25 @@ struct ev_catalog_counts {
  * regular file); EV_INTERRUPTED; EV_ERROR (I/O, the database). */
 ev_status ev_catalog_index(struct ev_catalog *c, const char *const *paths, size_t npaths, unsigned flags,
 			   const struct ev_meter *meter, struct ev_catalog_counts *counts, struct ev_error *err);
+
+/* A receipt's fields as its catalog row keeps them (receipt_kind ...
+ * from_archive of struct ev_catalog_file below), taken from its document.
+ * The index keeps them and the inventory's walk (lib/usecase/
+ * replicate_status) judges them, so that a receipt read from its file and
+ * one read from its row are judged alike. Strings point into doc, except
+ * command and inputs; inputs is malloc'd: free it with
+ * ev_catalog_receipt_fields_free. @return EV_OK; EV_ERROR (out of memory). */
+struct ev_catalog_receipt_fields {
+	const char *kind, *host, *result, *finished, *comparable; /* NULL where the receipt has none */
+	const char *seal; /* the SEAL.json digest it names (a seal receipt: among its outputs) */
+	const char *root; /* a seal receipt's fact root */
+	char command[256];
+	char *inputs; /* its inputs' well-formed digests, each once in the order read, separated by spaces */
+	int intact;   /* its comparable digest holds */
+	int from_archive; /* it names an input "archive" */
+};
+ev_status ev_catalog_receipt_fields(const json_t *doc, struct ev_catalog_receipt_fields *out, struct ev_error *err);
+void ev_catalog_receipt_fields_free(struct ev_catalog_receipt_fields *f);
 
 /* A file as the catalog holds it. The receipt fields are set for kind
  * "receipt" only; strings may be NULL where the file had none. */

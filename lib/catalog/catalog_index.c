@@ -93,52 +93,80 @@ static ev_status put_document(struct indexer *ix, const char *hex, const char *b
 			  p, err);
 }
 
-static ev_status index_receipt(struct indexer *ix, const json_t *doc, const char *hex, struct ev_error *err)
+ev_status ev_catalog_receipt_fields(const json_t *doc, struct ev_catalog_receipt_fields *out, struct ev_error *err)
 {
-	const char *kind = ev_receipt_kind(doc) ?: "";
+	const char *kind = ev_receipt_kind(doc);
 	const json_t *inputs = ev_receipt_inputs(doc);
-	const char *seal = ev_receipt_named_sha256(strcmp(kind, "seal") == 0 ? ev_receipt_outputs(doc) : inputs,
-						   EV_SEAL_FILENAME);
-	const char *root = strcmp(kind, "seal") == 0 ? json_string_value(ev_receipt_fact(doc, "root")) : NULL;
-	char command[256];
-	ev_receipt_command(doc, command, sizeof command);
+	int is_seal = kind && strcmp(kind, "seal") == 0;
 	struct ev_error ignored;
 	ev_error_clear(&ignored);
-	int intact = ev_receipt_comparable_holds(doc, &ignored) == 1;
-	/* the inputs' digests, each once, for the audits that read a member */
+	*out = (struct ev_catalog_receipt_fields){
+		.kind = kind,
+		.host = ev_receipt_host(doc),
+		.result = ev_receipt_result(doc),
+		.finished = ev_receipt_finished(doc),
+		.comparable = ev_receipt_comparable_digest(doc),
+		.seal = ev_receipt_named_sha256(is_seal ? ev_receipt_outputs(doc) : inputs, EV_SEAL_FILENAME),
+		.root = is_seal ? json_string_value(ev_receipt_fact(doc, "root")) : NULL,
+		.intact = ev_receipt_comparable_holds(doc, &ignored) == 1,
+		.from_archive = ev_receipt_named_sha256(inputs, "archive") != NULL,
+	};
+	ev_receipt_command(doc, out->command, sizeof out->command);
+	/* a campaign audit reads thousands of inputs: "each once" is a set,
+	 * not a search of what is joined so far */
 	size_t i, n = json_array_size(inputs);
-	char *joined = malloc(n * (EV_SHA256_HEX_LEN + 1) + 1);
-	if (!joined)
+	char *end = out->inputs = malloc(n * (EV_SHA256_HEX_LEN + 1) + 1);
+	json_t *once = json_object(), *in;
+	if (!out->inputs || !once) {
+		json_decref(once);
+		ev_catalog_receipt_fields_free(out);
 		return ev_error_set(err, EV_ERROR, "out of memory");
-	joined[0] = '\0';
-	ev_status st = EV_OK;
-	json_t *in;
+	}
 	json_array_foreach(inputs, i, in) {
 		const char *d = json_string_value(json_object_get(in, "sha256"));
-		if (!d || !ev_sha256_hex_valid(d) || strstr(joined, d))
+		if (!d || !ev_sha256_hex_valid(d) || json_object_get(once, d))
 			continue;
-		if (joined[0])
-			strcat(joined, " ");
-		strcat(joined, d);
+		json_object_set_new(once, d, json_true());
+		if (end != out->inputs)
+			*end++ = ' ';
+		memcpy(end, d, EV_SHA256_HEX_LEN);
+		end += EV_SHA256_HEX_LEN;
 	}
+	*end = '\0';
+	json_decref(once);
+	return EV_OK;
+}
+
+void ev_catalog_receipt_fields_free(struct ev_catalog_receipt_fields *f)
+{
+	free(f->inputs);
+	f->inputs = NULL;
+}
+
+static ev_status index_receipt(struct indexer *ix, const json_t *doc, const char *hex, struct ev_error *err)
+{
+	struct ev_catalog_receipt_fields f;
+	ev_status st = ev_catalog_receipt_fields(doc, &f, err);
+	if (st != EV_OK)
+		return st;
 	const char *p[] = {hex,
-			   kind,
-			   command,
-			   ev_receipt_host(doc),
-			   ev_receipt_result(doc),
-			   ev_receipt_finished(doc),
-			   ev_receipt_comparable_digest(doc),
-			   seal,
-			   root,
-			   joined,
-			   intact ? "1" : "0",
-			   ev_receipt_named_sha256(inputs, "archive") ? "1" : "0"};
+			   f.kind ?: "",
+			   f.command,
+			   f.host,
+			   f.result,
+			   f.finished,
+			   f.comparable,
+			   f.seal,
+			   f.root,
+			   f.inputs,
+			   f.intact ? "1" : "0",
+			   f.from_archive ? "1" : "0"};
 	st = ev_db_exec(ix->c->db,
 			"INSERT INTO receipts (sha256, kind, command, host, result, finished, comparable, seal, root,"
 			" inputs, intact, from_archive) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
 			" ON CONFLICT DO NOTHING",
 			12, p, err);
-	for (char *d = joined; st == EV_OK && *d; d += *d == ' ') {
+	for (char *d = f.inputs; st == EV_OK && *d; d += *d == ' ') {
 		char one[EV_SHA256_HEX_LEN + 1];
 		memcpy(one, d, EV_SHA256_HEX_LEN);
 		one[EV_SHA256_HEX_LEN] = '\0';
@@ -147,7 +175,7 @@ static ev_status index_receipt(struct indexer *ix, const json_t *doc, const char
 		st = ev_db_exec(ix->c->db, "INSERT INTO receipt_inputs (receipt, sha256) VALUES ($1, $2) ON CONFLICT DO NOTHING",
 				2, q, err);
 	}
-	free(joined);
+	ev_catalog_receipt_fields_free(&f);
 	return st;
 }
 

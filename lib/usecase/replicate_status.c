@@ -81,34 +81,6 @@ struct receipt_fields {
 	int intact, from_archive;
 };
 
-static void fields_of_document(const json_t *doc, char *command, size_t cap, char *inputs, size_t icap,
-			       struct receipt_fields *rf)
-{
-	const char *kind = ev_receipt_kind(doc);
-	const json_t *in = ev_receipt_inputs(doc);
-	struct ev_error e;
-	ev_error_clear(&e);
-	ev_receipt_command(doc, command, cap);
-	*rf = (struct receipt_fields){
-		.kind = kind, .host = ev_receipt_host(doc), .result = ev_receipt_result(doc),
-		.finished = ev_receipt_finished(doc), .comparable = ev_receipt_comparable_digest(doc),
-		.command = command,
-		.seal = ev_receipt_named_sha256(strcmp(kind ?: "", "seal") == 0 ? ev_receipt_outputs(doc) : in,
-						EV_SEAL_FILENAME),
-		.root = strcmp(kind ?: "", "seal") == 0 ? json_string_value(ev_receipt_fact(doc, "root")) : NULL,
-		.inputs = inputs, .intact = ev_receipt_comparable_holds(doc, &e) == 1,
-		.from_archive = ev_receipt_named_sha256(in, "archive") != NULL,
-	};
-	size_t i, used = 0;
-	json_t *x;
-	inputs[0] = '\0';
-	json_array_foreach(in, i, x) {
-		const char *d = field(x, "sha256");
-		if (d && ev_sha256_hex_valid(d) && used + EV_SHA256_HEX_LEN + 2 < icap)
-			used += (size_t)snprintf(inputs + used, icap - used, "%s%s", used ? " " : "", d);
-	}
-}
-
 /* doc (may be NULL) is only read, for its signature, with --trust. */
 static ev_status keep_receipt(struct status *s, const char *path, const char *hex, const struct receipt_fields *rf,
 			      const json_t *doc, struct ev_error *err)
@@ -233,16 +205,16 @@ static ev_status read_file(void *ctx, const char *path, const struct stat *sb, s
 	const char *format = field(doc, "format") ?: "";
 	ev_status st = EV_OK;
 	if (strcmp(format, EV_RECEIPT_FORMAT) == 0) {
-		struct receipt_fields rf;
-		char command[256], *inputs = malloc(json_array_size(ev_receipt_inputs(doc)) * (EV_SHA256_HEX_LEN + 1) + 1);
-		if (!inputs) {
-			json_decref(doc);
-			return ev_error_set(err, EV_ERROR, "out of memory");
+		struct ev_catalog_receipt_fields g;
+		if ((st = ev_catalog_receipt_fields(doc, &g, err)) == EV_OK) {
+			struct receipt_fields rf = {
+				.kind = g.kind, .host = g.host, .result = g.result, .finished = g.finished,
+				.comparable = g.comparable, .command = g.command, .seal = g.seal, .root = g.root,
+				.inputs = g.inputs, .intact = g.intact, .from_archive = g.from_archive,
+			};
+			st = keep_receipt(s, path, hex, &rf, doc, err);
+			ev_catalog_receipt_fields_free(&g);
 		}
-		fields_of_document(doc, command, sizeof command, inputs,
-				   json_array_size(ev_receipt_inputs(doc)) * (EV_SHA256_HEX_LEN + 1) + 1, &rf);
-		st = keep_receipt(s, path, hex, &rf, doc, err);
-		free(inputs);
 	} else if (strcmp(format, EV_SEAL_FORMAT) == 0) {
 		st = keep_seal(s, path, doc, hex, err);
 	}
