@@ -50,6 +50,31 @@ static void show_host(void *ctx, const struct ev_replicate_audit_host *h)
 		fprintf(stderr, TOOL ": %s\n", h->message);
 }
 
+/* What exists of one host's audit after a signal, as far as it is known:
+ * an audit that ended before it noticed stays (its OUTDIR there, its
+ * receipt here once kept), and is said, like push's verifications. */
+static void show_at_stop(const struct ev_replicate_audit_host *h)
+{
+	if (!h->outdir[0])
+		return; /* never started */
+	if (h->receipt_path[0])
+		fprintf(stderr, TOOL ": %s: audited before the signal; its OUTDIR stays there (%s) and its receipt here: %s\n",
+			h->ep.spec, h->outdir, h->receipt_path);
+	else if (h->published_there)
+		fprintf(stderr, TOOL ": %s: audited before the signal; its OUTDIR stays there (%s), its receipt was not kept "
+			"here (it is OUTDIR/receipt.json)\n", h->ep.spec, h->outdir);
+	else if (h->at_stop == EV_AT_STOP_STOPPED)
+		fprintf(stderr, TOOL ": %s: its audit was stopped; it published no OUTDIR (%s)\n", h->ep.spec, h->outdir);
+	else if (h->at_stop == EV_AT_STOP_KILLED)
+		fprintf(stderr, TOOL ": %s: its audit did not end within %.1f s of the signal and was killed; look for %s "
+			"there in case it published it just then (an OUTDIR is whole or absent)\n", h->ep.spec,
+			EV_AUDIT_STOP_GRACE_SECONDS, h->outdir);
+	else if (h->outcome == EV_HOST_UNREACHABLE)
+		fprintf(stderr, TOOL ": %s\n", h->message);
+	else
+		fprintf(stderr, TOOL ": %s: %s\n", h->ep.spec, h->message);
+}
+
 static void print_json(const struct audit_opts *o)
 {
 	const struct ev_replicate_audit *a = &o->audit;
@@ -99,9 +124,7 @@ static int run_audit(struct audit_opts *o)
 	if (st == EV_INTERRUPTED) {
 		ev_cli_error(TOOL, &err);
 		for (size_t i = 0; i < a->nhosts; i++)
-			if (a->hosts[i].outdir[0])
-				fprintf(stderr, TOOL ": %s: its audit was stopped; an audit stopped so publishes no OUTDIR (%s)\n",
-					a->hosts[i].ep.spec, a->hosts[i].outdir);
+			show_at_stop(&a->hosts[i]);
 	} else if (st != EV_OK) {
 		ev_cli_error(TOOL, &err);
 	} else {

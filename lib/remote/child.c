@@ -198,6 +198,22 @@ static int stopped(const struct ev_child *c, struct ev_error *err)
 	return 1;
 }
 
+/* Add the child's open stdout and stderr to p after its first n entries;
+ * their indexes go to *io and *ie (-1: closed). @return the new count. */
+static int poll_outputs(const struct ev_child *c, struct pollfd *p, int n, int *io, int *ie)
+{
+	*io = *ie = -1;
+	if (c->out >= 0) {
+		p[n] = (struct pollfd){.fd = c->out, .events = POLLIN};
+		*io = n++;
+	}
+	if (c->errfd >= 0) {
+		p[n] = (struct pollfd){.fd = c->errfd, .events = POLLIN};
+		*ie = n++;
+	}
+	return n;
+}
+
 /* Move bytes until done(c) says so or the child goes idle. want_write:
  * return as soon as stdin takes more. needs_stdout: a closed stdout before
  * done(c) is the child giving up. */
@@ -212,19 +228,12 @@ static ev_status pump(struct ev_child *c, int want_write, int (*done)(const stru
 		if (needs_stdout && c->out < 0)
 			return ended_early(c, err);
 		struct pollfd p[3];
-		int n = 0, iw = -1, io = -1, ie = -1;
+		int n = 0, iw = -1, io, ie;
 		if (want_write && c->in >= 0) {
 			p[n] = (struct pollfd){.fd = c->in, .events = POLLOUT};
 			iw = n++;
 		}
-		if (c->out >= 0) {
-			p[n] = (struct pollfd){.fd = c->out, .events = POLLIN};
-			io = n++;
-		}
-		if (c->errfd >= 0) {
-			p[n] = (struct pollfd){.fd = c->errfd, .events = POLLIN};
-			ie = n++;
-		}
+		n = poll_outputs(c, p, n, &io, &ie);
 		if (n == 0)
 			return done ? ended_early(c, err) : EV_OK;
 		double left = c->idle_seconds - (now() - last);
@@ -415,6 +424,40 @@ static void close_pipes(struct ev_child *c)
 	if (c->errfd >= 0)
 		close(c->errfd);
 	c->out = c->errfd = -1;
+}
+
+int ev_child_stop(struct ev_child *c, double grace_seconds, int *exit_code)
+{
+	if (c->pid <= 0)
+		return 0;
+	ev_child_close_input(c);
+	double until = now() + grace_seconds;
+	struct ev_error ignored;
+	ev_status st = EV_OK;
+	while ((c->out >= 0 || c->errfd >= 0) && st == EV_OK && now() < until) {
+		struct pollfd p[2];
+		int io, ie, n = poll_outputs(c, p, 0, &io, &ie);
+		if (poll(p, (nfds_t)n, (int)((until - now()) * 1000) + 1) < 0 && errno != EINTR)
+			break;
+		if (io >= 0 && p[io].revents)
+			drain(c, &c->out, 0, &ignored, &st);
+		if (ie >= 0 && p[ie].revents)
+			drain(c, &c->errfd, 1, &ignored, &st);
+	}
+	for (;;) {
+		int ws;
+		pid_t r = waitpid(c->pid, &ws, WNOHANG);
+		if (r == c->pid) {
+			c->pid = -1;
+			*exit_code = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+			return 1;
+		}
+		if ((r < 0 && errno != EINTR) || now() >= until)
+			break;
+		usleep(5000);
+	}
+	ev_child_kill(c);
+	return 0;
 }
 
 void ev_child_kill(struct ev_child *c)

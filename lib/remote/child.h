@@ -73,6 +73,16 @@ ev_status ev_child_wait(struct ev_child *c, int *exit_code, struct ev_error *err
  * lines and terminal escapes left out), or "" when none. */
 void ev_child_last_error(const struct ev_child *c, char *buf, size_t cap);
 
+/* Stop it the gentle way first, to learn how it ended: close its stdin (a
+ * far tool run with --stop-when-stdin-closes stops on that, and ssh passes
+ * the end of input on), keep collecting its output, and give it
+ * grace_seconds to end by itself; only then kill it (ev_child_kill). For a
+ * caller that is already stopping: the stop flag is not looked at.
+ * @return 1 when it ended by itself in time (its exit status in
+ * *exit_code, 128 + signal when killed by one, and all it wrote in outbuf),
+ * 0 when it had to be killed. */
+int ev_child_stop(struct ev_child *c, double grace_seconds, int *exit_code);
+
 /* Close our ends of its pipes, kill the process group (SIGTERM, then SIGKILL
  * after half a second) and reap it; how it ended goes to killed_status. */
 void ev_child_kill(struct ev_child *c);

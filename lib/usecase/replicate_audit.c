@@ -63,11 +63,15 @@ static ev_status keep(struct ev_replicate_audit_host *h, const json_t *receipt, 
 				     &h->summary, err);
 	if (st == EV_OK)
 		st = ev_receipt_write_chosen(receipt, NULL, a->receipts, stem, h->receipt_path, sizeof h->receipt_path, err);
-	if (st != EV_OK)
+	if (st != EV_OK) {
+		h->receipt_path[0] = '\0';
 		return st;
+	}
 	size_t n = strlen(h->receipt_path);
 	snprintf(h->summary_path, sizeof h->summary_path, "%.*s.summary.json", (int)(n > 5 ? n - 5 : n), h->receipt_path);
-	return ev_publish_bytes(h->summary_path, summary, len, 0644, err);
+	if ((st = ev_publish_bytes(h->summary_path, summary, len, 0644, err)) != EV_OK)
+		h->summary_path[0] = '\0';
+	return st;
 }
 
 /* audit campaign on the copy at h, its receipt and summary kept here. */
@@ -112,6 +116,20 @@ static ev_status audit_there(struct ev_replicate_audit_host *h, struct ev_error 
 	int code = -1;
 	if ((st = ev_child_read_all(&c, err)) == EV_OK)
 		st = ev_child_wait(&c, &code, err);
+	if (st == EV_INTERRUPTED) {
+		if (ev_child_stop(&c, EV_AUDIT_STOP_GRACE_SECONDS, &code)) {
+			h->at_stop = EV_AT_STOP_STOPPED;
+			st = EV_OK; /* what it sent says whether it had published */
+		} else {
+			h->at_stop = EV_AT_STOP_KILLED;
+		}
+	}
+	/* audit campaign prints its receipt only once its OUTDIR is in place */
+	h->published_there = c.outlen && memchr(c.outbuf, '\n', c.outlen) != NULL;
+	if (st != EV_OK) {
+		ev_child_free(&c);
+		return st;
+	}
 	char why[512] = "";
 	ev_child_last_error(&c, why, sizeof why);
 	json_t *receipt = NULL;

@@ -17,6 +17,14 @@
  * comparable digest is not the first one's, the first value where its
  * summary differs is named.
  *
+ * Stopped by a signal, each audit still running is told by the end of
+ * its stdin and given EV_AUDIT_STOP_GRACE_SECONDS to end by itself, so
+ * that what exists there afterwards is known, not guessed: an audit that
+ * ended before it noticed had already published its OUTDIR (it prints
+ * its receipt only then); one that ended without a receipt published
+ * nothing; one killed after the grace is the one case left open. Each
+ * host's `at_stop`, `published_there` and `receipt_path` say which.
+ *
  * Nothing is printed. One struct per call, owned by the caller: fill the
  * inputs (zero the rest), call ev_replicate_audit_run, read the outputs,
  * call ev_replicate_audit_free (also after a failure).
@@ -41,14 +49,27 @@
 
 enum ev_host_audit { EV_HOST_PENDING, EV_HOST_PASSED, EV_HOST_FAILED, EV_HOST_UNREACHABLE };
 
+/* How a host's audit met a stop signal. */
+enum ev_host_at_stop {
+	EV_AT_STOP_ENDED_BEFORE, /* it had ended: outcome and message stand */
+	EV_AT_STOP_STOPPED,      /* told to stop, it ended by itself within the grace */
+	EV_AT_STOP_KILLED,       /* it did not end within the grace and was killed */
+};
+
+/* Long enough for a far audit to notice the end of its input and say how
+ * it ended over ssh; short enough that replicate still stops promptly. */
+#define EV_AUDIT_STOP_GRACE_SECONDS 0.4
+
 /* One destination and its audit. */
 struct ev_replicate_audit_host {
 	struct ev_endpoint ep;
 	enum ev_host_audit outcome;
 	char message[EV_ERROR_TEXT_MAX + PATH_MAX + 200]; /* "pass; receipt PATH", or why there is none */
-	char receipt_path[PATH_MAX];  /* its receipt, kept here */
-	char summary_path[PATH_MAX];  /* its summary.json, kept here beside it */
+	char receipt_path[PATH_MAX];  /* its receipt, kept here ("" until it is in place) */
+	char summary_path[PATH_MAX];  /* its summary.json, kept here beside it ("" until in place) */
 	char outdir[PATH_MAX];        /* where its audit wrote, there */
+	int published_there;          /* its receipt came: its OUTDIR is in place there */
+	enum ev_host_at_stop at_stop; /* when a signal stopped the run */
 	json_t *summary;              /* its summary.json, as received */
 
 	/* its own */

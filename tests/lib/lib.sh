@@ -422,7 +422,11 @@ signal_while_outdir_receipt () {
 # loaded machine is not mistaken for work), and require exit 2 within
 # 0.5 s of the signal (STOPPED_WITHIN seconds when set; both times
 # EV_TIME_SCALE), no RECEIPT,
-# and no process of the command left (its stderr in stopped.err). A command
+# and no process of the command left (its stderr in stopped.err). With
+# STOPPED_WHEN set, the wait starts only once that shell command succeeds
+# (polled): the signal then comes at a moment the test names, such as
+# "its far helpers are running", not at a time that a loaded machine can
+# make come too late. A command
 # that would finish sooner can run under strace with its reads delayed (see
 # startup_reads; the sanitizers' leak check cannot run under ptrace: give
 # env ASAN_OPTIONS=...detect_leaks=0 first); the signal then goes to the
@@ -433,6 +437,7 @@ stopped () {
 	sig, receipt, cmd = getattr(signal, sys.argv[1]), sys.argv[2], sys.argv[3:]
 	within = float(os.environ.get("STOPPED_WITHIN", "0.5")) * float(os.environ["EV_TIME_SCALE"])
 	after = float(os.environ.get("STOPPED_AFTER", "0.7"))
+	when = os.environ.get("STOPPED_WHEN")
 	traced = "strace" in [os.path.basename(c) for c in cmd[:3]]
 	def target_of(p):
 	    # under strace (slowed down on purpose) the signal goes to the traced
@@ -456,9 +461,9 @@ stopped () {
 	    start = time.monotonic()
 	    while True:
 	        assert p.poll() is None, "ended (%s) before it caught %s" % (p.returncode, sys.argv[1])
-	        assert time.monotonic() - start < 60, "never caught " + sys.argv[1]
+	        assert time.monotonic() - start < 60, "never caught %s%s" % (sys.argv[1], ", or STOPPED_WHEN never held" if when else "")
 	        target = target_of(p)
-	        if target and catches(target):
+	        if target and catches(target) and (not when or subprocess.run(["sh", "-c", when]).returncode == 0):
 	            break
 	        time.sleep(0.005)
 	    time.sleep(after)

@@ -89,21 +89,81 @@ far_audits () {
 	pgrep -af "campaign .*$1/archive.tar.zst" | grep -v pgrep || true
 }
 
-test_expect_success 'replicate audit stopped (SIGTERM) while the far hosts audit: their audits end, nothing published' '
+# far_audits_end DIR...: wait (as long as the time scale allows) until no
+# audit runs there for any DIR.
+far_audits_end () {
+	for i in $(seq 1 $((100 * EV_TIME_SCALE))); do
+		[ -z "$(for d in "$@"; do far_audits "$d"; done)" ] && return 0
+		sleep 0.1
+	done
+	[ -z "$(for d in "$@"; do far_audits "$d"; done)" ]
+}
+
+# running_there DIR...: a command for STOPPED_WHEN, true once an audit of
+# each DIR runs ("[c]" keeps the pattern from matching the shell that
+# carries it).
+running_there () {
+	for d in "$@"; do printf "pgrep -f \"[c]ampaign .*%s/archive.tar.zst\" >/dev/null && " "$d"; done
+	printf true
+}
+
+test_expect_success 'replicate audit stopped (SIGTERM) while the far hosts audit: each says what exists, nothing is published' '
 	cp -r c cbig && head -c 800000000 /dev/zero >cbig/runs/extra.bin && "$SEAL" create cbig -o outbig >/dev/null &&
 	"$REPLICATE" push outbig/archive.tar.zst --seal outbig/SEAL.json --receipt-dir receipts --ssh-config "$T/ssh_config" \
 		--remote-replicate "$REPLICATE" --to "hostA:$T/big-a" --to "hostB:$T/big-b" >/dev/null &&
 	before=$(ls receipts | wc -l) &&
-	STOPPED_AFTER=0.5 STOPPED_WITHIN=2 stopped SIGTERM receipts/none "$REPLICATE" audit --seal outbig/SEAL.json \
-		--receipt-dir receipts --ssh-config "$T/ssh_config" --remote-audit "$AUDIT" "hostA:$T/big-a" "hostB:$T/big-b" &&
-	grep -q "^replicate: interrupted by a signal$" stopped.err &&
+	STOPPED_WHEN=$(running_there "$T/big-a" "$T/big-b") STOPPED_AFTER=0 STOPPED_WITHIN=2 \
+		stopped SIGTERM receipts/none "$REPLICATE" audit --seal outbig/SEAL.json --receipt-dir receipts \
+		--ssh-config "$T/ssh_config" --remote-audit "$AUDIT" "hostA:$T/big-a" "hostB:$T/big-b" &&
+	test "$(head -n 1 stopped.err)" = "replicate: interrupted by a signal" &&
+	test "$(wc -l <stopped.err)" = 3 &&
 	test "$(ls receipts | wc -l)" = "$before" &&
-	for i in $(seq 1 $((100 * EV_TIME_SCALE))); do
-		[ -z "$(far_audits "$T/big-a")$(far_audits "$T/big-b")" ] && break
-		sleep 0.1
-	done &&
-	test -z "$(far_audits "$T/big-a")$(far_audits "$T/big-b")" &&
-	test -z "$(ls -d "$T"/big-a/audit-* "$T"/big-b/audit-* 2>/dev/null)"
+	far_audits_end "$T/big-a" "$T/big-b" &&
+	test -z "$(ls -d "$T"/big-a/audit-* "$T"/big-b/audit-* 2>/dev/null)" &&
+	stamp="audit-[0-9]\{8\}T[0-9]\{6\}\.[0-9]\{3\}Z" &&
+	for h in A:a B:b; do
+		at="host${h%:*}:$T/big-${h#*:}" &&
+		{
+			# stopped in time, or (a loaded machine) killed: either way, never published
+			grep -q "^replicate: $at: its audit was stopped; it published no OUTDIR ($T/big-${h#*:}/$stamp)$" stopped.err ||
+			grep -q "^replicate: $at: its audit did not end within 0\.4 s of the signal and was killed; look for $T/big-${h#*:}/$stamp there in case it published it just then (an OUTDIR is whole or absent)$" stopped.err
+		} || return 1
+	done
+'
+
+test_expect_success 'stopped when one host had audited: its OUTDIR and receipt stay and are named; one stopped published nothing; one killed is where to look' '
+	cat >far-audit <<-EOF &&
+	#!/bin/sh
+	# a DIR named *-held audits until its input closes, as a long audit
+	# would; one named *-deaf does not hear it, until the test releases it
+	case "\$*" in
+	*-held/archive.tar.zst) cat >/dev/null; echo "audit: interrupted by a signal" >&2; exit 2 ;;
+	*-deaf/archive.tar.zst) while [ ! -e "$PWD/release" ]; do sleep 0.05; done; exit 2 ;;
+	esac
+	exec "$AUDIT" "\$@"
+	EOF
+	chmod +x far-audit &&
+	for d in held deaf; do mkdir "$T/copy-$d" && cp out/SEAL.json out/archive.tar.zst "$T/copy-$d/" || return 1; done &&
+	mkdir early &&
+	ls -d "$T"/replica-a/audit-* >outdirs.before &&
+	STOPPED_WHEN="ls early/*.summary.json >/dev/null 2>&1" STOPPED_AFTER=0 STOPPED_WITHIN=2 \
+		stopped SIGTERM receipts/none "$REPLICATE" audit --seal out/SEAL.json --receipt-dir early \
+		--ssh-config "$T/ssh_config" --remote-audit "$PWD/far-audit" \
+		"hostA:$T/replica-a" "hostB:$T/copy-held" "hostA:$T/copy-deaf" &&
+	touch release &&
+	far_audits_end "$T/copy-held" "$T/copy-deaf" &&
+	kept=$(ls early/audit-hostA_*[0-9]Z.json) && test "$(ls early | wc -l)" = 2 &&
+	ls -d "$T"/replica-a/audit-* >outdirs.after &&
+	o=$(comm -13 outdirs.before outdirs.after) && test -n "$o" &&
+	cmp "$o/receipt.json" "$kept" &&
+	cat >want <<-EOF &&
+	replicate: interrupted by a signal
+	replicate: hostA:$T/replica-a: audited before the signal; its OUTDIR stays there ($o) and its receipt here: $kept
+	replicate: hostB:$T/copy-held: its audit was stopped; it published no OUTDIR ($T/copy-held/${o##*/})
+	replicate: hostA:$T/copy-deaf: its audit did not end within 0.4 s of the signal and was killed; look for $T/copy-deaf/${o##*/} there in case it published it just then (an OUTDIR is whole or absent)
+	EOF
+	test_cmp want stopped.err &&
+	test -z "$(ls -d "$T"/copy-held/audit-* "$T"/copy-deaf/audit-* 2>/dev/null)"
 '
 
 test_expect_success 'prune --require-audit: refused for an audit made here, of a tree, or failed; removes once another host'"'"'s agrees' '
