@@ -97,7 +97,7 @@ test_expect_success 'push stopped or killed while the far hosts verify: their ve
 		sleep 0.1
 	done
 	test -n "$(remote_left "$T/big-b")" && kill -KILL $pid && { wait $pid; true; } &&
-	for i in $(seq 1 20); do
+	for i in $(seq 1 $((20 * EV_TIME_SCALE))); do
 		[ -z "$(remote_left "$T/big-a")$(remote_left "$T/big-b")" ] && break
 		sleep 0.1
 	done &&
