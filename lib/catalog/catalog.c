@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,7 +143,7 @@ ev_status ev_catalog_open(const char *where, struct ev_catalog **out, struct ev_
 		return ev_error_set(err, EV_ERROR, "out of memory");
 	if (gethostname(c->host, sizeof c->host - 1) != 0)
 		snprintf(c->host, sizeof c->host, "unknown");
-	char fallback[4096];
+	char fallback[PATH_MAX];
 	ev_status st = EV_OK;
 	if (!where && !(where = ev_catalog_configured()) && (st = ev_catalog_default(fallback, sizeof fallback, err)) == EV_OK)
 		where = fallback;

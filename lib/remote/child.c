@@ -16,6 +16,12 @@
 #define READ_CHUNK 65536
 #define STOP_POLL_MS 10
 
+/* A wait status as a shell says it: the exit status, or 128 + the signal. */
+static int exit_code_of(int wait_status)
+{
+	return WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -353,7 +359,7 @@ ev_status ev_child_wait(struct ev_child *c, int *exit_code, struct ev_error *err
 		pid_t r = waitpid(c->pid, &status, WNOHANG);
 		if (r == c->pid) {
 			c->pid = -1;
-			*exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+			*exit_code = exit_code_of(status);
 			return EV_OK;
 		}
 		if (r < 0 && errno != EINTR)
@@ -449,7 +455,7 @@ int ev_child_stop(struct ev_child *c, double grace_seconds, int *exit_code)
 		pid_t r = waitpid(c->pid, &ws, WNOHANG);
 		if (r == c->pid) {
 			c->pid = -1;
-			*exit_code = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+			*exit_code = exit_code_of(ws);
 			return 1;
 		}
 		if ((r < 0 && errno != EINTR) || now() >= until)
@@ -474,7 +480,7 @@ void ev_child_kill(struct ev_child *c)
 	for (int i = 0; i < 50; i++) {
 		if (waitpid(c->pid, &ws, WNOHANG) == c->pid) {
 			c->pid = -1;
-			c->killed_status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+			c->killed_status = exit_code_of(ws);
 			return;
 		}
 		usleep(10000);
@@ -482,7 +488,7 @@ void ev_child_kill(struct ev_child *c)
 	kill(-c->pid, SIGKILL);
 	waitpid(c->pid, &ws, 0);
 	c->pid = -1;
-	c->killed_status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	c->killed_status = exit_code_of(ws);
 }
 
 void ev_child_free(struct ev_child *c)
