@@ -73,8 +73,24 @@ static int spawn_to(char **argv, const char *out, const char *err_path, pid_t *p
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	/* perf is stopped with SIGINT (capture_profile_stop): it must not
+	 * inherit the ignored SIGINT of a capture started in a script's
+	 * background, nor its mask */
+	posix_spawnattr_t at;
+	posix_spawnattr_init(&at);
+	sigset_t none, reset;
+	sigemptyset(&none);
+	sigemptyset(&reset);
+	sigaddset(&reset, SIGINT);
+	sigaddset(&reset, SIGTERM);
+	sigaddset(&reset, SIGHUP);
+	sigaddset(&reset, SIGPIPE);
+	posix_spawnattr_setsigdefault(&at, &reset);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
 	static char *const envp[] = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", NULL};
-	int e = posix_spawn(pid, argv[0], &fa, NULL, argv, envp);
+	int e = posix_spawn(pid, argv[0], &fa, &at, argv, envp);
+	posix_spawnattr_destroy(&at);
 	posix_spawn_file_actions_destroy(&fa);
 	return e;
 }

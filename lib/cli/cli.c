@@ -47,15 +47,28 @@ static void on_signal(int sig)
 	ev_cli_interrupted = sig;
 }
 
-void ev_cli_catch_signals(void)
+/* Catch SIG into ev_cli_interrupted. Unless FORCE, a signal the process
+ * inherited as ignored stays ignored: that is how nohup, and a shell's
+ * background job without job control, ask a command to live through a
+ * hangup or a keyboard interrupt. */
+static void catch_signal(int sig, int force)
 {
-	struct sigaction sa;
+	struct sigaction sa, old;
+	if (!force && sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+		return;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	sigaction(sig, &sa, NULL);
+}
+
+void ev_cli_catch_signals(void)
+{
+	catch_signal(SIGINT, 0);
+	catch_signal(SIGHUP, 0);
+	/* SIGTERM is how a supervisor or kill(1) stops us; ignoring it by
+	 * inheritance would only turn a clean stop into a later SIGKILL. */
+	catch_signal(SIGTERM, 1);
 	ev_stop_on(&ev_cli_interrupted);
 }
 
@@ -74,6 +87,9 @@ static void *watch_stdin(void *unused)
 
 int ev_cli_stop_when_stdin_closes(void)
 {
+	/* The closed input is the caller's own way of saying stop, which
+	 * an inherited SIG_IGN (a nohup'd push's verifier) must not mute. */
+	catch_signal(SIGHUP, 1);
 	pthread_t t;
 	pthread_attr_t attr;
 	if (pthread_attr_init(&attr) != 0)

@@ -36,13 +36,15 @@ struct ev_invocation;
 const struct ev_invocation *ev_cli_invocation(void);
 void ev_cli_set_invocation(int argc, char *const *argv);
 
-/* Catch SIGINT, SIGTERM and SIGHUP into ev_cli_interrupted. */
+/* Catch SIGINT, SIGTERM and SIGHUP into ev_cli_interrupted. SIGINT and
+ * SIGHUP inherited as ignored (nohup, a background job of a script) stay
+ * ignored; SIGTERM is caught always. SIGQUIT is left as it came. */
 void ev_cli_catch_signals(void);
 
 /* For a command another one runs over a pipe or ssh (replicate push's
  * verifiers): once stdin reaches its end or breaks, the command stops as
- * on SIGHUP. A thread reads stdin and discards what it reads. Call after
- * ev_cli_catch_signals. @return 0, or -1 when the thread cannot start. */
+ * on SIGHUP, even when SIGHUP was inherited as ignored. A thread reads
+ * stdin and discards what it reads. Call after ev_cli_catch_signals. @return 0, or -1 when the thread cannot start. */
 int ev_cli_stop_when_stdin_closes(void);
 
 struct ev_signing_key;

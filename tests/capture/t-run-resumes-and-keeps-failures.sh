@@ -30,7 +30,8 @@ plan () {
 # cut_short DIR SIGNAL: start the campaign of pinned-ok.json in DIR, and send
 # SIGNAL to capture while run 2's sender runs.
 cut_short () {
-	{ "$CAPTURE" run pinned-ok.json -o "$1" >"$1.out" 2>"$1.err" & } &&
+	# env --default-signal: a "&" job gets SIGINT ignored, which capture keeps
+	{ env --default-signal "$CAPTURE" run pinned-ok.json -o "$1" >"$1.out" 2>"$1.err" & } &&
 	pid=$! &&
 	wait_for "$1/runs/002-baseline-B-1/p/sender/started" &&
 	kill -s "$2" $pid &&

@@ -60,6 +60,9 @@ static void made_then_killed(int sig, int whole_group, char *path, size_t cap)
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(p[0]);
+		/* the premise is a process this signal kills: a suite started
+		 * in a script's background inherits SIGINT ignored */
+		signal(sig, SIG_DFL);
 		if (whole_group)
 			setpgid(0, 0);
 		struct ev_scratch s;
