@@ -34,6 +34,23 @@ else
 	capture=$build/capture/capture pairdir=$build/capture/pair
 	work=${EVIDENCE_DEMO_DIR:-$build/demo}
 fi
+# The servers the demo starts (the test TSA) end with it on every path:
+# its end, a failed step, Ctrl-C, kill, the logout's SIGHUP.
+servers=()
+stop_servers () {
+	local pid
+	for pid in "${servers[@]}"; do
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+		echo "demo: stopped the test TSA (pid $pid)"
+	done
+	servers=()
+}
+trap stop_servers EXIT
+for sig in INT TERM HUP; do
+	# shellcheck disable=SC2064 # the signal's name, now
+	trap "stop_servers; trap - $sig EXIT; kill -s $sig \$\$" $sig
+done
 for tool in "$seal" "$replicate" "$audit" "$capture"; do
 	[ -x "$tool" ] || { echo "demo: $tool not built; run scripts/quickstart demo" >&2; exit 2; }
 done
@@ -198,11 +215,10 @@ if /usr/bin/python3 -c "import cryptography" 2>/dev/null; then
 	mkdir tsa
 	/usr/bin/python3 "$top/tests/seal/tsa.py" tsa certs
 	/usr/bin/python3 "$top/tests/seal/tsa.py" tsa serve &
-	tsa_pid=$!
-	trap 'kill $tsa_pid 2>/dev/null || true' EXIT
+	servers+=($!)
 	for _ in $(seq 1 100); do [ -e tsa/port ] && break; sleep 0.05; done
 	show "$seal" timestamp --tsa "http://127.0.0.1:$(cat tsa/port)/good" --tsa-ca tsa/ca.pem sealed/SEAL.json
-	kill $tsa_pid 2>/dev/null || true
+	stop_servers
 	status_tsa=(--tsa-ca tsa/ca.pem)
 else
 	echo "(python3-cryptography is not installed: the test TSA cannot be made; skipped)"

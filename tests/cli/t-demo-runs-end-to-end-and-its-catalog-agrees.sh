@@ -3,7 +3,8 @@
 # audit, replicate, the catalog, the summary) and says it is done; in it,
 # replicate status from the catalog it indexed is the file walk's output
 # byte for byte (held here again, text and JSON), and audit history
-# compares its two captures of the plan.
+# compares its two captures of the plan. It stops the test TSA it started
+# (and tests/lib/run-test fails it if anything else is left running).
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
 [ "$(nproc)" -ge 2 ] || test_skip_all "needs two CPUs"
@@ -12,6 +13,11 @@ test_expect_success 'the demo runs to its end' '
 	EVIDENCE_DEMO_DIR=$PWD/demo "$EV_SRCDIR/scripts/demo.sh" "$EV_BUILDDIR" >demo.out 2>demo.err &&
 	grep -q "^demo: done; outputs are in $PWD/demo$" demo.out &&
 	grep -q "^(replicate status --catalog: the file walk.s inventory, line for line, without reading a receipt)$" demo.out
+'
+
+test_expect_success 'the demo stopped the TSA it started, and says so' '
+	pid=$(sed -n "s/^demo: stopped the test TSA (pid \([0-9]*\))$/\1/p" demo.out) &&
+	test -n "$pid" && ! kill -0 "$pid" 2>/dev/null
 '
 
 test_expect_success 'status from the demo'"'"'s catalog is the walk of the demo, text and JSON' '

@@ -5,6 +5,16 @@
 # Bodies are &&-chained shell; a case passes when its body exits 0. Output
 # is TAP-like; the script exits 0 when every case passed, 1 otherwise, 77
 # when it cannot run here (automake's SKIP).
+#
+# make check starts each script through tests/lib/run-test: its own
+# session, every signal at its default, stdin /dev/null, a private TMPDIR,
+# and a failure naming any process it leaves running (stop servers in an
+# EXIT trap: test_done runs it before the trash goes). A command a case
+# starts with "&" gets SIGINT and SIGQUIT ignored (a shell without job
+# control does that): a case that signals a background tool starts it
+# through stopped, survives or late_signal (python, which keeps the
+# defaults), or with set -m; survives starts one with a signal ignored on
+# purpose, as nohup does.
 
 # A pipeline fails when any of its commands fails, not only its last: a
 # check like "cmd | contains x" must not pass when cmd failed. dash (Debian's
@@ -105,8 +115,21 @@ test_expect_success () {
 	awk "BEGIN { t = $(date +%s.%N) - $case_started; if (t >= 2) printf \"# case %d took %.1f s: %s\\n\", $test_n, t, \"$test_name\" }"
 }
 
+# The test's EXIT trap (a server it stops, a link it gives back) runs here,
+# in the trash, before the trash goes: run later, it would find its pid
+# files and data directories removed, and leave the server running (which
+# tests/lib/run-test then names and fails).
+run_exit_trap () {
+	_trap=$(trap -p EXIT)
+	[ -n "$_trap" ] || return 0
+	eval "set -- $_trap"
+	trap - EXIT
+	cd "$trash" && eval "$3"
+}
+
 test_skip_all () {
 	echo "1..0 # SKIP $1"
+	run_exit_trap
 	cd / && rm -rf "$trash"
 	exit 77
 }
@@ -115,6 +138,7 @@ test_done () {
 	echo "1..$test_n"
 	# for finding the slow ones: grep -h "^# took" build/*/tests/*/*.log | sort -k3 -n
 	echo "# took $(awk "BEGIN { printf \"%.1f\", $(date +%s.%N) - $test_started }") s: $test_name"
+	run_exit_trap
 	if [ "$test_failed" -eq 0 ]; then
 		cd / && rm -rf "$trash"
 		exit 0
@@ -487,6 +511,47 @@ stopped () {
 	assert not os.path.exists(receipt), "a receipt was written: " + receipt
 	left = subprocess.run(["pgrep", "-f", cmd[0] + " "], capture_output=True, text=True).stdout.split()
 	assert str(p.pid) not in left, left
+	PY
+}
+
+# survives SIGNAL RECEIPT COMMAND...: start COMMAND with SIGNAL ignored,
+# as nohup leaves SIGHUP and a script's background job SIGINT; once it is
+# past its startup (it catches SIGTERM, which every receipt writer always
+# does) and STOPPED_AFTER seconds (0.7) into its work, send SIGNAL; require
+# that it kept SIGNAL ignored, ran on to exit SURVIVES_EXIT (0 unless set)
+# and wrote RECEIPT (its stderr in survived.err). The tests themselves run
+# with every signal at its default (tests/lib/run-test), so that each case
+# chooses the dispositions it starts a command with.
+survives () {
+	python3 - "$@" <<-\PY
+	import os, signal, subprocess, sys, time
+	sig, receipt, cmd = getattr(signal, sys.argv[1]), sys.argv[2], sys.argv[3:]
+	after = float(os.environ.get("STOPPED_AFTER", "0.7"))
+	want = int(os.environ.get("SURVIVES_EXIT", "0"))
+	def mask(pid, field):
+	    for line in open("/proc/%d/status" % pid):
+	        if line.startswith(field + ":"):
+	            return int(line.split()[1], 16)
+	    return 0
+	p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open("survived.err", "w"),
+	                     preexec_fn=lambda: signal.signal(sig, signal.SIG_IGN))
+	start = time.monotonic()
+	while True:
+	    assert p.poll() is None, "ended (%s) before it caught SIGTERM" % p.returncode
+	    assert time.monotonic() - start < 60, "never caught SIGTERM"
+	    try:
+	        if mask(p.pid, "SigCgt") >> (signal.SIGTERM - 1) & 1:
+	            break
+	    except OSError:
+	        pass
+	    time.sleep(0.005)
+	time.sleep(after)
+	assert p.poll() is None, "finished before the signal: the test needs a longer input"
+	assert mask(p.pid, "SigIgn") >> (sig - 1) & 1, "%s inherited as ignored is no longer ignored" % sys.argv[1]
+	os.kill(p.pid, sig)
+	code = p.wait(timeout=600)
+	assert code == want, "exit %d, not %d, after an ignored %s" % (code, want, sys.argv[1])
+	assert os.path.exists(receipt), "no receipt " + receipt
 	PY
 }
 

@@ -28,7 +28,7 @@ open(sys.argv[3], 'wb').write(r.read())" "$@"
 }
 
 stop_tsa () {
-	[ -f tsa.pid ] && kill "$(cat tsa.pid)" 2>/dev/null
+	[ -f "$trash/tsa.pid" ] && kill "$(cat "$trash/tsa.pid")" 2>/dev/null
 	return 0
 }
 trap stop_tsa EXIT
