@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit tool internals: one function per command and the messages they
  * share. Only files in audit/ include this. */
 #ifndef AUDIT_AUDIT_H

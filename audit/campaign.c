@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit campaign: the options read, lib/usecase/audit_campaign called in
  * its two steps around the rendering (campaign_report.c: summary.md and
  * report.html), and what it found printed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit campaign's renderings, over what lib/usecase/audit_campaign found:
  * campaign_report.c writes summary.md and report.html, with the grade
  * (campaign_grade.c), the stack options (campaign_options.c) and the

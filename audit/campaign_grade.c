@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit campaign, the grade's renderings: the closing line and the Grade
  * section of summary.md and report.html, every failed or unknown
  * condition named with its evidence and the runs it holds for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit campaign, the report: the summary as Markdown and as a
  * self-contained HTML page with its charts. */
 #include "config.h"

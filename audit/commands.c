@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit's commands, the one table: each command's synopsis, summary,
  * description, options and notes, from which its --help, its usage errors
  * and its getopt tables come (lib/cli/command.h). The man page's SYNOPSIS

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit compare: two arms, two cells or two campaigns compared run for
  * run (lib/usecase/audit_compare), rendered as a table, Markdown and HTML
  * with a chart per pair, and the verdict said. --reference holds one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit compare --reference: a campaign's arm and cell held against a
  * vendor's published statistics (lib/usecase/audit_reproduction), the
  * table rendered in Markdown and the verdict said. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit compare --reference (compare_reference.c). */
 #ifndef AUDIT_COMPARE_REFERENCE_H
 #define AUDIT_COMPARE_REFERENCE_H

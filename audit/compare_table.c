@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* compare_table: one table, two renderings (compare_table.h). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* compare_table: a table of text cells, written aligned for a terminal
  * or as a Markdown table (audit compare's two renderings of the same
  * rows, and the same as HTML). Only audit/ includes this. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit history: one plan's campaigns over time from the catalog, their
  * change points (lib/usecase/audit_history), shown as text, JSON or an
  * HTML page (audit/history_report.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* history_report: the HTML page of audit history (history_report.h). */
 #include "config.h"
 

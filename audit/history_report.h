@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* history_report: audit history's page: per series a trend (every
  * campaign a point with its run range, each change marked with its p-value
  * and ratio), the campaigns compared and those listed apart. One HTML

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit journal: FIX journals judged cold (lib/usecase/audit_journal),
  * and what it found shown: each finding, a line per side and its
  * session, the verdict. */

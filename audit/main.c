@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit: cold recomputation of what a benchmark claims, from its raw data. */
 #include "config.h"
 

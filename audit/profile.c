@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit profile: what capture's perf recorded of a run, read cold
  * (lib/usecase/audit_profile), shown as a table or --json. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit series: the statistics of a latency series recomputed from its
  * raw samples (lib/usecase/audit_series), shown beside what the benchmark
  * printed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* svg: the charts of a campaign report, as SVG text in a growing buffer:
  * no script, no font or network resource, so that the HTML file stands on
  * its own. Only audit/ includes this. */

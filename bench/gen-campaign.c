@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gen-campaign: write a campaign-shaped tree for bench/seal.
  *
  *   gen-campaign DIR SCALE_MIB

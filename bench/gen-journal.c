@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gen-journal: llfix-layout journals for one pair, as the llfix TX
  * benchmark leaves them: the sender's outgoing and the receiver's incoming
  * copy of a Logon, WARMUPS + MEASURED NewOrderSingles and a Logout,

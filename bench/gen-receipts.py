@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """bench/gen-receipts.py OUT CAMPAIGNS PER: CAMPAIGNS directories OUT/cNNNN,
 each a SEAL.json of 20 members and PER receipts naming it, shaped as a lab
 keeps them: one seal receipt, replica receipts from four hosts, seal

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bench/lib.sh: what the benchmarks share, sourced by every bench. Sets
 # top, build, dir, bench and cores, and defines need, measure, the floors
 # (floor_files, floor_stream) and machine_line; campaign_tree generates

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // qf-validate: what a user would write with QuickFIX to check journals: read
 // every record of llfix journal directories (N.bin) and parse and validate
 // each message with QuickFIX's own FIX::Message and DataDictionary (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* capture tool internals: its commands, the campaign being run, and the
  * messages they share. Only files in capture/ include this. */
 #ifndef CAPTURE_CAPTURE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* credentials: whom each side runs as.
  *
  * A side runs as the user the plan names for it (or for every side), with

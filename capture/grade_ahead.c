@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* capture run, the grade ahead: before anything runs, the best grade a
  * plan can reach on this host (lib/campaign/grade over this host's
  * policy snapshot, the plan's sides and controller, its profiles and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* launch: one side of a pair started fresh, pinned, in its namespace.
  *
  * A side is forked early and stops twice before it execs, so that capture

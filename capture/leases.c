@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* capture leases: who holds or waits for this host's CPUs. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* linkkeeper: a process of its own that gives a campaign's link ends back
  * to capture's network namespace if capture dies while they are out.
  *

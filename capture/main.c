@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* capture: pin and run native pairs, and record everything that could
  * change a result. */
 #include "config.h"

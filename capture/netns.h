@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* netns: the pair's network, made and read through netlink (rtnetlink and
  * sock_diag), with no helper program.
  *

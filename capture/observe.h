@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* observe: what capture records around and during a run, as JSON.
  *
  * Snapshots taken before and after: a process's faults, CPU time and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* observers: the plan's observer programs (ethtool -S, onload_stackdump,
  * a vendor's tool), run by capture in a side's network namespace before
  * the run (once the namespaces are made, before the peer starts), during

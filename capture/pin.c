@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* capture pin: a plan with every program, launcher and other pinned file
  * (configs, profiles) pinned by its SHA-256 as it is now, so that capture
  * run can refuse any other file. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pin_check: a program or launcher is run only when it is the file the plan
  * pinned: an absolute path to a regular file, not a symbolic link, owned
  * by root or by the user running capture, writable by its owner alone, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* plan: a campaign plan ("evidence-plan/1", doc/formats.md "Campaign
  * plan"), loaded strictly, and the order of its runs.
  *

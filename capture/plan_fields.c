@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* plan_fields: the plan's fields as every part of the loader reads them
  * (plan.c, plan_side.c, plan_observers.c all stand on this file; it
  * calls none of them): a refusal naming the plan, where and what, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* plan_fields: what every file that loads a plan reads its fields with
  * (plan_fields.c; it stands below plan.c, plan_side.c and
  * plan_observers.c and calls none of them). Each refusal names the plan

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* plan_load: the parts of a plan that plan.c (the top level, arms,
  * cells and sources) has loaded by plan_side.c (each side) and
  * plan_observers.c (the observers); the fields all three read are

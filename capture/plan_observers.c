@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* plan_observers: the plan's observer programs, loaded strictly, and
  * their argv for one side. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* plan_side: one side of a cell, loaded strictly: its argv, launcher,
  * environment, CPU, outputs, inputs, user and (the peer) readiness and
  * stop. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* policy: the OS settings that change latency, read once per capture
  * session (kernel command line and its isolation parameters; per CPU the
  * governor, driver, energy-performance preference, frequency limits and

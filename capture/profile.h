@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* profile: perf record beside a profiled side (doc/formats.md "Profiled
  * runs").
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* capture run: every run of a plan in its order, in a campaign directory
  * that can be resumed; a capture receipt at the end. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One run of a campaign: a fresh pair of processes, pinned, in their
  * namespaces, observed, stopped as declared; run_record.c writes what it
  * recorded. */

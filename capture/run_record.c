@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* run_record: what one run records, run.json (doc/formats.md "Runs and
  * their processes") and observe/tcp.json, written last and atomically
  * from the run's state. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* run_state: one run while it is made (run_one.c launches, watches and
  * ends the pair; run_record.c writes what it recorded). Only
  * capture/run_one.c and capture/run_record.c include this. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sources: the repository each pinned binary was built from, as the plan's
  * "sources" name them: its HEAD commit, tree id and whether the working
  * tree is clean, read through libgit2 once per session before anything

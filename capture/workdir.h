@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* workdir: a side's working directory inside the run directory
  * (PLAN_WORK_SENDER or PLAN_WORK_PEER), the plan's input files copied into
  * it, and the directories of its declared outputs; given to the user the

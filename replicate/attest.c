@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* replicate attest: receipts exported as in-toto statements in DSSE
  * envelopes (lib/receipt/attestation), signed with one or more keys. */
 #include "config.h"

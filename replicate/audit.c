@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* replicate audit: the options read, lib/usecase/replicate_audit called,
  * and what each host's audit and the receipts' judgement say printed. */
 #include "config.h"

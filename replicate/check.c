@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* replicate check: any receipt (seal, replica, audit, capture, cleanup...)
  * held against a trust list: intact (its comparable digest matches its
  * content) and signed by a trusted key, or named with why not. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* replicate compare: do receipts agree on what they saw, and where not. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* replicate index: every seal, receipt and summary under some paths, kept
  * in the catalog (lib/catalog). */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* replicate keygen: an Ed25519 key pair for signing receipts. */
 #include "config.h"
 

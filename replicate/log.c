@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* replicate log: the host's append-only receipt log (lib/usecase/receipt_log):
  * append, verify, consistency. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* replicate: verified copies of sealed archives on several hosts. */
 #include "config.h"
 

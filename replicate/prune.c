@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* replicate prune: remove a completed runtime directory once enough hosts
  * hold verified, agreeing copies of its seal, and only then
  * (lib/usecase/replicate_prune); the tool shows every reason, the progress

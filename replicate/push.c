@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* replicate push: the options read, lib/usecase/replicate_push called in
  * its two steps, and what each destination and the receipts' judgement
  * say printed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* replicate receive and keep-head: the far ends of push, run by it over
  * ssh (or directly, for a local directory); lib/remote/receive and
  * lib/usecase/receipt_log do the work. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* remote_cli: the options and findings replicate push and audit share
  * (remote_cli.h). */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What replicate push and replicate audit share as tools: the options
  * that reach other hosts (--ssh, --ssh-config, --ssh-option, --timeout,
  * --trust) and the receipts' findings, printed or, with --json, kept. */

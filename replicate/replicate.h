@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* replicate tool internals: one function per subcommand and the messages
  * they share. Only files in replicate/ include this. */
 #ifndef REPLICATE_REPLICATE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* replicate status: what is where (lib/usecase/replicate_status), shown
  * per sealed campaign, or --json the status document itself. */
 #include "config.h"

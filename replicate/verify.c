@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* replicate verify: stream one archive against its seal and write a
  * replica receipt saying what this host holds. */
 #include "config.h"

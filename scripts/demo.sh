@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # demo: the evidence campaign demo, end to end. capture pins the reference
 # FIX pair and runs its campaign (share/demo/plan.json: receiver spinning
 # against receiver in epoll, two repeats in balanced order, in two network

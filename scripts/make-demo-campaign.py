@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Regenerate share/demo/campaign: a small synthetic campaign tree with the
 shapes a real llfix TX campaign leaves (plan, per-run run.json, native
 statistics block with ANSI colour codes, journals in the llfix layout (both endpoints' copies), raw

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* seal capsule: the source a campaign was built from, sealed from a git
  * commit (never the working tree), and checked against a commit later
  * (lib/usecase/seal_capsule); the tool draws the progress line and says

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* seal create: its options, then lib/usecase/seal_create, then what it made. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* seal diff: what changed between two seals, member by member. */
 #include "config.h"
 

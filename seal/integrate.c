@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* seal integrate: the selected part of the evidence, committed to a git
  * repository, checked against its sealed originals
  * (lib/usecase/seal_integrate), and what it found shown. */

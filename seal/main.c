@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* seal: hashed, mode-checked, deterministic archives of evidence trees. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* outputs: how seal create and seal capsule take their archive options
  * (--gzip, --level N, --jobs N) and print the OUTDIR they made
  * (lib/usecase/seal_outdir writes it). */

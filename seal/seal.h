@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* seal tool internals: one function per subcommand, and the messages they
  * share. Only files in seal/ include this. */
 #ifndef SEAL_SEAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* seal select: a selection manifest naming an exact subset of a seal. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* seal timestamp: files given a trusted time (RFC 3161) by a TSA, through
  * lib/usecase/timestamp_file, one file at a time. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* seal verify: check a tree, an archive or a copied selection against a
  * seal, reporting every finding. */
 #include "config.h"

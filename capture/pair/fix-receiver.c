@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fix-receiver: the receiving half of the reference native pair, after the
  * llfix TX benchmark's server (../shared/formats/llfix.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fix-sender: the sending half of the reference native pair, after the
  * llfix TX benchmark's client (../shared/formats/llfix.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pair: what the reference native pair (fix-sender, fix-receiver) shares.
  *
  * The pair mirrors the llfix TX benchmark (../shared/formats/llfix.md) so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stats: what fix-sender reports about its timed calls, in the shapes the
  * llfix TX benchmark uses: the coloured statistics block (%g for Minimum
  * and Maximum, %f for the rest, percentiles by llfix's floor-index rule:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* verify-archive: hold a sealed archive to its SEAL.json with libevidence,
  * and say whether a receipt holds, as replicate verify and replicate check
  * would. An example of the public API (evidence.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* evidence: the public API (evidence.h), each call over the use case the
  * tool's command runs, without its printing. */
 #include "config.h"

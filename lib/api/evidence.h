@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* evidence.h: libevidence's public API, version 1.
  *
  * A small, stable surface over what the tools do, for programs that check

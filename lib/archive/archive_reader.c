@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* archive_reader: an archive judged member by member against its seal in
  * one streaming pass (archive_reader.h); its plain tar comes from
  * tar_source, which decodes it into the ring the hasher reads. */

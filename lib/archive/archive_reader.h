@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* archive_reader: check an evidence archive against a seal in one streaming
  * pass, never extracting anything to disk.
  *

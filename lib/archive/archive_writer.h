@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* archive_writer: the evidence archive (doc/formats.md "Archive"), written in
  * one pass while the members are read.
  *

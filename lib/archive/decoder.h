@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* decoder: the compressed bytes of an evidence archive (zstd or gzip) in,
  * the tar stream out, with every raw byte hashed and every kind of damage
  * told apart and placed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* namefold: member names that one file system would store as one file.
  *
  * Two member paths collide when their bytes differ but their canonical

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* seal: the seal document (SEAL.json, "evidence-seal/1") in memory.
  *
  * A seal names a tree by its root name and lists every member in byte order

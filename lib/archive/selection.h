@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* selection: the selection manifest ("evidence-selection/1") written by
  * seal select, checked by seal verify --selection and replicate prune
  * --selection.

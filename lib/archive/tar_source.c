@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tar_source: an archive's plain tar, decoded into a ring (tar_source.h). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tar_source: the plain tar of an archive as libarchive reads it, decoded
  * block by block (lib/archive/decoder) and its headers walked as written
  * (lib/archive/tarwalk), beside libarchive's own reading.

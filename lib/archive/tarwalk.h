@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tarwalk: a tar stream's own headers, walked beside libarchive as the
  * bytes stream past, for what libarchive merges away.
  *

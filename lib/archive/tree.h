@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tree: a safe, complete walk of a directory tree on disk.
  *
  * The walk never follows a symbolic link, never leaves the root, and records

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tree_check: compare a tree on disk with the members a seal (or a
  * selection) expects, hashing every file whose type and size agree, and
  * report every difference.

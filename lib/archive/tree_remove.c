@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tree_remove: see tree_remove.h for what "provably unchanged" means. */
 #include "config.h"
 

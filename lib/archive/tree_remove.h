@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tree_remove: remove a checked tree from below, each entry only when it
  * is provably still what was checked.
  *

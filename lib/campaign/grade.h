@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* grade: whether a campaign's numbers are timing-grade ("quiet") or only
  * diagnostic, and why, computed from what capture recorded (run.json,
  * policy.json) under declared, versioned rules (evidence-grades/1,

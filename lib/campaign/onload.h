@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* onload: what an accelerated stack really used, read from the text
  * Onload's tools print (onload_stackdump lots, or a stand-in printing the
  * same lines), and what a side asked for.

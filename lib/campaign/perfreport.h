@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* perfreport: the text of
  *     perf report --stdio --children -g none --field-separator=';'
  *                 --sort pid,dso,sym -F overhead_children,overhead,sample,pid,dso,sym

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* plan_read: a campaign's plan (plan.json, evidence-plan/1, doc/formats.md
  * "Campaign plan") as those who judge a campaign read it: its name, its
  * arms and what PM QoS each declares, its cells in order, its grading

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* policy_read: a capture session's OS policy snapshot (policy.json,
  * evidence-policy/1, doc/formats.md "OS policy") as those who judge a
  * campaign read it: the host, its kernel and isolation, each campaign

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* run: run.json, one run of a campaign as capture recorded it
  * (doc/formats.md "Runs and their processes"): its arm, cell and repeat,
  * its result, the plan's counts, the host's boot id and, per process

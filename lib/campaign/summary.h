@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* summary: the name of a campaign summary's format, evidence-campaign-
  * summary/1 (doc/formats.md, "Campaign summary"): audit campaign writes
  * it, the comparison of two summaries (lib/usecase/compare_side) reads it.

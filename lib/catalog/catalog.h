@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* catalog: an index of every seal, receipt and campaign summary found on
  * one or several hosts, in a SQLite file (one per host, the default) or a
  * PostgreSQL database (one for a whole lab). Schema and how each row is

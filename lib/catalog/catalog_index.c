@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* catalog: what one file becomes in the catalog, and an index of many in
  * one transaction (catalog.h, ev_catalog_index). */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What catalog.c and catalog_index.c share: the connection. Not for other
  * rooms. */
 #ifndef EV_CATALOG_PARTS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* db: SQLite or PostgreSQL behind one small interface (db.h). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* db: one SQL database, SQLite (a file) or PostgreSQL (a server), behind
  * the few calls the catalog needs. Statements are written once, with
  * PostgreSQL's $1..$N parameters (rewritten to SQLite's ?N), in the SQL

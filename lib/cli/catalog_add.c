@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* catalog_add: a command's publications, added to the configured catalog
  * (catalog_add.h). */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* catalog_add: what a command published, added to the catalog its user
  * configured (EVIDENCE_CATALOG), once the command is done: every receipt,
  * seal and summary among the files and in the directories it put in

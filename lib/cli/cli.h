@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cli: the process chores and stderr text that every tool's main shares.
  *
  * Tools call these from main and from their subcommands; the library

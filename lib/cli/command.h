@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* command: a tool's commands and their options, in one table per tool.
  *
  * Each tool describes itself once (TOOL/commands.c): for every command

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* completion: bash completion from a command table (completion.h). */
 #include "config.h"
 

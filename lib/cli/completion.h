@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* completion: a tool's bash completion, written from its command table, so
  * that it never drifts from what the tool takes: its commands, each
  * command's options (those its --help shows), and values where a kind is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* configfile: defaults from configuration files (configfile.h). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* configfile: the defaults people would otherwise type on every command, from
  * a configuration file (doc/formats.md, "Configuration").
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* continue_cli: the face of every tool's "continue" (continue_cli.h):
  * its options, one call (lib/usecase/continuation_run), what it shows. */
 #include "config.h"

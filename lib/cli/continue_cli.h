@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* continue_cli: the "continue" subcommand every tool shares, one shape:
  *
  *   TOOL continue --original RECEIPT [--original-sha256 HEX]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pool: a tool's command run in the host's shared CPU pool.
  *
  * seal, audit and replicate take "--pool POOL" and "--priority PRIORITY"

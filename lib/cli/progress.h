@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* progress: one self-overwriting status line on stderr for long runs.
  *
  * Shown only when the stream is a terminal (or EVIDENCE_PROGRESS=always, for

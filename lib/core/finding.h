@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* finding: one thing a check saw that differs from what was expected.
  *
  * Checks never stop at the first difference: they hand every finding to a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* grow: arrays that grow with a journal (a fingerprint per message, a
  * first copy per number), backed by huge pages where the kernel offers
  * them (transparent huge pages, "madvise" mode, Debian's default).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hashpipe: a bounded ring of buffers feeding one SHA-256 thread, so that a
  * reader can hash a stream of members while it does other work with the
  * same bytes (compress them, decompress the next ones).

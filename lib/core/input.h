@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* input: a command's input file, opened only when it is what the command
  * reads.
  *

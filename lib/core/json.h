@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* json: canonical JSON documents (doc/design.md "Formats and their owners").
  *
  * Canonical means: keys sorted, no insignificant white space, UTF-8, one

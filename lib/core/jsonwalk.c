@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* jsonwalk: every *.json beneath a directory, in walk order (jsonwalk.h). */
 #include "config.h"
 

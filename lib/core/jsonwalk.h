@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* jsonwalk: every file named *.json beneath a directory, in one order that
  * is the same on every run and host: each directory's names sorted byte
  * by byte, a directory entered where its name falls, at most 16 levels

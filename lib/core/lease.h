@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* lease: CPUs leased host-wide, so that a capture never shares its CPUs
  * with other work and other work never starts on a capture's CPUs.
  *

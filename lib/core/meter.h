@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* meter: how a long library call tells its caller how far it got.
  *
  * The library never prints: a call that reads gigabytes advances a meter,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* path: the safe member-path model shared by every tool.
  *
  * A member path names a file or directory inside a sealed tree. It is valid

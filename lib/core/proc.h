@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* proc: naming a process so that it can be recognised later, and telling
  * whether it is still running.
  *

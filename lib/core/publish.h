@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* publish: outputs that are either complete at their final name or absent.
  *
  * doc/design.md principle 2. A file is written under a temporary name in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scratch: a temporary directory and its watcher (scratch.h). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scratch: a private temporary directory that goes with its process,
  * however the process ends.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sha256: streaming SHA-256 through OpenSSL's EVP_Digest interface.
  *
  * EVP_Digest* is used, never the low-level SHA256_* calls, because it is the

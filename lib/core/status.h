@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* status: the outcome of a libevidence call and the error that explains it.
  *
  * Every library function that can fail returns an ev_status and, on failure,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stop: the process's stop flag (stop.h). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stop: the process's stop flag, as the library sees it.
  *
  * lib/cli's signal handlers set a flag (ev_cli_interrupted) and register

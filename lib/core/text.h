@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* text: lines of a text file held in memory, as the readers of tools'
  * printed output take them (Onload's dumps, perf report's rows, a
  * series' CSV twin): one line at a time without its newline, and a span

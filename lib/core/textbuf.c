@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* textbuf: text that grows as it is written (textbuf.h). */
 #include "config.h"
 

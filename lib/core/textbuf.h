@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* textbuf: text that grows as it is written (a report, an SVG chart, the
  * lines a use case hands its tool to print), printf-style.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fingerprint: fingerprints of message records, to prove that two endpoints'
  * journals hold the same orders byte for byte without holding both.
  *

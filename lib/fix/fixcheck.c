@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixcheck: one endpoint's stream of records judged by every rule
  * (fixcheck.h). This file takes each record through the rules in order;
  * the rules on one message, the state across messages and the wording of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixcheck: every rule, for the stream of messages one endpoint persisted.
  *
  * A checker takes the records of one side (a sender's outgoing or a

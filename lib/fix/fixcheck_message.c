@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixcheck_message: the rules on one message: its dictionary (fields,
  * values, groups, required and repeated tags), and the spec's fields and
  * groups of an order, each verdict on unchanged bytes reused from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixcheck's parts: the checker's state and what its files share; only
  * lib/fix/fixcheck*.c include this. fixcheck.c takes each record through
  * the rules in order (ev_fixcheck_record); fixcheck_message.c holds the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixcheck_session: the state across messages: the session layer's view
  * and rules, the owner tag in the order the application sees orders (held
  * above a gap), the orders followed through their reports, the latency

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixcheck_words: how a rule's hit is said: each rule's sentence, a
  * value as shown, the finding handed to the caller (fixcheck_parts.h). */
 #include <stdio.h>

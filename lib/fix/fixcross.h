@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixcross: the two copies of a session held against each other, message
  * by message, by fingerprint (lib/fix/fingerprint).
  *

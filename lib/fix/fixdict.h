@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixdict: a QuickFIX-format XML data dictionary, compiled for the scan.
  *
  * Loaded with libxml2 (no network access, no entity expansion), then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixformat: the data formats of FIX field types, strictly.
  *
  * Integers: an optional '-' (not for LENGTH, NUMINGROUP, SEQNUM), then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixlatency: what a copy's own times say about its messages' latency.
  *
  * A copy that stamps its records (ev_fix_record.stamp_ns: an llfix

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixmsg: one FIX message split into fields, and its envelope checked.
  *
  * The scanner never copies: a field is a tag and the offset and length of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixorders: the application layer of an order session, as the FIX order
  * state change matrices (FIX 4.4 Vol. 4, Appendix D; FIX 5.0 Vol. 4) have
  * an order go: one copy's requests (NewOrderSingle D, OrderCancelRequest

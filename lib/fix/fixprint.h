@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixprint: a message's fingerprint in its two parts (fingerprint.h),
  * carried from one message to the next.
  *

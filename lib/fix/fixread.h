@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixread: the journals and logs FIX engines persist, read as a stream of
  * records.
  *

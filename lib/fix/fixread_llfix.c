@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The llfix journal layout (../shared/formats/llfix.md): per file a u64
  * count of committed records, the records packed (u64 timestamp, u8
  * success, u64 length, the message), then zeros to the end of the file.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A QuickFIX FileLog (messages.current.log): one message a line, behind a
  * "YYYYMMDD-HH:MM:SS.nnnnnnnnn : " timestamp (also with 3 or 6 fractional
  * digits), incoming and outgoing interleaved. Each message is handed over

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A QuickFIX FileStore (../shared/formats/fix-engines.md): PREFIX.body
  * holds the messages sent, back to back; PREFIX.header indexes them with
  * "seq,offset,size " records (one space after each, no newline);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Concatenated FIX messages, each framed by its BodyLength (fixmsg.h's
  * ev_fix_frame); bytes that start no message are skipped to the next
  * "8=FIX" and reported once per run. Also the body of a QuickFIX store. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixread_raw: framing concatenated FIX messages, shared by the raw and
  * the QuickFIX store readers (fixread.h). Internal to lib/fix/fixread*.c. */
 #ifndef EV_FIXREAD_RAW_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixrules: the named rules audit journal applies, one stable name each.
  *
  * Every rule is on by default; a finding always carries its rule. The names

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixsession: the FIX session layer over one copy of a session, as the
  * FIX session protocol (FIX 4.2 and 4.4 Volume 2 "Session Protocol",
  * FIXT.1.1) has a receiver judge it.

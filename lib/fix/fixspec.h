@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixspec: what the orders of a benchmark must be ("evidence-fix-spec/1").
  *
  *   {"format": "evidence-fix-spec/1", "name": "...",

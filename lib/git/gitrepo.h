@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gitrepo: a git repository read through libgit2, as evidence needs it: a
  * commit's tree walked entry by entry, a blob's bytes, a path looked up in
  * the commit, the index or the working tree, and whether the working tree

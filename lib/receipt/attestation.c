@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* attestation: a receipt in an in-toto statement, in a DSSE envelope
  * (attestation.h). */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* attestation: a receipt as an in-toto Statement v1 in a DSSE envelope,
  * so that tools outside this project can verify it.
  *

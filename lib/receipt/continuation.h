@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* continuation: a failed receipt kept as it is, and a new receipt that
  * names it, states exactly which differences it accepts, and records a
  * fresh run of the same checks on the same inputs (doc/design.md principle

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* merkle: RFC 9162 §2.1 tree hashing and proofs (merkle.h). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* merkle: RFC 9162 §2.1 Merkle tree hashing, inclusion and consistency
  * proofs, and their verification, for the receipt log.
  *

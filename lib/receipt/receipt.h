@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* receipt: what a tool did, on which host, with which inputs, and what it
  * found ("evidence-receipt/1", doc/formats.md "Receipts").
  *

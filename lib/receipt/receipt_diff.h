@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* receipt_diff: where two receipts differ, item by item, over exactly what
  * their "comparable" digest covers (receipt.h): kind, tool name and
  * version, inputs and outputs (by name: their sha256), facts (by key),

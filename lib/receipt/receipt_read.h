@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* receipt_read: what a receipt says, field by field, for every tool that
  * judges one (doc/formats.md "Receipts"): the one reader of a receipt's
  * fields, so that a field's name and meaning live in one place.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* receipt_set: receipts judged together (receipt_set.h). */
 #include "config.h"
 #include "lib/receipt/receipt_set.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* receipt_set: a set of receipts judged together (replicate compare, push,
  * prune).
  *

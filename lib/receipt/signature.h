@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* signature: Ed25519 keys and signed receipts (OpenSSL EVP).
  *
  * A signed receipt carries

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* timestamp: RFC 3161 requests and the checks of a reply (timestamp.h). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* timestamp: RFC 3161 trusted timestamps of a file's SHA-256, through
  * OpenSSL's TS API (no ASN.1 of our own).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* child: a helper process (ssh, or replicate itself for a local copy) that
  * push talks to through pipes, under an inactivity timeout.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* http: one POST through libcurl (http.h). */
 #include "config.h"
 

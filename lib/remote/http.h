@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* http: one POST to a server (libcurl), for the timestamp authority a
  * user names: the body sent with its content type, the answer's body
  * kept (bounded), a timeout, an answer that is not 200 refused with its

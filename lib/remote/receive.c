@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* receive: the far end of a push (transport.c is the near one). Stores
  * one file in DIR from the sender's stream, resumably, and publishes it
  * only once it is complete and hashes to the SHA-256 the sender named.

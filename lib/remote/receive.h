@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* receive: the far end of a push, what `replicate receive DIR NAME SIZE
  * SHA256` runs there. The conversation with the sender (transport.c) is
  * in receive.c's opening comment and doc/formats.md. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* transport: how a push reaches a destination and moves a file there. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bootstrap: percentile intervals over resampled runs (bootstrap.h). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bootstrap: how sure a difference between two sets of runs is, from the
  * runs alone (doc/design.md "Comparing runs").
  *

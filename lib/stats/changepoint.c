@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* changepoint: E-divisive means with a permutation test (changepoint.h). */
 #include "config.h"
 

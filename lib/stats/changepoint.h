@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* changepoint: where a series of values (a statistic's campaign medians,
  * oldest first) changes its distribution, by E-divisive means (Matteson
  * and James 2014, "A nonparametric approach for multiple change point

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hgrm: exact distributions and their HdrHistogram text (hgrm.h). */
 #include "config.h"
 

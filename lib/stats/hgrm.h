@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hgrm: a series' exact distribution, and HdrHistogram's percentile
  * distribution text (".hgrm") of it, the file HdrHistogram's plotter and
  * its users' scripts read (doc/formats.md "HdrHistogram export").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nativestats: the statistics a benchmark printed about itself, read as
  * printed, with the rule its tool uses, so that each can be recomputed
  * from the raw series and compared in the tool's own notation.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* quantile: order statistics of a latency series, exactly, by a named rule.
  *
  * A quantile is named by its rule (doc/design.md "Quantiles"); for N sorted

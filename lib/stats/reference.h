@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* reference: a vendor's published statistics (the llfix project's
  * benchmark results for a named stack version and CPU, sockperf's, the
  * reference pair's), pinned by SHA-256 with its provenance, for a

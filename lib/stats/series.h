@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* series: a raw per-call latency series, read whole, its damage reported.
  *
  * Three shapes (doc/formats.md "Raw series"):

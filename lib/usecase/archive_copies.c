@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* archive_copies: members copied out of a sealed archive in the pass that
  * checks it (archive_copies.h). */
 #include "config.h"

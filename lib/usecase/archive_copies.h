@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* archive_copies: the members an audit reads, copied out of a sealed
  * archive into a private directory in the one pass that checks the whole
  * archive against its seal.

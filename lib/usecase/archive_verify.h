@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* archive_verify: one archive checked against its seal, recorded in a
  * receipt. The one verification behind `seal verify ARCHIVE` and
  * `replicate verify`, so that both mean the same by a pass.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit_campaign: the steps in order, and OUTDIR published as one
  * directory (lib/core/publish). The parts are in audit_campaign_*.c. */
 #include "config.h"

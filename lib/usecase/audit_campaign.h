@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit_campaign: every run of a campaign captured by capture, cold. Each
  * run's series recomputed (series_analysis), its native statistics checked
  * (or, without a series, what it printed checked against itself and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit campaign, the exports: what leaves for the tools people already
  * plot and tabulate with. Each analysed run's distribution and each
  * cell's (its counted runs' samples together, as HdrHistogram's add

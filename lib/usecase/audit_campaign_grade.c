@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit campaign, the grade: each run and the campaign "quiet" or
  * "diagnostic" under the rules pinned with the plan (its "grades"), else
  * the shipped default (lib/campaign/grade), every failed or unknown

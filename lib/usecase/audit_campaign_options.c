@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit campaign: the stack options each side asked for against those its
  * stack really used, per cell, read cold from what capture's observers
  * kept (doc/formats.md "Stack options").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the parts of audit_campaign share, and nothing outside them
  * includes: audit_campaign_runs.c loads the runs (lib/campaign/run) and
  * audits each one (its series, its native statistics, its journals),

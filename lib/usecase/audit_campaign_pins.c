@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit campaign, the pins: what capture recorded of every file a run
  * left (each capture receipt's outputs "runs/RUN/PATH" with their
  * SHA-256) held against the bytes the audit read. A program that keeps

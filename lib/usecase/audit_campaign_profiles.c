@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit campaign: profiled runs, apart. Every side perf ran beside is read
  * as audit profile reads it (lib/usecase/profile_side), its checks in the
  * campaign's receipt; per cell and side, the median of the runs' shares

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit campaign, the provenance: where and how the campaign ran, as
  * capture recorded it (policy.json, its receipts), shown on top of the
  * report and kept in summary.json; and, with --seal, every file the

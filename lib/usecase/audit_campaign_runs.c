@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit campaign, the runs: each run.json loaded (lib/campaign/run), and each
  * run audited: its series recomputed, its native statistics compared, its
  * journals audited together. */

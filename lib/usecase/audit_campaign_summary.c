@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit campaign, the summary: per arm and cell, the median of its runs'
  * statistics (never a quantile of pooled samples), and the facts of the
  * summary and the receipt. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit_compare: two summaries' arms and cells compared run for run
  * (audit_compare.h). */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit_compare: two arms, two cells or two campaigns compared run for
  * run from what audit campaign recomputed (summary.json): per statistic
  * both medians of runs, their ratio and difference, every run's value,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit_history: a plan's campaigns over time, their change points and
  * effects (audit_history.h). */
 #include "config.h"

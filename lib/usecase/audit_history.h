@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit_history: one plan's campaigns over time, from the catalog: per arm,
  * cell and statistic, the series of campaign medians (oldest capture
  * first), its change points (lib/stats/changepoint: E-divisive means, a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit_journal: pairs of FIX journals judged cold into a receipt
  * (audit_journal.h). This file reads sides from directories, one pair per
  * worker, and runs the audit; the receipt's content is built in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit_journal: pairs of FIX journals (a sender's copy and a receiver's)
  * judged cold, every record against every rule, the two copies compared
  * message by message, into a receipt. What `audit journal` does, and what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit journal --archive: the journals read from a sealed archive as it
  * streams by, never extracted.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit journal --latency: what the copies' own stamps say, per direction
  * (doc/formats.md, "Latency from the journals"). A copy's stamp against
  * SendingTime(52), and with both copies the receiver's stamp against the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* journal_mirror: a pair's second copy judged as its first, where it is the
  * same messages in the same order.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit_journal's parts: what its files (audit_journal.c and its
  * receipt, _side, _mirror, _latency, _archive) share and nothing else
  * includes. audit_journal.c reads sides from directories and runs the

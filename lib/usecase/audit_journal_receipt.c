@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit_journal's receipt: each pair's sides, their session and orders,
  * the first findings, what a pass covers, and a check per rule
  * (doc/formats.md, "FIX journals"). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* journal_side: one side of a pair being read, wherever its bytes come
  * from: the reader's records go to the checker, its findings to the pair's
  * list, its fingerprints to the pair's set. Used by the directory source

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit_profile: a run's profile read cold into a receipt
  * (audit_profile.h). */
 #include "config.h"

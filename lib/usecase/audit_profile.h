@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit_profile: what capture's perf recorded of a run, read cold, into a
  * receipt. What `audit profile RUN_DIR` and `audit profile --seal SEAL
  * --run RUN ARCHIVE` do.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit_reproduction: a campaign held to a published reference
  * (audit_reproduction.h). */
 #include "config.h"

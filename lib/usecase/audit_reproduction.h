@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit_reproduction: a campaign's arm and cell held against a vendor's
  * published statistics (lib/stats/reference): per statistic the ratio of
  * the campaign's median of runs to the published value, beside the runs'

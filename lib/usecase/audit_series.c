@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit_series: one latency series recomputed into a receipt
  * (audit_series.h). */
 #include "config.h"

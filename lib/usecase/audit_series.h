@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit_series: the statistics of one latency series recomputed from its
  * raw samples, with the rule the benchmark used, beside what the
  * benchmark printed, into a receipt. What `audit series` does.

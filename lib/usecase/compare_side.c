@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* compare_side: a campaign summary and the runs of one arm and cell of it
  * (compare_side.h). */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* compare_side: a campaign summary as the user named it (summary.json, or
  * audit campaign's OUTDIR), its audit receipt held against it, and the
  * runs one arm and cell of it counts in its medians; shared by the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* continuation_run: a failed receipt continued (continuation_run.h). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* continuation_run: a failed receipt continued without rewriting it. What
  * every tool's `continue` does (lib/cli/continue_cli is its face).
  *

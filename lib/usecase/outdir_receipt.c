@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* outdir_receipt: an OUTDIR's outputs and its receipt (outdir_receipt.h). */
 #include "config.h"
 

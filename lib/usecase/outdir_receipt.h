@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* outdir_receipt: an OUTDIR published whole with its receipt, as audit
  * compare, audit compare --reference and audit campaign publish theirs.
  * Once ev_outdir_open (lib/core/publish) has made OUTDIR's hidden

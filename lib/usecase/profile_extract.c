@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit profile --seal SEAL.json --run RUN ARCHIVE: a profiled run read
  * from a sealed archive. The archive is checked against its seal in one
  * pass (every member, as replicate verify does); the run's run.json and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* profile_side: one profiled side of a run read cold (profile_side.h). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* profile_side: one profiled side of a run read cold, for the audit of a
  * run's profile (lib/usecase/audit_profile) and audit campaign.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* receipt_log: the append-only receipt log (receipt_log.h). */
 #include "config.h"
 

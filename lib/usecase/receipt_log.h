@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* receipt_log: an append-only log of the receipts and seals a host writes
  * or receives, as RFC 9162 builds a transparency log (lib/receipt/merkle),
  * so that a history rewritten quietly is caught. What `replicate log`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* replicate_audit: one thread per host runs audit campaign against the
  * copy there and brings its receipt and summary back; the receipts are
  * judged together once all ended (replicate_audit.h). */

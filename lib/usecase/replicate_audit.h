@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* replicate_audit: the campaign audited on every host that holds a copy
  * of its sealed archive, against that copy, and the audits compared.
  * What `replicate audit --seal SEAL.json --receipt-dir DIR HOST:DIR...`

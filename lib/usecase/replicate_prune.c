@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* replicate_prune: a runtime directory removed only under every guard
  * (replicate_prune.h). */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* replicate_prune: a completed runtime directory removed once enough hosts
  * hold verified, agreeing copies of its seal, and only then. What
  * `replicate prune` does.

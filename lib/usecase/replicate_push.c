@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* replicate_push: what goes where and when. One thread per destination
  * sends the seal and the archive (lib/remote/transport) and runs the
  * verifier there; the check here runs the same verifier on the archive

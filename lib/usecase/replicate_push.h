@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* replicate_push: a sealed archive and its seal copied to several
  * destinations at once (over the user's own ssh, or to local directories:
  * lib/remote), verified there by `replicate verify`, each verifier's

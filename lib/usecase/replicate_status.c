@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* replicate_status: every receipt and seal under some directories,
  * gathered per sealed campaign (replicate_status.h). */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* replicate_status: what is where. Every receipt and seal found under the
  * directories given, gathered per sealed campaign (by its SEAL.json's
  * SHA-256): the hosts holding a verified copy and when each last verified

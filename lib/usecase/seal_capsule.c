@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* seal_capsule: a git commit sealed, and a capsule checked against a
  * commit (seal_capsule.h). */
 #include "config.h"

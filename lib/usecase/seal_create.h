@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* seal_create: a tree read once into a seal, an archive and a receipt,
  * published as one directory. What `seal create DIR -o OUTDIR` does.
  *

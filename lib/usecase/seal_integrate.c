@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* seal_integrate: the selection checked in a git repository against the
  * seal (seal_integrate.h). */
 #include "config.h"

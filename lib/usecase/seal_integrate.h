@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* seal_integrate: the selected part of the evidence, committed to a git
  * repository, checked against its sealed originals under one explicit
  * representation rule for modes, into a receipt. What `seal integrate`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* seal_outdir: the OUTDIR of a seal: SEAL.json, the archive and
  * receipt.json, built under a hidden name and moved into place whole
  * (lib/core/publish). The caller lists the members (sizes known, digests

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What audit recomputes from a run's raw series. */
 #include "config.h"
 

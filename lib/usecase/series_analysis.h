@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* series_analysis: what an audit recomputes from one run's raw series,
  * shared by the audit of a series (lib/usecase/audit_series) and audit
  * campaign.

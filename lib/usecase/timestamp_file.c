@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* timestamp_file: a file's RFC 3161 timestamp requested, fetched,
  * verified and stored beside it (timestamp_file.h). */
 #include "config.h"

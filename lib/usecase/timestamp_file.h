@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* timestamp_file: a file (SEAL.json, a receipt) given a trusted time,
  * RFC 3161 (lib/receipt/timestamp). What `seal timestamp` does.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tree_verify: a directory against its seal or a selection (tree_verify.h). */
 #include "config.h"
 

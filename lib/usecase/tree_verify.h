@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tree_verify: a directory held against its seal, or against a selection
  * made from it. What `seal verify DIR` does, and what `replicate prune DIR`
  * checks before it removes anything, so that both mean the same by "the

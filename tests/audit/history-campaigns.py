@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Write synthetic audited campaigns for audit history's tests.
 
 history-campaigns.py OUT SPEC: SPEC is JSON:

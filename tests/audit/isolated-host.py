@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """isolated-host.py CAMPAIGN_DIR
 
 Rewrite a captured campaign as an isolated host would have recorded it:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """journal-surgery: damage an llfix journal directory in one precise way.
 
 The audit tests break exactly one rule at a time; this tool makes the

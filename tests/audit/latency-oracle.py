@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """An independent reading of what audit journal --latency computes.
 
 latency-oracle.py FORMAT SENDER RECEIVER COMPID

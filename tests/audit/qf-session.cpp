@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // qf-session: one endpoint of a real QuickFIX FIX.4.4 session per process,
 // so that a test can stop, freeze and kill the other one mid-session and
 // the session recovers as QuickFIX recovers it (ResendRequest, PossDupFlag

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """qflog-surgery: edit one message of a QuickFIX FileLog in one precise way.
 
 A QuickFIX message log holds one message per line, "TIME : MESSAGE". The

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Every audit from a sealed archive, read in one pass that checks every
 # member against the seal and copies what the audit reads into a private
 # directory, never extracted where anyone sees it, is the tree audit.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # audit campaign on a campaign capture recorded with the reference pair:
 # every run's statistics recomputed from its series agree with the pair's
 # own report, both endpoints' journals pass, the journal-page cohorts are

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # audit campaign on a campaign whose sender keeps no raw series and writes
 # no report (the llfix benchmark as a cell; here the reference pair run
 # without --series and --report, which prints llfix's statistics block):

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # audit campaign's exports of the demo campaign (share/demo/plan.json,
 # captured here): each run's .hgrm is, byte for byte, what HdrHistogram's
 # outputPercentileDistribution writes for its raw series (redrawn here in

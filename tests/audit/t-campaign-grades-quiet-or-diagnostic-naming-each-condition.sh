@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Grades: the demo campaign captured on this machine (no isolation, the
 # controller beside the peer) grades diagnostic, each failed condition
 # named with its evidence and runs, in summary.md, summary.json, runs.csv,

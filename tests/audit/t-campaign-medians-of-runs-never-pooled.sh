@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # audit campaign sums a campaign up per arm and cell as the median of the
 # runs' own statistics, shows every run (failed ones too), and takes the
 # largest maximum of any run; samples are never pooled: for two runs of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # audit campaign reads a campaign someone else produced, as root: every
 # path, program name and count in it is a stranger's input. A plan that
 # names a perf never gets it run; a plan edited after sealing fails the

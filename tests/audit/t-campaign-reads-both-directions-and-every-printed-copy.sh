@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # audit campaign reads the whole session and everything published: the
 # sender's outgoing journal against the peer's incoming one (the orders)
 # and the peer's outgoing journal against the sender's incoming one (its

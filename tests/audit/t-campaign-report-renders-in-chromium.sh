@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # audit campaign's report, rendered by headless Chromium at a narrow and a
 # wide window, checked from the DOM: the provenance on top (campaign,
 # seal SHA-256, host, kernel, every audit's verdict), real tables of every

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # audit campaign reads what capture's onload observers kept (from a
 # stand-in onload_stackdump printing Onload's documented format: there is
 # no Onload here) and shows, per cell and side, the options each side

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # A signal stops audit campaign and audit series within half a second
 # whatever the size of the series, on a loaded machine: a run whose
 # series holds 10^8 samples (800 MB), SIGTERM at moments spread over its

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # audit compare --reference: a campaign's arm and cell held to a vendor's
 # published statistics (the llfix TX benchmark's block as it prints it),
 # pinned by SHA-256 with where and when they were published and the

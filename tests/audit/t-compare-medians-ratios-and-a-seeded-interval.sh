@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # audit compare on real summaries of controlled campaigns (every run a
 # constant series, so each of its statistics is that constant): the
 # medians, ratio and difference computed by hand; a bootstrap interval

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # audit continue, on a journal pair whose orders carry Side=Z (a value the
 # dictionary does not list, later understood to be harmless): the original
 # receipt, which showed one finding per rule and side (--max-findings 1),

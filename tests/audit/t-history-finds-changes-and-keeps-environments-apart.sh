@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # audit history reads a plan's campaigns from the catalog: on a synthetic
 # history with a known step (p99 of one cell up 30% from campaign 12), it
 # finds that one change at the right campaign, with a ratio and a bootstrap

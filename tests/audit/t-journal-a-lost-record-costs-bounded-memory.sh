@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # One record lost early in a journal opens a gap that is never filled; the
 # orders after it arrive above the gap, where an engine would queue them,
 # and audit holds their ClOrdIDs to judge them in MsgSeqNum order. It holds

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # audit journal audits one side without the other, and says no agreement
 # was checked.
 . "$EV_SRCDIR/tests/lib/lib.sh"

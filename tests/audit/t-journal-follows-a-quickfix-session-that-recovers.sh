@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # audit journal on a real QuickFIX 1.15 session that recovers, as venue
 # sessions do: the initiator (INIT) sends orders; the acceptor (ACPT), a
 # process of its own, is frozen until INIT sends a TestRequest and then

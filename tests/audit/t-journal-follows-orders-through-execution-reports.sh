@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # audit journal follows each order through the peer's ExecutionReports
 # when the spec declares them ("orders"), on real QuickFIX 1.15 sessions:
 # an executor that fills every order in two fills (QuickFIX's executor

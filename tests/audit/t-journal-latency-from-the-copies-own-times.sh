@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # audit journal --latency: per direction, each copy's own time of a
 # message (an llfix journal's record timestamp, a QuickFIX FileLog line's
 # time) minus its SendingTime(52), and with both copies the receiver's time

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # --max-findings bounds the findings shown and kept per rule; every one is
 # still counted in the receipt.
 . "$EV_SRCDIR/tests/lib/lib.sh"

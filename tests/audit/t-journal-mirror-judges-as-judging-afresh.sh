@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # A receiver's copy that holds the sender's messages, the same and in
 # order, is judged as the sender's (audit/journal_mirror.c): the audit
 # gives the same exit status, findings, lines and receipt as judging it

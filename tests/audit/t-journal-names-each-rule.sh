@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # audit journal, on a generated llfix pair (23 orders in two rotated files
 # per side): the untouched pair passes with every rule on; each mutation,
 # made to break exactly one rule, fails (exit 1) with exactly that rule

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # audit journal names an input it cannot read (a journal, a dictionary, a
 # spec, a directory without 1.bin), exits 2 and writes no receipt.
 . "$EV_SRCDIR/tests/lib/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The raw, QuickFIX store and QuickFIX log readers, on the messages of a
 # generated pair rewritten in their layouts: each passes as written, and
 # names the damage only it can see, at the right byte: bytes between the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # audit journal --archive --seal: the journals are read from the sealed
 # archive as it streams (nothing extracted), every member is checked
 # against the seal in the same pass, and the verdicts are the directory

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # audit journal against a real FIX engine: Debian's QuickFIX sends 50
 # NewOrderSingles from an initiator to an acceptor over loopback TCP, both
 # validating with QuickFIX's FIX44.xml and persisting with FileStore and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # audit series recomputes the reference pair's statistics from its series:
 # they agree with its block and report, and every line of the llfix block
 # it printed is in the receipt, compared or named as not recomputable.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # A header count that is not the samples, trailing bytes and a CSV line that
 # is not a number are findings naming the byte or line (exit 1, the rest
 # still summed up); misuse is named, exit 2, no receipt.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # audit series: every quantile rule against values computed independently,
 # at N = 1, 2, 999, 1000, 1001, 5000 and 10^6, with ties and with huge
 # outliers, and without ties (where a rank off by one shows): linear

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # A paced run's deadlines rebuilt from its delay series give the missed
 # count and maximum delay the sender reported; the journal-page cohorts
 # come with their share and their displaced controls.

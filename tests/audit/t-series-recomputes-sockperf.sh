@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # audit series with a real latency tool: Debian's sockperf runs a
 # ping-pong pair on loopback with --full-log; audit recomputes every
 # statistic sockperf printed (its percentiles by its rule, rank

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The reference pair (fix-sender, fix-receiver) writes what the llfix TX
 # benchmark writes (../shared/formats/llfix.md), as an independent little
 # reader written here sees it: per N.bin file a u64 count, exactly that

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # capture run: a balanced plan runs in exactly its order (A B B A), one
 # run after the other; each process is pinned to its planned CPU, as the
 # process itself sees in /proc and as capture read it back; each side is

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # capture run as root: each side drops to the user its plan names before
 # it execs (groups, gid, uid, and no capability left, the bounding set
 # included), while capture keeps root for namespaces and PM QoS. What the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # capture run: an arm that asks for cpu_dma_latency holds /dev/cpu_dma_latency
 # at that value for exactly its runs: the processes of those runs read the
 # held value, the runs of the arms before and after read the baseline, and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # capture run leases every CPU its plan uses, exclusively, for the whole
 # campaign, in the host's registry: a second capture over the same CPUs is
 # refused, naming the holder, or with --wait queued and started when the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The shipped plan for the llfix TX benchmark (share/plans/llfix-tx), its
 # own files changed only where they say @NAME@, run by capture with
 # stand-ins for llfix's client and server in a git checkout laid out as

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # capture run with "namespaces": "link": two interfaces of the host
 # namespace (a NIC's two ports joined by a cable; here a veth pair this
 # test makes, which capture must treat exactly as such) are moved into the

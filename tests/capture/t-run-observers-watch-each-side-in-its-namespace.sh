@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # capture run with observers: a pinned program (here a stand-in for
 # Onload's onload_stackdump, which prints the documented format: there is
 # no Onload on this machine) runs in each side's network namespace before

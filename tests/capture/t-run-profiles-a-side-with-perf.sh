@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # capture run with a side profiled: perf (pinned like any program) is
 # attached by PID to the sender before it execs, only for the runs the
 # plan names, writes perf.data with no build-id cache (the pinned

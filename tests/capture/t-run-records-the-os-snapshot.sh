@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # capture run records the OS as it was: policy.json holds, per campaign
 # CPU, its SMT siblings, energy-performance preference and frequency
 # limits; the intel_pstate limits and SMT state; every per-CPU row of

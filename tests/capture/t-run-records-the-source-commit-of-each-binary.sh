@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # capture run, with a plan whose "sources" tie the probe binary to a git
 # repository: a clean tree's commit and tree id are recorded in the
 # receipt (a fact and an input) and in every run's binaries; a tree with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # capture refuses, before anything runs and with the exact reason, a plan
 # whose outputs leave the run directory, whose argv names an unknown
 # variable or climbs out of {run_dir}, whose keys are misspelt, whose

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # capture run: a campaign cut short (SIGINT, or SIGKILL) resumes without
 # repeating or losing a completed run: its run.json is untouched, the run
 # that was cut short is kept under interrupted/ and run again, and the

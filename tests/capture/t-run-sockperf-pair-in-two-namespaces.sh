@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # capture run with a pair nobody here wrote: Debian's sockperf, its server
 # as the peer (waited for until it listens, terminated once the client is
 # done) and its ping-pong client as the sender, each pinned, in two

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # capture run: the peer ends the way its plan declares, once the sender is
 # done: by itself, by a line on its stdin (llfix's server quits on "q"),
 # or by a signal, each within a grace period, then SIGKILL and a failed

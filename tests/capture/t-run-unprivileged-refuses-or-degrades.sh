@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # capture run without the rights for network namespaces and PM QoS (as
 # nobody when the tests run as root): a plan that needs them is refused,
 # saying what is missing and what to do, and nothing is created; with

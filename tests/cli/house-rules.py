@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """house-rules.py SRCDIR: the house rules of doc/design.md, checked.
 
 Prints each violation as "RULE: FILE:LINE: what" and exits 1 when there
@@ -15,6 +16,10 @@ is one, else 0. The rules:
                          without the library and may spell its own)
   tool-prefix            a function a tool file exports carries its tool's
                          prefix (main excepted)
+  spdx                   every source file (C, C++, shell, Python, man
+                         page, the autotools inputs, any script with a #!)
+                         says "SPDX-License-Identifier: Apache-2.0" in its
+                         first three lines
 """
 import os
 import re
@@ -96,6 +101,32 @@ for top in ("lib",) + TOOLS:
                 m = exported.match(line)
                 if m and m.group(1) != "main" and not m.group(1).startswith(top + "_") and not line.rstrip().endswith(";"):
                     bad.append("tool-prefix: %s:%d: %s exports %s() without the prefix %s_" % (path, n, top, m.group(1), top))
+SPDX = "SPDX-License-Identifier: Apache-2.0"
+SPDX_DIRS = ("lib", "seal", "audit", "replicate", "capture", "tests", "bench", "scripts", "doc/examples", ".ci",
+             "share/man", "debian")
+
+
+def licensed_sources():
+    """Every file the spdx rule covers: data (fuzz regressions, fixtures) is not source."""
+    for top in ("Makefile.am", "configure.ac"):
+        if os.path.isfile(os.path.join(root, top)):
+            yield top
+    for top in SPDX_DIRS:
+        for d, dirs, files in os.walk(os.path.join(root, top)):
+            dirs[:] = sorted(x for x in dirs if x != "regress" and not x.startswith("."))
+            for f in sorted(files):
+                path = os.path.relpath(os.path.join(d, f), root)
+                with open(os.path.join(root, path), "rb") as fh:
+                    head = fh.read(4096)
+                if f.endswith((".c", ".h", ".cpp", ".py", ".sh", ".1", ".map")) or head.startswith(b"#!") or \
+                        f in ("rules",):
+                    yield path, head
+
+
+for item in licensed_sources():
+    path, head = item if isinstance(item, tuple) else (item, open(os.path.join(root, item), "rb").read(4096))
+    if SPDX.encode() not in b"\n".join(head.split(b"\n")[:3]):
+        bad.append("spdx: %s:1: no \"%s\" in its first three lines" % (path, SPDX))
 for name, files in sorted(owners.items()):
     if len(files) > 1:
         bad.append("format-owner: \"%s\" is spelled in %s" % (name, ", ".join(sorted(files))))

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # A receipt writer started the way lab users start long work, under nohup
 # (SIGHUP ignored) or in a script's background (SIGINT ignored), keeps that
 # signal ignored: the logout's SIGHUP or a stray SIGINT does not stop it, it

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # The bash completion each tool writes from its command table (and the
 # build installs) completes, in a real bash: the tool's commands; each
 # command's options, exactly those its --help shows, for every command of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The configuration files give the defaults people repeat: the user's file
 # (XDG_CONFIG_HOME) over the system's, EVIDENCE_CONFIG alone when set, the
 # environment over both, the command line over everything; a receipt

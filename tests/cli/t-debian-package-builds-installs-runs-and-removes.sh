@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The Debian package, as a lab host gets it: built from this tree with
 # dpkg-buildpackage -us -uc (evidence, libevidence0, libevidence-dev),
 # lintian clean (no error, no warning), installed with apt-get install

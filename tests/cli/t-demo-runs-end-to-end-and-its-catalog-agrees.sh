@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The quick start's demo runs end to end from the build (capture, seal,
 # audit, replicate, the catalog, the summary) and says it is done; in it,
 # replicate status from the catalog it indexed is the file walk's output

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Every command of every tool names a bad option once, in the tool's own
 # words, then its usage: an unknown option, an option without its value
 # (no second message from getopt); and TOOL help COMMAND prints exactly

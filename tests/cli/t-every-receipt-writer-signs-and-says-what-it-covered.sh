@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Every command of every tool's command table that writes a receipt takes
 # --sign-key, and every receipt it writes says what its pass covered
 # (facts.coverage: "recomputed" and "not_checked", each a list of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/lib/run-test, which make check puts in front of every test: the test
 # runs with default signals, stdin /dev/null, its own session and a private
 # TMPDIR however the suite was started, and a process it leaves behind is

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Every tool's --help and every command's --help print on stdout and exit
 # 0, with nothing on stderr; no command and an unknown one print the reason,
 # the usage and a hint on stderr and exit 2; then each tool's own misuse,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # What a user reads on the spot: every tool's and every command's --help
 # ends with its exit status, fix-sender and fix-receiver included, and
 # both answer --version; no man page, at any width from 40 to 120

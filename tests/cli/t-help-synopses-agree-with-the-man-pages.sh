@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Each tool describes its commands once (TOOL/commands.c); what a user
 # reads must agree with that table: every command TOOL --help lists has a
 # synopsis (its --help's usage lines) that is, word for word, a line of the

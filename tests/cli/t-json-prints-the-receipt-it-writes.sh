@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Every tool's --json prints on stdout the receipt it writes, canonical,
 # byte for byte; a receipt is never overwritten. Each tool's cases run in
 # a directory of their own.

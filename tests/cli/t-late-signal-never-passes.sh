@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # A signal that lands while a receipt's bytes are being synced never
 # leaves a pass behind: each receipt writer, its receipt's fsync held by
 # strace, gets SIGTERM then, exits 2 and publishes nothing (no receipt,

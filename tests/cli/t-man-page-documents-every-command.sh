@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Every tool's man page has a section for every command the tool lists in
 # its --help (a .SS heading, or an item of its COMMANDS list), and renders
 # without a warning; audit's and capture's name what a reader

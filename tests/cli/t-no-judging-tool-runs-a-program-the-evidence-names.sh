@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # seal, audit and replicate judge evidence a stranger produced: none of
 # them runs a program the evidence names. Every place they (or the
 # library) start a program says, on the lines just above it, where the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The progress line of every tool that reads long: drawn on stderr only on a
 # terminal or when asked (EVIDENCE_PROGRESS=always), never into a pipe, and
 # erased when done. Each tool's cases run in a directory of their own.

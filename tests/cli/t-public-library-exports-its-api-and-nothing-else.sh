@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # libevidence.so.0, evidence.h and evidence.pc, laid out as installed: the
 # example in doc/examples builds with pkg-config --cflags --libs evidence
 # and verifies a sealed archive (0), names a flipped byte (1) and an edited

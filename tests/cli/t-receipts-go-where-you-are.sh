@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # One rule for where a receipt goes (doc/design.md principle 10): into the
 # output directory a command makes, else into the current directory, never
 # into the evidence it judges; --receipt FILE and --receipt-dir DIR choose

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # --seal-sha256 HEX is accepted wherever a seal is read: seal verify and
 # replicate verify (a failing receipt: the check is theirs), and audit
 # journal --archive, replicate push and replicate prune, which rely on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: a hostile campaign. The input is a run.json, then
  * (after a NUL byte) a plan.json, as a stranger's campaign would hold
  * them. The run.json is parsed and its paths held beneath its run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: one journal reader (FUZZ_KIND: llfix, raw, qf-store
  * or qf-log) and every rule behind it. The input is cut into pieces at
  * places its first bytes choose, as reads would cut it, and fed through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the message scanner (fixmsg) on any bytes, with and
  * without DATA fields, and the stream framer. Nothing may be read outside
  * the input, and the fields found must lie inside it, in order. */

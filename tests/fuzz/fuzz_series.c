@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: a series file and a native report of any bytes. The
  * bytes are put in a memory file and read by path, as audit reads them;
  * whatever they are, the readers return a status or findings, never read

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # A short libFuzzer run of every target (the scanner, and the llfix, raw,
 # qf-store and qf-log readers with every rule behind them, the series
 # readers, and a hostile campaign's run.json and plan.json whose oracle

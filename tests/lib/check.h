@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* check: assertions for the C unit tests. Each names the file, the line and
  * the expression, and for equality both values; a failed assertion counts
  * and the test goes on, so one run shows every failure. main returns

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fix_text: FIX messages for unit tests, written as text. */
 #ifndef TESTS_FIX_TEXT_H
 #define TESTS_FIX_TEXT_H

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # lib.sh: sourced by every tests/<tool>/t-*.sh end-to-end test.
 #
 # Each script gets a fresh trash directory (kept on failure, removed on

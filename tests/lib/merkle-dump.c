@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* merkle-dump N: for the leaves "leaf-0" ... "leaf-(N-1)", every root,
  * inclusion path and consistency proof of every tree size from 1 to N,
  * as lines for an independent implementation to hold them to:

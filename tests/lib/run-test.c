@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* run-test: how make check starts every test (LOG_COMPILER), so that a test
  * runs the same however the suite was started (foreground, nohup, setsid, a
  * script's background, stdin closed) and leaves nothing running.

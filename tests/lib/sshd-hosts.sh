@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # sshd-hosts.sh: two (or more) test hosts, each its own sshd, in its own
 # network namespace (joined by a veth pair) and with its own host name
 # when the tests run as root, on loopback ports otherwise; for the tests

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The archive writer puts SEAL.json first in its own zstd frame, pads the
  * reserved region with one skippable frame, gives the same bytes for any
  * number of threads, and the checker accepts what it wrote (zstd and gzip)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bootstrap: the generator is splitmix64 (its published first outputs for
  * seed 0); medians of odd and even counts; an interval that any seed must
  * give (runs of 100, 110, 120 against 80, 90: median(B) - median(A) spans

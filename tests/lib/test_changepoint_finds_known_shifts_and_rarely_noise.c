@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* changepoint: E-divisive means finds a step at the index it was put (one
  * step, two steps, a step in the second half only), with p = 1/(R + 1)
  * when no shuffle comes near it; the search's Q equals the formula

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* child: ev_child_stop closes the helper's input and gives it a grace to
  * end by itself. A helper that ends when its input closes is reported with
  * its exit status and everything it wrote (what replicate audit reads to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A receipt's differences are its findings: "<check>:<subject>" checks
  * with their values, audit's first_findings, and plain failed checks
  * unless findings explain them ("members" by member findings). An accept

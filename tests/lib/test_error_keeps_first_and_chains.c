@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* An error keeps the first failure, gains context outside-in, and cuts
  * text that does not fit with "..." instead of overflowing. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixcheck: one side's stream is judged message by message (a checksum
  * broken, a MsgSeqNum gap, a CompID changed, a SendingTime going back each
  * named at their record, every finding counted by rule but only the first

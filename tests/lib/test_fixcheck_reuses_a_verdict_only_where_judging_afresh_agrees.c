@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixcheck: what a message reuses from the one before it (its layout, the
  * verdicts on unchanged values, the spec items away from its changes, the
  * session view, the CompIDs, the fingerprint patched word by word) never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixdict: QuickFIX's FIXT11.xml and FIX50.xml (share/fix) compile into
  * lookups that answer as the XML says: field types, enumerations (one
  * character or longer, and multiple-value types word by word), messages

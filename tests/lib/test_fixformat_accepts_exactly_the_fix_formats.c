@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixformat: each FIX data format accepts what the standard allows and
  * nothing else (signs, dots, exponents, ranges of dates and times,
  * fraction widths), and UTCTIMESTAMP orders as time does; through a memo

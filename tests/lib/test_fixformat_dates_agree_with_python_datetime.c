@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixformat: every candidate date from 1999 to 2101 (months 00 to 13, days
  * 00 to 32) is a UTCDATEONLY, LOCALMKTDATE and the date of a UTCTIMESTAMP
  * exactly when Python's datetime says the day exists (31 November never,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixlatency: the two copies of a direction are matched by MsgSeqNum
  * within a numbering a reset restarts, the first of a repeated number in
  * each copy counts, resends and messages without a stamp, a number or a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixmsg: a message is split into its fields without a copy; each
  * envelope rule (envelope-order, body-length, checksum, field-syntax) is
  * named at the right byte; DATA values may hold SOH; a message longer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixorders: quantities are read exactly (8 places, no exponent, no
  * overflow); an order filled in decimal quantities, a replace that
  * changes OrderQty, a cancel answered by Pending Cancel and Canceled, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixprint: a message split as the one before it gets, from the kept
  * gather and only its changed values, exactly the two parts a full pass
  * over its bytes gives, also when either part is longer than the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixread: an llfix journal and a raw stream yield the same records, at
  * the same offsets, with the same damage, whether their bytes come in one
  * piece or cut at every size from 1 byte up (as reads and archive blocks

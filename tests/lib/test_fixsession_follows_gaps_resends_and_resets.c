@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixsession: the session layer, fed message views directly. A gap
  * filled by resends and a GapFill after a ResendRequest is no finding and
  * each event is counted with its range; a resend of an earlier number with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixspec: the shipped llfix TX spec loads with its orders' fields,
  * shapes, group and counters; shapes match digit for digit; and every
  * malformed spec is refused with the file and the key or tag named,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* grade: what capture records of an isolated host and an undisturbed run
  * grades quiet under the shipped rules; flipping any one condition alone
  * makes the run diagnostic with exactly that condition failed and its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* grow: an array grown from 1 KiB to 64 MiB keeps every byte; from 4 MiB
  * on, the whole mapping that holds it is advised for huge pages (its
  * VmFlags in /proc/self/smaps say "hg"), and advice never splits it (the

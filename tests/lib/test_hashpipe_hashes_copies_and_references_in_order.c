@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The hashing thread gives each member the digest of its bytes whether
  * they were copied into its slots or handed over in place, in the order
  * published; a reference buffer may be rewritten once ev_hashpipe_wait

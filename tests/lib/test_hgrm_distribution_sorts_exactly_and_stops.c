@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hgrm: ev_distribution_of gives every distinct value once, in order,
  * with its count, for an empty series (no copy of nothing: UBSan saw
  * memcpy from NULL once), one value, ties, values that use every byte, a

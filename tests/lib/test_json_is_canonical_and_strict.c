@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Canonical JSON is sorted, compact, newline-terminated; reading refuses a
  * wrong format tag, duplicate keys and (when asked) non-canonical bytes. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ev_json_first_difference: the path of the first value where two
  * documents differ, in the first one's key order, arrays index by index,
  * with each side's value; a key only one side has; equal documents give

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CPU lists read and written as the kernel prints them ("0-3,8"), a list
  * that is not one refused; the pools file's "isolated" and "shared" lines
  * taken, shared defaulting to the online CPUs that are not isolated, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* merkle: for every tree size up to 64, every inclusion path and every
  * consistency proof the tree gives verifies (RFC 9162 §2.1.3.2, §2.1.4.2),
  * and none does once one byte of it, of the leaf, or of a root changes, or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Names that differ only in case or Unicode normalization are reported as
  * one collision per pair, with both names byte by byte; distinct names and
  * exact duplicates are not collisions. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nativestats: the llfix block (ANSI colour codes, %g with an exponent,
  * %f, a shell's complaint mixed in), sockperf's summary (its colours, the
  * padded %8.3lf values, "99.000" named p99) and the reference pair's JSON

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Onload reader takes what onload_stackdump prints: option lines with
  * and without their "(default: ...)" annotation, padded with spaces and
  * tabs; lowercase counters, summed over stacks; and it names, with its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The member-path model accepts ordinary relative UTF-8 paths and refuses,
  * with the right reason, every form that could escape or mislead. */
 #include "config.h"

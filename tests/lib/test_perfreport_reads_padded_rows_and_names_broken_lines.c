@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* perf report's ';'-separated rows are read as perf pads them: spaces
  * around every field, N/A children without call graphs, a symbol with
  * spaces, C++ templates, a ';' of its own, "[unknown]" and a bare address;

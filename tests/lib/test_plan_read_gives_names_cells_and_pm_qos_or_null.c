@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* plan_read: a plan's name, its cells in order, what PM QoS each arm
  * declares (none for an arm without cpu_dma_latency, or for the baseline
  * of a plan without arms; -1 for an arm the plan lacks) and its grading

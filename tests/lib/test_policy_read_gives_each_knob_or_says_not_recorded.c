@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* policy_read: a policy snapshot's host, kernel, isolation (a list, none
  * on the command line, or not recorded), each CPU's knobs, turbo from
  * either of its files, a device IRQ's affinity (effective, else smp,

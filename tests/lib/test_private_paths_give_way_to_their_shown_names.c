@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* text and json renames: every occurrence of a private directory's path
  * gives way to the name a user knows, in a string and in every string
  * value of a document (keys left alone); a longer replacement is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A process is recognised by its PID and start time in this boot: this
  * process is running; the same PID with another start time, another boot,
  * or a PID that does not exist are gone. A child that has been reaped is

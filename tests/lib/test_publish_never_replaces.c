@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Outputs appear complete at their final name or not at all, and an
  * existing name is never replaced; nothing temporary is left behind. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* quantile: every rule's rank is exact where a double is not (p N a whole
  * number at N = 1000 and 5000; 99.999 at 10^5), at the ends (N = 1, 2,
  * p = 0 and 100), with ties and huge outliers; percentages are read and

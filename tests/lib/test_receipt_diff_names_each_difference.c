@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Two receipts are compared item by item over what "comparable" covers:
  * equal receipts have no difference, and each kind of difference (an
  * input's digest, a fact, a check only one side has, a check's result,

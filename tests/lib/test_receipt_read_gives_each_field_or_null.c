@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* receipt_read: each field of a receipt as ev_receipt_new and
  * ev_receipt_finish write it, read back by its accessor; the digest of a
  * named input or output; a fact and the coverage; and NULL (never a

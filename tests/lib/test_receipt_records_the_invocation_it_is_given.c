@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A receipt records how its tool was run from the argv it is handed (the
  * tool's main's, through ev_cli_main), with the working directory, not
  * from what the process happens to be: no argv, no invocation; an

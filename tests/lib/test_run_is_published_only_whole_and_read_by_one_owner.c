@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* run.json has one writer and one reader: a document that breaks the
  * contract is never published (and names the field), a published one is
  * canonical and read back field by field, absent fields read as absent,

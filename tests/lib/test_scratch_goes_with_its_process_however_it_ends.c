@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scratch: the directory is made private (0700) under $TMPDIR and gone
  * after ev_scratch_close with what was written in it; a process that
  * dies without closing it (SIGKILL, or SIGINT sent to its whole process

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A seal serializes canonically and reads back identical; a document that
  * breaks any rule of the format is refused with the member named. */
 #include "config.h"

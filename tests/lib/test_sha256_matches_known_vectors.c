@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Streaming SHA-256 gives the FIPS 180-2 digests, whatever the chunking. */
 #include "config.h"
 

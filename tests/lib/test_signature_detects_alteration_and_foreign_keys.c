@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* An Ed25519-signed receipt verifies under its own public key only; any
  * edit after signing, a key that is not trusted, and a missing signature
  * are each told apart. Keys are written 0600/0644, never overwritten, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tarwalk: a header name stands for its pax path when equal, when it
  * renders each non-ASCII character as '?', or, for a path longer than a
  * ustar name, when it is libarchive's truncation; any other name does not.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* text: lines without their newline, the last one with or without one,
  * empty lines kept; a span trimmed of spaces and tabs at both ends and of
  * a carriage return at its end only. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ev_tree_remove_unchanged removes an entry only when it is provably what
  * was checked: a file whose content changed without moving its times (a
  * write in the same clock tick) is caught by the rehash of recent files; a

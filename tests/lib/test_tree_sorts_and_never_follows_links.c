@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The tree walk returns every entry in byte order of path, records links
  * and special files as what they are without following them, flags unsafe
  * names, and opens members only through real directories. */

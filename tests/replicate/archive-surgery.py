@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """archive-surgery.py IN OUT OP [ARG...]: rewrite a sealed archive (zstd or
 gzip tar) with one change, for the replicate tests. The members are copied
 with Python's tarfile (pax format) in their order, except that OP applies:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """rfc9162.py DUMP N: an independent implementation of RFC 9162 §2.1 (the
 Merkle tree hash, PATH and PROOF as the RFC writes them, recursively,
 memoised; verification as §2.1.3.2 and §2.1.4.2 give it), held against

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # replicate attest: a receipt exported as an in-toto Statement v1 (its
 # subjects the receipt's inputs and outputs by SHA-256, its predicate the
 # receipt) in a DSSE envelope signed with replicate keygen's Ed25519

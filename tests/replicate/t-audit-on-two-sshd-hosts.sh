@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # replicate audit over real OpenSSH: each host that push gave a copy of a
 # sealed campaign runs audit campaign against that copy (one read of the
 # archive there, nothing extracted, its OUTDIR beside the copy); the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # replicate index keeps every seal, receipt and summary in a SQLite catalog,
 # and replicate status --catalog prints exactly what the walk of the same
 # files prints (text and JSON, with and without --trust), for some

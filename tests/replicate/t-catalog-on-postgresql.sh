@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # One PostgreSQL catalog for a lab: a real PostgreSQL 15 server started
 # here (initdb and pg_ctl in the trash directory, as a non-root user), two
 # hosts indexing into it at once, each one's rows under its own name; status

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # replicate compare: receipts of identical copies agree (exit 0) whatever
 # their paths, hosts and times; a copy with one member changed differs, and
 # the comparison names that member's check, the archive digest and the

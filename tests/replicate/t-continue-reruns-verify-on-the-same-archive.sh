@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # replicate continue: a copy whose archive changed one member's mode
 # (0600 -> 0644, made by a copier later found to drop modes) fails verify;
 # the continuation accepts exactly that mode, reruns verify on the same

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # --sign-key on every command that writes a receipt: seal create and
 # verify, audit journal, series, campaign and compare, capture run and
 # replicate prune sign with one format, and replicate check holds any

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Keys are made with safe modes and never overwritten; a receipt signed with
 # verify --sign-key verifies under openssl's own Ed25519 check; compare
 # --trust accepts receipts signed by a trusted key and refuses, each with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # replicate log: an append-only log of receipts and seals as RFC 9162
 # builds a transparency log. Every root, inclusion path and consistency
 # proof for every tree size from 1 to 300 is the one an independent

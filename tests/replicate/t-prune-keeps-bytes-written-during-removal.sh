@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # replicate prune never deletes bytes written after its check. Prune is
 # held between its check and its removals with strace's delay injection
 # while the test writes to sealed files: by their name before DIR is moved

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # replicate prune removes a runtime directory only when enough distinct
 # hosts hold passing, agreeing receipts for its exact seal, the directory
 # still matches the seal, and no process its run.json files record still

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # replicate push copies an archive and its seal to several destinations at
 # once, verifies each copy there and here, keeps every receipt here and
 # compares them. Through ssh (a stand-in here; real sshd in another test):

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # replicate push ends what it started. Stopped by SIGINT, SIGTERM or
 # SIGHUP while it copies or while the copies are verified, it stops its
 # local verifiers and its ssh sessions within half a second, exits 2 and

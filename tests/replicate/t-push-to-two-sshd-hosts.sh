@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # replicate push over real OpenSSH to two test hosts: each runs its own
 # sshd, in its own network namespace (joined by a veth pair) and with its
 # own host name when the test runs as root, on loopback ports otherwise.

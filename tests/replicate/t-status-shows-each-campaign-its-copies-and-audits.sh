@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # replicate status reads the receipts and seals under its directories and
 # shows, per sealed campaign: its seal receipt and seal checks, each host
 # holding a verified copy (a receipt fetched twice counted once) and when

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # A signal stops a verifier inside one large member, or an audit inside one
 # large journal, within half a second: exit 2, one sentence, no receipt
 # (never a pass), no process left behind; the same command run again to

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # A hostile archive of 250,000 empty extra members costs seal verify and
 # replicate verify a bounded stderr, a bounded receipt and bounded memory,
 # while every finding is still counted: --max-findings (default 100 per

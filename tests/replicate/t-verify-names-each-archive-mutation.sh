@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # replicate verify names each mutation of a compressed archive with the
 # right finding and exits 1 with a failing receipt: a flipped byte in the
 # compressed stream, in a member's content, a changed mode, an extra, a

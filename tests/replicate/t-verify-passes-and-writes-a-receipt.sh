@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # replicate verify on an intact archive: exit 0 and a replica receipt that
 # records both inputs by SHA-256, every check, host-independent facts, and
 # the same comparable digest for every copy; pins are checks; an existing

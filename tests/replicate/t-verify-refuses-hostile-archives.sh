@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # replicate verify refuses what an archive must never carry: absolute names,
 # '..', backslashes, symbolic and hard links (escapes included), devices,
 # FIFOs, pax path records that say another name than the header, names

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # seal capsule seals a commit's tree as git records it, not the working
 # tree: extracted, it is byte for byte and mode for mode what `git archive`
 # writes for the same commit; it is deterministic; --verify passes against

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # seal continue: a failed receipt is kept byte for byte; the continuation
 # names it by SHA-256, says exactly which differences it accepts, reruns
 # the same command on the same inputs and records the fresh result. A rule

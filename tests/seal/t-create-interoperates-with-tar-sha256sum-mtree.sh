@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The archive is ordinary: GNU tar and bsdtar extract the same bytes and
 # modes; sha256sum and mtree (mtree-netbsd) agree with every hash in the seal.
 . "$EV_SRCDIR/tests/lib/lib.sh"

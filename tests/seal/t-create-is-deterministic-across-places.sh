@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The same content sealed from two places, with different mtimes, owners,
 # directory order and thread counts, gives byte-identical SEAL.json and
 # archive; the receipts agree on their comparable part.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Evidence is never overwritten, and the outputs never land inside the tree
 # they seal (directly or through a symbolic link).
 . "$EV_SRCDIR/tests/lib/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # A file that is still being written while it is sealed is refused by name,
 # and nothing is written.
 . "$EV_SRCDIR/tests/lib/lib.sh"

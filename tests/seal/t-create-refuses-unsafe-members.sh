@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # seal create refuses what it cannot represent safely, names every offending
 # member in one run, and writes nothing at all.
 . "$EV_SRCDIR/tests/lib/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Hard links are sealed and archived as ordinary files: each name carries
 # its own bytes, and extraction gives independent files.
 . "$EV_SRCDIR/tests/lib/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # seal create killed with SIGKILL at random moments never leaves a SEAL.json,
 # archive or receipt at a final name that fails verification, and a rerun
 # into the same OUTDIR succeeds with the same bytes as an undisturbed run.

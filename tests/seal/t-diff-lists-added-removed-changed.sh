@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # seal diff lists exactly the members added, removed and changed between two
 # seals, and exits 1 when there is any difference, 0 when there is none.
 . "$EV_SRCDIR/tests/lib/lib.sh"

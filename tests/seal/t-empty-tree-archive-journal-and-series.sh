@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The empty cases every command meets sooner or later, run under the
 # sanitizers in CI as every test is: an empty directory is sealed (a root
 # and nothing else), verified as a tree and as an archive by seal and by

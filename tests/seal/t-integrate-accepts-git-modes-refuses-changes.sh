@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # seal integrate: the selected evidence committed to git still equals its
 # seal. A sealed 0600 log comes back from git as 100644: accepted, and the
 # mapping recorded; the same file with one byte changed, with its size

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Every command that writes a receipt, stopped by SIGINT, SIGTERM or
 # SIGHUP at one of its phases, exits 2 within half a second, writes no
 # receipt and no output (complete or absent), leaves no process behind,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # seal select names an exact subset of a seal (with digests and the seal's
 # own SHA-256); seal verify --selection checks a copy of just those files.
 . "$EV_SRCDIR/tests/lib/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Every input is checked for its kind before it is read: a FIFO where a
 # seal, a receipt, a series, a journal or an archive belongs, and /dev/zero
 # as a series or a journal, are refused at once (exit 2, the path and what it is named,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # seal timestamp: a seal (or any receipt) given a trusted time by a real
 # RFC 3161 time-stamp authority, started here (`openssl ts -reply` with a
 # test CA made here, behind a small HTTP server, tests/seal/tsa.py). The

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # seal verify reports each mutation of a sealed tree as exactly the member
 # it touched, with expected and found values, and exits 1; on archives too.
 . "$EV_SRCDIR/tests/lib/lib.sh"

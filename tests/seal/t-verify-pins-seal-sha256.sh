@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # --seal-sha256 pins the seal itself: a SEAL.json whose bytes hash
 # differently is refused before anything else is read; an edited seal is
 # refused even unpinned, because its bytes are no longer canonical.

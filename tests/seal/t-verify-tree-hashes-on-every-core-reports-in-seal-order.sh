@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # seal verify of a tree hashes its files on every core it may use, yet
 # reports in seal order, the same lines and the same receipt facts as on
 # one core: a large first member still being hashed never lets the

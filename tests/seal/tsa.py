@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """tsa.py DIR: a time-stamp authority for the tests, RFC 3161 over HTTP.
 
 `tsa.py DIR certs` makes, in DIR, with python3-cryptography: ca.pem (a test
