@@ -15,7 +15,9 @@ probe_install || exit 99
 cp "$EV_SRCDIR/tests/capture/onload_stackdump" . && chmod 755 onload_stackdump && DUMP=$PWD/onload_stackdump
 
 # plan FILE [OBSERVER_ARGV]: one probe cell in two namespaces, the sender
-# a second long with two EF_ options, the stand-in observing both sides.
+# a second long with two EF_ options, the peer outliving it by far (the
+# "after" observation must find it: 0.2 s was missed under load), the
+# stand-in observing both sides.
 plan () {
 	argv=${2:-}
 	[ -n "$argv" ] || argv="[\"$DUMP\", \"lots\", \"{pid}\", \"{side}\"]"
@@ -24,7 +26,7 @@ plan () {
 	 "namespaces": "veth", "observe": {"interval_ms": 200},
 	 "observers": [{"name": "stackdump", "argv": $argv, "format": "onload"}],
 	 "cells": [{"name": "A",
-	  "peer": {"argv": ["$PROBE", "{out:probe}", "0", "1.2"], "cpu": 0, "outputs": {"probe": "peer/probe"},
+	  "peer": {"argv": ["$PROBE", "{out:probe}", "0", "3"], "cpu": 0, "outputs": {"probe": "peer/probe"},
 	           "env": {"EF_POLL_USEC": "0"}},
 	  "sender": {"argv": ["$PROBE", "{out:probe}", "0", "1"], "cpu": 1, "outputs": {"probe": "sender/probe"},
 	             "env": {"EF_POLL_USEC": "100000", "EF_TCP_RCVBUF": "262144"}}}]}
