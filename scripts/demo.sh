@@ -273,7 +273,7 @@ for name in ("audit-tree.json", "audit-archive.json", "audit-backup.json"):
 c = json.load(open("cleanup.json"))
 print("cleanup: %s, %d members removed" % (c["result"], len(c["facts"]["removed"])))
 PY
-capture_receipt=$(tar --zstd -tf sealed/archive.tar.zst | grep '^campaign/receipt-capture' | head -n 1)
+capture_receipt=$(tar --zstd -tf sealed/archive.tar.zst | awk '/^campaign\/receipt-capture/ && !seen++')
 tar --zstd -xOf sealed/archive.tar.zst "$capture_receipt" | python3 -c '
 import json, sys
 r = json.load(sys.stdin)

@@ -20,6 +20,10 @@ is one, else 0. The rules:
                          page, the autotools inputs, any script with a #!)
                          says "SPDX-License-Identifier: Apache-2.0" in its
                          first three lines
+  pipe-ends-early        a shell script that sets pipefail ends no pipe in
+                         head: head exits after its lines, the producer
+                         dies of SIGPIPE, and pipefail makes that the
+                         script's exit 141 (awk 'NR <= N' reads it all)
 """
 import os
 import re
@@ -127,6 +131,22 @@ for item in licensed_sources():
     path, head = item if isinstance(item, tuple) else (item, open(os.path.join(root, item), "rb").read(4096))
     if SPDX.encode() not in b"\n".join(head.split(b"\n")[:3]):
         bad.append("spdx: %s:1: no \"%s\" in its first three lines" % (path, SPDX))
+PIPEFAIL_DIRS = ("scripts", "bench", ".ci", "tests")
+ends_in_head = re.compile(r"\|\s*head\b")
+for top in PIPEFAIL_DIRS:
+    for d, dirs, files in os.walk(os.path.join(root, top)):
+        dirs.sort()
+        for f in sorted(files):
+            path = os.path.relpath(os.path.join(d, f), root)
+            with open(os.path.join(root, path), "rb") as fh:
+                text = fh.read().decode("utf-8", "replace")
+            if not (text.startswith("#!") and "sh" in text.split("\n", 1)[0]) and not f.endswith(".sh"):
+                continue
+            if "pipefail" not in text and "tests/lib/lib.sh" not in text:
+                continue
+            for n, line in enumerate(text.split("\n"), 1):
+                if ends_in_head.search(line.split("#")[0] if not line.lstrip().startswith("#") else ""):
+                    bad.append("pipe-ends-early: %s:%d: %s" % (path, n, line.strip()))
 for name, files in sorted(owners.items()):
     if len(files) > 1:
         bad.append("format-owner: \"%s\" is spelled in %s" % (name, ", ".join(sorted(files))))

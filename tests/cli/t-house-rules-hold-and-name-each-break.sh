@@ -4,7 +4,8 @@
 # lib includes no tool, no tool includes another, each lib room includes
 # only what its README allows, nothing below lib/cli prints, each format
 # string is spelled in one file's code, every function a tool exports
-# carries its prefix, every source file carries its SPDX licence line. The
+# carries its prefix, every source file carries its SPDX licence line, no
+# script under pipefail ends a pipe in head. The
 # tree holds them all; a copy with one break of
 # each rule names that break, and a format named in a comment is no break.
 . "$EV_SRCDIR/tests/lib/lib.sh"
@@ -26,6 +27,7 @@ test_expect_success 'each rule broken once in a copy: each break named, exit 1' 
 	echo "/* \"evidence-seal/1\", named in a comment */" >>t/replicate/check.c &&
 	printf "int status_count(void)\n{\n\treturn 0;\n}\n" >>t/replicate/status.c &&
 	sed -i "/SPDX-License-Identifier/d" t/audit/compare.c &&
+	mkdir t/scripts && printf "#!/bin/bash\n# SPDX-License-Identifier: Apache-2.0\nset -o pipefail\nsort big \174 head -n 5\n" >t/scripts/tail-of-it &&
 	test_expect_code 1 python3 "$RULES" t >out &&
 	grep -q "^lib-includes-no-tool: lib/core/status.c:[0-9]*: includes audit/$" out &&
 	grep -q "^tool-includes-no-tool: seal/main.c:[0-9]*: seal includes audit/$" out &&
@@ -34,7 +36,8 @@ test_expect_success 'each rule broken once in a copy: each break named, exit 1' 
 	grep -q "^format-owner: \"evidence-run/1\" is spelled in audit/series.c, lib/campaign/run.h$" out &&
 	grep -q "^tool-prefix: replicate/status.c:[0-9]*: replicate exports status_count() without the prefix replicate_$" out &&
 	grep -q "^spdx: audit/compare.c:1: no \"SPDX-License-Identifier: Apache-2.0\" in its first three lines$" out &&
-	test "$(wc -l <out)" = 7
+	grep -q "^pipe-ends-early: scripts/tail-of-it:4: sort big [|] head -n 5$" out &&
+	test "$(wc -l <out)" = 8
 '
 
 test_done

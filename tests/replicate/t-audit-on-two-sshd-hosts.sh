@@ -122,7 +122,7 @@ test_expect_success 'replicate audit stopped (SIGTERM) while the far hosts audit
 	stopped=0 && kept=0 &&
 	for x in a b; do
 		line=$(grep "^replicate: host[AB]:$T/big-$x: " stopped.err) &&
-		o=$(printf "%s\n" "$line" | grep -o "$T/big-$x/audit-[0-9]\{8\}T[0-9]\{6\}\.[0-9]\{3\}Z" | head -n 1) &&
+		o=$(printf "%s\n" "$line" | grep -o "$T/big-$x/audit-[0-9]\{8\}T[0-9]\{6\}\.[0-9]\{3\}Z" | awk "NR == 1") &&
 		test -n "$o" &&
 		case $line in
 		*": its audit was stopped; it published no OUTDIR ($o)")
@@ -179,9 +179,9 @@ test_expect_success 'stopped when one host had audited: its OUTDIR and receipt s
 
 test_expect_success 'prune --require-audit: refused for an audit made here, of a tree, or failed; removes once another host'"'"'s agrees' '
 	"$AUDIT" campaign --seal out/SEAL.json c -o tree-here >/dev/null &&
-	good=$(ls receipts/audit-hostA_*replica-a-*[0-9]Z.json | head -n 1) &&
+	good=$(ls receipts/audit-hostA_*replica-a-*[0-9]Z.json | awk "NR == 1") &&
 	bad=$(ls receipts/audit-hostB_*replica-f-*[0-9]Z.json) &&
-	replica=$(ls receipts/replica-hostA_*replica-a-*.json | head -n 1) &&
+	replica=$(ls receipts/replica-hostA_*replica-a-*.json | awk "NR == 1") &&
 	test_expect_code 1 "$REPLICATE" prune --seal out/SEAL.json --min-hosts 1 --receipts "$replica" \
 		--require-audit here/receipt.json --require-audit tree-here/receipt.json --require-audit "$bad" \
 		--receipt refused.json c >prune.out 2>prune.err &&
