@@ -57,6 +57,8 @@ static void print_text(const json_t *doc)
 	json_array_foreach(json_object_get(doc, "apart"), i, e)
 		printf("  apart: %s %s: %s differs (%s here, %s in the campaigns compared)\n", field(e, "captured"),
 		       field(e, "where"), field(e, "field"), field(e, "value"), field(e, "compared_with"));
+	json_array_foreach(json_object_get(doc, "not_believed"), i, e)
+		printf("  row not believed: %s: %s\n", field(e, "where"), field(e, "why"));
 	json_array_foreach(json_object_get(doc, "series"), i, s) {
 		const json_t *changes = json_object_get(s, "changes");
 		printf("%s/%s %s: %zu campaign%s, ", field(s, "arm"), field(s, "cell"), field(s, "statistic"),
@@ -192,7 +194,11 @@ int audit_history_main(int argc, char **argv)
 		else
 			print_text(h.doc);
 	}
-	if (st == EV_OK && h.gate_tripped)
+	if (st == EV_OK && h.not_believed && !json)
+		printf("FAIL: the catalog's rows of %zu summar%s not believed: the history above is the documents' word, "
+		       "a summary without a whole document of this plan left out (replicate index --check names every "
+		       "fault)\n", h.not_believed, h.not_believed == 1 ? "y" : "ies");
+	if (st == EV_OK && (h.gate_tripped || h.not_believed))
 		st = EV_MISMATCH;
 	ev_audit_history_free(&h);
 	if (st >= EV_ERROR)

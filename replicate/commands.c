@@ -344,15 +344,19 @@ static const struct ev_cli_option index_options[] = {
 	 "the catalog: a SQLite file (made when missing) or\n"
 	 "postgresql://... (default: $EVIDENCE_CATALOG, else\n"
 	 "~/.local/share/evidence/catalog.sqlite)"},
+	{"check", 0, NULL, 'k',
+	 "index nothing: check the whole catalog (the engine's\n"
+	 "integrity check, every document against its digest,\n"
+	 "every row against its document) and name each fault"},
 	{"json", 0, NULL, 'j',
-	 "print the counts as JSON"},
+	 "print the counts (--check: the findings) as JSON"},
 	{NULL, 0, NULL, 0, NULL},
 };
 
 static const struct ev_cli_command replicate_index_command = {
 	.name = "index",
 	.run = replicate_index_main,
-	.synopsis = "replicate index [--catalog WHERE] [--json] PATH...",
+	.synopsis = "replicate index [--catalog WHERE] [--json] (PATH... | --check)",
 	.summary = "keep every seal, receipt and campaign summary under PATH\n"
 		"in the catalog",
 	.description = "Read every *.json under each directory PATH (as replicate status does: links\n"
@@ -367,11 +371,19 @@ static const struct ev_cli_command replicate_index_command = {
 		"EVIDENCE_CATALOG names a catalog.\n"
 		"\n"
 		"One transaction: a signal, a crash or a server lost half way leaves the\n"
-		"catalog as it was. Many hosts may index into one PostgreSQL catalog at once.\n",
+		"catalog as it was. Many hosts may index into one PostgreSQL catalog at once.\n"
+		"\n"
+		"A shared catalog is every host's word, so status and history believe a row\n"
+		"only as its document says it. --check holds the whole catalog so: SQLite's\n"
+		"own integrity check, each document against its SHA-256 (document-corrupt),\n"
+		"and each receipt, seal and summary row, with its inputs and statistics,\n"
+		"against its document (row-edited), each finding named with its table and\n"
+		"key.\n",
 	.options = index_options,
-	.notes = "Exit status: 0 indexed, 2 usage, a PATH that is neither a directory nor a\n"
-		"regular file, a catalog that cannot be opened or written, a catalog whose\n"
-		"schema is newer than this evidence, or a signal (nothing kept).\n",
+	.notes = "Exit status: 0 indexed (--check: no fault), 1 --check found a fault, 2\n"
+		"usage, a PATH that is neither a directory nor a regular file, a catalog that\n"
+		"cannot be opened or written, a catalog whose schema is newer than this\n"
+		"evidence, or a signal (nothing kept).\n",
 };
 
 static const struct ev_cli_command replicate_keygen_command = {

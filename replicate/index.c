@@ -10,10 +10,54 @@
 #include "lib/cli/progress.h"
 #include "replicate/replicate.h"
 
+struct findings {
+	json_t *list;
+	int json;
+};
+
+static void say_finding(void *ctx, const char *table, const char *key, const char *why)
+{
+	struct findings *f = ctx;
+	if (f->json)
+		json_array_append_new(f->list, json_pack("{s:s, s:s, s:s}", "table", table, "key", key, "why", why));
+	else
+		printf("%s: %s: %s\n", table, key, why);
+}
+
+/* --check: the whole catalog held to itself; nothing written. */
+static int check_catalog(const char *where, int json)
+{
+	struct ev_error err;
+	ev_error_clear(&err);
+	struct ev_catalog *cat = NULL;
+	struct ev_catalog_check n = {0};
+	struct findings f = {json_array(), json};
+	ev_status st = ev_catalog_open(where, &cat, &err);
+	if (st == EV_OK)
+		st = ev_catalog_check(cat, say_finding, &f, &n, &err);
+	if (st == EV_OK && json) {
+		json_t *doc = json_pack("{s:s, s:I, s:O}", "catalog", ev_catalog_where(cat), "rows", (json_int_t)n.rows,
+					"findings", f.list);
+		st = ev_json_print(doc, stdout, &err);
+		json_decref(doc);
+	} else if (st == EV_OK) {
+		printf("%s: catalog %s: %zu file row%s held to %s documents, %zu fault%s\n",
+		       n.findings ? "FAIL" : "ok", ev_catalog_where(cat), n.rows, n.rows == 1 ? "" : "s",
+		       n.rows == 1 ? "its" : "their", n.findings, n.findings == 1 ? "" : "s");
+	}
+	if (st == EV_OK && n.findings)
+		st = EV_MISMATCH;
+	json_decref(f.list);
+	ev_catalog_close(cat);
+	if (st >= EV_ERROR)
+		ev_cli_error("replicate", &err);
+	return ev_status_exit_code(st);
+}
+
 int replicate_index_main(int argc, char **argv)
 {
 	const char *where = NULL; /* the configured catalog, else the default */
-	int json = 0, c;
+	int json = 0, check = 0, c;
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &replicate_tool, "index");
 	optind = 1;
@@ -22,8 +66,15 @@ int replicate_index_main(int argc, char **argv)
 		case 'h': return ev_cli_help(&replicate_tool, "index");
 		case 'c': where = optarg; break;
 		case 'j': json = 1; break;
+		case 'k': check = 1; break;
 		default: return ev_cli_usage(&replicate_tool, "index", "%s", ev_cli_option_problem(argv));
 		}
+	}
+	if (check && optind < argc)
+		return ev_cli_usage(&replicate_tool, "index", "--check indexes nothing: give no PATH with it");
+	if (check) {
+		ev_cli_catch_signals();
+		return check_catalog(where, json);
 	}
 	if (optind == argc)
 		return ev_cli_usage(&replicate_tool, "index", "no PATH given");

@@ -89,6 +89,14 @@ static void print_text(const json_t *doc)
 		printf("unreadable: %s: %s\n", field(e, "path"), field(e, "why"));
 	json_array_foreach(json_object_get(doc, "skipped"), k, e)
 		printf("not read: %s: %s, not a regular file\n", field(e, "path"), field(e, "why"));
+	json_array_foreach(json_object_get(doc, "not_believed"), k, e)
+		printf("row not believed: %s: %s\n", field(e, "path"), field(e, "why"));
+	if (json_array_size(json_object_get(doc, "not_believed")))
+		printf("FAIL: %zu catalog row%s not believed: what is shown above is each document's word, and a file "
+		       "without a whole document is left out (replicate index it again; replicate index --check names "
+		       "every fault)\n",
+		       json_array_size(json_object_get(doc, "not_believed")),
+		       json_array_size(json_object_get(doc, "not_believed")) == 1 ? "" : "s");
 }
 
 /* What --recheck found: every changed row named, and what it could not see. */
@@ -173,7 +181,7 @@ int replicate_status_main(int argc, char **argv)
 			if (s.recheck_doc)
 				print_recheck(s.recheck_doc);
 		}
-		if (st == EV_OK && json_array_size(json_object_get(s.recheck_doc, "changed")))
+		if (st == EV_OK && (json_array_size(json_object_get(s.recheck_doc, "changed")) || s.not_believed))
 			st = EV_MISMATCH;
 	}
 	ev_replicate_status_free(&s);

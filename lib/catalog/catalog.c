@@ -14,6 +14,8 @@
 
 #include "lib/catalog/catalog.h"
 #include "lib/catalog/catalog_parts.h"
+#include "lib/core/sha256.h"
+#include "lib/receipt/receipt_read.h"
 
 /* Migration N takes a catalog from schema N-1 to N; each is a list of
  * single statements in the SQL both databases speak. A new version adds a
@@ -187,6 +189,7 @@ struct files_call {
 	void *ctx;
 	struct ev_error *err;
 	ev_status st;
+	int bodies; /* the caller asked for the bytes too */
 };
 
 #define FILE_COLUMNS                                                                                          \
@@ -206,16 +209,42 @@ static int file_row(void *ctx, size_t ncols, const char *const *v)
 		.intact = v[15] && strcmp(v[15], "1") == 0, .from_archive = v[16] && strcmp(v[16], "1") == 0,
 		.body = ncols > 17 ? v[17] : NULL,
 	};
+	if (!f.kind || strcmp(f.kind, "receipt") != 0) {
+		if (!call->bodies)
+			f.body = NULL;
+		call->st = call->fn(call->ctx, &f, call->err);
+		return call->st != EV_OK;
+	}
+	/* a receipt's columns are believed only as its document says them */
+	char doubt[1024];
+	json_t *doc = NULL;
+	struct ev_catalog_receipt_fields g;
+	call->st = ev_catalog_receipt_believed(&f, &doc, &g, doubt, sizeof doubt, call->err);
+	if (call->st != EV_OK)
+		return 1;
+	f.doubt = doubt[0] ? doubt : NULL;
+	if (doc) { /* the document's word, whatever the row said */
+		f.receipt_kind = g.kind ? g.kind : "";
+		f.command = g.command, f.receipt_host = g.host, f.result = g.result, f.finished = g.finished;
+		f.comparable = g.comparable, f.seal = g.seal, f.root = g.root, f.inputs = g.inputs;
+		f.intact = g.intact, f.from_archive = g.from_archive;
+		f.document = doc;
+	} else { /* no document to take them from: nothing of the row is used */
+		f.receipt_kind = f.command = f.receipt_host = f.result = f.finished = NULL;
+		f.comparable = f.seal = f.root = f.inputs = NULL;
+	}
+	if (!call->bodies)
+		f.body = NULL;
 	call->st = call->fn(call->ctx, &f, call->err);
+	ev_catalog_receipt_fields_free(&g);
+	json_decref(doc);
 	return call->st != EV_OK;
 }
 
 ev_status ev_catalog_files(struct ev_catalog *c, const char *seal_hex, unsigned flags, ev_catalog_file_fn fn,
 			   void *ctx, struct ev_error *err)
 {
-	struct files_call call = {fn, ctx, err, EV_OK};
-	static const char *const all =
-		"SELECT " FILE_COLUMNS " FROM files f LEFT JOIN receipts r ON r.sha256 = f.sha256";
+	struct files_call call = {fn, ctx, err, EV_OK, (flags & EV_CATALOG_BODIES) != 0};
 	static const char *const all_bodies =
 		"SELECT " FILE_COLUMNS ", d.body FROM files f LEFT JOIN receipts r ON r.sha256 = f.sha256"
 		" LEFT JOIN documents d ON d.sha256 = f.sha256 AND f.kind = 'receipt'";
@@ -224,16 +253,14 @@ ev_status ev_catalog_files(struct ev_catalog *c, const char *seal_hex, unsigned 
 	" WHERE f.sha256 IN (SELECT CAST($1 AS TEXT) UNION SELECT sha256 FROM receipts WHERE seal = $1"                    \
 	" UNION SELECT i.receipt FROM seal_members m JOIN receipt_inputs i ON i.sha256 = m.sha256 WHERE m.seal = $1" \
 	" UNION SELECT sha256 FROM seal_members WHERE seal = $1)"
-	static const char *const one = "SELECT " FILE_COLUMNS " FROM files f LEFT JOIN receipts r ON r.sha256 = f.sha256"
-		ONE_CAMPAIGN;
 	static const char *const one_bodies =
 		"SELECT " FILE_COLUMNS ", d.body FROM files f LEFT JOIN receipts r ON r.sha256 = f.sha256"
 		" LEFT JOIN documents d ON d.sha256 = f.sha256 AND f.kind = 'receipt'" ONE_CAMPAIGN;
 #undef ONE_CAMPAIGN
-	int bodies = (flags & EV_CATALOG_BODIES) != 0;
+	/* a receipt's bytes are always read: its row is held to them */
 	const char *p[] = {seal_hex};
-	ev_status st = seal_hex ? ev_db_query(c->db, bodies ? one_bodies : one, 1, p, file_row, &call, err)
-				: ev_db_query(c->db, bodies ? all_bodies : all, 0, NULL, file_row, &call, err);
+	ev_status st = seal_hex ? ev_db_query(c->db, one_bodies, 1, p, file_row, &call, err)
+				: ev_db_query(c->db, all_bodies, 0, NULL, file_row, &call, err);
 	return st != EV_OK ? st : call.st;
 }
 
@@ -262,71 +289,347 @@ static int digest_row(void *ctx, size_t ncols, const char *const *v)
 	return 0;
 }
 
+struct text_call {
+	char *text;
+	int found, failed;
+};
+
+static int text_row(void *ctx, size_t ncols, const char *const *v)
+{
+	struct text_call *t = ctx;
+	t->found = 1;
+	if (ncols && v[0] && !(t->text = strdup(v[0])))
+		t->failed = 1;
+	return 1;
+}
+
+/* The bytes the documents table holds for hex (malloc'd), or NULL. */
+static ev_status document_of(struct ev_catalog *c, const char *hex, char **body, struct ev_error *err)
+{
+	const char *p[] = {hex};
+	struct text_call t = {0};
+	ev_status st = ev_db_query(c->db, "SELECT body FROM documents WHERE sha256 = $1", 1, p, text_row, &t, err);
+	if (st == EV_OK && t.failed)
+		st = ev_error_set(err, EV_ERROR, "out of memory");
+	*body = st == EV_OK ? t.text : (free(t.text), NULL);
+	return st;
+}
+
 ev_status ev_catalog_seal(struct ev_catalog *c, const char *seal_hex, char *root, size_t cap,
-			  char (**digests)[65], size_t *n, int *found, struct ev_error *err)
+			  char (**digests)[65], size_t *n, int *found, char *doubt, size_t doubt_cap,
+			  struct ev_error *err)
 {
 	const char *p[] = {seal_hex};
 	struct digests d = {0};
+	char row_root[256], *body = NULL, *doc_root = NULL;
 	*digests = NULL;
 	*n = 0;
-	ev_status st = ev_db_query_text(c->db, "SELECT root FROM seals WHERE sha256 = $1", 1, p, root, cap, found, err);
+	doubt[0] = '\0';
+	root[0] = '\0';
+	ev_status st = ev_db_query_text(c->db, "SELECT root FROM seals WHERE sha256 = $1", 1, p, row_root,
+					sizeof row_root, found, err);
 	if (st == EV_OK && *found)
 		st = ev_db_query(c->db, "SELECT sha256 FROM seal_members WHERE seal = $1 ORDER BY sha256", 1, p,
 				 digest_row, &d, err);
 	if (st == EV_OK && d.failed)
 		st = ev_error_set(err, EV_ERROR, "out of memory");
-	if (st != EV_OK) {
-		free(d.list);
-		return st;
+	if (st == EV_OK && *found)
+		st = document_of(c, seal_hex, &body, err);
+	if (st == EV_OK && *found)
+		st = ev_catalog_seal_believed(seal_hex, body, row_root, d.list, d.n, &doc_root, digests, n, doubt,
+					      doubt_cap, err);
+	if (st == EV_OK && doc_root)
+		snprintf(root, cap, "%s", doc_root);
+	free(d.list);
+	free(body);
+	if (st != EV_OK || !doc_root) { /* no document to take them from */
+		free(*digests);
+		*digests = NULL;
+		*n = 0;
 	}
-	*digests = d.list;
-	*n = d.n;
-	return EV_OK;
+	free(doc_root);
+	return st;
 }
 
-struct summaries_call {
-	ev_catalog_summary_fn fn;
-	void *ctx;
-	struct ev_error *err;
-	ev_status st;
-	char last[65];
+/* A summary's file rows, gathered before any is judged: judging one asks
+ * the database again. */
+struct summary_row {
+	char *sha256, *host, *path, *plan_sha256, *body, *plan, *captured, *seal, *runs;
 };
 
-static int summary_row(void *ctx, size_t ncols, const char *const *v)
+struct summary_rows {
+	struct summary_row *list;
+	size_t n, cap;
+	int failed;
+};
+
+static char *dup_or_null(const char *s, int *failed)
 {
-	struct summaries_call *call = ctx;
-	if (ncols < 5 || !v[0])
+	char *d = s ? strdup(s) : NULL;
+	if (s && !d)
+		*failed = 1;
+	return d;
+}
+
+static int gather_summary(void *ctx, size_t ncols, const char *const *v)
+{
+	struct summary_rows *rs = ctx;
+	if (ncols < 9 || !v[0])
 		return 0;
-	if (strcmp(call->last, v[0]) == 0) /* the same bytes found again */
+	if (rs->n == rs->cap) {
+		size_t cap = rs->cap ? 2 * rs->cap : 32;
+		struct summary_row *grown = realloc(rs->list, cap * sizeof *grown);
+		if (!grown) {
+			rs->failed = 1;
+			return 1;
+		}
+		rs->list = grown;
+		rs->cap = cap;
+	}
+	struct summary_row *r = &rs->list[rs->n++];
+	char **fields[] = {&r->sha256, &r->host, &r->path, &r->plan_sha256, &r->body,
+			   &r->plan, &r->captured, &r->seal, &r->runs};
+	for (size_t i = 0; i < 9; i++)
+		*fields[i] = dup_or_null(v[i], &rs->failed);
+	return rs->failed;
+}
+
+static void summary_rows_free(struct summary_rows *rs)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		struct summary_row *r = &rs->list[i];
+		free(r->sha256), free(r->host), free(r->path), free(r->plan_sha256), free(r->body);
+		free(r->plan), free(r->captured), free(r->seal), free(r->runs);
+	}
+	free(rs->list);
+}
+
+/* The plan digest the audit receipt beside one copy of a summary names, as
+ * the catalog holds that receipt's document (its bytes held to its digest):
+ * what the index read from the file beside it, read again. */
+static ev_status plan_beside(struct ev_catalog *c, const char *host, const char *path, const char *summary_hex,
+			     char *out, size_t cap, struct ev_error *err)
+{
+	out[0] = '\0';
+	char beside[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	if (!slash || (size_t)(slash - path) + sizeof "/receipt.json" > sizeof beside)
+		return EV_OK;
+	snprintf(beside, sizeof beside, "%.*s/receipt.json", (int)(slash - path), path);
+	const char *p[] = {host, beside};
+	struct summary_rows one = {0}; /* sha256 and body, in the first and fifth of nine */
+	ev_status st = ev_db_query(c->db,
+				   "SELECT f.sha256, NULL, NULL, NULL, d.body, NULL, NULL, NULL, NULL FROM files f"
+				   " LEFT JOIN documents d ON d.sha256 = f.sha256"
+				   " WHERE f.host = $1 AND f.path = $2 AND f.kind = 'receipt'",
+				   2, p, gather_summary, &one, err);
+	if (st == EV_OK && one.failed)
+		st = ev_error_set(err, EV_ERROR, "out of memory");
+	char doubt[256];
+	json_t *r = NULL;
+	if (st == EV_OK && one.n && ev_catalog_document_holds(one.list[0].sha256, one.list[0].body, doubt, sizeof doubt))
+		r = json_loads(one.list[0].body, 0, NULL);
+	const char *out_sha = r ? ev_receipt_output_sha256(r, "summary.json") : NULL;
+	const char *plan = r ? ev_receipt_input_sha256(r, "plan") : NULL;
+	if (r && strcmp(ev_receipt_kind(r) ?: "", "audit") == 0 && out_sha && strcmp(out_sha, summary_hex) == 0 && plan &&
+	    ev_sha256_hex_valid(plan))
+		snprintf(out, cap, "%s", plan);
+	json_decref(r);
+	summary_rows_free(&one);
+	return st;
+}
+
+struct statistic_rows {
+	json_t *expected; /* "arm\037cell\037statistic" -> value, from the document */
+	char *doubt;
+	size_t cap;
+	size_t edited; /* rows that differ: the first few named, the rest counted */
+};
+
+#define STATISTICS_NAMED 3
+
+static int expect_statistic(void *ctx, const char *arm, const char *cell, const char *statistic, const char *value)
+{
+	struct statistic_rows *sr = ctx;
+	char key[512];
+	snprintf(key, sizeof key, "%s\037%s\037%s", arm, cell, statistic);
+	if (!json_object_get(sr->expected, key)) /* the index keeps the first of a repeated cell */
+		json_object_set_new(sr->expected, key, json_string(value));
+	return 0;
+}
+
+static void append_doubt(char *doubt, size_t cap, const char *what)
+{
+	size_t len = strlen(doubt);
+	if (len + 1 < cap)
+		snprintf(doubt + len, cap - len, "%s%s", len ? "; " : "row-edited: ", what);
+}
+
+static int held_statistic(void *ctx, size_t ncols, const char *const *v)
+{
+	struct statistic_rows *sr = ctx;
+	if (ncols < 4 || !v[0] || !v[1] || !v[2] || !v[3])
 		return 0;
-	snprintf(call->last, sizeof call->last, "%s", v[0]);
-	struct ev_catalog_summary s = {.sha256 = v[0], .host = v[1], .path = v[2], .plan_sha256 = v[3], .body = v[4]};
-	call->st = call->fn(call->ctx, &s, call->err);
-	return call->st != EV_OK;
+	char key[512], what[768];
+	snprintf(key, sizeof key, "%s\037%s\037%s", v[0], v[1], v[2]);
+	const char *want = json_string_value(json_object_get(sr->expected, key));
+	if ((!want || strcmp(want, v[3]) != 0) && sr->edited++ < STATISTICS_NAMED) {
+		snprintf(what, sizeof what, "cell_statistics (%s of %s/%s) says %s, its document says %s", v[2], v[0], v[1],
+			 v[3], want ? want : "nothing");
+		append_doubt(sr->doubt, sr->cap, what);
+	}
+	if (want)
+		json_object_del(sr->expected, key);
+	return 0;
+}
+
+/* Holds one summary's row and statistics to its document (and the plan
+ * digest to the audit receipt beside a copy of it): doubt empty when they
+ * agree. copies: every file row of these bytes (each may have a receipt
+ * beside it). */
+struct summary_word {
+	int usable;                          /* a whole document of the plan asked for */
+	char plan_sha256[EV_SHA256_HEX_LEN + 1]; /* named by an audit receipt beside a copy; "" none */
+	char captured[64];                   /* its last capture's end; "" none */
+};
+
+static ev_status summary_believed(struct ev_catalog *c, const char *plan, const struct summary_row *r,
+				  const struct summary_row *copies, size_t ncopies, struct summary_word *word, char *doubt,
+				  size_t cap, struct ev_error *err)
+{
+	doubt[0] = '\0';
+	memset(word, 0, sizeof *word);
+	if (!ev_catalog_document_holds(r->sha256, r->body, doubt, cap))
+		return EV_OK;
+	json_error_t je;
+	json_t *doc = json_loads(r->body, 0, &je);
+	if (!doc) {
+		snprintf(doubt, cap, "document-corrupt: its bytes are not JSON: %s", je.text);
+		return EV_OK;
+	}
+	const char *campaign = json_string_value(json_object_get(doc, "campaign"));
+	word->usable = campaign && strcmp(campaign, plan) == 0;
+	snprintf(word->captured, sizeof word->captured, "%s", ev_catalog_summary_captured(doc) ?: "");
+	char runs[32], what[512];
+	snprintf(runs, sizeof runs, "%zu", json_array_size(json_object_get(doc, "runs")));
+	const char *prov_seal = json_string_value(json_object_get(json_object_get(doc, "provenance"), "seal_sha256"));
+	const struct {
+		const char *column, *says, *document;
+	} checks[] = {
+		{"summaries.plan", r->plan, json_string_value(json_object_get(doc, "campaign"))},
+		{"summaries.captured", r->captured, ev_catalog_summary_captured(doc)},
+		{"summaries.seal", r->seal, prov_seal},
+		{"summaries.runs", r->runs, runs},
+	};
+	for (size_t i = 0; i < sizeof checks / sizeof *checks; i++)
+		if (!((!checks[i].says && !checks[i].document) ||
+		      (checks[i].says && checks[i].document && strcmp(checks[i].says, checks[i].document) == 0))) {
+			snprintf(what, sizeof what, "%s says %s, its document says %s", checks[i].column,
+				 checks[i].says ? checks[i].says : "nothing", checks[i].document ? checks[i].document : "nothing");
+			append_doubt(doubt, cap, what);
+		}
+	/* the plan digest: one that an audit receipt beside a copy names */
+	ev_status st = EV_OK;
+	int named = 0, any = 0;
+	for (size_t i = 0; i < ncopies && st == EV_OK && !named; i++) {
+		char beside[EV_SHA256_HEX_LEN + 1];
+		st = plan_beside(c, copies[i].host, copies[i].path, r->sha256, beside, sizeof beside, err);
+		if (beside[0] && !any) /* the first, as the index keeps it */
+			snprintf(word->plan_sha256, sizeof word->plan_sha256, "%s", beside);
+		any |= beside[0] != '\0';
+		named = beside[0] && r->plan_sha256 && strcmp(beside, r->plan_sha256) == 0;
+		if (named)
+			snprintf(word->plan_sha256, sizeof word->plan_sha256, "%s", beside);
+	}
+	if (st == EV_OK && !named && (r->plan_sha256 || any)) {
+		snprintf(what, sizeof what, "summaries.plan_sha256 says %s, %s", r->plan_sha256 ? r->plan_sha256 : "nothing",
+			 any ? "the audit receipt beside it names another" : "no audit receipt beside it names one");
+		append_doubt(doubt, cap, what);
+	}
+	struct statistic_rows sr = {json_object(), doubt, cap, 0};
+	if (st == EV_OK && !sr.expected)
+		st = ev_error_set(err, EV_ERROR, "out of memory");
+	if (st == EV_OK)
+		ev_catalog_summary_statistics(doc, expect_statistic, &sr);
+	const char *p[] = {r->sha256};
+	if (st == EV_OK)
+		st = ev_db_query(c->db, "SELECT arm, cell, statistic, value FROM cell_statistics WHERE summary = $1", 1, p,
+				 held_statistic, &sr, err);
+	if (st == EV_OK && sr.edited > STATISTICS_NAMED) {
+		snprintf(what, sizeof what, "and %zu more cell_statistics rows", sr.edited - STATISTICS_NAMED);
+		append_doubt(doubt, cap, what);
+	}
+	if (st == EV_OK && json_object_size(sr.expected)) {
+		snprintf(what, sizeof what, "cell_statistics lacks %zu of the statistics its document holds",
+			 json_object_size(sr.expected));
+		append_doubt(doubt, cap, what);
+	}
+	json_decref(sr.expected);
+	json_decref(doc);
+	return st;
 }
 
 ev_status ev_catalog_summaries(struct ev_catalog *c, const char *plan, ev_catalog_summary_fn fn, void *ctx,
 			       struct ev_error *err)
 {
-	struct summaries_call call = {.fn = fn, .ctx = ctx, .err = err};
+	struct summary_rows rs = {0};
 	const char *p[] = {plan};
 	ev_status st = ev_db_query(c->db,
-				   "SELECT s.sha256, f.host, f.path, s.plan_sha256, d.body FROM summaries s"
+				   "SELECT s.sha256, f.host, f.path, s.plan_sha256, d.body, s.plan, s.captured, s.seal,"
+				   " s.runs FROM summaries s"
 				   " JOIN files f ON f.sha256 = s.sha256 AND f.kind = 'summary'"
-				   " JOIN documents d ON d.sha256 = s.sha256 WHERE s.plan = $1"
+				   " LEFT JOIN documents d ON d.sha256 = s.sha256 WHERE s.plan = $1"
 				   " ORDER BY s.captured, s.sha256,"
 				   " CASE WHEN f.path LIKE '%/summary.json' THEN 0 ELSE 1 END, f.host, f.path",
-				   1, p, summary_row, &call, err);
-	return st != EV_OK ? st : call.st;
-}
-
-ev_status ev_catalog_cell_statistic(struct ev_catalog *c, const char *summary_sha256, const char *arm,
-				    const char *cell, const char *statistic, char *out, size_t cap, int *found,
-				    struct ev_error *err)
-{
-	const char *p[] = {summary_sha256, arm, cell, statistic};
-	return ev_db_query_text(c->db,
-				"SELECT value FROM cell_statistics WHERE summary = $1 AND arm = $2 AND cell = $3"
-				" AND statistic = $4",
-				4, p, out, cap, found, err);
+				   1, p, gather_summary, &rs, err);
+	if (st == EV_OK && rs.failed)
+		st = ev_error_set(err, EV_ERROR, "out of memory");
+	/* each summary once (the same bytes found again: shown at the first),
+	 * held to its document, then given in the order its document says */
+	struct judged {
+		size_t first, end;
+		struct summary_word word;
+		char *doubt;
+	} *js = calloc(rs.n ? rs.n : 1, sizeof *js);
+	size_t nj = 0;
+	if (st == EV_OK && !js)
+		st = ev_error_set(err, EV_ERROR, "out of memory");
+	for (size_t i = 0; i < rs.n && st == EV_OK;) {
+		size_t end = i + 1;
+		while (end < rs.n && strcmp(rs.list[end].sha256, rs.list[i].sha256) == 0)
+			end++;
+		char doubt[2048];
+		struct judged *j = &js[nj++];
+		j->first = i, j->end = end;
+		st = summary_believed(c, plan, &rs.list[i], &rs.list[i], end - i, &j->word, doubt, sizeof doubt, err);
+		if (st == EV_OK && doubt[0] && !(j->doubt = strdup(doubt)))
+			st = ev_error_set(err, EV_ERROR, "out of memory");
+		i = end;
+	}
+	/* by the document's capture time, then by the bytes: a stable insertion sort,
+	 * for the rows come nearly in that order already */
+	for (size_t i = 1; i < nj && st == EV_OK; i++) {
+		struct judged key = js[i];
+		size_t k = i;
+		while (k > 0) {
+			int by = strcmp(js[k - 1].word.captured, key.word.captured);
+			if (by < 0 || (by == 0 && strcmp(rs.list[js[k - 1].first].sha256, rs.list[key.first].sha256) <= 0))
+				break;
+			js[k] = js[k - 1];
+			k--;
+		}
+		js[k] = key;
+	}
+	for (size_t i = 0; i < nj && st == EV_OK; i++) {
+		const struct summary_row *r = &rs.list[js[i].first];
+		struct ev_catalog_summary s = {.sha256 = r->sha256, .host = r->host, .path = r->path,
+					       .plan_sha256 = js[i].word.plan_sha256[0] ? js[i].word.plan_sha256 : NULL,
+					       .body = r->body, .doubt = js[i].doubt, .usable = js[i].word.usable};
+		st = fn(ctx, &s, err);
+	}
+	for (size_t i = 0; i < nj; i++)
+		free(js[i].doubt);
+	free(js);
+	summary_rows_free(&rs);
+	return st;
 }

@@ -6,7 +6,10 @@
  *
  * Nothing in it is trusted on its own: every row carries the SHA-256 of the
  * file it came from (and the file's bytes, for a receipt, a seal or a
- * summary), so any answer can be held against the files again. Every
+ * summary), so any answer can be held against the files again. A column
+ * is an index, never the truth: what is judged is read again from the
+ * document's bytes once they hash to the row's digest, and a row that says
+ * otherwise is named, not used (catalog_believe.c). Every
  * index is one transaction: a crash or a lost server leaves the catalog as
  * it was. The schema is versioned: a catalog made by an older evidence is
  * migrated when opened, one made by a newer one is refused.
@@ -106,6 +109,14 @@ struct ev_catalog_file {
 	int intact;         /* its comparable digest held when indexed */
 	int from_archive;   /* it names an input "archive" */
 	const char *body;   /* the file's bytes, with EV_CATALOG_BODIES */
+	/* A receipt's row is held to its document (ev_catalog_receipt_believed):
+	 * every field above is the document's (parsed in document), and doubt
+	 * names each column that said otherwise (NULL: none). When the document
+	 * is missing or does not hash to sha256, doubt says so, document is
+	 * NULL and receipt_kind ... inputs are NULL: nothing of it is to be
+	 * used. Both NULL for other kinds. */
+	const char *doubt;
+	const json_t *document;
 };
 
 typedef ev_status (*ev_catalog_file_fn)(void *ctx, const struct ev_catalog_file *f, struct ev_error *err);
@@ -120,30 +131,84 @@ ev_status ev_catalog_files(struct ev_catalog *c, const char *seal_hex, unsigned 
 			   void *ctx, struct ev_error *err);
 
 /* A seal's root (into root) and its non-empty files' digests, sorted, as
- * one malloc'd array of 65-byte hex strings (*digests, *n; caller frees).
- * *found 0 when the catalog holds no such seal. */
+ * one malloc'd array of 65-byte hex strings (*digests, *n; caller frees),
+ * taken from the seal's document in the catalog once its bytes hash to
+ * seal_hex. *found 0 when the catalog holds no such seal. doubt (cap
+ * bytes) is empty when the rows agree with the document, else names what
+ * they said otherwise (row-edited: root and digests are still the
+ * document's), or why there is no document to take them from
+ * (document-corrupt, document-missing: root empty, *digests NULL). */
 ev_status ev_catalog_seal(struct ev_catalog *c, const char *seal_hex, char *root, size_t cap,
-			  char (**digests)[65], size_t *n, int *found, struct ev_error *err);
+			  char (**digests)[65], size_t *n, int *found, char *doubt, size_t doubt_cap,
+			  struct ev_error *err);
 
 /* A campaign summary indexed for a plan: its bytes, where it was found,
- * the plan digest its audit receipt (receipt.json beside it) named (NULL
- * when there was none to name it), and its cells' statistics. */
+ * the plan digest its audit receipt (receipt.json beside it) names (NULL
+ * when none does), each taken from the documents the catalog holds, never
+ * from a column. doubt (NULL: none) names each row that said otherwise:
+ * its summaries row (plan, plan digest, captured, seal, runs) or its
+ * cell_statistics rows; or why it has no whole document. usable: its
+ * document hashes to sha256 and is the plan's (else nothing of it is to
+ * be used). Its statistics are read from body (ev_catalog_summary_statistic). */
 struct ev_catalog_summary {
 	const char *sha256, *host, *path, *plan_sha256, *body;
+	const char *doubt;
+	int usable;
 };
 
 typedef ev_status (*ev_catalog_summary_fn)(void *ctx, const struct ev_catalog_summary *s, struct ev_error *err);
 
-/* Every summary of the plan named plan (its campaign name), each once (by
- * its bytes; shown where a file named summary.json holds them, else at the
- * first host and path in order), oldest capture first. */
+/* Every summary the catalog indexes for the plan named plan (its campaign
+ * name), each once (by its bytes; shown where a file named summary.json
+ * holds them, else at the first host and path in order), oldest capture
+ * first as its document says. */
 ev_status ev_catalog_summaries(struct ev_catalog *c, const char *plan, ev_catalog_summary_fn fn, void *ctx,
 			       struct ev_error *err);
 
-/* One cell statistic of a summary, as summary.json writes it (decimal
- * text), into out; *found 0 when it has none. */
-ev_status ev_catalog_cell_statistic(struct ev_catalog *c, const char *summary_sha256, const char *arm,
-				    const char *cell, const char *statistic, char *out, size_t cap, int *found,
-				    struct ev_error *err);
+/* What a row is believed for (catalog_believe.c). */
+
+/* Do body's bytes hash to hex? 1, or 0 with doubt ("document-missing: ...",
+ * "document-corrupt: ..."). */
+int ev_catalog_document_holds(const char *hex, const char *body, char *doubt, size_t cap);
+
+/* A receipt's row held to its document (row->body, which must have been
+ * asked for): doubt empty and *doc (parsed; caller decrefs) and *fields
+ * (ev_catalog_receipt_fields_free) the document's when every column agrees;
+ * else doubt names each column that differs ("row-edited: receipts.result
+ * says pass, its document says fail") or the document's fault.
+ * @return EV_OK (either way); EV_ERROR (out of memory). */
+ev_status ev_catalog_receipt_believed(const struct ev_catalog_file *row, json_t **doc,
+				      struct ev_catalog_receipt_fields *fields, char *doubt, size_t cap,
+				      struct ev_error *err);
+
+/* Each cell statistic of a summary as the index keeps it (every
+ * median_of_runs value, and largest_max as "max"; decimal text): fn until
+ * it returns nonzero (then 1). */
+typedef int (*ev_catalog_statistic_fn)(void *ctx, const char *arm, const char *cell, const char *statistic,
+				       const char *value);
+int ev_catalog_summary_statistics(const json_t *summary, ev_catalog_statistic_fn fn, void *ctx);
+
+/* One of them into out; 1 when the summary has it, else 0. */
+int ev_catalog_summary_statistic(const json_t *summary, const char *arm, const char *cell, const char *statistic,
+				 char *out, size_t cap);
+
+/* When a summary's campaign was captured: its last capture's end; NULL. */
+const char *ev_catalog_summary_captured(const json_t *summary);
+
+/* What replicate index --check found. */
+struct ev_catalog_check {
+	size_t rows;     /* files rows held to their documents */
+	size_t findings; /* each said to fn */
+};
+
+/* The whole catalog checked: the engine's own integrity check (SQLite's
+ * PRAGMA integrity_check; PostgreSQL has none to run here), every document
+ * against its digest, and every receipt, seal and summary row (with its
+ * statistics) against its document, as status and history hold them. Each
+ * finding to fn as TABLE, KEY and what is wrong. @return EV_OK (findings or
+ * not: see counts); EV_INTERRUPTED; EV_ERROR (the database). */
+typedef void (*ev_catalog_finding_fn)(void *ctx, const char *table, const char *key, const char *why);
+ev_status ev_catalog_check(struct ev_catalog *c, ev_catalog_finding_fn fn, void *ctx, struct ev_catalog_check *counts,
+			   struct ev_error *err);
 
 #endif

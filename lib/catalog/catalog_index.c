@@ -227,64 +227,43 @@ static void plan_of_summary(const char *path, const char *hex, char *out, size_t
 	json_decref(r);
 }
 
-/* A statistic as summary.json writes it: decimal text or an integer. */
-static int statistic_text(const json_t *v, char *out, size_t cap)
+struct statistic_writer {
+	struct indexer *ix;
+	const char *hex;
+	struct ev_error *err;
+	ev_status st;
+};
+
+static int put_statistic(void *ctx, const char *arm, const char *cell, const char *statistic, const char *value)
 {
-	if (json_is_string(v))
-		return snprintf(out, cap, "%s", json_string_value(v)) > 0;
-	if (json_is_integer(v))
-		return snprintf(out, cap, "%lld", (long long)json_integer_value(v)) > 0;
-	return 0;
+	struct statistic_writer *w = ctx;
+	const char *q[] = {w->hex, arm, cell, statistic, value};
+	w->st = ev_db_exec(w->ix->c->db,
+			   "INSERT INTO cell_statistics (summary, arm, cell, statistic, value)"
+			   " VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+			   5, q, w->err);
+	return w->st != EV_OK;
 }
 
 static ev_status index_summary(struct indexer *ix, const char *path, const json_t *doc, const char *hex,
 			       struct ev_error *err)
 {
 	const json_t *prov = json_object_get(doc, "provenance");
-	const char *captured = NULL;
-	size_t i;
-	json_t *e;
-	json_array_foreach(json_object_get(prov, "captures"), i, e) {
-		const char *f = json_string_value(json_object_get(e, "finished"));
-		if (f && (!captured || strcmp(f, captured) > 0))
-			captured = f;
-	}
 	char plan_sha[EV_SHA256_HEX_LEN + 1], runs[32];
 	plan_of_summary(path, hex, plan_sha, sizeof plan_sha);
 	snprintf(runs, sizeof runs, "%zu", json_array_size(json_object_get(doc, "runs")));
 	const char *p[] = {hex, json_string_value(json_object_get(doc, "campaign")), plan_sha[0] ? plan_sha : NULL,
-			   captured, json_string_value(json_object_get(prov, "seal_sha256")), runs};
+			   ev_catalog_summary_captured(doc), json_string_value(json_object_get(prov, "seal_sha256")), runs};
 	ev_status st = ev_db_exec(ix->c->db,
 				  "INSERT INTO summaries (sha256, plan, plan_sha256, captured, seal, runs)"
 				  " VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (sha256) DO UPDATE SET"
 				  " plan_sha256 = COALESCE(summaries.plan_sha256, excluded.plan_sha256)",
 				  6, p, err);
-	json_array_foreach(json_object_get(doc, "cells"), i, e) {
-		const char *arm = json_string_value(json_object_get(e, "arm"));
-		const char *cell = json_string_value(json_object_get(e, "cell"));
-		if (!arm || !cell)
-			continue;
-		const char *stat;
-		json_t *v;
-		char value[64];
-		json_object_foreach(json_object_get(e, "median_of_runs"), stat, v) {
-			if (st != EV_OK || !statistic_text(v, value, sizeof value))
-				continue;
-			const char *q[] = {hex, arm, cell, stat, value};
-			st = ev_db_exec(ix->c->db,
-					"INSERT INTO cell_statistics (summary, arm, cell, statistic, value)"
-					" VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
-					5, q, err);
-		}
-		if (st == EV_OK && statistic_text(json_object_get(e, "largest_max"), value, sizeof value)) {
-			const char *q[] = {hex, arm, cell, "max", value};
-			st = ev_db_exec(ix->c->db,
-					"INSERT INTO cell_statistics (summary, arm, cell, statistic, value)"
-					" VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
-					5, q, err);
-		}
-	}
-	return st;
+	/* the statistics as history reads them from the document, one mapping */
+	struct statistic_writer w = {ix, hex, err, EV_OK};
+	if (st == EV_OK)
+		ev_catalog_summary_statistics(doc, put_statistic, &w);
+	return st == EV_OK ? w.st : st;
 }
 
 static ev_status forget(struct indexer *ix, const char *path, struct ev_error *err)

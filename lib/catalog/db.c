@@ -31,6 +31,7 @@ struct ev_db {
 	int in_transaction;
 	struct cached cache[STATEMENT_CACHE];
 	size_t ncached;
+	int damaged; /* the last failure was SQLite finding its file damaged */
 };
 
 int ev_db_is_server(const char *where)
@@ -70,9 +71,23 @@ static void one_line(const char *in, char *out, size_t cap)
 	out[n] = '\0';
 }
 
+static int lite_damaged(struct ev_db *db)
+{
+	int code = sqlite3_errcode(db->lite) & 0xff;
+	return code == SQLITE_CORRUPT || code == SQLITE_NOTADB;
+}
+
 static ev_status lite_error(struct ev_db *db, const char *what, struct ev_error *err)
 {
+	if ((db->damaged = lite_damaged(db)))
+		return ev_error_set(err, EV_ERROR, "catalog %s: damaged: %s: %s; replicate index --check names what is "
+				    "damaged", db->where, what, sqlite3_errmsg(db->lite));
 	return ev_error_set(err, EV_ERROR, "catalog %s: %s: %s", db->where, what, sqlite3_errmsg(db->lite));
+}
+
+int ev_db_damaged(const struct ev_db *db)
+{
+	return db->damaged;
 }
 
 static ev_status open_sqlite(struct ev_db *db, const char *path, struct ev_error *err)

@@ -42,6 +42,10 @@ const char *ev_db_kind(const struct ev_db *db);
 ev_status ev_db_exec(struct ev_db *db, const char *sql, size_t nparams, const char *const *params,
 		     struct ev_error *err);
 
+/* Was the last failure the engine finding its file damaged (SQLite's
+ * SQLITE_CORRUPT, SQLITE_NOTADB)? Its error then says "damaged". */
+int ev_db_damaged(const struct ev_db *db);
+
 /* A row: ncols values as text, NULL for SQL NULL; valid during the call. */
 typedef int (*ev_db_row_fn)(void *ctx, size_t ncols, const char *const *values);
 

@@ -28,6 +28,7 @@ struct gathered {
 	struct campaign *list;
 	size_t n, cap;
 	const char *here;
+	json_t *not_believed; /* [{where, why}]: summaries whose rows their documents contradict */
 };
 
 /* A fraction as canonical JSON holds it (lib/core/json), NaN as null. */
@@ -44,6 +45,14 @@ static const char *text(const json_t *doc, const char *key)
 static ev_status keep_summary(void *ctx, const struct ev_catalog_summary *s, struct ev_error *err)
 {
 	struct gathered *g = ctx;
+	int here = strcmp(s->host, g->here) == 0;
+	if (s->doubt) { /* its rows named; its document alone speaks, when it is whole and the plan's */
+		char where[4096 + 300];
+		snprintf(where, sizeof where, "%s%s%s", here ? "" : s->host, here ? "" : ":", s->path);
+		json_array_append_new(g->not_believed, json_pack("{s:s, s:s}", "where", where, "why", s->doubt));
+	}
+	if (!s->usable)
+		return EV_OK;
 	if (g->n == g->cap) {
 		size_t cap = g->cap ? 2 * g->cap : 32;
 		struct campaign *grown = realloc(g->list, cap * sizeof *grown);
@@ -221,7 +230,7 @@ static double median_of(const struct values *vs)
 
 /* One series: the compared campaigns' values of one cell's statistic, its
  * changes, each with its effect. */
-static ev_status one_series(struct ev_audit_history *h, struct ev_catalog *cat, struct campaign *const *compared,
+static ev_status one_series(struct ev_audit_history *h, struct campaign *const *compared,
 			    size_t ncompared, const char *arm, const char *cell, const char *statistic, const char *unit,
 			    json_t *series_list, json_t *tripped_by, struct ev_error *err)
 {
@@ -231,10 +240,8 @@ static ev_status one_series(struct ev_audit_history *h, struct ev_catalog *cat, 
 	ev_status st = values && which ? EV_OK : ev_error_set(err, EV_ERROR, "out of memory");
 	for (size_t i = 0; i < ncompared && st == EV_OK; i++) {
 		char value[64];
-		int found;
-		st = ev_catalog_cell_statistic(cat, compared[i]->sha256, arm, cell, statistic, value, sizeof value, &found,
-					       err);
-		if (st != EV_OK || !found)
+		/* from the summary's own bytes, held to its digest: never a column */
+		if (!ev_catalog_summary_statistic(compared[i]->body, arm, cell, statistic, value, sizeof value))
 			continue;
 		char *end;
 		double v = strtod(value, &end);
@@ -333,12 +340,18 @@ ev_status ev_audit_history(struct ev_audit_history *h, struct ev_error *err)
 	const char *const *stats = h->nstatistics ? h->statistics : default_statistics;
 	size_t nstats = h->nstatistics ? h->nstatistics : 3;
 	struct ev_catalog *cat = NULL;
-	struct gathered g = {0};
-	ev_status st = ev_catalog_open(h->catalog, &cat, err);
+	struct gathered g = {.not_believed = json_array()};
+	h->not_believed = 0;
+	ev_status st = g.not_believed ? ev_catalog_open(h->catalog, &cat, err) : ev_error_set(err, EV_ERROR, "out of memory");
 	if (st == EV_OK) {
 		g.here = ev_catalog_host(cat);
 		st = ev_catalog_summaries(cat, h->plan, keep_summary, &g, err);
 	}
+	if (st == EV_OK && !g.n && json_array_size(g.not_believed))
+		st = ev_error_set(err, EV_REFUSED, "catalog %s: no summary of plan '%s' is believed: the rows of %zu "
+				  "contradict their documents (the first, %s: %s); replicate index --check names each",
+				  ev_catalog_where(cat), h->plan, json_array_size(g.not_believed),
+				  text(json_array_get(g.not_believed, 0), "where"), text(json_array_get(g.not_believed, 0), "why"));
 	if (st == EV_OK && !g.n)
 		st = ev_error_set(err, EV_USAGE, "catalog %s: no campaign summary of plan '%s' (replicate index the audit "
 				  "campaign OUTDIRs first)", ev_catalog_where(cat), h->plan);
@@ -383,7 +396,7 @@ ev_status ev_audit_history(struct ev_audit_history *h, struct ev_error *err)
 			const json_t *medians = json_object_get(cell, "median_of_runs");
 			if (strcmp(stats[k], "max") != 0 && !json_object_get(medians, stats[k]))
 				continue;
-			st = one_series(h, cat, compared, ncompared, text(cell, "arm") ?: "", text(cell, "cell") ?: "", stats[k],
+			st = one_series(h, compared, ncompared, text(cell, "arm") ?: "", text(cell, "cell") ?: "", stats[k],
 					text(cell, "unit"), series, tripped_by, err);
 		}
 		if (st != EV_OK)
@@ -400,6 +413,9 @@ ev_status ev_audit_history(struct ev_audit_history *h, struct ev_error *err)
 				   "seed", (json_int_t)h->seed, "resamples", (json_int_t)h->resamples, "confidence",
 				   decimal(h->confidence), "environment", ref->env, "campaigns", campaigns, "apart", apart, "series",
 				   series, "gate", gate);
+		if (h->doc && json_array_size(g.not_believed))
+			json_object_set(h->doc, "not_believed", g.not_believed);
+		h->not_believed = json_array_size(g.not_believed);
 		if (!h->doc)
 			st = ev_error_set(err, EV_ERROR, "out of memory");
 	}
@@ -412,6 +428,7 @@ ev_status ev_audit_history(struct ev_audit_history *h, struct ev_error *err)
 		free(g.list[k].plan_sha256);
 	}
 	free(g.list);
+	json_decref(g.not_believed);
 	ev_catalog_close(cat);
 	return st;
 }

@@ -51,6 +51,8 @@ struct ev_audit_history {
 	/* outputs */
 	json_t *doc;                       /* evidence-history/1 */
 	int gate_tripped;                  /* a series' newest change passed the gate */
+	size_t not_believed;               /* summaries left out: their catalog rows contradict their documents
+					      (doc's "not_believed": [{where, why}], present only then) */
 };
 
 /* @return EV_OK with doc; EV_USAGE (no campaign of the plan, none with the

@@ -54,6 +54,7 @@ struct status {
 	struct seal_file *seals;
 	size_t nseals, seals_cap;
 	json_t *unreadable, *skipped;
+	json_t *not_believed; /* catalog rows their documents contradict: [{path, why}] */
 	json_t *by_sha256; /* a receipt's digest -> its index: the same bytes found again */
 	struct ev_trust *trust;
 	long min_hosts;
@@ -504,7 +505,7 @@ static int openable(const char *path, char *why, size_t cap)
 
 /* The catalog's rows, gathered as the walk gathers files. */
 struct row {
-	char *host, *path, *sha256, *kind, *why, *body;
+	char *host, *path, *sha256, *kind, *why, *body, *doubt;
 	struct receipt_fields rf;
 	char *owned[9]; /* rf's strings */
 	int timestamp, here;
@@ -548,6 +549,7 @@ static ev_status keep_row(void *ctx, const struct ev_catalog_file *f, struct ev_
 	r.kind = copy(f->kind);
 	r.why = copy(f->why);
 	r.body = copy(f->body);
+	r.doubt = copy(f->doubt);
 	r.timestamp = f->timestamp;
 	const char *src[9] = {f->receipt_kind, f->receipt_host, f->result, f->finished, f->comparable,
 			      f->command, f->seal, f->root, f->inputs};
@@ -588,10 +590,10 @@ static ev_status catalog_seal(struct status *s, struct ev_catalog *cat, const st
 		return st;
 	struct seal_file *f = &s->seals[s->nseals];
 	memset(f, 0, sizeof *f);
-	char root[256];
+	char root[256], doubt[1024];
 	int found;
 	char (*digests)[65];
-	st = ev_catalog_seal(cat, r->sha256, root, sizeof root, &digests, &f->ndigests, &found, err);
+	st = ev_catalog_seal(cat, r->sha256, root, sizeof root, &digests, &f->ndigests, &found, doubt, sizeof doubt, err);
 	if (st != EV_OK)
 		return st;
 	if (!found) { /* a row without its seal: the catalog is not whole */
@@ -599,6 +601,10 @@ static ev_status catalog_seal(struct status *s, struct ev_catalog *cat, const st
 		free(digests);
 		return EV_OK;
 	}
+	if (doubt[0]) /* its rows are not what its document says: named; the document speaks */
+		note(s->not_believed, shown, doubt);
+	if (!digests && !root[0]) /* nor is there a document to take them from */
+		return EV_OK;
 	f->digests = digests;
 	snprintf(f->sha256, sizeof f->sha256, "%s", r->sha256);
 	f->path = copy(shown);
@@ -672,7 +678,11 @@ static ev_status gather_catalog(struct status *s, struct ev_replicate_status *ou
 			note(strcmp(r->kind, "skipped") == 0 ? s->skipped : s->unreadable, shown, r->why ?: "");
 		} else if (strcmp(r->kind, "seal") == 0) {
 			st = catalog_seal(s, cat, r, shown, err);
+		} else if (strcmp(r->kind, "receipt") == 0 && r->doubt && !r->rf.kind) { /* no document either */
+			note(s->not_believed, shown, r->doubt);
 		} else if (strcmp(r->kind, "receipt") == 0 && r->rf.kind) {
+			if (r->doubt) /* the row named; the document's fields judged */
+				note(s->not_believed, shown, r->doubt);
 			json_t *doc = NULL;
 			if (s->trust && r->body)
 				doc = json_loads(r->body, 0, NULL);
@@ -687,7 +697,7 @@ static ev_status gather_catalog(struct status *s, struct ev_replicate_status *ou
 		json_decref(changed), json_decref(elsewhere);
 	for (size_t i = 0; i < rs.n; i++) {
 		struct row *r = &rs.list[i];
-		free(r->host), free(r->path), free(r->sha256), free(r->kind), free(r->why), free(r->body);
+		free(r->host), free(r->path), free(r->sha256), free(r->kind), free(r->why), free(r->body), free(r->doubt);
 		for (int k = 0; k < 9; k++)
 			free(r->owned[k]);
 	}
@@ -721,6 +731,7 @@ ev_status ev_replicate_status(struct ev_replicate_status *out, struct ev_error *
 	out->recheck_doc = NULL;
 	s.unreadable = json_array();
 	s.skipped = json_array();
+	s.not_believed = json_array();
 	s.by_sha256 = json_object();
 	if (out->ntrust && !(s.trust = ev_trust_new()))
 		st = ev_error_set(err, EV_ERROR, "out of memory");
@@ -752,6 +763,10 @@ ev_status ev_replicate_status(struct ev_replicate_status *out, struct ev_error *
 					     "unmatched", unmatched, "unreadable", s.unreadable, "skipped", s.skipped);
 		else
 			json_decref(rows), json_decref(unmatched);
+		/* only a catalog has rows to disbelieve; a clean one prints the walk's bytes */
+		if (out->doc && json_array_size(s.not_believed))
+			json_object_set(out->doc, "not_believed", s.not_believed);
+		out->not_believed = json_array_size(s.not_believed);
 	}
 	for (size_t i = 0; i < s.nreceipts; i++) {
 		struct found *f = &s.receipts[i];
@@ -765,6 +780,7 @@ ev_status ev_replicate_status(struct ev_replicate_status *out, struct ev_error *
 	free(s.seals);
 	json_decref(s.unreadable);
 	json_decref(s.skipped);
+	json_decref(s.not_believed);
 	json_decref(s.by_sha256);
 	ev_trust_free(s.trust);
 	return st;

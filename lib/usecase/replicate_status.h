@@ -40,6 +40,8 @@ struct ev_replicate_status {
 	/* outputs */
 	json_t *doc;                      /* the status document */
 	json_t *recheck_doc;              /* with recheck: {files, changed: [{path, indexed, now}], elsewhere} */
+	size_t not_believed;              /* with catalog: rows their documents contradict, named in doc's
+					     "not_believed" [{path, why}] (present only then) and not used */
 };
 
 /* @return EV_OK with doc; EV_USAGE (a DIR that is not a directory),

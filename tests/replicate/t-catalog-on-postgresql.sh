@@ -30,6 +30,7 @@ stop_server () {
 }
 trap 'stop_server immediate' EXIT
 CATALOG="postgresql:///postgres?host=$PGDIR&user=evidence"
+Q="'" # a single quote, for SQL literals inside the cases' own single quotes
 
 test_expect_success 'setup: a PostgreSQL server of our own, a campaign, copies verified on two hosts' '
 	chmod 755 . && mkdir pg && test -z "$AS" || chown postgres pg &&
@@ -87,6 +88,31 @@ test_expect_success 'the server goes away half way through an index: exit 2, sai
 	start_server &&
 	"$REPLICATE" status --json --catalog "$CATALOG" >after.json &&
 	test_cmp before.json after.json
+'
+
+test_expect_success 'a row edited on the server is not believed: status, history and index --check name it, exit 1' '
+	/usr/bin/python3 "$EV_SRCDIR/tests/audit/history-campaigns.py" synth "{\"plan\": \"synth\", \"campaigns\": 6, \"seed\": 2}" >/dev/null &&
+	"$REPLICATE" index --catalog "$CATALOG" synth >/dev/null &&
+	"$REPLICATE" index --check --catalog "$CATALOG" >out &&
+	grep -q "^ok: catalog postgresql:///postgres?host=$PGDIR&user=evidence: [0-9]* file rows held to their documents, 0 faults$" out &&
+	"$AUDIT" history --catalog "$CATALOG" --plan synth --json >clean.json &&
+	"$REPLICATE" status --catalog "$CATALOG" "$PWD/h2" >walk.txt &&
+	"$PGBIN/psql" -X -q -h "$PGDIR" -U evidence -d postgres \
+		-c "UPDATE receipts SET result = (CASE result WHEN ${Q}pass${Q} THEN ${Q}fail${Q} ELSE ${Q}pass${Q} END)" \
+		-c "UPDATE cell_statistics SET value = (value::numeric * 10)::text" >/dev/null &&
+	test_expect_code 1 "$REPLICATE" status --catalog "$CATALOG" "$PWD/h2" >out &&
+	head -n "$(wc -l <walk.txt)" out >shown.txt && test_cmp walk.txt shown.txt &&
+	grep -qx "row not believed: $PWD/h2/replica.json: row-edited: receipts.result says fail, its document says pass" out &&
+	test_expect_code 1 "$AUDIT" history --catalog "$CATALOG" --plan synth --json >edited.json &&
+	/usr/bin/python3 -c "
+import json
+a, b = json.load(open(\"clean.json\")), json.load(open(\"edited.json\"))
+assert len(b.pop(\"not_believed\")) == 6
+assert a == b
+" &&
+	test_expect_code 1 "$REPLICATE" index --check --catalog "$CATALOG" >out &&
+	grep -q "^receipts: h2:$PWD/h2/replica.json: row-edited: receipts.result says fail, its document says pass$" out &&
+	grep -q "^summaries: [^:]*:$PWD/synth/c00/summary.json: row-edited: cell_statistics (" out
 '
 
 test_expect_success 'a server that is not there: a clear error naming it, exit 2' '
