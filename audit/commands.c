@@ -402,6 +402,9 @@ static const struct ev_cli_option history_options[] = {
 	{"statistic", 0, "NAME", 'S',
 	 "p50, p95, p99, p99.9, mean or max (repeat; default\n"
 	 "p50, p99 and p99.9)"},
+	{"trust", 0, "FILE", 't',
+	 "compare only summaries an audit receipt signed by a\n"
+	 "key of FILE names (repeat); say how many were left out"},
 	{NULL, 0, NULL, 0, NULL},
 };
 
@@ -409,7 +412,8 @@ static const struct ev_cli_command audit_history_command = {
 	.name = "history",
 	.run = audit_history_main,
 	.synopsis = "audit history --plan NAME [--plan-sha256 HEX] [--catalog WHERE] [--statistic NAME ...] [--match FIELD ...] "
-		"[--seed S] [--permutations N] [--alpha A] [--min-segment N] [--gate RATIO] [--html FILE] [--json]",
+		"[--seed S] [--permutations N] [--alpha A] [--min-segment N] [--gate RATIO] [--trust FILE ...] [--html FILE] "
+		"[--json]",
 	.summary = "a plan's campaigns over time from the catalog: which\n"
 		"changed, when, and by how much",
 	.description = "From the catalog (replicate index the audit campaign OUTDIRs), every summary of\n"
@@ -425,12 +429,19 @@ static const struct ev_cli_command audit_history_command = {
 		"--min-segment campaigns on each side. Each change's effect is the ratio of the\n"
 		"median of the runs after it to that of the runs before it (each campaign's\n"
 		"runs counted in its cell), with a 95% bootstrap interval over those runs.\n"
-		"The same catalog and seed give the same bytes. Nothing is written but --html.\n",
+		"The same catalog and seed give the same bytes. Nothing is written but --html.\n"
+		"\n"
+		"Every value is read from the summary's own bytes in the catalog, the plan digest\n"
+		"from the audit receipt's beside it, never from a column: a row that says\n"
+		"otherwise is named (row not believed) and the document's word used. With\n"
+		"--trust, only summaries an audit receipt signed by a trusted key names are\n"
+		"compared; the others are listed as left out.\n",
 	.options = history_options,
 	.notes = "Exit status: 0 shown, 1 --gate passed by a change the newest campaigns start\n"
-		"(a change found where the last --min-segment campaigns begin), 2 usage, no\n"
-		"campaign of the plan (or of --plan-sha256), a catalog that cannot be read or\n"
-		"is newer than this evidence, an --html FILE that exists, or a signal.\n",
+		"(a change found where the last --min-segment campaigns begin), or a catalog\n"
+		"row not believed, 2 usage, no campaign of the plan (or of --plan-sha256, or\n"
+		"believed, or trusted), a catalog that cannot be read or is newer than this\n"
+		"evidence, an --html FILE that exists, or a signal.\n",
 };
 
 static const struct ev_cli_command audit_config_command = EV_CLI_CONFIG_COMMAND("audit");

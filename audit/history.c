@@ -57,6 +57,12 @@ static void print_text(const json_t *doc)
 	json_array_foreach(json_object_get(doc, "apart"), i, e)
 		printf("  apart: %s %s: %s differs (%s here, %s in the campaigns compared)\n", field(e, "captured"),
 		       field(e, "where"), field(e, "field"), field(e, "value"), field(e, "compared_with"));
+	json_array_foreach(json_object_get(doc, "untrusted"), i, e)
+		printf("  left out: %s: %s\n", field(e, "where"), field(e, "why"));
+	if (json_object_get(doc, "untrusted"))
+		printf("  %zu summar%s left out: not named by an audit receipt signed by a trusted key\n",
+		       json_array_size(json_object_get(doc, "untrusted")),
+		       json_array_size(json_object_get(doc, "untrusted")) == 1 ? "y" : "ies");
 	json_array_foreach(json_object_get(doc, "not_believed"), i, e)
 		printf("  row not believed: %s: %s\n", field(e, "where"), field(e, "why"));
 	json_array_foreach(json_object_get(doc, "series"), i, s) {
@@ -106,7 +112,7 @@ static int parse_double(const char *text, double lo, double hi, double *out)
 int audit_history_main(int argc, char **argv)
 {
 	struct ev_audit_history h = {.seed = 1}; /* no --catalog: the configured one, else the default */
-	const char *stats[MAX_LIST], *match[MAX_LIST], *html = NULL;
+	const char *stats[MAX_LIST], *match[MAX_LIST], *trust[MAX_LIST], *html = NULL;
 	int json = 0, c;
 	long v;
 	struct ev_cli_getopt opts;
@@ -137,6 +143,11 @@ int audit_history_main(int argc, char **argv)
 			if (h.nmatch == MAX_LIST)
 				return ev_cli_usage(&audit_tool, "history", "at most %d --match", MAX_LIST);
 			match[h.nmatch++] = optarg;
+			break;
+		case 't':
+			if (h.ntrust == MAX_LIST)
+				return ev_cli_usage(&audit_tool, "history", "at most %d --trust", MAX_LIST);
+			trust[h.ntrust++] = optarg;
 			break;
 		case 's':
 			if (ev_cli_parse_long(optarg, 0, LONG_MAX, &v))
@@ -178,6 +189,7 @@ int audit_history_main(int argc, char **argv)
 	ev_status st = EV_OK;
 	h.statistics = stats;
 	h.match = match;
+	h.trust_files = trust;
 	h.stop = &ev_cli_interrupted;
 	if (st == EV_OK)
 		st = ev_audit_history(&h, &err);

@@ -16,6 +16,7 @@
 #include "lib/catalog/catalog_parts.h"
 #include "lib/core/sha256.h"
 #include "lib/receipt/receipt_read.h"
+#include "lib/receipt/signature.h"
 
 /* Migration N takes a catalog from schema N-1 to N; each is a list of
  * single statements in the SQL both databases speak. A new version adds a
@@ -408,9 +409,10 @@ static void summary_rows_free(struct summary_rows *rs)
  * the catalog holds that receipt's document (its bytes held to its digest):
  * what the index read from the file beside it, read again. */
 static ev_status plan_beside(struct ev_catalog *c, const char *host, const char *path, const char *summary_hex,
-			     char *out, size_t cap, struct ev_error *err)
+			     const struct ev_trust *trust, int *trusted, char *out, size_t cap, struct ev_error *err)
 {
 	out[0] = '\0';
+	*trusted = 0;
 	char beside[PATH_MAX];
 	const char *slash = strrchr(path, '/');
 	if (!slash || (size_t)(slash - path) + sizeof "/receipt.json" > sizeof beside)
@@ -431,9 +433,15 @@ static ev_status plan_beside(struct ev_catalog *c, const char *host, const char 
 		r = json_loads(one.list[0].body, 0, NULL);
 	const char *out_sha = r ? ev_receipt_output_sha256(r, "summary.json") : NULL;
 	const char *plan = r ? ev_receipt_input_sha256(r, "plan") : NULL;
-	if (r && strcmp(ev_receipt_kind(r) ?: "", "audit") == 0 && out_sha && strcmp(out_sha, summary_hex) == 0 && plan &&
-	    ev_sha256_hex_valid(plan))
+	int names_it = r && strcmp(ev_receipt_kind(r) ?: "", "audit") == 0 && out_sha && strcmp(out_sha, summary_hex) == 0;
+	if (names_it && plan && ev_sha256_hex_valid(plan))
 		snprintf(out, cap, "%s", plan);
+	if (names_it && trust) {
+		char signer[EV_SHA256_HEX_LEN + 1], why[256];
+		struct ev_error ignored;
+		ev_error_clear(&ignored);
+		*trusted = ev_receipt_check_signature(r, trust, signer, why, sizeof why, &ignored) == EV_OK;
+	}
 	json_decref(r);
 	summary_rows_free(&one);
 	return st;
@@ -489,13 +497,14 @@ static int held_statistic(void *ctx, size_t ncols, const char *const *v)
  * beside it). */
 struct summary_word {
 	int usable;                          /* a whole document of the plan asked for */
+	int trusted;                         /* an audit receipt naming it is signed by a key of the trust list */
 	char plan_sha256[EV_SHA256_HEX_LEN + 1]; /* named by an audit receipt beside a copy; "" none */
 	char captured[64];                   /* its last capture's end; "" none */
 };
 
-static ev_status summary_believed(struct ev_catalog *c, const char *plan, const struct summary_row *r,
-				  const struct summary_row *copies, size_t ncopies, struct summary_word *word, char *doubt,
-				  size_t cap, struct ev_error *err)
+static ev_status summary_believed(struct ev_catalog *c, const char *plan, const struct ev_trust *trust,
+				  const struct summary_row *r, const struct summary_row *copies, size_t ncopies,
+				  struct summary_word *word, char *doubt, size_t cap, struct ev_error *err)
 {
 	doubt[0] = '\0';
 	memset(word, 0, sizeof *word);
@@ -531,15 +540,18 @@ static ev_status summary_believed(struct ev_catalog *c, const char *plan, const 
 	/* the plan digest: one that an audit receipt beside a copy names */
 	ev_status st = EV_OK;
 	int named = 0, any = 0;
-	for (size_t i = 0; i < ncopies && st == EV_OK && !named; i++) {
+	for (size_t i = 0; i < ncopies && st == EV_OK && (!named || (trust && !word->trusted)); i++) {
 		char beside[EV_SHA256_HEX_LEN + 1];
-		st = plan_beside(c, copies[i].host, copies[i].path, r->sha256, beside, sizeof beside, err);
+		int trusted;
+		st = plan_beside(c, copies[i].host, copies[i].path, r->sha256, trust, &trusted, beside, sizeof beside, err);
+		word->trusted |= trusted;
 		if (beside[0] && !any) /* the first, as the index keeps it */
 			snprintf(word->plan_sha256, sizeof word->plan_sha256, "%s", beside);
 		any |= beside[0] != '\0';
-		named = beside[0] && r->plan_sha256 && strcmp(beside, r->plan_sha256) == 0;
-		if (named)
+		if (beside[0] && r->plan_sha256 && strcmp(beside, r->plan_sha256) == 0 && !named) {
+			named = 1; /* the row's own, as the index kept it */
 			snprintf(word->plan_sha256, sizeof word->plan_sha256, "%s", beside);
+		}
 	}
 	if (st == EV_OK && !named && (r->plan_sha256 || any)) {
 		snprintf(what, sizeof what, "summaries.plan_sha256 says %s, %s", r->plan_sha256 ? r->plan_sha256 : "nothing",
@@ -569,8 +581,8 @@ static ev_status summary_believed(struct ev_catalog *c, const char *plan, const 
 	return st;
 }
 
-ev_status ev_catalog_summaries(struct ev_catalog *c, const char *plan, ev_catalog_summary_fn fn, void *ctx,
-			       struct ev_error *err)
+ev_status ev_catalog_summaries(struct ev_catalog *c, const char *plan, const struct ev_trust *trust,
+			       ev_catalog_summary_fn fn, void *ctx, struct ev_error *err)
 {
 	struct summary_rows rs = {0};
 	const char *p[] = {plan};
@@ -601,7 +613,7 @@ ev_status ev_catalog_summaries(struct ev_catalog *c, const char *plan, ev_catalo
 		char doubt[2048];
 		struct judged *j = &js[nj++];
 		j->first = i, j->end = end;
-		st = summary_believed(c, plan, &rs.list[i], &rs.list[i], end - i, &j->word, doubt, sizeof doubt, err);
+		st = summary_believed(c, plan, trust, &rs.list[i], &rs.list[i], end - i, &j->word, doubt, sizeof doubt, err);
 		if (st == EV_OK && doubt[0] && !(j->doubt = strdup(doubt)))
 			st = ev_error_set(err, EV_ERROR, "out of memory");
 		i = end;
@@ -624,7 +636,8 @@ ev_status ev_catalog_summaries(struct ev_catalog *c, const char *plan, ev_catalo
 		const struct summary_row *r = &rs.list[js[i].first];
 		struct ev_catalog_summary s = {.sha256 = r->sha256, .host = r->host, .path = r->path,
 					       .plan_sha256 = js[i].word.plan_sha256[0] ? js[i].word.plan_sha256 : NULL,
-					       .body = r->body, .doubt = js[i].doubt, .usable = js[i].word.usable};
+					       .body = r->body, .doubt = js[i].doubt, .usable = js[i].word.usable,
+					       .trusted = js[i].word.trusted};
 		st = fn(ctx, &s, err);
 	}
 	for (size_t i = 0; i < nj; i++)

@@ -154,6 +154,7 @@ struct ev_catalog_summary {
 	const char *sha256, *host, *path, *plan_sha256, *body;
 	const char *doubt;
 	int usable;
+	int trusted; /* with a trust list: an audit receipt beside a copy names these bytes and is signed by a key of it */
 };
 
 typedef ev_status (*ev_catalog_summary_fn)(void *ctx, const struct ev_catalog_summary *s, struct ev_error *err);
@@ -161,9 +162,10 @@ typedef ev_status (*ev_catalog_summary_fn)(void *ctx, const struct ev_catalog_su
 /* Every summary the catalog indexes for the plan named plan (its campaign
  * name), each once (by its bytes; shown where a file named summary.json
  * holds them, else at the first host and path in order), oldest capture
- * first as its document says. */
-ev_status ev_catalog_summaries(struct ev_catalog *c, const char *plan, ev_catalog_summary_fn fn, void *ctx,
-			       struct ev_error *err);
+ * first as its document says. trust may be NULL (then trusted is 0). */
+struct ev_trust;
+ev_status ev_catalog_summaries(struct ev_catalog *c, const char *plan, const struct ev_trust *trust,
+			       ev_catalog_summary_fn fn, void *ctx, struct ev_error *err);
 
 /* What a row is believed for (catalog_believe.c). */
 

@@ -153,7 +153,7 @@ ev_status ev_catalog_check(struct ev_catalog *c, ev_catalog_finding_fn fn, void 
 	const char *plan;
 	json_t *yes;
 	json_object_foreach(st == EV_OK ? k.plans : NULL, plan, yes) {
-		if ((st = ev_catalog_summaries(c, plan, summary_row, &k, err)) != EV_OK)
+		if ((st = ev_catalog_summaries(c, plan, NULL, summary_row, &k, err)) != EV_OK)
 			break;
 	}
 	if (st == EV_ERROR && ev_db_damaged(c->db)) { /* a finding too: what it could still read is named above */

@@ -11,6 +11,7 @@
 
 #include "lib/catalog/catalog.h"
 #include "lib/core/json.h"
+#include "lib/receipt/signature.h"
 #include "lib/stats/bootstrap.h"
 #include "lib/stats/changepoint.h"
 #include "lib/usecase/audit_history.h"
@@ -29,6 +30,8 @@ struct gathered {
 	size_t n, cap;
 	const char *here;
 	json_t *not_believed; /* [{where, why}]: summaries whose rows their documents contradict */
+	json_t *untrusted;    /* [{where, why}]: with a trust list, summaries no trusted audit receipt names */
+	int trust;
 };
 
 /* A fraction as canonical JSON holds it (lib/core/json), NaN as null. */
@@ -53,6 +56,14 @@ static ev_status keep_summary(void *ctx, const struct ev_catalog_summary *s, str
 	}
 	if (!s->usable)
 		return EV_OK;
+	if (g->trust && !s->trusted) { /* left out, and counted */
+		char where[4096 + 300];
+		snprintf(where, sizeof where, "%s%s%s", here ? "" : s->host, here ? "" : ":", s->path);
+		json_array_append_new(g->untrusted, json_pack("{s:s, s:s}", "where", where, "why",
+							      "no audit receipt beside it that names it is signed by a "
+							      "trusted key"));
+		return EV_OK;
+	}
 	if (g->n == g->cap) {
 		size_t cap = g->cap ? 2 * g->cap : 32;
 		struct campaign *grown = realloc(g->list, cap * sizeof *grown);
@@ -340,13 +351,22 @@ ev_status ev_audit_history(struct ev_audit_history *h, struct ev_error *err)
 	const char *const *stats = h->nstatistics ? h->statistics : default_statistics;
 	size_t nstats = h->nstatistics ? h->nstatistics : 3;
 	struct ev_catalog *cat = NULL;
-	struct gathered g = {.not_believed = json_array()};
-	h->not_believed = 0;
-	ev_status st = g.not_believed ? ev_catalog_open(h->catalog, &cat, err) : ev_error_set(err, EV_ERROR, "out of memory");
+	struct gathered g = {.not_believed = json_array(), .untrusted = json_array(), .trust = h->ntrust > 0};
+	struct ev_trust *trust = NULL;
+	h->not_believed = h->untrusted = 0;
+	ev_status st = g.not_believed && g.untrusted ? EV_OK : ev_error_set(err, EV_ERROR, "out of memory");
+	if (st == EV_OK && h->ntrust)
+		st = ev_trust_from_files(h->trust_files, h->ntrust, &trust, err);
+	if (st == EV_OK)
+		st = ev_catalog_open(h->catalog, &cat, err);
 	if (st == EV_OK) {
 		g.here = ev_catalog_host(cat);
-		st = ev_catalog_summaries(cat, h->plan, keep_summary, &g, err);
+		st = ev_catalog_summaries(cat, h->plan, trust, keep_summary, &g, err);
 	}
+	if (st == EV_OK && !g.n && json_array_size(g.untrusted))
+		st = ev_error_set(err, EV_REFUSED, "catalog %s: no summary of plan '%s' is named by an audit receipt signed "
+				  "by a trusted key (%zu left out)", ev_catalog_where(cat), h->plan,
+				  json_array_size(g.untrusted));
 	if (st == EV_OK && !g.n && json_array_size(g.not_believed))
 		st = ev_error_set(err, EV_REFUSED, "catalog %s: no summary of plan '%s' is believed: the rows of %zu "
 				  "contradict their documents (the first, %s: %s); replicate index --check names each",
@@ -415,7 +435,10 @@ ev_status ev_audit_history(struct ev_audit_history *h, struct ev_error *err)
 				   series, "gate", gate);
 		if (h->doc && json_array_size(g.not_believed))
 			json_object_set(h->doc, "not_believed", g.not_believed);
+		if (h->doc && h->ntrust)
+			json_object_set(h->doc, "untrusted", g.untrusted);
 		h->not_believed = json_array_size(g.not_believed);
+		h->untrusted = json_array_size(g.untrusted);
 		if (!h->doc)
 			st = ev_error_set(err, EV_ERROR, "out of memory");
 	}
@@ -429,6 +452,8 @@ ev_status ev_audit_history(struct ev_audit_history *h, struct ev_error *err)
 	}
 	free(g.list);
 	json_decref(g.not_believed);
+	json_decref(g.untrusted);
+	ev_trust_free(trust);
 	ev_catalog_close(cat);
 	return st;
 }

@@ -39,6 +39,9 @@ struct ev_audit_history {
 	size_t nstatistics;
 	const char *const *match;          /* provenance fields to match beyond the fixed ones, dotted */
 	size_t nmatch;
+	const char *const *trust_files;    /* trust lists: only summaries an audit receipt signed by one of their
+					      keys names are compared; none: every summary */
+	size_t ntrust;
 	uint64_t seed;                     /* of the permutations and the resamples */
 	uint64_t permutations;             /* 0: 199 */
 	double alpha;                      /* 0: 0.05 */
@@ -51,8 +54,10 @@ struct ev_audit_history {
 	/* outputs */
 	json_t *doc;                       /* evidence-history/1 */
 	int gate_tripped;                  /* a series' newest change passed the gate */
-	size_t not_believed;               /* summaries left out: their catalog rows contradict their documents
-					      (doc's "not_believed": [{where, why}], present only then) */
+	size_t not_believed;               /* summaries whose catalog rows contradict their documents (doc's
+					      "not_believed": [{where, why}], present only then) */
+	size_t untrusted;                  /* with trust_files: summaries left out, no audit receipt signed by a
+					      trusted key naming them (doc's "untrusted": [{where, why}]) */
 };
 
 /* @return EV_OK with doc; EV_USAGE (no campaign of the plan, none with the

@@ -6,12 +6,15 @@ history-campaigns.py OUT SPEC: SPEC is JSON:
   {"plan": NAME, "campaigns": N, "runs": R (4), "seed": S,
    "shifts": [{"cell": "x", "statistic": "p99", "from": I, "ratio": 1.3}],
    "kernel": {"I": "release"}, "plan_sha256": {"I": "hex"},
-   "policy": {"I": {"nohz_full": "1-3"}}}
+   "policy": {"I": {"nohz_full": "1-3"}},
+   "sign": {"key": PEM, "campaigns": [I, ...]}}
 Each campaign I (0-based, captured a day apart) is OUT/cII/ holding
 summary.json (evidence-campaign-summary/1: arm "a", cells "x" and "y", R
 runs each whose recomputed p50, p99, p99.9, mean and max vary by 2%, each
 cell's medians of runs) and receipt.json beside it, an audit receipt
-naming the plan's digest and the summary's, as audit campaign writes them.
+naming the plan's digest and the summary's, as audit campaign writes them;
+signed (Ed25519, as --sign-key signs) with the private key PEM for each
+campaign listed (every one when "campaigns" is absent).
 """
 import hashlib, json, os, random, statistics, sys
 
@@ -60,5 +63,12 @@ for i in range(spec["campaigns"]):
                "tool": {"name": "audit", "version": "test"}, "checks": [],
                "inputs": [{"name": "plan", "sha256": spec.get("plan_sha256", {}).get(key, plan_default)}],
                "outputs": [{"name": "summary.json", "sha256": hashlib.sha256(body).hexdigest()}]}
+    sign = spec.get("sign")
+    if sign and i in sign.get("campaigns", range(spec["campaigns"])):
+        from cryptography.hazmat.primitives import serialization
+        key = serialization.load_pem_private_key(open(sign["key"], "rb").read(), None)
+        raw = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+        receipt["signature"] = {"algorithm": "ed25519", "key_sha256": hashlib.sha256(raw).hexdigest(),
+                                "value": key.sign(canonical(receipt)).hex()}
     open(os.path.join(d, "receipt.json"), "wb").write(canonical(receipt))
 print(plan_default)

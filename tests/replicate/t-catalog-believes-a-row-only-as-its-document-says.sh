@@ -159,6 +159,26 @@ assert [n[\"why\"].split(\" says \")[0] for n in named] == [\"row-edited: summar
 	grep -q "^audit: catalog e.sqlite: no summary of plan .other. is believed: the rows of 1 contradict their documents (the first, $PWD/synth/c00/summary.json: row-edited: summaries.plan says other, its document says synth); replicate index --check names each$" err
 '
 
+test_expect_success 'history --trust compares only summaries a trusted audit receipt names, and says how many it left out' '
+	"$REPLICATE" keygen -o lab >/dev/null && "$REPLICATE" keygen -o stranger >/dev/null &&
+	$GEN signed "{\"plan\": \"signed\", \"campaigns\": 6, \"seed\": 5, \"sign\": {\"key\": \"lab.key\", \"campaigns\": [0, 1, 3, 4]}}" >/dev/null &&
+	"$REPLICATE" index --catalog t.sqlite signed >/dev/null &&
+	"$AUDIT" history --catalog t.sqlite --plan signed --trust lab.pub --min-segment 1 --json >t.json &&
+	test "$(json_get t.json "len(d[\"campaigns\"]), len(d[\"untrusted\"])")" = "4 2" &&
+	test "$(json_get t.json "sorted(u[\"where\"].split(\"/\")[-2] for u in d[\"untrusted\"])")" = "[${Q}c02${Q}, ${Q}c05${Q}]" &&
+	"$AUDIT" history --catalog t.sqlite --plan signed --trust lab.pub --min-segment 1 >out &&
+	grep -qx "  left out: $PWD/signed/c02/summary.json: no audit receipt beside it that names it is signed by a trusted key" out &&
+	grep -qx "  2 summaries left out: not named by an audit receipt signed by a trusted key" out &&
+	test_expect_code 2 "$AUDIT" history --catalog t.sqlite --plan signed --trust stranger.pub 2>err &&
+	grep -q "^audit: catalog t.sqlite: no summary of plan .signed. is named by an audit receipt signed by a trusted key (6 left out)$" err &&
+	"$AUDIT" history --catalog t.sqlite --plan signed --min-segment 1 --json >all.json &&
+	test "$(json_get all.json "len(d[\"campaigns\"]), \"untrusted\" in d")" = "6 False" &&
+	# a receipt'"'"'s bytes edited in the catalog trust nothing: they no longer hash to its digest
+	cp t.sqlite te.sqlite && sql te.sqlite "UPDATE documents SET body = replace(body, ${Q}\"lab1\"${Q}, ${Q}\"lab2\"${Q}) WHERE sha256 IN (SELECT sha256 FROM receipts)" &&
+	test_expect_code 2 "$AUDIT" history --catalog te.sqlite --plan signed --trust lab.pub 2>err &&
+	grep -q "^audit: catalog te.sqlite: no summary of plan .signed. is named by an audit receipt signed by a trusted key (6 left out)$" err
+'
+
 test_expect_success 'index --check names every fault by table and key, exit 1' '
 	R=$(sql clean.sqlite "SELECT f.sha256 FROM files f WHERE f.path LIKE ${Q}%/replica-h2.json${Q}") &&
 	edited "UPDATE receipts SET result = ${Q}pass${Q} WHERE result != ${Q}pass${Q}" &&
