@@ -6,6 +6,8 @@
 # byte for byte (held here again, text and JSON), and audit history
 # compares its two captures of the plan. It stops the test TSA it started
 # (and tests/lib/run-test fails it if anything else is left running).
+# every command end to end, LeakSanitizer on (tests/lib/lib.sh)
+export EV_LEAK_CHECK=1
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
 [ "$(nproc)" -ge 2 ] || test_skip_all "needs two CPUs"

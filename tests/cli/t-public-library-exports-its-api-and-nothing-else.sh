@@ -7,6 +7,8 @@
 # changed file, reads a receipt and refuses a bad pin, each with its
 # status. The library exports evidence_* and nothing else, under the SONAME
 # libevidence.so.0.
+# LeakSanitizer on for every program this test runs (tests/lib/lib.sh)
+export EV_LEAK_CHECK=1
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
 LIBDIR=$EV_BUILDDIR/lib/api/.libs
