@@ -19,11 +19,27 @@ RUNS=${EV_FUZZ_RUNS:-20000}
 # execution faulted in fresh pages (350 MiB resident, not 95).
 export ASAN_OPTIONS=detect_leaks=1:quarantine_size_mb=16 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
-# fuzz TARGET CORPUS: RUNS executions, at most 4 KiB inputs, one worker.
+TARGETS="scanner llfix raw qf-store qf-log series campaign"
+
+# fuzz TARGET: RUNS executions from the corpus TARGET, at most 4 KiB
+# inputs, one worker; its output in fuzz-TARGET.log, its exit status in
+# fuzz-TARGET.status.
 fuzz () {
-	"$FUZZ/$1" -runs="$RUNS" -max_len=4096 -seed=1 -print_final_stats=1 "$2" >"$1.log" 2>&1 ||
-		{ tail -n 40 "$1.log"; return 1; }
-	grep -q "Done $RUNS runs" "$1.log"
+	"$FUZZ/fuzz-$1" -runs="$RUNS" -max_len=4096 -seed=1 -print_final_stats=1 "$1" >"fuzz-$1.log" 2>&1
+	echo $? >"fuzz-$1.status"
+}
+
+# fuzz_all: every target, two at a time (each has one worker, and the
+# machine two cores), the next started as soon as one ends.
+fuzz_all () {
+	export -f fuzz && export FUZZ RUNS &&
+	printf "%s\n" $TARGETS | xargs -P 2 -n 1 bash -c 'fuzz "$0"'
+}
+
+# fuzzed TARGET: its run ended well and made every execution.
+fuzzed () {
+	test "$(cat "fuzz-$1.status")" = 0 || { tail -n 40 "fuzz-$1.log"; return 1; }
+	grep -q "Done $RUNS runs" "fuzz-$1.log"
 }
 
 test_expect_success 'setup: seed corpora cut from a generated journal pair' '
@@ -100,9 +116,13 @@ test_expect_success 'every input that once crashed a target is replayed without 
 	done
 '
 
-for target in scanner llfix raw qf-store qf-log series campaign; do
+test_expect_success 'every target fuzzed, two at a time' '
+	fuzz_all
+'
+
+for target in $TARGETS; do
 	test_expect_success "fuzz-$target: $RUNS runs without a crash, leak or undefined behaviour" "
-		fuzz fuzz-$target $target
+		fuzzed $target
 	"
 done
 
