@@ -292,13 +292,12 @@ static int digest_row(void *ctx, size_t ncols, const char *const *v)
 
 struct text_call {
 	char *text;
-	int found, failed;
+	int failed;
 };
 
 static int text_row(void *ctx, size_t ncols, const char *const *v)
 {
 	struct text_call *t = ctx;
-	t->found = 1;
 	if (ncols && v[0] && !(t->text = strdup(v[0])))
 		t->failed = 1;
 	return 1;
@@ -419,18 +418,17 @@ static ev_status plan_beside(struct ev_catalog *c, const char *host, const char 
 		return EV_OK;
 	snprintf(beside, sizeof beside, "%.*s/receipt.json", (int)(slash - path), path);
 	const char *p[] = {host, beside};
-	struct summary_rows one = {0}; /* sha256 and body, in the first and fifth of nine */
-	ev_status st = ev_db_query(c->db,
-				   "SELECT f.sha256, NULL, NULL, NULL, d.body, NULL, NULL, NULL, NULL FROM files f"
-				   " LEFT JOIN documents d ON d.sha256 = f.sha256"
-				   " WHERE f.host = $1 AND f.path = $2 AND f.kind = 'receipt'",
-				   2, p, gather_summary, &one, err);
-	if (st == EV_OK && one.failed)
-		st = ev_error_set(err, EV_ERROR, "out of memory");
-	char doubt[256];
+	char hex[EV_SHA256_HEX_LEN + 1], *body = NULL, doubt[256];
+	int found;
+	ev_status st = ev_db_query_text(c->db,
+					"SELECT sha256 FROM files WHERE host = $1 AND path = $2 AND kind = 'receipt'", 2, p,
+					hex, sizeof hex, &found, err);
+	if (st == EV_OK && found)
+		st = document_of(c, hex, &body, err);
 	json_t *r = NULL;
-	if (st == EV_OK && one.n && ev_catalog_document_holds(one.list[0].sha256, one.list[0].body, doubt, sizeof doubt))
-		r = json_loads(one.list[0].body, 0, NULL);
+	if (st == EV_OK && found && ev_catalog_document_holds(hex, body, doubt, sizeof doubt))
+		r = json_loads(body, 0, NULL);
+	free(body);
 	const char *out_sha = r ? ev_receipt_output_sha256(r, "summary.json") : NULL;
 	const char *plan = r ? ev_receipt_input_sha256(r, "plan") : NULL;
 	int names_it = r && strcmp(ev_receipt_kind(r) ?: "", "audit") == 0 && out_sha && strcmp(out_sha, summary_hex) == 0;
@@ -443,7 +441,6 @@ static ev_status plan_beside(struct ev_catalog *c, const char *host, const char 
 		*trusted = ev_receipt_check_signature(r, trust, signer, why, sizeof why, &ignored) == EV_OK;
 	}
 	json_decref(r);
-	summary_rows_free(&one);
 	return st;
 }
 
