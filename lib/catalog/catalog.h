@@ -43,9 +43,10 @@ const char *ev_catalog_configured(void);
 /* Open (a SQLite path, made when missing, or postgresql://...; NULL: the
  * configured one, else the default), migrate an older schema, refuse a
  * newer one.
- * @return EV_OK; EV_REFUSED (a schema newer than EV_CATALOG_SCHEMA, said
- *         with both numbers); EV_USAGE (a path that is not a regular file);
- *         EV_ERROR (cannot open, connect or migrate). */
+ * @return EV_OK; EV_MISMATCH (SQLite finds the file damaged: err names
+ *         it, a finding that exits 1); EV_REFUSED (a schema newer than
+ *         EV_CATALOG_SCHEMA, said with both numbers); EV_USAGE (a path that
+ *         is not a regular file); EV_ERROR (cannot open, connect or migrate). */
 ev_status ev_catalog_open(const char *where, struct ev_catalog **out, struct ev_error *err);
 void ev_catalog_close(struct ev_catalog *c);
 
@@ -53,6 +54,11 @@ void ev_catalog_close(struct ev_catalog *c);
  * as the rows it writes carry it. */
 const char *ev_catalog_where(const struct ev_catalog *c);
 const char *ev_catalog_host(const struct ev_catalog *c);
+
+/* 1 when the call that failed last found the database file damaged (SQLite
+ * says so): a finding about the catalog, not a failure of the caller; the
+ * error names it and replicate index --check names what is damaged. */
+int ev_catalog_damaged(const struct ev_catalog *c);
 
 /* What an index did. */
 struct ev_catalog_counts {

@@ -83,26 +83,36 @@ static int find_real(const json_t *v, char *where, size_t cap)
 	return 0;
 }
 
+struct dump_buffer {
+	char *buf;
+	size_t len, cap;
+};
+
+static int dump_into(const char *text, size_t n, void *ctx)
+{
+	struct dump_buffer *d = ctx;
+	return ev_json_append_raw(text, n, &d->buf, &d->len, &d->cap);
+}
+
 ev_status ev_json_dump(const json_t *value, char **out, size_t *len, struct ev_error *err)
 {
 	char where[128] = "";
 	if (find_real(value, where, sizeof where))
 		return ev_error_set(err, EV_ERROR, "JSON: a real number at \"%s\": canonical JSON holds integers "
 				    "only, a fraction as a string of decimal digits (a defect of this tool)", where);
-	size_t need = json_dumpb(value, NULL, 0, CANONICAL_FLAGS);
-	if (need == 0)
-		return ev_error_set(err, EV_ERROR, "JSON: cannot serialize document");
-	char *buf = malloc(need + 2);
-	if (!buf)
-		return ev_error_set(err, EV_ERROR, "JSON: out of memory");
-	if (json_dumpb(value, buf, need, CANONICAL_FLAGS) != need) {
-		free(buf);
-		return ev_error_set(err, EV_ERROR, "JSON: serialization changed size");
+	/* one pass into a growing buffer: json_dumpb would sort and walk the
+	 * document twice, once to learn its size */
+	struct dump_buffer d = {NULL, 0, 0};
+	if (json_dump_callback(value, dump_into, &d, CANONICAL_FLAGS) != 0 || !d.buf) {
+		free(d.buf);
+		return ev_error_set(err, EV_ERROR, "JSON: cannot serialize document (out of memory)");
 	}
-	buf[need] = '\n';
-	buf[need + 1] = '\0';
-	*out = buf;
-	*len = need + 1;
+	if (ev_json_append_raw("\n", 1, &d.buf, &d.len, &d.cap) != 0) {
+		free(d.buf);
+		return ev_error_set(err, EV_ERROR, "JSON: out of memory");
+	}
+	*out = d.buf;
+	*len = d.len;
 	return EV_OK;
 }
 
