@@ -49,7 +49,7 @@ static int check_catalog(const char *where, int json)
 		st = EV_MISMATCH;
 	json_decref(f.list);
 	ev_catalog_close(cat);
-	if (st >= EV_ERROR)
+	if (st >= EV_ERROR || (st == EV_MISMATCH && err.status != EV_OK)) /* the catalog found damaged */
 		ev_cli_error("replicate", &err);
 	return ev_status_exit_code(st);
 }
@@ -108,8 +108,10 @@ int replicate_index_main(int argc, char **argv)
 		       n.seals == 1 ? "" : "s", n.summaries, n.summaries == 1 ? "y" : "ies", n.unchanged, n.unreadable,
 		       n.skipped, n.removed);
 	}
+	if (st == EV_ERROR && cat && ev_catalog_damaged(cat)) /* a finding about the file: nothing was kept */
+		st = EV_MISMATCH;
 	ev_catalog_close(cat);
-	if (st >= EV_ERROR)
+	if (st >= EV_ERROR || (st == EV_MISMATCH && err.status != EV_OK)) /* the catalog found damaged */
 		ev_cli_error("replicate", &err);
 	return ev_status_exit_code(st);
 }

@@ -89,6 +89,11 @@ static void print_text(const json_t *doc)
 		printf("unreadable: %s: %s\n", field(e, "path"), field(e, "why"));
 	json_array_foreach(json_object_get(doc, "skipped"), k, e)
 		printf("not read: %s: %s, not a regular file\n", field(e, "path"), field(e, "why"));
+	const json_t *untrusted = json_object_get(doc, "untrusted_left_out");
+	if (untrusted)
+		printf("with --trust: %lld passing replica receipt%s left out of the copies: no trusted key signs %s\n",
+		       (long long)json_integer_value(untrusted), json_integer_value(untrusted) == 1 ? "" : "s",
+		       json_integer_value(untrusted) == 1 ? "it" : "them");
 	json_array_foreach(json_object_get(doc, "not_believed"), k, e)
 		printf("row not believed: %s: %s\n", field(e, "path"), field(e, "why"));
 	if (json_array_size(json_object_get(doc, "not_believed")))
@@ -185,7 +190,7 @@ int replicate_status_main(int argc, char **argv)
 			st = EV_MISMATCH;
 	}
 	ev_replicate_status_free(&s);
-	if (st >= EV_ERROR)
+	if (st >= EV_ERROR || (st == EV_MISMATCH && err.status != EV_OK)) /* the catalog found damaged */
 		ev_cli_error("replicate", &err);
 	return ev_status_exit_code(st);
 }

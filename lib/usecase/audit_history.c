@@ -454,6 +454,8 @@ ev_status ev_audit_history(struct ev_audit_history *h, struct ev_error *err)
 	json_decref(g.not_believed);
 	json_decref(g.untrusted);
 	ev_trust_free(trust);
+	if (st == EV_ERROR && cat && ev_catalog_damaged(cat)) /* what the catalog says cannot be read: a finding */
+		st = EV_MISMATCH;
 	ev_catalog_close(cat);
 	return st;
 }

@@ -62,7 +62,8 @@ struct ev_audit_history {
 
 /* @return EV_OK with doc; EV_USAGE (no campaign of the plan, none with the
  * plan digest asked for, options out of range); EV_REFUSED (a catalog
- * newer than this evidence); EV_INTERRUPTED; EV_ERROR (the catalog, a
+ * newer than this evidence); EV_MISMATCH, no doc (the catalog's file found
+ * damaged: err names it); EV_INTERRUPTED; EV_ERROR (the catalog, a
  * summary that is not JSON). */
 ev_status ev_audit_history(struct ev_audit_history *h, struct ev_error *err);
 

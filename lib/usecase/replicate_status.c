@@ -57,6 +57,7 @@ struct status {
 	json_t *not_believed; /* catalog rows their documents contradict: [{path, why}] */
 	json_t *by_sha256; /* a receipt's digest -> its index: the same bytes found again */
 	struct ev_trust *trust;
+	size_t untrusted; /* with trust: passing, intact replica receipts no trusted key signs, left out */
 	long min_hosts;
 	const char *tsa_ca;
 };
@@ -298,6 +299,8 @@ static json_t *campaign_row(struct status *s, const char *seal_hex, const json_t
 				json_decref(sealed), sealed = json_incref(entry);
 		} else if (strcmp(kind, "replica") == 0) {
 			int usable = f->intact && (!s->trust || f->trusted) && strcmp(f->result ?: "", "pass") == 0;
+			if (s->trust && !f->trusted && f->intact && strcmp(f->result ?: "", "pass") == 0)
+				s->untrusted++;
 			/* with --trust a host is its key, as for prune: a name in a file is anyone's */
 			const char *who = s->trust ? (f->trusted ? f->signer : NULL) : f->host;
 			if (!usable || !who) {
@@ -703,6 +706,8 @@ static ev_status gather_catalog(struct status *s, struct ev_replicate_status *ou
 	}
 	free(rs.list);
 	free(rs.dirs);
+	if (st == EV_ERROR && ev_catalog_damaged(cat)) /* what the catalog says cannot be read: a finding */
+		st = EV_MISMATCH;
 	ev_catalog_close(cat);
 	return st;
 }
@@ -767,6 +772,8 @@ ev_status ev_replicate_status(struct ev_replicate_status *out, struct ev_error *
 		if (out->doc && json_array_size(s.not_believed))
 			json_object_set(out->doc, "not_believed", s.not_believed);
 		out->not_believed = json_array_size(s.not_believed);
+		if (out->doc && s.trust)
+			json_object_set_new(out->doc, "untrusted_left_out", json_integer((json_int_t)s.untrusted));
 	}
 	for (size_t i = 0; i < s.nreceipts; i++) {
 		struct found *f = &s.receipts[i];

@@ -44,9 +44,10 @@ struct ev_replicate_status {
 					     "not_believed" [{path, why}] (present only then) and not used */
 };
 
-/* @return EV_OK with doc; EV_USAGE (a DIR that is not a directory),
- * EV_REFUSED or EV_ERROR (a trust list that cannot be used, I/O, the
- * catalog); EV_USAGE too for seal_hex that nothing names. */
+/* @return EV_OK with doc; EV_MISMATCH, no doc (the catalog's file found
+ * damaged: err names it, a finding); EV_USAGE (a DIR that is not a
+ * directory), EV_REFUSED or EV_ERROR (a trust list that cannot be used,
+ * I/O, the catalog); EV_USAGE too for seal_hex that nothing names. */
 ev_status ev_replicate_status(struct ev_replicate_status *s, struct ev_error *err);
 
 void ev_replicate_status_free(struct ev_replicate_status *s);

@@ -210,8 +210,29 @@ open(\"d.sqlite\", \"wb\").write(data)
 	test_expect_code 1 "$REPLICATE" index --check --catalog d.sqlite >out 2>err &&
 	grep -q "^(the database): -: " out && grep -q "^FAIL: " out &&
 	{ "$REPLICATE" status --catalog d.sqlite "$PWD/all" >out 2>err; code=$?; } &&
-	test "$code" != 0 &&
-	{ grep -q "^row not believed: " out || grep -q "^replicate: catalog d.sqlite: .*malformed" err; }
+	test "$code" = 1 &&
+	{ grep -q "^row not believed: " out || grep -q "^replicate: catalog d.sqlite: damaged: " err; }
+'
+
+test_expect_success 'every page but the first made unreadable: status, index --check and history name the damage, exit 1, print no answer and change nothing' '
+	cp clean.sqlite p.sqlite &&
+	/usr/bin/python3 -c "
+data = bytearray(open(\"p.sqlite\", \"rb\").read())
+size = int.from_bytes(data[16:18], \"big\")
+for page in range(size, len(data), size):
+    data[page] = 0x6b   # no b-tree page has this type
+open(\"p.sqlite\", \"wb\").write(data)
+" &&
+	cp p.sqlite p-as-damaged.sqlite &&
+	test_expect_code 1 "$REPLICATE" status --catalog p.sqlite >out 2>err &&
+	! test -s out &&
+	grep -q "^replicate: catalog p.sqlite: damaged: .*malformed.*; replicate index --check names what is damaged" err &&
+	test_expect_code 1 "$REPLICATE" index --check --catalog p.sqlite >out 2>err &&
+	grep -q "^replicate: catalog p.sqlite: damaged: " err &&
+	test_expect_code 1 "$AUDIT" history --catalog p.sqlite --plan synth >out 2>err &&
+	! test -s out &&
+	grep -q "^audit: catalog p.sqlite: damaged: " err &&
+	cmp p.sqlite p-as-damaged.sqlite
 '
 
 test_done

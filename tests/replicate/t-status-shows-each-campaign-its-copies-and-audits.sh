@@ -80,14 +80,22 @@ test_expect_success '--json: a row per campaign; the tree audit reads a journal 
 	echo "prune would refuse: no host 0 audits/tree.json" >expect && test_cmp expect got
 '
 
-test_expect_success 'with --trust, only copies signed by a trusted key count' '
+test_expect_success 'with --trust, only copies signed by a trusted key count, and the passing ones left out are counted' '
 	"$REPLICATE" keygen -o k >/dev/null &&
+	"$REPLICATE" status receipts sealed >out &&
+	grep -q "^  prune would hold" out &&
 	"$REPLICATE" status --trust k.pub receipts sealed >out &&
 	grep -q "^  prune would refuse: no host" out &&
+	grep -q "^with --trust: 4 passing replica receipts left out of the copies: no trusted key signs them$" out &&
+	"$REPLICATE" status --json --trust k.pub receipts sealed >status.json &&
+	test "$(json_words status.json "d[\"untrusted_left_out\"]")" = 4 &&
+	"$REPLICATE" status --json receipts sealed >status.json &&
+	test "$(json_words status.json "\"untrusted_left_out\" in d")" = False &&
 	mkdir signed &&
 	as_host h1 "$REPLICATE" verify --seal sealed/SEAL.json --sign-key k.key --receipt signed/r.json sealed/archive.tar.zst >/dev/null &&
 	"$REPLICATE" status --trust k.pub signed sealed >out &&
-	grep -q "^  prune would refuse: one host" out
+	grep -q "^  prune would refuse: one host" out &&
+	grep -q "^with --trust: 0 passing replica receipts left out of the copies" out
 '
 
 test_expect_success 'a FIFO is named, never opened; a DIR that is a file is refused; nothing is written' '
