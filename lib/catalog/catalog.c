@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* catalog: seals, receipts and summaries indexed in SQLite or PostgreSQL
  * (catalog.h); the schema and its migrations, and the queries. What one
- * file becomes is catalog_index.c. */
+ * file becomes is catalog_index.c; every file it holds, catalog_files.c. */
 #include "config.h"
 
 #include <errno.h>
