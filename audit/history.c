@@ -213,7 +213,5 @@ int audit_history_main(int argc, char **argv)
 	if (st == EV_OK && (h.gate_tripped || h.not_believed))
 		st = EV_MISMATCH;
 	ev_audit_history_free(&h);
-	if (st >= EV_ERROR || (st == EV_MISMATCH && err.status != EV_OK)) /* the catalog found damaged */
-		ev_cli_error("audit", &err);
-	return ev_status_exit_code(st);
+	return ev_cli_exit("audit", st, &err);
 }

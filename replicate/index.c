@@ -49,9 +49,7 @@ static int check_catalog(const char *where, int json)
 		st = EV_MISMATCH;
 	json_decref(f.list);
 	ev_catalog_close(cat);
-	if (st >= EV_ERROR || (st == EV_MISMATCH && err.status != EV_OK)) /* the catalog found damaged */
-		ev_cli_error("replicate", &err);
-	return ev_status_exit_code(st);
+	return ev_cli_exit("replicate", st, &err);
 }
 
 int replicate_index_main(int argc, char **argv)
@@ -111,7 +109,5 @@ int replicate_index_main(int argc, char **argv)
 	if (st == EV_ERROR && cat && ev_catalog_damaged(cat)) /* a finding about the file: nothing was kept */
 		st = EV_MISMATCH;
 	ev_catalog_close(cat);
-	if (st >= EV_ERROR || (st == EV_MISMATCH && err.status != EV_OK)) /* the catalog found damaged */
-		ev_cli_error("replicate", &err);
-	return ev_status_exit_code(st);
+	return ev_cli_exit("replicate", st, &err);
 }

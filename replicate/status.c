@@ -190,7 +190,5 @@ int replicate_status_main(int argc, char **argv)
 			st = EV_MISMATCH;
 	}
 	ev_replicate_status_free(&s);
-	if (st >= EV_ERROR || (st == EV_MISMATCH && err.status != EV_OK)) /* the catalog found damaged */
-		ev_cli_error("replicate", &err);
-	return ev_status_exit_code(st);
+	return ev_cli_exit("replicate", st, &err);
 }

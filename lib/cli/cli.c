@@ -106,6 +106,13 @@ void ev_cli_error(const char *tool, const struct ev_error *err)
 	fprintf(stderr, "%s: %s\n", tool, err->text);
 }
 
+int ev_cli_exit(const char *tool, ev_status st, const struct ev_error *err)
+{
+	if (st >= EV_ERROR || (st == EV_MISMATCH && err->status != EV_OK))
+		ev_cli_error(tool, err);
+	return ev_status_exit_code(st);
+}
+
 void ev_cli_finding(FILE *stream, const char *prefix, const struct ev_finding *f)
 {
 	char line[4096];

@@ -66,6 +66,12 @@ int ev_cli_trust_add(const char *tool, struct ev_trust **trust, const char *path
 /* "TOOL: <err->text>" on stderr. */
 void ev_cli_error(const char *tool, const struct ev_error *err);
 
+/* A command's end: "TOOL: <err->text>" on stderr when there is something
+ * to say there (a failure, EV_ERROR and above; or a finding that has no
+ * other place, EV_MISMATCH with err set: a damaged catalog), then st's
+ * exit status. */
+int ev_cli_exit(const char *tool, ev_status st, const struct ev_error *err);
+
 /* One finding as one line: "<prefix>subject: message (expected X, found Y)". */
 void ev_cli_finding(FILE *stream, const char *prefix, const struct ev_finding *f);
 
