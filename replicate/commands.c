@@ -250,8 +250,13 @@ static const struct ev_cli_option log_options[] = {
 	 "consistency: print the proof (evidence-consistency/1)"},
 	{"log", 0, "DIR", 'L',
 	 "the log (append makes it)"},
+	{"origin", 0, "NAME", 'o',
+	 "the log's name in its checkpoints, recorded by the\n"
+	 "first append (default: HOST and the log's absolute\n"
+	 "path); vkey: the name to make the key for"},
 	{"sign-key", 0, "KEY", 'K',
-	 "append: sign the new tree head with this Ed25519 key"},
+	 "append: sign the new tree head, and write it as a\n"
+	 "C2SP checkpoint, with this Ed25519 key"},
 	{"trust", 0, "FILE", 't',
 	 "verify: every tree head signed by one of these keys\n"
 	 "(repeatable)"},
@@ -261,9 +266,10 @@ static const struct ev_cli_option log_options[] = {
 static const struct ev_cli_command replicate_log_command = {
 	.name = "log",
 	.run = replicate_log_main,
-	.synopsis = "replicate log --log DIR [--sign-key KEY] append FILE...\n"
+	.synopsis = "replicate log --log DIR [--origin NAME] [--sign-key KEY] append FILE...\n"
 		"replicate log --log DIR [--trust FILE ...] verify\n"
-		"replicate log --log DIR [--json] consistency OLD_HEAD NEW_HEAD",
+		"replicate log --log DIR [--json] consistency OLD_HEAD NEW_HEAD\n"
+		"replicate log --log DIR [--origin NAME] vkey PUBLIC_KEY",
 	.summary = "an append-only log of receipts and seals (RFC 9162 tree),\n"
 		"its signed tree heads and proofs",
 	.description = "append adds each receipt or SEAL.json (by its SHA-256, once) to the log in DIR as\n"
@@ -275,7 +281,13 @@ static const struct ev_cli_command replicate_log_command = {
 		"edited is named with the tree size it breaks. consistency proves, from this\n"
 		"log's entries, that the tree an older head describes (this host's, or one\n"
 		"another host kept) is a prefix of the tree a newer one describes, or names\n"
-		"the root that does not hold: a rewritten history is caught.\n",
+		"the root that does not hold: a rewritten history is caught.\n"
+		"\n"
+		"With --sign-key, append also writes each head as a C2SP checkpoint\n"
+		"(heads/checkpoint-SIZE, a signed note under the log's origin) and, beside each\n"
+		"file, FILE.tlog-proof (c2sp.org/tlog-proof): Go's sumdb/note and sumdb/tlog\n"
+		"verify both. vkey prints the public key in the form note.NewVerifier reads\n"
+		"(ORIGIN+KEYID+KEY), to hand to whoever verifies without our tools.\n",
 	.options = log_options,
 	.notes = "Exit status: 0 the log holds (appended, verified, consistent), 1 it does not\n"
 		"(each finding named), 2 usage, a file that cannot be read or logged, a log\n"

@@ -19,10 +19,11 @@ static void show_finding(void *ctx, const struct ev_finding *f)
 	fprintf(stderr, TOOL ": %s: %s: %s\n", f->subject, f->check, f->message);
 }
 
-static void show_appended(void *ctx, const char *file, size_t index, const char *proof)
+static void show_appended(void *ctx, const char *file, size_t index, const char *proof, const char *tlog_proof)
 {
 	(void)ctx;
-	printf("%s: entry %zu; inclusion proof %s\n", file, index, proof);
+	printf("%s: entry %zu; inclusion proof %s%s%s\n", file, index, proof, tlog_proof ? ", tlog-proof " : "",
+	       tlog_proof ? tlog_proof : "");
 }
 
 int replicate_log_main(int argc, char **argv)
@@ -39,6 +40,7 @@ int replicate_log_main(int argc, char **argv)
 		case 'h': code = ev_cli_help(&replicate_tool, "log"); goto done;
 		case 'j': json = 1; break;
 		case 'L': l.dir = optarg; break;
+		case 'o': l.origin = optarg; break;
 		case 'K':
 			if (ev_cli_sign_key(TOOL, optarg, &key))
 				goto done;
@@ -51,7 +53,7 @@ int replicate_log_main(int argc, char **argv)
 		}
 	}
 	if (optind == argc) {
-		code = ev_cli_usage(&replicate_tool, "log", "no action given (append, verify or consistency)");
+		code = ev_cli_usage(&replicate_tool, "log", "no action given (append, verify, consistency or vkey)");
 		goto done;
 	}
 	if (!l.dir) {
@@ -72,7 +74,8 @@ int replicate_log_main(int argc, char **argv)
 		}
 		st = ev_receipt_log_append(&l, (const char *const *)argv + optind, (size_t)(argc - optind), &err);
 		if (st == EV_OK)
-			printf("log %s: %zu entries, root %s; tree head %s\n", l.dir, l.size, l.root_hex, l.head_path);
+			printf("log %s: %zu entries, root %s; tree head %s%s%s\n", l.dir, l.size, l.root_hex, l.head_path,
+			       l.checkpoint_path[0] ? ", checkpoint " : "", l.checkpoint_path);
 	} else if (strcmp(action, "verify") == 0) {
 		if (optind != argc) {
 			code = ev_cli_usage(&replicate_tool, "log", "verify takes no file: it reads the whole log");
@@ -80,8 +83,9 @@ int replicate_log_main(int argc, char **argv)
 		}
 		st = ev_receipt_log_verify(&l, &err);
 		if (st == EV_OK || st == EV_MISMATCH)
-			printf("%s: log %s: %zu entries, %zu tree heads, root %s%s\n", st == EV_OK ? "OK" : "FAIL", l.dir, l.size,
-			       l.heads, l.root_hex, st == EV_OK ? "" : "; what does not hold is named above");
+			printf("%s: log %s: %zu entries, %zu tree heads, %zu checkpoints, root %s%s\n", st == EV_OK ? "OK" : "FAIL",
+			       l.dir, l.size, l.heads, l.checkpoints, l.root_hex,
+			       st == EV_OK ? "" : "; what does not hold is named above");
 	} else if (strcmp(action, "consistency") == 0) {
 		if (argc - optind != 2) {
 			code = ev_cli_usage(&replicate_tool, "log", "consistency: give an older tree head and a newer one");
@@ -98,8 +102,16 @@ int replicate_log_main(int argc, char **argv)
 		if (st == EV_MISMATCH)
 			fprintf(stderr, TOOL ": %s\n", why);
 		json_decref(proof);
+	} else if (strcmp(action, "vkey") == 0) {
+		if (argc - optind != 1) {
+			code = ev_cli_usage(&replicate_tool, "log", "vkey: give the log's public key (a PEM file)");
+			goto done;
+		}
+		char vkey[EV_NOTE_VKEY_MAX];
+		if ((st = ev_receipt_log_vkey(&l, argv[optind], vkey, &err)) == EV_OK)
+			printf("%s\n", vkey);
 	} else {
-		code = ev_cli_usage(&replicate_tool, "log", "unknown action '%s' (append, verify or consistency)", action);
+		code = ev_cli_usage(&replicate_tool, "log", "unknown action '%s' (append, verify, consistency or vkey)", action);
 		goto done;
 	}
 	if (st >= EV_ERROR)

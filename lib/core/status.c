@@ -51,6 +51,15 @@ ev_status ev_error_set(struct ev_error *err, ev_status status, const char *fmt, 
 	return st;
 }
 
+ev_status ev_why(char *why, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, cap, fmt, ap);
+	va_end(ap);
+	return EV_MISMATCH;
+}
+
 ev_status ev_error_errno(struct ev_error *err, int errnum, const char *fmt, ...)
 {
 	va_list ap;

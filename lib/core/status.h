@@ -55,6 +55,11 @@ ev_status ev_error_errno(struct ev_error *err, int errnum, const char *fmt, ...)
 ev_status ev_error_wrap(struct ev_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* A verdict's reason (printf-style) into why (cap bytes), for the
+ * readers that answer "does not hold, because..." rather than fail.
+ * @return EV_MISMATCH, so a reader can write `return ev_why(why, ...)`. */
+ev_status ev_why(char *why, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Exit code for a status: 0, 1 or 2. */
 int ev_status_exit_code(ev_status st);
 

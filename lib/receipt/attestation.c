@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
-
+#include "lib/core/base64.h"
 #include "lib/core/json.h"
 #include "lib/receipt/attestation.h"
 #include "lib/receipt/receipt.h"
@@ -57,41 +56,6 @@ static unsigned char *pae(const char *type, const unsigned char *body, size_t le
 	return buf;
 }
 
-static char *base64(const unsigned char *bytes, size_t len)
-{
-	char *out = malloc(4 * ((len + 2) / 3) + 1);
-	if (out)
-		EVP_EncodeBlock((unsigned char *)out, bytes, (int)len);
-	return out;
-}
-
-/* Standard base64 with padding, strictly (as we write it). @return the
- * bytes (malloc'd, *len of them), or NULL when text is not that. */
-static unsigned char *unbase64(const char *text, size_t *len)
-{
-	size_t n = strlen(text);
-	if (n % 4 != 0)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		char c = text[i];
-		int ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/' ||
-			 (c == '=' && i >= n - 2 && (i == n - 1 || text[n - 1] == '='));
-		if (!ok)
-			return NULL;
-	}
-	unsigned char *out = malloc(n / 4 * 3 + 1);
-	if (!out)
-		return NULL;
-	int got = EVP_DecodeBlock(out, (const unsigned char *)text, (int)n);
-	if (got < 0) {
-		free(out);
-		return NULL;
-	}
-	size_t pad = n && text[n - 1] == '=' ? (n > 1 && text[n - 2] == '=' ? 2 : 1) : 0;
-	*len = (size_t)got - pad;
-	return out;
-}
-
 ev_status ev_attestation_make(const json_t *receipt, const struct ev_signing_key *const *keys, size_t nkeys,
 			      json_t **envelope, struct ev_error *err)
 {
@@ -108,7 +72,7 @@ ev_status ev_attestation_make(const json_t *receipt, const struct ev_signing_key
 	len--; /* the statement's bytes, without the dump's closing newline */
 	size_t plen = 0;
 	unsigned char *signed_bytes = pae(EV_ATTESTATION_PAYLOAD_TYPE, (unsigned char *)payload, len, &plen);
-	char *encoded = base64((unsigned char *)payload, len);
+	char *encoded = ev_base64_encode((unsigned char *)payload, len);
 	json_t *sigs = json_array();
 	if (!signed_bytes || !encoded || !sigs)
 		st = ev_error_set(err, EV_ERROR, "out of memory");
@@ -117,7 +81,7 @@ ev_status ev_attestation_make(const json_t *receipt, const struct ev_signing_key
 		char id[EV_SHA256_HEX_LEN + 1];
 		if ((st = ev_signature_sign_bytes(keys[i], signed_bytes, plen, sig, id, err)) != EV_OK)
 			break;
-		char *s = base64(sig, sizeof sig);
+		char *s = ev_base64_encode(sig, sizeof sig);
 		if (!s) {
 			st = ev_error_set(err, EV_ERROR, "out of memory");
 			break;
@@ -154,7 +118,7 @@ static ev_status check_signatures(const json_t *sigs, const struct ev_trust *tru
 		const char *keyid = json_string_value(json_object_get(s, "keyid"));
 		const char *text = json_string_value(json_object_get(s, "sig"));
 		size_t len = 0;
-		unsigned char *raw = text ? unbase64(text, &len) : NULL;
+		unsigned char *raw = text ? ev_base64_decode(text, strlen(text), &len) : NULL;
 		if (!raw) {
 			snprintf(why, cap, "signatures[%zu]: expected keyid and sig (standard base64)", i);
 			return EV_MISMATCH;
@@ -189,7 +153,7 @@ ev_status ev_attestation_check(const json_t *envelope, const struct ev_trust *tr
 		return EV_MISMATCH;
 	}
 	size_t len = 0, plen = 0;
-	unsigned char *bytes = unbase64(payload, &len);
+	unsigned char *bytes = ev_base64_decode(payload, strlen(payload), &len);
 	if (!bytes)
 		return refuse(why, why_cap, "payload: not standard base64");
 	unsigned char *signed_bytes = pae(type, bytes, len, &plen);

@@ -253,6 +253,24 @@ ev_status ev_signature_sign_bytes(const struct ev_signing_key *key, const void *
 	return EV_OK;
 }
 
+void ev_signing_key_public(const struct ev_signing_key *key, unsigned char pub[ED25519_RAW_LEN])
+{
+	size_t len = ED25519_RAW_LEN;
+	/* cannot fail: the key was checked to be Ed25519 when it was loaded */
+	if (EVP_PKEY_get_raw_public_key(key->pkey, pub, &len) != 1)
+		memset(pub, 0, ED25519_RAW_LEN);
+}
+
+void ev_trust_public(const struct ev_trust *t, size_t i, unsigned char pub[ED25519_RAW_LEN],
+		     char key_sha256_hex[EV_SHA256_HEX_LEN + 1])
+{
+	size_t len = ED25519_RAW_LEN;
+	if (EVP_PKEY_get_raw_public_key(t->keys[i].pkey, pub, &len) != 1)
+		memset(pub, 0, ED25519_RAW_LEN);
+	if (key_sha256_hex)
+		memcpy(key_sha256_hex, t->keys[i].id, EV_SHA256_HEX_LEN + 1);
+}
+
 int ev_trust_verify_bytes(const struct ev_trust *t, const char *key_sha256_hex, const void *bytes, size_t len,
 			  const unsigned char *sig, size_t sig_len)
 {

@@ -55,6 +55,15 @@ void ev_signing_key_free(struct ev_signing_key *key);
 ev_status ev_signature_sign_bytes(const struct ev_signing_key *key, const void *bytes, size_t len,
 				  unsigned char sig[64], char key_sha256_hex[EV_SHA256_HEX_LEN + 1], struct ev_error *err);
 
+/* The raw 32-byte Ed25519 public key of a signing key (RFC 8032's
+ * encoding, what C2SP signed notes derive key IDs from). */
+void ev_signing_key_public(const struct ev_signing_key *key, unsigned char pub[32]);
+
+/* The raw 32-byte public key of trusted key i (< ev_trust_count), and its
+ * id into key_sha256_hex (may be NULL). */
+void ev_trust_public(const struct ev_trust *t, size_t i, unsigned char pub[32],
+		     char key_sha256_hex[EV_SHA256_HEX_LEN + 1]);
+
 /* Whether sig (sig_len bytes) is an Ed25519 signature over bytes by the
  * trusted key whose id is key_sha256_hex. @return 1 it verifies, 0 it
  * does not, -1 no trusted key has that id. */

@@ -2,7 +2,6 @@
 /* timestamp: RFC 3161 requests and the checks of a reply (timestamp.h). */
 #include "config.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,16 +53,8 @@ ev_status ev_timestamp_request(const uint8_t digest[EV_SHA256_LEN], unsigned cha
 	return st;
 }
 
-static ev_status fail(char *why, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static ev_status fail(char *why, size_t cap, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(why, cap, fmt, ap);
-	va_end(ap);
-	ERR_clear_error();
-	return EV_MISMATCH;
-}
+/* A verdict: OpenSSL's error queue is left empty for the next caller. */
+#define fail(why, cap, ...) (ERR_clear_error(), ev_why(why, cap, __VA_ARGS__))
 
 static void utc_of(const ASN1_GENERALIZEDTIME *t, char *out, size_t cap, time_t *when)
 {

@@ -25,6 +25,7 @@
 
 #define LOG_MAX ((size_t)1 << 30)
 #define DOC_MAX ((size_t)64 << 20)
+#define NOTE_MAX ((size_t)64 << 10) /* a checkpoint or tlog-proof; ours are under 4 KiB */
 
 /* The entries as read: each line's bytes (without its newline), parsed. */
 struct entries {
@@ -139,10 +140,35 @@ static ev_status load_head(const char *path, struct head *h, struct ev_error *er
 	return EV_OK;
 }
 
-/* heads/head-*.json, by size. */
-static ev_status read_heads(const char *dir, struct head **out, size_t *n, struct ev_error *err)
+/* One more head, loaded from HEADS/name into *out. */
+static ev_status add_head(const char *heads, const char *name, struct head **out, size_t *n, size_t *cap,
+			  struct ev_error *err)
 {
-	char path[PATH_MAX];
+	if (*n == *cap) {
+		size_t grown_cap = *cap ? 2 * *cap : 16;
+		struct head *grown = realloc(*out, grown_cap * sizeof **out);
+		if (!grown)
+			return ev_error_set(err, EV_ERROR, "out of memory");
+		*out = grown;
+		*cap = grown_cap;
+	}
+	char file[PATH_MAX];
+	if (ev_path_join(file, sizeof file, heads, name) != 0)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", heads);
+	ev_status st = load_head(file, &(*out)[*n], err);
+	if (st == EV_OK)
+		(*n)++;
+	else
+		json_decref((*out)[*n].doc);
+	return st;
+}
+
+/* heads/head-*.json, by size; with last_only, only the last as its name
+ * says (head-SIZE.json, SIZE ten digits: the largest name is the largest
+ * size), so that an append to a long log does not read every head. */
+static ev_status read_heads(const char *dir, int last_only, struct head **out, size_t *n, struct ev_error *err)
+{
+	char path[PATH_MAX], last[32] = "";
 	*out = NULL;
 	*n = 0;
 	if (ev_path_join(path, sizeof path, dir, "heads") != 0)
@@ -157,24 +183,14 @@ static ev_status read_heads(const char *dir, struct head **out, size_t *n, struc
 		size_t len = strlen(de->d_name);
 		if (strncmp(de->d_name, "head-", 5) != 0 || len < 10 || strcmp(de->d_name + len - 5, ".json") != 0)
 			continue;
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 16;
-			struct head *grown = realloc(*out, cap * sizeof **out);
-			if (!grown) {
-				st = ev_error_set(err, EV_ERROR, "out of memory");
-				break;
-			}
-			*out = grown;
-		}
-		char file[PATH_MAX];
-		if (ev_path_join(file, sizeof file, path, de->d_name) != 0)
-			st = ev_error_set(err, EV_USAGE, "%s: path too long", path);
-		else if ((st = load_head(file, &(*out)[*n], err)) == EV_OK)
-			(*n)++;
-		else
-			json_decref((*out)[*n].doc);
+		if (!last_only)
+			st = add_head(path, de->d_name, out, n, &cap, err);
+		else if (len == 20 && strcmp(de->d_name, last) > 0)
+			memcpy(last, de->d_name, len + 1);
 	}
 	closedir(d);
+	if (st == EV_OK && last[0])
+		st = add_head(path, last, out, n, &cap, err);
 	if (st == EV_OK && *n > 1)
 		qsort(*out, *n, sizeof **out, by_size);
 	return st;
@@ -278,6 +294,106 @@ static ev_status lock_log(const char *dir, int *fd, struct ev_error *err)
 	return EV_OK;
 }
 
+/* DIR/origin: the log's name, as its first append recorded it (origin ""
+ * when there is none yet). */
+static ev_status read_origin(const char *dir, char origin[EV_NOTE_NAME_MAX], struct ev_error *err)
+{
+	char path[PATH_MAX], *bytes = NULL;
+	size_t len = 0;
+	struct stat sb;
+	origin[0] = '\0';
+	if (ev_path_join(path, sizeof path, dir, "origin") != 0)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", dir);
+	if (lstat(path, &sb) != 0)
+		return errno == ENOENT ? EV_OK : ev_error_errno(err, errno, "%s: cannot read the log's origin", path);
+	if (!S_ISREG(sb.st_mode))
+		return ev_error_set(err, EV_REFUSED, "%s: the log's origin must be a regular file", path);
+	ev_status st = ev_file_read_all(path, EV_NOTE_NAME_MAX + 1, &bytes, &len, err);
+	if (st != EV_OK)
+		return st;
+	if (len < 2 || len > EV_NOTE_NAME_MAX || bytes[len - 1] != '\n')
+		st = ev_error_set(err, EV_REFUSED, "%s: expected one line, the log's origin", path);
+	else
+		memcpy(origin, bytes, len - 1), origin[len - 1] = '\0';
+	if (st == EV_OK && !ev_note_name_ok(origin))
+		st = ev_error_set(err, EV_REFUSED, "%s: '%s' is not an origin (printable ASCII without space or '+')", path,
+				  origin);
+	free(bytes);
+	if (st != EV_OK)
+		origin[0] = '\0';
+	return st;
+}
+
+/* The origin append signs under: the one recorded; else --origin, or this
+ * host's name and the log's absolute path (so that two logs on one host,
+ * or on two, never share one), which *new says record_origin must record:
+ * after the entries and their head, so that a log's first fsyncs stay its
+ * entries' and its head's, and before the first checkpoint names it. */
+static ev_status settle_origin(struct ev_receipt_log *l, int *new, struct ev_error *err)
+{
+	*new = 0;
+	ev_status st = read_origin(l->dir, l->log_origin, err);
+	if (st != EV_OK || l->log_origin[0]) {
+		if (st == EV_OK && l->origin && strcmp(l->origin, l->log_origin) != 0)
+			st = ev_error_set(err, EV_USAGE, "%s: this log's origin is %s (recorded in its file origin by its first "
+					  "append); --origin %s names another log: nothing appended", l->dir, l->log_origin,
+					  l->origin);
+		return st;
+	}
+	char name[EV_NOTE_NAME_MAX + PATH_MAX], host[256] = "", real[PATH_MAX];
+	if (l->origin) {
+		snprintf(name, sizeof name, "%s", l->origin);
+	} else {
+		gethostname(host, sizeof host - 1);
+		if (!realpath(l->dir, real))
+			return ev_error_errno(err, errno, "%s: cannot resolve its path", l->dir);
+		snprintf(name, sizeof name, "%s%s", host, real);
+	}
+	if (!ev_note_name_ok(name))
+		return ev_error_set(err, EV_USAGE, "%s: '%s' cannot be the log's origin, its name in every checkpoint "
+				    "(printable ASCII without space or '+', at most %d bytes)%s; nothing appended", l->dir,
+				    name, EV_NOTE_NAME_MAX - 1, l->origin ? "" : ": name the log with --origin NAME");
+	memcpy(l->log_origin, name, strlen(name) + 1); /* < EV_NOTE_NAME_MAX: ev_note_name_ok held */
+	*new = 1;
+	return EV_OK;
+}
+
+static ev_status record_origin(const struct ev_receipt_log *l, struct ev_error *err)
+{
+	char path[PATH_MAX], line[EV_NOTE_NAME_MAX + 1];
+	int len = snprintf(line, sizeof line, "%s\n", l->log_origin);
+	if (ev_path_join(path, sizeof path, l->dir, "origin") != 0)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", l->dir);
+	return ev_publish_bytes(path, line, (size_t)len, 0644, err);
+}
+
+ev_status ev_receipt_log_vkey(struct ev_receipt_log *l, const char *pub_path, char vkey[EV_NOTE_VKEY_MAX],
+			      struct ev_error *err)
+{
+	const char *name = l->origin;
+	ev_status st = EV_OK;
+	if (!name) {
+		if ((st = read_origin(l->dir, l->log_origin, err)) != EV_OK)
+			return st;
+		if (!l->log_origin[0])
+			return ev_error_set(err, EV_USAGE, "%s: no origin recorded yet (no append made this log); give "
+					    "--origin NAME", l->dir);
+		name = l->log_origin;
+	}
+	struct ev_trust *t = NULL;
+	unsigned char pub[32];
+	st = ev_trust_from_files(&pub_path, 1, &t, err);
+	if (st == EV_OK && ev_trust_count(t) != 1)
+		st = ev_error_set(err, EV_USAGE, "%s: holds %zu public keys; give a file with the log's one", pub_path,
+				  ev_trust_count(t));
+	if (st == EV_OK) {
+		ev_trust_public(t, 0, pub, NULL);
+		st = ev_note_vkey(name, pub, vkey, err);
+	}
+	ev_trust_free(t);
+	return st;
+}
+
 ev_status ev_receipt_log_append(struct ev_receipt_log *l, const char *const *files, size_t n, struct ev_error *err)
 {
 	int lock = -1;
@@ -292,7 +408,7 @@ ev_status ev_receipt_log_append(struct ev_receipt_log *l, const char *const *fil
 	if (st == EV_OK)
 		st = read_entries(l->dir, &e, err);
 	if (st == EV_OK)
-		st = read_heads(l->dir, &heads, &nheads, err);
+		st = read_heads(l->dir, 1, &heads, &nheads, err);
 	if (st == EV_OK)
 		st = build_tree(&e, &tree, err);
 	if (st == EV_OK && nheads) { /* nothing is added to a log that no longer is what it signed */
@@ -343,6 +459,9 @@ ev_status ev_receipt_log_append(struct ev_receipt_log *l, const char *const *fil
 		json_decref(line);
 	}
 	size_t before = e.n;
+	int new_origin = 0;
+	if (st == EV_OK)
+		st = settle_origin(l, &new_origin, err);
 	if (st == EV_OK && n)
 		st = append_lines(l->dir, text, used, err);
 	/* the entries as they now are, their tree, its head, each proof */
@@ -374,6 +493,21 @@ ev_status ev_receipt_log_append(struct ev_receipt_log *l, const char *const *fil
 			st = ev_publish_json(l->head_path, head, err);
 		json_decref(head);
 	}
+	if (st == EV_OK && new_origin)
+		st = record_origin(l, err);
+	/* the same head as a C2SP checkpoint: a signed note needs a signature */
+	char *note = NULL;
+	size_t note_len = 0;
+	l->checkpoint_path[0] = '\0';
+	if (st == EV_OK && l->sign_key) {
+		char name[64];
+		snprintf(name, sizeof name, "heads/checkpoint-%010zu", e.n);
+		if ((st = ev_checkpoint_make(l->log_origin, e.n, root, l->sign_key, &note, &note_len, err)) == EV_OK &&
+		    ev_path_join(l->checkpoint_path, sizeof l->checkpoint_path, l->dir, name) != 0)
+			st = ev_error_set(err, EV_USAGE, "%s: path too long", l->dir);
+		if (st == EV_OK)
+			st = ev_publish_bytes(l->checkpoint_path, note, note_len, 0644, err);
+	}
 	for (size_t i = before; i < e.n && st == EV_OK; i++) {
 		ev_merkle_hash path[EV_MERKLE_MAX_PROOF];
 		size_t len;
@@ -387,9 +521,16 @@ ev_status ev_receipt_log_append(struct ev_receipt_log *l, const char *const *fil
 		proof_path_of(file, proof_path, sizeof proof_path);
 		st = proof ? ev_publish_json(proof_path, proof, err) : ev_error_set(err, EV_ERROR, "out of memory");
 		json_decref(proof);
+		char tlog_path[PATH_MAX + 32], *tlog = NULL;
+		size_t tlog_len = 0;
+		snprintf(tlog_path, sizeof tlog_path, "%s.tlog-proof", file);
+		if (st == EV_OK && note && (st = ev_tlog_proof_make(i, path, len, note, note_len, &tlog, &tlog_len, err)) == EV_OK)
+			st = ev_publish_bytes(tlog_path, tlog, tlog_len, 0644, err);
+		free(tlog);
 		if (st == EV_OK && l->on_appended)
-			l->on_appended(l->ctx, file, i, proof_path);
+			l->on_appended(l->ctx, file, i, proof_path, note ? tlog_path : NULL);
 	}
+	free(note);
 	ev_merkle_free(&tree);
 	heads_free(heads, nheads);
 	entries_free(&e);
@@ -398,6 +539,109 @@ ev_status ev_receipt_log_append(struct ev_receipt_log *l, const char *const *fil
 	if (lock >= 0)
 		close(lock);
 	return st;
+}
+
+/* A checkpoint note at path (a file read whole), judged with the log's
+ * trust and origin. @return 1 it holds (cp filled); 0 a finding was made. */
+static int read_checkpoint(struct ev_receipt_log *l, const char *subject, const char *check, const char *path,
+			   const char *note, size_t len, struct ev_checkpoint *cp)
+{
+	char why[512];
+	if (ev_checkpoint_read(note, len, l->trust, cp, why, sizeof why) != EV_OK) {
+		found(l, subject, check, "%s: %s", path, why);
+		return 0;
+	}
+	if (l->log_origin[0] && strcmp(cp->origin, l->log_origin) != 0) {
+		found(l, subject, check, "%s: names the log %s; this log is %s (its file origin)", path, cp->origin,
+		      l->log_origin);
+		return 0;
+	}
+	return 1;
+}
+
+/* A regular file read whole (at most NOTE_MAX bytes). @return 1, or 0 with
+ * a finding. */
+static int read_note_file(struct ev_receipt_log *l, const char *subject, const char *check, const char *path,
+			  char **bytes, size_t *len)
+{
+	struct ev_error rerr;
+	ev_error_clear(&rerr);
+	int fd = ev_input_open(path, "a C2SP note", &rerr);
+	if (fd >= 0)
+		close(fd);
+	if (fd < 0 || ev_file_read_all(path, NOTE_MAX, bytes, len, &rerr) != EV_OK) {
+		found(l, subject, check, "%s", rerr.text);
+		return 0;
+	}
+	return 1;
+}
+
+/* Each head's checkpoint, when one lies beside it: a signed note (with
+ * trust, signed by a trusted key under the origin) saying what its head
+ * says. */
+static void verify_checkpoints(struct ev_receipt_log *l, const struct head *heads, size_t nheads)
+{
+	for (size_t i = 0; i < nheads; i++) {
+		const struct head *h = &heads[i];
+		char path[PATH_MAX], name[64], subject[64], *note = NULL;
+		size_t len = 0;
+		struct stat sb;
+		snprintf(name, sizeof name, "heads/checkpoint-%010zu", h->size);
+		if (ev_path_join(path, sizeof path, l->dir, name) != 0 || lstat(path, &sb) != 0)
+			continue; /* an unsigned head, or one written before checkpoints were */
+		snprintf(subject, sizeof subject, "tree size %zu", h->size);
+		struct ev_checkpoint cp;
+		if (read_note_file(l, subject, "checkpoint", path, &note, &len) &&
+		    read_checkpoint(l, subject, "checkpoint", path, note, len, &cp)) {
+			char cp_hex[EV_SHA256_HEX_LEN + 1], head_hex[EV_SHA256_HEX_LEN + 1];
+			ev_sha256_hex(cp.root, cp_hex);
+			ev_sha256_hex(h->root, head_hex);
+			if (cp.size != h->size || memcmp(cp.root, h->root, sizeof cp.root) != 0)
+				found(l, subject, "checkpoint", "%s: says size %zu, root %s; its tree head %s says size %zu, "
+				      "root %s", path, cp.size, cp_hex, h->path, h->size, head_hex);
+			else
+				l->checkpoints++;
+		}
+		free(note);
+	}
+}
+
+/* Entry i's tlog-proof, when one lies beside its file: the proof of this
+ * line at this index, against a checkpoint that holds and whose root this
+ * log's first SIZE entries still hash to. */
+static void verify_tlog_proof(struct ev_receipt_log *l, const struct entries *e, const struct ev_merkle *tree, size_t i,
+			      const char *file, const char *subject)
+{
+	char path[PATH_MAX + 32], *text = NULL, why[512];
+	size_t len = 0;
+	struct stat sb;
+	snprintf(path, sizeof path, "%s.tlog-proof", file);
+	if (lstat(path, &sb) != 0 || !read_note_file(l, subject, "tlog-proof", path, &text, &len))
+		return;
+	struct ev_tlog_proof *p = malloc(sizeof *p);
+	struct ev_checkpoint cp;
+	if (!p) {
+		found(l, subject, "tlog-proof", "%s: out of memory", path);
+	} else if (ev_tlog_proof_read(text, len, p, why, sizeof why) != EV_OK) {
+		found(l, subject, "tlog-proof", "%s: %s", path, why);
+	} else if (!read_checkpoint(l, subject, "tlog-proof", path, p->checkpoint, p->checkpoint_len, &cp)) {
+		/* named */
+	} else if (p->index != i) {
+		found(l, subject, "entry-moved", "%s: its tlog-proof %s places it at index %zu, the log has it at %zu: an "
+		      "entry before it was removed, or the entries were reordered", file, path, p->index, i);
+	} else if (cp.size <= i ||
+		   !ev_merkle_verify_inclusion(i, cp.size, e->leaf[i], (const ev_merkle_hash *)p->path, p->n, cp.root)) {
+		found(l, subject, "tlog-proof", "%s: does not prove this line at index %zu in its checkpoint's tree of size "
+		      "%zu: the entry or the proof was edited", path, i, cp.size);
+	} else if (cp.size <= e->n) {
+		ev_merkle_hash now;
+		ev_merkle_root(tree, cp.size, now);
+		if (memcmp(now, cp.root, sizeof now) != 0)
+			found(l, subject, "tree-head", "%s: its checkpoint's tree of size %zu has another root than the log's "
+			      "first %zu entries now: an entry before index %zu was changed", path, cp.size, cp.size, cp.size);
+	}
+	free(p);
+	free(text);
 }
 
 /* Each entry whose inclusion proof lies beside its file: the proof made
@@ -422,6 +666,7 @@ static void verify_proofs(struct ev_receipt_log *l, const struct entries *e, con
 			      file, real);
 			continue;
 		}
+		verify_tlog_proof(l, e, tree, i, file, subject);
 		proof_path_of(file, proof_path, sizeof proof_path);
 		struct stat sb;
 		if (lstat(proof_path, &sb) != 0)
@@ -476,13 +721,17 @@ ev_status ev_receipt_log_verify(struct ev_receipt_log *l, struct ev_error *err)
 		return ev_error_set(err, EV_USAGE, "%s: no receipt log here (replicate log append makes one)", l->dir);
 	ev_status st = read_entries(l->dir, &e, err);
 	if (st == EV_OK)
-		st = read_heads(l->dir, &heads, &nheads, err);
+		st = read_heads(l->dir, 0, &heads, &nheads, err);
 	if (st == EV_OK)
 		st = build_tree(&e, &tree, err);
 	if (st != EV_OK)
 		goto out;
 	l->size = e.n;
 	l->heads = nheads;
+	struct ev_error oerr;
+	ev_error_clear(&oerr);
+	if (read_origin(l->dir, l->log_origin, &oerr) != EV_OK)
+		found(l, "origin", "checkpoint", "%s", oerr.text);
 	ev_merkle_hash root;
 	ev_merkle_root(&tree, e.n, root);
 	ev_sha256_hex(root, l->root_hex);
@@ -512,6 +761,7 @@ ev_status ev_receipt_log_verify(struct ev_receipt_log *l, struct ev_error *err)
 	if (covered < e.n)
 		found(l, "entries", "no-tree-head", "entries %zu to %zu are in no tree head (an append stopped before its "
 		      "head was written)", covered, e.n - 1);
+	verify_checkpoints(l, heads, nheads);
 	verify_proofs(l, &e, &tree);
 	st = l->findings ? EV_MISMATCH : EV_OK;
 out:
@@ -588,7 +838,7 @@ ev_status ev_receipt_log_offer(struct ev_receipt_log *l, size_t old_size, const 
 	*head = *proof = NULL;
 	ev_status st = read_entries(l->dir, &e, err);
 	if (st == EV_OK)
-		st = read_heads(l->dir, &heads, &nheads, err);
+		st = read_heads(l->dir, 1, &heads, &nheads, err);
 	if (st == EV_OK && !nheads)
 		st = ev_error_set(err, EV_USAGE, "%s: the log has no tree head yet (replicate log append writes one)", l->dir);
 	if (st == EV_OK)
@@ -679,7 +929,7 @@ ev_status ev_receipt_log_keep_head(int in, int out, const char *dir, const char 
 	struct head *heads = NULL;
 	size_t nheads = 0;
 	/* the heads kept from LABEL lie as a log's own do: KEPT/heads/head-SIZE.json */
-	ev_status st = read_heads(kept_dir, &heads, &nheads, err);
+	ev_status st = read_heads(kept_dir, 1, &heads, &nheads, err);
 	if (st != EV_OK)
 		return st;
 	const struct head *old = nheads ? &heads[nheads - 1] : NULL;

@@ -13,9 +13,14 @@
  *   heads/head-SIZE.json   a tree head after every append:
  *                   {"format": "evidence-tree-head/1", "host", "root_sha256",
  *                   "size", "time"}, signed with the key given;
+ *   heads/checkpoint-SIZE   with a key, the same head as a C2SP checkpoint
+ *                   (lib/receipt/checkpoint), signed under the origin;
+ *   origin          the log's name in its checkpoints, one line, written by
+ *                   the first append and never changed;
  *   .lock           appends are serialised with flock on it.
  * And beside each file appended, FILE.inclusion.json: its inclusion proof
- * against the tree head written by that append.
+ * against the tree head written by that append; with a key, also
+ * FILE.tlog-proof, the same proof as a C2SP tlog-proof.
  *
  * append: the log must still match its latest tree head before anything is
  * added (else refused: verify names what changed); a file already in it
@@ -40,6 +45,7 @@
 #include "lib/core/finding.h"
 #include "lib/core/sha256.h"
 #include "lib/core/status.h"
+#include "lib/receipt/checkpoint.h"
 #include "lib/receipt/signature.h"
 
 #define EV_TREE_HEAD_FORMAT "evidence-tree-head/1"
@@ -49,10 +55,13 @@
 struct ev_receipt_log {
 	/* inputs */
 	const char *dir;                     /* the log (made by the first append) */
+	const char *origin;                  /* append, vkey: the log's name in its checkpoints; NULL: as recorded, or
+	                                      * HOST + the log's absolute path at the first append */
 	const struct ev_signing_key *sign_key; /* append: signs the tree head; NULL: unsigned */
 	const struct ev_trust *trust;        /* verify: every head signed by one of these; NULL: not judged */
 	ev_finding_fn on_finding;            /* required: verify's findings */
-	void (*on_appended)(void *ctx, const char *file, size_t index, const char *proof_path); /* may be NULL */
+	/* may be NULL; tlog_proof_path NULL when no key signed the append */
+	void (*on_appended)(void *ctx, const char *file, size_t index, const char *proof_path, const char *tlog_proof_path);
 	void *ctx;
 
 	/* outputs */
@@ -60,6 +69,9 @@ struct ev_receipt_log {
 	size_t heads;                        /* tree heads verified */
 	char root_hex[EV_SHA256_HEX_LEN + 1]; /* the root of every entry */
 	char head_path[PATH_MAX];            /* append: the head written */
+	char checkpoint_path[PATH_MAX];      /* append with a key: the checkpoint written ("" without one) */
+	char log_origin[EV_NOTE_NAME_MAX];   /* the origin recorded in DIR/origin ("" none yet) */
+	size_t checkpoints;                  /* verify: checkpoints verified */
 	unsigned findings;
 };
 
@@ -70,8 +82,16 @@ struct ev_receipt_log {
 ev_status ev_receipt_log_append(struct ev_receipt_log *l, const char *const *files, size_t n, struct ev_error *err);
 
 /* @return EV_OK when everything holds; EV_MISMATCH with findings; EV_ERROR
- * or EV_USAGE (no log there). */
+ * or EV_USAGE (no log there). Checkpoints and tlog-proofs that lie there
+ * are verified too (with trust, their signatures). */
 ev_status ev_receipt_log_verify(struct ev_receipt_log *l, struct ev_error *err);
+
+/* The verifier key (Go's note.NewVerifier form) of the public key in
+ * pub_path under this log's origin (l->origin, else the one recorded),
+ * into vkey. @return EV_OK; EV_USAGE (no origin, a name that cannot be
+ * one, not one Ed25519 public key); EV_ERROR. */
+ev_status ev_receipt_log_vkey(struct ev_receipt_log *l, const char *pub_path, char vkey[EV_NOTE_VKEY_MAX],
+			      struct ev_error *err);
 
 /* The consistency of old_head (a tree head file, from this log or
  * another host's) with new_head, both against this log's entries.

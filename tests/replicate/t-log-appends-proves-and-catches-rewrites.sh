@@ -32,12 +32,12 @@ test_expect_success 'setup: keys, and five receipts and seals to log' '
 
 test_expect_success 'append in two batches: entries, signed heads, an inclusion proof beside each file; verify holds' '
 	"$REPLICATE" log --log L --sign-key lab.key append s1/receipt.json s1/SEAL.json >out &&
-	grep -q "^.*/s1/receipt.json: entry 0; inclusion proof .*/s1/receipt.json.inclusion.json$" out &&
-	grep -q "^log L: 2 entries, root [0-9a-f]\\{64\\}; tree head L/heads/head-0000000002.json$" out &&
+	grep -q "^.*/s1/receipt.json: entry 0; inclusion proof .*/s1/receipt.json.inclusion.json, tlog-proof .*/s1/receipt.json.tlog-proof$" out &&
+	grep -q "^log L: 2 entries, root [0-9a-f]\\{64\\}; tree head L/heads/head-0000000002.json, checkpoint L/heads/checkpoint-0000000002$" out &&
 	"$REPLICATE" log --log L --sign-key lab.key append s2/receipt.json s2/SEAL.json s3/receipt.json >out &&
 	test -s s3/receipt.json.inclusion.json &&
 	"$REPLICATE" log --log L --trust lab.pub verify >out &&
-	grep -q "^OK: log L: 5 entries, 2 tree heads, root [0-9a-f]\\{64\\}$" out
+	grep -q "^OK: log L: 5 entries, 2 tree heads, 2 checkpoints, root [0-9a-f]\\{64\\}$" out
 '
 
 test_expect_success 'each inclusion proof verifies independently against its line and its signed head' '
