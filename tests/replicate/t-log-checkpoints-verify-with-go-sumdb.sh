@@ -147,7 +147,8 @@ test_expect_success 'Go refuses a tlog-proof whose path or index was edited, and
 	test_expect_code 1 go_verify inclusion "$(cat vkey)" L/entries.jsonl moved.tlog-proof 2>err >/dev/null &&
 	grep -q "^moved.tlog-proof: entry 98 in the tree of size 100: " err &&
 	"$REPLICATE" log --log L --json consistency L/heads/head-0000000100.json L/heads/head-0000000300.json >c.json &&
-	sed "s/\"proof\":\\[\"\\(.\\)/\"proof\":[\"\\1\\1/; s/\"proof\":\\[\"\\(..\\)./\"proof\":[\"\\1/" c.json >bad.json &&
+	/usr/bin/python3 -c "import json; d = json.load(open(\"c.json\")); h = d[\"proof\"][0]
+d[\"proof\"][0] = (\"1\" if h[0] == \"0\" else \"0\") + h[1:]; json.dump(d, open(\"bad.json\", \"w\"))" &&
 	! cmp -s c.json bad.json &&
 	test_expect_code 1 go_verify consistency "$(cat vkey)" L/heads/checkpoint-0000000100 L/heads/checkpoint-0000000300 bad.json 2>err >/dev/null &&
 	grep -q "^bad.json: " err
