@@ -260,6 +260,9 @@ static const struct ev_cli_option log_options[] = {
 	{"trust", 0, "FILE", 't',
 	 "verify: every tree head signed by one of these keys\n"
 	 "(repeatable)"},
+	{"witness", 0, "NAME", 'w',
+	 "vkey: the key as the replica NAME cosigns with it\n"
+	 "(keep-head --sign-key; no --log needed)"},
 	{NULL, 0, NULL, 0, NULL},
 };
 
@@ -269,7 +272,8 @@ static const struct ev_cli_command replicate_log_command = {
 	.synopsis = "replicate log --log DIR [--origin NAME] [--sign-key KEY] append FILE...\n"
 		"replicate log --log DIR [--trust FILE ...] verify\n"
 		"replicate log --log DIR [--json] consistency OLD_HEAD NEW_HEAD\n"
-		"replicate log --log DIR [--origin NAME] vkey PUBLIC_KEY",
+		"replicate log --log DIR [--origin NAME] vkey PUBLIC_KEY\n"
+		"replicate log --witness NAME vkey PUBLIC_KEY",
 	.summary = "an append-only log of receipts and seals (RFC 9162 tree),\n"
 		"its signed tree heads and proofs",
 	.description = "append adds each receipt or SEAL.json (by its SHA-256, once) to the log in DIR as\n"
@@ -471,19 +475,41 @@ static const struct ev_cli_command replicate_prune_command = {
 		"given (a cleanup receipt says so); 2 usage or I/O error, or a signal.\n",
 };
 
+static const struct ev_cli_option keep_head_options[] = {
+	{"name", 0, "NAME", 'n',
+	 "the name this replica cosigns under (default: its\n"
+	 "host name)"},
+	{"sign-key", 0, "KEY", 'K',
+	 "cosign each checkpoint kept with this Ed25519 key\n"
+	 "(c2sp.org/tlog-cosignature): a witness"},
+	{"trust", 0, "FILE", 't',
+	 "the log keys this replica cosigns for (repeatable;\n"
+	 "required with --sign-key)"},
+	{NULL, 0, NULL, 0, NULL},
+};
+
 static const struct ev_cli_command replicate_keep_head_command = {
 	.name = "keep-head",
 	.run = replicate_keep_head_main,
-	.synopsis = "replicate keep-head DIR LABEL",
+	.synopsis = "replicate keep-head [--sign-key KEY --trust FILE ...] [--name NAME] DIR LABEL",
 	.summary = "the far end of push --log: a host's tree head kept when it\n"
 		"extends the one kept before",
 	.description = "Run by replicate push --log on each destination (over ssh, or directly for a\n"
 		"local directory), never by hand: say the tree head last kept from LABEL (the\n"
 		"pushing host) in DIR/log-heads/LABEL, read the new head and RFC 9162's\n"
 		"consistency proof from it, and keep the new head only when the proof shows the\n"
-		"old head's tree a prefix of the new one; otherwise refuse, naming both sizes.\n",
-	.options = NULL,
-	.notes = "Exit status: 0 kept, 1 refused (a history rewritten), 2 usage or I/O error.\n",
+		"old head's tree a prefix of the new one; otherwise refuse, naming both sizes.\n"
+		"\n"
+		"With --sign-key (as this host's configuration gives it: sign-key and trust are\n"
+		"read there, never from the pushing host), the replica is a witness: it also\n"
+		"cosigns the head's C2SP checkpoint (cosignature/v1, timestamped), and only a\n"
+		"checkpoint signed by a key --trust names, of the origin it first cosigned for\n"
+		"LABEL (DIR/log-heads/LABEL/origin), saying what the head says; anything else is\n"
+		"refused and named. The cosigned checkpoint is kept beside the head and sent back\n"
+		"to the pusher, which keeps it in its log (cosignatures/NAME/).\n",
+	.options = keep_head_options,
+	.notes = "Exit status: 0 kept, 1 refused (a history rewritten, or a checkpoint a witness\n"
+		"does not cosign), 2 usage or I/O error.\n",
 };
 
 static const struct ev_cli_command replicate_receive_command = {

@@ -32,6 +32,7 @@ int replicate_log_main(int argc, char **argv)
 	struct ev_signing_key *key = NULL;
 	struct ev_trust *trust = NULL;
 	int c, json = 0, code = 2;
+	const char *witness = NULL;
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &replicate_tool, "log");
 	optind = 1;
@@ -41,6 +42,7 @@ int replicate_log_main(int argc, char **argv)
 		case 'j': json = 1; break;
 		case 'L': l.dir = optarg; break;
 		case 'o': l.origin = optarg; break;
+		case 'w': witness = optarg; break;
 		case 'K':
 			if (ev_cli_sign_key(TOOL, optarg, &key))
 				goto done;
@@ -56,7 +58,7 @@ int replicate_log_main(int argc, char **argv)
 		code = ev_cli_usage(&replicate_tool, "log", "no action given (append, verify, consistency or vkey)");
 		goto done;
 	}
-	if (!l.dir) {
+	if (!l.dir && !(witness && strcmp(argv[optind], "vkey") == 0)) {
 		code = ev_cli_usage(&replicate_tool, "log", "no log given (--log DIR)");
 		goto done;
 	}
@@ -83,8 +85,8 @@ int replicate_log_main(int argc, char **argv)
 		}
 		st = ev_receipt_log_verify(&l, &err);
 		if (st == EV_OK || st == EV_MISMATCH)
-			printf("%s: log %s: %zu entries, %zu tree heads, %zu checkpoints, root %s%s\n", st == EV_OK ? "OK" : "FAIL",
-			       l.dir, l.size, l.heads, l.checkpoints, l.root_hex,
+			printf("%s: log %s: %zu entries, %zu tree heads, %zu checkpoints, %zu cosignatures, root %s%s\n",
+			       st == EV_OK ? "OK" : "FAIL", l.dir, l.size, l.heads, l.checkpoints, l.cosignatures, l.root_hex,
 			       st == EV_OK ? "" : "; what does not hold is named above");
 	} else if (strcmp(action, "consistency") == 0) {
 		if (argc - optind != 2) {
@@ -108,7 +110,9 @@ int replicate_log_main(int argc, char **argv)
 			goto done;
 		}
 		char vkey[EV_NOTE_VKEY_MAX];
-		if ((st = ev_receipt_log_vkey(&l, argv[optind], vkey, &err)) == EV_OK)
+		st = witness ? ev_witness_vkey(witness, argv[optind], vkey, &err)
+			     : ev_receipt_log_vkey(&l, argv[optind], vkey, &err);
+		if (st == EV_OK)
 			printf("%s\n", vkey);
 	} else {
 		code = ev_cli_usage(&replicate_tool, "log", "unknown action '%s' (append, verify, consistency or vkey)", action);

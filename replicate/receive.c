@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -36,16 +37,56 @@ int replicate_receive_main(int argc, char **argv)
 
 int replicate_keep_head_main(int argc, char **argv)
 {
-	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
-		return ev_cli_help(&replicate_tool, "keep-head");
-	if (argc != 3)
-		return ev_cli_usage(&replicate_tool, "keep-head", "expected DIR LABEL");
+	struct ev_signing_key *key = NULL;
+	struct ev_trust *trust = NULL;
+	char host[256] = "";
+	struct ev_witness w = {.name = NULL};
+	int c, code = 2;
+	struct ev_cli_getopt opts;
+	ev_cli_getopt_init(&opts, &replicate_tool, "keep-head");
+	optind = 1;
+	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h': code = ev_cli_help(&replicate_tool, "keep-head"); goto done;
+		case 'n': w.name = optarg; break;
+		case 'K':
+			if (ev_cli_sign_key(TOOL, optarg, &key))
+				goto done;
+			break;
+		case 't':
+			if (ev_cli_trust_add(TOOL, &trust, optarg))
+				goto done;
+			break;
+		default: code = ev_cli_usage(&replicate_tool, "keep-head", "%s", ev_cli_option_problem(argv)); goto done;
+		}
+	}
+	if (argc - optind != 2) {
+		code = ev_cli_usage(&replicate_tool, "keep-head", "expected DIR LABEL");
+		goto done;
+	}
+	if (!w.name) {
+		gethostname(host, sizeof host - 1);
+		w.name = host;
+	}
+	if (key && !ev_note_name_ok(w.name)) {
+		code = ev_cli_usage(&replicate_tool, "keep-head", "'%s' cannot be a cosigner's name (printable ASCII without "
+				    "space or '+'): give --name NAME", w.name);
+		goto done;
+	}
+	w.key = key;
+	w.trust = trust;
 	struct ev_error err;
 	ev_error_clear(&err);
-	ev_status st = ev_receipt_log_keep_head(STDIN_FILENO, STDOUT_FILENO, argv[1], argv[2], &err);
-	if (st == EV_USAGE)
-		return ev_cli_usage(&replicate_tool, "keep-head", "%s", err.text);
+	ev_status st = ev_receipt_log_keep_head(STDIN_FILENO, STDOUT_FILENO, argv[optind], argv[optind + 1], &w, &err);
+	if (st == EV_USAGE) {
+		code = ev_cli_usage(&replicate_tool, "keep-head", "%s", err.text);
+		goto done;
+	}
 	if (st != EV_OK)
 		ev_cli_error(TOOL, &err);
-	return ev_status_exit_code(st);
+	code = ev_status_exit_code(st);
+done:
+	ev_signing_key_free(key);
+	ev_trust_free(trust);
+	return code;
 }

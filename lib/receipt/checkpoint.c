@@ -30,33 +30,33 @@ int ev_note_name_ok(const char *name)
 	return 1;
 }
 
-/* signed-note's key ID: SHA-256(name || 0x0A || 0x01 || pub)[:4], big-endian. */
-static uint32_t key_id(const char *name, size_t name_len, const unsigned char pub[32])
+/* signed-note's key ID: SHA-256(name || 0x0A || type || pub)[:4], big-endian. */
+static uint32_t key_id(const char *name, size_t name_len, unsigned type, const unsigned char pub[32])
 {
 	unsigned char buf[EV_NOTE_NAME_MAX + 2 + 32];
 	uint8_t d[EV_SHA256_LEN];
 	struct ev_error ignored;
 	memcpy(buf, name, name_len);
 	buf[name_len] = '\n';
-	buf[name_len + 1] = EV_NOTE_ED25519;
+	buf[name_len + 1] = (unsigned char)type;
 	memcpy(buf + name_len + 2, pub, 32);
 	if (ev_sha256_buffer(buf, name_len + 2 + 32, d, &ignored) != EV_OK)
 		return 0; /* only memory can fail here; no key has ID 0 by chance often enough to matter */
 	return (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8 | d[3];
 }
 
-ev_status ev_note_vkey(const char *name, const unsigned char pub[32], char vkey[EV_NOTE_VKEY_MAX],
+ev_status ev_note_vkey(const char *name, unsigned type, const unsigned char pub[32], char vkey[EV_NOTE_VKEY_MAX],
 		       struct ev_error *err)
 {
 	if (!ev_note_name_ok(name))
 		return ev_error_set(err, EV_USAGE, "'%s': not a key name (printable ASCII without space or '+', at most "
 				    "%d bytes)", name, EV_NOTE_NAME_MAX - 1);
-	unsigned char typed[1 + 32] = {EV_NOTE_ED25519};
+	unsigned char typed[1 + 32] = {(unsigned char)type};
 	memcpy(typed + 1, pub, 32);
 	char *b64 = ev_base64_encode(typed, sizeof typed);
 	if (!b64)
 		return ev_error_set(err, EV_ERROR, "out of memory");
-	snprintf(vkey, EV_NOTE_VKEY_MAX, "%s+%08x+%s", name, (unsigned)key_id(name, strlen(name), pub), b64);
+	snprintf(vkey, EV_NOTE_VKEY_MAX, "%s+%08x+%s", name, (unsigned)key_id(name, strlen(name), type, pub), b64);
 	free(b64);
 	return EV_OK;
 }
@@ -77,7 +77,7 @@ ev_status ev_checkpoint_make(const char *origin, size_t size, const ev_merkle_ha
 		st = ev_signature_sign_bytes(key, text, (size_t)tlen, blob + 4, NULL, err);
 	if (st == EV_OK) {
 		ev_signing_key_public(key, pub);
-		uint32_t id = key_id(origin, strlen(origin), pub);
+		uint32_t id = key_id(origin, strlen(origin), EV_NOTE_ED25519, pub);
 		blob[0] = (unsigned char)(id >> 24), blob[1] = (unsigned char)(id >> 16);
 		blob[2] = (unsigned char)(id >> 8), blob[3] = (unsigned char)id;
 		sig64 = ev_base64_encode(blob, sizeof blob);
@@ -134,6 +134,64 @@ static int hash64(const char *s, size_t n, ev_merkle_hash out)
 	return ok;
 }
 
+/* tlog-cosignature's signed message: "cosignature/v1\ntime T\n" and the
+ * note text, T the big-endian u64 at be (malloc'd, NUL-terminated). */
+static char *cosigned_message(const unsigned char be[8], const char *text, size_t text_len)
+{
+	uint64_t t = 0;
+	for (int i = 0; i < 8; i++)
+		t = t << 8 | be[i];
+	char head[64];
+	int n = snprintf(head, sizeof head, "cosignature/v1\ntime %llu\n", (unsigned long long)t);
+	char *msg = malloc((size_t)n + text_len + 1);
+	if (msg) {
+		memcpy(msg, head, (size_t)n);
+		memcpy(msg + n, text, text_len);
+		msg[(size_t)n + text_len] = '\0';
+	}
+	return msg;
+}
+
+/* The note text's length: up to its last blank line. @return 0 when there is none. */
+static size_t note_text_len(const char *note, size_t len)
+{
+	for (size_t i = len ? len - 1 : 0; i > 0; i--)
+		if (note[i] == '\n' && note[i - 1] == '\n')
+			return i;
+	return 0;
+}
+
+ev_status ev_cosignature_make(const char *checkpoint, size_t len, const char *name, uint64_t t,
+			      const struct ev_signing_key *key, char *line, size_t cap, struct ev_error *err)
+{
+	if (!ev_note_name_ok(name))
+		return ev_error_set(err, EV_USAGE, "'%s': not a cosigner name (printable ASCII without space or '+', at most "
+				    "%d bytes)", name, EV_NOTE_NAME_MAX - 1);
+	size_t text_len = note_text_len(checkpoint, len);
+	if (!text_len)
+		return ev_error_set(err, EV_USAGE, "not a signed note: nothing to cosign");
+	unsigned char blob[4 + 8 + SIG_LEN], pub[32];
+	for (int i = 0; i < 8; i++)
+		blob[4 + i] = (unsigned char)(t >> (56 - 8 * i));
+	char *msg = cosigned_message(blob + 4, checkpoint, text_len);
+	ev_status st = msg ? ev_signature_sign_bytes(key, msg, strlen(msg), blob + 12, NULL, err)
+			   : ev_error_set(err, EV_ERROR, "out of memory");
+	free(msg);
+	if (st != EV_OK)
+		return st;
+	ev_signing_key_public(key, pub);
+	uint32_t id = key_id(name, strlen(name), EV_NOTE_COSIGNATURE, pub);
+	blob[0] = (unsigned char)(id >> 24), blob[1] = (unsigned char)(id >> 16);
+	blob[2] = (unsigned char)(id >> 8), blob[3] = (unsigned char)id;
+	char *b64 = ev_base64_encode(blob, sizeof blob);
+	if (!b64)
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	if ((size_t)snprintf(line, cap, "%s%s %s\n", em_dash_space, name, b64) >= cap)
+		st = ev_error_set(err, EV_ERROR, "a cosignature line longer than %zu bytes", cap);
+	free(b64);
+	return st;
+}
+
 /* A signature line, after its em dash and space: NAME base64(ID || SIG).
  * Judged against trust as signed-note says. */
 static ev_status signature_line(const char *s, size_t n, size_t line_no, const char *text, size_t text_len,
@@ -162,13 +220,22 @@ static ev_status signature_line(const char *s, size_t n, size_t line_no, const c
 		unsigned char pub[32];
 		char hex[EV_SHA256_HEX_LEN + 1];
 		ev_trust_public(trust, i, pub, hex);
-		if (key_id(name, name_len, pub) != id)
-			continue; /* not this key: signed-note says to ignore it */
-		if (got != 4 + SIG_LEN || ev_trust_verify_bytes(trust, hex, text, text_len, blob + 4, got - 4) != 1)
-			st = ev_why(why, cap, "line %zu: the signature by %s (key ID %08x, trusted key %.16s...) does not "
-				    "verify: the note was changed after it was signed", line_no, name, (unsigned)id, hex);
-		else if (strcmp(name, cp->origin) == 0)
-			cp->trusted++;
+		if (key_id(name, name_len, EV_NOTE_ED25519, pub) == id) {
+			if (got != 4 + SIG_LEN || ev_trust_verify_bytes(trust, hex, text, text_len, blob + 4, got - 4) != 1)
+				st = ev_why(why, cap, "line %zu: the signature by %s (key ID %08x, trusted key %.16s...) does not "
+					    "verify: the note was changed after it was signed", line_no, name, (unsigned)id, hex);
+			else if (strcmp(name, cp->origin) == 0)
+				cp->trusted++;
+		} else if (key_id(name, name_len, EV_NOTE_COSIGNATURE, pub) == id) {
+			char *msg = got == 4 + 8 + SIG_LEN ? cosigned_message(blob + 4, text, text_len) : NULL;
+			if (!msg || ev_trust_verify_bytes(trust, hex, msg, strlen(msg), blob + 12, SIG_LEN) != 1)
+				st = ev_why(why, cap, "line %zu: the cosignature by %s (key ID %08x, trusted key %.16s...) does "
+					    "not verify: the checkpoint was changed after it was cosigned", line_no, name,
+					    (unsigned)id, hex);
+			else if (cp->cosigned++ == 0)
+				snprintf(cp->cosigners, sizeof cp->cosigners, "%s", name);
+			free(msg);
+		} /* else not this key: signed-note says to ignore it */
 	}
 	free(blob);
 	return st;
@@ -184,10 +251,7 @@ ev_status ev_checkpoint_read(const char *note, size_t len, const struct ev_trust
 		if ((unsigned char)note[i] < 0x20 && note[i] != '\n')
 			return ev_why(why, why_cap, "byte %zu is a control character (0x%02x): a signed note holds none but "
 				      "newlines", i, (unsigned char)note[i]);
-	size_t sep = 0; /* the last blank line's newline */
-	for (size_t i = len - 1; i > 0 && !sep; i--)
-		if (note[i] == '\n' && note[i - 1] == '\n')
-			sep = i;
+	size_t sep = note_text_len(note, len); /* the last blank line's newline */
 	if (!sep)
 		return ev_why(why, why_cap, "no blank line before signature lines: not a signed note");
 	size_t pos = 0, n = 0, line_no = 0, text_len = sep;

@@ -26,6 +26,7 @@
 #define EV_CHECKPOINT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lib/core/status.h"
 #include "lib/receipt/merkle.h"
@@ -33,16 +34,19 @@
 
 #define EV_TLOG_PROOF_HEADER "c2sp.org/tlog-proof@v1"
 #define EV_NOTE_NAME_MAX 256
-#define EV_NOTE_ED25519 0x01 /* signed-note's signature type for Ed25519 */
+#define EV_NOTE_ED25519 0x01     /* signed-note's signature type for Ed25519 */
+#define EV_NOTE_COSIGNATURE 0x04 /* tlog-cosignature's: a timestamped Ed25519 cosignature */
 /* Go's verifier key: NAME+KEYID(8 hex)+base64(0x01 || key), no NUL */
 #define EV_NOTE_VKEY_MAX (EV_NOTE_NAME_MAX + 1 + 8 + 1 + 44 + 1)
 
 /* Whether name may be an origin or a key name (see above). @return 1 or 0. */
 int ev_note_name_ok(const char *name);
 
-/* The verifier key of pub (raw Ed25519) under name, in the form Go's
- * note.NewVerifier reads, into vkey (EV_NOTE_VKEY_MAX bytes). */
-ev_status ev_note_vkey(const char *name, const unsigned char pub[32], char vkey[EV_NOTE_VKEY_MAX],
+/* The verifier key of pub (raw Ed25519) under name for signature type
+ * (EV_NOTE_ED25519: the form Go's note.NewVerifier reads;
+ * EV_NOTE_COSIGNATURE: a witness's, as tlog-cosignature writes it), into
+ * vkey (EV_NOTE_VKEY_MAX bytes). */
+ev_status ev_note_vkey(const char *name, unsigned type, const unsigned char pub[32], char vkey[EV_NOTE_VKEY_MAX],
 		       struct ev_error *err);
 
 /* The checkpoint of the tree of size leaves whose root is root, signed by
@@ -57,13 +61,23 @@ struct ev_checkpoint {
 	ev_merkle_hash root;
 	size_t signatures; /* signature lines, whoever made them */
 	size_t trusted;    /* of them, by a trusted key under the origin's name, verified */
+	size_t cosigned;   /* of them, cosignatures (c2sp.org/tlog-cosignature) by a trusted key, verified */
+	char cosigners[EV_NOTE_NAME_MAX]; /* the first of those cosigners' names ("" none) */
 };
+
+/* A witness's cosignature line of checkpoint (len bytes; its signatures
+ * are not cosigned: the message is "cosignature/v1\ntime T\n" and the
+ * note text) at POSIX time t, by key under name: "— NAME base64(KEYID ||
+ * u64 t || SIG)\n" (KEYID for type 0x04) into line (cap bytes). */
+ev_status ev_cosignature_make(const char *checkpoint, size_t len, const char *name, uint64_t t,
+			      const struct ev_signing_key *key, char *line, size_t cap, struct ev_error *err);
 
 /* Read the checkpoint note (len bytes). With trust (may be NULL: not
  * judged), it holds only as signed-note says a verifier must: at least one
  * signature by a trusted key named as the origin verifies, and no
  * signature whose name and key ID are a trusted key's fails (others are
- * ignored). @return EV_OK; EV_MISMATCH with a sentence in why (why_cap
+ * ignored); a cosignature whose name and type-0x04 key ID are a trusted
+ * key's must verify too, and is counted in cp->cosigned. @return EV_OK; EV_MISMATCH with a sentence in why (why_cap
  * bytes) naming the line or the signature. */
 ev_status ev_checkpoint_read(const char *note, size_t len, const struct ev_trust *trust, struct ev_checkpoint *cp,
 			     char *why, size_t why_cap);

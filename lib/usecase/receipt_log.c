@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/archive/seal.h"
@@ -358,19 +359,35 @@ static ev_status settle_origin(struct ev_receipt_log *l, int *new, struct ev_err
 	return EV_OK;
 }
 
-static ev_status record_origin(const struct ev_receipt_log *l, struct ev_error *err)
+/* DIR/origin, recorded: a log's name, or the one a replica witnesses. */
+static ev_status record_origin(const char *dir, const char *origin, struct ev_error *err)
 {
 	char path[PATH_MAX], line[EV_NOTE_NAME_MAX + 1];
-	int len = snprintf(line, sizeof line, "%s\n", l->log_origin);
-	if (ev_path_join(path, sizeof path, l->dir, "origin") != 0)
-		return ev_error_set(err, EV_USAGE, "%s: path too long", l->dir);
+	int len = snprintf(line, sizeof line, "%s\n", origin);
+	if (ev_path_join(path, sizeof path, dir, "origin") != 0)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", dir);
 	return ev_publish_bytes(path, line, (size_t)len, 0644, err);
+}
+
+/* The one Ed25519 public key in the PEM file at path. */
+static ev_status one_public_key(const char *path, unsigned char pub[32], struct ev_error *err)
+{
+	struct ev_trust *t = NULL;
+	ev_status st = ev_trust_from_files(&path, 1, &t, err);
+	if (st == EV_OK && ev_trust_count(t) != 1)
+		st = ev_error_set(err, EV_USAGE, "%s: holds %zu public keys; give a file with the one meant", path,
+				  ev_trust_count(t));
+	if (st == EV_OK)
+		ev_trust_public(t, 0, pub, NULL);
+	ev_trust_free(t);
+	return st;
 }
 
 ev_status ev_receipt_log_vkey(struct ev_receipt_log *l, const char *pub_path, char vkey[EV_NOTE_VKEY_MAX],
 			      struct ev_error *err)
 {
 	const char *name = l->origin;
+	unsigned char pub[32];
 	ev_status st = EV_OK;
 	if (!name) {
 		if ((st = read_origin(l->dir, l->log_origin, err)) != EV_OK)
@@ -380,18 +397,16 @@ ev_status ev_receipt_log_vkey(struct ev_receipt_log *l, const char *pub_path, ch
 					    "--origin NAME", l->dir);
 		name = l->log_origin;
 	}
-	struct ev_trust *t = NULL;
+	if ((st = one_public_key(pub_path, pub, err)) != EV_OK)
+		return st;
+	return ev_note_vkey(name, EV_NOTE_ED25519, pub, vkey, err);
+}
+
+ev_status ev_witness_vkey(const char *name, const char *pub_path, char vkey[EV_NOTE_VKEY_MAX], struct ev_error *err)
+{
 	unsigned char pub[32];
-	st = ev_trust_from_files(&pub_path, 1, &t, err);
-	if (st == EV_OK && ev_trust_count(t) != 1)
-		st = ev_error_set(err, EV_USAGE, "%s: holds %zu public keys; give a file with the log's one", pub_path,
-				  ev_trust_count(t));
-	if (st == EV_OK) {
-		ev_trust_public(t, 0, pub, NULL);
-		st = ev_note_vkey(name, pub, vkey, err);
-	}
-	ev_trust_free(t);
-	return st;
+	ev_status st = one_public_key(pub_path, pub, err);
+	return st == EV_OK ? ev_note_vkey(name, EV_NOTE_COSIGNATURE, pub, vkey, err) : st;
 }
 
 ev_status ev_receipt_log_append(struct ev_receipt_log *l, const char *const *files, size_t n, struct ev_error *err)
@@ -494,7 +509,7 @@ ev_status ev_receipt_log_append(struct ev_receipt_log *l, const char *const *fil
 		json_decref(head);
 	}
 	if (st == EV_OK && new_origin)
-		st = record_origin(l, err);
+		st = record_origin(l->dir, l->log_origin, err);
 	/* the same head as a C2SP checkpoint: a signed note needs a signature */
 	char *note = NULL;
 	size_t note_len = 0;
@@ -604,6 +619,58 @@ static void verify_checkpoints(struct ev_receipt_log *l, const struct head *head
 		}
 		free(note);
 	}
+}
+
+/* Each checkpoint a replica cosigned (cosignatures/NAME/checkpoint-SIZE): a
+ * checkpoint that holds (with trust, every cosignature by a trusted key
+ * verified and counted) and whose root this log's first SIZE entries
+ * still hash to: else the log showed that replica another history. */
+static void verify_cosignatures(struct ev_receipt_log *l, const struct ev_merkle *tree, size_t entries)
+{
+	char top[PATH_MAX], sub[PATH_MAX + 256], path[PATH_MAX + 512];
+	if (ev_path_join(top, sizeof top, l->dir, "cosignatures") != 0)
+		return;
+	DIR *d = opendir(top), *c;
+	struct dirent *de, *ce;
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof sub, "%s/%s", top, de->d_name);
+		if (!(c = opendir(sub)))
+			continue;
+		while ((ce = readdir(c))) {
+			if (strncmp(ce->d_name, "checkpoint-", 11) != 0)
+				continue;
+			char *note = NULL, subject[PATH_MAX + 300], now_hex[EV_SHA256_HEX_LEN + 1],
+			     cp_hex[EV_SHA256_HEX_LEN + 1];
+			size_t len = 0;
+			struct ev_checkpoint cp;
+			snprintf(path, sizeof path, "%s/%s", sub, ce->d_name);
+			snprintf(subject, sizeof subject, "cosigned by %s", de->d_name);
+			if (read_note_file(l, subject, "cosignature", path, &note, &len) &&
+			    read_checkpoint(l, subject, "cosignature", path, note, len, &cp)) {
+				ev_merkle_hash now = {0};
+				if (cp.size <= entries) {
+					ev_merkle_root(tree, cp.size, now);
+					ev_sha256_hex(now, now_hex);
+					ev_sha256_hex(cp.root, cp_hex);
+				}
+				if (cp.size > entries)
+					found(l, subject, "cosigned-checkpoint", "%s: cosigns a tree of %zu entries; this log holds "
+					      "%zu: entries were removed", path, cp.size, entries);
+				else if (memcmp(now, cp.root, sizeof now) != 0)
+					found(l, subject, "cosigned-checkpoint", "%s: the replica cosigned size %zu, root %s; this "
+					      "log's first %zu entries hash to %s: it was shown another history", path, cp.size,
+					      cp_hex, cp.size, now_hex);
+				else
+					l->cosignatures += cp.cosigned;
+			}
+			free(note);
+		}
+		closedir(c);
+	}
+	if (d)
+		closedir(d);
 }
 
 /* Entry i's tlog-proof, when one lies beside its file: the proof of this
@@ -762,6 +829,7 @@ ev_status ev_receipt_log_verify(struct ev_receipt_log *l, struct ev_error *err)
 		found(l, "entries", "no-tree-head", "entries %zu to %zu are in no tree head (an append stopped before its "
 		      "head was written)", covered, e.n - 1);
 	verify_checkpoints(l, heads, nheads);
+	verify_cosignatures(l, &tree, e.n);
 	verify_proofs(l, &e, &tree);
 	st = l->findings ? EV_MISMATCH : EV_OK;
 out:
@@ -915,7 +983,66 @@ static void say(int fd, const char *text)
 	}
 }
 
-ev_status ev_receipt_log_keep_head(int in, int out, const char *dir, const char *label, struct ev_error *err)
+/* The witness's rules beyond the consistency proof (c2sp.org/tlog-witness):
+ * a checkpoint, signed by a log key this replica trusts, named as the log
+ * it first cosigned under this label (origin_seen; *first when none yet),
+ * saying what the head says. why (cap bytes) says what does not hold;
+ * *note is the checkpoint (inside msg). */
+static void witness_judges(const struct ev_witness *w, const json_t *msg, const struct head *new, const char *kept_dir,
+			   char origin_seen[EV_NOTE_NAME_MAX], int *first, const char **note, char *why, size_t cap)
+{
+	char cwhy[512], had[EV_SHA256_HEX_LEN + 1], says[EV_SHA256_HEX_LEN + 1];
+	struct ev_checkpoint cp;
+	struct ev_error oerr;
+	ev_error_clear(&oerr);
+	*note = json_string_value(json_object_get(msg, "checkpoint"));
+	*first = 0;
+	if (!w->trust || !ev_trust_count(w->trust))
+		snprintf(why, cap, "this replica cosigns only the checkpoints of a log whose key it trusts, and trusts none "
+			 "(--trust, or trust in its configuration)");
+	else if (!*note)
+		snprintf(why, cap, "the head came without a checkpoint: an unsigned log (replicate log --sign-key) is not "
+			 "cosigned");
+	else if (ev_checkpoint_read(*note, strlen(*note), w->trust, &cp, cwhy, sizeof cwhy) != EV_OK)
+		snprintf(why, cap, "checkpoint: %.480s", cwhy);
+	else if (read_origin(kept_dir, origin_seen, &oerr) != EV_OK)
+		snprintf(why, cap, "%.500s", oerr.text);
+	else if (origin_seen[0] && strcmp(origin_seen, cp.origin) != 0)
+		snprintf(why, cap, "unknown origin %.100s: this replica witnesses this host's log as %.100s (%.200s/origin)",
+			 cp.origin, origin_seen, kept_dir);
+	else if (cp.size != new->size || memcmp(cp.root, new->root, sizeof cp.root) != 0)
+		ev_sha256_hex(cp.root, says), ev_sha256_hex(new->root, had),
+			snprintf(why, cap, "the checkpoint says size %zu, root %s; the head says size %zu, root %s", cp.size,
+				 says, new->size, had);
+	else if (!origin_seen[0])
+		*first = 1, snprintf(origin_seen, EV_NOTE_NAME_MAX, "%s", cp.origin);
+}
+
+/* Cosign note as w, keep it as KEPT/heads/checkpoint-SIZE, and the origin
+ * when it is the first: line (cap bytes) receives the cosignature's line. */
+static ev_status witness_cosigns(const struct ev_witness *w, const char *note, size_t size, const char *kept_dir,
+				 const char *origin, int first, char *line, size_t cap, struct ev_error *err)
+{
+	size_t len = strlen(note);
+	ev_status st = ev_cosignature_make(note, len, w->name, (uint64_t)time(NULL), w->key, line, cap, err);
+	char path[PATH_MAX + 32], *cosigned = st == EV_OK ? malloc(len + strlen(line) + 1) : NULL;
+	if (st == EV_OK && !cosigned)
+		st = ev_error_set(err, EV_ERROR, "out of memory");
+	if (st == EV_OK) {
+		memcpy(cosigned, note, len);
+		memcpy(cosigned + len, line, strlen(line) + 1);
+		snprintf(path, sizeof path, "%s/heads/checkpoint-%010zu", kept_dir, size);
+		st = ev_publish_bytes(path, cosigned, strlen(cosigned), 0644, err);
+	}
+	if (st == EV_OK && first)
+		st = record_origin(kept_dir, origin, err);
+	free(cosigned);
+	line[strcspn(line, "\n")] = '\0';
+	return st;
+}
+
+ev_status ev_receipt_log_keep_head(int in, int out, const char *dir, const char *label, const struct ev_witness *w,
+				   struct ev_error *err)
 {
 	char kept_dir[PATH_MAX], text[PATH_MAX + 768];
 	if (!label[0] || strchr(label, '/') || label[0] == '.')
@@ -978,14 +1105,16 @@ ev_status ev_receipt_log_keep_head(int in, int out, const char *dir, const char 
 				 "root %s): its history was rewritten", new.size, label, old->size,
 				 json_string_value(json_object_get(old->doc, "root_sha256")));
 	}
+	const char *note = NULL;
+	char origin_seen[EV_NOTE_NAME_MAX] = "", cosignature[EV_NOTE_NAME_MAX + 160] = "";
+	int first = 0, cosign = st == EV_OK && !why[0] && w && w->key;
+	if (cosign)
+		witness_judges(w, msg, &new, kept_dir, origin_seen, &first, &note, why, sizeof why);
 	if (st == EV_OK && why[0]) {
 		snprintf(text, sizeof text, "refused: %s\n", why);
 		say(out, text);
 		st = ev_error_set(err, EV_MISMATCH, "%s", why);
-	} else if (st == EV_OK && old && old->size == new.size) {
-		snprintf(text, sizeof text, "kept head-%010zu\n", new.size); /* the same head: nothing new to keep */
-		say(out, text);
-	} else if (st == EV_OK) {
+	} else if (st == EV_OK && !(old && old->size == new.size)) { /* the same head: nothing new to keep */
 		char path[PATH_MAX + 32];
 		snprintf(path, sizeof path, "%s/heads/head-%010zu.json", kept_dir, new.size);
 		char sub[PATH_MAX + 8];
@@ -994,13 +1123,78 @@ ev_status ev_receipt_log_keep_head(int in, int out, const char *dir, const char 
 			st = ev_error_errno(err, errno, "%s: cannot make it", sub);
 		if (st == EV_OK)
 			st = ev_publish_json(path, new_doc, err);
-		if (st == EV_OK) {
-			snprintf(text, sizeof text, "kept head-%010zu\n", new.size);
-			say(out, text);
-		}
+	}
+	if (st == EV_OK && cosign)
+		st = witness_cosigns(w, note, new.size, kept_dir, origin_seen, first, cosignature, sizeof cosignature, err);
+	if (st == EV_OK) {
+		snprintf(text, sizeof text, "kept head-%010zu%s%s\n", new.size, cosignature[0] ? " cosigned " : "",
+			 cosignature);
+		say(out, text);
 	}
 	json_decref(msg);
 	free(line);
 	heads_free(heads, nheads);
+	return st;
+}
+
+ev_status ev_receipt_log_checkpoint(const struct ev_receipt_log *l, size_t size, char **note, size_t *len,
+				    struct ev_error *err)
+{
+	char path[PATH_MAX], name[64];
+	struct stat sb;
+	*note = NULL;
+	*len = 0;
+	snprintf(name, sizeof name, "heads/checkpoint-%010zu", size);
+	if (ev_path_join(path, sizeof path, l->dir, name) != 0)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", l->dir);
+	if (lstat(path, &sb) != 0)
+		return errno == ENOENT ? EV_OK : ev_error_errno(err, errno, "%s: cannot read", path);
+	int fd = ev_input_open(path, "a checkpoint", err);
+	if (fd < 0)
+		return err->status;
+	close(fd);
+	return ev_file_read_all(path, NOTE_MAX, note, len, err);
+}
+
+ev_status ev_receipt_log_keep_cosignature(const struct ev_receipt_log *l, size_t size, const char *line, char *name,
+					  size_t cap, char *why, size_t why_cap, struct ev_error *err)
+{
+	char *note = NULL, *cosigned = NULL, path[PATH_MAX], sub[64];
+	size_t len = 0;
+	struct ev_checkpoint cp;
+	name[0] = '\0';
+	ev_status st = ev_receipt_log_checkpoint(l, size, &note, &len, err);
+	if (st == EV_OK && !note)
+		st = ev_error_set(err, EV_ERROR, "%s: no checkpoint of size %zu to keep a cosignature of", l->dir, size);
+	size_t cap_all = len + strlen(line) + 2;
+	if (st == EV_OK && !(cosigned = malloc(cap_all)))
+		st = ev_error_set(err, EV_ERROR, "out of memory");
+	if (st == EV_OK && cosigned) {
+		memcpy(cosigned, note, len);
+		snprintf(cosigned + len, cap_all - len, "%s\n", line);
+		/* its shape only: the replica's key is the reviewer's to trust */
+		if (ev_checkpoint_read(cosigned, strlen(cosigned), NULL, &cp, why, why_cap) != EV_OK ||
+		    cp.signatures < 2 || strncmp(line, "\xe2\x80\x94 ", 4) != 0)
+			st = why[0] ? EV_MISMATCH : ev_why(why, why_cap, "'%.80s' is not a cosignature line", line);
+	}
+	if (st == EV_OK) {
+		char cosigner[EV_NOTE_NAME_MAX];
+		snprintf(cosigner, sizeof cosigner, "%.*s", (int)strcspn(line + 4, " "), line + 4);
+		ev_path_label(cosigner, name, cap);
+		snprintf(sub, sizeof sub, "/checkpoint-%010zu", size);
+		if (snprintf(path, sizeof path, "%s/cosignatures", l->dir) >= (int)sizeof path ||
+		    (mkdir(path, 0755) != 0 && errno != EEXIST))
+			st = ev_error_errno(err, errno, "%s: cannot make it", path);
+		else if (snprintf(path, sizeof path, "%s/cosignatures/%s", l->dir, name) >= (int)sizeof path - 32 ||
+			 (mkdir(path, 0755) != 0 && errno != EEXIST))
+			st = ev_error_errno(err, errno, "%s: cannot make it", path);
+		if (st == EV_OK) {
+			strcat(path, sub);
+			st = ev_publish_bytes(path, cosigned, strlen(cosigned), 0644, err);
+		}
+		snprintf(name, cap, "%s", cosigner);
+	}
+	free(note);
+	free(cosigned);
 	return st;
 }

@@ -18,6 +18,8 @@
  *   origin          the log's name in its checkpoints, one line, written by
  *                   the first append and never changed;
  *   .lock           appends are serialised with flock on it.
+ *   cosignatures/NAME/checkpoint-SIZE   a checkpoint a replica (NAME) cosigned
+ *                   when a push gave it this log's head (keep-head);
  * And beside each file appended, FILE.inclusion.json: its inclusion proof
  * against the tree head written by that append; with a key, also
  * FILE.tlog-proof, the same proof as a C2SP tlog-proof.
@@ -72,6 +74,7 @@ struct ev_receipt_log {
 	char checkpoint_path[PATH_MAX];      /* append with a key: the checkpoint written ("" without one) */
 	char log_origin[EV_NOTE_NAME_MAX];   /* the origin recorded in DIR/origin ("" none yet) */
 	size_t checkpoints;                  /* verify: checkpoints verified */
+	size_t cosignatures;                 /* verify: cosignatures by trusted keys verified */
 	unsigned findings;
 };
 
@@ -93,6 +96,10 @@ ev_status ev_receipt_log_verify(struct ev_receipt_log *l, struct ev_error *err);
 ev_status ev_receipt_log_vkey(struct ev_receipt_log *l, const char *pub_path, char vkey[EV_NOTE_VKEY_MAX],
 			      struct ev_error *err);
 
+/* The verifier key of the public key in pub_path as the witness named
+ * name cosigns with it (signature type 0x04), into vkey. */
+ev_status ev_witness_vkey(const char *name, const char *pub_path, char vkey[EV_NOTE_VKEY_MAX], struct ev_error *err);
+
 /* The consistency of old_head (a tree head file, from this log or
  * another host's) with new_head, both against this log's entries.
  * *proof (a new reference) receives the evidence-consistency/1 document.
@@ -112,13 +119,42 @@ ev_status ev_receipt_log_consistency(struct ev_receipt_log *l, const char *old_h
 ev_status ev_receipt_log_offer(struct ev_receipt_log *l, size_t old_size, const char *old_root_hex, json_t **head,
 			       json_t **proof, char *label, size_t cap, char *why, size_t why_cap, struct ev_error *err);
 
+/* A replica as a witness (c2sp.org/tlog-cosignature): with a key,
+ * keep-head cosigns the checkpoint of every head it keeps, for the logs
+ * whose keys it trusts. */
+struct ev_witness {
+	const struct ev_signing_key *key; /* NULL: heads are kept, nothing is cosigned */
+	const struct ev_trust *trust;     /* the log keys it cosigns for; required with a key */
+	const char *name;                 /* the cosigner's name in its signature lines */
+};
+
 /* The far end (`replicate keep-head DIR LABEL`): says on out "have SIZE
  * ROOT" (the last head kept in DIR/log-heads/LABEL, or "have 0 -"), reads
- * one line from in, {"head": HEAD, "proof": [hex...]}, and keeps HEAD as
- * DIR/log-heads/LABEL/head-SIZE.json only when the proof shows the kept
- * head's tree a prefix of it (RFC 9162 §2.1.4.2), answering "kept
- * head-SIZE" or "refused: WHY". @return EV_OK kept; EV_MISMATCH refused;
- * EV_USAGE or EV_ERROR. */
-ev_status ev_receipt_log_keep_head(int in, int out, const char *dir, const char *label, struct ev_error *err);
+ * one line from in, {"head": HEAD, "proof": [hex...], "checkpoint": NOTE
+ * (a signed log's)}, and keeps HEAD as DIR/log-heads/LABEL/head-SIZE.json
+ * only when the proof shows the kept head's tree a prefix of it (RFC 9162
+ * §2.1.4.2), answering "kept head-SIZE" or "refused: WHY". With w's key,
+ * it cosigns too, as a witness does: only a checkpoint signed by a trusted
+ * key, whose origin is the one first cosigned under LABEL (recorded in
+ * DIR/log-heads/LABEL/origin), saying what the head says; the cosigned
+ * checkpoint is kept beside the head (checkpoint-SIZE) and the answer is
+ * "kept head-SIZE cosigned LINE", LINE the cosignature's. @return EV_OK
+ * kept; EV_MISMATCH refused; EV_USAGE or EV_ERROR. */
+ev_status ev_receipt_log_keep_head(int in, int out, const char *dir, const char *label, const struct ev_witness *w,
+				   struct ev_error *err);
+
+/* The pushing side again: this log's checkpoint of size entries (*note
+ * malloc'd, *len bytes; NULL when the log wrote none: unsigned). */
+ev_status ev_receipt_log_checkpoint(const struct ev_receipt_log *l, size_t size, char **note, size_t *len,
+				    struct ev_error *err);
+
+/* Keep a replica's cosignature LINE of this log's checkpoint of size
+ * entries: the checkpoint and LINE as LOG/cosignatures/NAME/checkpoint-SIZE
+ * (NAME the cosigner's, made a file name; the cosigner's name into name,
+ * cap bytes).
+ * @return EV_OK; EV_MISMATCH (why: LINE is not a cosignature line);
+ * EV_ERROR. */
+ev_status ev_receipt_log_keep_cosignature(const struct ev_receipt_log *l, size_t size, const char *line, char *name,
+					  size_t cap, char *why, size_t why_cap, struct ev_error *err);
 
 #endif

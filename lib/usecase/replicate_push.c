@@ -186,9 +186,13 @@ static ev_status exchange_head(struct ev_push_destination *d, struct ev_error *e
 			goto out;
 		}
 	}
-	char *bytes = NULL;
-	size_t len = 0;
+	char *bytes = NULL, *note = NULL;
+	size_t len = 0, size = (size_t)json_integer_value(json_object_get(head, "size"));
 	json_t *msg = st == EV_OK ? json_pack("{s:O, s:O}", "head", head, "proof", proof) : NULL;
+	/* a signed log's checkpoint too, for a replica that cosigns it */
+	if (st == EV_OK && msg && (st = ev_receipt_log_checkpoint(&l, size, &note, &len, err)) == EV_OK && note)
+		json_object_set_new(msg, "checkpoint", json_stringn(note, len));
+	free(note);
 	if (st == EV_OK && (!msg || ev_json_dump(msg, &bytes, &len, err) != EV_OK))
 		st = err->status ? err->status : ev_error_set(err, EV_ERROR, "out of memory");
 	json_decref(msg);
@@ -201,7 +205,21 @@ static ev_status exchange_head(struct ev_push_destination *d, struct ev_error *e
 	}
 	if (st == EV_OK) {
 		size_t used = strlen(d->message);
-		if (strncmp(line, "kept ", 5) == 0) {
+		char *cosigned = strstr(line, " cosigned ");
+		if (strncmp(line, "kept ", 5) == 0 && cosigned) {
+			char name[256];
+			*cosigned = '\0';
+			if ((st = ev_receipt_log_keep_cosignature(&l, size, cosigned + 10, name, sizeof name, why, sizeof why,
+								 err)) == EV_OK) {
+				snprintf(d->message + used, sizeof d->message - used, "; tree head %s kept there, cosigned by %s",
+					 line + 5, name);
+			} else if (st == EV_MISMATCH) {
+				d->outcome = EV_PUSH_FAILED_CHECK;
+				snprintf(d->message + used, sizeof d->message - used, "; tree head %s kept there, its cosignature "
+					 "REFUSED: %s", line + 5, why);
+				st = EV_OK;
+			}
+		} else if (strncmp(line, "kept ", 5) == 0) {
 			snprintf(d->message + used, sizeof d->message - used, "; tree head %s kept there", line + 5);
 		} else {
 			d->outcome = EV_PUSH_FAILED_CHECK;

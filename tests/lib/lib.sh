@@ -387,6 +387,22 @@ git_init () {
 	git init -q -b main "$1"
 }
 
+# require_go_sumdb: skip the whole test unless Go and Debian's
+# golang-golang-x-mod-dev (Go's sumdb note and tlog packages) are here.
+require_go_sumdb () {
+	command -v go >/dev/null || test_skip_all "go is not installed (apt-get install golang-go golang-golang-x-mod-dev)"
+	[ -d /usr/share/gocode/src/golang.org/x/mod/sumdb/note ] ||
+		test_skip_all "Go's sumdb packages are not installed (apt-get install golang-golang-x-mod-dev)"
+}
+
+# build_c2sp_verify: tests/replicate/c2sp-verify.go built as ./c2sp-verify,
+# offline, against Debian's x/mod (GOPATH mode: no module download).
+build_c2sp_verify () {
+	mkdir -p gosrc && cp "$EV_SRCDIR/tests/replicate/c2sp-verify.go" gosrc/main.go &&
+		GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE="$PWD/gocache" GOFLAGS= GOTOOLCHAIN=local \
+			go build -o c2sp-verify ./gosrc 2>go-build.err || { cat go-build.err; return 1; }
+}
+
 # late_signal STEM WHEN COMMAND...: run COMMAND under strace with its
 # WHEN-th fsync (of its main thread) held 1.5 s; once a temporary of a file
 # whose name starts with STEM appears here (or in $LATE_DIR), send SIGTERM

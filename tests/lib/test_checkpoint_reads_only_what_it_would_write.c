@@ -115,14 +115,37 @@ int main(void)
 	CHECK_INT_EQ((int)cp.signatures, 2);
 	CHECK_INT_EQ((int)cp.trusted, 1);
 
+	/* a witness's cosignature: counted under trust, a changed one refused, an untrusted one ignored */
+	char cosig[512], cosigned[2048];
+	CHECK_INT_EQ(ev_cosignature_make(note, len, "w.example/witness", 1765000000, stranger_key, cosig, sizeof cosig, &err),
+		     EV_OK);
+	CHECK(starts(cosig, "\xe2\x80\x94 w.example/witness "));
+	snprintf(cosigned, sizeof cosigned, "%s%s", note, cosig);
+	struct ev_trust *lab_and_witness = ev_trust_new();
+	snprintf(why, sizeof why, "%s/lab.pub", dir);
+	CHECK_INT_EQ(ev_trust_add_file(lab_and_witness, why, &err), EV_OK);
+	snprintf(why, sizeof why, "%s/stranger.pub", dir);
+	CHECK_INT_EQ(ev_trust_add_file(lab_and_witness, why, &err), EV_OK);
+	CHECK_INT_EQ(ev_checkpoint_read(cosigned, strlen(cosigned), lab_and_witness, &cp, why, sizeof why), EV_OK);
+	CHECK_INT_EQ((int)cp.cosigned, 1);
+	CHECK_STR_EQ(cp.cosigners, "w.example/witness");
+	CHECK_INT_EQ(ev_checkpoint_read(cosigned, strlen(cosigned), lab, &cp, why, sizeof why), EV_OK);
+	CHECK_INT_EQ((int)cp.cosigned, 0);
+	char *at = strstr(cosigned, "w.example/witness ") + strlen("w.example/witness ") + 20;
+	*at = *at == 'A' ? 'B' : 'A';
+	CHECK_INT_EQ(ev_checkpoint_read(cosigned, strlen(cosigned), lab_and_witness, &cp, why, sizeof why), EV_MISMATCH);
+	CHECK(starts(why, "line 6: the cosignature by w.example/witness (key ID "));
+	CHECK_INT_EQ(ev_cosignature_make(note, len, "w witness", 1, stranger_key, cosig, sizeof cosig, &err), EV_USAGE);
+	ev_trust_free(lab_and_witness);
+
 	/* the verifier key: NAME+KEYID+base64(0x01 || key) */
 	char vkey[EV_NOTE_VKEY_MAX];
 	unsigned char pub[32];
 	ev_signing_key_public(lab_key, pub);
-	CHECK_INT_EQ(ev_note_vkey("lab.example/log", pub, vkey, &err), EV_OK);
+	CHECK_INT_EQ(ev_note_vkey("lab.example/log", EV_NOTE_ED25519, pub, vkey, &err), EV_OK);
 	CHECK(starts(vkey, "lab.example/log+"));
 	CHECK_INT_EQ((int)strlen(vkey), (int)strlen("lab.example/log+") + 8 + 1 + 44);
-	CHECK_INT_EQ(ev_note_vkey("lab log", pub, vkey, &err), EV_USAGE);
+	CHECK_INT_EQ(ev_note_vkey("lab log", EV_NOTE_ED25519, pub, vkey, &err), EV_USAGE);
 
 	/* a tlog-proof reads back; its refusals are named */
 	ev_merkle_hash path[2];

@@ -8,6 +8,7 @@
 //	c2sp-verify checkpoint VKEY CHECKPOINT...
 //	c2sp-verify inclusion VKEY ENTRIES TLOG_PROOF...
 //	c2sp-verify consistency VKEY (OLD_CHECKPOINT NEW_CHECKPOINT PROOF_JSON)...
+//	c2sp-verify cosigned VKEY WITNESS_VKEY CHECKPOINT...
 //	c2sp-verify dump FILE
 //
 // VKEY is the log's verifier key (replicate log vkey). ENTRIES is the log's
@@ -18,14 +19,22 @@
 // prints (every root, inclusion path and consistency proof of the leaves
 // "leaf-0"... for every tree size to N): the roots are recomputed with
 // tlog.StoredHashes and tlog.TreeHash, the proofs checked with
-// tlog.CheckRecord and tlog.CheckTree. Each file that holds prints "ok: FILE";
+// tlog.CheckRecord and tlog.CheckTree. WITNESS_VKEY is a replica's key as
+// c2sp.org/tlog-cosignature writes it (NAME+KEYID+base64(0x04 || key)),
+// which note.NewVerifier does not read: its cosignature/v1 is checked here
+// with crypto/ed25519 inside note.Open, and a cosigned checkpoint holds
+// when both the log's signature and the witness's verify.
+// Each file that holds prints "ok: FILE";
 // the first that does not prints "FILE: why" on stderr and exits 1; usage
 // exits 2.
 package main
 
 import (
 	"bytes"
+	"crypto/ed25519"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -143,6 +152,60 @@ func consistency(v note.Verifier, oldFile, newFile, proofFile string) error {
 	return tlog.CheckTree(proof, cps[1].size, cps[1].root, cps[0].size, cps[0].root)
 }
 
+// cosigner is a witness's key: tlog-cosignature's timestamped Ed25519.
+type cosigner struct {
+	name string
+	hash uint32
+	key  ed25519.PublicKey
+}
+
+func (c cosigner) Name() string    { return c.name }
+func (c cosigner) KeyHash() uint32 { return c.hash }
+
+// Verify checks cosignature/v1: "cosignature/v1\ntime T\n" and the note
+// text, signed; sig is the big-endian u64 T and the Ed25519 signature.
+func (c cosigner) Verify(msg, sig []byte) bool {
+	if len(sig) != 8+ed25519.SignatureSize {
+		return false
+	}
+	m := append([]byte(fmt.Sprintf("cosignature/v1\ntime %d\n", binary.BigEndian.Uint64(sig[:8]))), msg...)
+	return ed25519.Verify(c.key, m, sig[8:])
+}
+
+func newCosigner(vkey string) (cosigner, error) {
+	parts := strings.SplitN(vkey, "+", 3)
+	if len(parts) != 3 {
+		return cosigner{}, fmt.Errorf("%q is not NAME+KEYID+KEY", vkey)
+	}
+	hash, err1 := strconv.ParseUint(parts[1], 16, 32)
+	raw, err2 := base64.StdEncoding.DecodeString(parts[2])
+	if err1 != nil || err2 != nil || len(raw) != 1+ed25519.PublicKeySize || raw[0] != 0x04 {
+		return cosigner{}, fmt.Errorf("%q is not a cosigner's key (type 0x04, Ed25519)", vkey)
+	}
+	sum := sha256.Sum256(append([]byte(parts[0]+"\n"), raw...))
+	if binary.BigEndian.Uint32(sum[:4]) != uint32(hash) {
+		return cosigner{}, fmt.Errorf("%q: its key ID is not SHA-256(name, 0x0A, 0x04, key)'s", vkey)
+	}
+	return cosigner{parts[0], uint32(hash), ed25519.PublicKey(raw[1:])}, nil
+}
+
+// cosigned checks that both the log and the witness signed msg.
+func cosigned(v note.Verifier, c cosigner, msg []byte) error {
+	n, err := note.Open(msg, note.VerifierList(v, c))
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, s := range n.Sigs {
+		seen[s.Name] = true
+	}
+	if !seen[v.Name()] || !seen[c.name] {
+		return fmt.Errorf("not signed by both %s and %s", v.Name(), c.name)
+	}
+	_, err = openCheckpoint(v, msg)
+	return err
+}
+
 // hashList reads merkle-dump's comma-separated hex hashes.
 func hashList(text string) ([]tlog.Hash, error) {
 	var list []tlog.Hash
@@ -237,7 +300,7 @@ func main() {
 		return
 	}
 	if len(os.Args) < 4 {
-		fmt.Fprintln(os.Stderr, "usage: c2sp-verify (checkpoint VKEY FILE... | inclusion VKEY ENTRIES PROOF... | consistency VKEY (OLD NEW PROOF_JSON)... | dump FILE)")
+		fmt.Fprintln(os.Stderr, "usage: c2sp-verify (checkpoint VKEY FILE... | cosigned VKEY WITNESS_VKEY FILE... | inclusion VKEY ENTRIES PROOF... | consistency VKEY (OLD NEW PROOF_JSON)... | dump FILE)")
 		os.Exit(2)
 	}
 	v, err := note.NewVerifier(os.Args[2])
@@ -255,6 +318,22 @@ func main() {
 			msg, err := os.ReadFile(f)
 			if err == nil {
 				_, err = openCheckpoint(v, msg)
+			}
+			if err != nil {
+				fail(f, err)
+			}
+			fmt.Printf("ok: %s\n", f)
+		}
+	case "cosigned":
+		c, err := newCosigner(os.Args[3])
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "c2sp-verify: witness key: %v\n", err)
+			os.Exit(2)
+		}
+		for _, f := range os.Args[4:] {
+			msg, err := os.ReadFile(f)
+			if err == nil {
+				err = cosigned(v, c, msg)
 			}
 			if err != nil {
 				fail(f, err)

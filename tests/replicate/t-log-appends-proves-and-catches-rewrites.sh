@@ -37,7 +37,7 @@ test_expect_success 'append in two batches: entries, signed heads, an inclusion 
 	"$REPLICATE" log --log L --sign-key lab.key append s2/receipt.json s2/SEAL.json s3/receipt.json >out &&
 	test -s s3/receipt.json.inclusion.json &&
 	"$REPLICATE" log --log L --trust lab.pub verify >out &&
-	grep -q "^OK: log L: 5 entries, 2 tree heads, 2 checkpoints, root [0-9a-f]\\{64\\}$" out
+	grep -q "^OK: log L: 5 entries, 2 tree heads, 2 checkpoints, 0 cosignatures, root [0-9a-f]\\{64\\}$" out
 '
 
 test_expect_success 'each inclusion proof verifies independently against its line and its signed head' '
