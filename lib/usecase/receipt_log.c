@@ -1018,20 +1018,47 @@ static void witness_judges(const struct ev_witness *w, const json_t *msg, const 
 		*first = 1, snprintf(origin_seen, EV_NOTE_NAME_MAX, "%s", cp.origin);
 }
 
+/* The cosignature line this replica already made of note at path (the
+ * file it kept), into line: @return 1 when it kept that very checkpoint
+ * cosigned, 0 otherwise. A head offered again is answered with the same
+ * line, so that a push repeated gets the same evidence, not a new time. */
+static int cosigned_before(const char *path, const char *note, char *line, size_t cap)
+{
+	char *kept = NULL;
+	size_t len = 0, n = strlen(note);
+	struct ev_error ignored;
+	int same = 0;
+	if (ev_file_read_all(path, NOTE_MAX, &kept, &len, &ignored) != EV_OK)
+		return 0;
+	if (len > n && memcmp(kept, note, n) == 0 && memchr(kept + n, '\n', len - n) == kept + len - 1 &&
+	    len - n < cap) {
+		memcpy(line, kept + n, len - n);
+		line[len - n] = '\0';
+		same = 1;
+	}
+	free(kept);
+	return same;
+}
+
 /* Cosign note as w, keep it as KEPT/heads/checkpoint-SIZE, and the origin
  * when it is the first: line (cap bytes) receives the cosignature's line. */
 static ev_status witness_cosigns(const struct ev_witness *w, const char *note, size_t size, const char *kept_dir,
 				 const char *origin, int first, char *line, size_t cap, struct ev_error *err)
 {
 	size_t len = strlen(note);
+	char path[PATH_MAX + 32];
+	snprintf(path, sizeof path, "%s/heads/checkpoint-%010zu", kept_dir, size);
+	if (cosigned_before(path, note, line, cap)) {
+		line[strcspn(line, "\n")] = '\0';
+		return EV_OK;
+	}
 	ev_status st = ev_cosignature_make(note, len, w->name, (uint64_t)time(NULL), w->key, line, cap, err);
-	char path[PATH_MAX + 32], *cosigned = st == EV_OK ? malloc(len + strlen(line) + 1) : NULL;
+	char *cosigned = st == EV_OK ? malloc(len + strlen(line) + 1) : NULL;
 	if (st == EV_OK && !cosigned)
 		st = ev_error_set(err, EV_ERROR, "out of memory");
 	if (st == EV_OK) {
 		memcpy(cosigned, note, len);
 		memcpy(cosigned + len, line, strlen(line) + 1);
-		snprintf(path, sizeof path, "%s/heads/checkpoint-%010zu", kept_dir, size);
 		st = ev_publish_bytes(path, cosigned, strlen(cosigned), 0644, err);
 	}
 	if (st == EV_OK && first)
@@ -1189,8 +1216,20 @@ ev_status ev_receipt_log_keep_cosignature(const struct ev_receipt_log *l, size_t
 			 (mkdir(path, 0755) != 0 && errno != EEXIST))
 			st = ev_error_errno(err, errno, "%s: cannot make it", path);
 		if (st == EV_OK) {
+			char *kept = NULL;
+			size_t kept_len = 0;
+			struct ev_error ignored;
 			strcat(path, sub);
-			st = ev_publish_bytes(path, cosigned, strlen(cosigned), 0644, err);
+			/* the same head pushed again: the replica answers with the line it gave */
+			if (ev_file_read_all(path, NOTE_MAX, &kept, &kept_len, &ignored) == EV_OK && kept_len == strlen(cosigned) &&
+			    memcmp(kept, cosigned, kept_len) == 0)
+				;
+			else if (kept)
+				st = ev_why(why, why_cap, "%s already holds another cosignature by %s of this checkpoint", path,
+					    cosigner);
+			else
+				st = ev_publish_bytes(path, cosigned, strlen(cosigned), 0644, err);
+			free(kept);
 		}
 		snprintf(name, cap, "%s", cosigner);
 	}

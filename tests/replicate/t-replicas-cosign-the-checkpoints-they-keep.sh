@@ -94,6 +94,14 @@ test_expect_success 'Go verifies the cosigned checkpoint, both signatures, and r
 	grep -q "^replicate: cosigned by r1.example_witness: cosignature: .*/checkpoint-0000000003: line 6: the cosignature by r1.example/witness (key ID [0-9a-f]\\{8\\}, trusted key [0-9a-f]\\{16\\}...) does not verify: the checkpoint was changed after it was cosigned$" err
 '
 
+test_expect_success 'the same head pushed again: the same cosignature line, not a new one' '
+	cp L/cosignatures/r1.example_witness/checkpoint-0000000003 before &&
+	push_to r1 L >out &&
+	grep -q "tree head head-0000000003 kept there, cosigned by r1.example/witness$" out &&
+	test_cmp before L/cosignatures/r1.example_witness/checkpoint-0000000003 &&
+	label=$(ls r1/log-heads) && test_cmp before r1/log-heads/$label/heads/checkpoint-0000000003
+'
+
 test_expect_success 'the next push: the replica cosigns the larger checkpoint once the proof extends the one it kept' '
 	"$REPLICATE" log --log L --sign-key lab.key append r4/receipt.json >/dev/null &&
 	push_to r1 L >out &&
