@@ -484,7 +484,7 @@ static const struct ev_cli_option keep_head_options[] = {
 	 "(c2sp.org/tlog-cosignature): a witness"},
 	{"trust", 0, "FILE", 't',
 	 "the log keys this replica cosigns for (repeatable;\n"
-	 "required with --sign-key)"},
+	 "none: heads are kept, nothing is cosigned)"},
 	{NULL, 0, NULL, 0, NULL},
 };
 
@@ -506,7 +506,9 @@ static const struct ev_cli_command replicate_keep_head_command = {
 		"checkpoint signed by a key --trust names, of the origin it first cosigned for\n"
 		"LABEL (DIR/log-heads/LABEL/origin), saying what the head says; anything else is\n"
 		"refused and named. The cosigned checkpoint is kept beside the head and sent back\n"
-		"to the pusher, which keeps it in its log (cosignatures/NAME/).\n",
+		"to the pusher, which keeps it in its log (cosignatures/NAME/). With no --trust,\n"
+		"or a head without a checkpoint (an unsigned log), the head is kept and nothing\n"
+		"is cosigned: \"not cosigned: WHY\".\n",
 	.options = keep_head_options,
 	.notes = "Exit status: 0 kept, 1 refused (a history rewritten, or a checkpoint a witness\n"
 		"does not cosign), 2 usage or I/O error.\n",

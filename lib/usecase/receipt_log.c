@@ -986,10 +986,12 @@ static void say(int fd, const char *text)
 /* The witness's rules beyond the consistency proof (c2sp.org/tlog-witness):
  * a checkpoint, signed by a log key this replica trusts, named as the log
  * it first cosigned under this label (origin_seen; *first when none yet),
- * saying what the head says. why (cap bytes) says what does not hold;
- * *note is the checkpoint (inside msg). */
-static void witness_judges(const struct ev_witness *w, const json_t *msg, const struct head *new, const char *kept_dir,
-			   char origin_seen[EV_NOTE_NAME_MAX], int *first, const char **note, char *why, size_t cap)
+ * saying what the head says. @return 1 cosign it; 0 keep the head without
+ * cosigning (no log key trusted here, or an unsigned log: nothing to
+ * cosign), why (cap bytes) says so; -1 refuse, why says what does not
+ * hold. *note is the checkpoint (inside msg). */
+static int witness_judges(const struct ev_witness *w, const json_t *msg, const struct head *new, const char *kept_dir,
+			  char origin_seen[EV_NOTE_NAME_MAX], int *first, const char **note, char *why, size_t cap)
 {
 	char cwhy[512], had[EV_SHA256_HEX_LEN + 1], says[EV_SHA256_HEX_LEN + 1];
 	struct ev_checkpoint cp;
@@ -997,13 +999,15 @@ static void witness_judges(const struct ev_witness *w, const json_t *msg, const 
 	ev_error_clear(&oerr);
 	*note = json_string_value(json_object_get(msg, "checkpoint"));
 	*first = 0;
-	if (!w->trust || !ev_trust_count(w->trust))
-		snprintf(why, cap, "this replica cosigns only the checkpoints of a log whose key it trusts, and trusts none "
-			 "(--trust, or trust in its configuration)");
-	else if (!*note)
-		snprintf(why, cap, "the head came without a checkpoint: an unsigned log (replicate log --sign-key) is not "
-			 "cosigned");
-	else if (ev_checkpoint_read(*note, strlen(*note), w->trust, &cp, cwhy, sizeof cwhy) != EV_OK)
+	if (!w->trust || !ev_trust_count(w->trust)) {
+		snprintf(why, cap, "this replica trusts no log key (--trust, or trust in its configuration)");
+		return 0;
+	}
+	if (!*note) {
+		snprintf(why, cap, "the head came without a checkpoint (an unsigned log)");
+		return 0;
+	}
+	if (ev_checkpoint_read(*note, strlen(*note), w->trust, &cp, cwhy, sizeof cwhy) != EV_OK)
 		snprintf(why, cap, "checkpoint: %.480s", cwhy);
 	else if (read_origin(kept_dir, origin_seen, &oerr) != EV_OK)
 		snprintf(why, cap, "%.500s", oerr.text);
@@ -1016,6 +1020,7 @@ static void witness_judges(const struct ev_witness *w, const json_t *msg, const 
 				 says, new->size, had);
 	else if (!origin_seen[0])
 		*first = 1, snprintf(origin_seen, EV_NOTE_NAME_MAX, "%s", cp.origin);
+	return why[0] ? -1 : 1;
 }
 
 /* The cosignature line this replica already made of note at path (the
@@ -1133,10 +1138,13 @@ ev_status ev_receipt_log_keep_head(int in, int out, const char *dir, const char 
 				 json_string_value(json_object_get(old->doc, "root_sha256")));
 	}
 	const char *note = NULL;
-	char origin_seen[EV_NOTE_NAME_MAX] = "", cosignature[EV_NOTE_NAME_MAX + 160] = "";
-	int first = 0, cosign = st == EV_OK && !why[0] && w && w->key;
-	if (cosign)
-		witness_judges(w, msg, &new, kept_dir, origin_seen, &first, &note, why, sizeof why);
+	char origin_seen[EV_NOTE_NAME_MAX] = "", cosignature[EV_NOTE_NAME_MAX + 160] = "", not_cosigned[sizeof why] = "";
+	int first = 0, cosign = 0;
+	if (st == EV_OK && !why[0] && w && w->key &&
+	    (cosign = witness_judges(w, msg, &new, kept_dir, origin_seen, &first, &note, why, sizeof why)) == 0) {
+		snprintf(not_cosigned, sizeof not_cosigned, "%s", why);
+		why[0] = '\0';
+	}
 	if (st == EV_OK && why[0]) {
 		snprintf(text, sizeof text, "refused: %s\n", why);
 		say(out, text);
@@ -1151,11 +1159,12 @@ ev_status ev_receipt_log_keep_head(int in, int out, const char *dir, const char 
 		if (st == EV_OK)
 			st = ev_publish_json(path, new_doc, err);
 	}
-	if (st == EV_OK && cosign)
+	if (st == EV_OK && cosign == 1)
 		st = witness_cosigns(w, note, new.size, kept_dir, origin_seen, first, cosignature, sizeof cosignature, err);
 	if (st == EV_OK) {
-		snprintf(text, sizeof text, "kept head-%010zu%s%s\n", new.size, cosignature[0] ? " cosigned " : "",
-			 cosignature);
+		snprintf(text, sizeof text, "kept head-%010zu%s%s%s\n", new.size,
+			 cosignature[0] ? " cosigned " : not_cosigned[0] ? " not cosigned: " : "",
+			 cosignature[0] ? cosignature : "", not_cosigned);
 		say(out, text);
 	}
 	json_decref(msg);

@@ -219,6 +219,11 @@ static ev_status exchange_head(struct ev_push_destination *d, struct ev_error *e
 					 "REFUSED: %s", line + 5, why);
 				st = EV_OK;
 			}
+		} else if (strncmp(line, "kept ", 5) == 0 && strstr(line, " not cosigned: ")) {
+			char *reason = strstr(line, " not cosigned: ");
+			*reason = '\0';
+			snprintf(d->message + used, sizeof d->message - used, "; tree head %s kept there, not cosigned: %s",
+				 line + 5, reason + 15);
 		} else if (strncmp(line, "kept ", 5) == 0) {
 			snprintf(d->message + used, sizeof d->message - used, "; tree head %s kept there", line + 5);
 		} else {

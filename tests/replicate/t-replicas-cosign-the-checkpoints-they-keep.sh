@@ -7,8 +7,10 @@
 # its log (cosignatures/NAME/). Go's note.Open, with the cosignature
 # checked by crypto/ed25519 (tests/replicate/c2sp-verify.go), accepts it
 # and refuses it edited. The witness rules, each refused and named with
-# nothing kept: no trusted log key, an untrusted one, an unsigned log, an
-# unknown origin, a checkpoint that is not the head's. A split view (the
+# nothing kept: an untrusted log key, an unknown origin, a checkpoint
+# that is not the head's; a replica that trusts no log key, or an
+# unsigned log, keeps the head and says it cosigned nothing (a replica
+# that signs its receipts is not made a witness by that alone). A split view (the
 # host shows two replicas two histories under one origin) leaves two
 # validly signed checkpoints of one size that disagree, and verify names
 # the one its log does not hash to.
@@ -120,7 +122,7 @@ keep_head_refuses () {
 	test_must_be_absent "$n/log-heads/$label/heads" "$n/log-heads/$label/origin"
 }
 
-test_expect_success 'the witness rules: no trusted log key, an untrusted one, an unsigned log, a checkpoint not the head'"'"'s' '
+test_expect_success 'the witness rules: an untrusted log key, a checkpoint not the head'"'"'s: refused, nothing kept' '
 	label=$(ls r1/log-heads) &&
 	/usr/bin/python3 - <<-\PY &&
 	import json
@@ -132,18 +134,29 @@ test_expect_success 'the witness rules: no trusted log key, an untrusted one, an
 	                  ("msg.mismatch", {"head": head, "proof": [], "checkpoint": other})):
 	    open(name, "w").write(json.dumps(msg) + "\n")
 	PY
-	keep_head_refuses w1 "this replica cosigns only the checkpoints of a log whose key it trusts, and trusts none" \
-		--sign-key r1.key --name r1.example/witness &&
+	cp msg msg.signed &&
 	keep_head_refuses w2 "checkpoint: not signed by a trusted key named lab.example/log (its origin): 1 signature line, none by a key given with --trust$" \
 		--sign-key r1.key --trust stranger.pub --name r1.example/witness &&
-	cp msg.unsigned msg &&
-	keep_head_refuses w3 "the head came without a checkpoint: an unsigned log (replicate log --sign-key) is not cosigned$" \
-		--sign-key r1.key --trust lab.pub --name r1.example/witness &&
 	cp msg.mismatch msg &&
 	keep_head_refuses w4 "the checkpoint says size 3, root [0-9a-f]\\{64\\}; the head says size 4, root [0-9a-f]\\{64\\}$" \
 		--sign-key r1.key --trust lab.pub --name r1.example/witness &&
 	test_expect_code 2 "$REPLICATE" keep-head --sign-key r1.key --name "r 1" w5 "$label" </dev/null 2>err &&
 	grep -q "cannot be a cosigner.s name" err
+'
+
+test_expect_success 'a replica that trusts no log key, or an unsigned log: the head kept, nothing cosigned, and said' '
+	label=$(ls r1/log-heads) &&
+	"$REPLICATE" keep-head --sign-key r1.key --name r1.example/witness w1 "$label" <msg.signed >answer &&
+	grep -q "^kept head-0000000004 not cosigned: this replica trusts no log key (--trust, or trust in its configuration)$" answer &&
+	test -s w1/log-heads/$label/heads/head-0000000004.json &&
+	test_must_be_absent w1/log-heads/$label/heads/checkpoint-0000000004 w1/log-heads/$label/origin &&
+	"$REPLICATE" keep-head --sign-key r1.key --trust lab.pub --name r1.example/witness w3 "$label" <msg.unsigned >answer &&
+	grep -q "^kept head-0000000004 not cosigned: the head came without a checkpoint (an unsigned log)$" answer &&
+	test_must_be_absent w3/log-heads/$label/heads/checkpoint-0000000004 &&
+	printf "sign-key = %s\n" "$PWD/r1.key" >r3.conf && far r3 &&
+	push_to r3 L >out &&
+	grep -q "tree head head-0000000004 kept there, not cosigned: this replica trusts no log key (--trust, or trust in its configuration)$" out &&
+	test_must_be_absent L/cosignatures/r3.example_witness
 '
 
 test_expect_success 'an unknown origin: a replica that witnesses this host'"'"'s log as another origin refuses it' '
