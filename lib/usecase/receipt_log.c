@@ -1217,6 +1217,8 @@ ev_status ev_receipt_log_keep_cosignature(const struct ev_receipt_log *l, size_t
 		char cosigner[EV_NOTE_NAME_MAX];
 		snprintf(cosigner, sizeof cosigner, "%.*s", (int)strcspn(line + 4, " "), line + 4);
 		ev_path_label(cosigner, name, cap);
+		if (name[0] == '.') /* the far end's word: ".." names no directory of ours */
+			name[0] = '_';
 		snprintf(sub, sizeof sub, "/checkpoint-%010zu", size);
 		if (snprintf(path, sizeof path, "%s/cosignatures", l->dir) >= (int)sizeof path ||
 		    (mkdir(path, 0755) != 0 && errno != EEXIST))

@@ -169,6 +169,14 @@ test_expect_success 'an unknown origin: a replica that witnesses this host'"'"'s
 	ls r1x/log-heads/$label/heads >after && test_cmp before after
 '
 
+test_expect_success 'a cosigner named ".." is the far end'"'"'s word: its cosignature stays under cosignatures/' '
+	sed "s|--name r1.example/witness|--name ..|" far-r1 >far-dots && chmod +x far-dots &&
+	grep -q -- "--name \.\. " far-dots && cp -R r1 dots &&
+	push_to dots L >out &&
+	grep -q "head-0000000005 kept there, cosigned by \.\.$" out &&
+	test -s L/cosignatures/_./checkpoint-0000000005 && test_must_be_absent L/checkpoint-0000000005
+'
+
 test_expect_success 'a split view: two replicas shown two histories under one origin cosign checkpoints that disagree' '
 	mkdir fork && cp r1/receipt.json fork/1.json && cp r2/receipt.json fork/2.json && cp r4/receipt.json fork/4.json &&
 	"$REPLICATE" log --log Lfork --origin lab.example/log --sign-key lab.key append fork/1.json fork/2.json \
