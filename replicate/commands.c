@@ -245,6 +245,69 @@ static const struct ev_cli_command replicate_attest_command = {
 		"that exists.\n",
 };
 
+static const struct ev_cli_option accept_options[] = {
+	{"json", 0, NULL, 'j',
+	 "print the verdict as JSON (evidence-acceptance-verdict/1)"},
+	{"policy", 0, "POLICY", 'P',
+	 "the acceptance policy (evidence-acceptance/1, signed:\n"
+	 "replicate sign-policy)"},
+	{"seal", 0, "SEAL.json", 'S',
+	 "the seal to judge (default: the one seal beneath DIR)"},
+	{"trust", 0, "FILE", 't',
+	 "public keys (PEM) the policy may be signed by\n"
+	 "(repeatable; at least one)"},
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command replicate_accept_command = {
+	.name = "accept",
+	.run = replicate_accept_main,
+	.synopsis = "replicate accept --policy POLICY --trust FILE [--trust FILE ...] [--seal SEAL.json] [--json] DIR",
+	.summary = "one verdict on a campaign against a lab's signed\n"
+		"acceptance policy, offline",
+	.description = "Judge the evidence beneath DIR (the seal, its timestamp, receipts of any kind,\n"
+		"receipt logs with the checkpoints replicas cosigned) against POLICY, which a\n"
+		"key given with --trust must sign and which must not have expired. Each\n"
+		"condition is judged in the policy's order: policy, seal (a seal receipt by a\n"
+		"seal signer), timestamp (SEAL.json.tsr chained to the policy's CA), replicas\n"
+		"(replica receipts on K distinct hosts), audits (audit campaign receipts on K\n"
+		"distinct hosts, all with one summary.json), checkpoints (a quorum of the\n"
+		"policy's witnesses cosigned checkpoints of its log that include the seal and\n"
+		"every receipt counted; a split view fails it, naming both), grade (quiet, when\n"
+		"required) and reference (audit compare --reference said \"reproduced within\").\n"
+		"Every receipt is held to the keys the policy lets sign its kind; one that\n"
+		"does not hold is not counted, and is named. The verdict names the first unmet\n"
+		"condition and everything that held.\n",
+	.options = accept_options,
+	.notes = "Exit status: 0 accepted (PASSED), 1 not (FAILED: the first unmet condition\n"
+		"named), 2 usage, a policy or seal that cannot be read, no seal or several.\n",
+};
+
+static const struct ev_cli_option sign_policy_options[] = {
+	{"key", 0, "NAME=PUB", 'k',
+	 "put the public key in PUB (PEM) in the policy's keys\n"
+	 "as NAME (repeatable)"},
+	{"output", 'o', "POLICY", 'o',
+	 "the signed policy (a new file)"},
+	{"sign-key", 0, "KEY", 'K',
+	 "sign the policy with this Ed25519 key"},
+	{NULL, 0, NULL, 0, NULL},
+};
+
+static const struct ev_cli_command replicate_sign_policy_command = {
+	.name = "sign-policy",
+	.run = replicate_sign_policy_main,
+	.synopsis = "replicate sign-policy --sign-key KEY [--key NAME=PUB ...] -o POLICY DRAFT",
+	.summary = "an acceptance policy checked and signed",
+	.description = "Read DRAFT (evidence-acceptance/1, any JSON layout), put each --key in its keys,\n"
+		"check it as replicate accept reads a policy (every key stated, none unknown,\n"
+		"each named key known), and write it canonical and signed to POLICY. Give\n"
+		"reviewers the signing key's public half: accept --trust takes it.\n",
+	.options = sign_policy_options,
+	.notes = "Exit status: 0 written, 2 usage, a draft that is not a policy (the key named),\n"
+		"a key that cannot be read, a POLICY that exists.\n",
+};
+
 static const struct ev_cli_option log_options[] = {
 	{"json", 0, NULL, 'j',
 	 "consistency: print the proof (evidence-consistency/1)"},
@@ -550,6 +613,8 @@ static const struct ev_cli_command *const commands[] = {
 	&replicate_compare_command,
 	&replicate_check_command,
 	&replicate_attest_command,
+	&replicate_accept_command,
+	&replicate_sign_policy_command,
 	&replicate_log_command,
 	&replicate_keygen_command,
 	&replicate_prune_command,

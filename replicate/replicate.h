@@ -23,6 +23,8 @@ int replicate_index_main(int argc, char **argv);
 int replicate_check_main(int argc, char **argv);
 int replicate_attest_main(int argc, char **argv);
 int replicate_log_main(int argc, char **argv);
+int replicate_accept_main(int argc, char **argv);
+int replicate_sign_policy_main(int argc, char **argv);
 
 /* The tool's commands and options (commands.c): ev_cli_main runs it, every
  * command parses, helps and refuses through it. */

@@ -64,6 +64,13 @@ rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
 
+# A lab host signs what it writes: the demo's own configuration gives every
+# command the lab's key (sign-key), as /etc/evidence/config would.
+"$replicate" keygen -o lab >/dev/null
+printf 'sign-key = %s\n' "$work/lab.key" >evidence.conf
+export EVIDENCE_CONFIG=$work/evidence.conf
+echo "(every receipt below is signed with lab.key: evidence.conf's sign-key, as a lab host's configuration would give it)"
+
 step "capture: pin the plan's programs, then run the campaign, each pair fresh, pinned, in its namespaces"
 # The sides drop to nobody when capture runs as root and nobody can reach
 # the pair and this directory; else they run as whoever runs the demo.
@@ -203,11 +210,15 @@ echo "(and the replica that holds an intact copy audits it where it lives; the r
 show "$replicate" audit --seal sealed/SEAL.json --seal-sha256 "$pin" --receipt-dir receipts replicas/lab2
 
 step "an attestation others verify: the campaign audit's receipt as an in-toto statement in a DSSE envelope"
-show "$replicate" keygen -o lab
 show "$replicate" attest --sign-key lab.key -o summary-attestation.json summary/receipt.json
 show "$replicate" check --trust lab.pub summary-attestation.json
 echo "(and the seal and the receipts go into this host's append-only log: an RFC 9162 tree, a signed head, a proof beside each)"
-show "$replicate" log --log evidence-log --sign-key lab.key append sealed/SEAL.json sealed/receipt.json summary/receipt.json
+far_receipts=()
+for f in receipts/replica-replicas_lab2-*.json receipts/audit-replicas_lab2-*.json; do
+	case $f in *.summary.json) ;; *) far_receipts+=("$f") ;; esac
+done
+show "$replicate" log --log evidence-log --origin demo.example/log --sign-key lab.key append sealed/SEAL.json \
+	sealed/receipt.json summary/receipt.json "${far_receipts[@]}"
 show "$replicate" log --log evidence-log --trust lab.pub verify
 
 step "a trusted time for the seal: a local test time-stamp authority (RFC 3161), its reply verified before it is kept"
@@ -236,6 +247,47 @@ cmp status-walk.txt status-catalog.txt
 echo "(replicate status --catalog: the file walk's inventory, line for line, without reading a receipt)"
 show "$audit" history --catalog catalog.sqlite --plan demo --html history.html
 
+step "one verdict a reviewer outside the lab can check: replicas cosign the log, the lab's signed policy, replicate accept"
+# Two more hosts (lab2, lab3; here directories reached through a stand-in
+# for ssh) keep a verified copy and witness the log: each with its own key,
+# trusting the lab's log key, cosigns the checkpoint it was shown.
+cat >demo-ssh <<'SH'
+#!/bin/sh
+# stands in for ssh: drops the options and the host, runs the command here
+while [ $# -gt 0 ]; do case "$1" in -o | -F) shift 2 ;; -*) shift ;; *) break ;; esac; done
+shift
+exec sh -c "$*"
+SH
+chmod +x demo-ssh
+for host in lab2 lab3; do
+	"$replicate" keygen -o "$host-witness" >/dev/null
+	printf 'sign-key = %s\ntrust = %s\n' "$work/$host-witness.key" "$work/lab.pub" >"$host.conf"
+	printf '#!/bin/sh\nexport EVIDENCE_CONFIG=%s\n[ "$1" = keep-head ] && { shift; exec %s keep-head --name %s "$@"; }\nexec %s "$@"\n' \
+		"$work/$host.conf" "$replicate" "$host.example/witness" "$replicate" >"far-$host"
+	chmod +x "far-$host"
+	show "$replicate" push sealed/archive.tar.zst --seal sealed/SEAL.json --receipt-dir receipts --log evidence-log \
+		--ssh "$work/demo-ssh" --remote-replicate "$work/far-$host" --to "$host:$work/far/$host"
+done
+# The lab's policy: who may sign what, the TSA's CA, how many hosts must
+# hold and audit a copy (1 here: this machine is one host), which witnesses
+# make a quorum; signed with the lab's policy key, which reviewers trust.
+"$replicate" keygen -o policy >/dev/null
+python3 - "${status_tsa[1]:-}" >policy-draft.json <<'PY'
+import json, sys
+ca = open(sys.argv[1]).read() if sys.argv[1] else None
+print(json.dumps({
+    "format": "evidence-acceptance/1", "name": "demo-lab", "version": 1, "expires": "2099-12-31T00:00:00Z",
+    "keys": {}, "signers": {"seal": ["lab"], "replica": ["lab"], "audit": ["lab"]},
+    "timestamp": {"tsa_ca": ca} if ca else None,
+    "replicas": 1, "audits": 1,
+    "checkpoints": {"origin": "demo.example/log", "log_key": "lab",
+                    "witnesses": ["lab2.example/witness", "lab3.example/witness"], "quorum": 2},
+    "grade": "any", "reference": None}, indent=1))
+PY
+show "$replicate" sign-policy --sign-key policy.key --key lab=lab.pub --key lab2.example/witness=lab2-witness.pub \
+	--key lab3.example/witness=lab3-witness.pub -o policy.json policy-draft.json
+show "$replicate" accept --policy policy.json --trust policy.pub .
+
 step "summary"
 python3 - sealed <<'PY'
 import glob, json, sys
@@ -246,7 +298,7 @@ print("sealed %s: %d files, %d dirs, %d bytes; result %s" % (r["facts"]["root"],
 for o in r["outputs"]:
     print("  %-16s %s" % (o["name"], o["sha256"]))
 print("receipt comparable digest: " + r["comparable"])
-for path in sorted(glob.glob("receipts/replica-*.json")):
+for path in sorted(p for p in glob.glob("receipts/replica-*.json") if not p.endswith(".inclusion.json")):
     q = json.load(open(path))
     print("replica receipt %-52s %s on %s, comparable %s" % (path, q["result"], q["host"], q["comparable"][:16]))
 s = json.load(open("summary/receipt.json"))
@@ -255,7 +307,7 @@ print("audit campaign: %s, %d runs; summary/summary.md, summary/report.html; com
 x = json.load(open("summary-archive/receipt.json"))
 print("audit campaign from the archive: %s; the same checks and facts as from the tree: %s" % (
     x["result"], x["checks"] == s["checks"] and x["facts"] == s["facts"]))
-for path in sorted(p for p in glob.glob("receipts/audit-*.json") if not p.endswith(".summary.json")):
+for path in sorted(p for p in glob.glob("receipts/audit-*.json") if not p.endswith((".summary.json", ".inclusion.json"))):
     q = json.load(open(path))
     print("replica audit %s: %s on %s, the comparable digest of the audit of the archive here: %s" % (
         path, q["result"], q["host"], q["comparable"] == x["comparable"]))

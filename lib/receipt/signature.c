@@ -357,6 +357,36 @@ size_t ev_trust_count(const struct ev_trust *t)
 	return t->count;
 }
 
+/* Take pkey into t (freed on failure). */
+static ev_status trust_push(struct ev_trust *t, EVP_PKEY *pkey, struct ev_error *err)
+{
+	if (t->count == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 8;
+		struct trusted *bigger = realloc(t->keys, cap * sizeof *bigger);
+		if (!bigger) {
+			EVP_PKEY_free(pkey);
+			return ev_error_set(err, EV_ERROR, "out of memory");
+		}
+		t->keys = bigger;
+		t->cap = cap;
+	}
+	t->keys[t->count].pkey = pkey;
+	ev_status st = key_id(pkey, t->keys[t->count].id, err);
+	if (st != EV_OK)
+		EVP_PKEY_free(pkey);
+	else
+		t->count++;
+	return st;
+}
+
+ev_status ev_trust_add_raw(struct ev_trust *t, const unsigned char pub[32], struct ev_error *err)
+{
+	EVP_PKEY *pkey = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL, pub, ED25519_RAW_LEN);
+	if (!pkey)
+		return ev_error_set(err, EV_ERROR, "cannot make an Ed25519 public key (%s)", openssl_reason());
+	return trust_push(t, pkey, err);
+}
+
 ev_status ev_trust_add_file(struct ev_trust *t, const char *path, struct ev_error *err)
 {
 	char *text = NULL;
@@ -374,23 +404,8 @@ ev_status ev_trust_add_file(struct ev_trust *t, const char *path, struct ev_erro
 					  path);
 			break;
 		}
-		if (t->count == t->cap) {
-			size_t cap = t->cap ? t->cap * 2 : 8;
-			struct trusted *bigger = realloc(t->keys, cap * sizeof *bigger);
-			if (!bigger) {
-				EVP_PKEY_free(pkey);
-				st = ev_error_set(err, EV_ERROR, "out of memory");
-				break;
-			}
-			t->keys = bigger;
-			t->cap = cap;
-		}
-		t->keys[t->count].pkey = pkey;
-		if ((st = key_id(pkey, t->keys[t->count].id, err)) != EV_OK) {
-			EVP_PKEY_free(pkey);
+		if ((st = trust_push(t, pkey, err)) != EV_OK)
 			break;
-		}
-		t->count++;
 	}
 	ERR_clear_error(); /* the loop ends on "no start line" */
 	if (st == EV_OK && t->count == before)

@@ -83,6 +83,8 @@ ev_status ev_receipt_finish_signed(json_t *r, const struct ev_signing_key *key, 
  * several "PUBLIC KEY" blocks; other key types are refused). */
 struct ev_trust *ev_trust_new(void);
 ev_status ev_trust_add_file(struct ev_trust *t, const char *path, struct ev_error *err);
+/* Add one raw 32-byte Ed25519 public key (as a policy carries it). */
+ev_status ev_trust_add_raw(struct ev_trust *t, const unsigned char pub[32], struct ev_error *err);
 size_t ev_trust_count(const struct ev_trust *t);
 
 /* The trust set of n files (*out NULL when n is 0: signatures are then

@@ -79,6 +79,39 @@ static X509 *signer_of(PKCS7 *token)
 	return x;
 }
 
+static int ca_is_text(const char *ca)
+{
+	return strncmp(ca, "-----BEGIN ", 11) == 0;
+}
+
+/* The CA certificates of a file, or of PEM text itself (a policy carries
+ * its CA inline, so that it is one self-contained signed document). */
+static X509_STORE *ca_store(const char *ca)
+{
+	X509_STORE *store = X509_STORE_new();
+	if (!store)
+		return NULL;
+	if (!ca_is_text(ca)) {
+		if (X509_STORE_load_file(store, ca) == 1)
+			return store;
+		X509_STORE_free(store);
+		return NULL;
+	}
+	BIO *bio = BIO_new_mem_buf(ca, -1);
+	X509 *x;
+	int n = 0;
+	while (bio && (x = PEM_read_bio_X509(bio, NULL, NULL, NULL)) != NULL) {
+		n += X509_STORE_add_cert(store, x) == 1;
+		X509_free(x);
+	}
+	BIO_free(bio);
+	ERR_clear_error(); /* the loop ends on "no start line" */
+	if (n)
+		return store;
+	X509_STORE_free(store);
+	return NULL;
+}
+
 ev_status ev_timestamp_verify(const uint8_t digest[EV_SHA256_LEN], const unsigned char *tsq, size_t qlen,
 			      const unsigned char *tsr, size_t rlen, const char *ca_file, struct ev_timestamp_verdict *v,
 			      char *why, size_t why_cap, struct ev_error *err)
@@ -140,8 +173,8 @@ ev_status ev_timestamp_verify(const uint8_t digest[EV_SHA256_LEN], const unsigne
 			  v->tsa);
 		goto out;
 	}
-	if (!(store = X509_STORE_new()) || X509_STORE_load_file(store, ca_file) != 1) {
-		st = fail(why, why_cap, "chain: cannot read the CA file %s", ca_file);
+	if (!(store = ca_store(ca_file))) {
+		st = fail(why, why_cap, "chain: cannot read the CA %s", ca_is_text(ca_file) ? "the policy names" : ca_file);
 		goto out;
 	}
 	/* the chain as it stood when the token was made */
@@ -154,7 +187,7 @@ ev_status ev_timestamp_verify(const uint8_t digest[EV_SHA256_LEN], const unsigne
 	}
 	if (X509_verify_cert(ctx) != 1) {
 		st = fail(why, why_cap, "chain: the signing certificate (%s) does not chain to %s at the token's time %s: %s",
-			  v->tsa, ca_file, v->gen_time, X509_verify_cert_error_string(X509_STORE_CTX_get_error(ctx)));
+			  v->tsa, ca_is_text(ca_file) ? "the CA the policy names" : ca_file, v->gen_time, X509_verify_cert_error_string(X509_STORE_CTX_get_error(ctx)));
 		goto out;
 	}
 	X509 *by = NULL;

@@ -38,7 +38,8 @@ struct ev_timestamp_verdict {
 };
 
 /* Hold reply (tsr) to the request (tsq) made over digest, and its signer
- * to ca_file (PEM). @return EV_OK with v filled; EV_MISMATCH with why
+ * to ca_file: a PEM file, or, when it begins "-----BEGIN ", the PEM
+ * certificates themselves (as an acceptance policy carries its CA). @return EV_OK with v filled; EV_MISMATCH with why
  * (why_cap bytes) starting with the fact that failed ("nonce: ...");
  * EV_ERROR. */
 ev_status ev_timestamp_verify(const uint8_t digest[EV_SHA256_LEN], const unsigned char *tsq, size_t qlen,

@@ -1248,3 +1248,85 @@ ev_status ev_receipt_log_keep_cosignature(const struct ev_receipt_log *l, size_t
 	free(cosigned);
 	return st;
 }
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The cosigned checkpoints' paths, in name order. */
+static ev_status list_cosigned(const char *dir, struct ev_log_view *v, struct ev_error *err)
+{
+	char top[PATH_MAX], sub[PATH_MAX + 256], path[PATH_MAX + 512];
+	if (ev_path_join(top, sizeof top, dir, "cosignatures") != 0)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", dir);
+	DIR *d = opendir(top), *c;
+	struct dirent *de, *ce;
+	struct stat sb;
+	size_t cap = 0;
+	ev_status st = EV_OK;
+	while (st == EV_OK && d && (de = readdir(d))) {
+		snprintf(sub, sizeof sub, "%s/%s", top, de->d_name);
+		if (de->d_name[0] == '.' || lstat(sub, &sb) != 0 || !S_ISDIR(sb.st_mode) || !(c = opendir(sub)))
+			continue;
+		while (st == EV_OK && (ce = readdir(c))) {
+			snprintf(path, sizeof path, "%s/%s", sub, ce->d_name);
+			if (strncmp(ce->d_name, "checkpoint-", 11) != 0 || lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+				continue;
+			if (v->ncosigned == cap) {
+				cap = cap ? 2 * cap : 8;
+				char **bigger = realloc(v->cosigned, cap * sizeof *bigger);
+				if (!bigger) {
+					st = ev_error_set(err, EV_ERROR, "out of memory");
+					break;
+				}
+				v->cosigned = bigger;
+			}
+			if (!(v->cosigned[v->ncosigned] = strdup(path)))
+				st = ev_error_set(err, EV_ERROR, "out of memory");
+			else
+				v->ncosigned++;
+		}
+		closedir(c);
+	}
+	if (d)
+		closedir(d);
+	if (v->ncosigned)
+		qsort(v->cosigned, v->ncosigned, sizeof *v->cosigned, by_name);
+	return st;
+}
+
+ev_status ev_log_view_read(const char *dir, struct ev_log_view *v, struct ev_error *err)
+{
+	memset(v, 0, sizeof *v);
+	struct entries e;
+	ev_status st = read_entries(dir, &e, err);
+	if (st == EV_OK)
+		st = read_origin(dir, v->origin, err);
+	if (st == EV_OK && !(v->sha256 = calloc(e.n + 1, sizeof *v->sha256)))
+		st = ev_error_set(err, EV_ERROR, "out of memory");
+	for (size_t i = 0; st == EV_OK && i < e.n; i++) {
+		const char *hex = json_string_value(json_object_get(e.doc[i], "sha256"));
+		if (!hex || !ev_sha256_hex_valid(hex))
+			st = ev_error_set(err, EV_REFUSED, "%s/entries.jsonl: entry %zu: no \"sha256\" of the file logged", dir,
+					  i);
+		else
+			snprintf(v->sha256[i], sizeof v->sha256[i], "%s", hex);
+	}
+	if (st == EV_OK && (st = build_tree(&e, &v->tree, err)) == EV_OK)
+		v->n = e.n;
+	if (st == EV_OK)
+		st = list_cosigned(dir, v, err);
+	entries_free(&e);
+	return st;
+}
+
+void ev_log_view_free(struct ev_log_view *v)
+{
+	free(v->sha256);
+	ev_merkle_free(&v->tree);
+	for (size_t i = 0; i < v->ncosigned; i++)
+		free(v->cosigned[i]);
+	free(v->cosigned);
+	memset(v, 0, sizeof *v);
+}

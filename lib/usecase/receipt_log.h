@@ -48,6 +48,7 @@
 #include "lib/core/sha256.h"
 #include "lib/core/status.h"
 #include "lib/receipt/checkpoint.h"
+#include "lib/receipt/merkle.h"
 #include "lib/receipt/signature.h"
 
 #define EV_TREE_HEAD_FORMAT "evidence-tree-head/1"
@@ -156,5 +157,24 @@ ev_status ev_receipt_log_checkpoint(const struct ev_receipt_log *l, size_t size,
  * EV_ERROR. */
 ev_status ev_receipt_log_keep_cosignature(const struct ev_receipt_log *l, size_t size, const char *line, char *name,
 					  size_t cap, char *why, size_t why_cap, struct ev_error *err);
+
+/* A log as a judge who is not the log reads it (replicate accept): its
+ * origin, each entry's SHA-256 (its "sha256"), the tree over its leaves,
+ * and the paths of the cosigned checkpoints lying in it
+ * (cosignatures/NAME/checkpoint-SIZE, never through a link). Nothing is
+ * verified here but the lines' form; the judge holds the checkpoints to
+ * its own keys. */
+struct ev_log_view {
+	char origin[EV_NOTE_NAME_MAX];       /* "" when none is recorded */
+	size_t n;                            /* entries */
+	char (*sha256)[EV_SHA256_HEX_LEN + 1]; /* n of them */
+	struct ev_merkle tree;
+	char **cosigned;                     /* paths */
+	size_t ncosigned;
+};
+/* @return EV_OK; EV_REFUSED (a line that is not an entry) or EV_ERROR,
+ * naming the file. */
+ev_status ev_log_view_read(const char *dir, struct ev_log_view *v, struct ev_error *err);
+void ev_log_view_free(struct ev_log_view *v);
 
 #endif
