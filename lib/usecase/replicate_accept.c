@@ -287,8 +287,9 @@ static void judge_policy(struct ev_replicate_accept *a)
 	ev_error_clear(&err);
 	ev_status st = ev_receipt_check_signature(a->policy.doc, a->trust, id, why, sizeof why, &err);
 	if (st != EV_OK)
-		say(c, EV_ACCEPT_UNMET, "%s %s: %s (the policy must be signed by a key given with --trust)",
-		    a->policy.name, st == EV_MISMATCH ? "" : "cannot be judged", st == EV_MISMATCH ? why : err.text);
+		say(c, EV_ACCEPT_UNMET, "%s version %lld %s%s (a policy must be signed by a key given with --trust)",
+		    a->policy.name, a->policy.version, st == EV_MISMATCH ? "" : "cannot be judged: ",
+		    st == EV_MISMATCH ? why : err.text);
 	else if (a->now >= a->policy.expires_at)
 		say(c, EV_ACCEPT_UNMET, "%s version %lld expired at %s", a->policy.name, a->policy.version,
 		    a->policy.expires);

@@ -18,43 +18,6 @@
 if [ "$(id -u)" = 0 ]; then degrade=; else degrade=--degrade; fi
 Q="'"
 
-# reference DIR SUMMARY FACTOR [PYTHON...]: DIR/ref.json and its llfix
-# block, each published value FACTOR times the median of arm baseline
-# cell spin's runs in SUMMARY, naming the hardware and stack SUMMARY
-# recorded; each PYTHON statement then edits d, the descriptor.
-reference () {
-	mkdir -p "$1" && python3 - "$@" <<-\PY
-	import hashlib, json, statistics, sys
-	out, summary, factor, edits = sys.argv[1], json.load(open(sys.argv[2] + "/summary.json")), float(sys.argv[3]), sys.argv[4:]
-	runs = [r for r in summary["runs"] if r["arm"] == "baseline" and r["cell"] == "spin" and r["in_cell_median"]]
-	def med(name):
-	    vals = [float(r["recomputed"]["quantiles"][name] if name.startswith("p") else r["recomputed"][name]) for r in runs]
-	    return statistics.median(vals) * factor
-	p50, p95, p99, mean, top = med("p50"), med("p95"), med("p99"), med("mean"), med("max")
-	low = min(float(r["recomputed"]["min"]) for r in runs) * factor
-	block = ("\x1b[0;34mCPU frequency\x1b[0m 2096000000 hertz\n\x1b[0;34mCPU isolation config\x1b[0m : \n"
-	         "\x1b[0;34mPinned to CPU core\x1b[0m 3\n\n\x1b[0;34mTitle\x1b[0m : New order\n"
-	         "\x1b[0;34mSample count\x1b[0m : 2000\n\x1b[0;34mMinimum\x1b[0m : %g nanoseconds\n"
-	         "\x1b[0;34mMaximum\x1b[0m : %g nanoseconds\n\x1b[0;34mAverage\x1b[0m : %f nanoseconds\n"
-	         "\x1b[0;34mP50\x1b[0m : %f nanoseconds\n\x1b[0;34mP75\x1b[0m : %f nanoseconds\n"
-	         "\x1b[0;34mP90\x1b[0m : %f nanoseconds\n\x1b[0;34mP95\x1b[0m : %f nanoseconds\n"
-	         "\x1b[0;34mP99\x1b[0m : %f nanoseconds\n") % (
-	    round(low), round(top), mean, round(p50), round(p50), round(p95), round(p95), round(p99))
-	open(out + "/llfix-tx.txt", "w").write(block)
-	prov = summary["provenance"]
-	d = {"format": "evidence-reference/1", "name": "llfix-1.0.5-tx-kernel",
-	     "published": {"where": "https://example.org/llfix/benchmarks/README.md", "when": "2026-06-01"},
-	     "statistics": {"path": "llfix-tx.txt", "sha256": hashlib.sha256(block.encode()).hexdigest()},
-	     "hardware": {"cpu_model": prov["cpu_model"]},
-	     "stack": {"kernel_release": prov["kernel"]["release"], "network": "kernel",
-	               "program_sha256": [p["sha256"] for p in prov["programs"] if p["side"] == "sender"][0]},
-	     "tolerance_percent": 10}
-	for statement in edits:
-	    exec(statement)
-	json.dump(d, open(out + "/ref.json", "w"))
-	PY
-}
-
 # expected OUTDIR SUMMARY: each statistic's ratio as the median of the
 # runs over the value as published, printed as C's %.9f does
 ratios_exact () {
