@@ -6,9 +6,11 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "lib/core/base64.h"
@@ -16,6 +18,7 @@
 #include "lib/core/publish.h"
 #include "lib/receipt/acceptance.h"
 #include "lib/receipt/signature.h"
+#include "lib/usecase/accept_bundle.h"
 #include "lib/usecase/replicate_accept.h"
 #include "replicate/replicate.h"
 
@@ -32,10 +35,15 @@ static void print_verdict(const struct ev_replicate_accept *a)
 		printf("FAILED: %s: %s\n", a->conditions[a->first_unmet].name, a->conditions[a->first_unmet].said);
 }
 
+#define MAX_KEYS 16
+
 int replicate_accept_main(int argc, char **argv)
 {
 	struct ev_trust *trust = NULL;
 	struct ev_replicate_accept a = {0};
+	struct ev_signing_key *keys[MAX_KEYS] = {0};
+	size_t nkeys = 0;
+	const char *out = NULL;
 	int c, json = 0, code = 2;
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &replicate_tool, "accept");
@@ -44,6 +52,16 @@ int replicate_accept_main(int argc, char **argv)
 		switch (c) {
 		case 'h': code = ev_cli_help(&replicate_tool, "accept"); goto done;
 		case 'j': json = 1; break;
+		case 'B': out = optarg; break;
+		case 'K':
+			if (nkeys == MAX_KEYS) {
+				code = ev_cli_usage(&replicate_tool, "accept", "at most %d --sign-key", MAX_KEYS);
+				goto done;
+			}
+			if (ev_cli_sign_key(TOOL, optarg, &keys[nkeys]))
+				goto done;
+			nkeys++;
+			break;
 		case 'P': a.policy_path = optarg; break;
 		case 'S': a.seal = optarg; break;
 		case 't':
@@ -66,6 +84,17 @@ int replicate_accept_main(int argc, char **argv)
 		code = ev_cli_usage(&replicate_tool, "accept", "give one DIR, the campaign's evidence");
 		goto done;
 	}
+	if (out && !nkeys) {
+		code = ev_cli_usage(&replicate_tool, "accept", "--bundle is signed: give --sign-key KEY (or sign-key in the "
+				    "configuration)");
+		goto done;
+	}
+	struct stat sb;
+	if (out && stat(argv[optind], &sb) == 0 && S_ISREG(sb.st_mode)) {
+		code = ev_cli_usage(&replicate_tool, "accept", "%s is a bundle already: judge it without --sign-key, or "
+				    "write a bundle from the campaign's evidence directory", argv[optind]);
+		goto done;
+	}
 	a.dir = argv[optind];
 	a.trust = trust;
 	a.now = time(NULL);
@@ -77,15 +106,30 @@ int replicate_accept_main(int argc, char **argv)
 		code = ev_status_exit_code(st);
 		goto done;
 	}
+	if (out) { /* the verdict, and what it read, as one bundle a reviewer takes away */
+		ev_status bst = ev_accept_bundle_write(&a, (const struct ev_signing_key *const *)keys, nkeys, out, &err);
+		if (bst != EV_OK) {
+			ev_cli_error(TOOL, &err);
+			code = ev_status_exit_code(bst);
+			goto done;
+		}
+	}
 	if (json) {
 		json_t *doc = ev_replicate_accept_verdict_json(&a);
+		if (out)
+			json_object_set_new(doc, "bundle", json_string(out));
 		ev_json_print(doc, stdout, &err);
 		json_decref(doc);
 	} else {
 		print_verdict(&a);
+		if (out)
+			printf("bundle: %s (the verdict as a SLSA verification summary, each audit as an in-toto test result, and "
+			       "the evidence read, each in a DSSE envelope)\n", out);
 	}
 	code = st == EV_OK ? 0 : 1;
 done:
+	for (size_t i = 0; i < nkeys; i++)
+		ev_signing_key_free(keys[i]);
 	ev_replicate_accept_free(&a);
 	ev_trust_free(trust);
 	return code;

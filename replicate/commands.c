@@ -246,6 +246,10 @@ static const struct ev_cli_command replicate_attest_command = {
 };
 
 static const struct ev_cli_option accept_options[] = {
+	{"bundle", 0, "BUNDLE", 'B',
+	 "write the verdict and what it read as an in-toto\n"
+	 "bundle (CAMPAIGN.intoto.jsonl; a new file), each line\n"
+	 "signed with --sign-key"},
 	{"json", 0, NULL, 'j',
 	 "print the verdict as JSON (evidence-acceptance-verdict/1)"},
 	{"policy", 0, "POLICY", 'P',
@@ -253,6 +257,8 @@ static const struct ev_cli_option accept_options[] = {
 	 "replicate sign-policy)"},
 	{"seal", 0, "SEAL.json", 'S',
 	 "the seal to judge (default: the one seal beneath DIR)"},
+	{"sign-key", 0, "KEY", 'K',
+	 "sign the bundle's lines with this key (repeatable)"},
 	{"trust", 0, "FILE", 't',
 	 "public keys (PEM) the policy may be signed by\n"
 	 "(repeatable; at least one)"},
@@ -262,7 +268,8 @@ static const struct ev_cli_option accept_options[] = {
 static const struct ev_cli_command replicate_accept_command = {
 	.name = "accept",
 	.run = replicate_accept_main,
-	.synopsis = "replicate accept --policy POLICY --trust FILE [--trust FILE ...] [--seal SEAL.json] [--json] DIR",
+	.synopsis = "replicate accept --policy POLICY --trust FILE [--trust FILE ...] [--seal SEAL.json] [--bundle BUNDLE "
+		"--sign-key KEY] [--json] (DIR | BUNDLE)",
 	.summary = "one verdict on a campaign against a lab's signed\n"
 		"acceptance policy, offline",
 	.description = "Judge the evidence beneath DIR (the seal, its timestamp, receipts of any kind,\n"
@@ -277,7 +284,14 @@ static const struct ev_cli_command replicate_accept_command = {
 		"required) and reference (audit compare --reference said \"reproduced within\").\n"
 		"Every receipt is held to the keys the policy lets sign its kind; one that\n"
 		"does not hold is not counted, and is named. The verdict names the first unmet\n"
-		"condition and everything that held.\n",
+		"condition and everything that held.\n"
+		"\n"
+		"With --bundle, the verdict is also written as a SLSA verification summary\n"
+		"(https://slsa.dev/verification_summary/v1), each audit relied on as an in-toto\n"
+		"test result, and every document the verdict read (receipts, the seal, its\n"
+		"timestamp, the log's entries, the cosigned checkpoints), each an in-toto\n"
+		"statement in a DSSE envelope, one per line of BUNDLE (CAMPAIGN.intoto.jsonl).\n"
+		"accept judges a BUNDLE as it judges a DIR: from what the bundle carries alone.\n",
 	.options = accept_options,
 	.notes = "Exit status: 0 accepted (PASSED), 1 not (FAILED: the first unmet condition\n"
 		"named), 2 usage, a policy or seal that cannot be read, no seal or several.\n",

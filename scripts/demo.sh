@@ -236,17 +236,6 @@ else
 	echo "(python3-cryptography is not installed: the test TSA cannot be made; skipped)"
 fi
 
-step "replicate status: what is where, from the receipts alone"
-show "$replicate" status "${status_tsa[@]}" .
-
-step "the catalog: every seal, receipt and summary here indexed (SQLite), status from it, and the plan's history"
-show "$replicate" index --catalog catalog.sqlite .
-"$replicate" status "${status_tsa[@]}" "$work" >status-walk.txt
-"$replicate" status "${status_tsa[@]}" --catalog catalog.sqlite "$work" >status-catalog.txt
-cmp status-walk.txt status-catalog.txt
-echo "(replicate status --catalog: the file walk's inventory, line for line, without reading a receipt)"
-show "$audit" history --catalog catalog.sqlite --plan demo --html history.html
-
 step "one verdict a reviewer outside the lab can check: replicas cosign the log, the lab's signed policy, replicate accept"
 # Two more hosts (lab2, lab3; here directories reached through a stand-in
 # for ssh) keep a verified copy and witness the log: each with its own key,
@@ -286,7 +275,21 @@ print(json.dumps({
 PY
 show "$replicate" sign-policy --sign-key policy.key --key lab=lab.pub --key lab2.example/witness=lab2-witness.pub \
 	--key lab3.example/witness=lab3-witness.pub -o policy.json policy-draft.json
-show "$replicate" accept --policy policy.json --trust policy.pub .
+show "$replicate" accept --policy policy.json --trust policy.pub --bundle campaign.intoto.jsonl .
+echo "(the verdict and every document it read, in one file a reviewer takes away: campaign.intoto.jsonl, JSON Lines of"
+echo " DSSE envelopes; accept judges that file alone as it judged this directory)"
+show "$replicate" accept --policy policy.json --trust policy.pub campaign.intoto.jsonl | tail -n 1
+
+step "replicate status: what is where, from the receipts alone"
+show "$replicate" status "${status_tsa[@]}" .
+
+step "the catalog: every seal, receipt and summary here indexed (SQLite), status from it, and the plan's history"
+show "$replicate" index --catalog catalog.sqlite .
+"$replicate" status "${status_tsa[@]}" "$work" >status-walk.txt
+"$replicate" status "${status_tsa[@]}" --catalog catalog.sqlite "$work" >status-catalog.txt
+cmp status-walk.txt status-catalog.txt
+echo "(replicate status --catalog: the file walk's inventory, line for line, without reading a receipt)"
+show "$audit" history --catalog catalog.sqlite --plan demo --html history.html
 
 step "summary"
 python3 - sealed <<'PY'
@@ -341,4 +344,5 @@ echo "the HTML report:            $work/summary/report.html (its screenshot: sum
 echo "HdrHistogram and CSV:       $work/summary/run-*.hgrm, cell-*.hgrm, runs.csv"
 echo "the two arms compared:      $work/compare-arms/comparison.md"
 echo "the plan's history:         $work/history.html (from the catalog, $work/catalog.sqlite)"
+echo "the verdict, for reviewers:  $work/campaign.intoto.jsonl (replicate accept --policy policy.json --trust policy.pub)"
 echo "demo: done; outputs are in $work"

@@ -56,17 +56,24 @@ static unsigned char *pae(const char *type, const unsigned char *body, size_t le
 	return buf;
 }
 
-ev_status ev_attestation_make(const json_t *receipt, const struct ev_signing_key *const *keys, size_t nkeys,
-			      json_t **envelope, struct ev_error *err)
+json_t *ev_statement_new(json_t *subjects, const char *predicate_type, json_t *predicate)
+{
+	if (!subjects || !predicate) {
+		json_decref(subjects);
+		json_decref(predicate);
+		return NULL;
+	}
+	return json_pack("{s:s, s:o, s:s, s:o}", "_type", EV_ATTESTATION_STATEMENT_TYPE, "subject", subjects,
+			 "predicateType", predicate_type, "predicate", predicate);
+}
+
+ev_status ev_attestation_envelope(const json_t *statement, const struct ev_signing_key *const *keys, size_t nkeys,
+				  json_t **envelope, struct ev_error *err)
 {
 	*envelope = NULL;
-	json_t *statement = json_pack("{s:s, s:o, s:s, s:O}", "_type", EV_ATTESTATION_STATEMENT_TYPE, "subject",
-				      subjects_of(receipt), "predicateType", EV_ATTESTATION_PREDICATE_TYPE, "predicate",
-				      receipt);
 	char *payload = NULL;
 	size_t len = 0;
 	ev_status st = statement ? ev_json_dump(statement, &payload, &len, err) : ev_error_set(err, EV_ERROR, "out of memory");
-	json_decref(statement);
 	if (st != EV_OK)
 		return st;
 	len--; /* the statement's bytes, without the dump's closing newline */
@@ -96,6 +103,16 @@ ev_status ev_attestation_make(const json_t *receipt, const struct ev_signing_key
 	free(encoded);
 	free(signed_bytes);
 	free(payload);
+	return st;
+}
+
+ev_status ev_attestation_make(const json_t *receipt, const struct ev_signing_key *const *keys, size_t nkeys,
+			      json_t **envelope, struct ev_error *err)
+{
+	json_t *statement = ev_statement_new(subjects_of(receipt), EV_ATTESTATION_PREDICATE_TYPE,
+					     json_incref((json_t *)receipt));
+	ev_status st = ev_attestation_envelope(statement, keys, nkeys, envelope, err);
+	json_decref(statement);
 	return st;
 }
 
@@ -138,11 +155,10 @@ static ev_status check_signatures(const json_t *sigs, const struct ev_trust *tru
 	return EV_OK;
 }
 
-ev_status ev_attestation_check(const json_t *envelope, const struct ev_trust *trust, json_t **receipt,
-			       char signer[EV_SHA256_HEX_LEN + 1], char *why, size_t why_cap, struct ev_error *err)
+ev_status ev_attestation_open(const json_t *envelope, const struct ev_trust *trust, json_t **statement_out,
+			      char signer[EV_SHA256_HEX_LEN + 1], char *why, size_t why_cap, struct ev_error *err)
 {
-	if (receipt)
-		*receipt = NULL;
+	*statement_out = NULL;
 	const char *payload = json_string_value(json_object_get(envelope, "payload"));
 	const char *type = json_string_value(json_object_get(envelope, "payloadType"));
 	if (!json_is_object(envelope) || json_object_size(envelope) != 3 || !payload || !type ||
@@ -156,11 +172,14 @@ ev_status ev_attestation_check(const json_t *envelope, const struct ev_trust *tr
 	unsigned char *bytes = ev_base64_decode(payload, strlen(payload), &len);
 	if (!bytes)
 		return refuse(why, why_cap, "payload: not standard base64");
-	unsigned char *signed_bytes = pae(type, bytes, len, &plen);
-	ev_status st = signed_bytes ? check_signatures(json_object_get(envelope, "signatures"), trust, signed_bytes, plen,
-						       signer, why, why_cap)
-				    : ev_error_set(err, EV_ERROR, "out of memory");
-	free(signed_bytes);
+	ev_status st = EV_OK;
+	if (trust) {
+		unsigned char *signed_bytes = pae(type, bytes, len, &plen);
+		st = signed_bytes ? check_signatures(json_object_get(envelope, "signatures"), trust, signed_bytes, plen,
+						     signer, why, why_cap)
+				  : ev_error_set(err, EV_ERROR, "out of memory");
+		free(signed_bytes);
+	}
 	json_t *statement = NULL;
 	if (st == EV_OK) {
 		json_error_t e;
@@ -169,12 +188,28 @@ ev_status ev_attestation_check(const json_t *envelope, const struct ev_trust *tr
 	}
 	free(bytes);
 	const char *stype = json_string_value(json_object_get(statement, "_type"));
-	const char *ptype = json_string_value(json_object_get(statement, "predicateType"));
-	const json_t *predicate = json_object_get(statement, "predicate");
 	if (st == EV_OK && (!stype || strcmp(stype, EV_ATTESTATION_STATEMENT_TYPE) != 0)) {
 		snprintf(why, why_cap, "_type: expected %s, found %s", EV_ATTESTATION_STATEMENT_TYPE, stype ? stype : "none");
 		st = EV_MISMATCH;
 	}
+	if (st == EV_OK)
+		*statement_out = statement;
+	else
+		json_decref(statement);
+	return st;
+}
+
+ev_status ev_attestation_check(const json_t *envelope, const struct ev_trust *trust, json_t **receipt,
+			       char signer[EV_SHA256_HEX_LEN + 1], char *why, size_t why_cap, struct ev_error *err)
+{
+	if (receipt)
+		*receipt = NULL;
+	json_t *statement = NULL;
+	ev_status st = ev_attestation_open(envelope, trust, &statement, signer, why, why_cap, err);
+	if (st != EV_OK)
+		return st;
+	const char *ptype = json_string_value(json_object_get(statement, "predicateType"));
+	const json_t *predicate = json_object_get(statement, "predicate");
 	if (st == EV_OK && (!ptype || strcmp(ptype, EV_ATTESTATION_PREDICATE_TYPE) != 0)) {
 		snprintf(why, why_cap, "predicateType: expected %s, found %s", EV_ATTESTATION_PREDICATE_TYPE,
 			 ptype ? ptype : "none");

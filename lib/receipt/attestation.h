@@ -42,6 +42,21 @@
  * opposed to a receipt. */
 int ev_attestation_is_envelope(const json_t *doc);
 
+/* An in-toto Statement v1 of subjects (an array of {name, digest}),
+ * predicate_type and predicate, both references taken (NULL when either
+ * is NULL, or memory ran out). */
+json_t *ev_statement_new(json_t *subjects, const char *predicate_type, json_t *predicate);
+/* The DSSE envelope of any statement, signed by each of keys (nkeys >= 1).
+ * @return EV_OK with *envelope (a new reference); EV_ERROR. */
+ev_status ev_attestation_envelope(const json_t *statement, const struct ev_signing_key *const *keys, size_t nkeys,
+				  json_t **envelope, struct ev_error *err);
+/* Open any envelope: exactly its three fields, the payloadType, and (with
+ * trust; NULL: signatures not judged) every signature by a trusted key
+ * verifying, at least one; the payload a Statement v1. On EV_OK
+ * *statement is a new reference and signer (may be NULL) the first
+ * trusted key's id. @return EV_OK; EV_MISMATCH with why; EV_ERROR. */
+ev_status ev_attestation_open(const json_t *envelope, const struct ev_trust *trust, json_t **statement,
+			      char signer[EV_SHA256_HEX_LEN + 1], char *why, size_t why_cap, struct ev_error *err);
 /* The envelope of receipt, signed by each of keys (nkeys >= 1).
  * @return EV_OK with *envelope (a new reference); EV_ERROR. */
 ev_status ev_attestation_make(const json_t *receipt, const struct ev_signing_key *const *keys, size_t nkeys,

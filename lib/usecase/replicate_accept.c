@@ -3,6 +3,7 @@
  * (replicate_accept.h). */
 #include "config.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,13 +11,16 @@
 #include <sys/stat.h>
 
 #include "lib/archive/seal.h"
+#include "lib/core/input.h"
 #include "lib/core/json.h"
 #include "lib/core/jsonwalk.h"
 #include "lib/core/path.h"
+#include "lib/core/scratch.h"
 #include "lib/receipt/checkpoint.h"
 #include "lib/receipt/merkle.h"
 #include "lib/receipt/receipt.h"
 #include "lib/receipt/receipt_read.h"
+#include "lib/usecase/accept_bundle.h"
 #include "lib/usecase/receipt_log.h"
 #include "lib/usecase/replicate_accept.h"
 #include "lib/usecase/timestamp_file.h"
@@ -635,6 +639,7 @@ static ev_status judge_checkpoints(struct ev_replicate_accept *a, const struct e
 		}
 		char listed[1024] = "";
 		size_t witnesses = 0;
+		json_array_append_new(a->relied_on, json_pack("{s:s, s:s}", "path", e->view_dirs[l], "kind", "log"));
 		for (size_t k = 0; k < p->nwitnesses; k++) {
 			const struct witnessed *best = NULL;
 			for (size_t i = 0; i < n; i++)
@@ -729,11 +734,12 @@ static ev_status choose_seal(struct ev_replicate_accept *a, const struct evidenc
 		uint8_t digest[EV_SHA256_LEN];
 		json_t *doc = NULL;
 		ev_status st = ev_json_load(a->seal, EV_SEAL_FORMAT, 0, &doc, digest, NULL, NULL, err);
-		json_decref(doc);
 		if (st != EV_OK)
 			return st;
 		ev_sha256_hex(digest, a->seal_sha256);
 		snprintf(a->seal_path, sizeof a->seal_path, "%s", a->seal);
+		snprintf(a->seal_root, sizeof a->seal_root, "%s", json_string_value(json_object_get(doc, "root")) ?: "campaign");
+		json_decref(doc);
 		return EV_OK;
 	}
 	for (size_t i = 0; i < e->nseals; i++) {
@@ -748,7 +754,27 @@ static ev_status choose_seal(struct ev_replicate_accept *a, const struct evidenc
 	if (!a->seal_sha256[0])
 		return ev_error_set(err, EV_USAGE, "%s: no seal (SEAL.json, evidence-seal/1) beneath it: give the "
 				    "campaign's evidence directory, or --seal SEAL.json", a->dir);
+	json_t *doc = NULL;
+	if (ev_json_load(a->seal_path, EV_SEAL_FORMAT, 0, &doc, NULL, NULL, NULL, err) != EV_OK)
+		return err->status;
+	snprintf(a->seal_root, sizeof a->seal_root, "%s", json_string_value(json_object_get(doc, "root")) ?: "campaign");
+	json_decref(doc);
 	return EV_OK;
+}
+
+/* Every "from" in text (cap bytes) made "to". */
+static void replace_all(char *text, size_t cap, const char *from, const char *to)
+{
+	size_t fl = strlen(from), tl = strlen(to);
+	char *at = text;
+	while ((at = strstr(at, from))) {
+		size_t rest = strlen(at + fl);
+		if ((size_t)(at - text) + tl + rest + 1 > cap)
+			return;
+		memmove(at + tl, at + fl, rest + 1);
+		memcpy(at, to, tl);
+		at += tl;
+	}
 }
 
 ev_status ev_replicate_accept_judge(struct ev_replicate_accept *a, struct ev_error *err)
@@ -763,7 +789,25 @@ ev_status ev_replicate_accept_judge(struct ev_replicate_accept *a, struct ev_err
 		return st;
 	struct evidence e = {0};
 	struct counted seal = {0}, replicas = {0}, audits = {0}, required = {0};
-	if ((st = ev_jsonwalk(a->dir, on_json, &e, err)) == EV_OK && (st = choose_seal(a, &e, err)) == EV_OK &&
+	struct ev_scratch scratch = EV_SCRATCH_INIT;
+	const char *dir = a->dir;
+	struct stat sb;
+	if (stat(a->dir, &sb) == 0 && S_ISREG(sb.st_mode)) { /* a bundle: its evidence laid out as a directory */
+		char log[PATH_MAX + 8];
+		if ((st = ev_scratch_open(&scratch, "accept-bundle", err)) == EV_OK &&
+		    (st = ev_accept_bundle_unpack(a->dir, scratch.path, err)) == EV_OK) {
+			dir = scratch.path;
+			snprintf(log, sizeof log, "%s/log", scratch.path);
+			if (stat(log, &sb) == 0)
+				st = push_log(&e, log, err);
+		}
+	} else if (stat(a->dir, &sb) != 0) {
+		st = ev_error_errno(err, errno, "%s: cannot read the campaign's evidence", a->dir);
+	} else if (!S_ISDIR(sb.st_mode)) {
+		st = ev_error_set(err, EV_USAGE, "%s: expected the campaign's evidence, a directory or a bundle "
+				  "(CAMPAIGN.intoto.jsonl), found %s", a->dir, ev_input_kind(sb.st_mode));
+	}
+	if (st == EV_OK && (st = ev_jsonwalk(dir, on_json, &e, err)) == EV_OK && (st = choose_seal(a, &e, err)) == EV_OK &&
 	    (st = read_logs(a, &e, err)) == EV_OK) {
 		judge_policy(a);
 		if ((st = judge_seal(a, &e, &seal, err)) == EV_OK)
@@ -790,6 +834,15 @@ ev_status ev_replicate_accept_judge(struct ev_replicate_accept *a, struct ev_err
 	free(audits.at);
 	free(required.at);
 	evidence_free(&e);
+	if (scratch.path[0]) { /* say the bundle's name, not the scratch directory's: BUNDLE:sealed/SEAL.json */
+		char from[PATH_MAX + 1], to[PATH_MAX + 1];
+		snprintf(from, sizeof from, "%s/", scratch.path);
+		snprintf(to, sizeof to, "%s:", a->dir);
+		for (int i = 0; i < EV_ACCEPT_CONDITIONS; i++)
+			replace_all(a->conditions[i].said, sizeof a->conditions[i].said, from, to);
+		replace_all(a->seal_path, sizeof a->seal_path, from, to);
+	}
+	ev_scratch_close(&scratch);
 	if (st != EV_OK)
 		return st;
 	for (int i = 0; i < EV_ACCEPT_CONDITIONS && a->first_unmet < 0; i++)
@@ -805,10 +858,10 @@ json_t *ev_replicate_accept_verdict_json(const struct ev_replicate_accept *a)
 	for (int i = 0; i < EV_ACCEPT_CONDITIONS; i++)
 		json_array_append_new(conditions, json_pack("{s:s, s:s, s:s}", "condition", a->conditions[i].name, "state",
 							    states[a->conditions[i].state], "said", a->conditions[i].said));
-	return json_pack("{s:s, s:{s:s, s:s, s:I, s:s, s:s}, s:{s:s, s:s}, s:s, s:s?, s:o, s:O}", "format",
+	return json_pack("{s:s, s:{s:s, s:s, s:I, s:s, s:s}, s:{s:s, s:s, s:s}, s:s, s:s?, s:o, s:O}", "format",
 			 EV_ACCEPT_VERDICT_FORMAT, "policy", "path", a->policy_path, "name", a->policy.name, "version",
 			 (json_int_t)a->policy.version, "sha256", a->policy.sha256, "expires", a->policy.expires, "seal",
-			 "path", a->seal_path, "sha256", a->seal_sha256, "verdict", a->first_unmet < 0 ? "PASSED" : "FAILED",
+			 "path", a->seal_path, "sha256", a->seal_sha256, "root", a->seal_root, "verdict", a->first_unmet < 0 ? "PASSED" : "FAILED",
 			 "first_unmet", a->first_unmet < 0 ? NULL : a->conditions[a->first_unmet].name, "conditions",
 			 conditions, "relied_on", a->relied_on);
 }

@@ -64,6 +64,7 @@ struct ev_replicate_accept {
 	struct ev_acceptance policy;
 	char seal_sha256[EV_SHA256_HEX_LEN + 1];
 	char seal_path[PATH_MAX];
+	char seal_root[256];          /* the seal's root: the campaign's name */
 	char summary_sha256[EV_SHA256_HEX_LEN + 1]; /* the agreeing audits' summary.json ("" none) */
 	struct ev_accept_condition conditions[EV_ACCEPT_CONDITIONS];
 	int first_unmet;              /* a condition id, or -1: accepted */

@@ -15,7 +15,9 @@ export EV_LEAK_CHECK=1
 test_expect_success 'the demo runs to its end' '
 	EVIDENCE_DEMO_DIR=$PWD/demo "$EV_SRCDIR/scripts/demo.sh" "$EV_BUILDDIR" >demo.out 2>demo.err &&
 	grep -q "^demo: done; outputs are in $PWD/demo$" demo.out &&
-	grep -q "^(replicate status --catalog: the file walk.s inventory, line for line, without reading a receipt)$" demo.out
+	grep -q "^(replicate status --catalog: the file walk.s inventory, line for line, without reading a receipt)$" demo.out &&
+	test "$(grep -c "^PASSED: every condition of demo-lab held$" demo.out)" = 2 &&
+	/usr/bin/python3 "$EV_SRCDIR/tests/replicate/bundle-check.py" demo/campaign.intoto.jsonl demo/lab.pub | grep -q "^bundle: [0-9]* lines verified$"
 '
 
 test_expect_success 'the demo stopped the TSA it started, and says so' '

@@ -208,6 +208,116 @@ test_expect_success 'reference: the published statistics not reproduced' '
 	verdict ev && unmet reference "ev/reproduction-2/receipt.json: not reproduced: "
 '
 
+test_expect_success 'with --sign-key: one bundle, each line verified by PAE and Ed25519 in Python, each predicate by its schema' '
+	"$REPLICATE" accept --policy p.json --trust policy.pub --sign-key lab.key --bundle quiet.intoto.jsonl ev >out &&
+	grep -q "^PASSED: " out && grep -q "^bundle: quiet.intoto.jsonl (the verdict as a SLSA verification summary" out &&
+	/usr/bin/python3 "$EV_SRCDIR/tests/replicate/bundle-check.py" quiet.intoto.jsonl lab.pub >got &&
+	cat >want <<-\EOF &&
+	https://in-toto.io/attestation/test-result/v0.1: 3
+	https://slsa.dev/verification_summary/v1: 1
+	urn:evidence:cosigned-checkpoint:v1: 2
+	urn:evidence:receipt-log:v1: 1
+	urn:evidence:receipt:v1: 6
+	urn:evidence:rfc3161-timestamp:v1: 1
+	urn:evidence:seal:v1: 1
+	bundle: 15 lines verified
+	EOF
+	test_cmp want got &&
+	/usr/bin/python3 - quiet.intoto.jsonl p.json ev/sealed/SEAL.json <<-\PY
+	import base64, hashlib, json, sys
+	lines = [json.loads(base64.b64decode(json.loads(l)["payload"])) for l in open(sys.argv[1])]
+	sha = lambda path: hashlib.sha256(open(path, "rb").read()).hexdigest()
+	vsa = [s for s in lines if s["predicateType"] == "https://slsa.dev/verification_summary/v1"][0]
+	p = vsa["predicate"]
+	assert vsa["subject"] == [{"name": "SEAL.json", "digest": {"sha256": sha(sys.argv[3])}}], vsa["subject"]
+	assert p["verificationResult"] == "PASSED" and p["verifiedLevels"] == ["EVIDENCE_ACCEPTED_lab-acceptance_V3"], p
+	assert p["policy"] == {"uri": "urn:evidence:acceptance:lab-acceptance:3", "digest": {"sha256": sha(sys.argv[2])}}
+	for i in p["inputAttestations"]:  # every document read, by the digest of its bytes
+	    assert i["digest"]["sha256"] == sha(i["uri"]), i
+	assert len(p["inputAttestations"]) == 11, len(p["inputAttestations"])
+	assert [c["state"] for c in p["urn:evidence:conditions"]] == ["held"] * 8
+	for t in (s for s in lines if s["predicateType"] == "https://in-toto.io/attestation/test-result/v0.1"):
+	    r = [s["predicate"] for s in lines if s["predicateType"] == "urn:evidence:receipt:v1" and
+	         hashlib.sha256((json.dumps(s["predicate"], sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n")
+	                        .encode()).hexdigest() == t["predicate"]["urn:evidence:receipt"]["sha256"]][0]
+	    assert t["predicate"]["passedTests"] == [c["name"] for c in r["checks"] if c["result"] == "pass"], t
+	    assert t["predicate"]["failedTests"] == [] and t["predicate"]["result"] == "PASSED"
+	    assert {"name": "plan", "digest": {"sha256": r["inputs"][0]["sha256"]}} in t["predicate"]["configuration"] or \
+	        t["predicate"]["urn:evidence:receipt"]["command"] == "audit compare", t
+	PY
+'
+
+test_expect_success 'accept judges the bundle alone as it judges the directory: the same verdict' '
+	"$REPLICATE" accept --policy p.json --trust policy.pub ev | awk "{print \$1, \$2}" >dir.states &&
+	mkdir -p away && cp quiet.intoto.jsonl p.json policy.pub away/ &&
+	(cd away && "$REPLICATE" accept --policy p.json --trust policy.pub quiet.intoto.jsonl) >out &&
+	awk "{print \$1, \$2}" out >bundle.states && test_cmp dir.states bundle.states &&
+	grep -q "^  seal  *held  *seal [0-9a-f]\{16\}\.\.\. (quiet), sealed on [^ ]*, its receipt quiet.intoto.jsonl:sealed/receipt.json signed by lab$" out &&
+	grep -q "^PASSED: every condition of lab-acceptance held$" out
+'
+
+test_expect_success 'a bundle edited: Python refuses the envelope, accept names the receipt edited inside it' '
+	/usr/bin/python3 - quiet.intoto.jsonl edited.intoto.jsonl <<-\PY &&
+	import base64, json, sys
+	out = []
+	for line in open(sys.argv[1]):
+	    env = json.loads(line)
+	    s = json.loads(base64.b64decode(env["payload"]))
+	    if s["predicateType"] == "urn:evidence:receipt:v1" and s["predicate"]["kind"] == "replica" and not out.count("done"):
+	        s["predicate"]["facts"]["archive_bytes"] += 1
+	        env["payload"] = base64.b64encode(json.dumps(s, sort_keys=True, separators=(",", ":")).encode()).decode()
+	        out.append("done")
+	    out.append(json.dumps(env, sort_keys=True, separators=(",", ":")) + "\n")
+	open(sys.argv[2], "w").write("".join(l for l in out if l != "done"))
+	PY
+	test_expect_code 1 /usr/bin/python3 "$EV_SRCDIR/tests/replicate/bundle-check.py" edited.intoto.jsonl lab.pub 2>err &&
+	grep -q "^bundle-check: line [0-9]*: the signature by [0-9a-f]* does not verify over the PAE$" err &&
+	verdict edited.intoto.jsonl &&
+	unmet replicas "1 distinct host verified every member of a copy, 2 required: host[12] (edited.intoto.jsonl:receipts/00[0-9]-replica.json); not counted: edited.intoto.jsonl:receipts/00[0-9]-replica.json: its comparable digest does not match its content (it was edited after it was written)$"
+'
+
+test_expect_success 'a FAILED verdict is a FAILED summary; a field the specification requires, missing, is caught by its schema' '
+	POLICY=r.json && test_expect_code 1 "$REPLICATE" accept --policy r.json --trust policy.pub --sign-key lab.key \
+		--bundle failed.jsonl ev >out &&
+	/usr/bin/python3 "$EV_SRCDIR/tests/replicate/bundle-check.py" failed.jsonl lab.pub >/dev/null &&
+	/usr/bin/python3 - failed.jsonl lab.key <<-\PY &&
+	import base64, json, sys
+	from cryptography.hazmat.primitives.serialization import load_pem_private_key
+	key = load_pem_private_key(open(sys.argv[2], "rb").read(), None)
+	out = []
+	for line in open(sys.argv[1]):
+	    env = json.loads(line)
+	    s = json.loads(base64.b64decode(env["payload"]))
+	    if s["predicateType"] == "https://slsa.dev/verification_summary/v1":
+	        p = s["predicate"]
+	        assert p["verificationResult"] == "FAILED" and p["verifiedLevels"] == ["FAILED"], p
+	        assert [c["condition"] for c in p["urn:evidence:conditions"] if c["state"] == "unmet"] == ["replicas"]
+	        del p["policy"]["uri"]  # the one field the VSA says a policy MUST carry
+	        body = json.dumps(s, sort_keys=True, separators=(",", ":")).encode()
+	        pae = b"DSSEv1 %d %s %d %s" % (len(env["payloadType"]), env["payloadType"].encode(), len(body), body)
+	        env["payload"] = base64.b64encode(body).decode()
+	        env["signatures"][0]["sig"] = base64.b64encode(key.sign(pae)).decode()
+	    out.append(json.dumps(env, sort_keys=True, separators=(",", ":")) + "\n")
+	open("noruri.jsonl", "w").write("".join(out))
+	PY
+	test_expect_code 1 /usr/bin/python3 "$EV_SRCDIR/tests/replicate/bundle-check.py" noruri.jsonl lab.pub 2>err &&
+	grep -q "^bundle-check: line [0-9]*: https://slsa.dev/verification_summary/v1: .uri. is a required property at policy$" err
+'
+
+test_expect_success 'the bundle is never replaced; --bundle needs a key; a bundle is judged, not bundled again' '
+	cp quiet.intoto.jsonl before.jsonl &&
+	test_expect_code 2 "$REPLICATE" accept --policy p.json --trust policy.pub --sign-key lab.key \
+		--bundle quiet.intoto.jsonl ev >out 2>err &&
+	grep -q "^replicate: quiet.intoto.jsonl: already exists" err && test_cmp before.jsonl quiet.intoto.jsonl &&
+	test_expect_code 2 "$REPLICATE" accept --policy p.json --trust policy.pub --bundle x.jsonl ev 2>err &&
+	grep -q "^replicate: --bundle is signed: give --sign-key KEY" err && test_must_be_absent x.jsonl &&
+	test_expect_code 2 "$REPLICATE" accept --policy p.json --trust policy.pub --sign-key lab.key --bundle y.jsonl \
+		quiet.intoto.jsonl 2>err &&
+	grep -q "quiet.intoto.jsonl is a bundle already" err && test_must_be_absent y.jsonl &&
+	"$REPLICATE" accept --policy p.json --trust policy.pub --sign-key lab.key quiet.intoto.jsonl >out &&
+	! grep -q "^bundle:" out
+'
+
 test_expect_success 'refused, exit 2: a policy that is not one, two seals, no trust list, a policy that exists' '
 	python3 -c "
 import json; d = json.load(open(\"p.json\")); del d[\"replicas\"]
