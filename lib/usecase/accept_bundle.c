@@ -53,16 +53,12 @@ struct lines {
 	size_t nkeys;
 };
 
-static ev_status add_statement(struct lines *l, json_t *statement, struct ev_error *err)
+/* An envelope appended as one line (taken). */
+static ev_status add_envelope(struct lines *l, json_t *envelope, struct ev_error *err)
 {
-	json_t *envelope = NULL;
 	char *bytes = NULL;
 	size_t n = 0;
-	ev_status st = statement ? ev_attestation_envelope(statement, l->keys, l->nkeys, &envelope, err)
-				 : ev_error_set(err, EV_ERROR, "out of memory");
-	json_decref(statement);
-	if (st == EV_OK)
-		st = ev_json_dump(envelope, &bytes, &n, err);
+	ev_status st = ev_json_dump(envelope, &bytes, &n, err);
 	json_decref(envelope);
 	char *more = st == EV_OK ? realloc(l->text, l->len + n + 1) : NULL;
 	if (st == EV_OK && !more)
@@ -75,6 +71,16 @@ static ev_status add_statement(struct lines *l, json_t *statement, struct ev_err
 	}
 	free(bytes);
 	return st;
+}
+
+/* A statement (taken), enveloped and signed, appended. */
+static ev_status add_statement(struct lines *l, json_t *statement, struct ev_error *err)
+{
+	json_t *envelope = NULL;
+	ev_status st = statement ? ev_attestation_envelope(statement, l->keys, l->nkeys, &envelope, err)
+				 : ev_error_set(err, EV_ERROR, "out of memory");
+	json_decref(statement);
+	return st == EV_OK ? add_envelope(l, envelope, err) : st;
 }
 
 /* A test result of an audit receipt: its checks passed and failed, its
@@ -237,21 +243,8 @@ ev_status ev_accept_bundle_write(const struct ev_replicate_accept *a, const stru
 				break;
 			ev_sha256_hex(d, hex);
 			json_array_append_new(inputs, json_pack("{s:s, s:o}", "uri", file, "digest", digest_set(hex)));
-			if ((st = ev_attestation_make(r, keys, nkeys, &envelope, err)) == EV_OK) {
-				char *bytes = NULL;
-				size_t n = 0;
-				if ((st = ev_json_dump(envelope, &bytes, &n, err)) == EV_OK) {
-					char *more = realloc(l.text, l.len + n + 1);
-					if (!more) {
-						st = ev_error_set(err, EV_ERROR, "out of memory");
-					} else {
-						memcpy(more + l.len, bytes, n);
-						l.text = more, l.len += n, l.text[l.len] = '\0';
-					}
-				}
-				free(bytes);
-			}
-			json_decref(envelope);
+			if ((st = ev_attestation_make(r, keys, nkeys, &envelope, err)) == EV_OK)
+				st = add_envelope(&l, envelope, err);
 			if (st == EV_OK && (strcmp(kind, "audit") == 0 || strcmp(kind, "reproduction") == 0))
 				st = add_statement(&l, test_result(r, hex), err);
 			json_decref(r);
