@@ -16,7 +16,12 @@
 # median of its runs' recomputed statistics) in a table and an HTML
 # report, and grades it (diagnostic on a host without isolation, each
 # condition named); audit compare sets the two arms side by side, and the campaign
-# against a second capture of the same plan; a summary closes.
+# against a second capture of the same plan; two more replicas witness the
+# log (each cosigns its checkpoint with a key of its own), the lab signs an
+# acceptance policy, and replicate accept judges the whole campaign by it
+# and writes the verdict and its evidence as one in-toto bundle, which it
+# judges again alone; a summary closes. Every receipt is signed (the
+# demo's own configuration gives every command the lab's key).
 #
 #   scripts/demo.sh BUILDDIR      (scripts/quickstart demo builds and calls it)
 #   scripts/demo.sh --installed [BINDIR]   the installed tools (default /usr/bin)
