@@ -241,7 +241,7 @@ else
 	echo "(python3-cryptography is not installed: the test TSA cannot be made; skipped)"
 fi
 
-step "one verdict a reviewer outside the lab can check: replicas cosign the log, the lab's signed policy, replicate accept"
+step "for a reviewer outside the lab: two more replicas witness the log, and the lab signs what acceptable means"
 # Two more hosts (lab2, lab3; here directories reached through a stand-in
 # for ssh) keep a verified copy and witness the log: each with its own key,
 # trusting the lab's log key, cosigns the checkpoint it was shown.
@@ -280,11 +280,6 @@ print(json.dumps({
 PY
 show "$replicate" sign-policy --sign-key policy.key --key lab=lab.pub --key lab2.example/witness=lab2-witness.pub \
 	--key lab3.example/witness=lab3-witness.pub -o policy.json policy-draft.json
-show "$replicate" accept --policy policy.json --trust policy.pub --bundle campaign.intoto.jsonl .
-echo "(the verdict and every document it read, in one file a reviewer takes away: campaign.intoto.jsonl, JSON Lines of"
-echo " DSSE envelopes; accept judges that file alone as it judged this directory)"
-show "$replicate" accept --policy policy.json --trust policy.pub campaign.intoto.jsonl | tail -n 1
-
 step "replicate status: what is where, from the receipts alone"
 show "$replicate" status "${status_tsa[@]}" .
 
@@ -295,6 +290,12 @@ show "$replicate" index --catalog catalog.sqlite .
 cmp status-walk.txt status-catalog.txt
 echo "(replicate status --catalog: the file walk's inventory, line for line, without reading a receipt)"
 show "$audit" history --catalog catalog.sqlite --plan demo --html history.html
+
+step "the verdict: replicate accept judges the whole campaign by the lab's policy, and writes it for reviewers"
+show "$replicate" accept --policy policy.json --trust policy.pub --bundle campaign.intoto.jsonl .
+echo "(the verdict and every document it read, in one file a reviewer takes away: campaign.intoto.jsonl, JSON Lines of"
+echo " DSSE envelopes; accept judges that file alone as it judged this directory)"
+show "$replicate" accept --policy policy.json --trust policy.pub campaign.intoto.jsonl | tail -n 1
 
 step "summary"
 python3 - sealed <<'PY'
