@@ -34,7 +34,7 @@ static const char *const condition_names[EV_ACCEPT_CONDITIONS] = {
 /* A document found beneath the directory. */
 struct found_doc {
 	char *path;
-	json_t *doc;                        /* receipts: as ev_receipt_load reads them; NULL when unreadable */
+	json_t *doc;                        /* receipts: as ev_receipt_load reads them (loosely when it refuses) */
 	char sha256[EV_SHA256_HEX_LEN + 1]; /* of its bytes */
 	char unreadable[1100];              /* why it cannot be read as a receipt */
 };
@@ -137,8 +137,9 @@ static ev_status on_json(void *ctx, const char *path, const struct stat *sb, str
 			struct ev_error rerr;
 			ev_error_clear(&rerr);
 			if (ev_receipt_load(path, &r->doc, NULL, &rerr) != EV_OK) {
+				/* kept as read loosely, so that its kind names where it was not counted */
 				snprintf(r->unreadable, sizeof r->unreadable, "%s", rerr.text);
-				r->doc = NULL;
+				r->doc = json_incref(doc);
 			} else if (!ev_receipt_comparable_holds(r->doc, &rerr)) {
 				/* kept, to be named where its kind is judged */
 				snprintf(r->unreadable, sizeof r->unreadable, "its comparable digest does not match its content "

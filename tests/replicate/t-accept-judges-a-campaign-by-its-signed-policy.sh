@@ -9,11 +9,17 @@
 # verdict names it first: a policy expired, signed by an untrusted key or
 # edited after signing; a seal signed by a key the policy does not let
 # sign seals; a timestamp from another CA; too few replica hosts, and an
-# edited replica receipt named and not counted; too few audit hosts; a
-# quorum of 2 of 3 witnesses with one cosigner; a split view (the log
-# shows one witness another history), both witnesses named; a diagnostic
-# grade where quiet is required; a reference not reproduced. A policy
-# that is not one, two seals and no trust list are refused, exit 2.
+# edited replica receipt and a re-indented one named and not counted;
+# too few audit hosts; a quorum of 2 of 3 witnesses with one cosigner; a
+# split view (the log shows one witness another history), both witnesses
+# named; a diagnostic grade where quiet is required; a reference not
+# reproduced. With --bundle, the verdict and its evidence in one in-toto
+# bundle: every envelope verified by PAE and Ed25519 in Python, every
+# predicate by the JSON Schema of its specification (python3-jsonschema),
+# each input's digest against its file; accept judges the bundle alone to
+# the same verdict, and names a receipt edited inside it. A policy that
+# is not one, two seals, no trust list, a bundle that exists are refused,
+# exit 2.
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
 [ "$(nproc)" -ge 2 ] || test_skip_all "needs two CPUs"
@@ -157,12 +163,15 @@ test_expect_success 'timestamp: the seal s time from a TSA that does not chain t
 	verdict ev && unmet timestamp "ev/sealed/SEAL.json.tsr: chain: the signing certificate (/CN=evidence test TSA good) does not chain to the CA the policy names"
 '
 
-test_expect_success 'replicas: three hosts required, two verified; an edited replica receipt is named, not counted' '
+test_expect_success 'replicas: three hosts required, two verified; an edited receipt and one not canonical are named, not counted' '
 	POLICY=r.json && policy r.json "d[\"replicas\"] = 3" && verdict ev &&
 	unmet replicas "2 distinct hosts verified every member of a copy, 3 required: host1 (ev/replica-1.json), host2 (ev/replica-2.json)$" &&
 	rm -rf ev2 && cp -R ev ev2 && sed -i "s/\"archive_bytes\":[0-9]*/\"archive_bytes\":1/" ev2/replica-2.json &&
 	POLICY=p.json verdict ev2 &&
-	unmet replicas "1 distinct host verified every member of a copy, 2 required: host1 (ev2/replica-1.json); not counted: ev2/replica-2.json: its comparable digest does not match its content (it was edited after it was written)$"
+	unmet replicas "1 distinct host verified every member of a copy, 2 required: host1 (ev2/replica-1.json); not counted: ev2/replica-2.json: its comparable digest does not match its content (it was edited after it was written)$" &&
+	python3 -m json.tool ev2/replica-1.json >pretty.json && mv pretty.json ev2/replica-1.json &&
+	POLICY=p.json verdict ev2 &&
+	unmet replicas "0 distinct hosts verified every member of a copy, 2 required; not counted: ev2/replica-1.json: .*canonical.*; not counted: ev2/replica-2.json: its comparable digest"
 '
 
 test_expect_success 'audits: three hosts required, two audited' '
