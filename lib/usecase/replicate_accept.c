@@ -55,6 +55,8 @@ struct counted {
 };
 
 static void say(struct ev_accept_condition *c, enum ev_accept_state state, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void say(struct ev_accept_condition *c, enum ev_accept_state state, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -64,6 +66,7 @@ static void say(struct ev_accept_condition *c, enum ev_accept_state state, const
 }
 
 /* Append to what a condition says (its list of what was not counted). */
+static void add(struct ev_accept_condition *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add(struct ev_accept_condition *c, const char *fmt, ...)
 {
 	size_t used = strlen(c->said);
