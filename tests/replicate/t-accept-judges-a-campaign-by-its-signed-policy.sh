@@ -10,10 +10,10 @@
 # edited after signing; a seal signed by a key the policy does not let
 # sign seals; a timestamp from another CA; too few replica hosts, and an
 # edited replica receipt and a re-indented one named and not counted;
-# too few audit hosts; a quorum of 2 of 3 witnesses with one cosigner; a
-# split view (the log shows one witness another history), both witnesses
-# named; a diagnostic grade where quiet is required; a reference not
-# reproduced. With --bundle, the verdict and its evidence in one in-toto
+# too few audit hosts, and two whose audits disagree; a quorum of 2 of 3
+# witnesses with one cosigner; a split view (the log shows one witness
+# another history), both witnesses named; a diagnostic grade where quiet
+# is required; a reference not reproduced. With --bundle, the verdict and its evidence in one in-toto
 # bundle: every envelope verified by PAE and Ed25519 in Python, every
 # predicate by the JSON Schema of its specification (python3-jsonschema),
 # each input's digest against its file; accept judges the bundle alone to
@@ -177,6 +177,46 @@ test_expect_success 'replicas: three hosts required, two verified; an edited rec
 test_expect_success 'audits: three hosts required, two audited' '
 	POLICY=a.json && policy a.json "d[\"audits\"] = 3" && verdict ev &&
 	unmet audits "2 distinct hosts audited the campaign to one summary, 3 required: host1 (ev/audit-1/receipt.json), host2 (ev/audit-2/receipt.json)$"
+'
+
+# The receipt format written again in Python (comparable digest, Ed25519
+# signature over the canonical bytes): a host whose audit computed another
+# summary.json, its receipt intact and signed by its own key.
+test_expect_success 'audits: two hosts whose audits disagree, both named' '
+	rm -rf ev2 && cp -R ev ev2 &&
+	/usr/bin/python3 - ev2/audit-2/receipt.json r2.key <<-\PY &&
+	import hashlib, json, sys
+	from cryptography.hazmat.primitives import serialization
+	canon = lambda x: json.dumps(x, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+	def names(items):
+	    out = []
+	    for i in items:
+	        o = {"name": i["name"]}
+	        if "comparable" in i:
+	            o["comparable"] = i["comparable"]
+	        elif "sha256" in i:
+	            o["sha256"] = i["sha256"]
+	        out.append(o)
+	    return out
+	def comparable(r):
+	    part = {"kind": r["kind"], "tool": {"name": r["tool"]["name"], "version": r["tool"]["version"]},
+	            "inputs": names(r["inputs"]), "outputs": names(r["outputs"]), "facts": r["facts"],
+	            "checks": r["checks"], "result": r["result"]}
+	    return hashlib.sha256((canon(part) + "\n").encode()).hexdigest()
+	r = json.load(open(sys.argv[1]))
+	assert comparable(r) == r["comparable"], "the comparable digest written again is not the one audit wrote"
+	[o for o in r["outputs"] if o["name"] == "summary.json"][0]["sha256"] = "0" * 64
+	r["comparable"] = comparable(r)
+	key = serialization.load_pem_private_key(open(sys.argv[2], "rb").read(), None)
+	raw = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+	del r["signature"]
+	r["signature"] = {"algorithm": "ed25519", "key_sha256": hashlib.sha256(raw).hexdigest(),
+	                  "value": key.sign((canon(r) + "\n").encode()).hex()}
+	open(sys.argv[1], "w").write(canon(r) + "\n")
+	PY
+	"$REPLICATE" check --trust r2.pub ev2/audit-2/receipt.json >/dev/null &&
+	verdict ev2 &&
+	unmet audits "the audits disagree: ev2/audit-1/receipt.json (on host1) computed summary.json [0-9a-f]\{16\}\.\.\., ev2/audit-2/receipt.json (on host2) 0000000000000000\.\.\.$"
 '
 
 test_expect_success 'checkpoints: a quorum of 2 of 3 witnesses with one cosigner; 3 of 3 with two' '
