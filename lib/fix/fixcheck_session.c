@@ -47,15 +47,25 @@ static void ev_fixcheck_session_rules(struct ev_fixcheck *c)
 	uint32_t ns;
 	if (time && ev_fix_utc_timestamp_memo(&c->times[time - c->msg.f], c->msg.data + time->off,
 					      time->len, &secs, &ns) == 0) {
-		if (c->have_time && (secs < c->last_secs || (secs == c->last_secs && ns < c->last_ns))) {
+		int back = c->have_time && (secs < c->last_secs || (secs == c->last_secs && ns < c->last_ns));
+		/* A resend is stamped when the engine starts answering the
+		 * ResendRequest, and may follow the GapFill it sent first: QuickFIX
+		 * stamps its resent batch once, before the GapFill that precedes it
+		 * on the wire. Its time is not the clock going back; what follows
+		 * is held to the latest time seen. */
+		const struct ev_fix_field *dup = field_of(c, 43);
+		int resend = dup && dup->len == 1 && c->msg.data[dup->off] == 'Y';
+		if (back && !resend) {
 			char want[64];
 			snprintf(want, sizeof want, "at or after %014llu.%09u", (unsigned long long)c->last_secs,
 				 c->last_ns);
 			ev_fixcheck_report_field(c, EV_RULE_SENDING_TIME, (uint32_t)(time - c->msg.f), want);
 		}
-		c->have_time = 1;
-		c->last_secs = secs;
-		c->last_ns = ns;
+		if (!back || !resend) {
+			c->have_time = 1;
+			c->last_secs = secs;
+			c->last_ns = ns;
+		}
 		c->sending_read_at = c->record_no; /* the session layer reads it from here */
 		c->sending_secs = secs;
 		c->sending_nanos = ns;

@@ -173,6 +173,20 @@ test_expect_success 'a resend whose OrigSendingTime is later than its SendingTim
 	grep -q "record [0-9]* (byte [0-9]*): poss-dup: OrigSendingTime (122) later than SendingTime (52)" stderr
 '
 
+test_expect_success 'a resend stamped before the GapFill sent ahead of it, as QuickFIX may stamp its batch: no finding' '
+	seq=$(first_resend) &&
+	orig=$(python3 - "$ALOG" "$seq" <<-\EOF
+	import re, sys
+	for line in open(sys.argv[1], "rb"):
+	    if b"\x0135=D\x01" in line and b"\x0143=Y\x01" in line and b"\x0134=%s\x01" % sys.argv[2].encode() in line:
+	        print(re.search(rb"\x01122=([^\x01]+)\x01", line).group(1).decode()); break
+	EOF
+	) && test -n "$orig" &&
+	broken INIT $seq set 52 "$orig" &&
+	audit_broken --receipt early.json >stdout &&
+	grep -q "^OK: 2 sides, 36 orders, 0 findings" stdout
+'
+
 test_expect_success 'a field of a resend changed: held against the stored original, exit 1' '
 	seq=$(first_resend) && broken INIT $seq sub "|60=20" "|60=19" &&
 	test_expect_code 1 audit_broken --receipt f4.json 2>stderr &&
