@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
 #include "lib/core/json.h"
-#include "lib/core/sha256.h"
 #include "lib/core/input.h"
 #include "lib/core/text.h"
 
@@ -93,54 +92,6 @@ static int dump_into(const char *text, size_t n, void *ctx)
 {
 	struct dump_buffer *d = ctx;
 	return ev_json_append_raw(text, n, &d->buf, &d->len, &d->cap);
-}
-
-/* Canonical bytes gathered into a small buffer and hashed when it fills:
- * json_dump_callback hands over a token at a time. */
-struct dump_hash {
-	struct ev_sha256 *h;
-	size_t used;
-	int failed;
-	char buf[16384];
-};
-
-static int hash_into(const char *text, size_t n, void *ctx)
-{
-	struct dump_hash *d = ctx;
-	struct ev_error ignored;
-	if (d->used + n > sizeof d->buf) {
-		if (ev_sha256_update(d->h, d->buf, d->used, &ignored) != EV_OK)
-			return d->failed = -1;
-		d->used = 0;
-	}
-	if (n > sizeof d->buf)
-		return ev_sha256_update(d->h, text, n, &ignored) == EV_OK ? 0 : (d->failed = -1);
-	memcpy(d->buf + d->used, text, n);
-	d->used += n;
-	return 0;
-}
-
-ev_status ev_json_sha256(const json_t *value, uint8_t digest[EV_SHA256_LEN], struct ev_error *err)
-{
-	char where[128] = "";
-	if (find_real(value, where, sizeof where))
-		return ev_error_set(err, EV_ERROR, "JSON: a real number at \"%s\": canonical JSON holds integers "
-				    "only, a fraction as a string of decimal digits (a defect of this tool)", where);
-	struct dump_hash *d = malloc(sizeof *d);
-	if (!d || !(d->h = ev_sha256_new())) {
-		free(d);
-		return ev_error_set(err, EV_ERROR, "JSON: out of memory");
-	}
-	d->used = 0;
-	d->failed = 0;
-	ev_status st = EV_OK;
-	if (json_dump_callback(value, hash_into, d, CANONICAL_FLAGS) != 0 || d->failed || hash_into("\n", 1, d) != 0)
-		st = ev_error_set(err, EV_ERROR, "JSON: cannot serialize document (out of memory)");
-	if (st == EV_OK && (st = ev_sha256_update(d->h, d->buf, d->used, err)) == EV_OK)
-		st = ev_sha256_final(d->h, digest, err);
-	ev_sha256_free(d->h);
-	free(d);
-	return st;
 }
 
 ev_status ev_json_dump(const json_t *value, char **out, size_t *len, struct ev_error *err)

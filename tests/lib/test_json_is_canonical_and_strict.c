@@ -1,16 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Canonical JSON is sorted, compact, newline-terminated; reading refuses a
- * wrong format tag, duplicate keys and (when asked) non-canonical bytes;
- * its digest computed as it is made is the digest of its bytes. */
+ * wrong format tag, duplicate keys and (when asked) non-canonical bytes. */
 #include "config.h"
 
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "check.h"
 #include "lib/core/json.h"
-#include "lib/core/sha256.h"
 
 static ev_status parse(const char *text, const char *format, unsigned flags, struct ev_error *err)
 {
@@ -19,43 +15,6 @@ static ev_status parse(const char *text, const char *format, unsigned flags, str
 	ev_status st = ev_json_parse(text, strlen(text), "doc.json", format, flags, &doc, err);
 	json_decref(doc);
 	return st;
-}
-
-/* The digest of the canonical bytes, computed as they are made, is the
- * digest of those bytes: small, across the hashing buffer's edge, and a
- * string longer than the buffer; a real is refused as by the dump. */
-static void digest_as_made(void)
-{
-	for (size_t big = 0; big <= 40000; big += 20000) {
-		char *text = malloc(big + 1);
-		CHECK(text != NULL);
-		memset(text, 'x', big);
-		text[big] = '\0';
-		json_t *doc = json_pack("{s:s, s:[i, i], s:{s:s}}", "z", text, "a", 1, 2, "m", "k", "v\u00e9");
-		for (int i = 0; i < 2000; i++) {
-			char key[32];
-			snprintf(key, sizeof key, "key-%04d", i);
-			json_object_set_new(doc, key, json_integer(i));
-		}
-		char *bytes = NULL;
-		size_t len = 0;
-		uint8_t want[EV_SHA256_LEN], got[EV_SHA256_LEN];
-		struct ev_error err;
-		ev_error_clear(&err);
-		CHECK_INT_EQ(ev_json_dump(doc, &bytes, &len, &err), EV_OK);
-		CHECK_INT_EQ(ev_sha256_buffer(bytes, len, want, &err), EV_OK);
-		CHECK_INT_EQ(ev_json_sha256(doc, got, &err), EV_OK);
-		CHECK(memcmp(want, got, sizeof want) == 0);
-		free(bytes);
-		free(text);
-		json_decref(doc);
-	}
-	json_t *real = json_pack("{s:f}", "x", 1.5);
-	uint8_t d[EV_SHA256_LEN];
-	struct ev_error err;
-	ev_error_clear(&err);
-	CHECK_INT_EQ(ev_json_sha256(real, d, &err), EV_ERROR);
-	json_decref(real);
 }
 
 int main(void)
@@ -118,6 +77,5 @@ int main(void)
 	CHECK(strstr(err.text, "a real number at \"mean\"") != NULL);
 	CHECK(bytes == NULL);
 	json_decref(real);
-	digest_as_made();
 	return check_exit("test_json_is_canonical_and_strict");
 }
