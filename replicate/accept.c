@@ -81,7 +81,7 @@ int replicate_accept_main(int argc, char **argv)
 		goto done;
 	}
 	if (argc - optind != 1) {
-		code = ev_cli_usage(&replicate_tool, "accept", "give one DIR, the campaign's evidence");
+		code = ev_cli_usage(&replicate_tool, "accept", "give one DIR (the campaign's evidence) or BUNDLE");
 		goto done;
 	}
 	if (out && !nkeys) {
@@ -95,6 +95,8 @@ int replicate_accept_main(int argc, char **argv)
 				    "write a bundle from the campaign's evidence directory", argv[optind]);
 		goto done;
 	}
+	if (out) /* a signal stops the bundle at its commit: nothing half-written, exit 2 */
+		ev_cli_catch_signals();
 	a.dir = argv[optind];
 	a.trust = trust;
 	a.now = time(NULL);

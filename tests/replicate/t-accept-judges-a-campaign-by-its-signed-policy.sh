@@ -5,21 +5,22 @@
 # seal and its RFC 3161 time, two hosts' signed replica receipts and
 # audits with one summary, a reproduction of a published reference, a
 # signed log whose checkpoints two of three replicas cosigned) passes;
-# then each condition is broken on purpose, one at a time, and the
-# verdict names it first: a policy expired, signed by an untrusted key or
-# edited after signing; a seal signed by a key the policy does not let
-# sign seals; a timestamp from another CA; too few replica hosts, and an
-# edited replica receipt and a re-indented one named and not counted;
-# too few audit hosts, and two whose audits disagree; a quorum of 2 of 3
-# witnesses with one cosigner; a split view (the log shows one witness
-# another history), both witnesses named; a diagnostic grade where quiet
-# is required; a reference not reproduced. With --bundle, the verdict and its evidence in one in-toto
-# bundle: every envelope verified by PAE and Ed25519 in Python, every
-# predicate by the JSON Schema of its specification (python3-jsonschema),
-# each input's digest against its file; accept judges the bundle alone to
-# the same verdict, and names a receipt edited inside it. A policy that
-# is not one, two seals, no trust list, a bundle that exists are refused,
-# exit 2.
+# then each condition is broken on purpose, one at a time, and the verdict
+# names it first: a policy expired, signed by an untrusted key or edited
+# after signing; a seal signed by a key the policy does not let sign
+# seals; a timestamp from another CA; too few replica hosts, and an edited
+# replica receipt and a re-indented one named and not counted; too few
+# audit hosts, and two whose audits disagree; a quorum of 2 of 3 witnesses
+# with one cosigner; a split view (the log shows one witness another
+# history), both witnesses named; a diagnostic grade where quiet is
+# required; a reference not reproduced. With --bundle, the verdict and its
+# evidence in one in-toto bundle: every envelope verified by PAE and
+# Ed25519 in Python, every predicate by the JSON Schema of its
+# specification (python3-jsonschema), each input's digest against its
+# file; accept judges the bundle alone to the same verdict, and names a
+# receipt edited inside it; a SIGTERM while it is synced leaves none. A
+# policy that is not one, two seals, no trust list, a bundle that exists
+# are refused, exit 2.
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
 [ "$(nproc)" -ge 2 ] || test_skip_all "needs two CPUs"
@@ -365,6 +366,11 @@ test_expect_success 'the bundle is never replaced; --bundle needs a key; a bundl
 	grep -q "quiet.intoto.jsonl is a bundle already" err && test_must_be_absent y.jsonl &&
 	"$REPLICATE" accept --policy p.json --trust policy.pub --sign-key lab.key quiet.intoto.jsonl >out &&
 	! grep -q "^bundle:" out
+'
+
+test_expect_success 'SIGTERM while the bundle is being synced: exit 2, no bundle, no temporary' '
+	late_signal late.intoto 1 "$REPLICATE" accept --policy p.json --trust policy.pub --sign-key lab.key \
+		--bundle late.intoto.jsonl ev
 '
 
 test_expect_success 'refused, exit 2: a policy that is not one, two seals, no trust list, a policy that exists' '
