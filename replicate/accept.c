@@ -201,6 +201,7 @@ int replicate_sign_policy_main(int argc, char **argv)
 					 : !out ? "no output given (-o POLICY)" : "give one DRAFT");
 		goto done;
 	}
+	ev_cli_catch_signals(); /* a signal stops the policy at its commit: nothing half-written, exit 2 */
 	struct ev_error err;
 	ev_error_clear(&err);
 	ev_status st = ev_json_load(argv[optind], EV_ACCEPTANCE_FORMAT, 0, &draft, NULL, NULL, NULL, &err);

@@ -306,11 +306,12 @@ static ev_status unpack_statement(const json_t *statement, const char *dir, size
 	const json_t *p = json_object_get(statement, "predicate");
 	char name[PATH_MAX];
 	if (strcmp(type, EV_ATTESTATION_PREDICATE_TYPE) == 0) {
-		const char *kind = ev_receipt_kind(p) ?: "receipt";
-		if (strcmp(kind, "seal") == 0)
+		/* the kind is the document's word, never part of a path: "../x" would climb out */
+		const char *kind = ev_receipt_kind(p);
+		if (kind && strcmp(kind, "seal") == 0)
 			snprintf(name, sizeof name, "sealed/receipt.json");
 		else
-			snprintf(name, sizeof name, "receipts/%03zu-%.32s.json", ++*n, kind);
+			snprintf(name, sizeof name, "receipts/%03zu.json", ++*n);
 		return put_json(dir, name, p, err);
 	}
 	if (strcmp(type, SEAL_TYPE) == 0)

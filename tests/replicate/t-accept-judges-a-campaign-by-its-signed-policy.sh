@@ -323,7 +323,25 @@ test_expect_success 'a bundle edited: Python refuses the envelope, accept names 
 	test_expect_code 1 /usr/bin/python3 "$EV_SRCDIR/tests/replicate/bundle-check.py" edited.intoto.jsonl lab.pub 2>err &&
 	grep -q "^bundle-check: line [0-9]*: the signature by [0-9a-f]* does not verify over the PAE$" err &&
 	verdict edited.intoto.jsonl &&
-	unmet replicas "1 distinct host verified every member of a copy, 2 required: host[12] (edited.intoto.jsonl:receipts/00[0-9]-replica.json); not counted: edited.intoto.jsonl:receipts/00[0-9]-replica.json: its comparable digest does not match its content (it was edited after it was written)$"
+	unmet replicas "1 distinct host verified every member of a copy, 2 required: host[12] (edited.intoto.jsonl:receipts/00[0-9].json); not counted: edited.intoto.jsonl:receipts/00[0-9].json: its comparable digest does not match its content (it was edited after it was written)$"
+'
+
+test_expect_success 'a bundle is a stranger'"'"'s input: a receipt whose kind climbs out of the directory stays in it' '
+	/usr/bin/python3 - quiet.intoto.jsonl climb.intoto.jsonl <<-\PY &&
+	import base64, json, sys
+	out = []
+	for line in open(sys.argv[1]):
+	    env = json.loads(line)
+	    s = json.loads(base64.b64decode(env["payload"]))
+	    if s["predicateType"] == "urn:evidence:receipt:v1" and s["predicate"]["kind"] == "replica":
+	        s["predicate"]["kind"] = "../../../../../../climbed"
+	        env["payload"] = base64.b64encode(json.dumps(s, sort_keys=True, separators=(",", ":")).encode()).decode()
+	    out.append(json.dumps(env, sort_keys=True, separators=(",", ":")) + "\n")
+	open(sys.argv[2], "w").write("".join(out))
+	PY
+	mkdir -p private && TMPDIR=$PWD/private verdict climb.intoto.jsonl &&
+	test "$(cat rc)" = 1 && unmet replicas "0 distinct hosts" &&
+	test -z "$(find / -xdev -name "climbed*" 2>/dev/null | head -n 1)" && dir_empty private
 '
 
 test_expect_success 'a FAILED verdict is a FAILED summary; a field the specification requires, missing, is caught by its schema' '
@@ -368,9 +386,13 @@ test_expect_success 'the bundle is never replaced; --bundle needs a key; a bundl
 	! grep -q "^bundle:" out
 '
 
-test_expect_success 'SIGTERM while the bundle is being synced: exit 2, no bundle, no temporary' '
+test_expect_success 'SIGTERM while the bundle, or a policy, is being synced: exit 2, nothing published, no temporary' '
 	late_signal late.intoto 1 "$REPLICATE" accept --policy p.json --trust policy.pub --sign-key lab.key \
-		--bundle late.intoto.jsonl ev
+		--bundle late.intoto.jsonl ev &&
+	policy unused.json &&
+	late_signal late-policy 1 "$REPLICATE" sign-policy --sign-key policy.key --key lab=lab.pub --key r1=r1.pub \
+		--key r2=r2.pub --key w1.example/witness=w1.pub --key w2.example/witness=w2.pub \
+		--key w3.example/witness=w3.pub -o late-policy.json draft.json
 '
 
 test_expect_success 'refused, exit 2: a policy that is not one, two seals, no trust list, a policy that exists' '
