@@ -14,6 +14,45 @@
 #include <sqlite3.h>
 
 #include "lib/catalog/db.h"
+#include "lib/core/dynlib.h"
+
+/* libpq, opened by the first postgresql:// catalog a process opens, not
+ * at every start (lib/core/dynlib.h). Its soname is its ABI since
+ * PostgreSQL 8.2. */
+static struct {
+	__typeof__(PQclear) *PQclear;
+	__typeof__(PQconnectdb) *PQconnectdb;
+	__typeof__(PQerrorMessage) *PQerrorMessage;
+	__typeof__(PQexec) *PQexec;
+	__typeof__(PQexecParams) *PQexecParams;
+	__typeof__(PQfinish) *PQfinish;
+	__typeof__(PQgetisnull) *PQgetisnull;
+	__typeof__(PQgetvalue) *PQgetvalue;
+	__typeof__(PQnfields) *PQnfields;
+	__typeof__(PQntuples) *PQntuples;
+	__typeof__(PQresultErrorField) *PQresultErrorField;
+	__typeof__(PQresultErrorMessage) *PQresultErrorMessage;
+	__typeof__(PQresultStatus) *PQresultStatus;
+	__typeof__(PQstatus) *PQstatus;
+} pq;
+#define PQ_SYMBOL(name) {#name, (void **)&pq.name}
+static const struct ev_dynlib_symbol pq_symbols[] = {
+	PQ_SYMBOL(PQclear),
+	PQ_SYMBOL(PQconnectdb),
+	PQ_SYMBOL(PQerrorMessage),
+	PQ_SYMBOL(PQexec),
+	PQ_SYMBOL(PQexecParams),
+	PQ_SYMBOL(PQfinish),
+	PQ_SYMBOL(PQgetisnull),
+	PQ_SYMBOL(PQgetvalue),
+	PQ_SYMBOL(PQnfields),
+	PQ_SYMBOL(PQntuples),
+	PQ_SYMBOL(PQresultErrorField),
+	PQ_SYMBOL(PQresultErrorMessage),
+	PQ_SYMBOL(PQresultStatus),
+	PQ_SYMBOL(PQstatus),
+};
+static struct ev_dynlib libpq = EV_DYNLIB("libpq.so.5", "libpq5", "a PostgreSQL catalog", pq_symbols);
 
 /* Statements are the catalog's string constants, so a few dozen prepared
  * ones cover every call; kept until close. */
@@ -131,14 +170,19 @@ ev_status ev_db_open(const char *where, struct ev_db **out, struct ev_error *err
 	shown_name(where, db->where, sizeof db->where);
 	ev_status st = EV_OK;
 	if (ev_db_is_server(where)) {
-		db->pg = PQconnectdb(where);
-		if (!db->pg || PQstatus(db->pg) != CONNECTION_OK) {
+		if (ev_dynlib_load(&libpq, err) != EV_OK) {
+			ev_error_wrap(err, "catalog %s: cannot connect", db->where);
+			free(db);
+			return EV_ERROR;
+		}
+		db->pg = pq.PQconnectdb(where);
+		if (!db->pg || pq.PQstatus(db->pg) != CONNECTION_OK) {
 			char why[512];
-			one_line(db->pg ? PQerrorMessage(db->pg) : "out of memory", why, sizeof why);
+			one_line(db->pg ? pq.PQerrorMessage(db->pg) : "out of memory", why, sizeof why);
 			st = ev_error_set(err, EV_ERROR, "catalog %s: cannot connect: %s", db->where, why);
 		} else {
-			PGresult *r = PQexec(db->pg, "SET client_min_messages = warning");
-			PQclear(r);
+			PGresult *r = pq.PQexec(db->pg, "SET client_min_messages = warning");
+			pq.PQclear(r);
 		}
 	} else {
 		st = open_sqlite(db, where, err);
@@ -162,7 +206,7 @@ void ev_db_close(struct ev_db *db)
 	if (db->lite)
 		sqlite3_close(db->lite);
 	if (db->pg)
-		PQfinish(db->pg);
+		pq.PQfinish(db->pg);
 	free(db);
 }
 
@@ -247,31 +291,31 @@ static ev_status lite_run(struct ev_db *db, const char *sql, size_t nparams, con
 static ev_status pg_run(struct ev_db *db, const char *sql, size_t nparams, const char *const *params,
 			ev_db_row_fn row, void *ctx, struct ev_error *err)
 {
-	PGresult *r = PQexecParams(db->pg, sql, (int)nparams, NULL, params, NULL, NULL, 0);
-	ExecStatusType s = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+	PGresult *r = pq.PQexecParams(db->pg, sql, (int)nparams, NULL, params, NULL, NULL, 0);
+	ExecStatusType s = r ? pq.PQresultStatus(r) : PGRES_FATAL_ERROR;
 	if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK) {
 		char why[512];
-		one_line(r && *PQresultErrorMessage(r) ? PQresultErrorMessage(r) : PQerrorMessage(db->pg), why, sizeof why);
+		one_line(r && *pq.PQresultErrorMessage(r) ? pq.PQresultErrorMessage(r) : pq.PQerrorMessage(db->pg), why, sizeof why);
 		/* class 08: the connection broke; 57P: the server is shutting down */
-		const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
-		int gone = PQstatus(db->pg) != CONNECTION_OK || !state || strncmp(state, "08", 2) == 0 ||
+		const char *state = r ? pq.PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+		int gone = pq.PQstatus(db->pg) != CONNECTION_OK || !state || strncmp(state, "08", 2) == 0 ||
 			   strncmp(state, "57P", 3) == 0;
-		PQclear(r);
+		pq.PQclear(r);
 		if (gone)
 			return ev_error_set(err, EV_ERROR, "catalog %s: the server went away: %s", db->where, why);
 		return ev_error_set(err, EV_ERROR, "catalog %s: a statement failed: %s", db->where, why);
 	}
-	int rows = PQntuples(r), cols = PQnfields(r);
+	int rows = pq.PQntuples(r), cols = pq.PQnfields(r);
 	if (cols > 32)
 		cols = 32;
 	for (int i = 0; row && i < rows; i++) {
 		const char *values[32];
 		for (int c = 0; c < cols; c++)
-			values[c] = PQgetisnull(r, i, c) ? NULL : PQgetvalue(r, i, c);
+			values[c] = pq.PQgetisnull(r, i, c) ? NULL : pq.PQgetvalue(r, i, c);
 		if (row(ctx, (size_t)cols, values))
 			break;
 	}
-	PQclear(r);
+	pq.PQclear(r);
 	return EV_OK;
 }
 
