@@ -83,6 +83,17 @@ static int find_real(const json_t *v, char *where, size_t cap)
 	return 0;
 }
 
+/* A real anywhere in value: 1, err naming its key. */
+static int has_real(const json_t *value, struct ev_error *err)
+{
+	char where[128] = "";
+	if (!find_real(value, where, sizeof where))
+		return 0;
+	ev_error_set(err, EV_ERROR, "JSON: a real number at \"%s\": canonical JSON holds integers only, a fraction "
+		     "as a string of decimal digits (a defect of this tool)", where);
+	return 1;
+}
+
 struct dump_buffer {
 	char *buf;
 	size_t len, cap;
@@ -96,10 +107,8 @@ static int dump_into(const char *text, size_t n, void *ctx)
 
 ev_status ev_json_dump(const json_t *value, char **out, size_t *len, struct ev_error *err)
 {
-	char where[128] = "";
-	if (find_real(value, where, sizeof where))
-		return ev_error_set(err, EV_ERROR, "JSON: a real number at \"%s\": canonical JSON holds integers "
-				    "only, a fraction as a string of decimal digits (a defect of this tool)", where);
+	if (has_real(value, err))
+		return EV_ERROR;
 	/* one pass into a growing buffer: json_dumpb would sort and walk the
 	 * document twice, once to learn its size */
 	struct dump_buffer d = {NULL, 0, 0};
@@ -114,6 +123,53 @@ ev_status ev_json_dump(const json_t *value, char **out, size_t *len, struct ev_e
 	*out = d.buf;
 	*len = d.len;
 	return EV_OK;
+}
+
+struct hash_buffer {
+	struct ev_sha256 *sha;
+	size_t len;
+	int failed;
+	char buf[4096];
+};
+
+static int flush_into_hash(struct hash_buffer *h)
+{
+	struct ev_error e;
+	if (h->len && ev_sha256_update(h->sha, h->buf, h->len, &e) != EV_OK)
+		h->failed = 1;
+	h->len = 0;
+	return h->failed ? -1 : 0;
+}
+
+static int hash_into(const char *text, size_t n, void *ctx)
+{
+	struct hash_buffer *h = ctx;
+	if (h->len + n > sizeof h->buf && flush_into_hash(h) != 0)
+		return -1;
+	if (n > sizeof h->buf) {
+		struct ev_error e;
+		return ev_sha256_update(h->sha, text, n, &e) == EV_OK ? 0 : -1;
+	}
+	memcpy(h->buf + h->len, text, n);
+	h->len += n;
+	return 0;
+}
+
+ev_status ev_json_sha256(const json_t *value, uint8_t out[EV_SHA256_LEN], struct ev_error *err)
+{
+	if (has_real(value, err))
+		return EV_ERROR;
+	struct hash_buffer h = {.sha = ev_sha256_new()};
+	if (!h.sha)
+		return ev_error_set(err, EV_ERROR, "SHA-256: out of memory");
+	ev_status st = EV_OK;
+	if (json_dump_callback(value, hash_into, &h, CANONICAL_FLAGS) != 0 || hash_into("\n", 1, &h) != 0 ||
+	    flush_into_hash(&h) != 0)
+		st = ev_error_set(err, EV_ERROR, "JSON: cannot serialize document to hash it (out of memory)");
+	if (st == EV_OK)
+		st = ev_sha256_final(h.sha, out, err);
+	ev_sha256_free(h.sha);
+	return st;
 }
 
 int ev_json_append_raw(const char *text, size_t n, char **buf, size_t *len, size_t *cap)

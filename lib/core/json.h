@@ -46,6 +46,12 @@ json_t *ev_json_decimal_of(double value, unsigned digits);
  * counted; the buffer is NUL-terminated). */
 ev_status ev_json_dump(const json_t *value, char **out, size_t *len, struct ev_error *err);
 
+/* The SHA-256 of value's canonical bytes, exactly ev_json_dump's (the
+ * trailing newline too; a real refused as there), hashed as they are
+ * written through a buffer on the stack, never held whole: a receipt's
+ * comparable digest is taken again for every row of a catalog. */
+ev_status ev_json_sha256(const json_t *value, uint8_t out[EV_SHA256_LEN], struct ev_error *err);
+
 /* Append value's canonical bytes (as ev_json_dump's, without the newline;
  * any value, a bare string too; no check for reals) at the end of the
  * malloc'd buffer *buf of *len bytes and *cap capacity, growing it.

@@ -61,3 +61,20 @@ size_t ev_text_rename(char *s, const char *from, const char *to)
 	*w = 0;
 	return n;
 }
+
+size_t ev_strings_size(const char *const *from, size_t n)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += from[i] ? strlen(from[i]) + 1 : 0;
+	return total;
+}
+
+void ev_strings_copy(char *at, const char *const *from, const char **const *to, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t len = from[i] ? strlen(from[i]) + 1 : 0;
+		*to[i] = from[i] ? memcpy(at, from[i], len) : NULL;
+		at += len;
+	}
+}

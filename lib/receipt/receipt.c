@@ -191,15 +191,10 @@ ev_status ev_receipt_comparable(const json_t *r, char hex[65], struct ev_error *
 		json_object_get(r, "result"));
 	if (!part)
 		return ev_error_set(err, EV_ERROR, "receipt: incomplete (cannot build comparable part)");
-	char *bytes = NULL;
-	size_t len = 0;
 	uint8_t digest[EV_SHA256_LEN];
-	ev_status st = ev_json_dump(part, &bytes, &len, err);
-	if (st == EV_OK)
-		st = ev_sha256_buffer(bytes, len, digest, err);
+	ev_status st = ev_json_sha256(part, digest, err);
 	if (st == EV_OK)
 		ev_sha256_hex(digest, hex);
-	free(bytes);
 	json_decref(part);
 	return st;
 }

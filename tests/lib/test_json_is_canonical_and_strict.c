@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Canonical JSON is sorted, compact, newline-terminated; reading refuses a
+/* Canonical JSON is sorted, compact, newline-terminated (and hashed as it
+ * is written gives the digest of those bytes); reading refuses a
  * wrong format tag, duplicate keys and (when asked) non-canonical bytes. */
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "lib/core/json.h"
+#include "lib/core/sha256.h"
 
 static ev_status parse(const char *text, const char *format, unsigned flags, struct ev_error *err)
 {
@@ -76,6 +79,31 @@ int main(void)
 	CHECK_INT_EQ(ev_json_dump(real, &bytes, &blen, &err), EV_ERROR);
 	CHECK(strstr(err.text, "a real number at \"mean\"") != NULL);
 	CHECK(bytes == NULL);
+	/* hashed as written: the SHA-256 of ev_json_dump's bytes, a string
+	 * longer than the hashing buffer and many small tokens alike */
+	uint8_t got[EV_SHA256_LEN], want[EV_SHA256_LEN];
+	ev_error_clear(&err);
+	CHECK_INT_EQ(ev_json_sha256(real, got, &err), EV_ERROR);
+	CHECK(strstr(err.text, "a real number at \"mean\"") != NULL);
 	json_decref(real);
+	char *long_text = malloc(10001);
+	CHECK(long_text != NULL);
+	memset(long_text, 'q', 10000);
+	long_text[10000] = '\0';
+	json_t *big = json_pack("{s:s, s:[]}", "long", long_text, "many");
+	for (int i = 0; i < 3000; i++)
+		json_array_append_new(json_object_get(big, "many"), json_integer(i));
+	json_t *small = json_pack("{s:s, s:i}", "z", "\xC3\xA9", "a", 1);
+	json_t *docs[] = {big, small};
+	for (size_t i = 0; i < 2; i++) {
+		ev_error_clear(&err);
+		CHECK_INT_EQ(ev_json_dump(docs[i], &bytes, &blen, &err), EV_OK);
+		CHECK_INT_EQ(ev_sha256_buffer(bytes, blen, want, &err), EV_OK);
+		CHECK_INT_EQ(ev_json_sha256(docs[i], got, &err), EV_OK);
+		CHECK(memcmp(got, want, sizeof got) == 0);
+		free(bytes);
+		json_decref(docs[i]);
+	}
+	free(long_text);
 	return check_exit("test_json_is_canonical_and_strict");
 }
