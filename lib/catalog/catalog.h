@@ -116,13 +116,13 @@ struct ev_catalog_file {
 	int from_archive;   /* it names an input "archive" */
 	const char *body;   /* the file's bytes, with EV_CATALOG_BODIES */
 	/* A receipt's row is held to its document (ev_catalog_receipt_believed):
-	 * every field above is the document's (parsed in document), and doubt
-	 * names each column that said otherwise (NULL: none). When the document
-	 * is missing or does not hash to sha256, doubt says so, document is
-	 * NULL and receipt_kind ... inputs are NULL: nothing of it is to be
-	 * used. Both NULL for other kinds. */
+	 * every field above is the document's (documented 1), and doubt names
+	 * each column that said otherwise (NULL: none). When the document is
+	 * missing or does not hash to sha256, doubt says so, documented is 0
+	 * and receipt_kind ... inputs are NULL: nothing of it is to be used.
+	 * NULL and 0 for other kinds. */
 	const char *doubt;
-	const json_t *document;
+	int documented;
 };
 
 typedef ev_status (*ev_catalog_file_fn)(void *ctx, const struct ev_catalog_file *f, struct ev_error *err);

@@ -82,7 +82,7 @@ static ev_status file_row(void *ctx, const struct ev_catalog_file *f, struct ev_
 		return EV_OK;
 	if (f->doubt)
 		finding(k, "receipts", key, f->doubt);
-	if (!f->document) /* nothing to hold its inputs' rows to */
+	if (!f->documented) /* nothing to hold its inputs' rows to */
 		return EV_OK;
 	/* the rows a one-campaign status finds a receipt by: one per input */
 	size_t inputs = f->inputs && *f->inputs ? (strlen(f->inputs) + 1) / 65 : 0;

@@ -18,6 +18,7 @@
 #include "lib/core/jsonwalk.h"
 #include "lib/core/path.h"
 #include "lib/core/sha256.h"
+#include "lib/core/text.h"
 #include "lib/receipt/receipt.h"
 #include "lib/receipt/receipt_read.h"
 #include "lib/receipt/signature.h"
@@ -27,15 +28,16 @@
 #define STATUS_FORMAT "evidence-status/1"
 
 struct found {
-	char *path;          /* as shown: HOST:PATH for a file indexed on another host */
+	char *block;         /* one allocation: the strings below and inputs (100,000 receipts, bench/catalog) */
+	const char *path;    /* as shown: HOST:PATH for a file indexed on another host */
 	char sha256[EV_SHA256_HEX_LEN + 1];
-	char *kind, *host, *result, *finished, *comparable, *command, *seal, *root;
+	const char *kind, *host, *result, *finished, *comparable, *command, *seal, *root;
 	char (*inputs)[EV_SHA256_HEX_LEN + 1]; /* the inputs' digests */
 	size_t ninputs;
 	int intact, trusted, from_archive; /* trusted: signed by a key of --trust */
 	char signer[EV_SHA256_HEX_LEN + 1];
 	int claimed;         /* tied to some campaign */
-	json_t *also;        /* other paths of the same bytes (a receipt fetched, kept twice) */
+	json_t *also;        /* other paths of the same bytes (a receipt fetched, kept twice); NULL: none */
 };
 
 struct seal_file {
@@ -90,7 +92,10 @@ static ev_status keep_receipt(struct status *s, const char *path, const char *he
 {
 	const json_t *seen = json_object_get(s->by_sha256, hex);
 	if (seen) {
-		json_array_append_new(s->receipts[json_integer_value(seen)].also, json_string(path));
+		struct found *first = &s->receipts[json_integer_value(seen)];
+		if (!first->also && !(first->also = json_array()))
+			return ev_error_set(err, EV_ERROR, "out of memory");
+		json_array_append_new(first->also, json_string(path));
 		return EV_OK;
 	}
 	json_object_set_new(s->by_sha256, hex, json_integer((json_int_t)s->nreceipts));
@@ -105,20 +110,16 @@ static ev_status keep_receipt(struct status *s, const char *path, const char *he
 	struct found *f = &s->receipts[s->nreceipts];
 	memset(f, 0, sizeof *f);
 	size_t n = rf->inputs ? (strlen(rf->inputs) + 1) / (EV_SHA256_HEX_LEN + 1) : 0;
-	f->path = copy(path);
-	f->kind = copy(rf->kind);
-	f->host = copy(rf->host);
-	f->result = copy(rf->result);
-	f->finished = copy(rf->finished);
-	f->comparable = copy(rf->comparable);
-	f->command = copy(rf->command);
-	f->seal = copy(rf->seal);
-	f->root = copy(rf->root);
-	f->inputs = n ? malloc(n * sizeof *f->inputs) : NULL;
-	f->also = json_array();
-	s->nreceipts++;
-	if (!f->path || (n && !f->inputs) || !f->also)
+	const char *from[] = {path, rf->kind, rf->host, rf->result, rf->finished, rf->comparable, rf->command,
+			      rf->seal, rf->root};
+	const char **const to[] = {&f->path, &f->kind, &f->host, &f->result, &f->finished, &f->comparable,
+				   &f->command, &f->seal, &f->root};
+	enum { NFROM = sizeof from / sizeof *from };
+	if (!(f->block = malloc(n * sizeof *f->inputs + ev_strings_size(from, NFROM))))
 		return ev_error_set(err, EV_ERROR, "out of memory");
+	s->nreceipts++;
+	f->inputs = n ? (void *)f->block : NULL; /* the digests first: char arrays, any address will do */
+	ev_strings_copy(f->block + n * sizeof *f->inputs, from, to, NFROM);
 	for (size_t i = 0; i < n; i++) {
 		memcpy(f->inputs[i], rf->inputs + i * (EV_SHA256_HEX_LEN + 1), EV_SHA256_HEX_LEN);
 		f->inputs[i][EV_SHA256_HEX_LEN] = '\0';
@@ -288,7 +289,8 @@ static json_t *campaign_row(struct status *s, const char *seal_hex, const json_t
 		f->claimed = 1;
 		if (!f->intact)
 			json_array_append_new(edited, json_string(f->path));
-		json_t *entry = json_pack("{s:s, s:O, s:s, s:s, s:s, s:s, s:b}", "receipt", f->path, "same_bytes_at", f->also,
+		json_t *entry = json_pack("{s:s, s:o, s:s, s:s, s:s, s:s, s:b}", "receipt", f->path, "same_bytes_at",
+					  f->also ? json_incref(f->also) : json_array(),
 					  "command", f->command ?: "?", "host", f->host ?: "", "result", f->result ?: "", "finished",
 					  f->finished ?: "", "intact", f->intact);
 		if (s->trust)
@@ -508,9 +510,9 @@ static int openable(const char *path, char *why, size_t cap)
 
 /* The catalog's rows, gathered as the walk gathers files. */
 struct row {
-	char *host, *path, *sha256, *kind, *why, *body, *doubt;
+	char *block; /* one allocation: every string below and rf's */
+	const char *host, *path, *sha256, *kind, *why, *body, *doubt;
 	struct receipt_fields rf;
-	char *owned[9]; /* rf's strings */
 	int timestamp, here;
 };
 
@@ -536,7 +538,7 @@ static ev_status keep_row(void *ctx, const struct ev_catalog_file *f, struct ev_
 {
 	struct rows *rs = ctx;
 	struct row r = {.here = strcmp(f->host, rs->here) == 0};
-	if (rs->dirs && (!r.here || dir_of(rs, &(struct row){.path = (char *)f->path, .here = 1}) == (size_t)-1))
+	if (rs->dirs && (!r.here || dir_of(rs, &(struct row){.path = f->path, .here = 1}) == (size_t)-1))
 		return EV_OK;
 	if (rs->n == rs->cap) {
 		size_t cap = rs->cap ? 2 * rs->cap : 1024;
@@ -546,25 +548,20 @@ static ev_status keep_row(void *ctx, const struct ev_catalog_file *f, struct ev_
 		rs->list = grown;
 		rs->cap = cap;
 	}
-	r.host = copy(f->host);
-	r.path = copy(f->path);
-	r.sha256 = copy(f->sha256);
-	r.kind = copy(f->kind);
-	r.why = copy(f->why);
-	r.body = copy(f->body);
-	r.doubt = copy(f->doubt);
-	r.timestamp = f->timestamp;
-	const char *src[9] = {f->receipt_kind, f->receipt_host, f->result, f->finished, f->comparable,
+	const char *from[] = {f->host, f->path, f->sha256, f->kind, f->why, f->body, f->doubt,
+			      f->receipt_kind, f->receipt_host, f->result, f->finished, f->comparable,
 			      f->command, f->seal, f->root, f->inputs};
-	for (int i = 0; i < 9; i++)
-		r.owned[i] = copy(src[i]);
-	r.rf = (struct receipt_fields){.kind = r.owned[0], .host = r.owned[1], .result = r.owned[2],
-				       .finished = r.owned[3], .comparable = r.owned[4], .command = r.owned[5],
-				       .seal = r.owned[6], .root = r.owned[7], .inputs = r.owned[8],
-				       .intact = f->intact, .from_archive = f->from_archive};
-	rs->list[rs->n++] = r;
-	if (!r.host || !r.path || !r.kind)
+	const char **const to[] = {&r.host, &r.path, &r.sha256, &r.kind, &r.why, &r.body, &r.doubt,
+				   &r.rf.kind, &r.rf.host, &r.rf.result, &r.rf.finished, &r.rf.comparable,
+				   &r.rf.command, &r.rf.seal, &r.rf.root, &r.rf.inputs};
+	enum { NFROM = sizeof from / sizeof *from };
+	if (!f->host || !f->path || !f->kind || !(r.block = malloc(ev_strings_size(from, NFROM))))
 		return ev_error_set(err, EV_ERROR, "out of memory");
+	ev_strings_copy(r.block, from, to, NFROM);
+	r.timestamp = f->timestamp;
+	r.rf.intact = f->intact;
+	r.rf.from_archive = f->from_archive;
+	rs->list[rs->n++] = r;
 	return EV_OK;
 }
 
@@ -700,9 +697,7 @@ static ev_status gather_catalog(struct status *s, struct ev_replicate_status *ou
 		json_decref(changed), json_decref(elsewhere);
 	for (size_t i = 0; i < rs.n; i++) {
 		struct row *r = &rs.list[i];
-		free(r->host), free(r->path), free(r->sha256), free(r->kind), free(r->why), free(r->body), free(r->doubt);
-		for (int k = 0; k < 9; k++)
-			free(r->owned[k]);
+		free(r->block);
 	}
 	free(rs.list);
 	free(rs.dirs);
@@ -777,8 +772,7 @@ ev_status ev_replicate_status(struct ev_replicate_status *out, struct ev_error *
 	}
 	for (size_t i = 0; i < s.nreceipts; i++) {
 		struct found *f = &s.receipts[i];
-		free(f->path), free(f->kind), free(f->host), free(f->result), free(f->finished), free(f->comparable);
-		free(f->command), free(f->seal), free(f->root), free(f->inputs);
+		free(f->block);
 		json_decref(f->also);
 	}
 	free(s.receipts);

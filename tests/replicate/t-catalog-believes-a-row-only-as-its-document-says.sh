@@ -179,6 +179,32 @@ test_expect_success 'history --trust compares only summaries a trusted audit rec
 	grep -q "^audit: catalog te.sqlite: no summary of plan .signed. is named by an audit receipt signed by a trusted key (6 left out)$" err
 '
 
+test_expect_success 'more rows than a batch (606, read and believed on two threads): the walk line for line; rows edited in the first, the second and the short last batch each named, in the walk'"'"'s order' '
+	/usr/bin/python3 "$EV_SRCDIR/bench/gen-receipts.py" many 6 100 &&
+	"$REPLICATE" index --catalog many.sqlite "$PWD/many" >/dev/null &&
+	test "$(sql many.sqlite "SELECT count(*) FROM files")" = 606 &&
+	"$REPLICATE" status "$PWD/many" >many-walk.txt &&
+	"$REPLICATE" status --catalog many.sqlite "$PWD/many" >many-catalog.txt &&
+	test_cmp many-walk.txt many-catalog.txt &&
+	"$REPLICATE" status --json "$PWD/many" >many-walk.json &&
+	"$REPLICATE" status --json --catalog many.sqlite "$PWD/many" >many-catalog.json &&
+	test_cmp many-walk.json many-catalog.json &&
+	for r in c0000/r001 c0002/r070 c0005/r098; do
+		test "$(sql many.sqlite "SELECT rowid FROM files WHERE path = ${Q}$PWD/many/$r.json${Q}")" -gt 0 || return 1
+	done &&
+	sql many.sqlite "SELECT rowid FROM files WHERE path LIKE ${Q}%/c0002/r070.json${Q}" >rowid &&
+	test "$(cat rowid)" -gt 256 && test "$(cat rowid)" -le 512 &&
+	cp many.sqlite many-edited.sqlite &&
+	sql many-edited.sqlite "UPDATE receipts SET result = ${Q}fail${Q} WHERE sha256 IN (SELECT sha256 FROM files WHERE path LIKE ${Q}%/c0000/r001.json${Q} OR path LIKE ${Q}%/c0002/r070.json${Q} OR path LIKE ${Q}%/c0005/r098.json${Q})" >/dev/null &&
+	test_expect_code 1 "$REPLICATE" status --catalog many-edited.sqlite "$PWD/many" >out &&
+	head -n "$(wc -l <many-walk.txt)" out >shown.txt && test_cmp many-walk.txt shown.txt &&
+	for r in c0000/r001 c0002/r070 c0005/r098; do
+		echo "row not believed: $PWD/many/$r.json: row-edited: receipts.result says fail, its document says pass" || return 1
+	done >expected &&
+	grep "^row not believed: " out >names &&
+	test_cmp expected names
+'
+
 test_expect_success 'index --check names every fault by table and key, exit 1' '
 	R=$(sql clean.sqlite "SELECT f.sha256 FROM files f WHERE f.path LIKE ${Q}%/replica-h2.json${Q}") &&
 	edited "UPDATE receipts SET result = ${Q}pass${Q} WHERE result != ${Q}pass${Q}" &&
