@@ -160,7 +160,7 @@ test_expect_success 'an export never replaces a file; the refused run leaves no 
 '
 
 test_expect_success 'a real QuickFIX session: the log line times of both engines, both directions, and between the two logs' '
-	[ -x "$QF" ] || { echo "QuickFIX not built: skipped" >&2; return 0; }
+	[ -x "$QF" ] || test_skip_case "QuickFIX not built (tests/audit/qf-session)"
 	mkdir -p qf/a qf/i &&
 	port=$(free_port) &&
 	{ "$QF" acceptor qf/a $port "$DICT_QF" & } && acceptor=$! &&
@@ -182,7 +182,7 @@ test_expect_success 'a real QuickFIX session: the log line times of both engines
 '
 
 test_expect_success 'a copy without times of its own (a QuickFIX store) says so and measures nothing' '
-	[ -x "$QF" ] || { echo "QuickFIX not built: skipped" >&2; return 0; }
+	[ -x "$QF" ] || test_skip_case "QuickFIX not built (tests/audit/qf-session)"
 	"$AUDIT" journal --spec "$SPEC_QF" --dict "$DICT_QF" --measured 40 --sender qf/i/store/FIX.4.4-INIT-ACPT.body \
 		--receiver qf/a/log/FIX.4.4-ACPT-INIT.messages.current.log --latency --receipt s.json >out &&
 	grep -q "^pair 1 sender   latency INIT->ACPT: the qf-store keeps no time of its own: 42 messages not measured$" out &&

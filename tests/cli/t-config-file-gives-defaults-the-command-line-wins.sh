@@ -81,7 +81,7 @@ test_expect_success 'a malformed file: named by line, exit 2, no command runs, n
 '
 
 test_expect_success 'a user whose HOME another owns (setpriv to nobody): the file out of reach is no file, the command runs' '
-	if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then echo "needs root and setpriv"; return 0; fi &&
+	{ [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null || test_skip_case "needs root and setpriv"; } &&
 	printf "sign-key = $PWD/a.key\n" >xdg/evidence/config && chmod 700 xdg &&
 	setpriv --reuid=nobody --regid=nogroup --clear-groups -- env HOME=$PWD XDG_CONFIG_HOME=$PWD/xdg \
 		EVIDENCE_SYSTEM_CONFIG=/nonexistent "$SEAL" config >cfg 2>err &&

@@ -4,7 +4,8 @@
 # runs with default signals, stdin /dev/null, its own session and a private
 # TMPDIR however the suite was started, and a process it leaves behind is
 # named, killed and fails it. The cases run run-test themselves, under the
-# dispositions nohup and a script's background give.
+# dispositions nohup and a script's background give. test_skip_case reports
+# a case the host cannot run as "# skip REASON", never as one that held.
 . "$EV_SRCDIR/tests/lib/lib.sh"
 RUN_TEST="$EV_BUILDDIR/tests/lib/run-test"
 
@@ -94,6 +95,21 @@ test_expect_success 'SIGTERM to run-test reaches the test, whose status it retur
 	for i in $(seq 100); do test -s started && break; sleep 0.05; done &&
 	kill -TERM $runner &&
 	{ wait $runner; test $? = 143; }
+'
+
+test_expect_success 'a case this host cannot run says # skip and why; one that returns early is not mistaken for a skip' '
+	cat >skips.sh <<-\EOF &&
+	. "$EV_SRCDIR/tests/lib/lib.sh"
+	test_expect_success "needs a thing" "false || test_skip_case \"no thing here\"; false"
+	test_expect_success "runs" "true"
+	test_expect_success "exits 77 itself" "exit 77"
+	test_done
+	EOF
+	test_expect_code 1 sh skips.sh >out &&
+	grep -qx "ok 1 - needs a thing # skip no thing here" out &&
+	grep -qx "ok 2 - runs" out &&
+	grep -qx "not ok 3 - exits 77 itself" out &&
+	grep -qx "# 1 of 3 failed; trash kept in .*" out
 '
 
 test_done

@@ -2,7 +2,7 @@
 /* check: assertions for the C unit tests. Each names the file, the line and
  * the expression, and for equality both values; a failed assertion counts
  * and the test goes on, so one run shows every failure. main returns
- * check_exit(). */
+ * check_exit(), which fails a test that ran no check at all. */
 #ifndef TESTS_CHECK_H
 #define TESTS_CHECK_H
 
@@ -46,10 +46,13 @@ static int check_passes;
 		}                                                                      \
 	} while (0)
 
+/* A test that ran no check proved nothing: it fails, saying so. */
 static inline int check_exit(const char *name)
 {
 	printf("%s: %d checks passed, %d failed\n", name, check_passes, check_failures);
-	return check_failures ? 1 : 0;
+	if (!check_passes && !check_failures)
+		fprintf(stderr, "%s: no check ran: a test that cannot fail is a defect\n", name);
+	return check_failures || !check_passes ? 1 : 0;
 }
 
 #endif
