@@ -18,6 +18,10 @@ int replicate_receive_main(int argc, char **argv)
 {
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
 		return ev_cli_help(&replicate_tool, "receive");
+	/* no options: push always gives the four words, and a DIR or NAME that
+	 * starts with '-' is still one of them (an older push sends no --) */
+	if (argc != 5 && argc > 1 && argv[1][0] == '-')
+		return ev_cli_usage(&replicate_tool, "receive", "unknown option '%s'", argv[1]);
 	if (argc != 5)
 		return ev_cli_usage(&replicate_tool, "receive", "expected DIR NAME SIZE SHA256");
 	char *end;

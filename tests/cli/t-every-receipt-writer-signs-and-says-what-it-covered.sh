@@ -19,14 +19,10 @@
 READERS="seal:diff seal:select seal:timestamp seal:config audit:config replicate:config capture:config replicate:compare replicate:check replicate:status replicate:keygen replicate:receive
 replicate:audit replicate:keep-head replicate:index audit:history capture:pin capture:leases"
 
-commands_of () {
-	"$EV_BUILDDIR/$1/$1" --help | awk '/^commands:/ { f = 1; next } f == 1 && /^  [a-z]/ { print $1 } f == 1 && /^$/ { f = 2 }'
-}
-
 test_expect_success 'every command in the tables takes --sign-key, or is a reader whose source writes no receipt' '
 	n=0 &&
 	for tool in seal audit replicate capture; do
-		cmds=$(commands_of $tool) && test -n "$cmds" || return 1
+		cmds=$(tool_commands "$EV_BUILDDIR/$tool/$tool") && test -n "$cmds" || return 1
 		for c in $cmds; do
 			n=$((n + 1))
 			if echo "$READERS" | tr " " "\n" | contains -x "$tool:$c"; then
@@ -51,7 +47,7 @@ test_expect_success 'every command in the tables takes --sign-key, or is a reade
 
 test_expect_success 'a reader listed here that is not in any table is a stale name' '
 	for rc in $READERS; do
-		commands_of ${rc%%:*} | contains -x "${rc#*:}" || { echo "$rc: no such command"; return 1; }
+		tool_commands "$EV_BUILDDIR/${rc%%:*}/${rc%%:*}" | contains -x "${rc#*:}" || { echo "$rc: no such command"; return 1; }
 	done
 '
 

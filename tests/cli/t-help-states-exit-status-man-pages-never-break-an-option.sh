@@ -13,7 +13,7 @@ test_expect_success 'every --help states the exit status' '
 	for tool in seal replicate audit capture; do
 		program=$EV_BUILDDIR/$tool/$tool &&
 		"$program" --help >help.txt && { grep -q "Exit status" help.txt || echo "$tool --help" >>missing; } &&
-		for c in $("$program" --help | sed -n "/^commands:/,/^\$/p" | sed -n "s/^  \([a-z][a-z-]*\) .*/\1/p"); do
+		for c in $(tool_commands "$program"); do
 			"$program" $c --help >help.txt && { grep -q "^Exit status: 0 " help.txt || echo "$tool $c --help" >>missing; } || return 1
 		done || return 1
 	done &&

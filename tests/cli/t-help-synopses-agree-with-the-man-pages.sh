@@ -22,7 +22,7 @@ agree () {
 	man_synopsis "$page" | sort >man-lines &&
 	test -s man-lines &&
 	"$program" --help >overview &&
-	sed -n '/^commands:/,/^$/p' overview | sed -n 's/^  \([a-z][a-z-]*\) .*/\1/p' >commands &&
+	tool_commands "$program" >commands &&
 	test -s commands &&
 	: >help-lines &&
 	while read -r c; do

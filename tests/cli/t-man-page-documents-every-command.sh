@@ -10,7 +10,7 @@ test_expect_success 'every tool: a section for every command its --help lists' '
 	for tool in seal replicate audit capture; do
 		page="$EV_SRCDIR/share/man/$tool.1" &&
 		"$EV_BUILDDIR/$tool/$tool" --help >help.txt &&
-		commands=$(sed -n "/^commands:/,/^\$/p" help.txt | sed -n "s/^  \([a-z][a-z-]*\) .*/\1/p") &&
+		commands=$(tool_commands "$EV_BUILDDIR/$tool/$tool") &&
 		test -n "$commands" || { echo "$tool --help lists no command"; return 1; }
 		for c in $commands; do
 			awk -v want="$tool $c" "prev == \".TP\" && /^\.BI? / && index(\$0, want) { found = 1 }

@@ -131,6 +131,12 @@ test_skip_case () {
 	exit 77
 }
 
+# tool_commands PROGRAM: the commands PROGRAM --help lists, one a line:
+# what "every command" tests walk, so that a new command is never missed.
+tool_commands () {
+	"$1" --help | sed -n "/^commands:/,/^\$/p" | sed -n "s/^  \([a-z][a-z-]*\) .*/\1/p"
+}
+
 test_expect_success () {
 	test_n=$((test_n + 1))
 	now_us && case_started=$now
