@@ -8,6 +8,7 @@
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$top/build/plain}" && pwd)
+export EVIDENCE_DATADIR=$top/share # the build tree's tools read the sources' data
 dir=${BENCH_DIR:-/tmp/evidence-bench}
 bench=$(basename "$0")
 

@@ -34,11 +34,13 @@ if [ "${1:-}" = --installed ]; then # the tools a package installed, in BINDIR (
 	bindir=${2:-/usr/bin}
 	seal=$bindir/seal replicate=$bindir/replicate audit=$bindir/audit capture=$bindir/capture pairdir=$bindir
 	work=${EVIDENCE_DEMO_DIR:-$PWD/evidence-demo}
+	unset EVIDENCE_DATADIR # what the package installed, and nothing else
 else
 	build=$(cd "${1:-$top/build/plain}" && pwd)
 	seal=$build/seal/seal replicate=$build/replicate/replicate audit=$build/audit/audit
 	capture=$build/capture/capture pairdir=$build/capture/pair
 	work=${EVIDENCE_DEMO_DIR:-$build/demo}
+	export EVIDENCE_DATADIR=$top/share # a build tree's tools read the sources' data
 fi
 # The servers the demo starts (the test TSA) end with it on every path:
 # its end, a failed step, Ctrl-C, kill, the logout's SIGHUP.

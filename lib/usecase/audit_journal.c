@@ -409,13 +409,20 @@ ev_status ev_audit_journal_run(struct ev_audit_journal *run, json_t *receipt, st
 	return total ? EV_MISMATCH : EV_OK;
 }
 
-/* A file that ships with evidence: installed, else beside the sources. */
+/* The directory of the files that ship with evidence: EVIDENCE_DATADIR
+ * when set (the tests and the demo, run from a build tree, name the
+ * sources' share/), else where they are installed. Never the build tree
+ * compiled in: an installed tool reads what was installed. */
+static const char *data_dir(void)
+{
+	const char *d = getenv("EVIDENCE_DATADIR");
+	return d && *d ? d : EV_PKGDATADIR;
+}
+
+/* A file that ships with evidence, or NULL (the path tried left in buf). */
 static const char *default_data(const char *rel, char *buf, size_t cap)
 {
-	snprintf(buf, cap, "%s/%s", EV_PKGDATADIR, rel);
-	if (access(buf, R_OK) == 0)
-		return buf;
-	snprintf(buf, cap, "%s/share/%s", EV_TOP_SRCDIR, rel);
+	snprintf(buf, cap, "%s/%s", data_dir(), rel);
 	return access(buf, R_OK) == 0 ? buf : NULL;
 }
 
@@ -436,12 +443,15 @@ ev_status ev_audit_journal_prepare(struct ev_audit_journal *run, const char *con
 {
 	if (!run->spec_path &&
 	    !(run->spec_path = default_data("audit/llfix-tx-new-order.json", run->spec_buf, sizeof run->spec_buf)))
-		return ev_error_set(err, EV_USAGE, "no --spec given, and the default spec is not installed");
+		return ev_error_set(err, EV_USAGE, "no --spec given, and the default spec %s cannot be read (is evidence "
+				    "installed? from a build tree, set EVIDENCE_DATADIR to the sources' share/)", run->spec_buf);
 	if (!run->ndicts) {
 		run->dicts[0] = (char *)default_data("fix/FIXT11.xml", run->dict_buf[0], sizeof run->dict_buf[0]);
 		run->dicts[1] = (char *)default_data("fix/FIX50.xml", run->dict_buf[1], sizeof run->dict_buf[1]);
 		if (!run->dicts[0] || !run->dicts[1])
-			return ev_error_set(err, EV_USAGE, "no --dict given, and the default dictionaries are not installed");
+			return ev_error_set(err, EV_USAGE, "no --dict given, and the default dictionary %s cannot be read "
+					    "(is evidence installed? from a build tree, set EVIDENCE_DATADIR to the sources' "
+					    "share/)", run->dicts[0] ? run->dict_buf[1] : run->dict_buf[0]);
 		run->ndicts = 2;
 	}
 	run->npairs = nsenders > nreceivers ? nsenders : nreceivers;

@@ -7,7 +7,8 @@
 # Sets T (the trash), tag, net, isolated; defines start_host and
 # stop_hosts, and stops the hosts when the test exits. The client's
 # configuration is $T/ssh_config, its key $T/client (made by the setup:
-# ssh_hosts_setup).
+# ssh_hosts_setup). A session there finds the shipped data where the
+# sources keep it, as a host's installed tools find theirs.
 SSHD=/usr/sbin/sshd
 [ -x "$SSHD" ] || test_skip_all "sshd is not installed (Debian package openssh-server)"
 command -v ssh >/dev/null || test_skip_all "ssh is not installed (Debian package openssh-client)"
@@ -53,6 +54,7 @@ start_host () {
 	UsePAM no
 	PermitRootLogin prohibit-password
 	LogLevel ERROR
+	SetEnv EVIDENCE_DATADIR=$EV_SRCDIR/share
 	CFG
 	echo "$name $(cut -d" " -f1,2 "$T/$name.hostkey.pub")" >>"$T/known_hosts" &&
 	cat >>"$T/ssh_config" <<-CFG &&
