@@ -78,18 +78,7 @@ static void show_at_stop(const struct ev_replicate_audit_host *h)
 
 static void print_json(const struct audit_opts *o)
 {
-	const struct ev_replicate_audit *a = &o->audit;
-	static const char *const names[] = {"pending", "pass", "fail", "error"};
-	json_t *list = json_array();
-	for (size_t i = 0; i < a->nhosts; i++) {
-		const struct ev_replicate_audit_host *h = &a->hosts[i];
-		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:s, s:s?, s:s?}", "at", h->ep.spec, "status",
-						      names[h->outcome], "message", h->message, "outdir", h->outdir,
-						      "receipt", h->receipt_path[0] ? h->receipt_path : NULL, "summary",
-						      h->summary_path[0] ? h->summary_path : NULL));
-	}
-	json_t *doc = json_pack("{s:s, s:s, s:o, s:b, s:O}", "format", "evidence-replica-audits/1", "seal_sha256",
-				a->seal_hex, "hosts", list, "agree", a->agree, "findings", o->r.findings);
+	json_t *doc = ev_replicate_audit_json(&o->audit, o->r.findings);
 	struct ev_error err;
 	ev_error_clear(&err);
 	if (ev_json_print(doc, stdout, &err) != EV_OK)

@@ -37,16 +37,6 @@ static void on_finding(void *ctx, const char *receipt_path, const struct ev_find
 	ev_cli_finding(stderr, prefix, f);
 }
 
-static json_t *receipt_summary(const struct ev_judged_receipt *j, int judged_signatures)
-{
-	json_t *o = json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:s?, s:b}", "path", j->path, "sha256",
-			      j->file_sha256, "kind", j->kind, "host", j->host, "result", j->result,
-			      "comparable", j->comparable, "intact", j->intact);
-	if (judged_signatures)
-		json_object_set_new(o, "signed_by", j->signed_ok ? json_string(j->signer) : json_null());
-	return o;
-}
-
 int replicate_compare_main(int argc, char **argv)
 {
 	struct compare_run run = {0};
@@ -89,11 +79,7 @@ int replicate_compare_main(int argc, char **argv)
 	int agree = differing == 0 && problems == 0;
 	code = agree ? 0 : 1;
 	if (run.json) {
-		json_t *list = json_array();
-		for (size_t i = 0; i < set.count; i++)
-			json_array_append_new(list, receipt_summary(&set.items[i], trust != NULL));
-		json_t *doc = json_pack("{s:s, s:b, s:o, s:O}", "format", "evidence-comparison/1",
-					"agree", agree, "receipts", list, "findings", run.problems);
+		json_t *doc = ev_receipt_set_comparison(&set, agree, run.problems, trust != NULL);
 		ev_json_print(doc, stdout, &err);
 		json_decref(doc);
 		goto out;

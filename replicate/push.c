@@ -80,17 +80,7 @@ static void show_interrupted(const struct ev_replicate_push *p)
 
 static void print_json(const struct push_opts *o)
 {
-	const struct ev_replicate_push *p = &o->push;
-	static const char *const names[] = {"pending", "pass", "fail", "error"};
-	json_t *list = json_array();
-	for (size_t i = 0; i < p->ndests; i++) {
-		const struct ev_push_destination *d = &p->dests[i];
-		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:s?}", "to", d->local_check ? "here" : d->ep.spec,
-						      "status", names[d->outcome], "message", d->message, "receipt",
-						      d->outcome == EV_PUSH_UNREACHABLE ? NULL : d->receipt_path));
-	}
-	json_t *doc = json_pack("{s:s, s:o, s:b, s:O}", "format", "evidence-push/1", "destinations", list, "agree",
-				p->agree, "findings", o->r.findings);
+	json_t *doc = ev_replicate_push_json(&o->push, o->r.findings);
 	struct ev_error err;
 	ev_error_clear(&err);
 	if (ev_json_print(doc, stdout, &err) != EV_OK)

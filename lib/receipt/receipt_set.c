@@ -122,3 +122,20 @@ size_t ev_receipt_set_disagreements(const struct ev_receipt_set *set, ev_receipt
 	}
 	return differing;
 }
+
+json_t *ev_receipt_set_comparison(const struct ev_receipt_set *set, int agree, json_t *findings,
+				  int judged_signatures)
+{
+	json_t *list = json_array();
+	for (size_t i = 0; i < set->count; i++) {
+		const struct ev_judged_receipt *j = &set->items[i];
+		json_t *o = json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:s?, s:b}", "path", j->path, "sha256",
+				      j->file_sha256, "kind", j->kind, "host", j->host, "result", j->result,
+				      "comparable", j->comparable, "intact", j->intact);
+		if (judged_signatures)
+			json_object_set_new(o, "signed_by", j->signed_ok ? json_string(j->signer) : json_null());
+		json_array_append_new(list, o);
+	}
+	return json_pack("{s:s, s:b, s:o, s:O}", "format", EV_COMPARISON_FORMAT, "agree", agree, "receipts", list,
+			 "findings", findings);
+}

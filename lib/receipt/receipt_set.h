@@ -53,6 +53,14 @@ unsigned ev_receipt_set_load(struct ev_receipt_set *set, char *const *paths, siz
  * fn with the differing receipt's path. */
 size_t ev_receipt_set_disagreements(const struct ev_receipt_set *set, ev_receipt_finding_fn fn, void *ctx);
 
+/* `replicate compare --json`: the set as it was judged, findings being
+ * the problems and differences fn was given, each with its "receipt" (as
+ * ev_finding_to_json gives them). judged_signatures: the set was loaded
+ * with a trust set (each receipt then says who signed it, or null). */
+#define EV_COMPARISON_FORMAT "evidence-comparison/1"
+json_t *ev_receipt_set_comparison(const struct ev_receipt_set *set, int agree, json_t *findings,
+				  int judged_signatures);
+
 void ev_receipt_set_free(struct ev_receipt_set *set);
 
 #endif

@@ -399,3 +399,18 @@ void ev_replicate_audit_free(struct ev_replicate_audit *a)
 	a->hosts = NULL;
 	ev_receipt_set_free(&a->set);
 }
+
+json_t *ev_replicate_audit_json(const struct ev_replicate_audit *a, json_t *findings)
+{
+	static const char *const names[] = {"pending", "pass", "fail", "error"};
+	json_t *list = json_array();
+	for (size_t i = 0; i < a->nhosts; i++) {
+		const struct ev_replicate_audit_host *h = &a->hosts[i];
+		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:s, s:s?, s:s?}", "at", h->ep.spec, "status",
+						      names[h->outcome], "message", h->message, "outdir", h->outdir,
+						      "receipt", h->receipt_path[0] ? h->receipt_path : NULL, "summary",
+						      h->summary_path[0] ? h->summary_path : NULL));
+	}
+	return json_pack("{s:s, s:s, s:o, s:b, s:O}", "format", EV_REPLICA_AUDITS_FORMAT, "seal_sha256", a->seal_hex,
+			 "hosts", list, "agree", a->agree, "findings", findings);
+}

@@ -125,4 +125,11 @@ ev_status ev_replicate_audit_run(struct ev_replicate_audit *a, struct ev_error *
 
 void ev_replicate_audit_free(struct ev_replicate_audit *a);
 
+/* `replicate audit --json`, once it ended: each host (its status, message,
+ * OUTDIR there, receipt and summary here), whether the audits agree, and
+ * findings (what on_finding and on_difference were given, as the tool
+ * kept them). */
+#define EV_REPLICA_AUDITS_FORMAT "evidence-replica-audits/1"
+json_t *ev_replicate_audit_json(const struct ev_replicate_audit *a, json_t *findings);
+
 #endif

@@ -458,3 +458,17 @@ void ev_replicate_push_free(struct ev_replicate_push *p)
 	p->archive_copy = NULL;
 	ev_receipt_set_free(&p->set);
 }
+
+json_t *ev_replicate_push_json(const struct ev_replicate_push *p, json_t *findings)
+{
+	static const char *const names[] = {"pending", "pass", "fail", "error"};
+	json_t *list = json_array();
+	for (size_t i = 0; i < p->ndests; i++) {
+		const struct ev_push_destination *d = &p->dests[i];
+		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:s?}", "to", d->local_check ? "here" : d->ep.spec,
+						      "status", names[d->outcome], "message", d->message, "receipt",
+						      d->outcome == EV_PUSH_UNREACHABLE ? NULL : d->receipt_path));
+	}
+	return json_pack("{s:s, s:o, s:b, s:O}", "format", EV_PUSH_FORMAT, "destinations", list, "agree", p->agree,
+			 "findings", findings);
+}

@@ -98,6 +98,12 @@ struct ev_replicate_push {
 	char *archive_copy;
 };
 
+/* `replicate push --json`, once it ended: each destination (its status,
+ * message and receipt), whether every receipt agrees, and findings (what
+ * on_finding was given, as the tool kept them). */
+#define EV_PUSH_FORMAT "evidence-push/1"
+json_t *ev_replicate_push_json(const struct ev_replicate_push *p, json_t *findings);
+
 /* @return EV_OK; EV_REFUSED (a seal that is not the archive's own or not
  * the pinned one), EV_USAGE (a destination that is neither HOST:DIR nor a
  * directory) or EV_ERROR: err says why, and nothing was copied. */

@@ -14,6 +14,11 @@ is one, else 0. The rules:
                          the code (not a comment) of one file only (the
                          reference pair, capture/pair, writes its report
                          without the library and may spell its own)
+  format-in-lib          a format is spelled only in the library (capture's
+                         engine, not yet moved there, excepted)
+  format-table           doc/design.md's "Formats and their owners" names
+                         each format, as "evidence-NAME/N", on a row that
+                         names the file spelling it (its path, no suffix)
   tool-prefix            a function a tool file exports carries its tool's
                          prefix (main excepted)
   spdx                   every source file (C, C++, shell, Python, man
@@ -150,6 +155,18 @@ for top in PIPEFAIL_DIRS:
 for name, files in sorted(owners.items()):
     if len(files) > 1:
         bad.append("format-owner: \"%s\" is spelled in %s" % (name, ", ".join(sorted(files))))
+design = open(os.path.join(root, "doc", "design.md"), encoding="utf-8").read()
+table = design.split("## Formats and their owners", 1)[-1].split("\n## ", 1)[0]
+rows = [line for line in table.split("\n") if line.startswith("|")]
+for name, files in sorted(owners.items()):
+    for f in sorted(files):
+        if not f.startswith("lib" + os.sep) and not f.startswith("capture" + os.sep):
+            bad.append("format-in-lib: %s: spells \"%s\"; a format is the library's (a lib room builds it, the "
+                       "tool prints it)" % (f, name))
+        module = os.path.splitext(f)[0]
+        if not any("`%s`" % name in r and module in r for r in rows):
+            bad.append("format-table: \"%s\" (spelled in %s): no row of doc/design.md's \"Formats and their "
+                       "owners\" names `%s` and %s" % (name, f, name, module))
 for b in bad:
     print(b)
 sys.exit(1 if bad else 0)
