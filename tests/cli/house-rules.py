@@ -8,7 +8,9 @@ is one, else 0. The rules:
   lib-includes-no-tool   nothing under lib/ includes a tool's header
   tool-includes-no-tool  a tool includes no other tool's header
   room-includes          a lib room includes only itself and the rooms its
-                         README.md's "May include:" line names
+                         README.md's "May include:" line names, and of the
+                         libraries beyond libc only those it names (jansson,
+                         the house's JSON, anywhere)
   lib-prints-nothing     below lib/cli, nothing writes to stdout or stderr
   format-owner           each "evidence-NAME/N" format string is spelled in
                          the code (not a comment) of one file only (the
@@ -69,6 +71,12 @@ def code_lines(path):
 
 
 include = re.compile(r'#include "([a-z]+)/([a-z_]+)/')
+system_include = re.compile(r'#include <(([a-z0-9_-]+)[/.][^>]*)>')
+# a header's first word -> the library a room's README must name to include it
+LIBRARIES = {"openssl": "openssl", "archive": "libarchive", "archive_entry": "libarchive", "zstd": "zstd",
+             "zlib": "zlib", "unistr": "libunistring", "uninorm": "libunistring", "unicase": "libunistring",
+             "uniconv": "libunistring", "sqlite3": "libsqlite3", "libpq-fe": "libpq", "libxml": "libxml2",
+             "git2": "libgit2", "curl": "libcurl"}
 tool_include = re.compile(r'#include "(%s)/' % "|".join(TOOLS))
 prints = re.compile(r'(^|[^a-z_])(printf|puts|perror)\(|fprintf\((stdout|stderr)|fputs\([^;]*,\s*(stdout|stderr)\)')
 fmt = re.compile(r'"(evidence-[a-z-]+/[0-9]+)"')
@@ -76,12 +84,16 @@ exported = re.compile(r'^(?!static\b)(?:const\s+)?[a-z_][a-z0-9_ ]*[ *]+\**([a-z
 
 rooms = sorted(d for d in os.listdir(os.path.join(root, "lib")) if os.path.isdir(os.path.join(root, "lib", d)))
 allowed = {}
+libraries_allowed = {}
 for r in rooms:
     readme = os.path.join(root, "lib", r, "README.md")
     text = open(readme).read() if os.path.exists(readme) else ""
     m = re.search(r"May include:(.*)", text)
     allowed[r] = (set(rooms) if m and "every other room" in m.group(1)
                   else set(re.findall(r"lib/([a-z]+)", m.group(1))) if m else set())
+    said = m.group(1).lower() if m else ""
+    libraries_allowed[r] = (set(LIBRARIES.values()) if "every other room" in said
+                            else {lib for lib in LIBRARIES.values() if re.search(r"\b%s\b" % re.escape(lib), said)})
     if not m:
         bad.append("room-includes: lib/%s/README.md: no \"May include:\" line" % r)
 
@@ -101,6 +113,12 @@ for top in ("lib",) + TOOLS:
                     if m.group(1) == "lib" and m.group(2) != room and m.group(2) not in allowed.get(room, set()):
                         bad.append("room-includes: %s:%d: lib/%s includes lib/%s (its README allows %s)" % (
                             path, n, room, m.group(2), ", ".join(sorted(allowed.get(room, ()))) or "nothing"))
+                for m in system_include.finditer(line):
+                    lib = LIBRARIES.get(m.group(2))
+                    if lib and lib not in libraries_allowed.get(room, set()):
+                        bad.append("room-includes: %s:%d: lib/%s includes %s (<%s>; its README allows %s)" % (
+                            path, n, room, lib, m.group(1),
+                            ", ".join(sorted(libraries_allowed.get(room, ()))) or "no library"))
                 if room != "cli" and prints.search(line):
                     bad.append("lib-prints-nothing: %s:%d: %s" % (path, n, line.strip()))
             for m in fmt.finditer(line):

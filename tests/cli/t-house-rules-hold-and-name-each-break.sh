@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # The house rules of doc/design.md run as a test (tests/cli/house-rules.py):
 # lib includes no tool, no tool includes another, each lib room includes
-# only what its README allows, nothing below lib/cli prints, each format
+# only the rooms and the libraries its README allows, nothing below lib/cli prints, each format
 # string is spelled in one file's code, in the library (capture's engine
 # excepted), and named in doc/design.md's owner table on its file's row,
 # every function a tool exports carries its prefix, every source file carries its SPDX licence line, no
@@ -23,6 +23,7 @@ test_expect_success 'each rule broken once in a copy: each break named, exit 1' 
 	echo "#include \"audit/audit.h\"" >>t/lib/core/status.c &&
 	echo "#include \"audit/audit.h\"" >>t/seal/main.c &&
 	echo "#include \"lib/fix/fixmsg.h\"" >>t/lib/stats/series.c &&
+	echo "#include <sqlite3.h>" >>t/lib/stats/series.c &&
 	printf "void ev_noise(void)\n{\n\tfprintf(stderr, \"noise\");\n}\n" >>t/lib/core/path.c &&
 	echo "static const char *again = \"evidence-run/1\";" >>t/audit/series.c &&
 	echo "/* \"evidence-seal/1\", named in a comment */" >>t/replicate/check.c &&
@@ -34,6 +35,7 @@ test_expect_success 'each rule broken once in a copy: each break named, exit 1' 
 	grep -q "^lib-includes-no-tool: lib/core/status.c:[0-9]*: includes audit/$" out &&
 	grep -q "^tool-includes-no-tool: seal/main.c:[0-9]*: seal includes audit/$" out &&
 	grep -q "^room-includes: lib/stats/series.c:[0-9]*: lib/stats includes lib/fix (its README allows core)$" out &&
+	grep -q "^room-includes: lib/stats/series.c:[0-9]*: lib/stats includes libsqlite3 (<sqlite3.h>; its README allows no library)$" out &&
 	grep -q "^lib-prints-nothing: lib/core/path.c:[0-9]*: fprintf(stderr, \"noise\");$" out &&
 	grep -q "^format-owner: \"evidence-run/1\" is spelled in audit/series.c, lib/campaign/run.h$" out &&
 	grep -q "^format-in-lib: audit/series.c: spells \"evidence-run/1\"; a format is the library.s (a lib room builds it, the tool prints it)$" out &&
@@ -42,7 +44,7 @@ test_expect_success 'each rule broken once in a copy: each break named, exit 1' 
 	grep -q "^tool-prefix: replicate/status.c:[0-9]*: replicate exports status_count() without the prefix replicate_$" out &&
 	grep -q "^spdx: audit/compare.c:1: no \"SPDX-License-Identifier: Apache-2.0\" in its first three lines$" out &&
 	grep -q "^pipe-ends-early: scripts/tail-of-it:4: sort big [|] head -n 5$" out &&
-	test "$(wc -l <out)" = 11
+	test "$(wc -l <out)" = 12
 '
 
 test_done
