@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "audit/compare_table.h"
+#include "lib/core/grow.h"
 
 void audit_compare_table_init(struct compare_table *t, size_t ncols, const char *const *head, const int *right,
 			const int *in_unit, const char *unit)
@@ -29,15 +30,9 @@ void audit_compare_table_row(struct compare_table *t, const char *const *row)
 {
 	if (t->oom)
 		return;
-	if (t->nrows == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 8;
-		char **cells = realloc(t->cells, cap * t->ncols * sizeof *cells);
-		if (!cells) {
-			t->oom = 1;
-			return;
-		}
-		t->cells = cells;
-		t->cap = cap;
+	if (ev_grow_array(&t->cells, &t->cap, (t->nrows + 1) * t->ncols, sizeof *t->cells) != 0) {
+		t->oom = 1;
+		return;
 	}
 	for (size_t i = 0; i < t->ncols; i++)
 		if (!(t->cells[t->nrows * t->ncols + i] = strdup(row[i] ? row[i] : "")))

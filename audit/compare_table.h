@@ -12,7 +12,7 @@
 #define COMPARE_TABLE_MAX_COLUMNS 12
 
 struct compare_table {
-	size_t ncols, nrows, cap;
+	size_t ncols, nrows, cap; /* cap: cells, not rows */
 	char *head[COMPARE_TABLE_MAX_COLUMNS]; /* copies */
 	int right[COMPARE_TABLE_MAX_COLUMNS]; /* 1: a number, aligned right */
 	char **cells;                          /* nrows * ncols copies; NULL once out of memory */

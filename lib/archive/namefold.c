@@ -10,6 +10,7 @@
 #include <unicase.h>
 #include <uninorm.h>
 
+#include "lib/core/grow.h"
 #include "lib/core/path.h"
 
 struct folded {
@@ -52,14 +53,8 @@ static int folds_to_itself(const char *s)
 
 ev_status ev_namefold_add(struct ev_namefold *set, const char *path, struct ev_error *err)
 {
-	if (set->count == set->cap) {
-		size_t cap = set->cap ? set->cap * 2 : 256;
-		struct folded *bigger = realloc(set->items, cap * sizeof *bigger);
-		if (!bigger)
-			return ev_error_set(err, EV_ERROR, "out of memory while folding names");
-		set->items = bigger;
-		set->cap = cap;
-	}
+	if (ev_grow_array(&set->items, &set->cap, set->count + 1, sizeof *set->items) != 0)
+		return ev_error_set(err, EV_ERROR, "out of memory while folding names");
 	struct folded *f = &set->items[set->count];
 	memset(f, 0, sizeof *f);
 	size_t len = strlen(path);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/core/grow.h"
 #include "lib/core/path.h"
 
 struct walk {
@@ -41,15 +42,9 @@ static enum ev_member_type type_of(mode_t mode)
 static ev_status add_entry(struct walk *w, char *path, const struct stat *sb)
 {
 	struct ev_tree *t = w->tree;
-	if (t->count == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 256;
-		struct ev_tree_entry *e = realloc(t->entries, cap * sizeof *e);
-		if (!e) {
-			free(path);
-			return ev_error_set(w->err, EV_ERROR, "out of memory while walking the tree");
-		}
-		t->entries = e;
-		w->cap = cap;
+	if (ev_grow_array(&t->entries, &w->cap, t->count + 1, sizeof *t->entries) != 0) {
+		free(path);
+		return ev_error_set(w->err, EV_ERROR, "out of memory while walking the tree");
 	}
 	struct ev_tree_entry *e = &t->entries[t->count++];
 	memset(e, 0, sizeof *e);

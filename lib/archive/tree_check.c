@@ -12,6 +12,7 @@
 
 #include "lib/core/sha256.h"
 #include "lib/archive/tree.h"
+#include "lib/core/grow.h"
 
 /* Ancestors of the expected members: directories a subset copy must hold
  * even when they were not selected. Sorted for bsearch. */
@@ -32,13 +33,8 @@ static int collect_ancestors(const struct ev_seal *expected, struct ancestors *a
 	for (size_t i = 0; i < expected->count; i++) {
 		const char *p = expected->members[i].path;
 		for (const char *s = strchr(p, '/'); s; s = strchr(s + 1, '/')) {
-			if (an->count == cap) {
-				cap = cap ? cap * 2 : 64;
-				char **bigger = realloc(an->paths, cap * sizeof *bigger);
-				if (!bigger)
-					return -1;
-				an->paths = bigger;
-			}
+			if (ev_grow_array(&an->paths, &cap, an->count + 1, sizeof *an->paths) != 0)
+				return -1;
 			if (!(an->paths[an->count++] = strndup(p, (size_t)(s - p))))
 				return -1;
 		}

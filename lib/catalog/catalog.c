@@ -15,6 +15,7 @@
 #include "lib/catalog/catalog.h"
 #include "lib/catalog/catalog_parts.h"
 #include "lib/core/sha256.h"
+#include "lib/core/grow.h"
 #include "lib/receipt/receipt_read.h"
 #include "lib/receipt/signature.h"
 
@@ -203,15 +204,9 @@ static int digest_row(void *ctx, size_t ncols, const char *const *v)
 	struct digests *d = ctx;
 	if (!ncols || !v[0] || strlen(v[0]) != 64)
 		return 0;
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? 2 * d->cap : 256;
-		char (*grown)[65] = realloc(d->list, cap * sizeof *grown);
-		if (!grown) {
-			d->failed = 1;
-			return 1;
-		}
-		d->list = grown;
-		d->cap = cap;
+	if (ev_grow_array(&d->list, &d->cap, d->n + 1, sizeof *d->list) != 0) {
+		d->failed = 1;
+		return 1;
 	}
 	memcpy(d->list[d->n++], v[0], 65);
 	return 0;
@@ -303,15 +298,9 @@ static int gather_summary(void *ctx, size_t ncols, const char *const *v)
 	struct summary_rows *rs = ctx;
 	if (ncols < 9 || !v[0])
 		return 0;
-	if (rs->n == rs->cap) {
-		size_t cap = rs->cap ? 2 * rs->cap : 32;
-		struct summary_row *grown = realloc(rs->list, cap * sizeof *grown);
-		if (!grown) {
-			rs->failed = 1;
-			return 1;
-		}
-		rs->list = grown;
-		rs->cap = cap;
+	if (ev_grow_array(&rs->list, &rs->cap, rs->n + 1, sizeof *rs->list) != 0) {
+		rs->failed = 1;
+		return 1;
 	}
 	struct summary_row *r = &rs->list[rs->n++];
 	char **fields[] = {&r->sha256, &r->host, &r->path, &r->plan_sha256, &r->body,

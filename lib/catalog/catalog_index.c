@@ -16,6 +16,7 @@
 #include "lib/campaign/summary.h"
 #include "lib/catalog/catalog.h"
 #include "lib/catalog/catalog_parts.h"
+#include "lib/core/grow.h"
 #include "lib/core/input.h"
 #include "lib/core/json.h"
 #include "lib/core/jsonwalk.h"
@@ -52,14 +53,8 @@ static int known_row(void *ctx, size_t ncols, const char *const *v)
 	struct indexer *ix = ctx;
 	if (ncols < 2 || !v[0])
 		return 0;
-	if (ix->nknown == ix->cap) {
-		size_t cap = ix->cap ? 2 * ix->cap : 1024;
-		struct known *grown = realloc(ix->known, cap * sizeof *grown);
-		if (!grown)
-			return 1;
-		ix->known = grown;
-		ix->cap = cap;
-	}
+	if (ev_grow_array(&ix->known, &ix->cap, ix->nknown + 1, sizeof *ix->known) != 0)
+		return 1;
 	struct known *k = &ix->known[ix->nknown];
 	if (!(k->path = strdup(v[0])))
 		return 1;

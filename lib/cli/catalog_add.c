@@ -11,6 +11,7 @@
 
 #include "lib/catalog/catalog.h"
 #include "lib/cli/catalog_add.h"
+#include "lib/core/grow.h"
 #include "lib/core/publish.h"
 #include "lib/core/stop.h"
 
@@ -48,16 +49,10 @@ static void keep(const char *path, void *ctx)
 	if (inside_temporary(path))
 		return;
 	pthread_mutex_lock(&lock);
-	if (npublished == cap) {
-		size_t grown_cap = cap ? 2 * cap : 16;
-		char **grown = realloc(published, grown_cap * sizeof *grown);
-		if (!grown) {
-			overflowed = 1;
-			pthread_mutex_unlock(&lock);
-			return;
-		}
-		published = grown;
-		cap = grown_cap;
+	if (ev_grow_array(&published, &cap, npublished + 1, sizeof *published) != 0) {
+		overflowed = 1;
+		pthread_mutex_unlock(&lock);
+		return;
 	}
 	if (!(published[npublished] = strdup(path)))
 		overflowed = 1;

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -38,4 +39,26 @@ void *ev_grow(void *p, size_t bytes)
 			(void)madvise((void *)start, end - start, MADV_HUGEPAGE);
 	}
 	return q;
+}
+
+int ev_grow_array(void *items, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return 0;
+	size_t want = *cap ? *cap : 16;
+	while (want < need) {
+		if (want > SIZE_MAX / 2)
+			return -1;
+		want *= 2;
+	}
+	if (size && want > SIZE_MAX / size)
+		return -1;
+	void *p;
+	memcpy(&p, items, sizeof p); /* items is a T **: its pointer read as a void * */
+	void *q = ev_grow(p, want * size);
+	if (!q)
+		return -1;
+	memcpy(items, &q, sizeof q);
+	*cap = want;
+	return 0;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/core/jsonwalk.h"
+#include "lib/core/grow.h"
 #include "lib/core/path.h"
 
 #define MAX_DEPTH 16
@@ -35,14 +36,9 @@ static ev_status walk(const char *dir, int depth, ev_jsonwalk_fn fn, void *ctx, 
 	while ((de = readdir(d))) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 || is_temporary(de->d_name))
 			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 64;
-			char **grown = realloc(names, cap * sizeof *names);
-			if (!grown) {
-				st = ev_error_set(err, EV_ERROR, "out of memory");
-				break;
-			}
-			names = grown;
+		if (ev_grow_array(&names, &cap, n + 1, sizeof *names) != 0) {
+			st = ev_error_set(err, EV_ERROR, "out of memory");
+			break;
 		}
 		if (!(names[n] = strdup(de->d_name))) {
 			st = ev_error_set(err, EV_ERROR, "out of memory");

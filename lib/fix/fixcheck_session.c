@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/core/grow.h"
 #include "lib/core/path.h"
 #include "lib/fix/fixcheck_parts.h"
 #include "lib/fix/fixformat.h"
@@ -288,15 +289,9 @@ static void ev_fixcheck_hold_owner(struct ev_fixcheck *c, const struct owner_che
 		c->npending -= c->pending_head;
 		c->pending_head = 0;
 	}
-	if (c->npending == c->pending_cap) {
-		size_t cap = c->pending_cap ? 2 * c->pending_cap : 64;
-		struct owner_check *p = realloc(c->pending, cap * sizeof *p);
-		if (!p) {
-			ev_fixcheck_check_owner(c, o); /* out of memory: judged now, in arrival order */
-			return;
-		}
-		c->pending = p;
-		c->pending_cap = cap;
+	if (ev_grow_array(&c->pending, &c->pending_cap, c->npending + 1, sizeof *c->pending) != 0) {
+		ev_fixcheck_check_owner(c, o); /* out of memory: judged now, in arrival order */
+		return;
 	}
 	size_t i = c->npending++;
 	while (i > c->pending_head && c->pending[i - 1].seq > o->seq) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
 #include "lib/fix/fixdict.h"
+#include "lib/core/grow.h"
 #include "lib/fix/fixmsg.h"
 
 #include <stdio.h>
@@ -50,15 +51,7 @@ struct builder {
 
 static int grow(void **v, size_t *cap, size_t n, size_t size)
 {
-	if (n < *cap)
-		return 0;
-	size_t c = *cap ? *cap * 2 : 64;
-	void *bigger = realloc(*v, c * size);
-	if (!bigger)
-		return -1;
-	*v = bigger;
-	*cap = c;
-	return 0;
+	return ev_grow_array(v, cap, n + 1, size);
 }
 
 #define PUSH(b, vec, item)                                                                \

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
 #include "lib/fix/fixread.h"
+#include "lib/core/grow.h"
 #include "lib/core/input.h"
 
 #include <dirent.h>
@@ -166,15 +167,9 @@ static void add_number(void *arg, const char *name)
 	unsigned long k = ev_fixread_llfix_number(name);
 	if (!k || ns->oom)
 		return;
-	if (ns->n == ns->cap) {
-		size_t cap = ns->cap ? ns->cap * 2 : 16;
-		unsigned long *bigger = realloc(ns->v, cap * sizeof *bigger);
-		if (!bigger) {
-			ns->oom = 1;
-			return;
-		}
-		ns->v = bigger;
-		ns->cap = cap;
+	if (ev_grow_array(&ns->v, &ns->cap, ns->n + 1, sizeof *ns->v) != 0) {
+		ns->oom = 1;
+		return;
 	}
 	ns->v[ns->n++] = k;
 }

@@ -195,12 +195,9 @@ static int room_for_one(struct ev_fixsession *s)
 		s->holes = s->hbase;
 		return 1;
 	}
-	size_t cap = s->halloc ? 2 * s->halloc : 16;
-	struct hole *h = realloc(s->hbase, cap * sizeof *h);
-	if (!h)
+	if (ev_grow_array(&s->hbase, &s->halloc, s->halloc + 1, sizeof *s->hbase) != 0)
 		return 0;
-	s->hbase = s->holes = h;
-	s->halloc = cap;
+	s->holes = s->hbase;
 	return 1;
 }
 

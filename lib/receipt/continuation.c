@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
 #include "lib/receipt/continuation.h"
+#include "lib/core/grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,15 +24,9 @@ static void add(struct list *l, const char *check, size_t check_len, const char 
 {
 	if (l->oom)
 		return;
-	if (l->n == l->cap) {
-		size_t c = l->cap ? l->cap * 2 : 16;
-		struct ev_difference *nv = realloc(l->v, c * sizeof *nv);
-		if (!nv) {
-			l->oom = 1;
-			return;
-		}
-		l->v = nv;
-		l->cap = c;
+	if (ev_grow_array(&l->v, &l->cap, l->n + 1, sizeof *l->v) != 0) {
+		l->oom = 1;
+		return;
 	}
 	struct ev_difference d = {strndup(check, check_len), strdup(subject), strdup(expected), strdup(found)};
 	if (!d.check || !d.subject || !d.expected || !d.found) {

@@ -15,6 +15,7 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
+#include "lib/core/grow.h"
 #include "lib/core/publish.h"
 #include "lib/core/json.h"
 #include "lib/receipt/receipt.h"
@@ -360,15 +361,9 @@ size_t ev_trust_count(const struct ev_trust *t)
 /* Take pkey into t (freed on failure). */
 static ev_status trust_push(struct ev_trust *t, EVP_PKEY *pkey, struct ev_error *err)
 {
-	if (t->count == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 8;
-		struct trusted *bigger = realloc(t->keys, cap * sizeof *bigger);
-		if (!bigger) {
-			EVP_PKEY_free(pkey);
-			return ev_error_set(err, EV_ERROR, "out of memory");
-		}
-		t->keys = bigger;
-		t->cap = cap;
+	if (ev_grow_array(&t->keys, &t->cap, t->count + 1, sizeof *t->keys) != 0) {
+		EVP_PKEY_free(pkey);
+		return ev_error_set(err, EV_ERROR, "out of memory");
 	}
 	t->keys[t->count].pkey = pkey;
 	ev_status st = key_id(pkey, t->keys[t->count].id, err);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
 #include "lib/stats/quantile.h"
+#include "lib/core/grow.h"
 #include "lib/core/stop.h"
 
 #include <stdio.h>
@@ -319,14 +320,8 @@ static int add_range(struct ranges *rs, struct vrange r)
 	for (size_t j = 0; j < rs->n; j++)
 		if (rs->v[j].lo == r.lo)
 			return 0;
-	if (rs->n == rs->cap) {
-		size_t cap = rs->cap ? rs->cap * 2 : 16;
-		struct vrange *bigger = realloc(rs->v, cap * sizeof *bigger);
-		if (!bigger)
-			return -1;
-		rs->v = bigger;
-		rs->cap = cap;
-	}
+	if (ev_grow_array(&rs->v, &rs->cap, rs->n + 1, sizeof *rs->v) != 0)
+		return -1;
 	rs->v[rs->n++] = r;
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
 #include "lib/stats/series.h"
+#include "lib/core/grow.h"
 #include "lib/core/stop.h"
 
 #ifndef MADV_POPULATE_READ
@@ -49,15 +50,7 @@ void ev_series_free(struct ev_series *s)
 /* Room for one more sample. */
 static int grow(struct ev_series *s, size_t *cap)
 {
-	if (s->n < *cap)
-		return 0;
-	size_t bigger = *cap ? *cap * 2 : 4096;
-	uint64_t *v = realloc(s->v, bigger * sizeof *v);
-	if (!v)
-		return -1;
-	s->v = v;
-	*cap = bigger;
-	return 0;
+	return ev_grow_array(&s->v, cap, s->n + 1, sizeof *s->v);
 }
 
 static void where_line(char *out, size_t cap, const char *path, uint64_t line)

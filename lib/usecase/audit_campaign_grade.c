@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/core/grow.h"
 #include "lib/usecase/audit_campaign_parts.h"
 #include "lib/campaign/grade.h"
 #include "lib/core/input.h"
@@ -122,7 +123,7 @@ static json_t *condition_over_runs(const struct ev_audit_campaign *ca, const cha
 	json_t *texts = json_array();         /* sentences in first-seen order */
 	json_t *where = json_object();        /* sentence -> its place in texts */
 	const char *worst = "not graded";
-	size_t nsent = 0;
+	size_t nsent = 0, per_cap = 0;
 	unsigned char **per = NULL;
 	for (size_t i = 0; i < ca->nruns; i++) {
 		size_t k;
@@ -142,14 +143,11 @@ static json_t *condition_over_runs(const struct ev_audit_campaign *ca, const cha
 				if (at) {
 					place = (size_t)json_integer_value(at);
 				} else {
-					unsigned char **grown = realloc(per, (nsent + 1) * sizeof *per);
 					unsigned char *m = calloc(ca->nruns, 1);
-					if (!grown || !m) {
+					if (!m || ev_grow_array(&per, &per_cap, nsent + 1, sizeof *per) != 0) {
 						free(m);
-						per = grown ? grown : per;
 						continue;
 					}
-					per = grown;
 					per[nsent] = m;
 					place = nsent++;
 					json_object_set_new(where, text, json_integer((json_int_t)place));

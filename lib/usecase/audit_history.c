@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lib/catalog/catalog.h"
+#include "lib/core/grow.h"
 #include "lib/core/json.h"
 #include "lib/receipt/signature.h"
 #include "lib/stats/bootstrap.h"
@@ -64,14 +65,8 @@ static ev_status keep_summary(void *ctx, const struct ev_catalog_summary *s, str
 							      "trusted key"));
 		return EV_OK;
 	}
-	if (g->n == g->cap) {
-		size_t cap = g->cap ? 2 * g->cap : 32;
-		struct campaign *grown = realloc(g->list, cap * sizeof *grown);
-		if (!grown)
-			return ev_error_set(err, EV_ERROR, "out of memory");
-		g->list = grown;
-		g->cap = cap;
-	}
+	if (ev_grow_array(&g->list, &g->cap, g->n + 1, sizeof *g->list) != 0)
+		return ev_error_set(err, EV_ERROR, "out of memory");
 	struct campaign *c = &g->list[g->n];
 	memset(c, 0, sizeof *c);
 	json_error_t je;
@@ -201,14 +196,8 @@ struct values {
 
 static int push(struct values *vs, double x)
 {
-	if (vs->n == vs->cap) {
-		size_t cap = vs->cap ? 2 * vs->cap : 64;
-		double *grown = realloc(vs->v, cap * sizeof *grown);
-		if (!grown)
-			return -1;
-		vs->v = grown;
-		vs->cap = cap;
-	}
+	if (ev_grow_array(&vs->v, &vs->cap, vs->n + 1, sizeof *vs->v) != 0)
+		return -1;
 	vs->v[vs->n++] = x;
 	return 0;
 }

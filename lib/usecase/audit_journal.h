@@ -79,7 +79,7 @@ struct ev_journal_side {
 	int mirrored;               /* judged as the pair's first side, whose messages it holds (audit_journal_mirror.c) */
 	struct ev_fixlatency_stream latency[2]; /* latency: [0] the messages kept, [1] the other direction */
 	struct ev_journal_companion *companions;
-	size_t ncompanions;
+	size_t ncompanions, companions_cap;
 };
 
 /* The first side's messages as read, one keyed hash (fingerprint.h) of
@@ -151,7 +151,7 @@ struct ev_audit_journal {
 	char spec_hex[EV_SHA256_HEX_LEN + 1], dict_hex[EV_AUDIT_JOURNAL_MAX_DICTS][EV_SHA256_HEX_LEN + 1];
 	char archive_hex[EV_SHA256_HEX_LEN + 1], seal_hex[EV_SHA256_HEX_LEN + 1];
 	char **hgrm_published;      /* the files written in hgrm_dir: removed when no receipt names them */
-	size_t nhgrm_published;
+	size_t nhgrm_published, hgrm_published_cap;
 	struct ev_fixspec spec;
 	struct ev_fixdict *dict;
 	struct ev_fingerprint_key key;

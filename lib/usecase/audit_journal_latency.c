@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/core/grow.h"
 #include "lib/usecase/audit_journal_parts.h"
 #include "lib/core/json.h"
 #include "lib/core/path.h"
@@ -95,11 +96,10 @@ static ev_status publish_hgrm(struct ev_audit_journal *run, const int64_t *v, si
 			       : ev_publish_bytes(path, text, len, 0644, err);
 	if (st == EV_OK && (st = ev_sha256_buffer(text, len, digest, err)) == EV_OK) {
 		ev_sha256_hex(digest, hex);
-		char *kept = strdup(path), **more = realloc(run->hgrm_published,
-							      (run->nhgrm_published + 1) * sizeof *more);
-		if (more)
-			run->hgrm_published = more;
-		if (!kept || !more) {
+		char *kept = strdup(path);
+		int grown = ev_grow_array(&run->hgrm_published, &run->hgrm_published_cap, run->nhgrm_published + 1,
+					  sizeof *run->hgrm_published) == 0;
+		if (!kept || !grown) {
 			unlink(path);
 			free(kept);
 			st = ev_error_set(err, EV_ERROR, "out of memory for %s", name);
@@ -333,5 +333,5 @@ void ev_journal_latency_release(struct ev_audit_journal *run, int remove)
 	}
 	free(run->hgrm_published);
 	run->hgrm_published = NULL;
-	run->nhgrm_published = 0;
+	run->nhgrm_published = run->hgrm_published_cap = 0;
 }

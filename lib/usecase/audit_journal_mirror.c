@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/core/grow.h"
 #include "lib/usecase/audit_journal_parts.h"
 
 static int plain_session(const struct ev_fixsession_facts *f)
@@ -59,15 +60,9 @@ void ev_journal_mirror_keep(const struct ev_audit_journal *run, struct ev_journa
 {
 	if (m->oom)
 		return;
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 4096;
-		uint64_t *bigger = realloc(m->h, cap * sizeof *bigger);
-		if (!bigger) {
-			m->oom = 1; /* the second copy is then judged afresh */
-			return;
-		}
-		m->h = bigger;
-		m->cap = cap;
+	if (ev_grow_array(&m->h, &m->cap, m->n + 1, sizeof *m->h) != 0) {
+		m->oom = 1; /* the second copy is then judged afresh */
+		return;
 	}
 	m->h[m->n++] = ev_fingerprint_hash(&run->key, msg, len);
 }
@@ -119,7 +114,7 @@ void ev_journal_forget_side(struct ev_journal_pair *p, struct ev_journal_side *s
 	}
 	free(s->companions);
 	s->companions = NULL;
-	s->ncompanions = 0;
+	s->ncompanions = s->companions_cap = 0;
 }
 
 ev_status ev_journal_mirror_side(const struct ev_audit_journal *run, struct ev_journal_pair *p, struct ev_journal_side *s,

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/core/grow.h"
 #include "lib/usecase/audit_journal_parts.h"
 #include "lib/core/hashpipe.h"
 
@@ -21,15 +22,9 @@ static void finding_list_add(struct ev_journal_findings *l, const struct ev_fix_
 {
 	if (l->oom)
 		return;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct ev_fix_finding *bigger = realloc(l->v, cap * sizeof *bigger);
-		if (!bigger) {
-			l->oom = 1;
-			return;
-		}
-		l->v = bigger;
-		l->cap = cap;
+	if (ev_grow_array(&l->v, &l->cap, l->n + 1, sizeof *l->v) != 0) {
+		l->oom = 1;
+		return;
 	}
 	l->v[l->n++] = *f;
 }
@@ -80,10 +75,8 @@ void ev_journal_progress_again(struct ev_journal_progress *pr, uint64_t bytes, u
 static void sink_companion(void *ctx, const char *path, const uint8_t digest[EV_SHA256_LEN], const char *checked)
 {
 	struct ev_journal_side *s = ((struct ev_journal_session *)ctx)->side;
-	struct ev_journal_companion *more = realloc(s->companions, (s->ncompanions + 1) * sizeof *more);
-	if (!more)
+	if (ev_grow_array(&s->companions, &s->companions_cap, s->ncompanions + 1, sizeof *s->companions) != 0)
 		return; /* out of memory: the receipt's inputs then lack it, and audit_side fails below */
-	s->companions = more;
 	struct ev_journal_companion *c = &s->companions[s->ncompanions];
 	c->path = strdup(path);
 	c->checked = strdup(checked);

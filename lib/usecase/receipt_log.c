@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "lib/archive/seal.h"
+#include "lib/core/grow.h"
 #include "lib/core/input.h"
 #include "lib/core/json.h"
 #include "lib/core/path.h"
@@ -145,14 +146,8 @@ static ev_status load_head(const char *path, struct head *h, struct ev_error *er
 static ev_status add_head(const char *heads, const char *name, struct head **out, size_t *n, size_t *cap,
 			  struct ev_error *err)
 {
-	if (*n == *cap) {
-		size_t grown_cap = *cap ? 2 * *cap : 16;
-		struct head *grown = realloc(*out, grown_cap * sizeof **out);
-		if (!grown)
-			return ev_error_set(err, EV_ERROR, "out of memory");
-		*out = grown;
-		*cap = grown_cap;
-	}
+	if (ev_grow_array(out, cap, *n + 1, sizeof **out) != 0)
+		return ev_error_set(err, EV_ERROR, "out of memory");
 	char file[PATH_MAX];
 	if (ev_path_join(file, sizeof file, heads, name) != 0)
 		return ev_error_set(err, EV_USAGE, "%s: path too long", heads);
@@ -1273,14 +1268,9 @@ static ev_status list_cosigned(const char *dir, struct ev_log_view *v, struct ev
 			snprintf(path, sizeof path, "%s/%s", sub, ce->d_name);
 			if (strncmp(ce->d_name, "checkpoint-", 11) != 0 || lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
 				continue;
-			if (v->ncosigned == cap) {
-				cap = cap ? 2 * cap : 8;
-				char **bigger = realloc(v->cosigned, cap * sizeof *bigger);
-				if (!bigger) {
-					st = ev_error_set(err, EV_ERROR, "out of memory");
-					break;
-				}
-				v->cosigned = bigger;
+			if (ev_grow_array(&v->cosigned, &cap, v->ncosigned + 1, sizeof *v->cosigned) != 0) {
+				st = ev_error_set(err, EV_ERROR, "out of memory");
+				break;
 			}
 			if (!(v->cosigned[v->ncosigned] = strdup(path)))
 				st = ev_error_set(err, EV_ERROR, "out of memory");

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "lib/archive/seal.h"
+#include "lib/core/grow.h"
 #include "lib/core/input.h"
 #include "lib/core/json.h"
 #include "lib/core/jsonwalk.h"
@@ -51,7 +52,7 @@ struct evidence {
 
 /* What a condition read and counted (indices into receipts). */
 struct counted {
-	size_t *at, n;
+	size_t *at, n, cap;
 };
 
 static void say(struct ev_accept_condition *c, enum ev_accept_state state, const char *fmt, ...)
@@ -80,14 +81,8 @@ static void add(struct ev_accept_condition *c, const char *fmt, ...)
 
 static ev_status push_doc(struct found_doc **list, size_t *n, size_t *cap, const char *path, struct ev_error *err)
 {
-	if (*n == *cap) {
-		size_t bigger = *cap ? 2 * *cap : 16;
-		struct found_doc *more = realloc(*list, bigger * sizeof *more);
-		if (!more)
-			return ev_error_set(err, EV_ERROR, "out of memory");
-		*list = more;
-		*cap = bigger;
-	}
+	if (ev_grow_array(list, cap, *n + 1, sizeof **list) != 0)
+		return ev_error_set(err, EV_ERROR, "out of memory");
 	struct found_doc *d = &(*list)[*n];
 	memset(d, 0, sizeof *d);
 	if (!(d->path = strdup(path)))
@@ -101,14 +96,8 @@ static ev_status push_log(struct evidence *e, const char *dir, struct ev_error *
 	for (size_t i = 0; i < e->nlogs; i++)
 		if (strcmp(e->logs[i], dir) == 0)
 			return EV_OK;
-	if (e->nlogs == e->cap_logs) {
-		size_t bigger = e->cap_logs ? 2 * e->cap_logs : 4;
-		char **more = realloc(e->logs, bigger * sizeof *more);
-		if (!more)
-			return ev_error_set(err, EV_ERROR, "out of memory");
-		e->logs = more;
-		e->cap_logs = bigger;
-	}
+	if (ev_grow_array(&e->logs, &e->cap_logs, e->nlogs + 1, sizeof *e->logs) != 0)
+		return ev_error_set(err, EV_ERROR, "out of memory");
 	if (!(e->logs[e->nlogs] = strdup(dir)))
 		return ev_error_set(err, EV_ERROR, "out of memory");
 	e->nlogs++;
@@ -274,10 +263,8 @@ static int countable(const struct ev_replicate_accept *a, const struct found_doc
 
 static ev_status count_push(struct counted *c, size_t i, struct ev_error *err)
 {
-	size_t *more = realloc(c->at, (c->n + 1) * sizeof *more);
-	if (!more)
+	if (ev_grow_array(&c->at, &c->cap, c->n + 1, sizeof *c->at) != 0)
 		return ev_error_set(err, EV_ERROR, "out of memory");
-	c->at = more;
 	c->at[c->n++] = i;
 	return EV_OK;
 }
@@ -527,6 +514,7 @@ static ev_status witnessed_of(const struct ev_replicate_accept *a, const struct 
 			      size_t *n, struct ev_error *err)
 {
 	const struct ev_acceptance *p = &a->policy;
+	size_t cap = *n;
 	for (size_t i = 0; i < v->ncosigned; i++) {
 		char *note = NULL;
 		size_t len = 0;
@@ -550,13 +538,11 @@ static ev_status witnessed_of(const struct ev_replicate_accept *a, const struct 
 			}
 			if (!holds)
 				continue;
-			struct witnessed *more = realloc(*out, (*n + 1) * sizeof *more);
-			if (!more) {
+			if (ev_grow_array(out, &cap, *n + 1, sizeof **out) != 0) {
 				free(note);
 				return ev_error_set(err, EV_ERROR, "out of memory");
 			}
-			*out = more;
-			struct witnessed *x = &more[(*n)++];
+			struct witnessed *x = &(*out)[(*n)++];
 			x->path = v->cosigned[i];
 			x->witness = p->witnesses[w];
 			x->size = cp.size;

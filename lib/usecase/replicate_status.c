@@ -13,6 +13,7 @@
 
 #include "lib/archive/seal.h"
 #include "lib/catalog/catalog.h"
+#include "lib/core/grow.h"
 #include "lib/core/input.h"
 #include "lib/core/json.h"
 #include "lib/core/jsonwalk.h"
@@ -99,14 +100,8 @@ static ev_status keep_receipt(struct status *s, const char *path, const char *he
 		return EV_OK;
 	}
 	json_object_set_new(s->by_sha256, hex, json_integer((json_int_t)s->nreceipts));
-	if (s->nreceipts == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 64;
-		struct found *r = realloc(s->receipts, cap * sizeof *r);
-		if (!r)
-			return ev_error_set(err, EV_ERROR, "out of memory");
-		s->receipts = r;
-		s->cap = cap;
-	}
+	if (ev_grow_array(&s->receipts, &s->cap, s->nreceipts + 1, sizeof *s->receipts) != 0)
+		return ev_error_set(err, EV_ERROR, "out of memory");
 	struct found *f = &s->receipts[s->nreceipts];
 	memset(f, 0, sizeof *f);
 	size_t n = rf->inputs ? (strlen(rf->inputs) + 1) / (EV_SHA256_HEX_LEN + 1) : 0;
@@ -144,14 +139,8 @@ static int by_text(const void *a, const void *b)
 
 static ev_status grow_seals(struct status *s, struct ev_error *err)
 {
-	if (s->nseals < s->seals_cap)
-		return EV_OK;
-	size_t cap = s->seals_cap ? 2 * s->seals_cap : 8;
-	struct seal_file *r = realloc(s->seals, cap * sizeof *r);
-	if (!r)
+	if (ev_grow_array(&s->seals, &s->seals_cap, s->nseals + 1, sizeof *s->seals) != 0)
 		return ev_error_set(err, EV_ERROR, "out of memory");
-	s->seals = r;
-	s->seals_cap = cap;
 	return EV_OK;
 }
 
@@ -540,14 +529,8 @@ static ev_status keep_row(void *ctx, const struct ev_catalog_file *f, struct ev_
 	struct row r = {.here = strcmp(f->host, rs->here) == 0};
 	if (rs->dirs && (!r.here || dir_of(rs, &(struct row){.path = f->path, .here = 1}) == (size_t)-1))
 		return EV_OK;
-	if (rs->n == rs->cap) {
-		size_t cap = rs->cap ? 2 * rs->cap : 1024;
-		struct row *grown = realloc(rs->list, cap * sizeof *grown);
-		if (!grown)
-			return ev_error_set(err, EV_ERROR, "out of memory");
-		rs->list = grown;
-		rs->cap = cap;
-	}
+	if (ev_grow_array(&rs->list, &rs->cap, rs->n + 1, sizeof *rs->list) != 0)
+		return ev_error_set(err, EV_ERROR, "out of memory");
 	const char *from[] = {f->host, f->path, f->sha256, f->kind, f->why, f->body, f->doubt,
 			      f->receipt_kind, f->receipt_host, f->result, f->finished, f->comparable,
 			      f->command, f->seal, f->root, f->inputs};

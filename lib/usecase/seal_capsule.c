@@ -17,6 +17,7 @@
 #include "lib/archive/archive_writer.h"
 #include "lib/archive/namefold.h"
 #include "lib/archive/tree_check.h"
+#include "lib/core/grow.h"
 #include "lib/core/json.h"
 #include "lib/core/path.h"
 #include "lib/core/sha256.h"
@@ -44,14 +45,8 @@ static void refuse(struct listing *l, const char *path, const char *why)
 
 static ev_status add_member(struct listing *l, const struct ev_git_entry *e, struct ev_error *err)
 {
-	if (l->seal->count == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 256;
-		struct ev_member *m = realloc(l->seal->members, cap * sizeof *m);
-		if (!m)
-			return ev_error_set(err, EV_ERROR, "out of memory");
-		l->seal->members = m;
-		l->cap = cap;
-	}
+	if (ev_grow_array(&l->seal->members, &l->cap, l->seal->count + 1, sizeof *l->seal->members) != 0)
+		return ev_error_set(err, EV_ERROR, "out of memory");
 	struct ev_member *m = &l->seal->members[l->seal->count];
 	memset(m, 0, sizeof *m);
 	if (!(m->path = strdup(e->path)))

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* grow: an array grown from 1 KiB to 64 MiB keeps every byte; from 4 MiB
+/* grow: an array grown from 1 KiB to 64 MiB keeps every byte (and one
+ * grown element by element doubles, refusing a size that would wrap); from 4 MiB
  * on, the whole mapping that holds it is advised for huge pages (its
  * VmFlags in /proc/self/smaps say "hg"), and advice never splits it (the
  * next realloc can still move it whole). */
@@ -61,5 +62,25 @@ int main(void)
 	if (thp)
 		fclose(thp);
 	free(v);
+	/* ev_grow_array: doubled from 16 until need fits, contents kept, and a
+	 * product that would wrap refused with nothing changed */
+	int *list = NULL;
+	size_t cap = 0;
+	CHECK_INT_EQ(ev_grow_array(&list, &cap, 1, sizeof *list), 0);
+	CHECK_INT_EQ(cap, 16);
+	for (int i = 0; i < 16; i++)
+		list[i] = i;
+	CHECK_INT_EQ(ev_grow_array(&list, &cap, 17, sizeof *list), 0);
+	CHECK_INT_EQ(cap, 32);
+	CHECK_INT_EQ(list[15], 15);
+	CHECK_INT_EQ(ev_grow_array(&list, &cap, 20, sizeof *list), 0); /* room enough: nothing moves */
+	CHECK_INT_EQ(cap, 32);
+	int *was = list;
+	CHECK_INT_EQ(ev_grow_array(&list, &cap, SIZE_MAX / 2, sizeof *list), -1);
+	CHECK(list == was);
+	CHECK_INT_EQ(cap, 32);
+	CHECK_INT_EQ(ev_grow_array(&list, &cap, SIZE_MAX, 1), -1);
+	CHECK_INT_EQ(cap, 32);
+	free(list);
 	return check_exit("test_grow_keeps_contents_and_advises_huge_pages");
 }
