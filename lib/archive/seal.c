@@ -181,15 +181,7 @@ static int parse_mode(const char *s, unsigned *mode)
 
 static int parse_hex_digest(const char *s, uint8_t out[EV_SHA256_LEN])
 {
-	if (!ev_sha256_hex_valid(s))
-		return 0;
-	for (size_t i = 0; i < EV_SHA256_LEN; i++) {
-		unsigned hi = (unsigned)(s[2 * i] <= '9' ? s[2 * i] - '0' : s[2 * i] - 'a' + 10);
-		unsigned lo = (unsigned)(s[2 * i + 1] <= '9' ? s[2 * i + 1] - '0'
-							     : s[2 * i + 1] - 'a' + 10);
-		out[i] = (uint8_t)(hi << 4 | lo);
-	}
-	return 1;
+	return ev_hex_decode(s, out, EV_SHA256_LEN) == 0;
 }
 
 static ev_status member_from_json(const json_t *m, size_t index, const char *name,

@@ -147,6 +147,24 @@ void ev_sha256_hex(const uint8_t digest[EV_SHA256_LEN], char hex[EV_SHA256_HEX_L
 	hex[EV_SHA256_HEX_LEN] = '\0';
 }
 
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int ev_hex_decode(const char *s, uint8_t *out, size_t n)
+{
+	if (!s || strlen(s) != 2 * n)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		int hi = hex_digit(s[2 * i]), lo = hex_digit(s[2 * i + 1]);
+		if (hi < 0 || lo < 0)
+			return -1;
+		out[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return 0;
+}
+
 int ev_sha256_hex_valid(const char *s)
 {
 	if (!s || strlen(s) != EV_SHA256_HEX_LEN)

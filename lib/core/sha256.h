@@ -61,4 +61,10 @@ void ev_sha256_hex(const uint8_t digest[EV_SHA256_LEN], char hex[EV_SHA256_HEX_L
 /* @return 1 when s is exactly 64 lower-case hex digits, else 0. */
 int ev_sha256_hex_valid(const char *s);
 
+/* The n bytes whose lower-case hex is s: exactly 2n digits 0-9a-f, nothing
+ * before, between or after (no sign, space, prefix or capital: what
+ * sscanf's %x would let by). The one hex reader of evidence.
+ * @return 0; -1 (out unspecified) when s is NULL or not so. */
+int ev_hex_decode(const char *s, uint8_t *out, size_t n);
+
 #endif

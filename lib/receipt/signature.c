@@ -215,21 +215,6 @@ static void to_hex(const unsigned char *b, size_t n, char *out)
 	out[2 * n] = '\0';
 }
 
-static int from_hex(const char *s, unsigned char *out, size_t n)
-{
-	if (strlen(s) != 2 * n)
-		return -1;
-	for (size_t i = 0; i < 2 * n; i++) {
-		int v = s[i] >= '0' && s[i] <= '9' ? s[i] - '0'
-			: s[i] >= 'a' && s[i] <= 'f' ? s[i] - 'a' + 10
-						     : -1;
-		if (v < 0)
-			return -1;
-		out[i / 2] = (unsigned char)(i % 2 ? (out[i / 2] << 4) | v : v);
-	}
-	return 0;
-}
-
 ev_status ev_receipt_finish_signed(json_t *r, const struct ev_signing_key *key, struct ev_error *err)
 {
 	ev_status st = ev_receipt_finish(r, err);
@@ -428,7 +413,7 @@ ev_status ev_receipt_check_signature(const json_t *r, const struct ev_trust *t,
 	const char *value = json_string_value(json_object_get(sig, "value"));
 	unsigned char raw[ED25519_SIG_LEN];
 	if (!alg || strcmp(alg, EV_SIGNATURE_ALGORITHM) != 0 || !id || !value ||
-	    from_hex(value, raw, sizeof raw) != 0)
+	    ev_hex_decode(value, raw, sizeof raw) != 0)
 		return mismatch(why, why_cap, "has a malformed signature (expected ed25519, "
 					      "key_sha256 and a 128-digit hex value)");
 	/* the signature object is outside what it signs: a field beside the

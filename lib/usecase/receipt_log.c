@@ -114,19 +114,6 @@ static void heads_free(struct head *h, size_t n)
 	free(h);
 }
 
-static int from_hex(const char *s, uint8_t *out, size_t n)
-{
-	if (!s || strlen(s) != 2 * n)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		unsigned v;
-		if (sscanf(s + 2 * i, "%2x", &v) != 1)
-			return -1;
-		out[i] = (uint8_t)v;
-	}
-	return 0;
-}
-
 static ev_status load_head(const char *path, struct head *h, struct ev_error *err)
 {
 	memset(h, 0, sizeof *h);
@@ -136,7 +123,7 @@ static ev_status load_head(const char *path, struct head *h, struct ev_error *er
 		return st;
 	const json_t *size = json_object_get(h->doc, "size");
 	if (!json_is_integer(size) || json_integer_value(size) < 0 ||
-	    from_hex(json_string_value(json_object_get(h->doc, "root_sha256")), h->root, EV_SHA256_LEN) != 0)
+	    ev_hex_decode(json_string_value(json_object_get(h->doc, "root_sha256")), h->root, EV_SHA256_LEN) != 0)
 		return ev_error_set(err, EV_REFUSED, "%s: expected size and root_sha256 (64 hex digits)", path);
 	h->size = (size_t)json_integer_value(size);
 	return EV_OK;
@@ -745,10 +732,10 @@ static void verify_proofs(struct ev_receipt_log *l, const struct entries *e, con
 		ev_merkle_hash leaf, root, path[EV_MERKLE_MAX_PROOF];
 		size_t len = 0, k;
 		json_t *h;
-		int ok = from_hex(json_string_value(json_object_get(p, "leaf_sha256")), leaf, sizeof leaf) == 0 &&
-			 from_hex(json_string_value(json_object_get(p, "root_sha256")), root, sizeof root) == 0;
+		int ok = ev_hex_decode(json_string_value(json_object_get(p, "leaf_sha256")), leaf, sizeof leaf) == 0 &&
+			 ev_hex_decode(json_string_value(json_object_get(p, "root_sha256")), root, sizeof root) == 0;
 		json_array_foreach(json_object_get(p, "path"), k, h)
-			ok = ok && len < EV_MERKLE_MAX_PROOF && from_hex(json_string_value(h), path[len++], EV_SHA256_LEN) == 0;
+			ok = ok && len < EV_MERKLE_MAX_PROOF && ev_hex_decode(json_string_value(h), path[len++], EV_SHA256_LEN) == 0;
 		if (!ok) {
 			found(l, subject, "inclusion-proof", "%s: malformed (expected index, size, leaf_sha256, root_sha256, path)",
 			      proof_path);
@@ -919,7 +906,7 @@ ev_status ev_receipt_log_offer(struct ev_receipt_log *l, size_t old_size, const 
 		snprintf(why, why_cap, "the replica kept a tree head of size %zu from this host; this log's last covers %zu: "
 			 "entries were removed", old_size, last->size);
 		st = EV_MISMATCH;
-	} else if (old_size && (from_hex(old_root_hex, old_root, sizeof old_root) != 0 ||
+	} else if (old_size && (ev_hex_decode(old_root_hex, old_root, sizeof old_root) != 0 ||
 				(ev_merkle_root(&tree, old_size, mine), memcmp(mine, old_root, sizeof mine) != 0))) {
 		char now[EV_SHA256_HEX_LEN + 1];
 		ev_sha256_hex(mine, now);
@@ -1111,7 +1098,7 @@ ev_status ev_receipt_log_keep_head(int in, int out, const char *dir, const char 
 		const json_t *size = json_object_get(new_doc, "size");
 		if (strcmp(json_string_value(json_object_get(new_doc, "format")) ?: "", EV_TREE_HEAD_FORMAT) != 0 ||
 		    !json_is_integer(size) || json_integer_value(size) < 1 ||
-		    from_hex(json_string_value(json_object_get(new_doc, "root_sha256")), new.root, sizeof new.root) != 0)
+		    ev_hex_decode(json_string_value(json_object_get(new_doc, "root_sha256")), new.root, sizeof new.root) != 0)
 			st = ev_error_set(err, EV_USAGE, "the sender's head is not an %s document", EV_TREE_HEAD_FORMAT);
 		else
 			new.size = (size_t)json_integer_value(size);
@@ -1122,7 +1109,7 @@ ev_status ev_receipt_log_keep_head(int in, int out, const char *dir, const char 
 		json_t *h;
 		int ok = 1;
 		json_array_foreach(json_object_get(msg, "proof"), k, h)
-			ok = ok && len < EV_MERKLE_MAX_PROOF && from_hex(json_string_value(h), proof[len++], EV_SHA256_LEN) == 0;
+			ok = ok && len < EV_MERKLE_MAX_PROOF && ev_hex_decode(json_string_value(h), proof[len++], EV_SHA256_LEN) == 0;
 		if (new.size < old->size)
 			snprintf(why, sizeof why, "the head offered covers %zu entries, the one kept from %s covers %zu: its log "
 				 "shrank", new.size, label, old->size);

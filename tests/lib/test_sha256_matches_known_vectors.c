@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Streaming SHA-256 gives the FIPS 180-2 digests, whatever the chunking. */
+/* Streaming SHA-256 gives the FIPS 180-2 digests, whatever the chunking;
+ * hex is read strictly (ev_hex_decode). */
 #include "config.h"
 
 #include <stdlib.h>
@@ -54,5 +55,13 @@ int main(void)
 	CHECK(ev_sha256_hex_valid("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
 	CHECK(!ev_sha256_hex_valid("BA7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
 	CHECK(!ev_sha256_hex_valid("ba78"));
+	/* hex read strictly: exactly 2n lower-case digits, nothing else */
+	uint8_t two[2];
+	CHECK_INT_EQ(ev_hex_decode("0aff", two, 2), 0);
+	CHECK(two[0] == 0x0a && two[1] == 0xff);
+	const char *refused[] = {"0AFF", " aff", "+aff", "0x0a", "0af", "0aff0", "0ag0", ""};
+	for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
+		CHECK_INT_EQ(ev_hex_decode(refused[i], two, 2), -1);
+	CHECK_INT_EQ(ev_hex_decode(NULL, two, 2), -1);
 	return check_exit("test_sha256_matches_known_vectors");
 }
