@@ -14,6 +14,7 @@
 
 #include "capture/plan.h"
 #include "capture/plan_fields.h"
+#include "lib/core/json.h"
 
 #define NAME_MAX_LEN 40
 
@@ -31,21 +32,13 @@ ev_status capture_plan_refuse(struct ev_error *err, const char *plan, const char
 ev_status capture_plan_only_keys(const json_t *obj, const char *const *allowed, const char *plan,
 			   const char *where, struct ev_error *err)
 {
-	const char *key;
-	json_t *v;
-	json_object_foreach((json_t *)obj, key, v) {
-		int known = 0;
-		for (const char *const *a = allowed; *a && !known; a++)
-			known = strcmp(*a, key) == 0;
-		if (!known) {
-			char list[512] = "";
-			for (const char *const *a = allowed; *a; a++)
-				snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
-					 a == allowed ? "" : ", ", *a);
-			return capture_plan_refuse(err, plan, where, "unknown key \"%s\" (expected one of: %s)", key, list);
-		}
-	}
-	return EV_OK;
+	const char *key = ev_json_unknown_key(obj, allowed);
+	if (!key)
+		return EV_OK;
+	char list[512] = "";
+	for (const char *const *a = allowed; *a; a++)
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", a == allowed ? "" : ", ", *a);
+	return capture_plan_refuse(err, plan, where, "unknown key \"%s\" (expected one of: %s)", key, list);
 }
 
 /* An optional unsigned integer in [min, max]. */

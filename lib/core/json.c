@@ -471,3 +471,17 @@ int ev_json_first_difference(const json_t *a, const json_t *b, char *path, size_
 	path[0] = va[0] = vb[0] = 0;
 	return differ_at(a, b, path, cap, 0, va, vb, vcap);
 }
+
+const char *ev_json_unknown_key(const json_t *obj, const char *const *allowed)
+{
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)obj, key, v) {
+		int known = 0;
+		for (const char *const *a = allowed; *a && !known; a++)
+			known = strcmp(*a, key) == 0;
+		if (!known)
+			return key;
+	}
+	return NULL;
+}

@@ -40,6 +40,12 @@ json_t *ev_json_decimal(unsigned __int128 num, uint64_t den, unsigned digits);
  * same text for the same double on every host. digits at most 18. */
 json_t *ev_json_decimal_of(double value, unsigned digits);
 
+/* The first key of obj that allowed (a NULL-ended list) does not name,
+ * or NULL when every key is allowed: a document's reader refuses a
+ * misspelt key rather than ignore it. The one such check; each reader
+ * says the refusal in its own words. */
+const char *ev_json_unknown_key(const json_t *obj, const char *const *allowed);
+
 /* Serialize value canonically (a real anywhere in it is refused: EV_ERROR
  * naming its key). On success *out is a malloc'd buffer the
  * caller frees, *len its length (the trailing newline included, no NUL

@@ -62,18 +62,8 @@ static ev_status bad(struct ev_error *err, const char *path, const char *what)
 static ev_status only_keys(const json_t *o, const char *const *allowed, const char *path,
 			   const char *where, struct ev_error *err)
 {
-	const char *key;
-	json_t *v;
-	json_object_foreach((json_t *)o, key, v)
-	{
-		int known = 0;
-		for (size_t i = 0; allowed[i] && !known; i++)
-			known = strcmp(allowed[i], key) == 0;
-		if (!known)
-			return ev_error_set(err, EV_REFUSED, "%s: %s: unknown key \"%s\"", path, where,
-					    key);
-	}
-	return EV_OK;
+	const char *key = ev_json_unknown_key(o, allowed);
+	return key ? ev_error_set(err, EV_REFUSED, "%s: %s: unknown key \"%s\"", path, where, key) : EV_OK;
 }
 
 static ev_status read_tag(const json_t *o, const char *path, const char *where, uint32_t *tag,

@@ -14,18 +14,7 @@
 
 static int only_keys(const json_t *obj, const char *const *allowed, const char **bad)
 {
-	const char *k;
-	json_t *v;
-	json_object_foreach((json_t *)obj, k, v) {
-		int ok = 0;
-		for (size_t i = 0; allowed[i] && !ok; i++)
-			ok = strcmp(k, allowed[i]) == 0;
-		if (!ok) {
-			*bad = k;
-			return 0;
-		}
-	}
-	return 1;
+	return !(*bad = ev_json_unknown_key(obj, allowed));
 }
 
 static int valid_name(const char *s)

@@ -105,5 +105,11 @@ int main(void)
 		json_decref(docs[i]);
 	}
 	free(long_text);
+	/* a misspelt key is found, never ignored */
+	json_t *keyed = json_pack("{s:i, s:i}", "alpha", 1, "betta", 2);
+	const char *both[] = {"alpha", "beta", NULL}, *all[] = {"alpha", "betta", NULL};
+	CHECK_STR_EQ(ev_json_unknown_key(keyed, both), "betta");
+	CHECK(ev_json_unknown_key(keyed, all) == NULL);
+	json_decref(keyed);
 	return check_exit("test_json_is_canonical_and_strict");
 }
