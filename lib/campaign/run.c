@@ -8,6 +8,7 @@
 #include "lib/campaign/run.h"
 #include "lib/core/input.h"
 #include "lib/core/json.h"
+#include "lib/core/path.h"
 #include "lib/core/publish.h"
 
 ev_status ev_run_parse(const char *bytes, size_t len, const char *display, struct ev_run *run,
@@ -107,7 +108,7 @@ ev_status ev_run_publish(const char *dir, json_t *doc, struct ev_error *err)
 			return broken(dir, "a process without a role", err);
 	}
 	char path[4096];
-	if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, EV_RUN_FILENAME) >= sizeof path)
+	if (ev_path_join(path, sizeof path, dir, EV_RUN_FILENAME) != 0)
 		return ev_error_set(err, EV_ERROR, "%s: path too long", dir);
 	return ev_publish_json(path, doc, err);
 }

@@ -16,6 +16,7 @@
 #include "lib/cli/cli.h"
 #include "lib/cli/configfile.h"
 #include "lib/core/json.h"
+#include "lib/core/path.h"
 #include "lib/core/text.h"
 
 #ifndef EV_CONFIG_FILE
@@ -99,6 +100,10 @@ static int read_file(const char *file, int rank, int required)
 	int code = 0, seen[NKEYS] = {0};
 	while (!code && fgets(buf, sizeof buf, f)) {
 		line++;
+		if (!strchr(buf, '\n') && !feof(f)) { /* read in pieces, its end would pass for a line of its own */
+			code = complain(file, line, "a line longer than %zu bytes", sizeof buf - 2);
+			break;
+		}
 		char *s = trim(buf), *eq = strchr(s, '=');
 		if (!*s || *s == '#')
 			continue;
@@ -150,10 +155,11 @@ static int read_file(const char *file, int rank, int required)
 		}
 		char expanded[PATH_MAX];
 		const char *home = getenv("HOME");
-		if (strncmp(v, "~/", 2) == 0 && home)
-			snprintf(expanded, sizeof expanded, "%s/%s", home, v + 2);
-		else
-			snprintf(expanded, sizeof expanded, "%s", v);
+		if (strncmp(v, "~/", 2) == 0 && home ? ev_path_join(expanded, sizeof expanded, home, v + 2) != 0
+						      : (size_t)snprintf(expanded, sizeof expanded, "%s", v) >= sizeof expanded) {
+			code = complain(file, line, "%s: the path is longer than %d bytes", k, PATH_MAX - 1);
+			break;
+		}
 		st->values[st->n++] = strdup(expanded);
 	}
 	fclose(f);

@@ -232,7 +232,8 @@ static json_t *live_holders(const char *dir)
 		char file[PATH_MAX + 300];
 		if (e->d_name[0] == '.' || !strstr(e->d_name, ".json"))
 			continue;
-		snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+		if (ev_path_join(file, sizeof file, path, e->d_name) != 0)
+			continue;
 		json_t *doc = load_entry(file);
 		json_int_t pid = json_integer_value(json_object_get(doc, "pid"));
 		uint64_t want = (uint64_t)json_integer_value(json_object_get(doc, "start_ticks")), ticks = 0;
@@ -261,7 +262,10 @@ static json_t *live_tickets(const char *dir)
 	int n = scandir(path, &names, NULL, alphasort);
 	for (int i = 0; i < n; i++) {
 		char file[PATH_MAX + 300];
-		snprintf(file, sizeof file, "%s/%s", path, names[i]->d_name);
+		if (ev_path_join(file, sizeof file, path, names[i]->d_name) != 0) {
+			free(names[i]);
+			continue;
+		}
 		size_t len = strlen(names[i]->d_name);
 		/* a ticket being written is locked before its name appears */
 		if (names[i]->d_name[0] != '.' && !(len > 4 && strcmp(names[i]->d_name + len - 4, ".tmp") == 0)) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
 #include "lib/core/json.h"
+#include "lib/core/path.h"
 #include "lib/core/publish.h"
 #include "lib/core/stop.h"
 
@@ -46,8 +47,8 @@ static void announce(int dirfd, const char *name)
 		return;
 	if (dirfd != AT_FDCWD)
 		dir[n] = '\0';
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	observer(path, observer_ctx);
+	if (ev_path_join(path, sizeof path, dir, name) == 0) /* PATH_MAX twice: always, in practice */
+		observer(path, observer_ctx);
 }
 
 static mode_t current_umask(void)

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/core/path.h"
 #include "lib/core/scratch.h"
 
 /* The watcher makes the directory itself, so that it never exists
@@ -147,7 +148,7 @@ int ev_remove_tree(const char *path)
 			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 				continue;
 			char sub[PATH_MAX];
-			if ((size_t)snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) >= sizeof sub || ev_remove_tree(sub) != 0)
+			if (ev_path_join(sub, sizeof sub, path, e->d_name) != 0 || ev_remove_tree(sub) != 0)
 				bad = 1;
 		}
 		closedir(d);

@@ -21,6 +21,7 @@
 #include "lib/archive/seal.h"
 #include "lib/core/input.h"
 #include "lib/core/json.h"
+#include "lib/core/path.h"
 #include "lib/core/text.h"
 #include "lib/receipt/receipt.h"
 #include "lib/usecase/audit_journal_parts.h"
@@ -422,8 +423,7 @@ static const char *data_dir(void)
 /* A file that ships with evidence, or NULL (the path tried left in buf). */
 static const char *default_data(const char *rel, char *buf, size_t cap)
 {
-	snprintf(buf, cap, "%s/%s", data_dir(), rel);
-	return access(buf, R_OK) == 0 ? buf : NULL;
+	return ev_path_join(buf, cap, data_dir(), rel) == 0 && access(buf, R_OK) == 0 ? buf : NULL;
 }
 
 void ev_audit_journal_init(struct ev_audit_journal *run)

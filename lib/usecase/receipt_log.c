@@ -617,8 +617,7 @@ static void verify_cosignatures(struct ev_receipt_log *l, const struct ev_merkle
 	while (d && (de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(sub, sizeof sub, "%s/%s", top, de->d_name);
-		if (!(c = opendir(sub)))
+		if (ev_path_join(sub, sizeof sub, top, de->d_name) != 0 || !(c = opendir(sub)))
 			continue;
 		while ((ce = readdir(c))) {
 			if (strncmp(ce->d_name, "checkpoint-", 11) != 0)
@@ -627,7 +626,8 @@ static void verify_cosignatures(struct ev_receipt_log *l, const struct ev_merkle
 			     cp_hex[EV_SHA256_HEX_LEN + 1];
 			size_t len = 0;
 			struct ev_checkpoint cp;
-			snprintf(path, sizeof path, "%s/%s", sub, ce->d_name);
+			if (ev_path_join(path, sizeof path, sub, ce->d_name) != 0)
+				continue;
 			snprintf(subject, sizeof subject, "cosigned by %s", de->d_name);
 			if (read_note_file(l, subject, "cosignature", path, &note, &len) &&
 			    read_checkpoint(l, subject, "cosignature", path, note, len, &cp)) {
@@ -1248,12 +1248,11 @@ static ev_status list_cosigned(const char *dir, struct ev_log_view *v, struct ev
 	size_t cap = 0;
 	ev_status st = EV_OK;
 	while (st == EV_OK && d && (de = readdir(d))) {
-		snprintf(sub, sizeof sub, "%s/%s", top, de->d_name);
-		if (de->d_name[0] == '.' || lstat(sub, &sb) != 0 || !S_ISDIR(sb.st_mode) || !(c = opendir(sub)))
+		if (ev_path_join(sub, sizeof sub, top, de->d_name) != 0 || de->d_name[0] == '.' || lstat(sub, &sb) != 0 || !S_ISDIR(sb.st_mode) || !(c = opendir(sub)))
 			continue;
 		while (st == EV_OK && (ce = readdir(c))) {
-			snprintf(path, sizeof path, "%s/%s", sub, ce->d_name);
-			if (strncmp(ce->d_name, "checkpoint-", 11) != 0 || lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+			if (ev_path_join(path, sizeof path, sub, ce->d_name) != 0 || strncmp(ce->d_name, "checkpoint-", 11) != 0 ||
+			    lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
 				continue;
 			if (ev_grow_array(&v->cosigned, &cap, v->ncosigned + 1, sizeof *v->cosigned) != 0) {
 				st = ev_error_set(err, EV_ERROR, "out of memory");

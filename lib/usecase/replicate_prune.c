@@ -122,7 +122,7 @@ static int inside(const char *dir_real, const char *path)
 		snprintf(a, sizeof a, "%s", path);
 		snprintf(b, sizeof b, "%s", path);
 		if (!realpath(dirname(a), dir) ||
-		    (size_t)snprintf(real, sizeof real, "%s/%s", dir, basename(b)) >= sizeof real)
+		    ev_path_join(real, sizeof real, dir, basename(b)) != 0)
 			return 0;
 	}
 	size_t n = strlen(dir_real);

@@ -294,9 +294,9 @@ ev_status ev_seal_capsule_verify(struct ev_seal_capsule *o, json_t *receipt, str
 		if (access(seal_path, F_OK) != 0)
 			seal_path[0] = 0;
 		for (int k = 0; seal_path[0] && k < 2; k++) {
-			snprintf(archive, sizeof archive, "%s/%s", o->target,
-				 ev_archive_filename(k ? EV_COMPRESS_GZIP : EV_COMPRESS_ZSTD));
-			if (access(archive, F_OK) == 0)
+			if (ev_path_join(archive, sizeof archive, o->target,
+					 ev_archive_filename(k ? EV_COMPRESS_GZIP : EV_COMPRESS_ZSTD)) == 0 &&
+			    access(archive, F_OK) == 0)
 				break;
 			archive[0] = 0;
 		}
@@ -304,9 +304,9 @@ ev_status ev_seal_capsule_verify(struct ev_seal_capsule *o, json_t *receipt, str
 	if (seal_path[0] && (st = ev_seal_load(seal_path, &capsule, NULL, &seal_bytes, &seal_len, err)) != EV_OK)
 		goto out;
 	if (is_dir(o->target) && !archive[0]) { /* a tree on disk */
-		if (seal_path[0])
-			snprintf(tree, sizeof tree, "%s/%s", o->target, capsule.root);
-		else
+		if (seal_path[0] && ev_path_join(tree, sizeof tree, o->target, capsule.root) != 0)
+			tree[0] = '\0'; /* too long to name: as if there were no tree */
+		else if (!seal_path[0])
 			snprintf(tree, sizeof tree, "%s", o->target);
 	}
 	json_t *src = capsule.source ? json_object_get(json_object_get(capsule.source, "git"), "commit") : NULL;

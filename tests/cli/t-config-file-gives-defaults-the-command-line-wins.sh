@@ -74,6 +74,12 @@ test_expect_success 'a malformed file: named by line, exit 2, no command runs, n
 	printf "pool = everything\n" >xdg/evidence/config &&
 	test_expect_code 2 "$SEAL" config >out 2>err &&
 	grep -q "config:1: pool: expected shared or none, found .everything." err &&
+	printf "receipt-dir = ~/%04075d\n" 0 >xdg/evidence/config &&
+	test_expect_code 2 env HOME="$PWD" "$SEAL" config >out 2>err &&
+	grep -q "config:1: receipt-dir: the path is longer than 4095 bytes; fix the file, or set EVIDENCE_CONFIG to another$" err &&
+	printf "receipt-dir = ~/%04100d\n" 0 >xdg/evidence/config &&
+	test_expect_code 2 "$SEAL" config >out 2>err &&
+	grep -q "config:1: a line longer than 4094 bytes; fix the file, or set EVIDENCE_CONFIG to another$" err &&
 	rm xdg/evidence/config && mkfifo xdg/evidence/config &&
 	test_expect_code 2 "$SEAL" config >out 2>err &&
 	grep -q "^seal: $PWD/xdg/evidence/config: the configuration is not a regular file; expected lines KEY = VALUE$" err &&
