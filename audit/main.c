@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "lib/cli/continue_cli.h"
+#include "lib/cli/dispatch.h"
 
 #include "audit/audit.h"
 

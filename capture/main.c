@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "capture/capture.h"
+#include "lib/cli/dispatch.h"
 
 int main(int argc, char **argv)
 {

@@ -62,16 +62,9 @@ struct ev_cli_tool {
 	int shared_pool;         /* takes --pool shared before its command (lib/cli/pool.h) */
 };
 
-/* The main of a tool: ev_cli_init; for a tool with shared_pool, "--pool
- * POOL" and "--priority PRIORITY" before the command (or EVIDENCE_POOL
- * and EVIDENCE_PRIORITY) and, for "shared", the command runs once a
- * shared lease on the shared pool's CPUs is held, on those CPUs alone;
- * then "--help", "-h" or "help" print the
- * overview on stdout, "help COMMAND" runs COMMAND --help, "--version"
- * prints the version, a known command runs with the arguments after the
- * tool's name; a missing or unknown one is a usage error.
- * @return the exit code. */
-int ev_cli_main(const struct ev_cli_tool *tool, int argc, char **argv);
+/* Print the tool's overview on stdout: its synopsis, its commands and
+ * their summaries, the epilogue (TOOL --help). */
+void ev_cli_print_overview(const struct ev_cli_tool *tool);
 
 /* The command called name, or NULL. */
 const struct ev_cli_command *ev_cli_command_named(const struct ev_cli_tool *tool, const char *name);

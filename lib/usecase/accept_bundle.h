@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include "lib/core/status.h"
 #include "lib/receipt/signature.h"
+#include "lib/usecase/accept_bundle_read.h"
 #include "lib/usecase/replicate_accept.h"
 
 #define EV_VSA_PREDICATE_TYPE "https://slsa.dev/verification_summary/v1"
@@ -40,13 +41,5 @@
  * (path exists); EV_ERROR naming the file that could not be read. */
 ev_status ev_accept_bundle_write(const struct ev_replicate_accept *a, const struct ev_signing_key *const *keys,
 				 size_t nkeys, const char *path, struct ev_error *err);
-
-/* Unpack the evidence a bundle carries into dir (an empty directory):
- * receipts, the seal and its timestamp, and a log (dir/log) with its
- * cosigned checkpoints, laid out as replicate accept reads a directory.
- * Lines it does not know, and the verdicts (VSA, test results), are passed
- * by, as the bundle specification asks. @return EV_OK; EV_REFUSED (a line
- * that is not an envelope of a statement, named by its number); EV_ERROR. */
-ev_status ev_accept_bundle_unpack(const char *bundle, const char *dir, struct ev_error *err);
 
 #endif

@@ -21,7 +21,7 @@
 #include "lib/receipt/merkle.h"
 #include "lib/receipt/receipt.h"
 #include "lib/receipt/receipt_read.h"
-#include "lib/usecase/accept_bundle.h"
+#include "lib/usecase/accept_bundle_read.h"
 #include "lib/usecase/receipt_log.h"
 #include "lib/usecase/replicate_accept.h"
 #include "lib/usecase/timestamp_file.h"

@@ -16,6 +16,10 @@ is one, else 0. The rules:
                          the code (not a comment) of one file only (the
                          reference pair, capture/pair, writes its report
                          without the library and may spell its own)
+  include-circle         no circle of includes between the library's files
+                         (a .c and its .h are one file): each is above or
+                         below another, never both (a family's _parts.h,
+                         which its files share, may include its header)
   format-in-lib          a format is spelled only in the library (capture's
                          engine, not yet moved there, excepted)
   format-table           doc/design.md's "Formats and their owners" names
@@ -98,6 +102,7 @@ for r in rooms:
         bad.append("room-includes: lib/%s/README.md: no \"May include:\" line" % r)
 
 owners = {}
+uses = {}  # lib module (a .c and its .h, by path without suffix) -> the lib modules it includes
 for top in ("lib",) + TOOLS:
     for path in sources(top):
         parts = path.split(os.sep)
@@ -109,6 +114,12 @@ for top in ("lib",) + TOOLS:
                 bad.append("tool-includes-no-tool: %s:%d: %s includes %s/" % (path, n, top, m.group(1)))
             if top == "lib":
                 room = parts[1]
+                me = os.path.splitext(path)[0]
+                for m in re.finditer(r'#include "(lib/[a-z]+/[a-z_]+)\.h"', line):
+                    them = m.group(1)
+                    family = me.endswith("_parts") and them == me[:-len("_parts")]
+                    if them != me and not family:
+                        uses.setdefault(me, set()).add(them)
                 for m in include.finditer(line):
                     if m.group(1) == "lib" and m.group(2) != room and m.group(2) not in allowed.get(room, set()):
                         bad.append("room-includes: %s:%d: lib/%s includes lib/%s (its README allows %s)" % (
@@ -173,6 +184,41 @@ for top in PIPEFAIL_DIRS:
 for name, files in sorted(owners.items()):
     if len(files) > 1:
         bad.append("format-owner: \"%s\" is spelled in %s" % (name, ", ".join(sorted(files))))
+
+
+def circles(graph):
+    """Each set of modules that include one another in a circle (Tarjan)."""
+    index, low, stack, on, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+for group in circles(uses):
+    bad.append("include-circle: %s include one another; split what they share into a file below both" %
+               " <-> ".join(group))
 design = open(os.path.join(root, "doc", "design.md"), encoding="utf-8").read()
 table = design.split("## Formats and their owners", 1)[-1].split("\n## ", 1)[0]
 rows = [line for line in table.split("\n") if line.startswith("|")]
