@@ -13,8 +13,8 @@
 
 #include "lib/fix/fixmsg.h"
 #include "lib/fix/fixprint.h"
-#include "tests/lib/check.h"
-#include "tests/lib/fix_text.h"
+#include "check.h"
+#include "fix_text.h"
 
 static void ignore(void *ctx, enum ev_fix_rule rule, uint32_t at, const char *expected, const char *found)
 {
