@@ -97,7 +97,7 @@ test_expect_success 'SIGTERM to run-test reaches the test, whose status it retur
 	{ wait $runner; test $? = 143; }
 '
 
-test_expect_success 'a case this host cannot run says # skip and why; one that returns early is not mistaken for a skip' '
+test_expect_success 'a case this host cannot run is reported as a TAP skip with its reason; a bare exit 77 is still a failure' '
 	cat >skips.sh <<-\EOF &&
 	. "$EV_SRCDIR/tests/lib/lib.sh"
 	test_expect_success "needs a thing" "false || test_skip_case \"no thing here\"; false"
