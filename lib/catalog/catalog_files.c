@@ -26,6 +26,7 @@
 
 #include "lib/catalog/catalog.h"
 #include "lib/catalog/catalog_parts.h"
+#include "lib/core/grow.h"
 #include "lib/core/text.h"
 
 #define FILE_COLUMNS                                                                                          \
@@ -73,22 +74,6 @@ struct files_call {
 	pthread_cond_t wake, done;
 };
 
-/* *buf holds at least need bytes: 0, or -1 out of memory (as it was) */
-static int grow(char **buf, size_t *cap, size_t need)
-{
-	if (need <= *cap)
-		return 0;
-	size_t want = *cap ? *cap : 1024;
-	while (want < need)
-		want *= 2;
-	char *bigger = realloc(*buf, want);
-	if (!bigger)
-		return -1;
-	*buf = bigger;
-	*cap = want;
-	return 0;
-}
-
 static struct ev_catalog_file file_of(const struct slot *s)
 {
 	const char *const *v = s->v;
@@ -118,7 +103,7 @@ static void believe(struct slot *s)
 	const char **const to[NSAID] = {&s->field[KIND], &s->field[COMMAND], &s->field[HOST], &s->field[RESULT],
 					&s->field[FINISHED], &s->field[COMPARABLE], &s->field[SEAL], &s->field[ROOT],
 					&s->field[INPUTS]};
-	if (grow(&s->said, &s->said_cap, ev_strings_size(from, NSAID) + 1) != 0) {
+	if (ev_grow_array(&s->said, &s->said_cap, ev_strings_size(from, NSAID) + 1, 1) != 0) {
 		s->st = ev_error_set(&s->err, EV_ERROR, "catalog: out of memory reading its files");
 	} else {
 		ev_strings_copy(s->said, from, to, NSAID);
@@ -238,7 +223,7 @@ static int file_row(void *ctx, size_t ncols, const char *const *v)
 	const char **to[NCOLUMNS];
 	for (size_t i = 0; i < NCOLUMNS; i++)
 		to[i] = &s->v[i];
-	if (grow(&s->row, &s->row_cap, ev_strings_size(v, NCOLUMNS) + 1) != 0) {
+	if (ev_grow_array(&s->row, &s->row_cap, ev_strings_size(v, NCOLUMNS) + 1, 1) != 0) {
 		call->st = ev_error_set(call->err, EV_ERROR, "catalog: out of memory reading its files");
 		return 1;
 	}
