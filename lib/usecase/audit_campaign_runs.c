@@ -21,6 +21,7 @@
 #include "lib/usecase/series_analysis.h"
 #include "lib/usecase/audit_journal.h"
 #include "lib/campaign/run.h"
+#include "lib/core/hash_job.h"
 #include "lib/core/input.h"
 #include "lib/core/path.h"
 #include "lib/core/publish.h"
@@ -435,7 +436,7 @@ ev_status ev_audit_campaign_analyse_run(struct ev_audit_campaign *ca, struct ev_
 		return ev_error_wrap(err, "run %s", r->name);
 	/* the series hashed on another core while this one reads it */
 	struct ev_hash_job job;
-	ev_hash_job_init(&job, r->series, ca->interrupted);
+	ev_hash_job_init(&job, r->series, "series", ca->interrupted);
 	ev_hash_job_start(&job);
 	r->analysed = 1;
 	snprintf(r->clock, sizeof r->clock, "%s", s.clock);
@@ -447,8 +448,9 @@ ev_status ev_audit_campaign_analyse_run(struct ev_audit_campaign *ca, struct ev_
 	int dst = *ca->interrupted ? -2 : ev_distribution_of(s.v, s.n, &r->dist, ca->interrupted);
 	ev_hash_job_wait(&job);
 	snprintf(name, sizeof name, "%s series", r->name);
-	if (dst == 0)
-		st = ev_hash_job_finish(&job, ca->receipt, name, err);
+	char series_hex[EV_SHA256_HEX_LEN + 1];
+	if (dst == 0 && (st = ev_hash_job_finish(&job, series_hex, err)) == EV_OK)
+		st = ev_receipt_add_input(ca->receipt, name, r->series, series_hex, err);
 	if (dst == 0 && st == EV_OK && have_native) {
 		snprintf(name, sizeof name, "%s native report", r->name);
 		st = add_input_file(ca, name, r->native, err);

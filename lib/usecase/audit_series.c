@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lib/archive/seal.h"
+#include "lib/core/hash_job.h"
 #include "lib/core/json.h"
 #include "lib/core/path.h"
 #include "lib/core/sha256.h"
@@ -88,7 +89,7 @@ static ev_status recompute(struct ev_audit_series *o, struct from_archive *from,
 	uint64_t page_size = o->page_size ? o->page_size : 4096;
 	int have_native = o->native != NULL;
 	struct ev_hash_job hash;
-	ev_hash_job_init(&hash, o->series, o->interrupted);
+	ev_hash_job_init(&hash, o->series, "series", o->interrupted);
 	if ((st = ev_receipt_refuse_existing(o->receipt, err)) != EV_OK)
 		goto out;
 	if (have_native && (st = ev_native_load(o->native, &nat, err)) != EV_OK)
@@ -198,7 +199,9 @@ static ev_status recompute(struct ev_audit_series *o, struct from_archive *from,
 			goto out;
 		ev_receipt_set_fact(r, "pacing", ev_analysis_pacing(&d, o->rate, &missed), err);
 	}
-	if ((st = ev_hash_job_finish(&hash, r, "series", err)) != EV_OK)
+	char series_hex[EV_SHA256_HEX_LEN + 1];
+	if ((st = ev_hash_job_finish(&hash, series_hex, err)) != EV_OK ||
+	    (st = ev_receipt_add_input(r, "series", o->series, series_hex, err)) != EV_OK)
 		goto out;
 	ev_receipt_add_check(r, "series", found.n == 0, found.n ? "findings in the series" : "every sample read", err);
 	ev_receipt_set_fact(r, "series_findings", json_incref(found.list), err);

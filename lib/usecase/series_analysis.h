@@ -11,8 +11,6 @@
 #ifndef EV_SERIES_ANALYSIS_H
 #define EV_SERIES_ANALYSIS_H
 
-#include <pthread.h>
-#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,7 +20,6 @@
 #include "lib/stats/quantile.h"
 #include "lib/stats/hgrm.h"
 #include "lib/stats/series.h"
-#include "lib/core/sha256.h"
 #include "lib/core/status.h"
 
 #define EV_ANALYSIS_MAX_QUANTILES 64
@@ -109,25 +106,5 @@ json_t *ev_analysis_cohorts(const uint64_t *v, size_t n, const uint8_t *page, ui
  * on I/O. */
 ev_status ev_analysis_page_labels(const char *dir, uint64_t warmups, size_t n, uint64_t page_size,
 			       uint8_t **labels, struct ev_error *err);
-
-/* A file's SHA-256 taken on a thread of its own while the caller reads
- * it (a series: read twice from the page cache, on two cores, instead of
- * once after the other), looking at the stop flag between reads. init,
- * start; then wait (on every path) and finish (adds it to a receipt's
- * inputs as name). Without a thread to be had, finish hashes it there. */
-struct ev_hash_job {
-	const char *path;
-	uint8_t digest[EV_SHA256_LEN];
-	ev_status st;
-	struct ev_error err;
-	pthread_t thread;
-	int started, done;
-	volatile sig_atomic_t *interrupted; /* the hashing stops when it is set */
-};
-
-void ev_hash_job_init(struct ev_hash_job *j, const char *path, volatile sig_atomic_t *interrupted);
-void ev_hash_job_start(struct ev_hash_job *j);
-void ev_hash_job_wait(struct ev_hash_job *j);
-ev_status ev_hash_job_finish(struct ev_hash_job *j, json_t *receipt, const char *name, struct ev_error *err);
 
 #endif
