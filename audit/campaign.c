@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* audit campaign: the options read, lib/usecase/audit_campaign called in
+/* audit campaign: the options read, lib/usecase/audit/campaign/audit_campaign called in
  * its two steps around the rendering (campaign_report.c: summary.md and
  * report.html), and what it found printed. */
 #include "config.h"

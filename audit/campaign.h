@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* audit campaign's renderings, over what lib/usecase/audit_campaign found:
+/* audit campaign's renderings, over what lib/usecase/audit/campaign/audit_campaign found:
  * campaign_report.c writes summary.md and report.html, with the grade
  * (campaign_grade.c), the stack options (campaign_options.c) and the
  * profiles (campaign_profiles.c) as their sections; campaign.c runs the
@@ -12,7 +12,7 @@
 #include <jansson.h>
 
 #include "lib/core/textbuf.h"
-#include "lib/usecase/audit_campaign.h"
+#include "lib/usecase/audit/campaign/audit_campaign.h"
 
 /* Their table, per cell medians, and (html) a partition chart per run
  * and side: split, objects, symbols, each as wide as its share. */

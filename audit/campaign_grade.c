@@ -2,7 +2,7 @@
 /* audit campaign, the grade's renderings: the closing line and the Grade
  * section of summary.md and report.html, every failed or unknown
  * condition named with its evidence and the runs it holds for
- * (lib/usecase/audit_campaign_grade.c graded them). */
+ * (lib/usecase/audit/campaign/audit_campaign_grade.c graded them). */
 #include "config.h"
 
 #include <stdio.h>

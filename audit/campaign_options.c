@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* audit campaign, the stack options' rendering: per cell and side, each
  * option requested against each run's effective value, a flagged value
- * marked (lib/usecase/audit_campaign_options.c read them). */
+ * marked (lib/usecase/audit/campaign/audit_campaign_options.c read them). */
 #include "config.h"
 
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* audit campaign, the profiles' rendering: per cell and side the median
  * shares of each part of the split, and per profiled run a partition chart
- * (lib/usecase/audit_campaign_profiles.c read them). */
+ * (lib/usecase/audit/campaign/audit_campaign_profiles.c read them). */
 #include "config.h"
 
 #include <stdio.h>

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/usecase/series_analysis.h"
+#include "lib/usecase/audit/series_analysis.h"
 #include "audit/audit.h"
 #include "audit/svg.h"
 #include "lib/campaign/run.h"

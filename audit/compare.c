@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* audit compare: two arms, two cells or two campaigns compared run for
- * run (lib/usecase/audit_compare), rendered as a table, Markdown and HTML
+ * run (lib/usecase/audit/audit_compare), rendered as a table, Markdown and HTML
  * with a chart per pair, and the verdict said. --reference holds one
  * summary to a published block instead (compare_reference.c). */
 #include "config.h"
@@ -24,7 +24,7 @@
 #include "lib/cli/progress.h"
 #include "lib/core/sha256.h"
 #include "lib/receipt/receipt.h"
-#include "lib/usecase/audit_compare.h"
+#include "lib/usecase/audit/audit_compare.h"
 
 struct compare_opts {
 	struct ev_signing_key *sign_key;
@@ -251,7 +251,7 @@ static void show_pair(void *ctx, const struct ev_compare_pair *p)
 	ev_progress_item(ctx, "arm %s cell %s", p->a.arm, p->a.cell);
 }
 
-/* The comparison (lib/usecase/audit_compare), rendered between its two
+/* The comparison (lib/usecase/audit/audit_compare), rendered between its two
  * steps; then the table, or --json the document, and the verdict. */
 static ev_status run_compare(const struct compare_opts *o, struct ev_error *err)
 {

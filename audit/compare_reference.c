@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* audit compare --reference: a campaign's arm and cell held against a
- * vendor's published statistics (lib/usecase/audit_reproduction), the
+ * vendor's published statistics (lib/usecase/audit/audit_reproduction), the
  * table rendered in Markdown and the verdict said. */
 #include "config.h"
 
@@ -13,7 +13,7 @@
 #include "audit/svg.h"
 #include "lib/core/json.h"
 #include "lib/receipt/receipt.h"
-#include "lib/usecase/audit_reproduction.h"
+#include "lib/usecase/audit/audit_reproduction.h"
 
 static void show_finding(void *ctx, const struct ev_finding *f)
 {

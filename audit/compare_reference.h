@@ -4,7 +4,7 @@
 #define AUDIT_COMPARE_REFERENCE_H
 
 #include "lib/core/status.h"
-#include "lib/usecase/audit_reproduction.h"
+#include "lib/usecase/audit/audit_reproduction.h"
 
 /* Hold the summary's arm and cell to the reference (r's inputs: summary,
  * arm, cell, reference, its pin, OUTDIR, key): OUTDIR gets

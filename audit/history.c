@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* audit history: one plan's campaigns over time from the catalog, their
- * change points (lib/usecase/audit_history), shown as text, JSON or an
+ * change points (lib/usecase/audit/audit_history), shown as text, JSON or an
  * HTML page (audit/history_report.c). */
 #include "config.h"
 
@@ -17,7 +17,7 @@
 #include "lib/core/publish.h"
 #include "lib/core/sha256.h"
 #include "lib/core/textbuf.h"
-#include "lib/usecase/audit_history.h"
+#include "lib/usecase/audit/audit_history.h"
 
 #define MAX_LIST 32
 

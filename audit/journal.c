@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* audit journal: FIX journals judged cold (lib/usecase/audit_journal),
+/* audit journal: FIX journals judged cold (lib/usecase/audit/journal/audit_journal),
  * and what it found shown: each finding, a line per side and its
  * session, the verdict. */
 #include "config.h"
@@ -16,7 +16,7 @@
 #include "lib/cli/progress.h"
 #include "lib/core/input.h"
 #include "lib/receipt/receipt.h"
-#include "lib/usecase/audit_journal.h"
+#include "lib/usecase/audit/journal/audit_journal.h"
 
 static void print_finding(const struct ev_journal_pair *p, const struct ev_fix_finding *f)
 {

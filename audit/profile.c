@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* audit profile: what capture's perf recorded of a run, read cold
- * (lib/usecase/audit_profile), shown as a table or --json. */
+ * (lib/usecase/audit/audit_profile), shown as a table or --json. */
 #include "config.h"
 
 #include <getopt.h>
@@ -13,7 +13,7 @@
 #include "audit/audit.h"
 #include "lib/core/sha256.h"
 #include "lib/receipt/receipt_read.h"
-#include "lib/usecase/audit_profile.h"
+#include "lib/usecase/audit/audit_profile.h"
 
 
 /* A finding about the run, named by it (RUN_DIR, or ARCHIVE:RUN). */

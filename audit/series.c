@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* audit series: the statistics of a latency series recomputed from its
- * raw samples (lib/usecase/audit_series), shown beside what the benchmark
+ * raw samples (lib/usecase/audit/audit_series), shown beside what the benchmark
  * printed. */
 #include "config.h"
 
@@ -14,7 +14,7 @@
 #include "audit/audit.h"
 #include "lib/core/sha256.h"
 #include "lib/cli/cli.h"
-#include "lib/usecase/audit_series.h"
+#include "lib/usecase/audit/audit_series.h"
 
 #define DEFAULT_PAGE 4096
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* replicate accept: one verdict on a campaign against a signed acceptance
- * policy (lib/usecase/replicate_accept); replicate sign-policy: a draft
+ * policy (lib/usecase/replicate/replicate_accept); replicate sign-policy: a draft
  * made that policy (lib/receipt/acceptance), keys filled from PEM files
  * and signed. */
 #include "config.h"
@@ -18,8 +18,8 @@
 #include "lib/core/publish.h"
 #include "lib/receipt/acceptance.h"
 #include "lib/receipt/signature.h"
-#include "lib/usecase/accept_bundle.h"
-#include "lib/usecase/replicate_accept.h"
+#include "lib/usecase/replicate/accept_bundle.h"
+#include "lib/usecase/replicate/replicate_accept.h"
 #include "replicate/replicate.h"
 
 static void print_verdict(const struct ev_replicate_accept *a)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* replicate audit: the options read, lib/usecase/replicate_audit called,
+/* replicate audit: the options read, lib/usecase/replicate/replicate_audit called,
  * and what each host's audit and the receipts' judgement say printed. */
 #include "config.h"
 
@@ -12,7 +12,7 @@
 #include "lib/core/json.h"
 #include "lib/core/sha256.h"
 #include "lib/receipt/receipt.h"
-#include "lib/usecase/replicate_audit.h"
+#include "lib/usecase/replicate/replicate_audit.h"
 #include "replicate/remote_cli.h"
 #include "replicate/replicate.h"
 

@@ -11,7 +11,7 @@
 
 #include "lib/core/json.h"
 #include "lib/receipt/signature.h"
-#include "lib/usecase/replicate_check.h"
+#include "lib/usecase/replicate/replicate_check.h"
 #include "replicate/replicate.h"
 
 static const char *field(const json_t *row, const char *key)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* replicate log: the host's append-only receipt log (lib/usecase/receipt_log):
+/* replicate log: the host's append-only receipt log (lib/usecase/replicate/receipt_log):
  * append, verify, consistency. */
 #include "config.h"
 
@@ -10,7 +10,7 @@
 
 #include "lib/core/json.h"
 #include "lib/receipt/signature.h"
-#include "lib/usecase/receipt_log.h"
+#include "lib/usecase/replicate/receipt_log.h"
 #include "replicate/replicate.h"
 
 static void show_finding(void *ctx, const struct ev_finding *f)

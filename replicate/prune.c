@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* replicate prune: remove a completed runtime directory once enough hosts
  * hold verified, agreeing copies of its seal, and only then
- * (lib/usecase/replicate_prune); the tool shows every reason, the progress
+ * (lib/usecase/replicate/replicate_prune); the tool shows every reason, the progress
  * of the check, and what became of DIR. */
 #include "config.h"
 
@@ -12,7 +12,7 @@
 #include "lib/cli/progress.h"
 #include "lib/core/sha256.h"
 #include "lib/receipt/receipt.h"
-#include "lib/usecase/replicate_prune.h"
+#include "lib/usecase/replicate/replicate_prune.h"
 #include "replicate/replicate.h"
 
 #define MAX_RECEIPTS 256

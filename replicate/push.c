@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* replicate push: the options read, lib/usecase/replicate_push called in
+/* replicate push: the options read, lib/usecase/replicate/replicate_push called in
  * its two steps, and what each destination and the receipts' judgement
  * say printed. */
 #include "config.h"
@@ -14,7 +14,7 @@
 #include "lib/core/json.h"
 #include "lib/core/sha256.h"
 #include "lib/receipt/receipt.h"
-#include "lib/usecase/replicate_push.h"
+#include "lib/usecase/replicate/replicate_push.h"
 #include "replicate/remote_cli.h"
 #include "replicate/replicate.h"
 

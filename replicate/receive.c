@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* replicate receive and keep-head: the far ends of push, run by it over
  * ssh (or directly, for a local directory); lib/remote/receive and
- * lib/usecase/receipt_log do the work. */
+ * lib/usecase/replicate/receipt_log do the work. */
 #include "config.h"
 
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "lib/remote/receive.h"
-#include "lib/usecase/receipt_log.h"
+#include "lib/usecase/replicate/receipt_log.h"
 #include "replicate/replicate.h"
 
 int replicate_receive_main(int argc, char **argv)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* replicate status: what is where (lib/usecase/replicate_status), shown
+/* replicate status: what is where (lib/usecase/replicate/replicate_status), shown
  * per sealed campaign, or --json the status document itself. */
 #include "config.h"
 
@@ -9,7 +9,7 @@
 
 #include "lib/core/sha256.h"
 
-#include "lib/usecase/replicate_status.h"
+#include "lib/usecase/replicate/replicate_status.h"
 #include "replicate/replicate.h"
 
 #define MAX_TRUST 64

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "lib/archive/archive_reader.h"
-#include "lib/usecase/archive_verify.h"
+#include "lib/usecase/seal/archive_verify.h"
 #include "lib/core/input.h"
 #include "lib/core/json.h"
 #include "lib/cli/progress.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* seal capsule: the source a campaign was built from, sealed from a git
  * commit (never the working tree), and checked against a commit later
- * (lib/usecase/seal_capsule); the tool draws the progress line and says
+ * (lib/usecase/seal/seal_capsule); the tool draws the progress line and says
  * what was made or found. */
 #include "config.h"
 
@@ -12,7 +12,7 @@
 
 #include "lib/cli/progress.h"
 #include "lib/receipt/receipt.h"
-#include "lib/usecase/seal_capsule.h"
+#include "lib/usecase/seal/seal_capsule.h"
 #include "seal/outputs.h"
 #include "seal/seal.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* seal create: its options, then lib/usecase/seal_create, then what it made. */
+/* seal create: its options, then lib/usecase/seal/seal_create, then what it made. */
 #include "config.h"
 
 #include <getopt.h>
@@ -8,7 +8,7 @@
 #include "lib/receipt/signature.h"
 #include "lib/cli/progress.h"
 #include "lib/core/json.h"
-#include "lib/usecase/seal_create.h"
+#include "lib/usecase/seal/seal_create.h"
 #include "seal/outputs.h"
 #include "seal/seal.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* seal integrate: the selected part of the evidence, committed to a git
  * repository, checked against its sealed originals
- * (lib/usecase/seal_integrate), and what it found shown. */
+ * (lib/usecase/seal/seal_integrate), and what it found shown. */
 #include "config.h"
 
 #include <getopt.h>
@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "lib/receipt/receipt.h"
-#include "lib/usecase/seal_integrate.h"
+#include "lib/usecase/seal/seal_integrate.h"
 #include "seal/seal.h"
 
 static void show_finding(void *ctx, const struct ev_finding *f)

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* outputs: how seal create and seal capsule take their archive options
  * (--gzip, --level N, --jobs N) and print the OUTDIR they made
- * (lib/usecase/seal_outdir writes it). */
+ * (lib/usecase/seal/seal_outdir writes it). */
 #ifndef SEAL_OUTPUTS_H
 #define SEAL_OUTPUTS_H
 
-#include "lib/usecase/seal_outdir.h"
+#include "lib/usecase/seal/seal_outdir.h"
 
 /* The archive options' entries in the command table (create, capsule). */
 #define SEAL_OPTION_GZIP {"gzip", 0, NULL, 'z', "write archive.tar.gz instead of archive.tar.zst"}

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* seal timestamp: files given a trusted time (RFC 3161) by a TSA, through
- * lib/usecase/timestamp_file, one file at a time. */
+ * lib/usecase/seal/timestamp_file, one file at a time. */
 #include "config.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "lib/usecase/timestamp_file.h"
+#include "lib/usecase/seal/timestamp_file.h"
 #include "seal/seal.h"
 
 int seal_timestamp_main(int argc, char **argv)

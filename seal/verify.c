@@ -22,8 +22,8 @@
 #include "lib/receipt/receipt.h"
 #include "lib/archive/seal.h"
 #include "lib/core/sha256.h"
-#include "lib/usecase/archive_verify.h"
-#include "lib/usecase/tree_verify.h"
+#include "lib/usecase/seal/archive_verify.h"
+#include "lib/usecase/seal/tree_verify.h"
 #include "lib/archive/tree_check.h"
 #include "seal/seal.h"
 

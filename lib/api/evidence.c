@@ -13,10 +13,10 @@
 #include "lib/receipt/receipt.h"
 #include "lib/receipt/receipt_read.h"
 #include "lib/receipt/signature.h"
-#include "lib/usecase/archive_verify.h"
-#include "lib/usecase/audit_journal.h"
-#include "lib/usecase/seal_create.h"
-#include "lib/usecase/tree_verify.h"
+#include "lib/usecase/seal/archive_verify.h"
+#include "lib/usecase/audit/journal/audit_journal.h"
+#include "lib/usecase/seal/seal_create.h"
+#include "lib/usecase/seal/tree_verify.h"
 
 struct relay {
 	evidence_finding_fn fn;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* continue_cli: the face of every tool's "continue" (continue_cli.h):
- * its options, one call (lib/usecase/continuation_run), what it shows. */
+ * its options, one call (lib/usecase/common/continuation_run), what it shows. */
 #include "config.h"
 #include "lib/cli/continue_cli.h"
 

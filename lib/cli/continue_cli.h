@@ -12,7 +12,7 @@
  * to a private temporary file, refuses when the rerun's inputs are not the
  * original's, and writes a receipt of kind "continuation" holding the
  * original's SHA-256, the rules, what they accepted, what remains and the
- * fresh receipt whole (lib/usecase/continuation_run does all of that).
+ * fresh receipt whole (lib/usecase/common/continuation_run does all of that).
  * This is its face: the options, the one call, and, like cli.h, the text
  * it writes (to stdout and stderr).
  */
@@ -22,7 +22,7 @@
 #include <stddef.h>
 
 #include "lib/cli/command.h"
-#include "lib/usecase/continuation_run.h"
+#include "lib/usecase/common/continuation_run.h"
 
 /* The command's table entry, the same in every tool: "TOOL "
  * EV_CONTINUE_SYNOPSIS, its description, options and notes. */

@@ -74,7 +74,7 @@ struct ev_fixcheck_opts {
 	 * fingerprints): a duplicate is then counted but not held against
 	 * its original. Right only for a copy whose session facts show no
 	 * duplicates, and faster: audit journal judges a copy so first when
-	 * the other may mirror it (lib/usecase/audit_journal_mirror.c), and again in
+	 * the other may mirror it (lib/usecase/audit/journal/audit_journal_mirror.c), and again in
 	 * full when it does not. */
 	int without_originals;
 };

@@ -19,7 +19,7 @@
  * condition, even to say it requires nothing, so that a reader never
  * guesses a default. Reading judges the form only (each refusal names the
  * key); whether the signature holds and the policy has not expired is the
- * caller's condition to judge (lib/usecase/replicate_accept), because
+ * caller's condition to judge (lib/usecase/replicate/replicate_accept), because
  * both are verdicts about a policy, not errors in reading one.
  * The struct owns what it holds; no global state.
  */

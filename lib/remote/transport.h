@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* transport: how replicate push (lib/usecase/replicate_push) reaches a
+/* transport: how replicate push (lib/usecase/replicate/replicate_push) reaches a
  * destination and moves a file there. A destination is a local directory
  * (this executable run directly) or [user@]HOST:DIR (ssh with BatchMode and a connect timeout,
  * the far command as one shell-quoted line); a file goes through

@@ -18,8 +18,12 @@ is one, else 0. The rules:
                          without the library and may spell its own)
   include-circle         no circle of includes between the library's files
                          (a .c and its .h are one file): each is above or
-                         below another, never both (a family's _parts.h,
-                         which its files share, may include its header)
+                         below another, never both (a family's parts
+                         header, which its files share, may include the
+                         headers of its own folder)
+  parts-stay-home        a parts header (parts.h, NAME_parts.h: what the
+                         files of one command or module share, and no one
+                         else) is included only from its own folder
   format-in-lib          a format is spelled only in the library (capture's
                          engine, not yet moved there, excepted)
   format-table           doc/design.md's "Formats and their owners" names
@@ -110,14 +114,19 @@ for top in ("lib",) + TOOLS:
             m = tool_include.search(line)
             if m and top == "lib":
                 bad.append("lib-includes-no-tool: %s:%d: includes %s/" % (path, n, m.group(1)))
+            for m2 in re.finditer(r'#include "([a-z/_]*parts)\.h"', line):
+                if os.path.dirname(m2.group(1)) != os.path.dirname(path):
+                    bad.append("parts-stay-home: %s:%d: includes %s.h, the parts of %s/ (only its own folder's files "
+                               "may)" % (path, n, m2.group(1), os.path.dirname(m2.group(1))))
             if m and top != "lib" and m.group(1) != top:
                 bad.append("tool-includes-no-tool: %s:%d: %s includes %s/" % (path, n, top, m.group(1)))
             if top == "lib":
                 room = parts[1]
                 me = os.path.splitext(path)[0]
-                for m in re.finditer(r'#include "(lib/[a-z]+/[a-z_]+)\.h"', line):
+                for m in re.finditer(r'#include "(lib/[a-z]+/[a-z_/]+)\.h"', line):
                     them = m.group(1)
-                    family = me.endswith("_parts") and them == me[:-len("_parts")]
+                    family = (me.endswith("_parts") and them == me[:-len("_parts")]) or \
+                        (os.path.basename(me) == "parts" and os.path.dirname(them) == os.path.dirname(me))
                     if them != me and not family:
                         uses.setdefault(me, set()).add(them)
                 for m in include.finditer(line):

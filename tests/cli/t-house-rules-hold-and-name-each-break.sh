@@ -3,7 +3,9 @@
 # The house rules of doc/design.md run as a test (tests/cli/house-rules.py):
 # lib includes no tool, no tool includes another, each lib room includes
 # only the rooms and the libraries its README allows, no two library files
-# include one another (through others or not), nothing below lib/cli prints, each format
+# include one another (through others or not, in a room's sub-folders too),
+# a parts header is included only from its own folder, nothing below
+# lib/cli prints, each format
 # string is spelled in one file's code, in the library (capture's engine
 # excepted), and named in doc/design.md's owner table on its file's row,
 # every function a tool exports carries its prefix, every source file carries its SPDX licence line, no
@@ -26,6 +28,8 @@ test_expect_success 'each rule broken once in a copy: each break named, exit 1' 
 	echo "#include \"lib/fix/fixmsg.h\"" >>t/lib/stats/series.c &&
 	echo "#include <sqlite3.h>" >>t/lib/stats/series.c &&
 	echo "#include \"lib/core/json.h\"" >>t/lib/core/text.c &&
+	echo "#include \"lib/usecase/seal/seal_create.h\"" >>t/lib/usecase/seal/seal_outdir.c &&
+	echo "#include \"lib/usecase/audit/journal/parts.h\"" >>t/lib/usecase/audit/campaign/audit_campaign_runs.c &&
 	printf "void ev_noise(void)\n{\n\tfprintf(stderr, \"noise\");\n}\n" >>t/lib/core/path.c &&
 	echo "static const char *again = \"evidence-run/1\";" >>t/audit/series.c &&
 	echo "/* \"evidence-seal/1\", named in a comment */" >>t/replicate/check.c &&
@@ -40,14 +44,16 @@ test_expect_success 'each rule broken once in a copy: each break named, exit 1' 
 	grep -q "^room-includes: lib/stats/series.c:[0-9]*: lib/stats includes libsqlite3 (<sqlite3.h>; its README allows no library)$" out &&
 	grep -q "^lib-prints-nothing: lib/core/path.c:[0-9]*: fprintf(stderr, \"noise\");$" out &&
 	grep -q "^include-circle: lib/core/json <-> lib/core/text include one another; split what they share into a file below both$" out &&
+	grep -q "^include-circle: lib/usecase/seal/seal_create <-> lib/usecase/seal/seal_outdir include one another; split" out &&
+	grep -q "^parts-stay-home: lib/usecase/audit/campaign/audit_campaign_runs.c:[0-9]*: includes lib/usecase/audit/journal/parts.h, the parts of lib/usecase/audit/journal/ (only its own folder.s files may)$" out &&
 	grep -q "^format-owner: \"evidence-run/1\" is spelled in audit/series.c, lib/campaign/run.h$" out &&
 	grep -q "^format-in-lib: audit/series.c: spells \"evidence-run/1\"; a format is the library.s (a lib room builds it, the tool prints it)$" out &&
 	grep -q "^format-table: \"evidence-run/1\" (spelled in audit/series.c): no row of doc/design.md.s \"Formats and their owners\" names .evidence-run/1. and audit/series$" out &&
-	grep -q "^format-table: \"evidence-status/1\" (spelled in lib/usecase/replicate_status.c): no row" out &&
+	grep -q "^format-table: \"evidence-status/1\" (spelled in lib/usecase/replicate/replicate_status.c): no row" out &&
 	grep -q "^tool-prefix: replicate/status.c:[0-9]*: replicate exports status_count() without the prefix replicate_$" out &&
 	grep -q "^spdx: audit/compare.c:1: no \"SPDX-License-Identifier: Apache-2.0\" in its first three lines$" out &&
 	grep -q "^pipe-ends-early: scripts/tail-of-it:4: sort big [|] head -n 5$" out &&
-	test "$(wc -l <out)" = 13
+	test "$(wc -l <out)" = 15
 '
 
 test_done

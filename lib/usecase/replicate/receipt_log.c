@@ -1,0 +1,1308 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* receipt_log: the append-only receipt log (receipt_log.h). */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/archive/seal.h"
+#include "lib/core/grow.h"
+#include "lib/core/input.h"
+#include "lib/core/json.h"
+#include "lib/core/path.h"
+#include "lib/core/publish.h"
+#include "lib/receipt/merkle.h"
+#include "lib/receipt/receipt.h"
+#include "lib/receipt/receipt_read.h"
+#include "lib/usecase/replicate/receipt_log.h"
+
+#define LOG_MAX ((size_t)1 << 30)
+#define DOC_MAX ((size_t)64 << 20)
+#define NOTE_MAX ((size_t)64 << 10) /* a checkpoint or tlog-proof; ours are under 4 KiB */
+
+/* The entries as read: each line's bytes (without its newline), parsed. */
+struct entries {
+	char *bytes;
+	size_t n;
+	const char **line;
+	size_t *len;
+	json_t **doc;
+	ev_merkle_hash *leaf;
+};
+
+static void entries_free(struct entries *e)
+{
+	for (size_t i = 0; e->doc && i < e->n; i++)
+		json_decref(e->doc[i]);
+	free(e->bytes);
+	free(e->line);
+	free(e->len);
+	free(e->doc);
+	free(e->leaf);
+	memset(e, 0, sizeof *e);
+}
+
+/* entries.jsonl, every line canonical JSON with its four fields. */
+static ev_status read_entries(const char *dir, struct entries *e, struct ev_error *err)
+{
+	char path[PATH_MAX];
+	memset(e, 0, sizeof *e);
+	if (ev_path_join(path, sizeof path, dir, "entries.jsonl") != 0)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", dir);
+	struct stat sb;
+	if (lstat(path, &sb) != 0 && errno == ENOENT)
+		return EV_OK; /* an empty log */
+	size_t total = 0;
+	ev_status st = ev_file_read_all(path, LOG_MAX, &e->bytes, &total, err);
+	if (st != EV_OK)
+		return st;
+	if (total && e->bytes[total - 1] != '\n')
+		return ev_error_set(err, EV_REFUSED, "%s: its last line is cut short (no newline): an append was "
+				    "interrupted, or the file was edited", path);
+	size_t lines = 0;
+	for (size_t i = 0; i < total; i++)
+		lines += e->bytes[i] == '\n';
+	e->line = calloc(lines + 1, sizeof *e->line);
+	e->len = calloc(lines + 1, sizeof *e->len);
+	e->doc = calloc(lines + 1, sizeof *e->doc);
+	e->leaf = calloc(lines + 1, sizeof *e->leaf);
+	if (!e->line || !e->len || !e->doc || !e->leaf)
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	const char *at = e->bytes;
+	for (size_t i = 0; i < lines; i++) {
+		const char *nl = memchr(at, '\n', (size_t)(e->bytes + total - at));
+		e->line[i] = at;
+		e->len[i] = (size_t)(nl - at);
+		ev_merkle_leaf_hash(at, e->len[i], e->leaf[i]);
+		char name[PATH_MAX + 32];
+		snprintf(name, sizeof name, "%s: entry %zu", path, i);
+		/* canonical JSON ends in a newline; the line's does */
+		if ((st = ev_json_parse(at, e->len[i] + 1, name, NULL, EV_JSON_REQUIRE_CANONICAL, &e->doc[i], err)) != EV_OK)
+			return st;
+		e->n++;
+		at = nl + 1;
+	}
+	return EV_OK;
+}
+
+struct head {
+	char path[PATH_MAX];
+	json_t *doc;
+	size_t size;
+	ev_merkle_hash root;
+};
+
+static int by_size(const void *a, const void *b)
+{
+	const struct head *x = a, *y = b;
+	return x->size < y->size ? -1 : x->size > y->size;
+}
+
+static void heads_free(struct head *h, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		json_decref(h[i].doc);
+	free(h);
+}
+
+static ev_status load_head(const char *path, struct head *h, struct ev_error *err)
+{
+	memset(h, 0, sizeof *h);
+	snprintf(h->path, sizeof h->path, "%s", path);
+	ev_status st = ev_json_load(path, EV_TREE_HEAD_FORMAT, EV_JSON_REQUIRE_CANONICAL, &h->doc, NULL, NULL, NULL, err);
+	if (st != EV_OK)
+		return st;
+	const json_t *size = json_object_get(h->doc, "size");
+	if (!json_is_integer(size) || json_integer_value(size) < 0 ||
+	    ev_hex_decode(json_string_value(json_object_get(h->doc, "root_sha256")), h->root, EV_SHA256_LEN) != 0)
+		return ev_error_set(err, EV_REFUSED, "%s: expected size and root_sha256 (64 hex digits)", path);
+	h->size = (size_t)json_integer_value(size);
+	return EV_OK;
+}
+
+/* One more head, loaded from HEADS/name into *out. */
+static ev_status add_head(const char *heads, const char *name, struct head **out, size_t *n, size_t *cap,
+			  struct ev_error *err)
+{
+	if (ev_grow_array(out, cap, *n + 1, sizeof **out) != 0)
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	char file[PATH_MAX];
+	if (ev_path_join(file, sizeof file, heads, name) != 0)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", heads);
+	ev_status st = load_head(file, &(*out)[*n], err);
+	if (st == EV_OK)
+		(*n)++;
+	else
+		json_decref((*out)[*n].doc);
+	return st;
+}
+
+/* heads/head-*.json, by size; with last_only, only the last as its name
+ * says (head-SIZE.json, SIZE ten digits: the largest name is the largest
+ * size), so that an append to a long log does not read every head. */
+static ev_status read_heads(const char *dir, int last_only, struct head **out, size_t *n, struct ev_error *err)
+{
+	char path[PATH_MAX], last[32] = "";
+	*out = NULL;
+	*n = 0;
+	if (ev_path_join(path, sizeof path, dir, "heads") != 0)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", dir);
+	DIR *d = opendir(path);
+	if (!d)
+		return errno == ENOENT ? EV_OK : ev_error_errno(err, errno, "%s: cannot read the tree heads", path);
+	struct dirent *de;
+	size_t cap = 0;
+	ev_status st = EV_OK;
+	while (st == EV_OK && (de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		if (strncmp(de->d_name, "head-", 5) != 0 || len < 10 || strcmp(de->d_name + len - 5, ".json") != 0)
+			continue;
+		if (!last_only)
+			st = add_head(path, de->d_name, out, n, &cap, err);
+		else if (len == 20 && strcmp(de->d_name, last) > 0)
+			memcpy(last, de->d_name, len + 1);
+	}
+	closedir(d);
+	if (st == EV_OK && last[0])
+		st = add_head(path, last, out, n, &cap, err);
+	if (st == EV_OK && *n > 1)
+		qsort(*out, *n, sizeof **out, by_size);
+	return st;
+}
+
+/* A finding, its subject and message formatted. */
+static void found(struct ev_receipt_log *l, const char *subject, const char *check, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void found(struct ev_receipt_log *l, const char *subject, const char *check, const char *fmt, ...)
+{
+	char text[PATH_MAX + 512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	struct ev_finding f = {.subject = subject, .check = check, .message = text};
+	l->findings++;
+	l->on_finding(l->ctx, &f);
+}
+
+static ev_status build_tree(const struct entries *e, struct ev_merkle *t, struct ev_error *err)
+{
+	return ev_merkle_build(t, (const ev_merkle_hash *)e->leaf, e->n, err);
+}
+
+/* What a file is: "seal", or its receipt's kind. */
+static ev_status kind_of(const char *path, const char *bytes, size_t len, char *kind, size_t cap, struct ev_error *err)
+{
+	json_t *doc = NULL;
+	ev_status st = ev_json_parse(bytes, len, path, NULL, EV_JSON_REQUIRE_CANONICAL, &doc, err);
+	if (st != EV_OK)
+		return st;
+	const char *format = json_string_value(json_object_get(doc, "format"));
+	if (format && strcmp(format, EV_SEAL_FORMAT) == 0)
+		snprintf(kind, cap, "seal");
+	else if (format && strcmp(format, EV_RECEIPT_FORMAT) == 0 && ev_receipt_kind(doc))
+		snprintf(kind, cap, "%s", ev_receipt_kind(doc));
+	else
+		st = ev_error_set(err, EV_REFUSED, "%s: neither a receipt nor a seal (format %s): not logged", path,
+				  format ? format : "none");
+	json_decref(doc);
+	return st;
+}
+
+static void proof_path_of(const char *file, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s.inclusion.json", file);
+}
+
+static json_t *hashes_json(const ev_merkle_hash *h, size_t n)
+{
+	json_t *list = json_array();
+	char hex[EV_SHA256_HEX_LEN + 1];
+	for (size_t i = 0; i < n; i++) {
+		ev_sha256_hex(h[i], hex);
+		json_array_append_new(list, json_string(hex));
+	}
+	return list;
+}
+
+/* The new entries' lines, appended and synced. */
+static ev_status append_lines(const char *dir, const char *text, size_t len, struct ev_error *err)
+{
+	char path[PATH_MAX];
+	if (ev_path_join(path, sizeof path, dir, "entries.jsonl") != 0)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", dir);
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return ev_error_errno(err, errno, "%s: cannot open for appending", path);
+	ev_status st = EV_OK;
+	for (size_t done = 0; done < len;) {
+		ssize_t w = write(fd, text + done, len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			st = ev_error_errno(err, errno, "%s: cannot append", path);
+			break;
+		}
+		done += (size_t)w;
+	}
+	if (st == EV_OK && fsync(fd) != 0)
+		st = ev_error_errno(err, errno, "%s: cannot sync", path);
+	close(fd);
+	return st;
+}
+
+static ev_status lock_log(const char *dir, int *fd, struct ev_error *err)
+{
+	char path[PATH_MAX];
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		return ev_error_errno(err, errno, "%s: cannot make the log", dir);
+	if (ev_path_join(path, sizeof path, dir, "heads") != 0)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", dir);
+	if (mkdir(path, 0755) != 0 && errno != EEXIST)
+		return ev_error_errno(err, errno, "%s: cannot make it", path);
+	if (ev_path_join(path, sizeof path, dir, ".lock") != 0)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", dir);
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (*fd < 0 || flock(*fd, LOCK_EX) != 0)
+		return ev_error_errno(err, errno, "%s: cannot lock the log", path);
+	return EV_OK;
+}
+
+/* DIR/origin: the log's name, as its first append recorded it (origin ""
+ * when there is none yet). */
+static ev_status read_origin(const char *dir, char origin[EV_NOTE_NAME_MAX], struct ev_error *err)
+{
+	char path[PATH_MAX], *bytes = NULL;
+	size_t len = 0;
+	struct stat sb;
+	origin[0] = '\0';
+	if (ev_path_join(path, sizeof path, dir, "origin") != 0)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", dir);
+	if (lstat(path, &sb) != 0)
+		return errno == ENOENT ? EV_OK : ev_error_errno(err, errno, "%s: cannot read the log's origin", path);
+	if (!S_ISREG(sb.st_mode))
+		return ev_error_set(err, EV_REFUSED, "%s: the log's origin must be a regular file", path);
+	ev_status st = ev_file_read_all(path, EV_NOTE_NAME_MAX + 1, &bytes, &len, err);
+	if (st != EV_OK)
+		return st;
+	if (len < 2 || len > EV_NOTE_NAME_MAX || bytes[len - 1] != '\n')
+		st = ev_error_set(err, EV_REFUSED, "%s: expected one line, the log's origin", path);
+	else
+		memcpy(origin, bytes, len - 1), origin[len - 1] = '\0';
+	if (st == EV_OK && !ev_note_name_ok(origin))
+		st = ev_error_set(err, EV_REFUSED, "%s: '%s' is not an origin (printable ASCII without space or '+')", path,
+				  origin);
+	free(bytes);
+	if (st != EV_OK)
+		origin[0] = '\0';
+	return st;
+}
+
+/* The origin append signs under: the one recorded; else --origin, or this
+ * host's name and the log's absolute path (so that two logs on one host,
+ * or on two, never share one), which *new says record_origin must record:
+ * after the entries and their head, so that a log's first fsyncs stay its
+ * entries' and its head's, and before the first checkpoint names it. */
+static ev_status settle_origin(struct ev_receipt_log *l, int *new, struct ev_error *err)
+{
+	*new = 0;
+	ev_status st = read_origin(l->dir, l->log_origin, err);
+	if (st != EV_OK || l->log_origin[0]) {
+		if (st == EV_OK && l->origin && strcmp(l->origin, l->log_origin) != 0)
+			st = ev_error_set(err, EV_USAGE, "%s: this log's origin is %s (recorded in its file origin by its first "
+					  "append); --origin %s names another log: nothing appended", l->dir, l->log_origin,
+					  l->origin);
+		return st;
+	}
+	char name[EV_NOTE_NAME_MAX + PATH_MAX], host[256] = "", real[PATH_MAX];
+	if (l->origin) {
+		snprintf(name, sizeof name, "%s", l->origin);
+	} else {
+		gethostname(host, sizeof host - 1);
+		if (!realpath(l->dir, real))
+			return ev_error_errno(err, errno, "%s: cannot resolve its path", l->dir);
+		snprintf(name, sizeof name, "%s%s", host, real);
+	}
+	if (!ev_note_name_ok(name))
+		return ev_error_set(err, EV_USAGE, "%s: '%s' cannot be the log's origin, its name in every checkpoint "
+				    "(printable ASCII without space or '+', at most %d bytes)%s; nothing appended", l->dir,
+				    name, EV_NOTE_NAME_MAX - 1, l->origin ? "" : ": name the log with --origin NAME");
+	memcpy(l->log_origin, name, strlen(name) + 1); /* < EV_NOTE_NAME_MAX: ev_note_name_ok held */
+	*new = 1;
+	return EV_OK;
+}
+
+/* DIR/origin, recorded: a log's name, or the one a replica witnesses. */
+static ev_status record_origin(const char *dir, const char *origin, struct ev_error *err)
+{
+	char path[PATH_MAX], line[EV_NOTE_NAME_MAX + 1];
+	int len = snprintf(line, sizeof line, "%s\n", origin);
+	if (ev_path_join(path, sizeof path, dir, "origin") != 0)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", dir);
+	return ev_publish_bytes(path, line, (size_t)len, 0644, err);
+}
+
+/* The one Ed25519 public key in the PEM file at path. */
+static ev_status one_public_key(const char *path, unsigned char pub[32], struct ev_error *err)
+{
+	struct ev_trust *t = NULL;
+	ev_status st = ev_trust_from_files(&path, 1, &t, err);
+	if (st == EV_OK && ev_trust_count(t) != 1)
+		st = ev_error_set(err, EV_USAGE, "%s: holds %zu public keys; give a file with the one meant", path,
+				  ev_trust_count(t));
+	if (st == EV_OK)
+		ev_trust_public(t, 0, pub, NULL);
+	ev_trust_free(t);
+	return st;
+}
+
+ev_status ev_receipt_log_vkey(struct ev_receipt_log *l, const char *pub_path, char vkey[EV_NOTE_VKEY_MAX],
+			      struct ev_error *err)
+{
+	const char *name = l->origin;
+	unsigned char pub[32];
+	ev_status st = EV_OK;
+	if (!name) {
+		if ((st = read_origin(l->dir, l->log_origin, err)) != EV_OK)
+			return st;
+		if (!l->log_origin[0])
+			return ev_error_set(err, EV_USAGE, "%s: no origin recorded yet (no append made this log); give "
+					    "--origin NAME", l->dir);
+		name = l->log_origin;
+	}
+	if ((st = one_public_key(pub_path, pub, err)) != EV_OK)
+		return st;
+	return ev_note_vkey(name, EV_NOTE_ED25519, pub, vkey, err);
+}
+
+ev_status ev_witness_vkey(const char *name, const char *pub_path, char vkey[EV_NOTE_VKEY_MAX], struct ev_error *err)
+{
+	unsigned char pub[32];
+	ev_status st = one_public_key(pub_path, pub, err);
+	return st == EV_OK ? ev_note_vkey(name, EV_NOTE_COSIGNATURE, pub, vkey, err) : st;
+}
+
+ev_status ev_receipt_log_append(struct ev_receipt_log *l, const char *const *files, size_t n, struct ev_error *err)
+{
+	int lock = -1;
+	struct entries e = {0};
+	struct head *heads = NULL;
+	size_t nheads = 0;
+	struct ev_merkle tree = {0};
+	char *text = NULL;
+	size_t used = 0, cap = 0;
+	char(*hex)[EV_SHA256_HEX_LEN + 1] = calloc(n ? n : 1, sizeof *hex);
+	ev_status st = hex ? lock_log(l->dir, &lock, err) : ev_error_set(err, EV_ERROR, "out of memory");
+	if (st == EV_OK)
+		st = read_entries(l->dir, &e, err);
+	if (st == EV_OK)
+		st = read_heads(l->dir, 1, &heads, &nheads, err);
+	if (st == EV_OK)
+		st = build_tree(&e, &tree, err);
+	if (st == EV_OK && nheads) { /* nothing is added to a log that no longer is what it signed */
+		const struct head *last = &heads[nheads - 1];
+		ev_merkle_hash root;
+		if (last->size > e.n)
+			st = ev_error_set(err, EV_REFUSED, "%s: holds %zu entries, its tree head %s covers %zu: entries were "
+					  "removed; nothing appended (replicate log verify names them)", l->dir, e.n, last->path,
+					  last->size);
+		else if ((ev_merkle_root(&tree, last->size, root), memcmp(root, last->root, sizeof root) != 0))
+			st = ev_error_set(err, EV_REFUSED, "%s: its first %zu entries no longer hash to the root its tree head "
+					  "%s signed: the log was rewritten; nothing appended (replicate log verify names the "
+					  "entry)", l->dir, last->size, last->path);
+	}
+	for (size_t i = 0; i < n && st == EV_OK; i++) {
+		char *bytes = NULL, kind[64], real[PATH_MAX], added[32];
+		size_t len = 0;
+		uint8_t d[EV_SHA256_LEN];
+		int fd = ev_input_open(files[i], "a receipt or seal", err);
+		if (fd < 0) {
+			st = err->status;
+			break;
+		}
+		close(fd);
+		if ((st = ev_file_read_all(files[i], DOC_MAX, &bytes, &len, err)) == EV_OK &&
+		    (st = kind_of(files[i], bytes, len, kind, sizeof kind, err)) == EV_OK &&
+		    (st = ev_sha256_buffer(bytes, len, d, err)) == EV_OK) {
+			ev_sha256_hex(d, hex[i]);
+			for (size_t k = 0; k < e.n && st == EV_OK; k++)
+				if (strcmp(json_string_value(json_object_get(e.doc[k], "sha256")) ?: "", hex[i]) == 0)
+					st = ev_error_set(err, EV_REFUSED, "%s: already in the log as entry %zu (%s); nothing "
+							  "appended", files[i], k,
+							  json_string_value(json_object_get(e.doc[k], "file")) ?: "?");
+			for (size_t k = 0; k < i && st == EV_OK; k++)
+				if (strcmp(hex[k], hex[i]) == 0)
+					st = ev_error_set(err, EV_USAGE, "%s: given twice (the same bytes as %s)", files[i],
+							  files[k]);
+		}
+		free(bytes);
+		if (st == EV_OK && !realpath(files[i], real))
+			st = ev_error_errno(err, errno, "%s: cannot resolve its path", files[i]);
+		if (st != EV_OK)
+			break;
+		ev_utc_now(added, sizeof added);
+		json_t *line = json_pack("{s:s, s:s, s:s, s:s}", "added", added, "file", real, "kind", kind, "sha256", hex[i]);
+		if (!line || ev_json_append(line, &text, &used, &cap) != 0 || ev_json_append_raw("\n", 1, &text, &used, &cap) != 0)
+			st = ev_error_set(err, EV_ERROR, "out of memory");
+		json_decref(line);
+	}
+	size_t before = e.n;
+	int new_origin = 0;
+	if (st == EV_OK)
+		st = settle_origin(l, &new_origin, err);
+	if (st == EV_OK && n)
+		st = append_lines(l->dir, text, used, err);
+	/* the entries as they now are, their tree, its head, each proof */
+	if (st == EV_OK) {
+		entries_free(&e);
+		ev_merkle_free(&tree);
+		if ((st = read_entries(l->dir, &e, err)) == EV_OK)
+			st = build_tree(&e, &tree, err);
+	}
+	ev_merkle_hash root;
+	if (st == EV_OK) {
+		char time[32], host[256] = "";
+		ev_merkle_root(&tree, e.n, root);
+		ev_sha256_hex(root, l->root_hex);
+		l->size = e.n;
+		ev_utc_now(time, sizeof time);
+		gethostname(host, sizeof host - 1);
+		json_t *head = json_pack("{s:s, s:s, s:s, s:I, s:s}", "format", EV_TREE_HEAD_FORMAT, "host", host, "root_sha256",
+					 l->root_hex, "size", (json_int_t)e.n, "time", time);
+		char name[64];
+		snprintf(name, sizeof name, "heads/head-%010zu.json", e.n);
+		if (!head)
+			st = ev_error_set(err, EV_ERROR, "out of memory");
+		else if (l->sign_key)
+			st = ev_receipt_sign(head, l->sign_key, err);
+		if (st == EV_OK && ev_path_join(l->head_path, sizeof l->head_path, l->dir, name) != 0)
+			st = ev_error_set(err, EV_USAGE, "%s: path too long", l->dir);
+		if (st == EV_OK)
+			st = ev_publish_json(l->head_path, head, err);
+		json_decref(head);
+	}
+	if (st == EV_OK && new_origin)
+		st = record_origin(l->dir, l->log_origin, err);
+	/* the same head as a C2SP checkpoint: a signed note needs a signature */
+	char *note = NULL;
+	size_t note_len = 0;
+	l->checkpoint_path[0] = '\0';
+	if (st == EV_OK && l->sign_key) {
+		char name[64];
+		snprintf(name, sizeof name, "heads/checkpoint-%010zu", e.n);
+		if ((st = ev_checkpoint_make(l->log_origin, e.n, root, l->sign_key, &note, &note_len, err)) == EV_OK &&
+		    ev_path_join(l->checkpoint_path, sizeof l->checkpoint_path, l->dir, name) != 0)
+			st = ev_error_set(err, EV_USAGE, "%s: path too long", l->dir);
+		if (st == EV_OK)
+			st = ev_publish_bytes(l->checkpoint_path, note, note_len, 0644, err);
+	}
+	for (size_t i = before; i < e.n && st == EV_OK; i++) {
+		ev_merkle_hash path[EV_MERKLE_MAX_PROOF];
+		size_t len;
+		char leaf[EV_SHA256_HEX_LEN + 1], proof_path[PATH_MAX + 32];
+		const char *file = json_string_value(json_object_get(e.doc[i], "file"));
+		ev_merkle_inclusion(&tree, i, e.n, path, &len);
+		ev_sha256_hex(e.leaf[i], leaf);
+		json_t *proof = json_pack("{s:s, s:I, s:s, s:s, s:o, s:s, s:I}", "format", EV_INCLUSION_FORMAT, "index",
+					  (json_int_t)i, "leaf_sha256", leaf, "log", l->head_path, "path", hashes_json(path, len),
+					  "root_sha256", l->root_hex, "size", (json_int_t)e.n);
+		proof_path_of(file, proof_path, sizeof proof_path);
+		st = proof ? ev_publish_json(proof_path, proof, err) : ev_error_set(err, EV_ERROR, "out of memory");
+		json_decref(proof);
+		char tlog_path[PATH_MAX + 32], *tlog = NULL;
+		size_t tlog_len = 0;
+		snprintf(tlog_path, sizeof tlog_path, "%s.tlog-proof", file);
+		if (st == EV_OK && note && (st = ev_tlog_proof_make(i, path, len, note, note_len, &tlog, &tlog_len, err)) == EV_OK)
+			st = ev_publish_bytes(tlog_path, tlog, tlog_len, 0644, err);
+		free(tlog);
+		if (st == EV_OK && l->on_appended)
+			l->on_appended(l->ctx, file, i, proof_path, note ? tlog_path : NULL);
+	}
+	free(note);
+	ev_merkle_free(&tree);
+	heads_free(heads, nheads);
+	entries_free(&e);
+	free(text);
+	free(hex);
+	if (lock >= 0)
+		close(lock);
+	return st;
+}
+
+/* A checkpoint note at path (a file read whole), judged with the log's
+ * trust and origin. @return 1 it holds (cp filled); 0 a finding was made. */
+static int read_checkpoint(struct ev_receipt_log *l, const char *subject, const char *check, const char *path,
+			   const char *note, size_t len, struct ev_checkpoint *cp)
+{
+	char why[512];
+	if (ev_checkpoint_read(note, len, l->trust, cp, why, sizeof why) != EV_OK) {
+		found(l, subject, check, "%s: %s", path, why);
+		return 0;
+	}
+	if (l->log_origin[0] && strcmp(cp->origin, l->log_origin) != 0) {
+		found(l, subject, check, "%s: names the log %s; this log is %s (its file origin)", path, cp->origin,
+		      l->log_origin);
+		return 0;
+	}
+	return 1;
+}
+
+/* A regular file read whole (at most NOTE_MAX bytes). @return 1, or 0 with
+ * a finding. */
+static int read_note_file(struct ev_receipt_log *l, const char *subject, const char *check, const char *path,
+			  char **bytes, size_t *len)
+{
+	struct ev_error rerr;
+	ev_error_clear(&rerr);
+	int fd = ev_input_open(path, "a C2SP note", &rerr);
+	if (fd >= 0)
+		close(fd);
+	if (fd < 0 || ev_file_read_all(path, NOTE_MAX, bytes, len, &rerr) != EV_OK) {
+		found(l, subject, check, "%s", rerr.text);
+		return 0;
+	}
+	return 1;
+}
+
+/* Each head's checkpoint, when one lies beside it: a signed note (with
+ * trust, signed by a trusted key under the origin) saying what its head
+ * says. */
+static void verify_checkpoints(struct ev_receipt_log *l, const struct head *heads, size_t nheads)
+{
+	for (size_t i = 0; i < nheads; i++) {
+		const struct head *h = &heads[i];
+		char path[PATH_MAX], name[64], subject[64], *note = NULL;
+		size_t len = 0;
+		struct stat sb;
+		snprintf(name, sizeof name, "heads/checkpoint-%010zu", h->size);
+		if (ev_path_join(path, sizeof path, l->dir, name) != 0 || lstat(path, &sb) != 0)
+			continue; /* an unsigned head, or one written before checkpoints were */
+		snprintf(subject, sizeof subject, "tree size %zu", h->size);
+		struct ev_checkpoint cp;
+		if (read_note_file(l, subject, "checkpoint", path, &note, &len) &&
+		    read_checkpoint(l, subject, "checkpoint", path, note, len, &cp)) {
+			char cp_hex[EV_SHA256_HEX_LEN + 1], head_hex[EV_SHA256_HEX_LEN + 1];
+			ev_sha256_hex(cp.root, cp_hex);
+			ev_sha256_hex(h->root, head_hex);
+			if (cp.size != h->size || memcmp(cp.root, h->root, sizeof cp.root) != 0)
+				found(l, subject, "checkpoint", "%s: says size %zu, root %s; its tree head %s says size %zu, "
+				      "root %s", path, cp.size, cp_hex, h->path, h->size, head_hex);
+			else
+				l->checkpoints++;
+		}
+		free(note);
+	}
+}
+
+/* Each checkpoint a replica cosigned (cosignatures/NAME/checkpoint-SIZE): a
+ * checkpoint that holds (with trust, every cosignature by a trusted key
+ * verified and counted) and whose root this log's first SIZE entries
+ * still hash to: else the log showed that replica another history. */
+static void verify_cosignatures(struct ev_receipt_log *l, const struct ev_merkle *tree, size_t entries)
+{
+	char top[PATH_MAX], sub[PATH_MAX + 256], path[PATH_MAX + 512];
+	if (ev_path_join(top, sizeof top, l->dir, "cosignatures") != 0)
+		return;
+	DIR *d = opendir(top), *c;
+	struct dirent *de, *ce;
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (ev_path_join(sub, sizeof sub, top, de->d_name) != 0 || !(c = opendir(sub)))
+			continue;
+		while ((ce = readdir(c))) {
+			if (strncmp(ce->d_name, "checkpoint-", 11) != 0)
+				continue;
+			char *note = NULL, subject[PATH_MAX + 300], now_hex[EV_SHA256_HEX_LEN + 1],
+			     cp_hex[EV_SHA256_HEX_LEN + 1];
+			size_t len = 0;
+			struct ev_checkpoint cp;
+			if (ev_path_join(path, sizeof path, sub, ce->d_name) != 0)
+				continue;
+			snprintf(subject, sizeof subject, "cosigned by %s", de->d_name);
+			if (read_note_file(l, subject, "cosignature", path, &note, &len) &&
+			    read_checkpoint(l, subject, "cosignature", path, note, len, &cp)) {
+				ev_merkle_hash now = {0};
+				if (cp.size <= entries) {
+					ev_merkle_root(tree, cp.size, now);
+					ev_sha256_hex(now, now_hex);
+					ev_sha256_hex(cp.root, cp_hex);
+				}
+				if (cp.size > entries)
+					found(l, subject, "cosigned-checkpoint", "%s: cosigns a tree of %zu entries; this log holds "
+					      "%zu: entries were removed", path, cp.size, entries);
+				else if (memcmp(now, cp.root, sizeof now) != 0)
+					found(l, subject, "cosigned-checkpoint", "%s: the replica cosigned size %zu, root %s; this "
+					      "log's first %zu entries hash to %s: it was shown another history", path, cp.size,
+					      cp_hex, cp.size, now_hex);
+				else
+					l->cosignatures += cp.cosigned;
+			}
+			free(note);
+		}
+		closedir(c);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* Entry i's tlog-proof, when one lies beside its file: the proof of this
+ * line at this index, against a checkpoint that holds and whose root this
+ * log's first SIZE entries still hash to. */
+static void verify_tlog_proof(struct ev_receipt_log *l, const struct entries *e, const struct ev_merkle *tree, size_t i,
+			      const char *file, const char *subject)
+{
+	char path[PATH_MAX + 32], *text = NULL, why[512];
+	size_t len = 0;
+	struct stat sb;
+	snprintf(path, sizeof path, "%s.tlog-proof", file);
+	if (lstat(path, &sb) != 0 || !read_note_file(l, subject, "tlog-proof", path, &text, &len))
+		return;
+	struct ev_tlog_proof *p = malloc(sizeof *p);
+	struct ev_checkpoint cp;
+	if (!p) {
+		found(l, subject, "tlog-proof", "%s: out of memory", path);
+	} else if (ev_tlog_proof_read(text, len, p, why, sizeof why) != EV_OK) {
+		found(l, subject, "tlog-proof", "%s: %s", path, why);
+	} else if (!read_checkpoint(l, subject, "tlog-proof", path, p->checkpoint, p->checkpoint_len, &cp)) {
+		/* named */
+	} else if (p->index != i) {
+		found(l, subject, "entry-moved", "%s: its tlog-proof %s places it at index %zu, the log has it at %zu: an "
+		      "entry before it was removed, or the entries were reordered", file, path, p->index, i);
+	} else if (cp.size <= i ||
+		   !ev_merkle_verify_inclusion(i, cp.size, e->leaf[i], (const ev_merkle_hash *)p->path, p->n, cp.root)) {
+		found(l, subject, "tlog-proof", "%s: does not prove this line at index %zu in its checkpoint's tree of size "
+		      "%zu: the entry or the proof was edited", path, i, cp.size);
+	} else if (cp.size <= e->n) {
+		ev_merkle_hash now;
+		ev_merkle_root(tree, cp.size, now);
+		if (memcmp(now, cp.root, sizeof now) != 0)
+			found(l, subject, "tree-head", "%s: its checkpoint's tree of size %zu has another root than the log's "
+			      "first %zu entries now: an entry before index %zu was changed", path, cp.size, cp.size, cp.size);
+	}
+	free(p);
+	free(text);
+}
+
+/* Each entry whose inclusion proof lies beside its file: the proof made
+ * for this line, at this index, verifying against its head. */
+static void verify_proofs(struct ev_receipt_log *l, const struct entries *e, const struct ev_merkle *tree)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		const char *file = json_string_value(json_object_get(e->doc[i], "file"));
+		char proof_path[PATH_MAX + 32], subject[64];
+		if (!file)
+			continue;
+		snprintf(subject, sizeof subject, "entry %zu", i);
+		/* a line is a stranger's input: its file is read only at the real
+		 * path append recorded, never through a link or a ".." */
+		char real[PATH_MAX];
+		if (file[0] != '/' || strstr(file, "/../") || strstr(file, "/./")) {
+			found(l, subject, "entry-path", "%s: not a real absolute path; its proof is not read", file);
+			continue;
+		}
+		if (realpath(file, real) && strcmp(real, file) != 0) {
+			found(l, subject, "entry-path", "%s: its path now passes through a link (to %s); its proof is not read",
+			      file, real);
+			continue;
+		}
+		verify_tlog_proof(l, e, tree, i, file, subject);
+		proof_path_of(file, proof_path, sizeof proof_path);
+		struct stat sb;
+		if (lstat(proof_path, &sb) != 0)
+			continue; /* moved with its file, or never written: the heads still hold the entry */
+		json_t *p = NULL;
+		struct ev_error perr;
+		ev_error_clear(&perr);
+		if (ev_json_load(proof_path, EV_INCLUSION_FORMAT, EV_JSON_REQUIRE_CANONICAL, &p, NULL, NULL, NULL, &perr) != EV_OK) {
+			found(l, subject, "inclusion-proof", "%s", perr.text);
+			continue;
+		}
+		size_t index = (size_t)json_integer_value(json_object_get(p, "index"));
+		size_t size = (size_t)json_integer_value(json_object_get(p, "size"));
+		ev_merkle_hash leaf, root, path[EV_MERKLE_MAX_PROOF];
+		size_t len = 0, k;
+		json_t *h;
+		int ok = ev_hex_decode(json_string_value(json_object_get(p, "leaf_sha256")), leaf, sizeof leaf) == 0 &&
+			 ev_hex_decode(json_string_value(json_object_get(p, "root_sha256")), root, sizeof root) == 0;
+		json_array_foreach(json_object_get(p, "path"), k, h)
+			ok = ok && len < EV_MERKLE_MAX_PROOF && ev_hex_decode(json_string_value(h), path[len++], EV_SHA256_LEN) == 0;
+		if (!ok) {
+			found(l, subject, "inclusion-proof", "%s: malformed (expected index, size, leaf_sha256, root_sha256, path)",
+			      proof_path);
+		} else if (index != i) {
+			found(l, subject, "entry-moved", "%s: its inclusion proof %s places it at index %zu, the log has it at %zu: "
+			      "an entry before it was removed, or the entries were reordered", file, proof_path, index, i);
+		} else if (memcmp(leaf, e->leaf[i], sizeof leaf) != 0) {
+			found(l, subject, "entry-edited", "%s: this line is not the one its inclusion proof %s was made for: the "
+			      "entry was edited", file, proof_path);
+		} else if (!ev_merkle_verify_inclusion(index, size, leaf, (const ev_merkle_hash *)path, len, root)) {
+			found(l, subject, "inclusion-proof", "%s: its inclusion proof %s does not verify", file, proof_path);
+		} else if (size <= e->n) {
+			ev_merkle_hash now;
+			ev_merkle_root(tree, size, now);
+			if (memcmp(now, root, sizeof now) != 0)
+				found(l, subject, "tree-head", "%s: the tree of size %zu its proof was made against has root %s in "
+				      "the proof, another in the log now: an entry before index %zu was changed", file, size,
+				      json_string_value(json_object_get(p, "root_sha256")), size);
+		}
+		json_decref(p);
+	}
+}
+
+ev_status ev_receipt_log_verify(struct ev_receipt_log *l, struct ev_error *err)
+{
+	struct entries e = {0};
+	struct head *heads = NULL;
+	size_t nheads = 0;
+	struct ev_merkle tree = {0};
+	struct stat sb;
+	if (stat(l->dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+		return ev_error_set(err, EV_USAGE, "%s: no receipt log here (replicate log append makes one)", l->dir);
+	ev_status st = read_entries(l->dir, &e, err);
+	if (st == EV_OK)
+		st = read_heads(l->dir, 0, &heads, &nheads, err);
+	if (st == EV_OK)
+		st = build_tree(&e, &tree, err);
+	if (st != EV_OK)
+		goto out;
+	l->size = e.n;
+	l->heads = nheads;
+	struct ev_error oerr;
+	ev_error_clear(&oerr);
+	if (read_origin(l->dir, l->log_origin, &oerr) != EV_OK)
+		found(l, "origin", "checkpoint", "%s", oerr.text);
+	ev_merkle_hash root;
+	ev_merkle_root(&tree, e.n, root);
+	ev_sha256_hex(root, l->root_hex);
+	for (size_t i = 0; i < nheads; i++) {
+		const struct head *h = &heads[i];
+		char subject[64];
+		snprintf(subject, sizeof subject, "tree size %zu", h->size);
+		if (h->size > e.n) {
+			found(l, subject, "entries-removed", "%s covers %zu entries; the log holds %zu: entries were removed",
+			      h->path, h->size, e.n);
+			continue;
+		}
+		ev_merkle_hash now;
+		ev_merkle_root(&tree, h->size, now);
+		if (memcmp(now, h->root, sizeof now) != 0)
+			found(l, subject, "tree-head", "%s: the log's first %zu entries no longer hash to the root it signed: an "
+			      "entry was removed, reordered or edited", h->path, h->size);
+		if (l->trust) {
+			char why[256];
+			struct ev_error serr;
+			ev_error_clear(&serr);
+			if (ev_receipt_check_signature(h->doc, l->trust, NULL, why, sizeof why, &serr) != EV_OK)
+				found(l, subject, "signature", "%s %s", h->path, serr.status >= EV_ERROR ? serr.text : why);
+		}
+	}
+	size_t covered = nheads ? heads[nheads - 1].size : 0;
+	if (covered < e.n)
+		found(l, "entries", "no-tree-head", "entries %zu to %zu are in no tree head (an append stopped before its "
+		      "head was written)", covered, e.n - 1);
+	verify_checkpoints(l, heads, nheads);
+	verify_cosignatures(l, &tree, e.n);
+	verify_proofs(l, &e, &tree);
+	st = l->findings ? EV_MISMATCH : EV_OK;
+out:
+	ev_merkle_free(&tree);
+	heads_free(heads, nheads);
+	entries_free(&e);
+	return st;
+}
+
+ev_status ev_receipt_log_consistency(struct ev_receipt_log *l, const char *old_head, const char *new_head,
+				     json_t **proof, char *why, size_t why_cap, struct ev_error *err)
+{
+	struct head old, new;
+	struct entries e = {0};
+	struct ev_merkle tree = {0};
+	*proof = NULL;
+	memset(&old, 0, sizeof old);
+	memset(&new, 0, sizeof new);
+	ev_status st = load_head(old_head, &old, err);
+	if (st == EV_OK)
+		st = load_head(new_head, &new, err);
+	if (st == EV_OK && (old.size == 0 || old.size > new.size))
+		st = ev_error_set(err, EV_USAGE, "%s (size %zu) must be a head of a smaller non-empty tree than %s (size %zu)",
+				  old_head, old.size, new_head, new.size);
+	if (st == EV_OK)
+		st = read_entries(l->dir, &e, err);
+	if (st == EV_OK && e.n < new.size)
+		st = ev_error_set(err, EV_USAGE, "%s: holds %zu entries; %s covers %zu: not this log's head", l->dir, e.n,
+				  new_head, new.size);
+	if (st == EV_OK)
+		st = build_tree(&e, &tree, err);
+	if (st != EV_OK)
+		goto out;
+	ev_merkle_hash path[EV_MERKLE_MAX_PROOF], mine_old, mine_new;
+	size_t len;
+	ev_merkle_consistency(&tree, old.size, new.size, path, &len);
+	ev_merkle_root(&tree, old.size, mine_old);
+	ev_merkle_root(&tree, new.size, mine_new);
+	int holds = ev_merkle_verify_consistency(old.size, new.size, old.root, new.root, (const ev_merkle_hash *)path, len);
+	char a[EV_SHA256_HEX_LEN + 1], b[EV_SHA256_HEX_LEN + 1];
+	*proof = json_pack("{s:s, s:{s:s, s:I, s:s}, s:{s:s, s:I, s:s}, s:o, s:b}", "format", EV_CONSISTENCY_FORMAT,
+			   "old", "head", old_head, "size", (json_int_t)old.size, "root_sha256",
+			   json_string_value(json_object_get(old.doc, "root_sha256")), "new", "head", new_head, "size",
+			   (json_int_t)new.size, "root_sha256", json_string_value(json_object_get(new.doc, "root_sha256")),
+			   "proof", hashes_json(path, len), "consistent", holds);
+	if (holds) {
+		st = EV_OK;
+	} else if (memcmp(mine_new, new.root, sizeof mine_new) != 0) {
+		ev_sha256_hex(mine_new, a);
+		snprintf(why, why_cap, "%s is not a head of this log: its first %zu entries hash to %s", new_head, new.size, a);
+		st = EV_MISMATCH;
+	} else {
+		ev_sha256_hex(mine_old, a);
+		ev_sha256_hex(old.root, b);
+		snprintf(why, why_cap, "%s is not a prefix of this log: its tree of size %zu has root %s, this log's first %zu "
+			 "entries hash to %s: the history it saw was rewritten", old_head, old.size, b, old.size, a);
+		st = EV_MISMATCH;
+	}
+out:
+	ev_merkle_free(&tree);
+	entries_free(&e);
+	json_decref(old.doc);
+	json_decref(new.doc);
+	return st;
+}
+
+ev_status ev_receipt_log_offer(struct ev_receipt_log *l, size_t old_size, const char *old_root_hex, json_t **head,
+			       json_t **proof, char *label, size_t cap, char *why, size_t why_cap, struct ev_error *err)
+{
+	struct entries e = {0};
+	struct head *heads = NULL;
+	size_t nheads = 0;
+	struct ev_merkle tree = {0};
+	*head = *proof = NULL;
+	ev_status st = read_entries(l->dir, &e, err);
+	if (st == EV_OK)
+		st = read_heads(l->dir, 1, &heads, &nheads, err);
+	if (st == EV_OK && !nheads)
+		st = ev_error_set(err, EV_USAGE, "%s: the log has no tree head yet (replicate log append writes one)", l->dir);
+	if (st == EV_OK)
+		st = build_tree(&e, &tree, err);
+	if (st != EV_OK)
+		goto out;
+	const struct head *last = &heads[nheads - 1];
+	ev_merkle_hash old_root, mine;
+	ev_path_label(json_string_value(json_object_get(last->doc, "host")), label, cap);
+	if (last->size > e.n) {
+		snprintf(why, why_cap, "this log's last tree head %s covers %zu entries, the log holds %zu: entries were "
+			 "removed", last->path, last->size, e.n);
+		st = EV_MISMATCH;
+	} else if (old_size > last->size) {
+		snprintf(why, why_cap, "the replica kept a tree head of size %zu from this host; this log's last covers %zu: "
+			 "entries were removed", old_size, last->size);
+		st = EV_MISMATCH;
+	} else if (old_size && (ev_hex_decode(old_root_hex, old_root, sizeof old_root) != 0 ||
+				(ev_merkle_root(&tree, old_size, mine), memcmp(mine, old_root, sizeof mine) != 0))) {
+		char now[EV_SHA256_HEX_LEN + 1];
+		ev_sha256_hex(mine, now);
+		snprintf(why, why_cap, "the replica kept this host's tree head of size %zu, root %.64s; this log's first %zu "
+			 "entries hash to %s: the history was rewritten (replicate log verify names the entry)", old_size,
+			 old_root_hex, old_size, now);
+		st = EV_MISMATCH;
+	}
+	if (st == EV_OK) {
+		ev_merkle_hash path[EV_MERKLE_MAX_PROOF];
+		size_t len = 0;
+		if (old_size)
+			ev_merkle_consistency(&tree, old_size, last->size, path, &len);
+		*proof = hashes_json(path, len);
+		*head = json_incref(last->doc);
+	}
+out:
+	ev_merkle_free(&tree);
+	heads_free(heads, nheads);
+	entries_free(&e);
+	return st;
+}
+
+/* One line from fd into line (cap bytes), without its newline. */
+static ev_status read_line(int fd, char *line, size_t cap, struct ev_error *err)
+{
+	size_t n = 0;
+	for (;;) {
+		char c;
+		ssize_t r = read(fd, &c, 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return ev_error_set(err, EV_ERROR, "the sender's line ended early");
+		if (c == '\n')
+			break;
+		if (n + 1 >= cap)
+			return ev_error_set(err, EV_USAGE, "the sender's line is longer than %zu bytes", cap);
+		line[n++] = c;
+	}
+	line[n] = 0;
+	return EV_OK;
+}
+
+static void say(int fd, const char *text)
+{
+	size_t len = strlen(text);
+	while (len) {
+		ssize_t w = write(fd, text, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		text += w;
+		len -= (size_t)w;
+	}
+}
+
+/* The witness's rules beyond the consistency proof (c2sp.org/tlog-witness):
+ * a checkpoint, signed by a log key this replica trusts, named as the log
+ * it first cosigned under this label (origin_seen; *first when none yet),
+ * saying what the head says. @return 1 cosign it; 0 keep the head without
+ * cosigning (no log key trusted here, or an unsigned log: nothing to
+ * cosign), why (cap bytes) says so; -1 refuse, why says what does not
+ * hold. *note is the checkpoint (inside msg). */
+static int witness_judges(const struct ev_witness *w, const json_t *msg, const struct head *new, const char *kept_dir,
+			  char origin_seen[EV_NOTE_NAME_MAX], int *first, const char **note, char *why, size_t cap)
+{
+	char cwhy[512], had[EV_SHA256_HEX_LEN + 1], says[EV_SHA256_HEX_LEN + 1];
+	struct ev_checkpoint cp;
+	struct ev_error oerr;
+	ev_error_clear(&oerr);
+	*note = json_string_value(json_object_get(msg, "checkpoint"));
+	*first = 0;
+	if (!w->trust || !ev_trust_count(w->trust)) {
+		snprintf(why, cap, "this replica trusts no log key (--trust, or trust in its configuration)");
+		return 0;
+	}
+	if (!*note) {
+		snprintf(why, cap, "the head came without a checkpoint (an unsigned log)");
+		return 0;
+	}
+	if (ev_checkpoint_read(*note, strlen(*note), w->trust, &cp, cwhy, sizeof cwhy) != EV_OK)
+		snprintf(why, cap, "checkpoint: %.480s", cwhy);
+	else if (read_origin(kept_dir, origin_seen, &oerr) != EV_OK)
+		snprintf(why, cap, "%.500s", oerr.text);
+	else if (origin_seen[0] && strcmp(origin_seen, cp.origin) != 0)
+		snprintf(why, cap, "unknown origin %.100s: this replica witnesses this host's log as %.100s (%.200s/origin)",
+			 cp.origin, origin_seen, kept_dir);
+	else if (cp.size != new->size || memcmp(cp.root, new->root, sizeof cp.root) != 0)
+		ev_sha256_hex(cp.root, says), ev_sha256_hex(new->root, had),
+			snprintf(why, cap, "the checkpoint says size %zu, root %s; the head says size %zu, root %s", cp.size,
+				 says, new->size, had);
+	else if (!origin_seen[0])
+		*first = 1, snprintf(origin_seen, EV_NOTE_NAME_MAX, "%s", cp.origin);
+	return why[0] ? -1 : 1;
+}
+
+/* The cosignature line this replica already made of note at path (the
+ * file it kept), into line: @return 1 when it kept that very checkpoint
+ * cosigned, 0 otherwise. A head offered again is answered with the same
+ * line, so that a push repeated gets the same evidence, not a new time. */
+static int cosigned_before(const char *path, const char *note, char *line, size_t cap)
+{
+	char *kept = NULL;
+	size_t len = 0, n = strlen(note);
+	struct ev_error ignored;
+	int same = 0;
+	if (ev_file_read_all(path, NOTE_MAX, &kept, &len, &ignored) != EV_OK)
+		return 0;
+	if (len > n && memcmp(kept, note, n) == 0 && memchr(kept + n, '\n', len - n) == kept + len - 1 &&
+	    len - n < cap) {
+		memcpy(line, kept + n, len - n);
+		line[len - n] = '\0';
+		same = 1;
+	}
+	free(kept);
+	return same;
+}
+
+/* Cosign note as w, keep it as KEPT/heads/checkpoint-SIZE, and the origin
+ * when it is the first: line (cap bytes) receives the cosignature's line. */
+static ev_status witness_cosigns(const struct ev_witness *w, const char *note, size_t size, const char *kept_dir,
+				 const char *origin, int first, char *line, size_t cap, struct ev_error *err)
+{
+	size_t len = strlen(note);
+	char path[PATH_MAX + 32];
+	snprintf(path, sizeof path, "%s/heads/checkpoint-%010zu", kept_dir, size);
+	if (cosigned_before(path, note, line, cap)) {
+		line[strcspn(line, "\n")] = '\0';
+		return EV_OK;
+	}
+	ev_status st = ev_cosignature_make(note, len, w->name, (uint64_t)time(NULL), w->key, line, cap, err);
+	char *cosigned = st == EV_OK ? malloc(len + strlen(line) + 1) : NULL;
+	if (st == EV_OK && !cosigned)
+		st = ev_error_set(err, EV_ERROR, "out of memory");
+	if (st == EV_OK) {
+		memcpy(cosigned, note, len);
+		memcpy(cosigned + len, line, strlen(line) + 1);
+		st = ev_publish_bytes(path, cosigned, strlen(cosigned), 0644, err);
+	}
+	if (st == EV_OK && first)
+		st = record_origin(kept_dir, origin, err);
+	free(cosigned);
+	line[strcspn(line, "\n")] = '\0';
+	return st;
+}
+
+ev_status ev_receipt_log_keep_head(int in, int out, const char *dir, const char *label, const struct ev_witness *w,
+				   struct ev_error *err)
+{
+	char kept_dir[PATH_MAX], text[PATH_MAX + 768];
+	if (!label[0] || strchr(label, '/') || label[0] == '.')
+		return ev_error_set(err, EV_USAGE, "LABEL: a plain name, not '%s'", label);
+	if (snprintf(kept_dir, sizeof kept_dir, "%s/log-heads/%s", dir, label) >= (int)sizeof kept_dir)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", dir);
+	snprintf(text, sizeof text, "%s/log-heads", dir);
+	if ((mkdir(dir, 0755) != 0 && errno != EEXIST) || (mkdir(text, 0755) != 0 && errno != EEXIST) ||
+	    (mkdir(kept_dir, 0755) != 0 && errno != EEXIST))
+		return ev_error_errno(err, errno, "%s: cannot make it", kept_dir);
+	struct head *heads = NULL;
+	size_t nheads = 0;
+	/* the heads kept from LABEL lie as a log's own do: KEPT/heads/head-SIZE.json */
+	ev_status st = read_heads(kept_dir, 1, &heads, &nheads, err);
+	if (st != EV_OK)
+		return st;
+	const struct head *old = nheads ? &heads[nheads - 1] : NULL;
+	if (old)
+		snprintf(text, sizeof text, "have %zu %s\n", old->size, json_string_value(json_object_get(old->doc, "root_sha256")));
+	else
+		snprintf(text, sizeof text, "have 0 -\n");
+	say(out, text);
+	char *line = malloc(1 << 20);
+	json_t *msg = NULL, *new_doc = NULL;
+	if (!line) {
+		heads_free(heads, nheads);
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	}
+	if ((st = read_line(in, line, 1 << 20, err)) == EV_OK) {
+		json_error_t je;
+		if (!(msg = json_loads(line, JSON_REJECT_DUPLICATES, &je)))
+			st = ev_error_set(err, EV_USAGE, "the sender's line is not JSON: %s", je.text);
+	}
+	struct head new;
+	memset(&new, 0, sizeof new);
+	char why[512] = "";
+	if (st == EV_OK) {
+		new_doc = json_object_get(msg, "head");
+		const json_t *size = json_object_get(new_doc, "size");
+		if (strcmp(json_string_value(json_object_get(new_doc, "format")) ?: "", EV_TREE_HEAD_FORMAT) != 0 ||
+		    !json_is_integer(size) || json_integer_value(size) < 1 ||
+		    ev_hex_decode(json_string_value(json_object_get(new_doc, "root_sha256")), new.root, sizeof new.root) != 0)
+			st = ev_error_set(err, EV_USAGE, "the sender's head is not an %s document", EV_TREE_HEAD_FORMAT);
+		else
+			new.size = (size_t)json_integer_value(size);
+	}
+	if (st == EV_OK && old) {
+		ev_merkle_hash proof[EV_MERKLE_MAX_PROOF];
+		size_t len = 0, k;
+		json_t *h;
+		int ok = 1;
+		json_array_foreach(json_object_get(msg, "proof"), k, h)
+			ok = ok && len < EV_MERKLE_MAX_PROOF && ev_hex_decode(json_string_value(h), proof[len++], EV_SHA256_LEN) == 0;
+		if (new.size < old->size)
+			snprintf(why, sizeof why, "the head offered covers %zu entries, the one kept from %s covers %zu: its log "
+				 "shrank", new.size, label, old->size);
+		else if (!ok || !ev_merkle_verify_consistency(old->size, new.size, old->root, new.root,
+							    (const ev_merkle_hash *)proof, len))
+			snprintf(why, sizeof why, "the head offered (size %zu) does not extend the one kept from %s (size %zu, "
+				 "root %s): its history was rewritten", new.size, label, old->size,
+				 json_string_value(json_object_get(old->doc, "root_sha256")));
+	}
+	const char *note = NULL;
+	char origin_seen[EV_NOTE_NAME_MAX] = "", cosignature[EV_NOTE_NAME_MAX + 160] = "", not_cosigned[sizeof why] = "";
+	int first = 0, cosign = 0;
+	if (st == EV_OK && !why[0] && w && w->key &&
+	    (cosign = witness_judges(w, msg, &new, kept_dir, origin_seen, &first, &note, why, sizeof why)) == 0) {
+		snprintf(not_cosigned, sizeof not_cosigned, "%s", why);
+		why[0] = '\0';
+	}
+	if (st == EV_OK && why[0]) {
+		snprintf(text, sizeof text, "refused: %s\n", why);
+		say(out, text);
+		st = ev_error_set(err, EV_MISMATCH, "%s", why);
+	} else if (st == EV_OK && !(old && old->size == new.size)) { /* the same head: nothing new to keep */
+		char path[PATH_MAX + 32];
+		snprintf(path, sizeof path, "%s/heads/head-%010zu.json", kept_dir, new.size);
+		char sub[PATH_MAX + 8];
+		snprintf(sub, sizeof sub, "%s/heads", kept_dir);
+		if (mkdir(sub, 0755) != 0 && errno != EEXIST)
+			st = ev_error_errno(err, errno, "%s: cannot make it", sub);
+		if (st == EV_OK)
+			st = ev_publish_json(path, new_doc, err);
+	}
+	if (st == EV_OK && cosign == 1)
+		st = witness_cosigns(w, note, new.size, kept_dir, origin_seen, first, cosignature, sizeof cosignature, err);
+	if (st == EV_OK) {
+		snprintf(text, sizeof text, "kept head-%010zu%s%s%s\n", new.size,
+			 cosignature[0] ? " cosigned " : not_cosigned[0] ? " not cosigned: " : "",
+			 cosignature[0] ? cosignature : "", not_cosigned);
+		say(out, text);
+	}
+	json_decref(msg);
+	free(line);
+	heads_free(heads, nheads);
+	return st;
+}
+
+ev_status ev_receipt_log_checkpoint(const struct ev_receipt_log *l, size_t size, char **note, size_t *len,
+				    struct ev_error *err)
+{
+	char path[PATH_MAX], name[64];
+	struct stat sb;
+	*note = NULL;
+	*len = 0;
+	snprintf(name, sizeof name, "heads/checkpoint-%010zu", size);
+	if (ev_path_join(path, sizeof path, l->dir, name) != 0)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", l->dir);
+	if (lstat(path, &sb) != 0)
+		return errno == ENOENT ? EV_OK : ev_error_errno(err, errno, "%s: cannot read", path);
+	int fd = ev_input_open(path, "a checkpoint", err);
+	if (fd < 0)
+		return err->status;
+	close(fd);
+	return ev_file_read_all(path, NOTE_MAX, note, len, err);
+}
+
+ev_status ev_receipt_log_keep_cosignature(const struct ev_receipt_log *l, size_t size, const char *line, char *name,
+					  size_t cap, char *why, size_t why_cap, struct ev_error *err)
+{
+	char *note = NULL, *cosigned = NULL, path[PATH_MAX], sub[64];
+	size_t len = 0;
+	struct ev_checkpoint cp;
+	name[0] = '\0';
+	ev_status st = ev_receipt_log_checkpoint(l, size, &note, &len, err);
+	if (st == EV_OK && !note)
+		st = ev_error_set(err, EV_ERROR, "%s: no checkpoint of size %zu to keep a cosignature of", l->dir, size);
+	size_t cap_all = len + strlen(line) + 2;
+	if (st == EV_OK && !(cosigned = malloc(cap_all)))
+		st = ev_error_set(err, EV_ERROR, "out of memory");
+	if (st == EV_OK && cosigned) {
+		memcpy(cosigned, note, len);
+		snprintf(cosigned + len, cap_all - len, "%s\n", line);
+		/* its shape only: the replica's key is the reviewer's to trust */
+		if (ev_checkpoint_read(cosigned, strlen(cosigned), NULL, &cp, why, why_cap) != EV_OK ||
+		    cp.signatures < 2 || strncmp(line, "\xe2\x80\x94 ", 4) != 0)
+			st = why[0] ? EV_MISMATCH : ev_why(why, why_cap, "'%.80s' is not a cosignature line", line);
+	}
+	if (st == EV_OK) {
+		char cosigner[EV_NOTE_NAME_MAX];
+		snprintf(cosigner, sizeof cosigner, "%.*s", (int)strcspn(line + 4, " "), line + 4);
+		ev_path_label(cosigner, name, cap);
+		if (name[0] == '.') /* the far end's word: ".." names no directory of ours */
+			name[0] = '_';
+		snprintf(sub, sizeof sub, "/checkpoint-%010zu", size);
+		if (snprintf(path, sizeof path, "%s/cosignatures", l->dir) >= (int)sizeof path ||
+		    (mkdir(path, 0755) != 0 && errno != EEXIST))
+			st = ev_error_errno(err, errno, "%s: cannot make it", path);
+		else if (snprintf(path, sizeof path, "%s/cosignatures/%s", l->dir, name) >= (int)sizeof path - 32 ||
+			 (mkdir(path, 0755) != 0 && errno != EEXIST))
+			st = ev_error_errno(err, errno, "%s: cannot make it", path);
+		if (st == EV_OK) {
+			char *kept = NULL;
+			size_t kept_len = 0;
+			struct ev_error ignored;
+			strcat(path, sub);
+			/* the same head pushed again: the replica answers with the line it gave */
+			if (ev_file_read_all(path, NOTE_MAX, &kept, &kept_len, &ignored) == EV_OK && kept_len == strlen(cosigned) &&
+			    memcmp(kept, cosigned, kept_len) == 0)
+				;
+			else if (kept)
+				st = ev_why(why, why_cap, "%s already holds another cosignature by %s of this checkpoint", path,
+					    cosigner);
+			else
+				st = ev_publish_bytes(path, cosigned, strlen(cosigned), 0644, err);
+			free(kept);
+		}
+		snprintf(name, cap, "%s", cosigner);
+	}
+	free(note);
+	free(cosigned);
+	return st;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The cosigned checkpoints' paths, in name order. */
+static ev_status list_cosigned(const char *dir, struct ev_log_view *v, struct ev_error *err)
+{
+	char top[PATH_MAX], sub[PATH_MAX + 256], path[PATH_MAX + 512];
+	if (ev_path_join(top, sizeof top, dir, "cosignatures") != 0)
+		return ev_error_set(err, EV_USAGE, "%s: path too long", dir);
+	DIR *d = opendir(top), *c;
+	struct dirent *de, *ce;
+	struct stat sb;
+	size_t cap = 0;
+	ev_status st = EV_OK;
+	while (st == EV_OK && d && (de = readdir(d))) {
+		if (ev_path_join(sub, sizeof sub, top, de->d_name) != 0 || de->d_name[0] == '.' || lstat(sub, &sb) != 0 || !S_ISDIR(sb.st_mode) || !(c = opendir(sub)))
+			continue;
+		while (st == EV_OK && (ce = readdir(c))) {
+			if (ev_path_join(path, sizeof path, sub, ce->d_name) != 0 || strncmp(ce->d_name, "checkpoint-", 11) != 0 ||
+			    lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+				continue;
+			if (ev_grow_array(&v->cosigned, &cap, v->ncosigned + 1, sizeof *v->cosigned) != 0) {
+				st = ev_error_set(err, EV_ERROR, "out of memory");
+				break;
+			}
+			if (!(v->cosigned[v->ncosigned] = strdup(path)))
+				st = ev_error_set(err, EV_ERROR, "out of memory");
+			else
+				v->ncosigned++;
+		}
+		closedir(c);
+	}
+	if (d)
+		closedir(d);
+	if (v->ncosigned)
+		qsort(v->cosigned, v->ncosigned, sizeof *v->cosigned, by_name);
+	return st;
+}
+
+ev_status ev_log_view_read(const char *dir, struct ev_log_view *v, struct ev_error *err)
+{
+	memset(v, 0, sizeof *v);
+	struct entries e;
+	ev_status st = read_entries(dir, &e, err);
+	if (st == EV_OK)
+		st = read_origin(dir, v->origin, err);
+	if (st == EV_OK && !(v->sha256 = calloc(e.n + 1, sizeof *v->sha256)))
+		st = ev_error_set(err, EV_ERROR, "out of memory");
+	for (size_t i = 0; st == EV_OK && i < e.n; i++) {
+		const char *hex = json_string_value(json_object_get(e.doc[i], "sha256"));
+		if (!hex || !ev_sha256_hex_valid(hex))
+			st = ev_error_set(err, EV_REFUSED, "%s/entries.jsonl: entry %zu: no \"sha256\" of the file logged", dir,
+					  i);
+		else
+			snprintf(v->sha256[i], sizeof v->sha256[i], "%s", hex);
+	}
+	if (st == EV_OK && (st = build_tree(&e, &v->tree, err)) == EV_OK)
+		v->n = e.n;
+	if (st == EV_OK)
+		st = list_cosigned(dir, v, err);
+	entries_free(&e);
+	return st;
+}
+
+void ev_log_view_free(struct ev_log_view *v)
+{
+	free(v->sha256);
+	ev_merkle_free(&v->tree);
+	for (size_t i = 0; i < v->ncosigned; i++)
+		free(v->cosigned[i]);
+	free(v->cosigned);
+	memset(v, 0, sizeof *v);
+}
