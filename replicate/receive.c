@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "lib/remote/receive.h"
+#include "lib/usecase/replicate/log_witness.h"
 #include "lib/usecase/replicate/receipt_log.h"
 #include "replicate/replicate.h"
 

@@ -148,3 +148,23 @@ ev_status ev_input_check_beneath(const char *root, const char *rel, const char *
 	close(fd);
 	return st;
 }
+
+int ev_fd_read_line(int fd, char *line, size_t cap)
+{
+	size_t n = 0;
+	for (;;) {
+		char c;
+		ssize_t got = read(fd, &c, 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return -1;
+		if (c == '\n')
+			break;
+		if (n + 1 >= cap)
+			return -2;
+		line[n++] = c;
+	}
+	line[n] = '\0';
+	return 0;
+}

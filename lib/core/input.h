@@ -41,6 +41,12 @@ int ev_input_open(const char *path, const char *what, struct ev_error *err);
 ev_status ev_input_check_beneath(const char *root, const char *rel, const char *where, int *absent,
 				 struct ev_error *err);
 
+/* One line from fd (a peer's pipe or socket) into line, cap bytes with
+ * its NUL, without its newline, read a byte at a time so that what
+ * follows the line (file data) stays in fd. @return 0; -1 the stream
+ * ended (or failed: errno) before a newline; -2 longer than cap - 1. */
+int ev_fd_read_line(int fd, char *line, size_t cap);
+
 /* The kind of a file mode in words: "a FIFO", "a directory", ... */
 const char *ev_input_kind(unsigned mode);
 

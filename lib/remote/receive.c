@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/core/input.h"
 #include "lib/core/publish.h"
 #include "lib/core/path.h"
 #include "lib/core/sha256.h"
@@ -92,21 +93,11 @@ static ev_status hash_prefix(struct receiver *r, uint64_t bytes, struct ev_error
  * which must not be swallowed by a buffer. */
 static ev_status read_line(const struct receiver *r, char *line, size_t cap, struct ev_error *err)
 {
-	size_t n = 0;
-	for (;;) {
-		char ch;
-		ssize_t got = read(r->in, &ch, 1);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			return ev_error_set(err, EV_ERROR, "the sender went away before saying where to start");
-		if (ch == '\n')
-			break;
-		if (n + 1 >= cap)
-			return ev_error_set(err, EV_ERROR, "the sender's reply is too long");
-		line[n++] = ch;
-	}
-	line[n] = '\0';
+	int got = ev_fd_read_line(r->in, line, cap);
+	if (got == -1)
+		return ev_error_set(err, EV_ERROR, "the sender went away before saying where to start");
+	if (got == -2)
+		return ev_error_set(err, EV_ERROR, "the sender's reply is too long");
 	return EV_OK;
 }
 

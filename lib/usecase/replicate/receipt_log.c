@@ -4,12 +4,10 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,159 +23,7 @@
 #include "lib/receipt/receipt_read.h"
 #include "lib/usecase/replicate/receipt_log.h"
 
-#define LOG_MAX ((size_t)1 << 30)
 #define DOC_MAX ((size_t)64 << 20)
-#define NOTE_MAX ((size_t)64 << 10) /* a checkpoint or tlog-proof; ours are under 4 KiB */
-
-/* The entries as read: each line's bytes (without its newline), parsed. */
-struct entries {
-	char *bytes;
-	size_t n;
-	const char **line;
-	size_t *len;
-	json_t **doc;
-	ev_merkle_hash *leaf;
-};
-
-static void entries_free(struct entries *e)
-{
-	for (size_t i = 0; e->doc && i < e->n; i++)
-		json_decref(e->doc[i]);
-	free(e->bytes);
-	free(e->line);
-	free(e->len);
-	free(e->doc);
-	free(e->leaf);
-	memset(e, 0, sizeof *e);
-}
-
-/* entries.jsonl, every line canonical JSON with its four fields. */
-static ev_status read_entries(const char *dir, struct entries *e, struct ev_error *err)
-{
-	char path[PATH_MAX];
-	memset(e, 0, sizeof *e);
-	if (ev_path_join(path, sizeof path, dir, "entries.jsonl") != 0)
-		return ev_error_set(err, EV_USAGE, "%s: path too long", dir);
-	struct stat sb;
-	if (lstat(path, &sb) != 0 && errno == ENOENT)
-		return EV_OK; /* an empty log */
-	size_t total = 0;
-	ev_status st = ev_file_read_all(path, LOG_MAX, &e->bytes, &total, err);
-	if (st != EV_OK)
-		return st;
-	if (total && e->bytes[total - 1] != '\n')
-		return ev_error_set(err, EV_REFUSED, "%s: its last line is cut short (no newline): an append was "
-				    "interrupted, or the file was edited", path);
-	size_t lines = 0;
-	for (size_t i = 0; i < total; i++)
-		lines += e->bytes[i] == '\n';
-	e->line = calloc(lines + 1, sizeof *e->line);
-	e->len = calloc(lines + 1, sizeof *e->len);
-	e->doc = calloc(lines + 1, sizeof *e->doc);
-	e->leaf = calloc(lines + 1, sizeof *e->leaf);
-	if (!e->line || !e->len || !e->doc || !e->leaf)
-		return ev_error_set(err, EV_ERROR, "out of memory");
-	const char *at = e->bytes;
-	for (size_t i = 0; i < lines; i++) {
-		const char *nl = memchr(at, '\n', (size_t)(e->bytes + total - at));
-		e->line[i] = at;
-		e->len[i] = (size_t)(nl - at);
-		ev_merkle_leaf_hash(at, e->len[i], e->leaf[i]);
-		char name[PATH_MAX + 32];
-		snprintf(name, sizeof name, "%s: entry %zu", path, i);
-		/* canonical JSON ends in a newline; the line's does */
-		if ((st = ev_json_parse(at, e->len[i] + 1, name, NULL, EV_JSON_REQUIRE_CANONICAL, &e->doc[i], err)) != EV_OK)
-			return st;
-		e->n++;
-		at = nl + 1;
-	}
-	return EV_OK;
-}
-
-struct head {
-	char path[PATH_MAX];
-	json_t *doc;
-	size_t size;
-	ev_merkle_hash root;
-};
-
-static int by_size(const void *a, const void *b)
-{
-	const struct head *x = a, *y = b;
-	return x->size < y->size ? -1 : x->size > y->size;
-}
-
-static void heads_free(struct head *h, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		json_decref(h[i].doc);
-	free(h);
-}
-
-static ev_status load_head(const char *path, struct head *h, struct ev_error *err)
-{
-	memset(h, 0, sizeof *h);
-	snprintf(h->path, sizeof h->path, "%s", path);
-	ev_status st = ev_json_load(path, EV_TREE_HEAD_FORMAT, EV_JSON_REQUIRE_CANONICAL, &h->doc, NULL, NULL, NULL, err);
-	if (st != EV_OK)
-		return st;
-	const json_t *size = json_object_get(h->doc, "size");
-	if (!json_is_integer(size) || json_integer_value(size) < 0 ||
-	    ev_hex_decode(json_string_value(json_object_get(h->doc, "root_sha256")), h->root, EV_SHA256_LEN) != 0)
-		return ev_error_set(err, EV_REFUSED, "%s: expected size and root_sha256 (64 hex digits)", path);
-	h->size = (size_t)json_integer_value(size);
-	return EV_OK;
-}
-
-/* One more head, loaded from HEADS/name into *out. */
-static ev_status add_head(const char *heads, const char *name, struct head **out, size_t *n, size_t *cap,
-			  struct ev_error *err)
-{
-	if (ev_grow_array(out, cap, *n + 1, sizeof **out) != 0)
-		return ev_error_set(err, EV_ERROR, "out of memory");
-	char file[PATH_MAX];
-	if (ev_path_join(file, sizeof file, heads, name) != 0)
-		return ev_error_set(err, EV_USAGE, "%s: path too long", heads);
-	ev_status st = load_head(file, &(*out)[*n], err);
-	if (st == EV_OK)
-		(*n)++;
-	else
-		json_decref((*out)[*n].doc);
-	return st;
-}
-
-/* heads/head-*.json, by size; with last_only, only the last as its name
- * says (head-SIZE.json, SIZE ten digits: the largest name is the largest
- * size), so that an append to a long log does not read every head. */
-static ev_status read_heads(const char *dir, int last_only, struct head **out, size_t *n, struct ev_error *err)
-{
-	char path[PATH_MAX], last[32] = "";
-	*out = NULL;
-	*n = 0;
-	if (ev_path_join(path, sizeof path, dir, "heads") != 0)
-		return ev_error_set(err, EV_USAGE, "%s: path too long", dir);
-	DIR *d = opendir(path);
-	if (!d)
-		return errno == ENOENT ? EV_OK : ev_error_errno(err, errno, "%s: cannot read the tree heads", path);
-	struct dirent *de;
-	size_t cap = 0;
-	ev_status st = EV_OK;
-	while (st == EV_OK && (de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-		if (strncmp(de->d_name, "head-", 5) != 0 || len < 10 || strcmp(de->d_name + len - 5, ".json") != 0)
-			continue;
-		if (!last_only)
-			st = add_head(path, de->d_name, out, n, &cap, err);
-		else if (len == 20 && strcmp(de->d_name, last) > 0)
-			memcpy(last, de->d_name, len + 1);
-	}
-	closedir(d);
-	if (st == EV_OK && last[0])
-		st = add_head(path, last, out, n, &cap, err);
-	if (st == EV_OK && *n > 1)
-		qsort(*out, *n, sizeof **out, by_size);
-	return st;
-}
 
 /* A finding, its subject and message formatted. */
 static void found(struct ev_receipt_log *l, const char *subject, const char *check, const char *fmt, ...)
@@ -192,11 +38,6 @@ static void found(struct ev_receipt_log *l, const char *subject, const char *che
 	struct ev_finding f = {.subject = subject, .check = check, .message = text};
 	l->findings++;
 	l->on_finding(l->ctx, &f);
-}
-
-static ev_status build_tree(const struct entries *e, struct ev_merkle *t, struct ev_error *err)
-{
-	return ev_merkle_build(t, (const ev_merkle_hash *)e->leaf, e->n, err);
 }
 
 /* What a file is: "seal", or its receipt's kind. */
@@ -234,79 +75,6 @@ static json_t *hashes_json(const ev_merkle_hash *h, size_t n)
 	return list;
 }
 
-/* The new entries' lines, appended and synced. */
-static ev_status append_lines(const char *dir, const char *text, size_t len, struct ev_error *err)
-{
-	char path[PATH_MAX];
-	if (ev_path_join(path, sizeof path, dir, "entries.jsonl") != 0)
-		return ev_error_set(err, EV_USAGE, "%s: path too long", dir);
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return ev_error_errno(err, errno, "%s: cannot open for appending", path);
-	ev_status st = EV_OK;
-	for (size_t done = 0; done < len;) {
-		ssize_t w = write(fd, text + done, len - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			st = ev_error_errno(err, errno, "%s: cannot append", path);
-			break;
-		}
-		done += (size_t)w;
-	}
-	if (st == EV_OK && fsync(fd) != 0)
-		st = ev_error_errno(err, errno, "%s: cannot sync", path);
-	close(fd);
-	return st;
-}
-
-static ev_status lock_log(const char *dir, int *fd, struct ev_error *err)
-{
-	char path[PATH_MAX];
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-		return ev_error_errno(err, errno, "%s: cannot make the log", dir);
-	if (ev_path_join(path, sizeof path, dir, "heads") != 0)
-		return ev_error_set(err, EV_USAGE, "%s: path too long", dir);
-	if (mkdir(path, 0755) != 0 && errno != EEXIST)
-		return ev_error_errno(err, errno, "%s: cannot make it", path);
-	if (ev_path_join(path, sizeof path, dir, ".lock") != 0)
-		return ev_error_set(err, EV_USAGE, "%s: path too long", dir);
-	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (*fd < 0 || flock(*fd, LOCK_EX) != 0)
-		return ev_error_errno(err, errno, "%s: cannot lock the log", path);
-	return EV_OK;
-}
-
-/* DIR/origin: the log's name, as its first append recorded it (origin ""
- * when there is none yet). */
-static ev_status read_origin(const char *dir, char origin[EV_NOTE_NAME_MAX], struct ev_error *err)
-{
-	char path[PATH_MAX], *bytes = NULL;
-	size_t len = 0;
-	struct stat sb;
-	origin[0] = '\0';
-	if (ev_path_join(path, sizeof path, dir, "origin") != 0)
-		return ev_error_set(err, EV_USAGE, "%s: path too long", dir);
-	if (lstat(path, &sb) != 0)
-		return errno == ENOENT ? EV_OK : ev_error_errno(err, errno, "%s: cannot read the log's origin", path);
-	if (!S_ISREG(sb.st_mode))
-		return ev_error_set(err, EV_REFUSED, "%s: the log's origin must be a regular file", path);
-	ev_status st = ev_file_read_all(path, EV_NOTE_NAME_MAX + 1, &bytes, &len, err);
-	if (st != EV_OK)
-		return st;
-	if (len < 2 || len > EV_NOTE_NAME_MAX || bytes[len - 1] != '\n')
-		st = ev_error_set(err, EV_REFUSED, "%s: expected one line, the log's origin", path);
-	else
-		memcpy(origin, bytes, len - 1), origin[len - 1] = '\0';
-	if (st == EV_OK && !ev_note_name_ok(origin))
-		st = ev_error_set(err, EV_REFUSED, "%s: '%s' is not an origin (printable ASCII without space or '+')", path,
-				  origin);
-	free(bytes);
-	if (st != EV_OK)
-		origin[0] = '\0';
-	return st;
-}
-
 /* The origin append signs under: the one recorded; else --origin, or this
  * host's name and the log's absolute path (so that two logs on one host,
  * or on two, never share one), which *new says record_origin must record:
@@ -315,7 +83,7 @@ static ev_status read_origin(const char *dir, char origin[EV_NOTE_NAME_MAX], str
 static ev_status settle_origin(struct ev_receipt_log *l, int *new, struct ev_error *err)
 {
 	*new = 0;
-	ev_status st = read_origin(l->dir, l->log_origin, err);
+	ev_status st = ev_log_origin_read(l->dir, l->log_origin, err);
 	if (st != EV_OK || l->log_origin[0]) {
 		if (st == EV_OK && l->origin && strcmp(l->origin, l->log_origin) != 0)
 			st = ev_error_set(err, EV_USAGE, "%s: this log's origin is %s (recorded in its file origin by its first "
@@ -341,16 +109,6 @@ static ev_status settle_origin(struct ev_receipt_log *l, int *new, struct ev_err
 	return EV_OK;
 }
 
-/* DIR/origin, recorded: a log's name, or the one a replica witnesses. */
-static ev_status record_origin(const char *dir, const char *origin, struct ev_error *err)
-{
-	char path[PATH_MAX], line[EV_NOTE_NAME_MAX + 1];
-	int len = snprintf(line, sizeof line, "%s\n", origin);
-	if (ev_path_join(path, sizeof path, dir, "origin") != 0)
-		return ev_error_set(err, EV_USAGE, "%s: path too long", dir);
-	return ev_publish_bytes(path, line, (size_t)len, 0644, err);
-}
-
 /* The one Ed25519 public key in the PEM file at path. */
 static ev_status one_public_key(const char *path, unsigned char pub[32], struct ev_error *err)
 {
@@ -372,7 +130,7 @@ ev_status ev_receipt_log_vkey(struct ev_receipt_log *l, const char *pub_path, ch
 	unsigned char pub[32];
 	ev_status st = EV_OK;
 	if (!name) {
-		if ((st = read_origin(l->dir, l->log_origin, err)) != EV_OK)
+		if ((st = ev_log_origin_read(l->dir, l->log_origin, err)) != EV_OK)
 			return st;
 		if (!l->log_origin[0])
 			return ev_error_set(err, EV_USAGE, "%s: no origin recorded yet (no append made this log); give "
@@ -394,22 +152,22 @@ ev_status ev_witness_vkey(const char *name, const char *pub_path, char vkey[EV_N
 ev_status ev_receipt_log_append(struct ev_receipt_log *l, const char *const *files, size_t n, struct ev_error *err)
 {
 	int lock = -1;
-	struct entries e = {0};
-	struct head *heads = NULL;
+	struct ev_log_entries e = {0};
+	struct ev_log_head *heads = NULL;
 	size_t nheads = 0;
 	struct ev_merkle tree = {0};
 	char *text = NULL;
 	size_t used = 0, cap = 0;
 	char(*hex)[EV_SHA256_HEX_LEN + 1] = calloc(n ? n : 1, sizeof *hex);
-	ev_status st = hex ? lock_log(l->dir, &lock, err) : ev_error_set(err, EV_ERROR, "out of memory");
+	ev_status st = hex ? ev_log_lock(l->dir, &lock, err) : ev_error_set(err, EV_ERROR, "out of memory");
 	if (st == EV_OK)
-		st = read_entries(l->dir, &e, err);
+		st = ev_log_entries_read(l->dir, &e, err);
 	if (st == EV_OK)
-		st = read_heads(l->dir, 1, &heads, &nheads, err);
+		st = ev_log_heads_read(l->dir, 1, &heads, &nheads, err);
 	if (st == EV_OK)
-		st = build_tree(&e, &tree, err);
+		st = ev_log_entries_tree(&e, &tree, err);
 	if (st == EV_OK && nheads) { /* nothing is added to a log that no longer is what it signed */
-		const struct head *last = &heads[nheads - 1];
+		const struct ev_log_head *last = &heads[nheads - 1];
 		ev_merkle_hash root;
 		if (last->size > e.n)
 			st = ev_error_set(err, EV_REFUSED, "%s: holds %zu entries, its tree head %s covers %zu: entries were "
@@ -460,13 +218,13 @@ ev_status ev_receipt_log_append(struct ev_receipt_log *l, const char *const *fil
 	if (st == EV_OK)
 		st = settle_origin(l, &new_origin, err);
 	if (st == EV_OK && n)
-		st = append_lines(l->dir, text, used, err);
+		st = ev_log_entries_append(l->dir, text, used, err);
 	/* the entries as they now are, their tree, its head, each proof */
 	if (st == EV_OK) {
-		entries_free(&e);
+		ev_log_entries_free(&e);
 		ev_merkle_free(&tree);
-		if ((st = read_entries(l->dir, &e, err)) == EV_OK)
-			st = build_tree(&e, &tree, err);
+		if ((st = ev_log_entries_read(l->dir, &e, err)) == EV_OK)
+			st = ev_log_entries_tree(&e, &tree, err);
 	}
 	ev_merkle_hash root;
 	if (st == EV_OK) {
@@ -491,7 +249,7 @@ ev_status ev_receipt_log_append(struct ev_receipt_log *l, const char *const *fil
 		json_decref(head);
 	}
 	if (st == EV_OK && new_origin)
-		st = record_origin(l->dir, l->log_origin, err);
+		st = ev_log_origin_record(l->dir, l->log_origin, err);
 	/* the same head as a C2SP checkpoint: a signed note needs a signature */
 	char *note = NULL;
 	size_t note_len = 0;
@@ -529,8 +287,8 @@ ev_status ev_receipt_log_append(struct ev_receipt_log *l, const char *const *fil
 	}
 	free(note);
 	ev_merkle_free(&tree);
-	heads_free(heads, nheads);
-	entries_free(&e);
+	ev_log_heads_free(heads, nheads);
+	ev_log_entries_free(&e);
 	free(text);
 	free(hex);
 	if (lock >= 0)
@@ -556,7 +314,7 @@ static int read_checkpoint(struct ev_receipt_log *l, const char *subject, const 
 	return 1;
 }
 
-/* A regular file read whole (at most NOTE_MAX bytes). @return 1, or 0 with
+/* A regular file read whole (at most EV_LOG_NOTE_MAX bytes). @return 1, or 0 with
  * a finding. */
 static int read_note_file(struct ev_receipt_log *l, const char *subject, const char *check, const char *path,
 			  char **bytes, size_t *len)
@@ -566,7 +324,7 @@ static int read_note_file(struct ev_receipt_log *l, const char *subject, const c
 	int fd = ev_input_open(path, "a C2SP note", &rerr);
 	if (fd >= 0)
 		close(fd);
-	if (fd < 0 || ev_file_read_all(path, NOTE_MAX, bytes, len, &rerr) != EV_OK) {
+	if (fd < 0 || ev_file_read_all(path, EV_LOG_NOTE_MAX, bytes, len, &rerr) != EV_OK) {
 		found(l, subject, check, "%s", rerr.text);
 		return 0;
 	}
@@ -576,10 +334,10 @@ static int read_note_file(struct ev_receipt_log *l, const char *subject, const c
 /* Each head's checkpoint, when one lies beside it: a signed note (with
  * trust, signed by a trusted key under the origin) saying what its head
  * says. */
-static void verify_checkpoints(struct ev_receipt_log *l, const struct head *heads, size_t nheads)
+static void verify_checkpoints(struct ev_receipt_log *l, const struct ev_log_head *heads, size_t nheads)
 {
 	for (size_t i = 0; i < nheads; i++) {
-		const struct head *h = &heads[i];
+		const struct ev_log_head *h = &heads[i];
 		char path[PATH_MAX], name[64], subject[64], *note = NULL;
 		size_t len = 0;
 		struct stat sb;
@@ -658,7 +416,7 @@ static void verify_cosignatures(struct ev_receipt_log *l, const struct ev_merkle
 /* Entry i's tlog-proof, when one lies beside its file: the proof of this
  * line at this index, against a checkpoint that holds and whose root this
  * log's first SIZE entries still hash to. */
-static void verify_tlog_proof(struct ev_receipt_log *l, const struct entries *e, const struct ev_merkle *tree, size_t i,
+static void verify_tlog_proof(struct ev_receipt_log *l, const struct ev_log_entries *e, const struct ev_merkle *tree, size_t i,
 			      const char *file, const char *subject)
 {
 	char path[PATH_MAX + 32], *text = NULL, why[512];
@@ -695,7 +453,7 @@ static void verify_tlog_proof(struct ev_receipt_log *l, const struct entries *e,
 
 /* Each entry whose inclusion proof lies beside its file: the proof made
  * for this line, at this index, verifying against its head. */
-static void verify_proofs(struct ev_receipt_log *l, const struct entries *e, const struct ev_merkle *tree)
+static void verify_proofs(struct ev_receipt_log *l, const struct ev_log_entries *e, const struct ev_merkle *tree)
 {
 	for (size_t i = 0; i < e->n; i++) {
 		const char *file = json_string_value(json_object_get(e->doc[i], "file"));
@@ -761,31 +519,31 @@ static void verify_proofs(struct ev_receipt_log *l, const struct entries *e, con
 
 ev_status ev_receipt_log_verify(struct ev_receipt_log *l, struct ev_error *err)
 {
-	struct entries e = {0};
-	struct head *heads = NULL;
+	struct ev_log_entries e = {0};
+	struct ev_log_head *heads = NULL;
 	size_t nheads = 0;
 	struct ev_merkle tree = {0};
 	struct stat sb;
 	if (stat(l->dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
 		return ev_error_set(err, EV_USAGE, "%s: no receipt log here (replicate log append makes one)", l->dir);
-	ev_status st = read_entries(l->dir, &e, err);
+	ev_status st = ev_log_entries_read(l->dir, &e, err);
 	if (st == EV_OK)
-		st = read_heads(l->dir, 0, &heads, &nheads, err);
+		st = ev_log_heads_read(l->dir, 0, &heads, &nheads, err);
 	if (st == EV_OK)
-		st = build_tree(&e, &tree, err);
+		st = ev_log_entries_tree(&e, &tree, err);
 	if (st != EV_OK)
 		goto out;
 	l->size = e.n;
 	l->heads = nheads;
 	struct ev_error oerr;
 	ev_error_clear(&oerr);
-	if (read_origin(l->dir, l->log_origin, &oerr) != EV_OK)
+	if (ev_log_origin_read(l->dir, l->log_origin, &oerr) != EV_OK)
 		found(l, "origin", "checkpoint", "%s", oerr.text);
 	ev_merkle_hash root;
 	ev_merkle_root(&tree, e.n, root);
 	ev_sha256_hex(root, l->root_hex);
 	for (size_t i = 0; i < nheads; i++) {
-		const struct head *h = &heads[i];
+		const struct ev_log_head *h = &heads[i];
 		char subject[64];
 		snprintf(subject, sizeof subject, "tree size %zu", h->size);
 		if (h->size > e.n) {
@@ -816,33 +574,33 @@ ev_status ev_receipt_log_verify(struct ev_receipt_log *l, struct ev_error *err)
 	st = l->findings ? EV_MISMATCH : EV_OK;
 out:
 	ev_merkle_free(&tree);
-	heads_free(heads, nheads);
-	entries_free(&e);
+	ev_log_heads_free(heads, nheads);
+	ev_log_entries_free(&e);
 	return st;
 }
 
 ev_status ev_receipt_log_consistency(struct ev_receipt_log *l, const char *old_head, const char *new_head,
 				     json_t **proof, char *why, size_t why_cap, struct ev_error *err)
 {
-	struct head old, new;
-	struct entries e = {0};
+	struct ev_log_head old, new;
+	struct ev_log_entries e = {0};
 	struct ev_merkle tree = {0};
 	*proof = NULL;
 	memset(&old, 0, sizeof old);
 	memset(&new, 0, sizeof new);
-	ev_status st = load_head(old_head, &old, err);
+	ev_status st = ev_log_head_load(old_head, &old, err);
 	if (st == EV_OK)
-		st = load_head(new_head, &new, err);
+		st = ev_log_head_load(new_head, &new, err);
 	if (st == EV_OK && (old.size == 0 || old.size > new.size))
 		st = ev_error_set(err, EV_USAGE, "%s (size %zu) must be a head of a smaller non-empty tree than %s (size %zu)",
 				  old_head, old.size, new_head, new.size);
 	if (st == EV_OK)
-		st = read_entries(l->dir, &e, err);
+		st = ev_log_entries_read(l->dir, &e, err);
 	if (st == EV_OK && e.n < new.size)
 		st = ev_error_set(err, EV_USAGE, "%s: holds %zu entries; %s covers %zu: not this log's head", l->dir, e.n,
 				  new_head, new.size);
 	if (st == EV_OK)
-		st = build_tree(&e, &tree, err);
+		st = ev_log_entries_tree(&e, &tree, err);
 	if (st != EV_OK)
 		goto out;
 	ev_merkle_hash path[EV_MERKLE_MAX_PROOF], mine_old, mine_new;
@@ -872,7 +630,7 @@ ev_status ev_receipt_log_consistency(struct ev_receipt_log *l, const char *old_h
 	}
 out:
 	ev_merkle_free(&tree);
-	entries_free(&e);
+	ev_log_entries_free(&e);
 	json_decref(old.doc);
 	json_decref(new.doc);
 	return st;
@@ -881,21 +639,21 @@ out:
 ev_status ev_receipt_log_offer(struct ev_receipt_log *l, size_t old_size, const char *old_root_hex, json_t **head,
 			       json_t **proof, char *label, size_t cap, char *why, size_t why_cap, struct ev_error *err)
 {
-	struct entries e = {0};
-	struct head *heads = NULL;
+	struct ev_log_entries e = {0};
+	struct ev_log_head *heads = NULL;
 	size_t nheads = 0;
 	struct ev_merkle tree = {0};
 	*head = *proof = NULL;
-	ev_status st = read_entries(l->dir, &e, err);
+	ev_status st = ev_log_entries_read(l->dir, &e, err);
 	if (st == EV_OK)
-		st = read_heads(l->dir, 1, &heads, &nheads, err);
+		st = ev_log_heads_read(l->dir, 1, &heads, &nheads, err);
 	if (st == EV_OK && !nheads)
 		st = ev_error_set(err, EV_USAGE, "%s: the log has no tree head yet (replicate log append writes one)", l->dir);
 	if (st == EV_OK)
-		st = build_tree(&e, &tree, err);
+		st = ev_log_entries_tree(&e, &tree, err);
 	if (st != EV_OK)
 		goto out;
-	const struct head *last = &heads[nheads - 1];
+	const struct ev_log_head *last = &heads[nheads - 1];
 	ev_merkle_hash old_root, mine;
 	ev_path_label(json_string_value(json_object_get(last->doc, "host")), label, cap);
 	if (last->size > e.n) {
@@ -925,233 +683,8 @@ ev_status ev_receipt_log_offer(struct ev_receipt_log *l, size_t old_size, const 
 	}
 out:
 	ev_merkle_free(&tree);
-	heads_free(heads, nheads);
-	entries_free(&e);
-	return st;
-}
-
-/* One line from fd into line (cap bytes), without its newline. */
-static ev_status read_line(int fd, char *line, size_t cap, struct ev_error *err)
-{
-	size_t n = 0;
-	for (;;) {
-		char c;
-		ssize_t r = read(fd, &c, 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return ev_error_set(err, EV_ERROR, "the sender's line ended early");
-		if (c == '\n')
-			break;
-		if (n + 1 >= cap)
-			return ev_error_set(err, EV_USAGE, "the sender's line is longer than %zu bytes", cap);
-		line[n++] = c;
-	}
-	line[n] = 0;
-	return EV_OK;
-}
-
-static void say(int fd, const char *text)
-{
-	size_t len = strlen(text);
-	while (len) {
-		ssize_t w = write(fd, text, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		text += w;
-		len -= (size_t)w;
-	}
-}
-
-/* The witness's rules beyond the consistency proof (c2sp.org/tlog-witness):
- * a checkpoint, signed by a log key this replica trusts, named as the log
- * it first cosigned under this label (origin_seen; *first when none yet),
- * saying what the head says. @return 1 cosign it; 0 keep the head without
- * cosigning (no log key trusted here, or an unsigned log: nothing to
- * cosign), why (cap bytes) says so; -1 refuse, why says what does not
- * hold. *note is the checkpoint (inside msg). */
-static int witness_judges(const struct ev_witness *w, const json_t *msg, const struct head *new, const char *kept_dir,
-			  char origin_seen[EV_NOTE_NAME_MAX], int *first, const char **note, char *why, size_t cap)
-{
-	char cwhy[512], had[EV_SHA256_HEX_LEN + 1], says[EV_SHA256_HEX_LEN + 1];
-	struct ev_checkpoint cp;
-	struct ev_error oerr;
-	ev_error_clear(&oerr);
-	*note = json_string_value(json_object_get(msg, "checkpoint"));
-	*first = 0;
-	if (!w->trust || !ev_trust_count(w->trust)) {
-		snprintf(why, cap, "this replica trusts no log key (--trust, or trust in its configuration)");
-		return 0;
-	}
-	if (!*note) {
-		snprintf(why, cap, "the head came without a checkpoint (an unsigned log)");
-		return 0;
-	}
-	if (ev_checkpoint_read(*note, strlen(*note), w->trust, &cp, cwhy, sizeof cwhy) != EV_OK)
-		snprintf(why, cap, "checkpoint: %.480s", cwhy);
-	else if (read_origin(kept_dir, origin_seen, &oerr) != EV_OK)
-		snprintf(why, cap, "%.500s", oerr.text);
-	else if (origin_seen[0] && strcmp(origin_seen, cp.origin) != 0)
-		snprintf(why, cap, "unknown origin %.100s: this replica witnesses this host's log as %.100s (%.200s/origin)",
-			 cp.origin, origin_seen, kept_dir);
-	else if (cp.size != new->size || memcmp(cp.root, new->root, sizeof cp.root) != 0)
-		ev_sha256_hex(cp.root, says), ev_sha256_hex(new->root, had),
-			snprintf(why, cap, "the checkpoint says size %zu, root %s; the head says size %zu, root %s", cp.size,
-				 says, new->size, had);
-	else if (!origin_seen[0])
-		*first = 1, snprintf(origin_seen, EV_NOTE_NAME_MAX, "%s", cp.origin);
-	return why[0] ? -1 : 1;
-}
-
-/* The cosignature line this replica already made of note at path (the
- * file it kept), into line: @return 1 when it kept that very checkpoint
- * cosigned, 0 otherwise. A head offered again is answered with the same
- * line, so that a push repeated gets the same evidence, not a new time. */
-static int cosigned_before(const char *path, const char *note, char *line, size_t cap)
-{
-	char *kept = NULL;
-	size_t len = 0, n = strlen(note);
-	struct ev_error ignored;
-	int same = 0;
-	if (ev_file_read_all(path, NOTE_MAX, &kept, &len, &ignored) != EV_OK)
-		return 0;
-	if (len > n && memcmp(kept, note, n) == 0 && memchr(kept + n, '\n', len - n) == kept + len - 1 &&
-	    len - n < cap) {
-		memcpy(line, kept + n, len - n);
-		line[len - n] = '\0';
-		same = 1;
-	}
-	free(kept);
-	return same;
-}
-
-/* Cosign note as w, keep it as KEPT/heads/checkpoint-SIZE, and the origin
- * when it is the first: line (cap bytes) receives the cosignature's line. */
-static ev_status witness_cosigns(const struct ev_witness *w, const char *note, size_t size, const char *kept_dir,
-				 const char *origin, int first, char *line, size_t cap, struct ev_error *err)
-{
-	size_t len = strlen(note);
-	char path[PATH_MAX + 32];
-	snprintf(path, sizeof path, "%s/heads/checkpoint-%010zu", kept_dir, size);
-	if (cosigned_before(path, note, line, cap)) {
-		line[strcspn(line, "\n")] = '\0';
-		return EV_OK;
-	}
-	ev_status st = ev_cosignature_make(note, len, w->name, (uint64_t)time(NULL), w->key, line, cap, err);
-	char *cosigned = st == EV_OK ? malloc(len + strlen(line) + 1) : NULL;
-	if (st == EV_OK && !cosigned)
-		st = ev_error_set(err, EV_ERROR, "out of memory");
-	if (st == EV_OK) {
-		memcpy(cosigned, note, len);
-		memcpy(cosigned + len, line, strlen(line) + 1);
-		st = ev_publish_bytes(path, cosigned, strlen(cosigned), 0644, err);
-	}
-	if (st == EV_OK && first)
-		st = record_origin(kept_dir, origin, err);
-	free(cosigned);
-	line[strcspn(line, "\n")] = '\0';
-	return st;
-}
-
-ev_status ev_receipt_log_keep_head(int in, int out, const char *dir, const char *label, const struct ev_witness *w,
-				   struct ev_error *err)
-{
-	char kept_dir[PATH_MAX], text[PATH_MAX + 768];
-	if (!label[0] || strchr(label, '/') || label[0] == '.')
-		return ev_error_set(err, EV_USAGE, "LABEL: a plain name, not '%s'", label);
-	if (snprintf(kept_dir, sizeof kept_dir, "%s/log-heads/%s", dir, label) >= (int)sizeof kept_dir)
-		return ev_error_set(err, EV_USAGE, "%s: path too long", dir);
-	snprintf(text, sizeof text, "%s/log-heads", dir);
-	if ((mkdir(dir, 0755) != 0 && errno != EEXIST) || (mkdir(text, 0755) != 0 && errno != EEXIST) ||
-	    (mkdir(kept_dir, 0755) != 0 && errno != EEXIST))
-		return ev_error_errno(err, errno, "%s: cannot make it", kept_dir);
-	struct head *heads = NULL;
-	size_t nheads = 0;
-	/* the heads kept from LABEL lie as a log's own do: KEPT/heads/head-SIZE.json */
-	ev_status st = read_heads(kept_dir, 1, &heads, &nheads, err);
-	if (st != EV_OK)
-		return st;
-	const struct head *old = nheads ? &heads[nheads - 1] : NULL;
-	if (old)
-		snprintf(text, sizeof text, "have %zu %s\n", old->size, json_string_value(json_object_get(old->doc, "root_sha256")));
-	else
-		snprintf(text, sizeof text, "have 0 -\n");
-	say(out, text);
-	char *line = malloc(1 << 20);
-	json_t *msg = NULL, *new_doc = NULL;
-	if (!line) {
-		heads_free(heads, nheads);
-		return ev_error_set(err, EV_ERROR, "out of memory");
-	}
-	if ((st = read_line(in, line, 1 << 20, err)) == EV_OK) {
-		json_error_t je;
-		if (!(msg = json_loads(line, JSON_REJECT_DUPLICATES, &je)))
-			st = ev_error_set(err, EV_USAGE, "the sender's line is not JSON: %s", je.text);
-	}
-	struct head new;
-	memset(&new, 0, sizeof new);
-	char why[512] = "";
-	if (st == EV_OK) {
-		new_doc = json_object_get(msg, "head");
-		const json_t *size = json_object_get(new_doc, "size");
-		if (strcmp(json_string_value(json_object_get(new_doc, "format")) ?: "", EV_TREE_HEAD_FORMAT) != 0 ||
-		    !json_is_integer(size) || json_integer_value(size) < 1 ||
-		    ev_hex_decode(json_string_value(json_object_get(new_doc, "root_sha256")), new.root, sizeof new.root) != 0)
-			st = ev_error_set(err, EV_USAGE, "the sender's head is not an %s document", EV_TREE_HEAD_FORMAT);
-		else
-			new.size = (size_t)json_integer_value(size);
-	}
-	if (st == EV_OK && old) {
-		ev_merkle_hash proof[EV_MERKLE_MAX_PROOF];
-		size_t len = 0, k;
-		json_t *h;
-		int ok = 1;
-		json_array_foreach(json_object_get(msg, "proof"), k, h)
-			ok = ok && len < EV_MERKLE_MAX_PROOF && ev_hex_decode(json_string_value(h), proof[len++], EV_SHA256_LEN) == 0;
-		if (new.size < old->size)
-			snprintf(why, sizeof why, "the head offered covers %zu entries, the one kept from %s covers %zu: its log "
-				 "shrank", new.size, label, old->size);
-		else if (!ok || !ev_merkle_verify_consistency(old->size, new.size, old->root, new.root,
-							    (const ev_merkle_hash *)proof, len))
-			snprintf(why, sizeof why, "the head offered (size %zu) does not extend the one kept from %s (size %zu, "
-				 "root %s): its history was rewritten", new.size, label, old->size,
-				 json_string_value(json_object_get(old->doc, "root_sha256")));
-	}
-	const char *note = NULL;
-	char origin_seen[EV_NOTE_NAME_MAX] = "", cosignature[EV_NOTE_NAME_MAX + 160] = "", not_cosigned[sizeof why] = "";
-	int first = 0, cosign = 0;
-	if (st == EV_OK && !why[0] && w && w->key &&
-	    (cosign = witness_judges(w, msg, &new, kept_dir, origin_seen, &first, &note, why, sizeof why)) == 0) {
-		snprintf(not_cosigned, sizeof not_cosigned, "%s", why);
-		why[0] = '\0';
-	}
-	if (st == EV_OK && why[0]) {
-		snprintf(text, sizeof text, "refused: %s\n", why);
-		say(out, text);
-		st = ev_error_set(err, EV_MISMATCH, "%s", why);
-	} else if (st == EV_OK && !(old && old->size == new.size)) { /* the same head: nothing new to keep */
-		char path[PATH_MAX + 32];
-		snprintf(path, sizeof path, "%s/heads/head-%010zu.json", kept_dir, new.size);
-		char sub[PATH_MAX + 8];
-		snprintf(sub, sizeof sub, "%s/heads", kept_dir);
-		if (mkdir(sub, 0755) != 0 && errno != EEXIST)
-			st = ev_error_errno(err, errno, "%s: cannot make it", sub);
-		if (st == EV_OK)
-			st = ev_publish_json(path, new_doc, err);
-	}
-	if (st == EV_OK && cosign == 1)
-		st = witness_cosigns(w, note, new.size, kept_dir, origin_seen, first, cosignature, sizeof cosignature, err);
-	if (st == EV_OK) {
-		snprintf(text, sizeof text, "kept head-%010zu%s%s%s\n", new.size,
-			 cosignature[0] ? " cosigned " : not_cosigned[0] ? " not cosigned: " : "",
-			 cosignature[0] ? cosignature : "", not_cosigned);
-		say(out, text);
-	}
-	json_decref(msg);
-	free(line);
-	heads_free(heads, nheads);
+	ev_log_heads_free(heads, nheads);
+	ev_log_entries_free(&e);
 	return st;
 }
 
@@ -1171,7 +704,7 @@ ev_status ev_receipt_log_checkpoint(const struct ev_receipt_log *l, size_t size,
 	if (fd < 0)
 		return err->status;
 	close(fd);
-	return ev_file_read_all(path, NOTE_MAX, note, len, err);
+	return ev_file_read_all(path, EV_LOG_NOTE_MAX, note, len, err);
 }
 
 ev_status ev_receipt_log_keep_cosignature(const struct ev_receipt_log *l, size_t size, const char *line, char *name,
@@ -1214,7 +747,7 @@ ev_status ev_receipt_log_keep_cosignature(const struct ev_receipt_log *l, size_t
 			struct ev_error ignored;
 			strcat(path, sub);
 			/* the same head pushed again: the replica answers with the line it gave */
-			if (ev_file_read_all(path, NOTE_MAX, &kept, &kept_len, &ignored) == EV_OK && kept_len == strlen(cosigned) &&
+			if (ev_file_read_all(path, EV_LOG_NOTE_MAX, &kept, &kept_len, &ignored) == EV_OK && kept_len == strlen(cosigned) &&
 			    memcmp(kept, cosigned, kept_len) == 0)
 				;
 			else if (kept)
@@ -1229,80 +762,4 @@ ev_status ev_receipt_log_keep_cosignature(const struct ev_receipt_log *l, size_t
 	free(note);
 	free(cosigned);
 	return st;
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The cosigned checkpoints' paths, in name order. */
-static ev_status list_cosigned(const char *dir, struct ev_log_view *v, struct ev_error *err)
-{
-	char top[PATH_MAX], sub[PATH_MAX + 256], path[PATH_MAX + 512];
-	if (ev_path_join(top, sizeof top, dir, "cosignatures") != 0)
-		return ev_error_set(err, EV_USAGE, "%s: path too long", dir);
-	DIR *d = opendir(top), *c;
-	struct dirent *de, *ce;
-	struct stat sb;
-	size_t cap = 0;
-	ev_status st = EV_OK;
-	while (st == EV_OK && d && (de = readdir(d))) {
-		if (ev_path_join(sub, sizeof sub, top, de->d_name) != 0 || de->d_name[0] == '.' || lstat(sub, &sb) != 0 || !S_ISDIR(sb.st_mode) || !(c = opendir(sub)))
-			continue;
-		while (st == EV_OK && (ce = readdir(c))) {
-			if (ev_path_join(path, sizeof path, sub, ce->d_name) != 0 || strncmp(ce->d_name, "checkpoint-", 11) != 0 ||
-			    lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
-				continue;
-			if (ev_grow_array(&v->cosigned, &cap, v->ncosigned + 1, sizeof *v->cosigned) != 0) {
-				st = ev_error_set(err, EV_ERROR, "out of memory");
-				break;
-			}
-			if (!(v->cosigned[v->ncosigned] = strdup(path)))
-				st = ev_error_set(err, EV_ERROR, "out of memory");
-			else
-				v->ncosigned++;
-		}
-		closedir(c);
-	}
-	if (d)
-		closedir(d);
-	if (v->ncosigned)
-		qsort(v->cosigned, v->ncosigned, sizeof *v->cosigned, by_name);
-	return st;
-}
-
-ev_status ev_log_view_read(const char *dir, struct ev_log_view *v, struct ev_error *err)
-{
-	memset(v, 0, sizeof *v);
-	struct entries e;
-	ev_status st = read_entries(dir, &e, err);
-	if (st == EV_OK)
-		st = read_origin(dir, v->origin, err);
-	if (st == EV_OK && !(v->sha256 = calloc(e.n + 1, sizeof *v->sha256)))
-		st = ev_error_set(err, EV_ERROR, "out of memory");
-	for (size_t i = 0; st == EV_OK && i < e.n; i++) {
-		const char *hex = json_string_value(json_object_get(e.doc[i], "sha256"));
-		if (!hex || !ev_sha256_hex_valid(hex))
-			st = ev_error_set(err, EV_REFUSED, "%s/entries.jsonl: entry %zu: no \"sha256\" of the file logged", dir,
-					  i);
-		else
-			snprintf(v->sha256[i], sizeof v->sha256[i], "%s", hex);
-	}
-	if (st == EV_OK && (st = build_tree(&e, &v->tree, err)) == EV_OK)
-		v->n = e.n;
-	if (st == EV_OK)
-		st = list_cosigned(dir, v, err);
-	entries_free(&e);
-	return st;
-}
-
-void ev_log_view_free(struct ev_log_view *v)
-{
-	free(v->sha256);
-	ev_merkle_free(&v->tree);
-	for (size_t i = 0; i < v->ncosigned; i++)
-		free(v->cosigned[i]);
-	free(v->cosigned);
-	memset(v, 0, sizeof *v);
 }

@@ -4,25 +4,8 @@
  * so that a history rewritten quietly is caught. What `replicate log`
  * does.
  *
- * A log is a directory (doc/formats.md "The receipt log"):
- *   entries.jsonl   one canonical JSON line per entry, appended, never
- *                   rewritten: {"added", "file", "kind", "sha256"} (the
- *                   file's real path, its kind: "seal" or the receipt's,
- *                   the SHA-256 of its bytes); the line's bytes are the
- *                   leaf's data;
- *   heads/head-SIZE.json   a tree head after every append:
- *                   {"format": "evidence-tree-head/1", "host", "root_sha256",
- *                   "size", "time"}, signed with the key given;
- *   heads/checkpoint-SIZE   with a key, the same head as a C2SP checkpoint
- *                   (lib/receipt/checkpoint), signed under the origin;
- *   origin          the log's name in its checkpoints, one line, written by
- *                   the first append and never changed;
- *   .lock           appends are serialised with flock on it.
- *   cosignatures/NAME/checkpoint-SIZE   a checkpoint a replica (NAME) cosigned
- *                   when a push gave it this log's head (keep-head);
- * And beside each file appended, FILE.inclusion.json: its inclusion proof
- * against the tree head written by that append; with a key, also
- * FILE.tlog-proof, the same proof as a C2SP tlog-proof.
+ * A log is a directory of files (lib/receipt/log_files: its layout and
+ * every read and write of them; doc/formats.md "The receipt log").
  *
  * append: the log must still match its latest tree head before anything is
  * added (else refused: verify names what changed); a file already in it
@@ -48,12 +31,9 @@
 #include "lib/core/sha256.h"
 #include "lib/core/status.h"
 #include "lib/receipt/checkpoint.h"
+#include "lib/receipt/log_files.h"
 #include "lib/receipt/merkle.h"
 #include "lib/receipt/signature.h"
-
-#define EV_TREE_HEAD_FORMAT "evidence-tree-head/1"
-#define EV_INCLUSION_FORMAT "evidence-inclusion/1"
-#define EV_CONSISTENCY_FORMAT "evidence-consistency/1"
 
 struct ev_receipt_log {
 	/* inputs */
@@ -120,30 +100,6 @@ ev_status ev_receipt_log_consistency(struct ev_receipt_log *l, const char *old_h
 ev_status ev_receipt_log_offer(struct ev_receipt_log *l, size_t old_size, const char *old_root_hex, json_t **head,
 			       json_t **proof, char *label, size_t cap, char *why, size_t why_cap, struct ev_error *err);
 
-/* A replica as a witness (c2sp.org/tlog-cosignature): with a key,
- * keep-head cosigns the checkpoint of every head it keeps, for the logs
- * whose keys it trusts. */
-struct ev_witness {
-	const struct ev_signing_key *key; /* NULL: heads are kept, nothing is cosigned */
-	const struct ev_trust *trust;     /* the log keys it cosigns for; required with a key */
-	const char *name;                 /* the cosigner's name in its signature lines */
-};
-
-/* The far end (`replicate keep-head DIR LABEL`): says on out "have SIZE
- * ROOT" (the last head kept in DIR/log-heads/LABEL, or "have 0 -"), reads
- * one line from in, {"head": HEAD, "proof": [hex...], "checkpoint": NOTE
- * (a signed log's)}, and keeps HEAD as DIR/log-heads/LABEL/head-SIZE.json
- * only when the proof shows the kept head's tree a prefix of it (RFC 9162
- * §2.1.4.2), answering "kept head-SIZE" or "refused: WHY". With w's key,
- * it cosigns too, as a witness does: only a checkpoint signed by a trusted
- * key, whose origin is the one first cosigned under LABEL (recorded in
- * DIR/log-heads/LABEL/origin), saying what the head says; the cosigned
- * checkpoint is kept beside the head (checkpoint-SIZE) and the answer is
- * "kept head-SIZE cosigned LINE", LINE the cosignature's. @return EV_OK
- * kept; EV_MISMATCH refused; EV_USAGE or EV_ERROR. */
-ev_status ev_receipt_log_keep_head(int in, int out, const char *dir, const char *label, const struct ev_witness *w,
-				   struct ev_error *err);
-
 /* The pushing side again: this log's checkpoint of size entries (*note
  * malloc'd, *len bytes; NULL when the log wrote none: unsigned). */
 ev_status ev_receipt_log_checkpoint(const struct ev_receipt_log *l, size_t size, char **note, size_t *len,
@@ -157,24 +113,5 @@ ev_status ev_receipt_log_checkpoint(const struct ev_receipt_log *l, size_t size,
  * EV_ERROR. */
 ev_status ev_receipt_log_keep_cosignature(const struct ev_receipt_log *l, size_t size, const char *line, char *name,
 					  size_t cap, char *why, size_t why_cap, struct ev_error *err);
-
-/* A log as a judge who is not the log reads it (replicate accept): its
- * origin, each entry's SHA-256 (its "sha256"), the tree over its leaves,
- * and the paths of the cosigned checkpoints lying in it
- * (cosignatures/NAME/checkpoint-SIZE, never through a link). Nothing is
- * verified here but the lines' form; the judge holds the checkpoints to
- * its own keys. */
-struct ev_log_view {
-	char origin[EV_NOTE_NAME_MAX];       /* "" when none is recorded */
-	size_t n;                            /* entries */
-	char (*sha256)[EV_SHA256_HEX_LEN + 1]; /* n of them */
-	struct ev_merkle tree;
-	char **cosigned;                     /* paths */
-	size_t ncosigned;
-};
-/* @return EV_OK; EV_REFUSED (a line that is not an entry) or EV_ERROR,
- * naming the file. */
-ev_status ev_log_view_read(const char *dir, struct ev_log_view *v, struct ev_error *err);
-void ev_log_view_free(struct ev_log_view *v);
 
 #endif
