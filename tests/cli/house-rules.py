@@ -29,6 +29,9 @@ is one, else 0. The rules:
   format-table           doc/design.md's "Formats and their owners" names
                          each format, as "evidence-NAME/N", on a row that
                          names the file spelling it (its path, no suffix)
+  long-function          a function of more than 100 lines (its body) says
+                         why it is kept whole, in the comment above it
+                         ("Kept whole: WHY"); else it is split
   tool-prefix            a function a tool file exports carries its tool's
                          prefix (main excepted)
   spdx                   every source file (C, C++, shell, Python, man
@@ -148,6 +151,42 @@ for top in ("lib",) + TOOLS:
                 m = exported.match(line)
                 if m and m.group(1) != "main" and not m.group(1).startswith(top + "_") and not line.rstrip().endswith(";"):
                     bad.append("tool-prefix: %s:%d: %s exports %s() without the prefix %s_" % (path, n, top, m.group(1), top))
+LONG_FUNCTION = 100
+
+
+def long_functions(path):
+    """(line, name, body lines, the comment above) of each function longer than LONG_FUNCTION."""
+    lines = open(os.path.join(root, path), encoding="utf-8", errors="replace").read().split("\n")
+    i = 0
+    while i < len(lines):
+        if lines[i] == "{" and i > 0:
+            start = i - 1
+            while start > 0 and lines[start][:1] in ("\t", " "):
+                start -= 1
+            end = i + 1
+            while end < len(lines) and lines[end] != "}":
+                end += 1
+            if end - i - 1 > LONG_FUNCTION:
+                above, k = [], start - 1
+                if k >= 0 and lines[k].rstrip().endswith("*/"):
+                    while k >= 0:
+                        above.insert(0, lines[k])
+                        if lines[k].lstrip().startswith("/*"):
+                            break
+                        k -= 1
+                m = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\(", lines[start])
+                yield start + 1, m.group(1) if m else lines[start].strip(), end - i - 1, "\n".join(above)
+            i = end
+        i += 1
+
+
+for top in ("lib",) + TOOLS:
+    for path in sources(top):
+        if path.endswith(".c"):
+            for n, name, body, above in long_functions(path):
+                if "Kept whole:" not in above:
+                    bad.append("long-function: %s:%d: %s() is %d lines; split it, or say above it why it is kept "
+                               "whole (\"Kept whole: ...\")" % (path, n, name, body))
 SPDX = "SPDX-License-Identifier: Apache-2.0"
 SPDX_DIRS = ("lib", "seal", "audit", "replicate", "capture", "tests", "bench", "scripts", "doc/examples", ".ci",
              "share/man", "debian")

@@ -149,54 +149,48 @@ ev_status ev_witness_vkey(const char *name, const char *pub_path, char vkey[EV_N
 	return st == EV_OK ? ev_note_vkey(name, EV_NOTE_COSIGNATURE, pub, vkey, err) : st;
 }
 
-ev_status ev_receipt_log_append(struct ev_receipt_log *l, const char *const *files, size_t n, struct ev_error *err)
+/* Nothing is added to a log that no longer is what its last head signed. */
+static ev_status still_as_signed(const struct ev_receipt_log *l, const struct ev_log_entries *e,
+				 const struct ev_merkle *tree, const struct ev_log_head *last, struct ev_error *err)
 {
-	int lock = -1;
-	struct ev_log_entries e = {0};
-	struct ev_log_head *heads = NULL;
-	size_t nheads = 0;
-	struct ev_merkle tree = {0};
-	char *text = NULL;
-	size_t used = 0, cap = 0;
-	char(*hex)[EV_SHA256_HEX_LEN + 1] = calloc(n ? n : 1, sizeof *hex);
-	ev_status st = hex ? ev_log_lock(l->dir, &lock, err) : ev_error_set(err, EV_ERROR, "out of memory");
-	if (st == EV_OK)
-		st = ev_log_entries_read(l->dir, &e, err);
-	if (st == EV_OK)
-		st = ev_log_heads_read(l->dir, 1, &heads, &nheads, err);
-	if (st == EV_OK)
-		st = ev_log_entries_tree(&e, &tree, err);
-	if (st == EV_OK && nheads) { /* nothing is added to a log that no longer is what it signed */
-		const struct ev_log_head *last = &heads[nheads - 1];
-		ev_merkle_hash root;
-		if (last->size > e.n)
-			st = ev_error_set(err, EV_REFUSED, "%s: holds %zu entries, its tree head %s covers %zu: entries were "
-					  "removed; nothing appended (replicate log verify names them)", l->dir, e.n, last->path,
-					  last->size);
-		else if ((ev_merkle_root(&tree, last->size, root), memcmp(root, last->root, sizeof root) != 0))
-			st = ev_error_set(err, EV_REFUSED, "%s: its first %zu entries no longer hash to the root its tree head "
-					  "%s signed: the log was rewritten; nothing appended (replicate log verify names the "
-					  "entry)", l->dir, last->size, last->path);
-	}
+	ev_merkle_hash root;
+	if (last->size > e->n)
+		return ev_error_set(err, EV_REFUSED, "%s: holds %zu entries, its tree head %s covers %zu: entries were "
+				    "removed; nothing appended (replicate log verify names them)", l->dir, e->n, last->path,
+				    last->size);
+	ev_merkle_root(tree, last->size, root);
+	if (memcmp(root, last->root, sizeof root) != 0)
+		return ev_error_set(err, EV_REFUSED, "%s: its first %zu entries no longer hash to the root its tree head "
+				    "%s signed: the log was rewritten; nothing appended (replicate log verify names the "
+				    "entry)", l->dir, last->size, last->path);
+	return EV_OK;
+}
+
+/* The new entries' lines (*text, *used bytes), one per file in order,
+ * each file's SHA-256 into hex[i]: a file already in the log, or given
+ * twice, is refused. */
+static ev_status entry_lines(const struct ev_log_entries *e, const char *const *files, size_t n,
+			     char (*hex)[EV_SHA256_HEX_LEN + 1], char **text, size_t *used, struct ev_error *err)
+{
+	size_t cap = 0;
+	ev_status st = EV_OK;
 	for (size_t i = 0; i < n && st == EV_OK; i++) {
 		char *bytes = NULL, kind[64], real[PATH_MAX], added[32];
 		size_t len = 0;
 		uint8_t d[EV_SHA256_LEN];
 		int fd = ev_input_open(files[i], "a receipt or seal", err);
-		if (fd < 0) {
-			st = err->status;
-			break;
-		}
+		if (fd < 0)
+			return err->status;
 		close(fd);
 		if ((st = ev_file_read_all(files[i], DOC_MAX, &bytes, &len, err)) == EV_OK &&
 		    (st = kind_of(files[i], bytes, len, kind, sizeof kind, err)) == EV_OK &&
 		    (st = ev_sha256_buffer(bytes, len, d, err)) == EV_OK) {
 			ev_sha256_hex(d, hex[i]);
-			for (size_t k = 0; k < e.n && st == EV_OK; k++)
-				if (strcmp(json_string_value(json_object_get(e.doc[k], "sha256")) ?: "", hex[i]) == 0)
+			for (size_t k = 0; k < e->n && st == EV_OK; k++)
+				if (strcmp(json_string_value(json_object_get(e->doc[k], "sha256")) ?: "", hex[i]) == 0)
 					st = ev_error_set(err, EV_REFUSED, "%s: already in the log as entry %zu (%s); nothing "
 							  "appended", files[i], k,
-							  json_string_value(json_object_get(e.doc[k], "file")) ?: "?");
+							  json_string_value(json_object_get(e->doc[k], "file")) ?: "?");
 			for (size_t k = 0; k < i && st == EV_OK; k++)
 				if (strcmp(hex[k], hex[i]) == 0)
 					st = ev_error_set(err, EV_USAGE, "%s: given twice (the same bytes as %s)", files[i],
@@ -209,10 +203,93 @@ ev_status ev_receipt_log_append(struct ev_receipt_log *l, const char *const *fil
 			break;
 		ev_utc_now(added, sizeof added);
 		json_t *line = json_pack("{s:s, s:s, s:s, s:s}", "added", added, "file", real, "kind", kind, "sha256", hex[i]);
-		if (!line || ev_json_append(line, &text, &used, &cap) != 0 || ev_json_append_raw("\n", 1, &text, &used, &cap) != 0)
+		if (!line || ev_json_append(line, text, used, &cap) != 0 || ev_json_append_raw("\n", 1, text, used, &cap) != 0)
 			st = ev_error_set(err, EV_ERROR, "out of memory");
 		json_decref(line);
 	}
+	return st;
+}
+
+/* The tree head of the log as it now is (heads/head-SIZE.json, signed
+ * with the key given), its root into l->root_hex and root. */
+static ev_status write_head(struct ev_receipt_log *l, const struct ev_log_entries *e, const struct ev_merkle *tree,
+			    ev_merkle_hash root, struct ev_error *err)
+{
+	char time[32], host[256] = "", name[64];
+	ev_merkle_root(tree, e->n, root);
+	ev_sha256_hex(root, l->root_hex);
+	l->size = e->n;
+	ev_utc_now(time, sizeof time);
+	gethostname(host, sizeof host - 1);
+	json_t *head = json_pack("{s:s, s:s, s:s, s:I, s:s}", "format", EV_TREE_HEAD_FORMAT, "host", host, "root_sha256",
+				 l->root_hex, "size", (json_int_t)e->n, "time", time);
+	snprintf(name, sizeof name, "heads/head-%010zu.json", e->n);
+	ev_status st = EV_OK;
+	if (!head)
+		st = ev_error_set(err, EV_ERROR, "out of memory");
+	else if (l->sign_key)
+		st = ev_receipt_sign(head, l->sign_key, err);
+	if (st == EV_OK && ev_path_join(l->head_path, sizeof l->head_path, l->dir, name) != 0)
+		st = ev_error_set(err, EV_USAGE, "%s: path too long", l->dir);
+	if (st == EV_OK)
+		st = ev_publish_json(l->head_path, head, err);
+	json_decref(head);
+	return st;
+}
+
+/* Beside each file appended (entries from..e->n): its inclusion proof
+ * against the head just written and, when the head has a checkpoint
+ * (note), the same proof as a C2SP tlog-proof. */
+static ev_status write_proofs(struct ev_receipt_log *l, const struct ev_log_entries *e, const struct ev_merkle *tree,
+			      size_t from, const char *note, size_t note_len, struct ev_error *err)
+{
+	ev_status st = EV_OK;
+	for (size_t i = from; i < e->n && st == EV_OK; i++) {
+		ev_merkle_hash path[EV_MERKLE_MAX_PROOF];
+		size_t len;
+		char leaf[EV_SHA256_HEX_LEN + 1], proof_path[PATH_MAX + 32];
+		const char *file = json_string_value(json_object_get(e->doc[i], "file"));
+		ev_merkle_inclusion(tree, i, e->n, path, &len);
+		ev_sha256_hex(e->leaf[i], leaf);
+		json_t *proof = json_pack("{s:s, s:I, s:s, s:s, s:o, s:s, s:I}", "format", EV_INCLUSION_FORMAT, "index",
+					  (json_int_t)i, "leaf_sha256", leaf, "log", l->head_path, "path", hashes_json(path, len),
+					  "root_sha256", l->root_hex, "size", (json_int_t)e->n);
+		proof_path_of(file, proof_path, sizeof proof_path);
+		st = proof ? ev_publish_json(proof_path, proof, err) : ev_error_set(err, EV_ERROR, "out of memory");
+		json_decref(proof);
+		char tlog_path[PATH_MAX + 32], *tlog = NULL;
+		size_t tlog_len = 0;
+		snprintf(tlog_path, sizeof tlog_path, "%s.tlog-proof", file);
+		if (st == EV_OK && note && (st = ev_tlog_proof_make(i, path, len, note, note_len, &tlog, &tlog_len, err)) == EV_OK)
+			st = ev_publish_bytes(tlog_path, tlog, tlog_len, 0644, err);
+		free(tlog);
+		if (st == EV_OK && l->on_appended)
+			l->on_appended(l->ctx, file, i, proof_path, note ? tlog_path : NULL);
+	}
+	return st;
+}
+
+ev_status ev_receipt_log_append(struct ev_receipt_log *l, const char *const *files, size_t n, struct ev_error *err)
+{
+	int lock = -1;
+	struct ev_log_entries e = {0};
+	struct ev_log_head *heads = NULL;
+	size_t nheads = 0;
+	struct ev_merkle tree = {0};
+	char *text = NULL;
+	size_t used = 0;
+	char(*hex)[EV_SHA256_HEX_LEN + 1] = calloc(n ? n : 1, sizeof *hex);
+	ev_status st = hex ? ev_log_lock(l->dir, &lock, err) : ev_error_set(err, EV_ERROR, "out of memory");
+	if (st == EV_OK)
+		st = ev_log_entries_read(l->dir, &e, err);
+	if (st == EV_OK)
+		st = ev_log_heads_read(l->dir, 1, &heads, &nheads, err);
+	if (st == EV_OK)
+		st = ev_log_entries_tree(&e, &tree, err);
+	if (st == EV_OK && nheads)
+		st = still_as_signed(l, &e, &tree, &heads[nheads - 1], err);
+	if (st == EV_OK)
+		st = entry_lines(&e, files, n, hex, &text, &used, err);
 	size_t before = e.n;
 	int new_origin = 0;
 	if (st == EV_OK)
@@ -227,27 +304,8 @@ ev_status ev_receipt_log_append(struct ev_receipt_log *l, const char *const *fil
 			st = ev_log_entries_tree(&e, &tree, err);
 	}
 	ev_merkle_hash root;
-	if (st == EV_OK) {
-		char time[32], host[256] = "";
-		ev_merkle_root(&tree, e.n, root);
-		ev_sha256_hex(root, l->root_hex);
-		l->size = e.n;
-		ev_utc_now(time, sizeof time);
-		gethostname(host, sizeof host - 1);
-		json_t *head = json_pack("{s:s, s:s, s:s, s:I, s:s}", "format", EV_TREE_HEAD_FORMAT, "host", host, "root_sha256",
-					 l->root_hex, "size", (json_int_t)e.n, "time", time);
-		char name[64];
-		snprintf(name, sizeof name, "heads/head-%010zu.json", e.n);
-		if (!head)
-			st = ev_error_set(err, EV_ERROR, "out of memory");
-		else if (l->sign_key)
-			st = ev_receipt_sign(head, l->sign_key, err);
-		if (st == EV_OK && ev_path_join(l->head_path, sizeof l->head_path, l->dir, name) != 0)
-			st = ev_error_set(err, EV_USAGE, "%s: path too long", l->dir);
-		if (st == EV_OK)
-			st = ev_publish_json(l->head_path, head, err);
-		json_decref(head);
-	}
+	if (st == EV_OK)
+		st = write_head(l, &e, &tree, root, err);
 	if (st == EV_OK && new_origin)
 		st = ev_log_origin_record(l->dir, l->log_origin, err);
 	/* the same head as a C2SP checkpoint: a signed note needs a signature */
@@ -263,28 +321,8 @@ ev_status ev_receipt_log_append(struct ev_receipt_log *l, const char *const *fil
 		if (st == EV_OK)
 			st = ev_publish_bytes(l->checkpoint_path, note, note_len, 0644, err);
 	}
-	for (size_t i = before; i < e.n && st == EV_OK; i++) {
-		ev_merkle_hash path[EV_MERKLE_MAX_PROOF];
-		size_t len;
-		char leaf[EV_SHA256_HEX_LEN + 1], proof_path[PATH_MAX + 32];
-		const char *file = json_string_value(json_object_get(e.doc[i], "file"));
-		ev_merkle_inclusion(&tree, i, e.n, path, &len);
-		ev_sha256_hex(e.leaf[i], leaf);
-		json_t *proof = json_pack("{s:s, s:I, s:s, s:s, s:o, s:s, s:I}", "format", EV_INCLUSION_FORMAT, "index",
-					  (json_int_t)i, "leaf_sha256", leaf, "log", l->head_path, "path", hashes_json(path, len),
-					  "root_sha256", l->root_hex, "size", (json_int_t)e.n);
-		proof_path_of(file, proof_path, sizeof proof_path);
-		st = proof ? ev_publish_json(proof_path, proof, err) : ev_error_set(err, EV_ERROR, "out of memory");
-		json_decref(proof);
-		char tlog_path[PATH_MAX + 32], *tlog = NULL;
-		size_t tlog_len = 0;
-		snprintf(tlog_path, sizeof tlog_path, "%s.tlog-proof", file);
-		if (st == EV_OK && note && (st = ev_tlog_proof_make(i, path, len, note, note_len, &tlog, &tlog_len, err)) == EV_OK)
-			st = ev_publish_bytes(tlog_path, tlog, tlog_len, 0644, err);
-		free(tlog);
-		if (st == EV_OK && l->on_appended)
-			l->on_appended(l->ctx, file, i, proof_path, note ? tlog_path : NULL);
-	}
+	if (st == EV_OK)
+		st = write_proofs(l, &e, &tree, before, note, note_len, err);
 	free(note);
 	ev_merkle_free(&tree);
 	ev_log_heads_free(heads, nheads);

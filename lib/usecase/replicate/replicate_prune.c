@@ -437,14 +437,11 @@ static ev_status after_record(const struct prune_run *p, ev_status st, struct ev
 	return st;
 }
 
-ev_status ev_replicate_prune(struct ev_replicate_prune *o, json_t *receipt, struct ev_error *err)
+/* DIR as prune may take it: a real directory (no link), not /, and the
+ * cleanup receipt's place outside it. */
+static ev_status dir_to_prune(struct prune_run *p, struct ev_error *err)
 {
-	struct prune_run run = {.o = o, .receipt = receipt, .dir_real = o->dir_real}, *p = &run;
-	struct ev_tree_verify v = {0};
-	struct ev_tree tree = {.rootfd = -1};
-	int parentfd = -1;
-	ev_status st;
-
+	const struct ev_replicate_prune *o = p->o;
 	struct stat sb;
 	if (lstat(o->dir, &sb) != 0)
 		return ev_error_errno(err, errno, "%s: cannot stat", o->dir);
@@ -465,20 +462,17 @@ ev_status ev_replicate_prune(struct ev_replicate_prune *o, json_t *receipt, stru
 		return ev_error_set(err, EV_USAGE, "%s: the cleanup receipt would be removed with DIR; "
 				    "put it elsewhere (--receipt FILE, or run prune from outside DIR)",
 				    o->receipt ? o->receipt : "the current directory");
-	v = (struct ev_tree_verify){.dir = o->dir, .dir_input = "dir", .dir_recorded = p->dir_real, .seal = o->seal,
-				    .seal_sha256 = o->seal_sha256, .selection = o->selection,
-				    .on_finding = on_tree_finding, .ctx = p, .interrupted = o->interrupted};
-	if ((st = ev_tree_verify_expect(&v, p->receipt, err)) != EV_OK)
-		goto out;
-	const struct ev_seal *expected = v.expected;
-	const char *seal_hex = v.seal_hex;
+	return EV_OK;
+}
 
-	/* The evidence prune relies on must outlive DIR. */
+/* The evidence prune relies on must outlive DIR: each file of it inside
+ * DIR is a reason to refuse. */
+static ev_status refuse_evidence_inside(struct prune_run *p, struct ev_error *err)
+{
+	const struct ev_replicate_prune *o = p->o;
 	const char **relied = calloc(o->n_receipts + o->n_audits + 3, sizeof *relied);
-	if (!relied) {
-		st = ev_error_set(err, EV_ERROR, "out of memory");
-		goto out;
-	}
+	if (!relied)
+		return ev_error_set(err, EV_ERROR, "out of memory");
 	size_t nrelied = 0;
 	relied[nrelied++] = o->seal;
 	if (o->selection)
@@ -492,77 +486,131 @@ ev_status ev_replicate_prune(struct ev_replicate_prune *o, json_t *receipt, stru
 			refuse_because(p, relied[i], "evidence-inside",
 				       "lies inside DIR, which prune would remove", NULL, NULL);
 	free(relied);
+	return EV_OK;
+}
 
-	if ((st = judge_receipts(p, seal_hex, err)) != EV_OK || (st = judge_audits(p, seal_hex, err)) != EV_OK)
-		goto out;
-	judge_timestamp(p, err);
-
-	/* The tree as it is now: the same walk finds links, other file
-	 * systems and run.json files; ev_tree_check then hashes every member. */
+/* The tree as it is now: the same walk finds links, other file systems
+ * and run.json files; ev_tree_verify_check then hashes every member
+ * against the seal. scanned_at: when the walk began. */
+static ev_status judge_tree(struct prune_run *p, struct ev_tree_verify *v, struct ev_tree *tree,
+			    struct timespec *scanned_at, struct ev_error *err)
+{
+	const struct ev_replicate_prune *o = p->o;
 	unsigned before = reasons(p);
-	struct timespec scanned_at;
-	clock_gettime(CLOCK_REALTIME, &scanned_at);
-	if ((st = ev_tree_scan(o->dir, &tree, on_tree_finding, p, err)) != EV_OK)
-		goto out;
-	for (size_t i = 0; i < tree.count; i++)
-		if (tree.entries[i].dev != tree.root_dev)
-			refuse_because(p, tree.entries[i].m.path, "mount",
-				       "is on another file system (a mount inside DIR)", NULL, NULL);
-	ev_meter_goal(o->meter, expected->bytes, expected->count);
-	v.meter = o->meter;
-	st = ev_tree_verify_check(&v, err);
+	clock_gettime(CLOCK_REALTIME, scanned_at);
+	ev_status st = ev_tree_scan(o->dir, tree, on_tree_finding, p, err);
 	if (st != EV_OK)
-		goto out;
+		return st;
+	for (size_t i = 0; i < tree->count; i++)
+		if (tree->entries[i].dev != tree->root_dev)
+			refuse_because(p, tree->entries[i].m.path, "mount",
+				       "is on another file system (a mount inside DIR)", NULL, NULL);
+	ev_meter_goal(o->meter, v->expected->bytes, v->expected->count);
+	v->meter = o->meter;
+	if ((st = ev_tree_verify_check(v, err)) != EV_OK)
+		return st;
 	char detail[128];
-	snprintf(detail, sizeof detail, "%zu members expected, %u finding%s", expected->count,
+	snprintf(detail, sizeof detail, "%zu members expected, %u finding%s", v->expected->count,
 		 reasons(p) - before, reasons(p) - before == 1 ? "" : "s");
 	ev_receipt_add_check(p->receipt, "tree", reasons(p) == before, detail, err);
-	if ((st = judge_processes(p, &tree, err)) != EV_OK)
-		goto out;
+	return judge_processes(p, tree, err);
+}
 
-	json_t *removed = json_array();
-	ev_receipt_set_fact(p->receipt, "removed", removed, err);
-	if (reasons(p)) {
-		ev_receipt_add_check(p->receipt, "removed", 0, "nothing was removed", err);
-		o->outcome = EV_PRUNE_REFUSED;
-		if ((st = write_cleanup_receipt(p, err)) == EV_OK)
-			st = EV_MISMATCH;
-		goto out;
+/* The files, directories and bytes removed, named in the receipt's
+ * "removed" (an array already in it) and totalled in o. */
+static void count_removed(struct prune_run *p, const struct ev_tree *tree, const struct ev_tree_removal *removal,
+			  json_t *removed, struct ev_error *err)
+{
+	struct ev_replicate_prune *o = p->o;
+	uint64_t files = 0, dirs = 0, bytes = 0;
+	for (size_t i = 0; i < tree->count; i++) {
+		const struct ev_member *m = &tree->entries[i].m;
+		if (!removal->removed[i])
+			continue;
+		json_array_append_new(removed, json_string(m->path));
+		if (m->type == EV_MEMBER_FILE) {
+			files++;
+			bytes += m->size;
+		} else {
+			dirs++;
+		}
 	}
+	ev_receipt_set_fact(p->receipt, "removed_totals",
+			    json_pack("{s:I, s:I, s:I}", "files", (json_int_t)files, "dirs",
+				      (json_int_t)dirs, "bytes", (json_int_t)bytes),
+			    err);
+	o->files = files;
+	o->dirs = dirs;
+	o->bytes = bytes;
+}
 
-	/* Take DIR out of its name in one step, so that no new path reaches
-	 * it, then empty it from below, each entry only if it is provably
-	 * what was checked. */
+/* The receipt of a removal that ran: it stopped (an error: files are
+ * gone, so its record is kept even after a signal), kept entries that
+ * changed after the check, or removed DIR whole. */
+static ev_status record_removal(struct prune_run *p, const struct ev_error *rerr, unsigned kept, struct ev_error *err)
+{
+	struct ev_replicate_prune *o = p->o;
+	ev_status st;
+	if (rerr->status != EV_OK) {
+		char why[EV_ERROR_TEXT_MAX + 4 * PATH_MAX + 200];
+		snprintf(why, sizeof why, "%s; what is left is at %s", rerr->text, o->left_at);
+		ev_receipt_add_check(p->receipt, "removed", 0, why, err);
+		o->outcome = EV_PRUNE_STOPPED;
+		write_removal_record(p, 0, err);
+		return ev_error_set(err, rerr->status, "%s", why);
+	}
+	if (kept) {
+		char why[4 * PATH_MAX + 200];
+		snprintf(why, sizeof why, "%u entr%s kept (above): changed or open after the check; what is "
+			 "left is at %s", kept, kept == 1 ? "y" : "ies", o->left_at);
+		ev_receipt_add_check(p->receipt, "removed", 0, why, err);
+		o->outcome = EV_PRUNE_KEPT;
+		o->not_removed = kept;
+		if ((st = write_removal_record(p, 1, err)) == EV_OK)
+			st = EV_MISMATCH;
+		return after_record(p, st, err);
+	}
+	ev_receipt_add_check(p->receipt, "removed", 1, "DIR and every member in it", err);
+	o->outcome = EV_PRUNE_REMOVED;
+	st = write_removal_record(p, 1, err);
+	if (st == EV_OK && strcmp(ev_receipt_result(p->receipt), "pass") != 0)
+		st = EV_MISMATCH;
+	return after_record(p, st, err);
+}
+
+/* Take DIR out of its name in one step, so that no new path reaches it,
+ * then empty it from below, each entry only if it is provably what was
+ * checked; what is left goes back under its own name. */
+static ev_status remove_checked(struct prune_run *p, const struct ev_tree *tree, const struct ev_seal *expected,
+				const struct timespec *scanned_at, json_t *removed, struct ev_error *err)
+{
+	struct ev_replicate_prune *o = p->o;
 	char parent_buf[PATH_MAX], name[PATH_MAX], hidden[PATH_MAX + 64];
+	struct stat sb;
 	snprintf(parent_buf, sizeof parent_buf, "%s", p->dir_real);
 	snprintf(name, sizeof name, "%s", p->dir_real);
 	const char *base = basename(name), *parent = dirname(parent_buf);
-	parentfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (parentfd < 0) {
-		st = ev_error_errno(err, errno, "%s: cannot open the directory that holds it", o->dir);
-		goto out;
-	}
-	if (fstatat(parentfd, base, &sb, AT_SYMLINK_NOFOLLOW) != 0 || sb.st_ino != tree.root_ino ||
-	    sb.st_dev != tree.root_dev) {
-		st = ev_error_set(err, EV_ERROR, "%s: was replaced after it was checked; nothing removed",
-				  o->dir);
-		goto out;
-	}
+	int parentfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (parentfd < 0)
+		return ev_error_errno(err, errno, "%s: cannot open the directory that holds it", o->dir);
+	ev_status st = EV_OK;
+	if (fstatat(parentfd, base, &sb, AT_SYMLINK_NOFOLLOW) != 0 || sb.st_ino != tree->root_ino ||
+	    sb.st_dev != tree->root_dev)
+		st = ev_error_set(err, EV_ERROR, "%s: was replaced after it was checked; nothing removed", o->dir);
 	snprintf(hidden, sizeof hidden, ".%s.prune-%ld", base, (long)getpid());
-	if (renameat2(parentfd, base, parentfd, hidden, RENAME_NOREPLACE) != 0) {
+	if (st == EV_OK && renameat2(parentfd, base, parentfd, hidden, RENAME_NOREPLACE) != 0)
 		st = ev_error_errno(err, errno, "%s: cannot move it aside to remove it", o->dir);
-		goto out;
+	struct ev_tree_removal removal = {.removed = st == EV_OK ? calloc(tree->count ? tree->count : 1, 1) : NULL};
+	if (st == EV_OK && !removal.removed)
+		st = ev_error_set(err, EV_ERROR, "out of memory");
+	if (st != EV_OK) {
+		close(parentfd);
+		return st;
 	}
 	struct ev_error rerr;
 	ev_error_clear(&rerr);
-	struct ev_tree_removal removal = {.removed = calloc(tree.count ? tree.count : 1, 1)};
-	if (!removal.removed) {
-		st = ev_error_set(err, EV_ERROR, "out of memory");
-		goto out;
-	}
 	unsigned before_removal = reasons(p);
-	ev_tree_remove_unchanged(&tree, expected, &scanned_at, on_kept, p, &removal,
-				 o->interrupted, &rerr);
+	ev_tree_remove_unchanged(tree, expected, scanned_at, on_kept, p, &removal, o->interrupted, &rerr);
 	int root_gone = 0;
 	if (rerr.status == EV_OK && removal.kept == 0) {
 		if (unlinkat(parentfd, hidden, AT_REMOVEDIR) == 0)
@@ -575,71 +623,52 @@ ev_status ev_replicate_prune(struct ev_replicate_prune *o, json_t *receipt, stru
 			ev_error_errno(&rerr, errno, "%s: cannot remove the emptied directory", o->dir);
 	}
 	/* What is left goes back under its own name, where its owner looks. */
-	char *left_at = o->left_at;
 	if (!root_gone) {
 		if (renameat2(parentfd, hidden, parentfd, base, RENAME_NOREPLACE) == 0)
-			snprintf(left_at, sizeof o->left_at, "%s", p->dir_real);
+			snprintf(o->left_at, sizeof o->left_at, "%s", p->dir_real);
 		else
-			snprintf(left_at, sizeof o->left_at, "%s/%s (%s was taken again)", parent, hidden,
+			snprintf(o->left_at, sizeof o->left_at, "%s/%s (%s was taken again)", parent, hidden,
 				 p->dir_real);
 	}
 	ev_fsync_dir(parentfd, o->dir, &rerr);
-	uint64_t files = 0, dirs = 0, bytes = 0;
-	for (size_t i = 0; i < tree.count; i++) {
-		const struct ev_member *m = &tree.entries[i].m;
-		if (!removal.removed[i])
-			continue;
-		json_array_append_new(removed, json_string(m->path));
-		if (m->type == EV_MEMBER_FILE) {
-			files++;
-			bytes += m->size;
-		} else {
-			dirs++;
-		}
-	}
-	free(removal.removed);
-	ev_receipt_set_fact(p->receipt, "removed_totals",
-			    json_pack("{s:I, s:I, s:I}", "files", (json_int_t)files, "dirs",
-				      (json_int_t)dirs, "bytes", (json_int_t)bytes),
-			    err);
-	o->files = files;
-	o->dirs = dirs;
-	o->bytes = bytes;
+	close(parentfd);
+	count_removed(p, tree, &removal, removed, err);
 	ev_receipt_set_fact(p->receipt, "coverage",
 			    removal_coverage(&removal, o->coverage_line, sizeof o->coverage_line), err);
-	if (rerr.status != EV_OK) {
-		char why[EV_ERROR_TEXT_MAX + 4 * PATH_MAX + 200];
-		snprintf(why, sizeof why, "%s; what is left is at %s", rerr.text, left_at);
-		ev_receipt_add_check(p->receipt, "removed", 0, why, err);
-		/* files are gone: their record is kept even after a signal (it
-		 * fails, and says the removal stopped) */
-		o->outcome = EV_PRUNE_STOPPED;
-		write_removal_record(p, 0, err);
-		st = ev_error_set(err, rerr.status, "%s", why);
+	free(removal.removed);
+	return record_removal(p, &rerr, reasons(p) - before_removal, err);
+}
+
+ev_status ev_replicate_prune(struct ev_replicate_prune *o, json_t *receipt, struct ev_error *err)
+{
+	struct prune_run run = {.o = o, .receipt = receipt, .dir_real = o->dir_real}, *p = &run;
+	struct ev_tree_verify v = {0};
+	struct ev_tree tree = {.rootfd = -1};
+	struct timespec scanned_at;
+	ev_status st = dir_to_prune(p, err);
+	if (st != EV_OK)
+		return st;
+	v = (struct ev_tree_verify){.dir = o->dir, .dir_input = "dir", .dir_recorded = p->dir_real, .seal = o->seal,
+				    .seal_sha256 = o->seal_sha256, .selection = o->selection,
+				    .on_finding = on_tree_finding, .ctx = p, .interrupted = o->interrupted};
+	if ((st = ev_tree_verify_expect(&v, p->receipt, err)) != EV_OK ||
+	    (st = refuse_evidence_inside(p, err)) != EV_OK ||
+	    (st = judge_receipts(p, v.seal_hex, err)) != EV_OK || (st = judge_audits(p, v.seal_hex, err)) != EV_OK)
 		goto out;
-	}
-	if (reasons(p) != before_removal) {
-		char why[4 * PATH_MAX + 200];
-		snprintf(why, sizeof why, "%u entr%s kept (above): changed or open after the check; what is "
-			 "left is at %s", reasons(p) - before_removal,
-			 reasons(p) - before_removal == 1 ? "y" : "ies", left_at);
-		ev_receipt_add_check(p->receipt, "removed", 0, why, err);
-		o->outcome = EV_PRUNE_KEPT;
-		o->not_removed = reasons(p) - before_removal;
-		if ((st = write_removal_record(p, 1, err)) == EV_OK)
+	judge_timestamp(p, err);
+	if ((st = judge_tree(p, &v, &tree, &scanned_at, err)) != EV_OK)
+		goto out;
+	json_t *removed = json_array();
+	ev_receipt_set_fact(p->receipt, "removed", removed, err);
+	if (reasons(p)) {
+		ev_receipt_add_check(p->receipt, "removed", 0, "nothing was removed", err);
+		o->outcome = EV_PRUNE_REFUSED;
+		if ((st = write_cleanup_receipt(p, err)) == EV_OK)
 			st = EV_MISMATCH;
-		st = after_record(p, st, err);
 		goto out;
 	}
-	ev_receipt_add_check(p->receipt, "removed", 1, "DIR and every member in it", err);
-	o->outcome = EV_PRUNE_REMOVED;
-	st = write_removal_record(p, 1, err);
-	if (st == EV_OK && strcmp(ev_receipt_result(p->receipt), "pass") != 0)
-		st = EV_MISMATCH;
-	st = after_record(p, st, err);
+	st = remove_checked(p, &tree, v.expected, &scanned_at, removed, err);
 out:
-	if (parentfd >= 0)
-		close(parentfd);
 	ev_tree_free(&tree);
 	ev_tree_verify_free(&v);
 	return st;

@@ -247,6 +247,80 @@ static int later(const char *a, const char *b)
 	return !b || (a && strcmp(a, b) > 0);
 }
 
+/* What prune would say of a campaign with copies on hosts. */
+static const char *prune_verdict(const struct status *s, size_t hosts, int disagree)
+{
+	if (disagree)
+		return "prune would refuse: the copies' receipts disagree";
+	if ((long)hosts >= s->min_hosts)
+		return "prune would hold";
+	if (hosts == 0)
+		return "prune would refuse: no host";
+	return hosts == 1 ? "prune would refuse: one host" : "prune would refuse: too few hosts";
+}
+
+/* The campaign's "missing": each thing its evidence still lacks, in words. */
+static void what_is_missing(const struct status *s, size_t hosts, int disagree, const json_t *sealed,
+			    const json_t *audits, const json_t *edited, json_t *missing)
+{
+	char text[PATH_MAX + 256];
+	if ((long)hosts < s->min_hosts) {
+		snprintf(text, sizeof text, "a verified copy on %ld more host%s (prune needs %ld%s)", s->min_hosts - (long)hosts,
+			 s->min_hosts - (long)hosts == 1 ? "" : "s", s->min_hosts, s->trust ? ", each signing with a trusted key" : "");
+		json_array_append_new(missing, json_string(text));
+	}
+	if (disagree)
+		json_array_append_new(missing, json_string("copies whose receipts agree (replicate compare names the differences)"));
+	if (json_is_null(sealed))
+		json_array_append_new(missing, json_string("the seal receipt (seal create's receipt.json)"));
+	size_t k, passed = 0;
+	json_t *a;
+	json_array_foreach(audits, k, a)
+		passed += strcmp(field(a, "result") ?: "", "pass") == 0 && json_is_true(json_object_get(a, "intact"));
+	if (!json_array_size(audits))
+		json_array_append_new(missing, json_string("an audit (audit journal, audit campaign)"));
+	else if (passed < json_array_size(audits))
+		json_array_append_new(missing, json_string("a pass from every audit (some failed or were edited)"));
+	json_array_foreach(edited, k, a) {
+		snprintf(text, sizeof text, "%s: edited after it was written (its comparable digest no longer matches)",
+			 json_string_value(a));
+		json_array_append_new(missing, json_string(text));
+	}
+}
+
+/* The seal's trusted time, when a TSA timestamped any copy of this
+ * SEAL.json: verified against --tsa-ca when given; null when none. */
+static json_t *seal_stamp(const struct status *s, const char *seal_hex)
+{
+	json_t *stamp = json_null();
+	const struct seal_file *stamped = NULL; /* any copy of this SEAL.json that a TSA timestamped */
+	for (size_t i = 0; i < s->nseals && !stamped; i++)
+		if (strcmp(s->seals[i].sha256, seal_hex) == 0 && s->seals[i].stamped)
+			stamped = &s->seals[i];
+	if (stamped) {
+		const struct seal_file *tf = stamped;
+		struct ev_timestamp_verdict tv;
+		char why[1100];
+		struct ev_error terr;
+		ev_error_clear(&terr);
+		stamp = json_pack("{s:s+}", "file", tf->path, ".tsr");
+		if (!s->tsa_ca) {
+			json_object_set_new(stamp, "verified", json_false());
+		} else if (tf->not_here) {
+			json_object_set_new(stamp, "verified", json_false());
+			json_object_set_new(stamp, "problem", json_string(tf->not_here));
+		} else if (ev_timestamp_check(tf->path, s->tsa_ca, &tv, why, sizeof why, &terr) == EV_OK) {
+			json_object_set_new(stamp, "verified", json_true());
+			json_object_set_new(stamp, "trusted_time", json_string(tv.gen_time));
+			json_object_set_new(stamp, "tsa", json_string(tv.tsa));
+		} else {
+			json_object_set_new(stamp, "verified", json_false());
+			json_object_set_new(stamp, "problem", json_string(why));
+		}
+	}
+	return stamp;
+}
+
 /* One campaign: everything known of the seal seal_hex. candidates: the
  * receipts that may belong to it, in the walk's order (a JSON array of
  * their indexes), each judged here. */
@@ -258,7 +332,6 @@ static json_t *campaign_row(struct status *s, const char *seal_hex, const json_t
 	json_t *captured = json_array();
 	const char *root = sf ? sf->root : NULL, *agreed = NULL;
 	int disagree = 0;
-	char text[PATH_MAX + 256];
 	size_t ci;
 	json_t *cv;
 	json_array_foreach(candidates, ci, cv) {
@@ -328,39 +401,8 @@ static json_t *campaign_row(struct status *s, const char *seal_hex, const json_t
 		json_decref(entry);
 	}
 	size_t hosts = json_object_size(copies);
-	const char *prune;
-	if (disagree)
-		prune = "prune would refuse: the copies' receipts disagree";
-	else if ((long)hosts >= s->min_hosts)
-		prune = "prune would hold";
-	else if (hosts == 0)
-		prune = "prune would refuse: no host";
-	else if (hosts == 1)
-		prune = "prune would refuse: one host";
-	else
-		prune = "prune would refuse: too few hosts";
-	if ((long)hosts < s->min_hosts) {
-		snprintf(text, sizeof text, "a verified copy on %ld more host%s (prune needs %ld%s)", s->min_hosts - (long)hosts,
-			 s->min_hosts - (long)hosts == 1 ? "" : "s", s->min_hosts, s->trust ? ", each signing with a trusted key" : "");
-		json_array_append_new(missing, json_string(text));
-	}
-	if (disagree)
-		json_array_append_new(missing, json_string("copies whose receipts agree (replicate compare names the differences)"));
-	if (json_is_null(sealed))
-		json_array_append_new(missing, json_string("the seal receipt (seal create's receipt.json)"));
-	size_t k, passed = 0;
-	json_t *a;
-	json_array_foreach(audits, k, a)
-		passed += strcmp(field(a, "result") ?: "", "pass") == 0 && json_is_true(json_object_get(a, "intact"));
-	if (!json_array_size(audits))
-		json_array_append_new(missing, json_string("an audit (audit journal, audit campaign)"));
-	else if (passed < json_array_size(audits))
-		json_array_append_new(missing, json_string("a pass from every audit (some failed or were edited)"));
-	json_array_foreach(edited, k, a) {
-		snprintf(text, sizeof text, "%s: edited after it was written (its comparable digest no longer matches)",
-			 json_string_value(a));
-		json_array_append_new(missing, json_string(text));
-	}
+	const char *prune = prune_verdict(s, hosts, disagree);
+	what_is_missing(s, hosts, disagree, sealed, audits, edited, missing);
 	json_decref(edited);
 	json_t *copy_list = json_array();
 	const char *key;
@@ -370,32 +412,7 @@ static json_t *campaign_row(struct status *s, const char *seal_hex, const json_t
 							   "last_verified", json_object_get(v, "last_verified"),
 							   "receipts", json_object_get(v, "receipts")));
 	json_decref(copies);
-	json_t *stamp = json_null();
-	const struct seal_file *stamped = NULL; /* any copy of this SEAL.json that a TSA timestamped */
-	for (size_t i = 0; i < s->nseals && !stamped; i++)
-		if (strcmp(s->seals[i].sha256, seal_hex) == 0 && s->seals[i].stamped)
-			stamped = &s->seals[i];
-	if (stamped) { /* the seal's trusted time, when a TSA gave one */
-		const struct seal_file *tf = stamped;
-		struct ev_timestamp_verdict tv;
-		char why[1100];
-		struct ev_error terr;
-		ev_error_clear(&terr);
-		stamp = json_pack("{s:s+}", "file", tf->path, ".tsr");
-		if (!s->tsa_ca) {
-			json_object_set_new(stamp, "verified", json_false());
-		} else if (tf->not_here) {
-			json_object_set_new(stamp, "verified", json_false());
-			json_object_set_new(stamp, "problem", json_string(tf->not_here));
-		} else if (ev_timestamp_check(tf->path, s->tsa_ca, &tv, why, sizeof why, &terr) == EV_OK) {
-			json_object_set_new(stamp, "verified", json_true());
-			json_object_set_new(stamp, "trusted_time", json_string(tv.gen_time));
-			json_object_set_new(stamp, "tsa", json_string(tv.tsa));
-		} else {
-			json_object_set_new(stamp, "verified", json_false());
-			json_object_set_new(stamp, "problem", json_string(why));
-		}
-	}
+	json_t *stamp = seal_stamp(s, seal_hex);
 	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:b, s:s, s:I, s:I}, s:o, s:s*, s:o}",
 			 "seal_sha256", seal_hex, "campaign", root ?: "", "captured", captured, "sealed", sealed,
 			 "seal_checks", checks, "copies", copy_list, "failed_copies", failed, "audits", audits, "cleanups",
