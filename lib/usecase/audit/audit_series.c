@@ -74,6 +74,92 @@ static json_t *series_facts(const struct ev_series *s)
 	return o;
 }
 
+/* A check per statistic the tool printed, against its recomputation
+ * (one not recomputable is named in the statistics, not checked); one
+ * that differs, is missing or is equal for a documented cause is shown
+ * through on_statistic too. */
+static void native_checks(struct ev_audit_series *o, json_t *r, const struct ev_native *nat, const json_t *compared,
+			  struct ev_error *err)
+{
+	size_t i;
+	json_t *row;
+	json_array_foreach(compared, i, row) {
+		char name[64], detail[256];
+		const char *verdict = json_string_value(json_object_get(row, "verdict"));
+		snprintf(name, sizeof name, "native %s", json_string_value(json_object_get(row, "name")));
+		if (strcmp(verdict, "missing") == 0)
+			snprintf(detail, sizeof detail, "missing: %s always prints it, the report lacks it", nat->tool);
+		else
+			snprintf(detail, sizeof detail, "%s: native %s, recomputed %s (%s)", verdict,
+				 json_string_value(json_object_get(row, "native")),
+				 json_string_value(json_object_get(row, "recomputed")),
+				 json_string_value(json_object_get(row, "rule")));
+		if (strcmp(verdict, "not recomputable") == 0)
+			continue; /* named in the statistics and the coverage, not a check */
+		int bad = strcmp(verdict, "differs") == 0 || strcmp(verdict, "missing") == 0;
+		ev_receipt_add_check(r, name, !bad, detail, err);
+		if ((bad || strncmp(verdict, "equal ", 6) == 0) && o->on_statistic)
+			o->on_statistic(o->ctx, row); /* a documented cause of its tool's, shown too */
+	}
+}
+
+/* The moments and the quantiles asked, all selected in one pass under
+ * rule; none asked: the default set, or none when a native report's own
+ * statistics are compared instead. */
+static json_t *recomputed(const struct ev_audit_series *o, const struct ev_series *sp, const struct ev_moments *m,
+			  enum ev_qrule rule, int have_native)
+{
+	static const char *const default_set[] = {"50", "95", "99", "99.9"};
+	const char *const *asked = o->nquantiles ? o->quantiles : default_set;
+	size_t nasked = o->nquantiles ? o->nquantiles : (have_native ? 0 : 4);
+	struct ev_wanted want[EV_ANALYSIS_MAX_QUANTILES] = {0};
+	for (size_t i = 0; i < nasked; i++) {
+		want[i].rule = rule;
+		ev_prob_parse_percent(asked[i], &want[i].p);
+	}
+	ev_analysis_select(sp->v, sp->n, NULL, want, nasked);
+	json_t *q = json_object();
+	for (size_t i = 0; i < nasked; i++) {
+		char key[32], pct[24];
+		ev_prob_format(want[i].p, pct, sizeof pct);
+		snprintf(key, sizeof key, "p%s", pct);
+		json_object_set_new(q, key, ev_analysis_quantile_json(&want[i]));
+	}
+	json_t *moments = ev_analysis_moments_json(m);
+	json_object_set_new(moments, "rule", json_string(ev_qrule_name(rule)));
+	json_object_set_new(moments, "quantiles", q);
+	return moments;
+}
+
+/* The series' samples by the journal page their call landed on (a
+ * journal that does not line up with the series is a finding, not an
+ * error), above and below the threshold (--threshold, else the p99). */
+static ev_status page_cohorts(const struct ev_audit_series *o, const struct ev_series *sp, json_t *r, struct found *found,
+			      uint64_t page_size, struct ev_error *err)
+{
+	uint8_t *labels = NULL;
+	ev_status st = ev_analysis_page_labels(o->journal, o->warmups, sp->n, page_size, &labels, err);
+	if (st >= EV_ERROR)
+		return st;
+	if (st == EV_MISMATCH) {
+		ev_finding_emit(on_finding, found, o->journal, "cohort-align", err->text, NULL, NULL);
+		ev_error_clear(err);
+		return EV_OK;
+	}
+	uint64_t threshold = o->threshold;
+	if (!o->have_threshold) {
+		/* the p99, read from the mapped series: no copy of it */
+		struct ev_wanted p99 = {.rule = EV_QRULE_NEAREST_RANK, .p = {99, 100}};
+		ev_analysis_select(sp->v, sp->n, NULL, &p99, 1);
+		threshold = (uint64_t)p99.value;
+	}
+	json_t *c = ev_analysis_cohorts(sp->v, sp->n, labels, threshold);
+	ev_receipt_set_fact(r, "cohorts", json_pack("{s:I, s:I, s:o}", "page_size", (json_int_t)page_size,
+						   "threshold", (json_int_t)threshold, "by_displacement", c), err);
+	free(labels);
+	return EV_OK;
+}
+
 static ev_status recompute(struct ev_audit_series *o, struct from_archive *from, struct ev_error *err)
 {
 	struct ev_series d = {0};
@@ -81,7 +167,6 @@ static ev_status recompute(struct ev_audit_series *o, struct from_archive *from,
 	struct ev_native nat;
 	struct found found = {o, from ? from->copies.shown_from : NULL, json_array(), 0};
 	json_t *r = NULL, *compared = NULL;
-	uint8_t *labels = NULL;
 	unsigned differ = 0;
 	uint64_t missed = 0;
 	char *coverage_text = o->coverage_text;
@@ -117,27 +202,8 @@ static ev_status recompute(struct ev_audit_series *o, struct from_archive *from,
 								    : "empty: nothing to recompute"));
 
 	/* first what needs the samples in their own order */
-	if (o->journal) {
-		if ((st = ev_analysis_page_labels(o->journal, o->warmups, sp->n, page_size, &labels, err)) >= EV_ERROR)
-			goto out;
-		if (st == EV_MISMATCH) {
-			ev_finding_emit(on_finding, &found, o->journal, "cohort-align", err->text, NULL, NULL);
-			ev_error_clear(err);
-			st = EV_OK;
-		}
-	}
-	uint64_t threshold = o->threshold;
-	if (labels && !o->have_threshold) {
-		/* the p99, read from the mapped series: no copy of it */
-		struct ev_wanted p99 = {.rule = EV_QRULE_NEAREST_RANK, .p = {99, 100}};
-		ev_analysis_select(sp->v, sp->n, NULL, &p99, 1);
-		threshold = (uint64_t)p99.value;
-	}
-	if (labels) {
-		json_t *c = ev_analysis_cohorts(sp->v, sp->n, labels, threshold);
-		ev_receipt_set_fact(r, "cohorts", json_pack("{s:I, s:I, s:o}", "page_size", (json_int_t)page_size,
-							   "threshold", (json_int_t)threshold, "by_displacement", c), err);
-	}
+	if (o->journal && (st = page_cohorts(o, sp, r, &found, page_size, err)) != EV_OK)
+		goto out;
 
 	/* then the order statistics, all selected in one pass */
 	if (have_native) {
@@ -149,49 +215,11 @@ static ev_status recompute(struct ev_audit_series *o, struct from_archive *from,
 		ev_receipt_set_fact(r, "native", facts, err);
 		ev_analysis_native_coverage(compared, coverage_text, sizeof o->coverage_text);
 		json_object_set_new(coverage, "native report", json_string(coverage_text));
-		size_t i;
-		json_t *row;
-		json_array_foreach(compared, i, row) {
-			char name[64], detail[256];
-			const char *verdict = json_string_value(json_object_get(row, "verdict"));
-			snprintf(name, sizeof name, "native %s", json_string_value(json_object_get(row, "name")));
-			if (strcmp(verdict, "missing") == 0)
-				snprintf(detail, sizeof detail, "missing: %s always prints it, the report lacks it", nat.tool);
-			else
-				snprintf(detail, sizeof detail, "%s: native %s, recomputed %s (%s)", verdict,
-				 json_string_value(json_object_get(row, "native")),
-				 json_string_value(json_object_get(row, "recomputed")),
-				 json_string_value(json_object_get(row, "rule")));
-			if (strcmp(verdict, "not recomputable") == 0)
-				continue; /* named in the statistics and the coverage, not a check */
-			int bad = strcmp(verdict, "differs") == 0 || strcmp(verdict, "missing") == 0;
-			ev_receipt_add_check(r, name, !bad, detail, err);
-			if ((bad || strncmp(verdict, "equal ", 6) == 0) && o->on_statistic)
-				o->on_statistic(o->ctx, row); /* a documented cause of its tool's, shown too */
-		}
+		native_checks(o, r, &nat, compared, err);
 		ev_receipt_set_fact(r, "statistics", json_incref(compared), err);
 	}
-	static const char *const default_set[] = {"50", "95", "99", "99.9"};
-	const char *const *asked = o->nquantiles ? o->quantiles : default_set;
-	size_t nasked = o->nquantiles ? o->nquantiles : (have_native ? 0 : 4);
 	int rule = o->rule >= 0 ? o->rule : have_native ? (int)nat.rule : EV_QRULE_NEAREST_RANK;
-	struct ev_wanted want[EV_ANALYSIS_MAX_QUANTILES] = {0};
-	for (size_t i = 0; i < nasked; i++) {
-		want[i].rule = (enum ev_qrule)rule;
-		ev_prob_parse_percent(asked[i], &want[i].p);
-	}
-	ev_analysis_select(sp->v, sp->n, NULL, want, nasked);
-	json_t *q = json_object();
-	for (size_t i = 0; i < nasked; i++) {
-		char key[32], pct[24];
-		ev_prob_format(want[i].p, pct, sizeof pct);
-		snprintf(key, sizeof key, "p%s", pct);
-		json_object_set_new(q, key, ev_analysis_quantile_json(&want[i]));
-	}
-	json_t *moments = ev_analysis_moments_json(&m);
-	json_object_set_new(moments, "rule", json_string(ev_qrule_name((enum ev_qrule)rule)));
-	json_object_set_new(moments, "quantiles", q);
-	ev_receipt_set_fact(r, "recomputed", moments, err);
+	ev_receipt_set_fact(r, "recomputed", recomputed(o, sp, &m, (enum ev_qrule)rule, have_native), err);
 
 	if (o->delay) {
 		if ((st = ev_series_load(o->delay, &d, on_finding, &found, err)) != EV_OK ||
@@ -231,7 +259,6 @@ out:
 	json_decref(compared);
 	json_decref(found.list);
 	json_decref(r);
-	free(labels);
 	ev_series_free(&d);
 	return st;
 }
