@@ -477,6 +477,8 @@ static void arms_compared(const struct ev_audit_campaign *ca, struct ev_textbuf 
 	free(cs);
 }
 
+/* Kept whole: one HTML page written top to bottom, in the order it reads;
+ * each section is a few lines of markup. */
 void audit_campaign_write_html(const struct ev_audit_campaign *ca, struct ev_textbuf *t, const char *campaign)
 {
 	const char *arms[64], *cells[256];

@@ -105,6 +105,8 @@ static void trend(struct ev_textbuf *t, const json_t *s, const json_t *campaigns
 	audit_chart_end(t);
 }
 
+/* Kept whole: one HTML page written top to bottom, in the order it reads;
+ * each section is a few lines of markup. */
 void audit_history_write_html(const json_t *doc, struct ev_textbuf *t)
 {
 	const json_t *campaigns = json_object_get(doc, "campaigns"), *method = json_object_get(doc, "method");

@@ -230,6 +230,8 @@ static ev_status audit_journal(struct ev_audit_journal *run, int json, struct ev
 	return st;
 }
 
+/* Kept whole: one case per option, read as a table, then the checks that
+ * pair options, the one call and the printing. */
 int audit_journal_main(int argc, char **argv)
 {
 	struct ev_audit_journal run;

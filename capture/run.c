@@ -668,6 +668,8 @@ static ev_status run_campaign(struct campaign *c, json_t *receipt, char *receipt
 	return st;
 }
 
+/* Kept whole: one case per option, read as a table, then the checks that
+ * pair options and the campaign's one call. */
 int capture_run_main(int argc, char **argv)
 {
 	static struct campaign c;

@@ -333,7 +333,11 @@ static void finish_profiles(struct run_state *s)
 	}
 }
 
-/* Launch, watch and end the pair. Failures go into s (fail_run). */
+/* Launch, watch and end the pair. Failures go into s (fail_run).
+ * Kept whole: the pair's life from launch to reaping: made in order
+ * (namespaces, links, sockets, observers), watched until the sender ends,
+ * the peer stopped as the plan says, whatever still runs killed; every
+ * failure is recorded in s and goes on along the one path to that end. */
 static void run_pair(struct run_state *s, struct ev_error *err)
 {
 	struct campaign *c = s->c;

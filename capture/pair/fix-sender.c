@@ -334,6 +334,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return bad ? -1 : 0;
 }
 
+/* Kept whole: the reference sender as the benchmark it reproduces
+ * (options, connect, logon, the timed sends, the report), in the order a
+ * reader checks it against the original. */
 int main(int argc, char **argv)
 {
 	pair_program = "fix-sender";

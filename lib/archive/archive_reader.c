@@ -374,6 +374,9 @@ ev_status ev_archive_check(const char *path, const struct ev_seal *seal, const c
 				       progress, interrupted, result, err);
 }
 
+/* Kept whole: one pass over one archive, whose decoder, tar reader,
+ * hashing thread and ring are made and torn down together on every path (a
+ * signal included); split, each part would carry all four. */
 ev_status ev_archive_check_tapped(const char *path, const struct ev_seal *seal,
 				  const char *seal_bytes, size_t seal_len, ev_finding_fn on_finding,
 				  void *ctx, const struct ev_archive_tap *tap,

@@ -195,6 +195,10 @@ static void remember(struct ev_fixcheck *c)
 	       (c->groups < MEMO_GROUPS_MAX ? c->groups : MEMO_GROUPS_MAX) * sizeof *c->group_pos);
 }
 
+/* Kept whole: the per-message hot path (one call per record of a journal
+ * of hundreds of millions); its steps read one scan of the message in
+ * order, and the memo kept of the previous message stays consistent only
+ * where one function decides it. */
 void ev_fixcheck_record(struct ev_fixcheck *c, const struct ev_fix_record *r)
 {
 	if (c->o.judge_afresh) { /* no template: no shape, so nothing is reused */

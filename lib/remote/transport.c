@@ -117,7 +117,11 @@ static ev_status local_prefix_sha(const struct ev_transport *t, const char *path
 	return st;
 }
 
-/* One file to one destination, resuming what a previous push kept. */
+/* One file to one destination, resuming what a previous push kept.
+ * Kept whole: one ssh child, its pipes and the file, from the start to the
+ * reaping wait, on every path (a signal, a timeout, a short write, a
+ * refusal by the far end); split, each part would carry the child and the
+ * label that reaps it. */
 ev_status ev_transport_send_file(const struct ev_transport *t, const struct ev_endpoint *e,
 			      const struct ev_payload *f, atomic_uint_fast64_t *sent, int *sending,
 			      int *resumed_from, struct ev_error *err)

@@ -373,6 +373,10 @@ static int place(struct ranges *rs, const uint64_t *ranks, size_t k, uint64_t fi
 	return 0;
 }
 
+/* Kept whole: one selection in passes over the caller's samples (buckets,
+ * narrowing, gathering, ordering), whose ranges and scratch buffers live
+ * across the passes and are freed at one exit; a function per pass would
+ * take them all as arguments. */
 int ev_order_stats(const uint64_t *v, size_t n, const uint64_t *ranks, size_t k, uint64_t *out)
 {
 	if (!n || !k)

@@ -322,6 +322,10 @@ static json_t *campaign_entry(const struct campaign *c, size_t index)
 			 n ? text(json_array_get(runs, n - 1), "name") ?: "" : "");
 }
 
+/* Kept whole: the history's steps in order (its defaults, the campaigns
+ * gathered and believed, the reference, each cell's change points and
+ * effects, the document), each a few lines over the gathered campaigns,
+ * which one exit frees. */
 ev_status ev_audit_history(struct ev_audit_history *h, struct ev_error *err)
 {
 	h->doc = NULL;

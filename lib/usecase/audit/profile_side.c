@@ -170,6 +170,9 @@ static json_t *top(json_t *counts, uint64_t total, size_t n, json_t *children)
 	return out;
 }
 
+/* Kept whole: one reading of perf's output, line by line, that attributes
+ * each sample to the program or its launcher from run.json's process tree
+ * in the same pass; the tree and the counts are the pass's state. */
 ev_status ev_profile_side(struct ev_profile_ctx *a, const char *run_dir, const char *perf, const json_t *proc,
 			     json_t *facts, struct ev_error *err)
 {

@@ -171,6 +171,10 @@ static int equal_at(const struct ev_native_stat *st, long double value, long dou
 	return strcmp(t, st->text) == 0;
 }
 
+/* Kept whole: one case per statistic a native tool prints (sockperf's sums
+ * first, before anything may reorder the samples; each quantile by the
+ * tool's rule; the moments), a table in code whose rows are a few lines
+ * each. */
 json_t *ev_analysis_compare_native(const struct ev_native *nat, struct ev_series *s,
 				     const struct ev_distribution *sorted, const struct ev_moments *m,
 				enum ev_sockperf_clock clock, unsigned *differ)

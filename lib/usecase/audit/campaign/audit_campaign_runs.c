@@ -140,6 +140,9 @@ static int by_name(const void *a, const void *b)
 	return strcmp(((const struct ev_audited_run *)a)->name, ((const struct ev_audited_run *)b)->name);
 }
 
+/* Kept whole: runs/ walked once: each run directory checked (not a link,
+ * what it says) and read as it is met, then the inputs added in the runs'
+ * order; one exit closes the directory and frees a partial list. */
 ev_status ev_audit_campaign_load_runs(struct ev_audit_campaign *ca, struct ev_error *err)
 {
 	char runs_dir[PATH_MAX];
@@ -401,7 +404,12 @@ static void native_as_printed(struct ev_audit_campaign *ca, struct ev_audited_ru
 							 "coverage", coverage, "consistency", consistency, "statistics", rows));
 }
 
-/* One run: its series read, its statistics recomputed and checked. */
+/* One run: its series read, its statistics recomputed and checked.
+ * Kept whole: one run's series is mapped once and every figure is taken
+ * from that mapping, first in the series' own order (the page cohorts),
+ * then selected at once (the summary's quantiles and the plot's spectrum),
+ * while the hashing thread reads the same pages; the thread is joined on
+ * every path. */
 ev_status ev_audit_campaign_analyse_run(struct ev_audit_campaign *ca, struct ev_audited_run *r, struct ev_error *err)
 {
 	struct ev_series s;
@@ -590,7 +598,10 @@ static const struct direction directions[2] = {
  * them, audited as audit journal would, each run with its own counts (the
  * plan's orders from sender to peer; none back), its receipt in the
  * summary. A declared journal that is not there is a finding of its run;
- * no run is left out for the number of runs or their counts. */
+ * no run is left out for the number of runs or their counts.
+ * Kept whole: both directions of every run in one pass: the audit's
+ * options set once, the pairs gathered, audited, and their results handed
+ * back to each run in order; one exit frees the pairs. */
 ev_status ev_audit_campaign_audit_journals(struct ev_audit_campaign *ca, struct ev_error *err)
 {
 	size_t cap = 2 * (ca->nruns ? ca->nruns : 1);

@@ -197,7 +197,9 @@ json_t *ev_audit_campaign_cells_json(const struct ev_audit_campaign *ca)
 }
 
 /* What this campaign's pass means: per run, what could be recomputed;
- * the journals, audited here or left (named). */
+ * the journals, audited here or left (named).
+ * Kept whole: one sentence per kind of evidence, in the order summary.json
+ * lists them; each is a count and its words. */
 json_t *ev_audit_campaign_coverage(const struct ev_audit_campaign *ca)
 {
 	json_t *o = json_object(), *done = json_array(), *not = json_array();
