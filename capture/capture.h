@@ -11,7 +11,7 @@
 #include "capture/credentials.h"
 #include "capture/linkkeeper.h"
 #include "capture/netns.h"
-#include "capture/plan.h"
+#include "lib/campaign/plan_check.h"
 #include "lib/receipt/signature.h"
 #include "lib/cli/cli.h"
 #include "lib/cli/command.h"
@@ -33,17 +33,17 @@ struct campaign {
 	const char *require;          /* --require quiet, or NULL */
 	int priority;                 /* enum ev_lease_priority */
 	json_t *lease;                /* what run.json records of the CPUs' lease */
-	struct plan plan;
+	struct ev_campaign_plan plan;
 	int netns_ok, pmqos_ok;       /* what this process may do */
 	char netns_why[256], pmqos_why[256];
 	json_t *degraded;             /* what this session could not do, as sentences */
 	json_t *sources;              /* program -> its repository's commit, tree, clean (sources.h) */
 	char boot_id[EV_BOOT_ID_LEN + 1];
 	char host[256];
-	int cpus[PLAN_MAX_CPUS * 2];  /* every CPU the campaign uses */
+	int cpus[EV_PLAN_MAX_CPUS * 2];  /* every CPU the campaign uses */
 	size_t ncpus;
 	int32_t pmqos_effective;      /* the current arm's held value read back (-1: none) */
-	struct side_cred cred[PLAN_MAX_CELLS][2]; /* whom each side runs as */
+	struct side_cred cred[EV_PLAN_MAX_CELLS][2]; /* whom each side runs as */
 	struct netns_link link[2];    /* topology "link": the two ends, as found before the campaign */
 	struct link_keeper keeper;    /* returns them if capture dies with them out */
 	int host_ns_fd;               /* capture's network namespace, where they return */
@@ -55,7 +55,7 @@ enum run_result { RUN_OK, RUN_FAILED, RUN_TIMEOUT, RUN_INTERRUPTED };
 /* Make run r inside c->dir/runs/r->name, write its run.json (unless
  * interrupted) and say how it went in *summary (a new object).
  * @return the result; err says why for anything but RUN_OK. */
-enum run_result capture_run_one(struct campaign *c, const struct plan_run *r, json_t **summary,
+enum run_result capture_run_one(struct campaign *c, const struct ev_plan_run *r, json_t **summary,
 			struct ev_error *err);
 
 /* Before anything runs: the best grade the plan can reach on this host,

@@ -18,7 +18,7 @@ static void parent_of(const char *path, char *out, size_t cap)
 	snprintf(out, cap, "%.*s", slash ? (int)(slash - path) : 0, path);
 }
 
-static ev_status resolve_one(const struct plan *p, const struct plan_cell *cell, const struct plan_side *s,
+static ev_status resolve_one(const struct ev_campaign_plan *p, const struct ev_plan_cell *cell, const struct ev_plan_side *s,
 			     struct side_cred *c, struct ev_error *err)
 {
 	uid_t me = geteuid();
@@ -69,13 +69,13 @@ static ev_status resolve_one(const struct plan *p, const struct plan_cell *cell,
 
 /* A side that drops to another user writes only in directories capture
  * makes for it and gives it. */
-static ev_status check_outputs(const struct plan *p, const struct plan_cell *cell,
+static ev_status check_outputs(const struct ev_campaign_plan *p, const struct ev_plan_cell *cell,
 			       const struct side_cred cred[2], struct ev_error *err)
 {
 	for (int k = 0; k < 2; k++) {
 		if (!cred[k].drop)
 			continue;
-		const struct plan_side *s = &cell->side[k], *o = &cell->side[1 - k];
+		const struct ev_plan_side *s = &cell->side[k], *o = &cell->side[1 - k];
 		const char *name;
 		json_t *v;
 		json_object_foreach(s->outputs, name, v) {
@@ -105,7 +105,7 @@ static ev_status check_outputs(const struct plan *p, const struct plan_cell *cel
 	return EV_OK;
 }
 
-ev_status capture_credentials_resolve(const struct plan *p, struct side_cred cred[][2], struct ev_error *err)
+ev_status capture_credentials_resolve(const struct ev_campaign_plan *p, struct side_cred cred[][2], struct ev_error *err)
 {
 	for (size_t i = 0; i < p->ncells; i++) {
 		for (int k = 0; k < 2; k++) {

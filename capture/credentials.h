@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 
-#include "capture/plan.h"
+#include "lib/campaign/plan_check.h"
 #include "lib/core/status.h"
 
 #define CRED_MAX_GROUPS 64
@@ -37,7 +37,7 @@ struct side_cred {
  * or group, needs root that capture does not have, or writes an output
  * where its user could not (the run directory itself, or a directory
  * shared with a side that runs as another user). */
-ev_status capture_credentials_resolve(const struct plan *p, struct side_cred cred[][2], struct ev_error *err);
+ev_status capture_credentials_resolve(const struct ev_campaign_plan *p, struct side_cred cred[][2], struct ev_error *err);
 
 /* What run.json records of it: the declared names and the ids used. */
 json_t *capture_credentials_json(const struct side_cred *c);

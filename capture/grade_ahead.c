@@ -14,7 +14,7 @@
 #include "capture/policy.h"
 #include "lib/campaign/grade.h"
 
-static void plan_cpus(const struct plan *p, struct ev_grade_cpus *out)
+static void plan_cpus(const struct ev_campaign_plan *p, struct ev_grade_cpus *out)
 {
 	memset(out, 0, sizeof *out);
 	CPU_ZERO(&out->sides);
@@ -27,7 +27,7 @@ static void plan_cpus(const struct plan *p, struct ev_grade_cpus *out)
 			CPU_SET(cpu, &out->sides);
 			out->have_sides = 1;
 			if (cpu < 64)
-				snprintf(out->whose[cpu], sizeof out->whose[cpu], "%s", k == PLAN_SENDER ? "a sender's" : "a peer's");
+				snprintf(out->whose[cpu], sizeof out->whose[cpu], "%s", k == EV_PLAN_SENDER ? "a sender's" : "a peer's");
 		}
 	for (size_t i = 0; i < p->ncontroller; i++) {
 		CPU_SET(p->controller_cpus[i], &out->controller);

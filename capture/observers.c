@@ -24,10 +24,10 @@
 
 static const char *side_name(int k)
 {
-	return k == PLAN_SENDER ? "sender" : "peer";
+	return k == EV_PLAN_SENDER ? "sender" : "peer";
 }
 
-void capture_observers_init(struct observers *o, const struct plan *plan, const char *run_dir,
+void capture_observers_init(struct observers *o, const struct ev_campaign_plan *plan, const char *run_dir,
 			    const struct observer_target side[2], double t0)
 {
 	memset(o, 0, sizeof *o);
@@ -42,17 +42,17 @@ void capture_observers_init(struct observers *o, const struct plan *plan, const 
 	o->records = json_array();
 	for (size_t i = 0; i < plan->nobservers; i++)
 		for (int k = 0; k < 2; k++) {
-			const struct plan_observer *ob = &plan->observers[i];
+			const struct ev_plan_observer *ob = &plan->observers[i];
 			if (!ob->sides[k])
 				continue;
 			char **argv = NULL;
 			struct ev_error ignored;
 			ev_error_clear(&ignored);
 			json_t *args = json_array();
-			if (capture_plan_observer_argv(ob, side[k].iface, k, side[k].pid, &argv, &ignored) == EV_OK)
+			if (ev_plan_observer_argv(ob, side[k].iface, k, side[k].pid, &argv, &ignored) == EV_OK)
 				for (size_t a = 0; argv[a]; a++)
 					json_array_append_new(args, json_string(argv[a]));
-			capture_plan_argv_free(argv);
+			ev_plan_argv_free(argv);
 			json_t *rec = json_pack("{s:s, s:s, s:s, s:o, s:[]}", "name", ob->name, "side", side_name(k), "format",
 						ob->format, "argv", args, "outputs");
 			if (ob->optional) /* a run it missed is a named gap, not a failure */
@@ -117,7 +117,7 @@ static int wait_bounded(pid_t pid, double deadline, int *why_killed)
 /* One invocation of observer i for side k; its outputs appended to rec. */
 static void invoke(struct observers *o, size_t i, int k, const char *when, unsigned seq, json_t *rec)
 {
-	const struct plan_observer *ob = &o->plan->observers[i];
+	const struct ev_plan_observer *ob = &o->plan->observers[i];
 	char dir[PATH_MAX], out[PATH_MAX + 64], errs[PATH_MAX + 64], file[32];
 	double t = capture_launch_monotonic();
 	if (strcmp(when, "during") == 0)
@@ -140,7 +140,7 @@ static void invoke(struct observers *o, size_t i, int k, const char *when, unsig
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	pid_t pid = -1;
 	if (ofd >= 0 && efd >= 0 && null >= 0 &&
-	    capture_plan_observer_argv(ob, o->side[k].iface, k, o->side[k].pid, &argv, &err) == EV_OK) {
+	    ev_plan_observer_argv(ob, o->side[k].iface, k, o->side[k].pid, &argv, &err) == EV_OK) {
 		static char *const envp[] = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", NULL};
 		int ns = o->side[k].ns_fd;
 		pid = fork();
@@ -163,7 +163,7 @@ static void invoke(struct observers *o, size_t i, int k, const char *when, unsig
 		close(efd);
 	if (null >= 0)
 		close(null);
-	capture_plan_argv_free(argv);
+	ev_plan_argv_free(argv);
 	char rel[PATH_MAX];
 	snprintf(rel, sizeof rel, "observe/%s/%s/%s.txt", ob->name, side_name(k), file);
 	json_object_set_new(entry, "stdout", json_string(rel));
@@ -191,7 +191,7 @@ static void pass(struct observers *o, const char *when, unsigned seq)
 {
 	size_t r = 0;
 	for (size_t i = 0; i < o->plan->nobservers; i++) {
-		const struct plan_observer *ob = &o->plan->observers[i];
+		const struct ev_plan_observer *ob = &o->plan->observers[i];
 		int wanted = strcmp(when, "before") == 0 ? ob->before : strcmp(when, "during") == 0 ? ob->during : ob->after;
 		for (int k = 0; k < 2; k++) {
 			if (!ob->sides[k])

@@ -19,7 +19,7 @@
 
 #include <jansson.h>
 
-#include "capture/plan.h"
+#include "lib/campaign/plan_check.h"
 #include "lib/core/status.h"
 
 #define OBSERVER_TIMEOUT_S 10.0
@@ -31,7 +31,7 @@ struct observer_target {
 };
 
 struct observers {
-	const struct plan *plan;
+	const struct ev_campaign_plan *plan;
 	const char *run_dir;
 	struct observer_target side[2];
 	double t0;                   /* CLOCK_MONOTONIC seconds: t_ms counts from here */
@@ -45,7 +45,7 @@ struct observers {
 };
 
 /* Nothing runs yet; records are made for every observer and side. */
-void capture_observers_init(struct observers *o, const struct plan *plan, const char *run_dir,
+void capture_observers_init(struct observers *o, const struct ev_campaign_plan *plan, const char *run_dir,
 			    const struct observer_target side[2], double t0);
 
 /* Run every observer declared for when ("before" or "after"), each side in

@@ -58,8 +58,8 @@ int capture_pin_main(int argc, char **argv)
 		return ev_cli_usage(&capture_tool, "pin", "no output given (-o PINNED_PLAN)");
 	struct ev_error err;
 	ev_error_clear(&err);
-	struct plan plan;
-	ev_status st = capture_plan_load(argv[optind], &plan, &err);
+	struct ev_campaign_plan plan;
+	ev_status st = ev_campaign_plan_load(argv[optind], &plan, &err);
 	if (st != EV_OK) {
 		ev_cli_error(TOOL, &err);
 		return ev_status_exit_code(st);
@@ -67,7 +67,7 @@ int capture_pin_main(int argc, char **argv)
 	json_t *pins = json_object();
 	for (size_t i = 0; i < plan.ncells && st == EV_OK; i++)
 		for (int k = 0; k < 2 && st == EV_OK; k++) {
-			const struct plan_side *s = &plan.cells[i].side[k];
+			const struct ev_plan_side *s = &plan.cells[i].side[k];
 			const char *paths[2] = {json_string_value(json_array_get(s->argv, 0)),
 						s->launcher ? json_string_value(json_array_get(s->launcher, 0)) : NULL};
 			for (int b = 0; b < 2 && paths[b] && st == EV_OK; b++) {
@@ -102,7 +102,7 @@ int capture_pin_main(int argc, char **argv)
 	const char *path;
 	json_t *v;
 	json_object_foreach(plan.pins, path, v)
-		if (st == EV_OK && !capture_plan_runs_program(&plan, path))
+		if (st == EV_OK && !ev_plan_runs_program(&plan, path))
 			st = pin_file(pins, path, &err);
 	for (size_t i = 0; i < nfiles && st == EV_OK; i++)
 		st = pin_file(pins, files[i], &err);
@@ -125,6 +125,6 @@ int capture_pin_main(int argc, char **argv)
 	} else {
 		ev_cli_error(TOOL, &err);
 	}
-	capture_plan_free(&plan);
+	ev_campaign_plan_free(&plan);
 	return ev_status_exit_code(st);
 }

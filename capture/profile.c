@@ -96,7 +96,7 @@ static int spawn_to(char **argv, const char *out, const char *err_path, pid_t *p
 	return e;
 }
 
-ev_status capture_profile_start(struct profiler *p, const char *perf, const struct plan_profile *pp, int side,
+ev_status capture_profile_start(struct profiler *p, const char *perf, const struct ev_plan_profile *pp, int side,
 				pid_t target, const char *run_dir, struct ev_error *err)
 {
 	memset(p, 0, sizeof *p);
@@ -104,7 +104,7 @@ ev_status capture_profile_start(struct profiler *p, const char *perf, const stru
 	p->target = target;
 	p->pid = -1;
 	char rel[64];
-	snprintf(rel, sizeof rel, "profile/%s", side == PLAN_SENDER ? "sender" : "peer");
+	snprintf(rel, sizeof rel, "profile/%s", side == EV_PLAN_SENDER ? "sender" : "peer");
 	char top[PATH_MAX];
 	if (ev_path_join(top, sizeof top, run_dir, "profile") != 0 || ev_path_join(p->dir, sizeof p->dir, run_dir, rel) != 0)
 		return ev_error_set(err, EV_ERROR, "%s: path too long", run_dir);
@@ -147,11 +147,11 @@ ev_status capture_profile_start(struct profiler *p, const char *perf, const stru
 			p->reaped = 1;
 			p->status = status;
 			return ev_error_set(err, EV_ERROR, "perf ended before it attached to the %s (its stderr: %s/perf.stderr)",
-					    side == PLAN_SENDER ? "sender" : "peer", rel);
+					    side == EV_PLAN_SENDER ? "sender" : "peer", rel);
 		}
 		if (capture_launch_monotonic() > until)
 			return ev_error_set(err, EV_ERROR, "perf did not attach to the %s within %.0f s (its stderr: %s/perf.stderr)",
-					    side == PLAN_SENDER ? "sender" : "peer", ATTACH_TIMEOUT_S, rel);
+					    side == EV_PLAN_SENDER ? "sender" : "peer", ATTACH_TIMEOUT_S, rel);
 		struct timespec tick = {0, 5 * 1000 * 1000};
 		nanosleep(&tick, NULL);
 	}
@@ -209,7 +209,7 @@ json_t *capture_profile_finish(struct profiler *p, const char *perf, char *failu
 	failure[0] = mark[0] = 0;
 	if (!p->active)
 		return NULL;
-	const char *side = p->side == PLAN_SENDER ? "sender" : "peer";
+	const char *side = p->side == EV_PLAN_SENDER ? "sender" : "peer";
 	if (!p->reaped) {
 		double until = capture_launch_monotonic() + FLUSH_TIMEOUT_S;
 		int status;

@@ -21,12 +21,12 @@
 
 #include <jansson.h>
 
-#include "capture/plan.h"
+#include "lib/campaign/plan_check.h"
 #include "lib/core/status.h"
 
 struct profiler {
 	int active;
-	int side;                   /* PLAN_SENDER or PLAN_PEER */
+	int side;                   /* EV_PLAN_SENDER or EV_PLAN_PEER */
 	pid_t pid, target;          /* perf's; the side's */
 	char dir[PATH_MAX];         /* RUN/profile/SIDE */
 	char event[64];             /* the event used */
@@ -45,7 +45,7 @@ void capture_profile_event(const char *wanted, char *event, size_t cap, char *wh
 /* Start perf on target (the side's process, before it execs) and wait
  * until it has attached. @return EV_OK or EV_ERROR naming what failed (its
  * stderr is RUN/profile/SIDE/perf.stderr). */
-ev_status capture_profile_start(struct profiler *p, const char *perf, const struct plan_profile *pp, int side,
+ev_status capture_profile_start(struct profiler *p, const char *perf, const struct ev_plan_profile *pp, int side,
 				pid_t target, const char *run_dir, struct ev_error *err);
 
 /* The side has ended (target_ended) or the run is over: SIGINT to perf. */

@@ -110,12 +110,12 @@ static ev_status check_link(struct campaign *c, json_t *receipt, struct ev_error
 		return EV_OK;
 	for (int k = 0; k < 2; k++)
 		if (capture_netns_link_inspect(c->plan.link_if[k], &c->link[k], err) != EV_OK)
-			return ev_error_wrap(err, "%s: link: %s", c->plan_path, k == PLAN_SENDER ? "sender" : "peer");
+			return ev_error_wrap(err, "%s: link: %s", c->plan_path, k == EV_PLAN_SENDER ? "sender" : "peer");
 	if ((c->host_ns_fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC)) < 0)
 		return ev_error_errno(err, errno, "/proc/thread-self/ns/net: cannot open capture's network namespace");
 	json_t *fact = json_object();
 	for (int k = 0; k < 2; k++)
-		json_object_set_new(fact, k == PLAN_SENDER ? "sender" : "peer", capture_netns_link_json(&c->link[k]));
+		json_object_set_new(fact, k == EV_PLAN_SENDER ? "sender" : "peer", capture_netns_link_json(&c->link[k]));
 	return ev_receipt_set_fact(receipt, "link", fact, err);
 }
 
@@ -138,7 +138,7 @@ static ev_status check_all_binaries(struct campaign *c, json_t *receipt, struct 
 {
 	for (size_t i = 0; i < c->plan.ncells; i++)
 		for (int k = 0; k < 2; k++) {
-			const struct plan_side *s = &c->plan.cells[i].side[k];
+			const struct ev_plan_side *s = &c->plan.cells[i].side[k];
 			const char *paths[2] = {json_string_value(json_array_get(s->argv, 0)),
 						s->launcher ? json_string_value(json_array_get(s->launcher, 0)) : NULL};
 			for (int b = 0; b < 2 && paths[b]; b++) {
@@ -173,7 +173,7 @@ static ev_status check_all_binaries(struct campaign *c, json_t *receipt, struct 
 	const char *path;
 	json_t *v;
 	json_object_foreach(c->plan.pins, path, v) {
-		if (capture_plan_runs_program(&c->plan, path))
+		if (ev_plan_runs_program(&c->plan, path))
 			continue;
 		struct pinned_binary pb;
 		ev_status st = capture_pin_check(c->plan.pins, path, &pb, err);
@@ -290,7 +290,7 @@ static ev_status open_campaign(struct campaign *c, int *resumed, struct ev_error
  * when it exists (summary set), 0 when the run is to be made, -1 on an
  * error (err set). A directory without run.json was cut short: it is
  * moved to interrupted/ (kept, never deleted). */
-static int earlier_run(struct campaign *c, const struct plan_run *r, json_t **summary,
+static int earlier_run(struct campaign *c, const struct ev_plan_run *r, json_t **summary,
 		       struct ev_error *err)
 {
 	char runs[PATH_MAX], dir[PATH_MAX], rec[PATH_MAX];
@@ -320,7 +320,7 @@ static int earlier_run(struct campaign *c, const struct plan_run *r, json_t **su
 		return 1;
 	}
 	for (int n = 1; n < 1000; n++) {
-		char aside[PATH_MAX], name[PLAN_RUN_NAME_MAX + 16], sub[PATH_MAX];
+		char aside[PATH_MAX], name[EV_PLAN_RUN_NAME_MAX + 16], sub[PATH_MAX];
 		snprintf(name, sizeof name, "%s.%d", r->name, n);
 		if (ev_path_join(sub, sizeof sub, c->dir, "interrupted") != 0 || ev_path_join(aside, sizeof aside, sub, name) != 0) {
 			ev_error_set(err, EV_REFUSED, "%s: path too long", c->dir);
@@ -398,13 +398,13 @@ static ev_status pin_controller(struct campaign *c, struct ev_error *err)
 static void collect_cpus(struct campaign *c)
 {
 	c->ncpus = 0;
-	int seen[PLAN_MAX_CPUS] = {0};
+	int seen[EV_PLAN_MAX_CPUS] = {0};
 	for (size_t i = 0; i < c->plan.ncontroller; i++)
 		if (!seen[c->plan.controller_cpus[i]]++)
 			c->cpus[c->ncpus++] = c->plan.controller_cpus[i];
 	for (size_t i = 0; i < c->plan.ncells; i++)
 		for (int k = 0; k < 2; k++)
-			if (c->plan.cells[i].side[k].cpu < PLAN_MAX_CPUS && !seen[c->plan.cells[i].side[k].cpu]++)
+			if (c->plan.cells[i].side[k].cpu < EV_PLAN_MAX_CPUS && !seen[c->plan.cells[i].side[k].cpu]++)
 				c->cpus[c->ncpus++] = c->plan.cells[i].side[k].cpu;
 }
 
@@ -435,7 +435,7 @@ struct session {
 	struct campaign *c;
 	FILE *lines;                  /* where a line per run goes: stdout, stderr under --json */
 	json_t *receipt, *runs, *arms;
-	struct plan_run *order;
+	struct ev_plan_run *order;
 	size_t n;
 	unsigned ok, failed, earlier, not_run, this_session;
 };
@@ -445,8 +445,8 @@ struct session {
 static ev_status run_arm(struct session *ss, size_t first, size_t last, int *stop, struct ev_error *err)
 {
 	struct campaign *c = ss->c;
-	const struct plan_arm *arm = ss->order[first].arm;
-	json_t *done[PLAN_MAX_RUNS] = {0};
+	const struct ev_plan_arm *arm = ss->order[first].arm;
+	json_t *done[EV_PLAN_MAX_RUNS] = {0};
 	size_t todo = 0;
 	for (size_t i = first; i < last; i++) {
 		int e = earlier_run(c, &ss->order[i], &done[i - first], err);
@@ -478,7 +478,7 @@ static ev_status run_arm(struct session *ss, size_t first, size_t last, int *sto
 	}
 	ev_status st = EV_OK;
 	for (size_t i = first; i < last; i++) {
-		const struct plan_run *r = &ss->order[i];
+		const struct ev_plan_run *r = &ss->order[i];
 		json_t *summary = done[i - first];
 		if (summary) {
 			ss->earlier++;
@@ -578,10 +578,10 @@ static ev_status pin_run_files(json_t *receipt, const char *run_dir, const char 
 static ev_status run_campaign(struct campaign *c, json_t *receipt, char *receipt_path, size_t cap,
 			      int *all_ok, struct ev_error *err)
 {
-	static struct plan_run order[PLAN_MAX_RUNS];
+	static struct ev_plan_run order[EV_PLAN_MAX_RUNS];
 	struct session ss = {.c = c, .lines = c->json ? stderr : stdout, .receipt = receipt,
 			     .runs = json_array(), .arms = json_array(), .order = order};
-	ss.n = capture_plan_schedule(&c->plan, order, PLAN_MAX_RUNS);
+	ss.n = ev_plan_schedule(&c->plan, order, EV_PLAN_MAX_RUNS);
 	int stop = 0;
 	ev_status st = EV_OK;
 	for (size_t first = 0; first < ss.n && st == EV_OK;) {
@@ -601,10 +601,10 @@ static ev_status run_campaign(struct campaign *c, json_t *receipt, char *receipt
 	json_array_foreach(ss.runs, i, run) {
 		const char *result = json_string_value(json_object_get(run, "result"));
 		const char *failure = json_string_value(json_object_get(run, "failure"));
-		char name[PLAN_RUN_NAME_MAX + 8], path[PATH_MAX + PLAN_RUN_NAME_MAX + 16];
+		char name[EV_PLAN_RUN_NAME_MAX + 8], path[PATH_MAX + EV_PLAN_RUN_NAME_MAX + 16];
 		snprintf(name, sizeof name, "run %s", json_string_value(json_object_get(run, "name")));
 		ev_receipt_add_check(receipt, name, strcmp(result, "ok") == 0, failure ? failure : result, err);
-		char rel[PLAN_RUN_NAME_MAX + 32];
+		char rel[EV_PLAN_RUN_NAME_MAX + 32];
 		snprintf(rel, sizeof rel, "runs/%s/run.json", json_string_value(json_object_get(run, "name")));
 		uint8_t d[EV_SHA256_LEN];
 		char hex[EV_SHA256_HEX_LEN + 1];
@@ -632,7 +632,7 @@ static ev_status run_campaign(struct campaign *c, json_t *receipt, char *receipt
 	ev_receipt_set_fact(receipt, "runs", ss.runs, err);
 	ev_receipt_set_fact(receipt, "arms", ss.arms, err);
 	ev_receipt_set_fact(receipt, "controller_cpus", cpus, err);
-	ev_receipt_set_fact(receipt, "controller", capture_plan_controller_json(&c->plan), err);
+	ev_receipt_set_fact(receipt, "controller", ev_plan_controller_json(&c->plan), err);
 	ev_receipt_set_fact(receipt, "degraded", json_incref(c->degraded), err);
 	ev_receipt_set_fact(receipt, "lease", json_incref(c->lease), err);
 	ev_receipt_set_fact(receipt, "counts",
@@ -726,7 +726,7 @@ int capture_run_main(int argc, char **argv)
 	json_t *receipt = NULL;
 	int resumed = 0, all_ok = 0;
 	char receipt_path[PATH_MAX + 64];
-	ev_status st = capture_plan_load(c.plan_path, &c.plan, &err);
+	ev_status st = ev_campaign_plan_load(c.plan_path, &c.plan, &err);
 	if (st == EV_OK)
 		st = check_rights(&c, &err);
 	if (st == EV_OK)
@@ -782,7 +782,7 @@ int capture_run_main(int argc, char **argv)
 	json_decref(receipt);
 	json_decref(c.degraded);
 	json_decref(c.sources);
-	capture_plan_free(&c.plan);
+	ev_campaign_plan_free(&c.plan);
 	ev_signing_key_free(c.sign_key);
 	return ev_status_exit_code(st);
 }

@@ -63,9 +63,9 @@ static ev_status prepare_dirs(struct run_state *s, struct ev_error *err)
 	return EV_OK;
 }
 
-static ev_status build_env(struct run_state *s, int k, const struct plan_vars *vars, struct ev_error *err)
+static ev_status build_env(struct run_state *s, int k, const struct ev_plan_vars *vars, struct ev_error *err)
 {
-	const struct plan_side *side = &s->r->cell->side[k];
+	const struct ev_plan_side *side = &s->r->cell->side[k];
 	size_t n = 0;
 	const char *home = getenv("HOME");
 	char buf[PATH_MAX + 16];
@@ -83,9 +83,9 @@ static ev_status build_env(struct run_state *s, int k, const struct plan_vars *v
 			return ev_error_set(err, EV_REFUSED, "cell %s %s: more than %d environment variables",
 					    s->r->cell->name, side->role, ENV_MAX - 2);
 		/* a value may hold {variables}: expand it as a one-word argv */
-		struct plan_side one = {.argv = json_pack("[s]", json_string_value(v)), .outputs = side->outputs};
+		struct ev_plan_side one = {.argv = json_pack("[s]", json_string_value(v)), .outputs = side->outputs};
 		char **out = NULL;
-		ev_status st = capture_plan_expand(&one, vars, &out, err);
+		ev_status st = ev_plan_expand(&one, vars, &out, err);
 		json_decref(one.argv);
 		if (st != EV_OK)
 			return st;
@@ -97,7 +97,7 @@ static ev_status build_env(struct run_state *s, int k, const struct plan_vars *v
 		char *entry = malloc(klen + strlen(out[0]) + 2);
 		if (entry)
 			sprintf(entry, "%s=%s", key, out[0]);
-		capture_plan_argv_free(out);
+		ev_plan_argv_free(out);
 		if (i < n)
 			free(s->env[k][i]);
 		s->env[k][i] = entry;
@@ -114,7 +114,7 @@ static ev_status build_env(struct run_state *s, int k, const struct plan_vars *v
 /* Check the side's program and launcher against the plan's pins. */
 static ev_status check_binaries(struct run_state *s, int k, struct ev_error *err)
 {
-	const struct plan_side *side = &s->r->cell->side[k];
+	const struct ev_plan_side *side = &s->r->cell->side[k];
 	const char *paths[2] = {json_string_value(json_array_get(side->argv, 0)),
 				side->launcher ? json_string_value(json_array_get(side->launcher, 0)) : NULL};
 	for (int b = 0; b < 2 && paths[b]; b++) {
@@ -139,7 +139,7 @@ static ev_status check_pinned_files(struct run_state *s, struct ev_error *err)
 	if (!(s->files = calloc(json_object_size(pins), sizeof *s->files)))
 		return ev_error_set(err, EV_ERROR, "out of memory");
 	json_object_foreach((json_t *)pins, path, v) {
-		if (capture_plan_runs_program(&s->c->plan, path))
+		if (ev_plan_runs_program(&s->c->plan, path))
 			continue;
 		ev_status st = capture_pin_check(pins, path, &s->files[s->nfiles], err);
 		if (st != EV_OK)
@@ -195,12 +195,12 @@ static json_t *snapshot(pid_t pid)
 }
 
 /* "its stop (stdin \"q\")", for a failure sentence. */
-static void describe_stop(const struct plan_stop *stop, char *out, size_t cap)
+static void describe_stop(const struct ev_plan_stop *stop, char *out, size_t cap)
 {
-	if (stop->how == PLAN_STOP_STDIN)
+	if (stop->how == EV_PLAN_STOP_STDIN)
 		snprintf(out, cap, "its stop (\"%s\" on stdin)", stop->line);
-	else if (stop->how == PLAN_STOP_SIGNAL)
-		snprintf(out, cap, "its stop (SIG%s)", capture_plan_signal_name(stop->signal));
+	else if (stop->how == EV_PLAN_STOP_SIGNAL)
+		snprintf(out, cap, "its stop (SIG%s)", ev_plan_signal_name(stop->signal));
 	else
 		snprintf(out, cap, "the sender ended (it was to exit by itself)");
 }
@@ -208,15 +208,15 @@ static void describe_stop(const struct plan_stop *stop, char *out, size_t cap)
 /* The sender is done: ask the peer to end, as the plan says. */
 static void request_stop(struct run_state *s)
 {
-	const struct plan_stop *stop = &s->r->cell->side[PLAN_PEER].stop;
-	if (stop->how == PLAN_STOP_EXIT)
+	const struct ev_plan_stop *stop = &s->r->cell->side[EV_PLAN_PEER].stop;
+	if (stop->how == EV_PLAN_STOP_EXIT)
 		return;
 	clock_gettime(CLOCK_REALTIME, &s->stop_real);
 	s->stop_requested = 1;
-	if (stop->how == PLAN_STOP_STDIN)
-		s->stop_errno = capture_launch_write_stdin(&s->side[PLAN_PEER], stop->line);
+	if (stop->how == EV_PLAN_STOP_STDIN)
+		s->stop_errno = capture_launch_write_stdin(&s->side[EV_PLAN_PEER], stop->line);
 	else
-		capture_launch_kill(&s->side[PLAN_PEER], stop->signal);
+		capture_launch_kill(&s->side[EV_PLAN_PEER], stop->signal);
 }
 
 /* Whom the side runs as, read from /proc once it runs: the ids and
@@ -295,7 +295,7 @@ static void return_links(struct run_state *s, struct ev_error *err)
  * says so: the others stay the measurement. */
 static int profiled(const struct run_state *s, int k)
 {
-	const struct plan_profile *pp = &s->r->cell->side[k].profile;
+	const struct ev_plan_profile *pp = &s->r->cell->side[k].profile;
 	return pp->on && (pp->runs == 0 || s->r->repeat <= pp->runs);
 }
 
@@ -341,11 +341,11 @@ static void finish_profiles(struct run_state *s)
 static void run_pair(struct run_state *s, struct ev_error *err)
 {
 	struct campaign *c = s->c;
-	const struct plan *plan = &c->plan;
-	const struct plan_side *peer = &s->r->cell->side[PLAN_PEER];
+	const struct ev_campaign_plan *plan = &c->plan;
+	const struct ev_plan_side *peer = &s->r->cell->side[EV_PLAN_PEER];
 	int own_netns = plan->netns && c->netns_ok; /* veth or link: a namespace per side */
-	struct side_proc *sp = &s->side[PLAN_SENDER], *pp = &s->side[PLAN_PEER];
-	for (int k = PLAN_PEER; k >= PLAN_SENDER; k--)
+	struct side_proc *sp = &s->side[EV_PLAN_SENDER], *pp = &s->side[EV_PLAN_PEER];
+	for (int k = EV_PLAN_PEER; k >= EV_PLAN_SENDER; k--)
 		if (capture_launch_start(&s->side[k], err) != EV_OK) {
 			capture_run_fail(s, RUN_FAILED, "%s", err->text);
 			return;
@@ -394,15 +394,15 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 	s->dma_err = capture_pmqos_read(&s->dma_observed);
 
 	double deadline = capture_launch_monotonic() + (double)plan->timeout_s;
-	if (start_profile(s, PLAN_PEER, err) != 0)
+	if (start_profile(s, EV_PLAN_PEER, err) != 0)
 		return;
 	if (capture_launch_exec(pp, err) != EV_OK) {
 		capture_run_fail(s, RUN_FAILED, "%s", err->text);
 		return;
 	}
-	s->before[PLAN_PEER] = snapshot(pp->pid);
-	verify_pinning(s, PLAN_PEER);
-	check_credentials(s, PLAN_PEER);
+	s->before[EV_PLAN_PEER] = snapshot(pp->pid);
+	verify_pinning(s, EV_PLAN_PEER);
+	check_credentials(s, EV_PLAN_PEER);
 	/* The peer is ready when it listens (or after a fixed delay). */
 	double ready_by = capture_launch_monotonic() + READY_TIMEOUT_S;
 	if (peer->ready_delay_ms) {
@@ -426,15 +426,15 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 		}
 		nanosleep(&tick, NULL);
 	}
-	if (start_profile(s, PLAN_SENDER, err) != 0)
+	if (start_profile(s, EV_PLAN_SENDER, err) != 0)
 		return;
 	if (capture_launch_exec(sp, err) != EV_OK) {
 		capture_run_fail(s, RUN_FAILED, "%s", err->text);
 		return;
 	}
-	s->before[PLAN_SENDER] = snapshot(sp->pid);
-	verify_pinning(s, PLAN_SENDER);
-	check_credentials(s, PLAN_SENDER);
+	s->before[EV_PLAN_SENDER] = snapshot(sp->pid);
+	verify_pinning(s, EV_PLAN_SENDER);
+	check_credentials(s, EV_PLAN_SENDER);
 	for (int k = 0; k < 2; k++)
 		if (!s->pinned_ok[k])
 			capture_run_fail(s, RUN_FAILED, "%s: pinned to CPU %d, but the kernel lets it run on %s",
@@ -448,7 +448,7 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 	int observed_after = 0;
 
 	/* Wait for the sender; then the peer is stopped as the plan says. */
-	const struct plan_stop *stop = &peer->stop;
+	const struct ev_plan_stop *stop = &peer->stop;
 	double peer_by = 0;
 	while (!sp->exited || !pp->exited) {
 		double until = !sp->exited ? deadline : peer_by;
@@ -463,7 +463,7 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 			break;
 		}
 		if (who == -1) { /* the peer outlived its grace */
-			char how[PLAN_STOP_LINE_MAX + 64];
+			char how[EV_PLAN_STOP_LINE_MAX + 64];
 			describe_stop(stop, how, sizeof how);
 			capture_run_fail(s, RUN_FAILED, "peer still running %.3g s after %s; killed", (double)stop->grace_ms / 1000,
 				 how);
@@ -472,17 +472,17 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 		struct side_proc *p = &s->side[who];
 		s->after[who] = snapshot(p->pid);
 		capture_profile_stop(&s->prof[who], 1);
-		if (who == PLAN_SENDER) { /* the peer's stack is still there */
+		if (who == EV_PLAN_SENDER) { /* the peer's stack is still there */
 			capture_observers_stop(&s->obs);
 			capture_observers_run(&s->obs, "after");
 			observed_after = 1;
 		}
-		if (who == PLAN_SENDER && !pp->exited) {
+		if (who == EV_PLAN_SENDER && !pp->exited) {
 			request_stop(s);
 			peer_by = capture_launch_monotonic() + (double)stop->grace_ms / 1000;
 		}
 		/* a death by signal is a stop only when capture sent that signal */
-		int requested_signal = who == PLAN_PEER && stop->how == PLAN_STOP_SIGNAL && s->stop_requested &&
+		int requested_signal = who == EV_PLAN_PEER && stop->how == EV_PLAN_STOP_SIGNAL && s->stop_requested &&
 				       WIFSIGNALED(p->status) && WTERMSIG(p->status) == stop->signal;
 		if (!requested_signal && !(WIFEXITED(p->status) && WEXITSTATUS(p->status) == 0)) {
 			if (WIFEXITED(p->status))
@@ -491,7 +491,7 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 			else
 				capture_run_fail(s, RUN_FAILED, "%s was killed by signal %d (%s)%s", p->role,
 					 WTERMSIG(p->status), strsignal(WTERMSIG(p->status)),
-					 who == PLAN_PEER && stop->how == PLAN_STOP_SIGNAL && !s->stop_requested
+					 who == EV_PLAN_PEER && stop->how == EV_PLAN_STOP_SIGNAL && !s->stop_requested
 						 ? ", which capture had not sent"
 						 : "");
 		}
@@ -531,7 +531,7 @@ static void cleanup(struct run_state *s)
 			close(p->ctl);
 		if (p->report >= 0)
 			close(p->report);
-		capture_plan_argv_free(p->argv);
+		ev_plan_argv_free(p->argv);
 		for (size_t i = 0; s->env[k][i]; i++)
 			free(s->env[k][i]);
 		if (s->route_fd[k] >= 0)
@@ -561,11 +561,11 @@ static void cleanup(struct run_state *s)
 	json_decref(s->doc);
 }
 
-enum run_result capture_run_one(struct campaign *c, const struct plan_run *r, json_t **summary,
+enum run_result capture_run_one(struct campaign *c, const struct ev_plan_run *r, json_t **summary,
 			struct ev_error *err)
 {
 	struct run_state s = {.c = c, .r = r, .route_fd = {-1, -1}, .diag_fd = {-1, -1}, .ns_fd = {-1, -1}};
-	const struct plan *plan = &c->plan;
+	const struct ev_campaign_plan *plan = &c->plan;
 	int own_netns = plan->netns && c->netns_ok; /* veth or link: a namespace per side */
 	char runs[PATH_MAX];
 	if (ev_path_join(runs, sizeof runs, c->dir, "runs") != 0 || ev_path_join(s.dir, sizeof s.dir, runs, r->name) != 0) {
@@ -574,10 +574,10 @@ enum run_result capture_run_one(struct campaign *c, const struct plan_run *r, js
 		return RUN_INTERRUPTED;
 	}
 	for (int k = 0; k < 2; k++)
-		s.side[k] = (struct side_proc){.role = k == PLAN_SENDER ? "sender" : "peer", .pid = -1,
+		s.side[k] = (struct side_proc){.role = k == EV_PLAN_SENDER ? "sender" : "peer", .pid = -1,
 					       .pidfd = -1, .ctl = -1, .report = -1, .out_fd = -1, .stdin_r = -1, .stdin_w = -1,
 					       .err_fd = -1, .cpu = r->cell->side[k].cpu};
-	struct plan_vars vars = {
+	struct ev_plan_vars vars = {
 		.peer_addr = own_netns ? NETNS_PEER_ADDR : "127.0.0.1",
 		.sender_addr = own_netns ? NETNS_SENDER_ADDR : "127.0.0.1",
 		.run_dir = s.dir, .cell = r->cell->name, .arm = r->arm->name,
@@ -598,22 +598,22 @@ enum run_result capture_run_one(struct campaign *c, const struct plan_run *r, js
 			capture_run_fail(&s, RUN_FAILED, "refused before launch: %s", err->text);
 	for (int k = 0; k < 2 && s.result == RUN_OK; k++) {
 		struct side_proc *p = &s.side[k];
-		if (check_binaries(&s, k, err) != EV_OK || capture_plan_expand(&r->cell->side[k], &vars, &p->argv, err) != EV_OK ||
+		if (check_binaries(&s, k, err) != EV_OK || ev_plan_expand(&r->cell->side[k], &vars, &p->argv, err) != EV_OK ||
 		    build_env(&s, k, &vars, err) != EV_OK) {
 			capture_run_fail(&s, RUN_FAILED, "refused before launch: %s", err->text);
 			break;
 		}
 		p->envp = s.env[k];
 		p->cwd = s.work[k];
-		p->stdin_pipe = k == PLAN_PEER && r->cell->side[k].stop.how == PLAN_STOP_STDIN;
+		p->stdin_pipe = k == EV_PLAN_PEER && r->cell->side[k].stop.how == EV_PLAN_STOP_STDIN;
 		p->drop = s.cred[k]->drop;
 		p->uid = s.cred[k]->uid;
 		p->gid = s.cred[k]->gid;
 		p->groups = s.cred[k]->groups;
 		p->ngroups = s.cred[k]->ngroups;
 		p->unshare_net = own_netns;
-		p->ifname = plan->link ? plan->link_if[k] : k == PLAN_SENDER ? NETNS_SENDER_IF : NETNS_PEER_IF;
-		p->addr = k == PLAN_SENDER ? NETNS_SENDER_ADDR : NETNS_PEER_ADDR;
+		p->ifname = plan->link ? plan->link_if[k] : k == EV_PLAN_SENDER ? NETNS_SENDER_IF : NETNS_PEER_IF;
+		p->addr = k == EV_PLAN_SENDER ? NETNS_SENDER_ADDR : NETNS_PEER_ADDR;
 		if ((p->out_fd = open_native(&s, p->role, "stdout")) < 0 ||
 		    (p->err_fd = open_native(&s, p->role, "stderr")) < 0)
 			capture_run_fail(&s, RUN_FAILED, "%s/native: cannot create the %s's output files: %s", s.dir,
@@ -634,7 +634,7 @@ enum run_result capture_run_one(struct campaign *c, const struct plan_run *r, js
 			if (!capture_pins_unchanged(&s.bins[k][b]))
 				capture_run_fail(&s, RUN_FAILED, "%s changed while the run started: what ran is not what was checked",
 					 s.bins[k][b].path);
-	for (size_t f = 0; f < s.nfiles && s.side[PLAN_SENDER].exec_mono > 0; f++)
+	for (size_t f = 0; f < s.nfiles && s.side[EV_PLAN_SENDER].exec_mono > 0; f++)
 		if (!capture_pins_unchanged(&s.files[f]))
 			capture_run_fail(&s, RUN_FAILED, "%s changed during the run: what the run read is not what was checked",
 				 s.files[f].path);

@@ -49,15 +49,15 @@ static json_t *exit_json(const struct side_proc *p)
 /* How the side was to end, whether capture asked it to, and how it did. */
 static json_t *stop_json(struct run_state *s, int k)
 {
-	const struct plan_stop *stop = &s->r->cell->side[k].stop;
+	const struct ev_plan_stop *stop = &s->r->cell->side[k].stop;
 	const struct side_proc *p = &s->side[k];
 	static const char *const hows[] = {"exit", "stdin", "signal"};
-	json_t *o = json_pack("{s:s}", "how", hows[k == PLAN_PEER ? stop->how : PLAN_STOP_EXIT]);
-	if (k == PLAN_PEER) {
-		if (stop->how == PLAN_STOP_STDIN)
+	json_t *o = json_pack("{s:s}", "how", hows[k == EV_PLAN_PEER ? stop->how : EV_PLAN_STOP_EXIT]);
+	if (k == EV_PLAN_PEER) {
+		if (stop->how == EV_PLAN_STOP_STDIN)
 			json_object_set_new(o, "line", json_string(stop->line));
-		if (stop->how == PLAN_STOP_SIGNAL)
-			json_object_set_new(o, "signal", json_string(capture_plan_signal_name(stop->signal)));
+		if (stop->how == EV_PLAN_STOP_SIGNAL)
+			json_object_set_new(o, "signal", json_string(ev_plan_signal_name(stop->signal)));
 		json_object_set_new(o, "grace_ms", json_integer((json_int_t)stop->grace_ms));
 		json_object_set_new(o, "requested", s->stop_requested ? timespec_json(&s->stop_real) : json_null());
 		if (s->stop_errno)
@@ -65,7 +65,7 @@ static json_t *stop_json(struct run_state *s, int k)
 	}
 	const char *ended = !p->exited || p->exec_mono <= 0 ? NULL
 			    : s->killed[k]                 ? "killed"
-			    : k == PLAN_PEER && s->stop_requested ? "stopped"
+			    : k == EV_PLAN_PEER && s->stop_requested ? "stopped"
 								  : "exited";
 	json_object_set_new(o, "ended", ended ? json_string(ended) : json_null());
 	return o;
@@ -74,7 +74,7 @@ static json_t *stop_json(struct run_state *s, int k)
 static json_t *process_json(struct run_state *s, int k)
 {
 	struct side_proc *p = &s->side[k];
-	const struct plan_side *ps = &s->r->cell->side[k];
+	const struct ev_plan_side *ps = &s->r->cell->side[k];
 	uint64_t start = 0;
 	struct ev_error ignored;
 	ev_error_clear(&ignored);
@@ -136,11 +136,11 @@ const char *capture_run_result_name(enum run_result r)
 ev_status capture_run_record(struct run_state *s, struct ev_error *err)
 {
 	struct campaign *c = s->c;
-	const struct plan_run *r = s->r;
+	const struct ev_plan_run *r = s->r;
 	json_t *procs = json_array();
 	/* the peer first: it was started first */
-	json_array_append_new(procs, process_json(s, PLAN_PEER));
-	json_array_append_new(procs, process_json(s, PLAN_SENDER));
+	json_array_append_new(procs, process_json(s, EV_PLAN_PEER));
+	json_array_append_new(procs, process_json(s, EV_PLAN_SENDER));
 	json_t *dma;
 	if (s->dma_err) {
 		char text[160];
@@ -160,11 +160,11 @@ ev_status capture_run_record(struct run_state *s, struct ev_error *err)
 			json_object_set_new(end, "mtu_during", json_integer(c->plan.link_mtu ? (int)c->plan.link_mtu : c->link[k].mtu));
 			json_object_set_new(end, "returned", s->link_returned[k][0] ? json_string(s->link_returned[k]) : json_null());
 		}
-		json_object_set_new(net, k == PLAN_SENDER ? "sender" : "peer", end);
+		json_object_set_new(net, k == EV_PLAN_SENDER ? "sender" : "peer", end);
 	}
 	for (int k = 0; k < (c->plan.netns && c->netns_ok ? 2 : 1); k++)
 		if (s->links_before[k] || s->links_after[k])
-			json_object_set_new(net, k == PLAN_SENDER ? "sender_links" : "peer_links",
+			json_object_set_new(net, k == EV_PLAN_SENDER ? "sender_links" : "peer_links",
 					    json_pack("{s:o, s:o}", "before",
 						      s->links_before[k] ? json_incref(s->links_before[k]) : json_null(),
 						      "after",
@@ -176,7 +176,7 @@ ev_status capture_run_record(struct run_state *s, struct ev_error *err)
 			   "processes", procs, "cpu_dma_latency", dma, "network", net, "degraded",
 			   json_incref(c->degraded));
 	json_object_set_new(s->doc, "result", json_string(capture_run_result_name(s->result)));
-	json_object_set_new(s->doc, "controller", capture_plan_controller_json(&c->plan));
+	json_object_set_new(s->doc, "controller", ev_plan_controller_json(&c->plan));
 	if (c->lease)
 		json_object_set(s->doc, "lease", c->lease);
 	if (s->result != RUN_OK)

@@ -22,9 +22,9 @@
 
 struct run_state {
 	struct campaign *c;
-	const struct plan_run *r;
+	const struct ev_plan_run *r;
 	char dir[PATH_MAX];
-	struct side_proc side[2];           /* PLAN_SENDER, PLAN_PEER */
+	struct side_proc side[2];           /* EV_PLAN_SENDER, EV_PLAN_PEER */
 	const struct side_cred *cred[2];
 	char work[2][PATH_MAX];             /* each side's working directory */
 	json_t *inputs[2], *seen_cred[2];

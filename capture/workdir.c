@@ -84,7 +84,7 @@ static ev_status copy_hashed(const char *from, const char *to, char hex[EV_SHA25
 	return st;
 }
 
-ev_status capture_workdir_prepare(const char *run_dir, const struct plan_side *side, const struct side_cred *cred,
+ev_status capture_workdir_prepare(const char *run_dir, const struct ev_plan_side *side, const struct side_cred *cred,
 				  const json_t *pins, json_t **inputs, struct ev_error *err)
 {
 	*inputs = NULL;

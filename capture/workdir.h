@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* workdir: a side's working directory inside the run directory
- * (PLAN_WORK_SENDER or PLAN_WORK_PEER), the plan's input files copied into
+ * (EV_PLAN_WORK_SENDER or EV_PLAN_WORK_PEER), the plan's input files copied into
  * it, and the directories of its declared outputs; given to the user the
  * side runs as when it drops to one. Only capture/ includes this. */
 #ifndef CAPTURE_WORKDIR_H
@@ -9,7 +9,7 @@
 #include <jansson.h>
 
 #include "capture/credentials.h"
-#include "capture/plan.h"
+#include "lib/campaign/plan_check.h"
 #include "lib/core/status.h"
 
 /* Make run_dir/side->work and the parents of side's outputs, and copy each
@@ -20,7 +20,7 @@
  * records each: name, path, sha256.
  * @return EV_OK; EV_REFUSED (an input not pinned, or changed since it was
  * checked) or EV_ERROR naming the file. */
-ev_status capture_workdir_prepare(const char *run_dir, const struct plan_side *side, const struct side_cred *cred,
+ev_status capture_workdir_prepare(const char *run_dir, const struct ev_plan_side *side, const struct side_cred *cred,
 				  const json_t *pins, json_t **inputs, struct ev_error *err);
 
 #endif

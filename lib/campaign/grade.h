@@ -24,7 +24,7 @@
 
 #include <jansson.h>
 
-#include "lib/campaign/plan_read.h"
+#include "lib/campaign/plan.h"
 #include "lib/campaign/policy_read.h"
 #include "lib/campaign/run.h"
 #include "lib/core/status.h"

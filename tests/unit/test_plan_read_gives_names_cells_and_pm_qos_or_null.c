@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "lib/campaign/plan_read.h"
+#include "lib/campaign/plan.h"
 
 int main(void)
 {

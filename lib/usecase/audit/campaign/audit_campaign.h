@@ -44,7 +44,7 @@
 #include <jansson.h>
 
 #include "lib/archive/seal.h"
-#include "lib/campaign/plan_read.h"
+#include "lib/campaign/plan.h"
 #include "lib/campaign/policy_read.h"
 #include "lib/core/finding.h"
 #include "lib/core/meter.h"

@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* plan_read: a campaign's plan (plan.json, evidence-plan/1, doc/formats.md
- * "Campaign plan") as those who judge a campaign read it: its name, its
- * arms and what PM QoS each declares, its cells in order, its grading
- * rules. capture's own parser (capture/plan.c) holds a plan to every
- * rule before anything runs; this reader, for audit, trusts nothing and
- * never fails on an absent or mistyped field: each accessor says what it
- * returns then, and the caller says what that means.
+/* plan: a campaign's plan (plan.json, evidence-plan/1, doc/formats.md
+ * "Campaign plan"), the one code that reads a plan file, and what those
+ * who judge a campaign read of it: its name, its arms and what PM QoS
+ * each declares, its cells in order, its grading rules. capture holds
+ * what this read to every rule before anything runs (lib/campaign/
+ * plan_check); these accessors, for audit, trust nothing and never fail
+ * on an absent or mistyped field: each says what it returns then, and
+ * the caller says what that means.
  *
  * A struct ev_plan owns its document; free with ev_plan_free. No global
  * state. */
-#ifndef EV_PLAN_READ_H
-#define EV_PLAN_READ_H
+#ifndef EV_PLAN_H
+#define EV_PLAN_H
 
 #include <stddef.h>
 #include <stdint.h>

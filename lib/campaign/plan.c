@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "lib/campaign/plan_read.h"
+#include "lib/campaign/plan.h"
 #include "lib/core/json.h"
 
 ev_status ev_plan_load(const char *path, struct ev_plan *plan, uint8_t sha256[EV_SHA256_LEN], struct ev_error *err)

@@ -2,9 +2,9 @@
 #include "config.h"
 
 #include <sched.h>
-#include "capture/plan.h"
+#include "lib/campaign/plan_check.h"
 #include "lib/campaign/grade.h"
-#include "capture/plan_load.h"
+#include "lib/campaign/plan_check_parts.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -24,76 +24,76 @@
 #define DEFAULT_INTERVAL_MS 100
 #define DMA_LATENCY_MAX 2000000000
 
-static ev_status load_cells(struct plan *p, const char *path, long ncpus, struct ev_error *err)
+static ev_status load_cells(struct ev_campaign_plan *p, const char *path, long ncpus, struct ev_error *err)
 {
 	static const char *const keys[] = {"name", "description", "sender", "peer", NULL};
 	json_t *cells = json_object_get(p->doc, "cells");
-	if (!json_is_array(cells) || json_array_size(cells) == 0 || json_array_size(cells) > PLAN_MAX_CELLS)
-		return capture_plan_refuse(err, path, "cells", "expected a list of 1 to %d cells", PLAN_MAX_CELLS);
+	if (!json_is_array(cells) || json_array_size(cells) == 0 || json_array_size(cells) > EV_PLAN_MAX_CELLS)
+		return ev_plan_refuse(err, path, "cells", "expected a list of 1 to %d cells", EV_PLAN_MAX_CELLS);
 	size_t i;
 	json_t *c;
 	json_array_foreach(cells, i, c) {
-		struct plan_cell *cell = &p->cells[i];
+		struct ev_plan_cell *cell = &p->cells[i];
 		char where[64];
 		snprintf(where, sizeof where, "cells[%zu]", i);
 		if (!json_is_object(c))
-			return capture_plan_refuse(err, path, where, "expected an object");
-		ev_status st = capture_plan_only_keys(c, keys, path, where, err);
+			return ev_plan_refuse(err, path, where, "expected an object");
+		ev_status st = ev_plan_only_keys(c, keys, path, where, err);
 		if (st == EV_OK)
-			st = capture_plan_get_name(c, "name", &cell->name, path, where, err);
+			st = ev_plan_get_name(c, "name", &cell->name, path, where, err);
 		if (st != EV_OK)
 			return st;
 		for (size_t k = 0; k < i; k++)
 			if (strcmp(p->cells[k].name, cell->name) == 0)
-				return capture_plan_refuse(err, path, where, "cell name \"%s\" is used twice", cell->name);
+				return ev_plan_refuse(err, path, where, "cell name \"%s\" is used twice", cell->name);
 		json_t *d = json_object_get(c, "description");
 		cell->description = json_is_string(d) ? json_string_value(d) : "";
 		for (int r = 0; r < 2; r++)
-			if ((st = capture_plan_load_side(c, r, &cell->side[r], ncpus, path, cell->name, err)) != EV_OK)
+			if ((st = ev_plan_load_side(c, r, &cell->side[r], ncpus, path, cell->name, err)) != EV_OK)
 				return st;
 		for (int r = 0; r < 2; r++)
 			if (!cell->side[r].user) {
 				cell->side[r].user = p->user;
 				cell->side[r].group = p->group;
 			}
-		if (cell->side[PLAN_SENDER].cpu == cell->side[PLAN_PEER].cpu)
-			return capture_plan_refuse(err, path, where, "sender and peer are both on CPU %d; each needs its own",
-				      cell->side[PLAN_SENDER].cpu);
+		if (cell->side[EV_PLAN_SENDER].cpu == cell->side[EV_PLAN_PEER].cpu)
+			return ev_plan_refuse(err, path, where, "sender and peer are both on CPU %d; each needs its own",
+				      cell->side[EV_PLAN_SENDER].cpu);
 		p->ncells++;
 	}
 	return EV_OK;
 }
 
-static ev_status load_arms(struct plan *p, const char *path, struct ev_error *err)
+static ev_status load_arms(struct ev_campaign_plan *p, const char *path, struct ev_error *err)
 {
 	static const char *const keys[] = {"name", "cpu_dma_latency", NULL};
 	json_t *arms = json_object_get(p->doc, "arms");
 	if (!arms) {
-		p->arms[0] = (struct plan_arm){.name = "baseline"};
+		p->arms[0] = (struct ev_plan_arm){.name = "baseline"};
 		p->narms = 1;
 		return EV_OK;
 	}
-	if (!json_is_array(arms) || json_array_size(arms) == 0 || json_array_size(arms) > PLAN_MAX_ARMS)
-		return capture_plan_refuse(err, path, "arms", "expected a list of 1 to %d arms", PLAN_MAX_ARMS);
+	if (!json_is_array(arms) || json_array_size(arms) == 0 || json_array_size(arms) > EV_PLAN_MAX_ARMS)
+		return ev_plan_refuse(err, path, "arms", "expected a list of 1 to %d arms", EV_PLAN_MAX_ARMS);
 	size_t i;
 	json_t *a;
 	json_array_foreach(arms, i, a) {
-		struct plan_arm *arm = &p->arms[i];
+		struct ev_plan_arm *arm = &p->arms[i];
 		char where[64];
 		snprintf(where, sizeof where, "arms[%zu]", i);
 		if (!json_is_object(a))
-			return capture_plan_refuse(err, path, where, "expected an object");
-		ev_status st = capture_plan_only_keys(a, keys, path, where, err);
+			return ev_plan_refuse(err, path, where, "expected an object");
+		ev_status st = ev_plan_only_keys(a, keys, path, where, err);
 		if (st == EV_OK)
-			st = capture_plan_get_name(a, "name", &arm->name, path, where, err);
+			st = ev_plan_get_name(a, "name", &arm->name, path, where, err);
 		if (st != EV_OK)
 			return st;
 		for (size_t k = 0; k < i; k++)
 			if (strcmp(p->arms[k].name, arm->name) == 0)
-				return capture_plan_refuse(err, path, where, "arm name \"%s\" is used twice", arm->name);
+				return ev_plan_refuse(err, path, where, "arm name \"%s\" is used twice", arm->name);
 		if (json_object_get(a, "cpu_dma_latency")) {
 			uint64_t v;
-			if ((st = capture_plan_get_count(a, "cpu_dma_latency", 0, 0, DMA_LATENCY_MAX, &v, path, where, err)) != EV_OK)
+			if ((st = ev_plan_get_count(a, "cpu_dma_latency", 0, 0, DMA_LATENCY_MAX, &v, path, where, err)) != EV_OK)
 				return st;
 			arm->pm_qos = 1;
 			arm->cpu_dma_latency = (int32_t)v;
@@ -112,64 +112,64 @@ static int valid_ifname(const char *s)
 
 /* "namespaces": "none", "veth", or "link" with "link": {"sender": IFACE,
  * "peer": IFACE, "mtu": N}, two interfaces of capture's namespace. */
-static ev_status load_namespaces(struct plan *p, const char *path, struct ev_error *err)
+static ev_status load_namespaces(struct ev_campaign_plan *p, const char *path, struct ev_error *err)
 {
 	static const char *const keys[] = {"sender", "peer", "mtu", NULL};
 	json_t *v = json_object_get(p->doc, "namespaces"), *link = json_object_get(p->doc, "link");
 	const char *s = v ? json_string_value(v) : "none";
 	if (!s || (strcmp(s, "none") != 0 && strcmp(s, "veth") != 0 && strcmp(s, "link") != 0))
-		return capture_plan_refuse(err, path, "plan", "\"namespaces\": expected \"none\", \"veth\" or \"link\"");
+		return ev_plan_refuse(err, path, "plan", "\"namespaces\": expected \"none\", \"veth\" or \"link\"");
 	p->namespaces = s;
 	p->netns = strcmp(s, "none") != 0;
 	p->link = strcmp(s, "link") == 0;
 	if (!p->link) {
 		if (link)
-			return capture_plan_refuse(err, path, "link", "given, and \"namespaces\" is \"%s\" (a link is for \"namespaces\": \"link\")", s);
+			return ev_plan_refuse(err, path, "link", "given, and \"namespaces\" is \"%s\" (a link is for \"namespaces\": \"link\")", s);
 		return EV_OK;
 	}
 	ev_status st;
 	if (!json_is_object(link))
-		return capture_plan_refuse(err, path, "link", "required by \"namespaces\": \"link\": {\"sender\": IFACE, \"peer\": IFACE}");
-	if ((st = capture_plan_only_keys(link, keys, path, "link", err)) != EV_OK)
+		return ev_plan_refuse(err, path, "link", "required by \"namespaces\": \"link\": {\"sender\": IFACE, \"peer\": IFACE}");
+	if ((st = ev_plan_only_keys(link, keys, path, "link", err)) != EV_OK)
 		return st;
 	for (int k = 0; k < 2; k++) {
-		const char *role = k == PLAN_SENDER ? "sender" : "peer";
+		const char *role = k == EV_PLAN_SENDER ? "sender" : "peer";
 		const char *name = json_string_value(json_object_get(link, role));
 		if (!valid_ifname(name))
-			return capture_plan_refuse(err, path, "link", "\"%s\": expected an interface name of 1 to 15 bytes", role);
+			return ev_plan_refuse(err, path, "link", "\"%s\": expected an interface name of 1 to 15 bytes", role);
 		p->link_if[k] = name;
 	}
 	if (strcmp(p->link_if[0], p->link_if[1]) == 0)
-		return capture_plan_refuse(err, path, "link", "sender and peer are both %s: a link has two ends", p->link_if[0]);
-	return capture_plan_get_count(link, "mtu", 0, 68, 65535, &p->link_mtu, path, "link", err);
+		return ev_plan_refuse(err, path, "link", "sender and peer are both %s: a link has two ends", p->link_if[0]);
+	return ev_plan_get_count(link, "mtu", 0, 68, 65535, &p->link_mtu, path, "link", err);
 }
 
-static ev_status load_top(struct plan *p, const char *path, long ncpus, struct ev_error *err)
+static ev_status load_top(struct ev_campaign_plan *p, const char *path, long ncpus, struct ev_error *err)
 {
 	static const char *const keys[] = {"format", "name", "description", "warmups", "measured",
 					   "repeats", "order", "namespaces", "port", "timeout_seconds",
 					   "on_failure", "controller_cpus", "controller_shares", "observe", "pins", "sources",
 					   "user", "group", "link", "observers", "perf", "arms", "cells", "grades", NULL};
 	json_t *d = p->doc;
-	ev_status st = capture_plan_only_keys(d, keys, path, "plan", err);
+	ev_status st = ev_plan_only_keys(d, keys, path, "plan", err);
 	if (st == EV_OK)
-		st = capture_plan_get_name(d, "name", &p->name, path, "plan", err);
+		st = ev_plan_get_name(d, "name", &p->name, path, "plan", err);
 	if (st == EV_OK)
-		st = capture_plan_get_account(d, "user", &p->user, path, "plan", err);
+		st = ev_plan_get_account(d, "user", &p->user, path, "plan", err);
 	if (st == EV_OK)
-		st = capture_plan_get_account(d, "group", &p->group, path, "plan", err);
+		st = ev_plan_get_account(d, "group", &p->group, path, "plan", err);
 	if (st == EV_OK && p->group && !p->user)
-		st = capture_plan_refuse(err, path, "plan", "\"group\": given without \"user\" (name whom the sides run as)");
+		st = ev_plan_refuse(err, path, "plan", "\"group\": given without \"user\" (name whom the sides run as)");
 	if (st == EV_OK)
-		st = capture_plan_get_count(d, "warmups", 1000, 0, (uint64_t)1 << 32, &p->warmups, path, "plan", err);
+		st = ev_plan_get_count(d, "warmups", 1000, 0, (uint64_t)1 << 32, &p->warmups, path, "plan", err);
 	if (st == EV_OK)
-		st = capture_plan_get_count(d, "measured", 1000000, 1, (uint64_t)1 << 32, &p->measured, path, "plan", err);
+		st = ev_plan_get_count(d, "measured", 1000000, 1, (uint64_t)1 << 32, &p->measured, path, "plan", err);
 	if (st == EV_OK)
-		st = capture_plan_get_count(d, "repeats", 1, 1, 1000, &p->repeats, path, "plan", err);
+		st = ev_plan_get_count(d, "repeats", 1, 1, 1000, &p->repeats, path, "plan", err);
 	if (st == EV_OK)
-		st = capture_plan_get_count(d, "port", DEFAULT_PORT, 1, 65535, &p->port, path, "plan", err);
+		st = ev_plan_get_count(d, "port", DEFAULT_PORT, 1, 65535, &p->port, path, "plan", err);
 	if (st == EV_OK)
-		st = capture_plan_get_count(d, "timeout_seconds", DEFAULT_TIMEOUT_S, 1, 86400, &p->timeout_s, path, "plan", err);
+		st = ev_plan_get_count(d, "timeout_seconds", DEFAULT_TIMEOUT_S, 1, 86400, &p->timeout_s, path, "plan", err);
 	if (st != EV_OK)
 		return st;
 	struct {
@@ -183,7 +183,7 @@ static ev_status load_top(struct plan *p, const char *path, long ncpus, struct e
 		json_t *v = json_object_get(d, choices[i].key);
 		const char *s = json_string_value(v);
 		if (v && (!s || (strcmp(s, choices[i].a) != 0 && strcmp(s, choices[i].b) != 0)))
-			return capture_plan_refuse(err, path, "plan", "\"%s\": expected \"%s\" or \"%s\"", choices[i].key,
+			return ev_plan_refuse(err, path, "plan", "\"%s\": expected \"%s\" or \"%s\"", choices[i].key,
 				      choices[i].a, choices[i].b);
 		*choices[i].flag = s && strcmp(s, choices[i].b) == 0;
 	}
@@ -194,25 +194,25 @@ static ev_status load_top(struct plan *p, const char *path, long ncpus, struct e
 	json_t *observe = json_object_get(d, "observe");
 	static const char *const okeys[] = {"interval_ms", NULL};
 	if (observe && (!json_is_object(observe) ||
-			(st = capture_plan_only_keys(observe, okeys, path, "observe", err)) != EV_OK))
-		return st != EV_OK ? st : capture_plan_refuse(err, path, "observe", "expected {\"interval_ms\": N}");
-	if ((st = capture_plan_get_count(observe ? observe : d, "interval_ms", DEFAULT_INTERVAL_MS, 10, 60000,
+			(st = ev_plan_only_keys(observe, okeys, path, "observe", err)) != EV_OK))
+		return st != EV_OK ? st : ev_plan_refuse(err, path, "observe", "expected {\"interval_ms\": N}");
+	if ((st = ev_plan_get_count(observe ? observe : d, "interval_ms", DEFAULT_INTERVAL_MS, 10, 60000,
 			    &p->interval_ms, path, "observe", err)) != EV_OK)
 		return st;
 	json_t *cpus = json_object_get(d, "controller_cpus"), *shares = json_object_get(d, "controller_shares");
 	if (shares && !json_is_boolean(shares))
-		return capture_plan_refuse(err, path, "plan", "\"controller_shares\": expected true or false");
+		return ev_plan_refuse(err, path, "plan", "\"controller_shares\": expected true or false");
 	p->controller_shares = json_is_true(shares);
 	if (!cpus) {
 		p->controller_default = 1; /* chosen once the sides' CPUs are known (controller_apart) */
 	} else {
-		if (!json_is_array(cpus) || json_array_size(cpus) == 0 || json_array_size(cpus) > PLAN_MAX_CPUS)
-			return capture_plan_refuse(err, path, "plan", "\"controller_cpus\": expected a list of CPU numbers");
+		if (!json_is_array(cpus) || json_array_size(cpus) == 0 || json_array_size(cpus) > EV_PLAN_MAX_CPUS)
+			return ev_plan_refuse(err, path, "plan", "\"controller_cpus\": expected a list of CPU numbers");
 		size_t i;
 		json_t *c;
 		json_array_foreach(cpus, i, c) {
 			if (!json_is_integer(c) || json_integer_value(c) < 0 || json_integer_value(c) >= ncpus)
-				return capture_plan_refuse(err, path, "plan", "\"controller_cpus\"[%zu]: expected a CPU from 0 to %ld", i,
+				return ev_plan_refuse(err, path, "plan", "\"controller_cpus\"[%zu]: expected a CPU from 0 to %ld", i,
 					      ncpus - 1);
 			p->controller_cpus[p->ncontroller++] = (int)json_integer_value(c);
 		}
@@ -222,12 +222,12 @@ static ev_status load_top(struct plan *p, const char *path, long ncpus, struct e
 		const char *k;
 		json_t *v;
 		if (!json_is_object(pins))
-			return capture_plan_refuse(err, path, "pins", "expected an object of absolute path: SHA-256");
+			return ev_plan_refuse(err, path, "pins", "expected an object of absolute path: SHA-256");
 		json_object_foreach(pins, k, v) {
 			if (k[0] != '/')
-				return capture_plan_refuse(err, path, "pins", "\"%s\": expected an absolute path", k);
+				return ev_plan_refuse(err, path, "pins", "\"%s\": expected an absolute path", k);
 			if (!json_is_string(v) || !ev_sha256_hex_valid(json_string_value(v)))
-				return capture_plan_refuse(err, path, "pins", "\"%s\": expected 64 lowercase hex digits", k);
+				return ev_plan_refuse(err, path, "pins", "\"%s\": expected 64 lowercase hex digits", k);
 		}
 		p->pins = pins;
 	}
@@ -236,28 +236,28 @@ static ev_status load_top(struct plan *p, const char *path, long ncpus, struct e
 
 /* "sources": a program or launcher of some side, built from a repository
  * named by an absolute path. Checked once the cells are known. */
-static ev_status load_sources(struct plan *p, const char *path, struct ev_error *err)
+static ev_status load_sources(struct ev_campaign_plan *p, const char *path, struct ev_error *err)
 {
 	json_t *sources = json_object_get(p->doc, "sources");
 	if (!sources)
 		return EV_OK;
 	if (!json_is_object(sources))
-		return capture_plan_refuse(err, path, "sources", "expected an object of program path: repository path");
+		return ev_plan_refuse(err, path, "sources", "expected an object of program path: repository path");
 	const char *prog;
 	json_t *v;
 	json_object_foreach(sources, prog, v) {
 		const char *repo = json_string_value(v);
 		if (!repo || repo[0] != '/')
-			return capture_plan_refuse(err, path, "sources", "\"%s\": expected the repository's absolute path", prog);
+			return ev_plan_refuse(err, path, "sources", "\"%s\": expected the repository's absolute path", prog);
 		int used = 0;
 		for (size_t i = 0; i < p->ncells && !used; i++)
 			for (int k = 0; k < 2 && !used; k++) {
-				const struct plan_side *s = &p->cells[i].side[k];
+				const struct ev_plan_side *s = &p->cells[i].side[k];
 				used = strcmp(prog, json_string_value(json_array_get(s->argv, 0))) == 0 ||
 				       (s->launcher && strcmp(prog, json_string_value(json_array_get(s->launcher, 0))) == 0);
 			}
 		if (!used)
-			return capture_plan_refuse(err, path, "sources",
+			return ev_plan_refuse(err, path, "sources",
 				      "\"%s\": no side runs this program or launcher (a source names a binary the plan runs)",
 				      prog);
 	}
@@ -267,28 +267,28 @@ static ev_status load_sources(struct plan *p, const char *path, struct ev_error 
 
 /* "perf": the pinned program that profiles, required when a side is
  * profiled. */
-static ev_status load_perf(struct plan *p, const char *path, struct ev_error *err)
+static ev_status load_perf(struct ev_campaign_plan *p, const char *path, struct ev_error *err)
 {
 	json_t *v = json_object_get(p->doc, "perf");
 	int profiled = 0;
 	for (size_t i = 0; i < p->ncells; i++)
 		profiled |= p->cells[i].side[0].profile.on || p->cells[i].side[1].profile.on;
 	if (v && (!json_is_string(v) || json_string_value(v)[0] != '/'))
-		return capture_plan_refuse(err, path, "plan", "\"perf\": expected perf's absolute path (it is pinned as a program)");
+		return ev_plan_refuse(err, path, "plan", "\"perf\": expected perf's absolute path (it is pinned as a program)");
 	if (profiled && !v)
-		return capture_plan_refuse(err, path, "plan", "a side is profiled: name perf's absolute path (\"perf\": \"/usr/bin/perf\")");
+		return ev_plan_refuse(err, path, "plan", "a side is profiled: name perf's absolute path (\"perf\": \"/usr/bin/perf\")");
 	p->perf = v ? json_string_value(v) : NULL;
 	return EV_OK;
 }
 
 /* Is cpu a side's in some cell? The first such cell and side into *cell, *side. */
-static int side_cpu(const struct plan *p, int cpu, const char **cell, const char **side)
+static int side_cpu(const struct ev_campaign_plan *p, int cpu, const char **cell, const char **side)
 {
 	for (size_t i = 0; i < p->ncells; i++)
 		for (int k = 0; k < 2; k++)
 			if (p->cells[i].side[k].cpu == cpu) {
 				*cell = p->cells[i].name;
-				*side = k == PLAN_SENDER ? "sender" : "peer";
+				*side = k == EV_PLAN_SENDER ? "sender" : "peer";
 				return 1;
 			}
 	return 0;
@@ -298,7 +298,7 @@ static int side_cpu(const struct plan *p, int cpu, const char **cell, const char
  * measured sides: a default controller CPU is the lowest no side uses; a
  * controller CPU that is a side's is refused unless the plan says
  * "controller_shares": true, and then the shared CPUs are recorded. */
-static ev_status controller_apart(struct plan *p, const char *path, long ncpus, struct ev_error *err)
+static ev_status controller_apart(struct ev_campaign_plan *p, const char *path, long ncpus, struct ev_error *err)
 {
 	const char *cell, *side;
 	if (p->controller_default) {
@@ -317,7 +317,7 @@ static ev_status controller_apart(struct plan *p, const char *path, long ncpus, 
 		if (!side_cpu(p, cpu, &cell, &side))
 			continue;
 		if (!p->controller_shares)
-			return capture_plan_refuse(err, path, "plan",
+			return ev_plan_refuse(err, path, "plan",
 						   "the controller's CPU %d is also cell %s's %s CPU: capture and its observers "
 						   "would run beside a measured side (%s); give \"controller_cpus\" that no side "
 						   "uses, or say \"controller_shares\": true to run so and have it recorded",
@@ -329,7 +329,7 @@ static ev_status controller_apart(struct plan *p, const char *path, long ncpus, 
 	return EV_OK;
 }
 
-json_t *capture_plan_controller_json(const struct plan *p)
+json_t *ev_plan_controller_json(const struct ev_campaign_plan *p)
 {
 	json_t *cpus = json_array(), *shared = json_array();
 	for (size_t i = 0; i < p->ncontroller; i++)
@@ -340,13 +340,15 @@ json_t *capture_plan_controller_json(const struct plan *p)
 			 "shared_with_sides", shared);
 }
 
-ev_status capture_plan_load(const char *path, struct plan *p, struct ev_error *err)
+ev_status ev_campaign_plan_load(const char *path, struct ev_campaign_plan *p, struct ev_error *err)
 {
 	memset(p, 0, sizeof *p);
 	uint8_t digest[EV_SHA256_LEN];
-	ev_status st = ev_json_load(path, PLAN_FORMAT, 0, &p->doc, digest, NULL, NULL, err);
+	struct ev_plan read;
+	ev_status st = ev_plan_load(path, &read, digest, err);
 	if (st != EV_OK)
 		return st;
+	p->doc = read.doc; /* now the checked plan's */
 	ev_sha256_hex(digest, p->sha256);
 	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	if (ncpus < 1)
@@ -358,7 +360,7 @@ ev_status capture_plan_load(const char *path, struct plan *p, struct ev_error *e
 	if (st == EV_OK)
 		st = load_sources(p, path, err);
 	if (st == EV_OK)
-		st = capture_plan_load_observers(p, path, err);
+		st = ev_plan_load_observers(p, path, err);
 	if (st == EV_OK)
 		st = load_perf(p, path, err);
 	if (st == EV_OK && json_object_get(p->doc, "grades")) {
@@ -366,21 +368,21 @@ ev_status capture_plan_load(const char *path, struct plan *p, struct ev_error *e
 		snprintf(display, sizeof display, "%s: \"grades\"", path);
 		st = ev_grades_check(json_object_get(p->doc, "grades"), display, err);
 	}
-	if (st == EV_OK && p->ncells * p->narms * p->repeats > PLAN_MAX_RUNS)
-		st = capture_plan_refuse(err, path, "plan", "%zu cells x %zu arms x %" PRIu64 " repeats: more than %d runs",
-			    p->ncells, p->narms, p->repeats, PLAN_MAX_RUNS);
+	if (st == EV_OK && p->ncells * p->narms * p->repeats > EV_PLAN_MAX_RUNS)
+		st = ev_plan_refuse(err, path, "plan", "%zu cells x %zu arms x %" PRIu64 " repeats: more than %d runs",
+			    p->ncells, p->narms, p->repeats, EV_PLAN_MAX_RUNS);
 	if (st != EV_OK)
-		capture_plan_free(p);
+		ev_campaign_plan_free(p);
 	return st;
 }
 
-void capture_plan_free(struct plan *p)
+void ev_campaign_plan_free(struct ev_campaign_plan *p)
 {
 	json_decref(p->doc);
 	p->doc = NULL;
 }
 
-size_t capture_plan_schedule(const struct plan *p, struct plan_run *runs, size_t cap)
+size_t ev_plan_schedule(const struct ev_campaign_plan *p, struct ev_plan_run *runs, size_t cap)
 {
 	size_t n = 0, total = p->ncells * p->narms * p->repeats;
 	int width = total >= 1000 ? 4 : 3;
@@ -388,8 +390,8 @@ size_t capture_plan_schedule(const struct plan *p, struct plan_run *runs, size_t
 		for (unsigned pass = 0; pass < p->repeats; pass++)
 			for (size_t k = 0; k < p->ncells && n < cap; k++) {
 				int backward = p->balanced && pass % 2 == 1;
-				const struct plan_cell *cell = &p->cells[backward ? p->ncells - 1 - k : k];
-				struct plan_run *r = &runs[n++];
+				const struct ev_plan_cell *cell = &p->cells[backward ? p->ncells - 1 - k : k];
+				struct ev_plan_run *r = &runs[n++];
 				r->index = n;
 				r->arm = &p->arms[a];
 				r->cell = cell;
@@ -400,13 +402,13 @@ size_t capture_plan_schedule(const struct plan *p, struct plan_run *runs, size_t
 	return n;
 }
 
-const char *capture_plan_output(const struct plan_side *side, const char *name)
+const char *ev_plan_output(const struct ev_plan_side *side, const char *name)
 {
 	return side->outputs ? json_string_value(json_object_get(side->outputs, name)) : NULL;
 }
 
 /* s with its {variables} replaced, malloc'd. */
-static char *expand(const char *s, const struct plan_side *side, const struct plan_vars *v)
+static char *expand(const char *s, const struct ev_plan_side *side, const struct ev_plan_vars *v)
 {
 	size_t cap = strlen(s) + 256, n = 0;
 	char *out = malloc(cap);
@@ -424,7 +426,7 @@ static char *expand(const char *s, const struct plan_side *side, const struct pl
 			snprintf(name, sizeof name, "%.*s", (int)(close - p - 1), p + 1);
 			p = close + 1;
 			if (strncmp(name, "out:", 4) == 0)
-				snprintf(piece, sizeof piece, "%s/%s", v->run_dir, capture_plan_output(side, name + 4));
+				snprintf(piece, sizeof piece, "%s/%s", v->run_dir, ev_plan_output(side, name + 4));
 			else if (!strcmp(name, "peer_addr")) snprintf(piece, sizeof piece, "%s", v->peer_addr);
 			else if (!strcmp(name, "sender_addr")) snprintf(piece, sizeof piece, "%s", v->sender_addr);
 			else if (!strcmp(name, "port")) snprintf(piece, sizeof piece, "%" PRIu64, v->port);
@@ -434,7 +436,7 @@ static char *expand(const char *s, const struct plan_side *side, const struct pl
 			else if (!strcmp(name, "run_dir")) snprintf(piece, sizeof piece, "%s", v->run_dir);
 			else if (!strcmp(name, "cell")) snprintf(piece, sizeof piece, "%s", v->cell);
 			else if (!strcmp(name, "arm")) snprintf(piece, sizeof piece, "%s", v->arm);
-			else piece[0] = 0; /* not reached: capture_plan_load knows every name */
+			else piece[0] = 0; /* not reached: ev_campaign_plan_load knows every name */
 			len = strlen(piece);
 		} else {
 			const char *next = strchr(p, '{');
@@ -458,7 +460,7 @@ static char *expand(const char *s, const struct plan_side *side, const struct pl
 	return out;
 }
 
-ev_status capture_plan_expand(const struct plan_side *side, const struct plan_vars *v, char ***out,
+ev_status ev_plan_expand(const struct ev_plan_side *side, const struct ev_plan_vars *v, char ***out,
 		      struct ev_error *err)
 {
 	size_t nl = side->launcher ? json_array_size(side->launcher) : 0;
@@ -469,7 +471,7 @@ ev_status capture_plan_expand(const struct plan_side *side, const struct plan_va
 	for (size_t i = 0; i < nl + na; i++) {
 		json_t *t = i < nl ? json_array_get(side->launcher, i) : json_array_get(side->argv, i - nl);
 		if (!(argv[i] = expand(json_string_value(t), side, v))) {
-			capture_plan_argv_free(argv);
+			ev_plan_argv_free(argv);
 			return ev_error_set(err, EV_ERROR, "out of memory");
 		}
 	}
@@ -477,7 +479,7 @@ ev_status capture_plan_expand(const struct plan_side *side, const struct plan_va
 	return EV_OK;
 }
 
-int capture_plan_is_input(const struct plan *p, const char *path)
+int ev_plan_is_input(const struct ev_campaign_plan *p, const char *path)
 {
 	for (size_t i = 0; i < p->ncells; i++)
 		for (int k = 0; k < 2; k++) {
@@ -490,7 +492,7 @@ int capture_plan_is_input(const struct plan *p, const char *path)
 	return 0;
 }
 
-int capture_plan_runs_program(const struct plan *p, const char *path)
+int ev_plan_runs_program(const struct ev_campaign_plan *p, const char *path)
 {
 	if (p->perf && strcmp(p->perf, path) == 0)
 		return 1;
@@ -499,7 +501,7 @@ int capture_plan_runs_program(const struct plan *p, const char *path)
 			return 1;
 	for (size_t i = 0; i < p->ncells; i++)
 		for (int k = 0; k < 2; k++) {
-			const struct plan_side *s = &p->cells[i].side[k];
+			const struct ev_plan_side *s = &p->cells[i].side[k];
 			const char *prog = json_string_value(json_array_get(s->argv, 0));
 			const char *launcher = s->launcher ? json_string_value(json_array_get(s->launcher, 0)) : NULL;
 			if ((prog && strcmp(prog, path) == 0) || (launcher && strcmp(launcher, path) == 0))

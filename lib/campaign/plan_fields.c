@@ -12,13 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/plan.h"
-#include "capture/plan_fields.h"
+#include "lib/campaign/plan_fields.h"
 #include "lib/core/json.h"
 
 #define NAME_MAX_LEN 40
 
-ev_status capture_plan_refuse(struct ev_error *err, const char *plan, const char *where, const char *fmt,
+ev_status ev_plan_refuse(struct ev_error *err, const char *plan, const char *where, const char *fmt,
 			...)
 {
 	char what[768];
@@ -29,7 +28,7 @@ ev_status capture_plan_refuse(struct ev_error *err, const char *plan, const char
 	return ev_error_set(err, EV_REFUSED, "%s: %s: %s", plan, where, what);
 }
 
-ev_status capture_plan_only_keys(const json_t *obj, const char *const *allowed, const char *plan,
+ev_status ev_plan_only_keys(const json_t *obj, const char *const *allowed, const char *plan,
 			   const char *where, struct ev_error *err)
 {
 	const char *key = ev_json_unknown_key(obj, allowed);
@@ -38,11 +37,11 @@ ev_status capture_plan_only_keys(const json_t *obj, const char *const *allowed, 
 	char list[512] = "";
 	for (const char *const *a = allowed; *a; a++)
 		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", a == allowed ? "" : ", ", *a);
-	return capture_plan_refuse(err, plan, where, "unknown key \"%s\" (expected one of: %s)", key, list);
+	return ev_plan_refuse(err, plan, where, "unknown key \"%s\" (expected one of: %s)", key, list);
 }
 
 /* An optional unsigned integer in [min, max]. */
-ev_status capture_plan_get_count(const json_t *obj, const char *key, uint64_t def, uint64_t min,
+ev_status ev_plan_get_count(const json_t *obj, const char *key, uint64_t def, uint64_t min,
 			   uint64_t max, uint64_t *out, const char *plan, const char *where,
 			   struct ev_error *err)
 {
@@ -53,13 +52,13 @@ ev_status capture_plan_get_count(const json_t *obj, const char *key, uint64_t de
 	}
 	if (!json_is_integer(v) || json_integer_value(v) < 0 || (uint64_t)json_integer_value(v) < min ||
 	    (uint64_t)json_integer_value(v) > max)
-		return capture_plan_refuse(err, plan, where, "\"%s\": expected an integer from %" PRIu64 " to %" PRIu64,
+		return ev_plan_refuse(err, plan, where, "\"%s\": expected an integer from %" PRIu64 " to %" PRIu64,
 			      key, min, max);
 	*out = (uint64_t)json_integer_value(v);
 	return EV_OK;
 }
 
-int capture_plan_valid_name(const char *s)
+int ev_plan_valid_name(const char *s)
 {
 	size_t n = strlen(s);
 	if (n == 0 || n > NAME_MAX_LEN)
@@ -71,12 +70,12 @@ int capture_plan_valid_name(const char *s)
 	return 1;
 }
 
-ev_status capture_plan_get_name(const json_t *obj, const char *key, const char **out, const char *plan,
+ev_status ev_plan_get_name(const json_t *obj, const char *key, const char **out, const char *plan,
 			  const char *where, struct ev_error *err)
 {
 	json_t *v = json_object_get(obj, key);
-	if (!json_is_string(v) || !capture_plan_valid_name(json_string_value(v)))
-		return capture_plan_refuse(err, plan, where,
+	if (!json_is_string(v) || !ev_plan_valid_name(json_string_value(v)))
+		return ev_plan_refuse(err, plan, where,
 			      "\"%s\": expected a name of 1 to %d letters, digits, '_', '.' or '-'", key,
 			      NAME_MAX_LEN);
 	*out = json_string_value(v);
@@ -84,7 +83,7 @@ ev_status capture_plan_get_name(const json_t *obj, const char *key, const char *
 }
 
 /* A user or group name as the system's databases hold it. */
-ev_status capture_plan_get_account(const json_t *obj, const char *key, const char **out, const char *plan,
+ev_status ev_plan_get_account(const json_t *obj, const char *key, const char **out, const char *plan,
 			     const char *where, struct ev_error *err)
 {
 	json_t *v = json_object_get(obj, key);
@@ -98,13 +97,13 @@ ev_status capture_plan_get_account(const json_t *obj, const char *key, const cha
 		ok = (name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
 		     (name[i] >= '0' && name[i] <= '9') || name[i] == '_' || name[i] == '-' || name[i] == '.';
 	if (!ok)
-		return capture_plan_refuse(err, plan, where, "\"%s\": expected a %s name (1 to 32 letters, digits, '_', '.' or '-')",
+		return ev_plan_refuse(err, plan, where, "\"%s\": expected a %s name (1 to 32 letters, digits, '_', '.' or '-')",
 			      key, key);
 	*out = name;
 	return EV_OK;
 }
 
-void capture_plan_argv_free(char **argv)
+void ev_plan_argv_free(char **argv)
 {
 	for (size_t i = 0; argv && argv[i]; i++)
 		free(argv[i]);
