@@ -8,9 +8,9 @@
 
 #include <jansson.h>
 
-#include "capture/credentials.h"
-#include "capture/linkkeeper.h"
-#include "capture/netns.h"
+#include "lib/process/credentials.h"
+#include "lib/process/linkkeeper.h"
+#include "lib/process/netns.h"
 #include "lib/campaign/plan_check.h"
 #include "lib/receipt/signature.h"
 #include "lib/cli/cli.h"
@@ -43,9 +43,9 @@ struct campaign {
 	int cpus[EV_PLAN_MAX_CPUS * 2];  /* every CPU the campaign uses */
 	size_t ncpus;
 	int32_t pmqos_effective;      /* the current arm's held value read back (-1: none) */
-	struct side_cred cred[EV_PLAN_MAX_CELLS][2]; /* whom each side runs as */
-	struct netns_link link[2];    /* topology "link": the two ends, as found before the campaign */
-	struct link_keeper keeper;    /* returns them if capture dies with them out */
+	struct ev_side_cred cred[EV_PLAN_MAX_CELLS][2]; /* whom each side runs as */
+	struct ev_netns_link link[2];    /* topology "link": the two ends, as found before the campaign */
+	struct ev_link_keeper keeper;    /* returns them if capture dies with them out */
 	int host_ns_fd;               /* capture's network namespace, where they return */
 	int pmqos_held;
 };

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "capture/capture.h"
-#include "capture/policy.h"
+#include "lib/process/policy.h"
 #include "lib/campaign/grade.h"
 
 static void plan_cpus(const struct ev_campaign_plan *p, struct ev_grade_cpus *out)
@@ -58,7 +58,7 @@ ev_status capture_grade_ahead(struct campaign *c, const char *require, struct ev
 	json_t *rules = pinned ? json_incref((json_t *)pinned) : ev_grades_default();
 	if (!rules)
 		return ev_error_set(err, EV_ERROR, "out of memory");
-	json_t *policy = capture_policy_snapshot(c->cpus, c->ncpus);
+	json_t *policy = ev_policy_snapshot(c->cpus, c->ncpus);
 	json_t *all = json_array();
 	struct ev_grade_cpus cpus;
 	plan_cpus(&c->plan, &cpus);

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "capture/capture.h"
-#include "capture/pin_check.h"
+#include "lib/process/pin_check.h"
 #include "lib/core/publish.h"
 #include "lib/core/json.h"
 
@@ -19,10 +19,10 @@
 /* A file that is not a program, pinned as capture run will check it. */
 static ev_status pin_file(json_t *pins, const char *path, struct ev_error *err)
 {
-	struct pinned_binary pb;
+	struct ev_pinned_binary pb;
 	struct ev_error one;
 	ev_error_clear(&one);
-	ev_status st = capture_pin_check(NULL, path, &pb, &one);
+	ev_status st = ev_pin_check(NULL, path, &pb, &one);
 	if (st != EV_OK && pb.sha256[0] == 0)
 		return ev_error_set(err, st, "pinned file %s (capture run checks it before every run and would "
 				    "refuse it)", one.text);
@@ -71,11 +71,11 @@ int capture_pin_main(int argc, char **argv)
 			const char *paths[2] = {json_string_value(json_array_get(s->argv, 0)),
 						s->launcher ? json_string_value(json_array_get(s->launcher, 0)) : NULL};
 			for (int b = 0; b < 2 && paths[b] && st == EV_OK; b++) {
-				struct pinned_binary pb;
+				struct ev_pinned_binary pb;
 				struct ev_error one;
 				ev_error_clear(&one);
 				/* every check but the pin itself, which is what is made here */
-				ev_status check = capture_pin_check(NULL, paths[b], &pb, &one);
+				ev_status check = ev_pin_check(NULL, paths[b], &pb, &one);
 				if (check != EV_OK && pb.sha256[0] == 0)
 					st = ev_error_set(&err, check, "cell %s %s: %s", plan.cells[i].name, s->role, one.text);
 				else
@@ -84,10 +84,10 @@ int capture_pin_main(int argc, char **argv)
 		}
 	for (size_t i = 0; i < plan.nobservers + (plan.perf != NULL) && st == EV_OK; i++) {
 		const char *prog = i < plan.nobservers ? json_string_value(json_array_get(plan.observers[i].argv, 0)) : plan.perf;
-		struct pinned_binary pb;
+		struct ev_pinned_binary pb;
 		struct ev_error one;
 		ev_error_clear(&one);
-		ev_status check = capture_pin_check(NULL, prog, &pb, &one);
+		ev_status check = ev_pin_check(NULL, prog, &pb, &one);
 		if (check != EV_OK && pb.sha256[0] == 0)
 			st = ev_error_set(&err, check, "%s %s: %s", i < plan.nobservers ? "observer" : "perf",
 					  i < plan.nobservers ? plan.observers[i].name : "(profiles the sides)", one.text);

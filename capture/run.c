@@ -16,11 +16,11 @@
 #include <unistd.h>
 
 #include "capture/capture.h"
-#include "capture/launch.h"
-#include "capture/netns.h"
-#include "capture/pin_check.h"
-#include "capture/policy.h"
-#include "capture/sources.h"
+#include "lib/process/launch.h"
+#include "lib/process/netns.h"
+#include "lib/process/pin_check.h"
+#include "lib/process/policy.h"
+#include "lib/process/sources.h"
 #include "lib/campaign/policy_read.h"
 #include "lib/campaign/run.h"
 #include "lib/core/path.h"
@@ -75,10 +75,10 @@ static ev_status check_rights(struct campaign *c, struct ev_error *err)
 		pm |= c->plan.arms[i].pm_qos;
 	c->pmqos_ok = 0;
 	if (pm) {
-		if ((e = capture_pmqos_probe()) == 0)
+		if ((e = ev_pmqos_probe()) == 0)
 			c->pmqos_ok = 1;
 		else
-			snprintf(c->pmqos_why, sizeof c->pmqos_why, "%s: %s", PMQOS_DEVICE, strerror(e));
+			snprintf(c->pmqos_why, sizeof c->pmqos_why, "%s: %s", EV_PMQOS_DEVICE, strerror(e));
 	}
 	if (!c->degrade) {
 		if (c->plan.netns && !c->netns_ok)
@@ -109,13 +109,13 @@ static ev_status check_link(struct campaign *c, json_t *receipt, struct ev_error
 	if (!c->plan.link || !c->netns_ok)
 		return EV_OK;
 	for (int k = 0; k < 2; k++)
-		if (capture_netns_link_inspect(c->plan.link_if[k], &c->link[k], err) != EV_OK)
+		if (ev_netns_link_inspect(c->plan.link_if[k], &c->link[k], err) != EV_OK)
 			return ev_error_wrap(err, "%s: link: %s", c->plan_path, k == EV_PLAN_SENDER ? "sender" : "peer");
 	if ((c->host_ns_fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC)) < 0)
 		return ev_error_errno(err, errno, "/proc/thread-self/ns/net: cannot open capture's network namespace");
 	json_t *fact = json_object();
 	for (int k = 0; k < 2; k++)
-		json_object_set_new(fact, k == EV_PLAN_SENDER ? "sender" : "peer", capture_netns_link_json(&c->link[k]));
+		json_object_set_new(fact, k == EV_PLAN_SENDER ? "sender" : "peer", ev_netns_link_json(&c->link[k]));
 	return ev_receipt_set_fact(receipt, "link", fact, err);
 }
 
@@ -142,8 +142,8 @@ static ev_status check_all_binaries(struct campaign *c, json_t *receipt, struct 
 			const char *paths[2] = {json_string_value(json_array_get(s->argv, 0)),
 						s->launcher ? json_string_value(json_array_get(s->launcher, 0)) : NULL};
 			for (int b = 0; b < 2 && paths[b]; b++) {
-				struct pinned_binary pb;
-				ev_status st = capture_pin_check(c->plan.pins, paths[b], &pb, err);
+				struct ev_pinned_binary pb;
+				ev_status st = ev_pin_check(c->plan.pins, paths[b], &pb, err);
 				if (st != EV_OK)
 					return ev_error_wrap(err, "cell %s %s", c->plan.cells[i].name, s->role);
 				add_binary_input(receipt, paths[b], pb.sha256, err);
@@ -152,8 +152,8 @@ static ev_status check_all_binaries(struct campaign *c, json_t *receipt, struct 
 	for (size_t i = 0; i < c->plan.nobservers + (c->plan.perf != NULL); i++) {
 		int observer = i < c->plan.nobservers;
 		const char *prog = observer ? json_string_value(json_array_get(c->plan.observers[i].argv, 0)) : c->plan.perf;
-		struct pinned_binary pb;
-		if (capture_pin_check(c->plan.pins, prog, &pb, err) != EV_OK)
+		struct ev_pinned_binary pb;
+		if (ev_pin_check(c->plan.pins, prog, &pb, err) != EV_OK)
 			return observer ? ev_error_wrap(err, "observer %s", c->plan.observers[i].name) : ev_error_wrap(err, "perf");
 		add_binary_input(receipt, prog, pb.sha256, err);
 	}
@@ -163,8 +163,8 @@ static ev_status check_all_binaries(struct campaign *c, json_t *receipt, struct 
 			const char *name;
 			json_t *from;
 			json_object_foreach(c->plan.cells[i].side[k].inputs, name, from) {
-				struct pinned_binary pb;
-				if (capture_pin_check(c->plan.pins, json_string_value(from), &pb, err) != EV_OK)
+				struct ev_pinned_binary pb;
+				if (ev_pin_check(c->plan.pins, json_string_value(from), &pb, err) != EV_OK)
 					return ev_error_wrap(err, "cell %s %s input %s", c->plan.cells[i].name,
 							     c->plan.cells[i].side[k].role, name);
 			}
@@ -175,8 +175,8 @@ static ev_status check_all_binaries(struct campaign *c, json_t *receipt, struct 
 	json_object_foreach(c->plan.pins, path, v) {
 		if (ev_plan_runs_program(&c->plan, path))
 			continue;
-		struct pinned_binary pb;
-		ev_status st = capture_pin_check(c->plan.pins, path, &pb, err);
+		struct ev_pinned_binary pb;
+		ev_status st = ev_pin_check(c->plan.pins, path, &pb, err);
 		if (st != EV_OK)
 			return ev_error_wrap(err, "pinned file");
 		char name[4200];
@@ -190,7 +190,7 @@ static ev_status check_all_binaries(struct campaign *c, json_t *receipt, struct 
  * an input each (the repository's path and tree), and a fact. */
 static ev_status check_sources(struct campaign *c, json_t *receipt, struct ev_error *err)
 {
-	ev_status st = capture_sources_read(c->plan.sources, c->allow_dirty, &c->sources, err);
+	ev_status st = ev_sources_read(c->plan.sources, c->allow_dirty, &c->sources, err);
 	if (st != EV_OK)
 		return st;
 	json_t *facts = json_object();
@@ -410,7 +410,7 @@ static void collect_cpus(struct campaign *c)
 
 static ev_status write_policy(struct campaign *c, json_t *receipt, struct ev_error *err)
 {
-	json_t *doc = capture_policy_snapshot(c->cpus, c->ncpus);
+	json_t *doc = ev_policy_snapshot(c->cpus, c->ncpus);
 	json_object_set_new(doc, "format", json_string(EV_POLICY_FORMAT));
 	json_object_set_new(doc, "host", json_string(c->host));
 	json_object_set_new(doc, "boot_id", json_string(c->boot_id));
@@ -458,11 +458,11 @@ static ev_status run_arm(struct session *ss, size_t first, size_t last, int *sto
 		todo += e == 0;
 	}
 	json_t *arm_json = json_pack("{s:s}", "name", arm->name);
-	struct capture_pmqos_hold hold = {-1, 0};
+	struct ev_pmqos_hold hold = {-1, 0};
 	c->pmqos_held = 0;
 	if (arm->pm_qos && todo && c->pmqos_ok && !*stop) {
 		int32_t effective;
-		ev_status st = capture_pmqos_hold(arm->cpu_dma_latency, &hold, &effective, err);
+		ev_status st = ev_pmqos_hold(arm->cpu_dma_latency, &hold, &effective, err);
 		if (st != EV_OK) {
 			json_decref(arm_json);
 			for (size_t i = 0; i < last - first; i++)
@@ -473,7 +473,7 @@ static ev_status run_arm(struct session *ss, size_t first, size_t last, int *sto
 		json_object_set_new(arm_json, "cpu_dma_latency",
 				    json_pack("{s:i, s:i}", "requested_us", arm->cpu_dma_latency,
 					      "effective_during_us", effective));
-		fprintf(ss->lines, "arm %s: holding %s at %d us (read back %d)\n", arm->name, PMQOS_DEVICE,
+		fprintf(ss->lines, "arm %s: holding %s at %d us (read back %d)\n", arm->name, EV_PMQOS_DEVICE,
 		       (int)arm->cpu_dma_latency, (int)effective);
 	}
 	ev_status st = EV_OK;
@@ -490,7 +490,7 @@ static ev_status run_arm(struct session *ss, size_t first, size_t last, int *sto
 					    (int)r->repeat, "result", "not-run");
 			ss->not_run++;
 		} else {
-			double t0 = capture_launch_monotonic();
+			double t0 = ev_launch_monotonic();
 			enum run_result res = capture_run_one(c, r, &summary, err);
 			if (res == RUN_INTERRUPTED) { /* nothing is claimed for it */
 				char why[EV_ERROR_TEXT_MAX];
@@ -501,7 +501,7 @@ static ev_status run_arm(struct session *ss, size_t first, size_t last, int *sto
 				break;
 			}
 			fprintf(ss->lines, "[%zu/%zu] %s: %s (%.1f s)%s%s\n", r->index, ss->n, r->name,
-			       res == RUN_OK ? "ok" : res == RUN_TIMEOUT ? "TIMEOUT" : "FAILED", capture_launch_monotonic() - t0,
+			       res == RUN_OK ? "ok" : res == RUN_TIMEOUT ? "TIMEOUT" : "FAILED", ev_launch_monotonic() - t0,
 			       res == RUN_OK ? "" : ": ", res == RUN_OK ? "" : err->text);
 			fflush(ss->lines);
 			ss->this_session++;
@@ -520,16 +520,16 @@ static ev_status run_arm(struct session *ss, size_t first, size_t last, int *sto
 	for (size_t i = 0; i < last - first; i++)
 		json_decref(done[i]);
 	if (hold.fd >= 0) {
-		capture_pmqos_release(&hold);
+		ev_pmqos_release(&hold);
 		c->pmqos_held = 0;
 		int32_t after;
-		int e = capture_pmqos_read(&after);
+		int e = ev_pmqos_read(&after);
 		json_t *pm = json_object_get(arm_json, "cpu_dma_latency");
 		if (e)
 			json_object_set_new(pm, "after_release", json_string(strerror(e)));
 		else
 			json_object_set_new(pm, "after_release_us", json_integer(after));
-		fprintf(ss->lines, "arm %s: released %s (now %d us)\n", arm->name, PMQOS_DEVICE, e ? -1 : (int)after);
+		fprintf(ss->lines, "arm %s: released %s (now %d us)\n", arm->name, EV_PMQOS_DEVICE, e ? -1 : (int)after);
 	} else if (arm->pm_qos) {
 		json_object_set_new(arm_json, "cpu_dma_latency",
 				    json_pack("{s:i, s:b}", "requested_us", arm->cpu_dma_latency, "held", 0));
@@ -722,7 +722,7 @@ int capture_run_main(int argc, char **argv)
 	ev_error_clear(&err);
 	c.degraded = json_array();
 	c.host_ns_fd = -1;
-	c.keeper = (struct link_keeper){-1, -1};
+	c.keeper = (struct ev_link_keeper){-1, -1};
 	json_t *receipt = NULL;
 	int resumed = 0, all_ok = 0;
 	char receipt_path[PATH_MAX + 64];
@@ -730,7 +730,7 @@ int capture_run_main(int argc, char **argv)
 	if (st == EV_OK)
 		st = check_rights(&c, &err);
 	if (st == EV_OK)
-		st = capture_credentials_resolve(&c.plan, c.cred, &err);
+		st = ev_credentials_resolve(&c.plan, c.cred, &err);
 	if (st == EV_OK) {
 		collect_cpus(&c);
 		st = take_lease(&c, &lease, argv, &err);
@@ -761,10 +761,10 @@ int capture_run_main(int argc, char **argv)
 		st = write_policy(&c, receipt, &err);
 	}
 	if (st == EV_OK && c.host_ns_fd >= 0)
-		st = capture_link_keeper_start(&c.keeper, &err);
+		st = ev_link_keeper_start(&c.keeper, &err);
 	if (st == EV_OK)
 		st = run_campaign(&c, receipt, receipt_path, sizeof receipt_path, &all_ok, &err);
-	capture_link_keeper_stop(&c.keeper);
+	ev_link_keeper_stop(&c.keeper);
 	if (c.host_ns_fd >= 0)
 		close(c.host_ns_fd);
 	if (st == EV_OK) {

@@ -19,15 +19,15 @@
 #include <unistd.h>
 
 #include "capture/capture.h"
-#include "capture/credentials.h"
-#include "capture/launch.h"
-#include "capture/netns.h"
-#include "capture/observe.h"
-#include "capture/observers.h"
-#include "capture/pin_check.h"
-#include "capture/policy.h"
+#include "lib/process/credentials.h"
+#include "lib/process/launch.h"
+#include "lib/process/netns.h"
+#include "lib/process/observe.h"
+#include "lib/process/observers.h"
+#include "lib/process/pin_check.h"
+#include "lib/process/policy.h"
 #include "capture/run_state.h"
-#include "capture/workdir.h"
+#include "lib/process/workdir.h"
 #include "lib/campaign/run.h"
 #include "lib/core/path.h"
 #include "lib/core/publish.h"
@@ -118,7 +118,7 @@ static ev_status check_binaries(struct run_state *s, int k, struct ev_error *err
 	const char *paths[2] = {json_string_value(json_array_get(side->argv, 0)),
 				side->launcher ? json_string_value(json_array_get(side->launcher, 0)) : NULL};
 	for (int b = 0; b < 2 && paths[b]; b++) {
-		ev_status st = capture_pin_check(s->c->plan.pins, paths[b], &s->bins[k][b], err);
+		ev_status st = ev_pin_check(s->c->plan.pins, paths[b], &s->bins[k][b], err);
 		if (st != EV_OK)
 			return st;
 		s->nbins[k] = b + 1;
@@ -141,7 +141,7 @@ static ev_status check_pinned_files(struct run_state *s, struct ev_error *err)
 	json_object_foreach((json_t *)pins, path, v) {
 		if (ev_plan_runs_program(&s->c->plan, path))
 			continue;
-		ev_status st = capture_pin_check(pins, path, &s->files[s->nfiles], err);
+		ev_status st = ev_pin_check(pins, path, &s->files[s->nfiles], err);
 		if (st != EV_OK)
 			return ev_error_wrap(err, "pinned file");
 		s->nfiles++;
@@ -163,7 +163,7 @@ static int open_native(struct run_state *s, const char *role, const char *stream
 /* Read back where the kernel lets the process run: exactly its CPU? */
 static void verify_pinning(struct run_state *s, int k)
 {
-	struct side_proc *p = &s->side[k];
+	struct ev_side_proc *p = &s->side[k];
 	cpu_set_t set;
 	CPU_ZERO(&set);
 	if (sched_getaffinity(p->pid, sizeof set, &set) != 0) {
@@ -185,7 +185,7 @@ static void verify_pinning(struct run_state *s, int k)
 /* The process's snapshot, with its start time (its name in this boot). */
 static json_t *snapshot(pid_t pid)
 {
-	json_t *o = capture_observe_process(pid);
+	json_t *o = ev_observe_process(pid);
 	uint64_t ticks;
 	struct ev_error err;
 	ev_error_clear(&err);
@@ -214,17 +214,17 @@ static void request_stop(struct run_state *s)
 	clock_gettime(CLOCK_REALTIME, &s->stop_real);
 	s->stop_requested = 1;
 	if (stop->how == EV_PLAN_STOP_STDIN)
-		s->stop_errno = capture_launch_write_stdin(&s->side[EV_PLAN_PEER], stop->line);
+		s->stop_errno = ev_launch_write_stdin(&s->side[EV_PLAN_PEER], stop->line);
 	else
-		capture_launch_kill(&s->side[EV_PLAN_PEER], stop->signal);
+		ev_launch_kill(&s->side[EV_PLAN_PEER], stop->signal);
 }
 
 /* Whom the side runs as, read from /proc once it runs: the ids and
  * capabilities the plan asked for, or the run fails. */
 static void check_credentials(struct run_state *s, int k)
 {
-	const struct side_cred *want = s->cred[k];
-	json_t *seen = s->seen_cred[k] = capture_observe_credentials(s->side[k].pid);
+	const struct ev_side_cred *want = s->cred[k];
+	json_t *seen = s->seen_cred[k] = ev_observe_credentials(s->side[k].pid);
 	if (!want->drop)
 		return;
 	int ok = json_is_object(seen);
@@ -257,12 +257,12 @@ static ev_status move_links_in(struct run_state *s, struct ev_error *err)
 	struct campaign *c = s->c;
 	const char *names[2] = {c->link[0].name, c->link[1].name};
 	int mtu[2] = {c->link[0].mtu, c->link[1].mtu};
-	ev_status st = capture_link_keeper_hold(&c->keeper, s->route_fd, names, mtu, c->host_ns_fd, err);
+	ev_status st = ev_link_keeper_hold(&c->keeper, s->route_fd, names, mtu, c->host_ns_fd, err);
 	if (st != EV_OK)
 		return st;
 	s->links_held = 1;
 	for (int k = 0; k < 2 && st == EV_OK; k++)
-		if ((st = capture_netns_link_move_in(&c->link[k], s->side[k].pid, (int)c->plan.link_mtu, err)) == EV_OK)
+		if ((st = ev_netns_link_move_in(&c->link[k], s->side[k].pid, (int)c->plan.link_mtu, err)) == EV_OK)
 			s->link_out[k] = 1;
 	return st;
 }
@@ -275,7 +275,7 @@ static void return_links(struct run_state *s, struct ev_error *err)
 	for (int k = 0; k < 2; k++) {
 		if (!s->link_out[k])
 			continue;
-		int e = capture_netns_link_move_out(s->route_fd[k], c->link[k].name, c->host_ns_fd, c->link[k].mtu);
+		int e = ev_netns_link_move_out(s->route_fd[k], c->link[k].name, c->host_ns_fd, c->link[k].mtu);
 		if (e == 0 && if_nametoindex(c->link[k].name) == 0)
 			e = ENODEV;
 		if (e) {
@@ -286,7 +286,7 @@ static void return_links(struct run_state *s, struct ev_error *err)
 			snprintf(s->link_returned[k], sizeof s->link_returned[k], "returned");
 		}
 	}
-	if (s->links_held && capture_link_keeper_release(&c->keeper, err) != EV_OK)
+	if (s->links_held && ev_link_keeper_release(&c->keeper, err) != EV_OK)
 		capture_run_fail(s, RUN_FAILED, "%s", err->text);
 	s->links_held = 0;
 }
@@ -304,7 +304,7 @@ static int start_profile(struct run_state *s, int k, struct ev_error *err)
 {
 	if (!profiled(s, k))
 		return 0;
-	if (capture_profile_start(&s->prof[k], s->c->plan.perf, &s->r->cell->side[k].profile, k, s->side[k].pid, s->dir,
+	if (ev_profile_start(&s->prof[k], s->c->plan.perf, &s->r->cell->side[k].profile, k, s->side[k].pid, s->dir,
 				  err) != EV_OK) {
 		capture_run_fail(s, RUN_FAILED, "%s", err->text);
 		return -1;
@@ -317,15 +317,15 @@ static int start_profile(struct run_state *s, int k, struct ev_error *err)
 static void finish_profiles(struct run_state *s)
 {
 	for (int k = 0; k < 2; k++) {
-		struct profiler *p = &s->prof[k];
+		struct ev_profiler *p = &s->prof[k];
 		if (!p->active)
 			continue;
 		if (s->result == RUN_INTERRUPTED && !p->reaped)
 			kill(p->pid, SIGKILL);
 		else
-			capture_profile_stop(p, s->side[k].exited);
+			ev_profile_stop(p, s->side[k].exited);
 		char failure[512], mark[256];
-		s->profile[k] = capture_profile_finish(p, s->c->plan.perf, failure, sizeof failure, mark, sizeof mark);
+		s->profile[k] = ev_profile_finish(p, s->c->plan.perf, failure, sizeof failure, mark, sizeof mark);
 		if (failure[0] && s->result != RUN_INTERRUPTED)
 			capture_run_fail(s, RUN_FAILED, "%s", failure);
 		if (mark[0])
@@ -344,9 +344,9 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 	const struct ev_campaign_plan *plan = &c->plan;
 	const struct ev_plan_side *peer = &s->r->cell->side[EV_PLAN_PEER];
 	int own_netns = plan->netns && c->netns_ok; /* veth or link: a namespace per side */
-	struct side_proc *sp = &s->side[EV_PLAN_SENDER], *pp = &s->side[EV_PLAN_PEER];
+	struct ev_side_proc *sp = &s->side[EV_PLAN_SENDER], *pp = &s->side[EV_PLAN_PEER];
 	for (int k = EV_PLAN_PEER; k >= EV_PLAN_SENDER; k--)
-		if (capture_launch_start(&s->side[k], err) != EV_OK) {
+		if (ev_launch_start(&s->side[k], err) != EV_OK) {
 			capture_run_fail(s, RUN_FAILED, "%s", err->text);
 			return;
 		}
@@ -358,45 +358,45 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 			s->route_fd[1] = s->diag_fd[1] = -1;
 			break;
 		}
-		if (capture_netns_sockets(own_netns ? s->side[k].pid : 0, &s->route_fd[k], &s->diag_fd[k], err) != EV_OK) {
+		if (ev_netns_sockets(own_netns ? s->side[k].pid : 0, &s->route_fd[k], &s->diag_fd[k], err) != EV_OK) {
 			capture_run_fail(s, RUN_FAILED, "%s", err->text);
 			return;
 		}
-		s->netns_inode[k] = capture_netns_inode(s->side[k].pid);
+		s->netns_inode[k] = ev_netns_inode(s->side[k].pid);
 	}
 	if (own_netns && plan->link && move_links_in(s, err) != EV_OK) {
 		capture_run_fail(s, RUN_FAILED, "%s", err->text);
 		return;
 	}
-	if (own_netns && !plan->link && capture_netns_veth_create(NETNS_SENDER_IF, sp->pid, NETNS_PEER_IF, pp->pid, err) != EV_OK) {
+	if (own_netns && !plan->link && ev_netns_veth_create(EV_NETNS_SENDER_IF, sp->pid, EV_NETNS_PEER_IF, pp->pid, err) != EV_OK) {
 		capture_run_fail(s, RUN_FAILED, "%s", err->text);
 		return;
 	}
-	if (own_netns && (capture_launch_configure(pp, err) != EV_OK || capture_launch_configure(sp, err) != EV_OK)) {
+	if (own_netns && (ev_launch_configure(pp, err) != EV_OK || ev_launch_configure(sp, err) != EV_OK)) {
 		capture_run_fail(s, RUN_FAILED, "%s", err->text);
 		return;
 	}
 	for (int k = 0; k < (own_netns ? 2 : 1); k++)
-		s->links_before[k] = capture_netns_link_stats(s->route_fd[k], err);
-	struct observer_target targets[2];
+		s->links_before[k] = ev_netns_link_stats(s->route_fd[k], err);
+	struct ev_observer_target targets[2];
 	for (int k = 0; k < 2; k++) {
 		char ns[64];
 		snprintf(ns, sizeof ns, "/proc/%d/ns/net", (int)s->side[k].pid);
 		s->ns_fd[k] = own_netns ? open(ns, O_RDONLY | O_CLOEXEC) : -1;
-		targets[k] = (struct observer_target){s->ns_fd[k], own_netns ? s->side[k].ifname : "lo", (long)s->side[k].pid};
+		targets[k] = (struct ev_observer_target){s->ns_fd[k], own_netns ? s->side[k].ifname : "lo", (long)s->side[k].pid};
 	}
-	capture_observers_init(&s->obs, plan, s->dir, targets, capture_launch_monotonic());
+	ev_observers_init(&s->obs, plan, s->dir, targets, ev_launch_monotonic());
 	s->observing = 1;
-	capture_observers_run(&s->obs, "before");
+	ev_observers_run(&s->obs, "before");
 	if (!own_netns)
-		s->netns_inode[1] = capture_netns_inode(s->side[1].pid);
-	s->cpus_before = capture_observe_cpus(c->cpus, c->ncpus);
-	s->dma_err = capture_pmqos_read(&s->dma_observed);
+		s->netns_inode[1] = ev_netns_inode(s->side[1].pid);
+	s->cpus_before = ev_observe_cpus(c->cpus, c->ncpus);
+	s->dma_err = ev_pmqos_read(&s->dma_observed);
 
-	double deadline = capture_launch_monotonic() + (double)plan->timeout_s;
+	double deadline = ev_launch_monotonic() + (double)plan->timeout_s;
 	if (start_profile(s, EV_PLAN_PEER, err) != 0)
 		return;
-	if (capture_launch_exec(pp, err) != EV_OK) {
+	if (ev_launch_exec(pp, err) != EV_OK) {
 		capture_run_fail(s, RUN_FAILED, "%s", err->text);
 		return;
 	}
@@ -404,14 +404,14 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 	verify_pinning(s, EV_PLAN_PEER);
 	check_credentials(s, EV_PLAN_PEER);
 	/* The peer is ready when it listens (or after a fixed delay). */
-	double ready_by = capture_launch_monotonic() + READY_TIMEOUT_S;
+	double ready_by = ev_launch_monotonic() + READY_TIMEOUT_S;
 	if (peer->ready_delay_ms) {
 		struct timespec d = {(time_t)(peer->ready_delay_ms / 1000), (long)(peer->ready_delay_ms % 1000) * 1000000};
 		nanosleep(&d, NULL);
 	}
-	while (peer->ready_port && !capture_launch_listening(pp->pid, (unsigned)peer->ready_port)) {
+	while (peer->ready_port && !ev_launch_listening(pp->pid, (unsigned)peer->ready_port)) {
 		struct timespec tick = {0, 5 * 1000 * 1000};
-		if (capture_launch_wait_any(pp, 1, capture_launch_monotonic()) == 0) {
+		if (ev_launch_wait_any(pp, 1, ev_launch_monotonic()) == 0) {
 			capture_run_fail(s, RUN_FAILED, "peer exited before it listened on port %" PRIu64, peer->ready_port);
 			return;
 		}
@@ -419,7 +419,7 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 			capture_run_fail(s, RUN_INTERRUPTED, "interrupted");
 			return;
 		}
-		if (capture_launch_monotonic() > ready_by) {
+		if (ev_launch_monotonic() > ready_by) {
 			capture_run_fail(s, RUN_FAILED, "peer did not listen on port %" PRIu64 " within %.0f s",
 				 peer->ready_port, READY_TIMEOUT_S);
 			return;
@@ -428,7 +428,7 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 	}
 	if (start_profile(s, EV_PLAN_SENDER, err) != 0)
 		return;
-	if (capture_launch_exec(sp, err) != EV_OK) {
+	if (ev_launch_exec(sp, err) != EV_OK) {
 		capture_run_fail(s, RUN_FAILED, "%s", err->text);
 		return;
 	}
@@ -439,11 +439,11 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 		if (!s->pinned_ok[k])
 			capture_run_fail(s, RUN_FAILED, "%s: pinned to CPU %d, but the kernel lets it run on %s",
 				 s->side[k].role, s->side[k].cpu, s->pinned_found[k]);
-	struct sampler sampler;
+	struct ev_sampler sampler;
 	pid_t pids[2] = {sp->pid, pp->pid};
 	int diag[2] = {s->diag_fd[0], own_netns ? s->diag_fd[1] : s->diag_fd[0]};
-	int sampling = capture_sampler_start(&sampler, pids, diag, plan->interval_ms, err) == EV_OK;
-	if (capture_observers_start(&s->obs, plan->interval_ms, err) != EV_OK)
+	int sampling = ev_sampler_start(&sampler, pids, diag, plan->interval_ms, err) == EV_OK;
+	if (ev_observers_start(&s->obs, plan->interval_ms, err) != EV_OK)
 		capture_run_fail(s, RUN_FAILED, "%s", err->text);
 	int observed_after = 0;
 
@@ -452,7 +452,7 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 	double peer_by = 0;
 	while (!sp->exited || !pp->exited) {
 		double until = !sp->exited ? deadline : peer_by;
-		int who = capture_launch_wait_any(s->side, 2, until);
+		int who = ev_launch_wait_any(s->side, 2, until);
 		if (who == -2) {
 			capture_run_fail(s, RUN_INTERRUPTED, "interrupted by a signal");
 			break;
@@ -469,17 +469,17 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 				 how);
 			break;
 		}
-		struct side_proc *p = &s->side[who];
+		struct ev_side_proc *p = &s->side[who];
 		s->after[who] = snapshot(p->pid);
-		capture_profile_stop(&s->prof[who], 1);
+		ev_profile_stop(&s->prof[who], 1);
 		if (who == EV_PLAN_SENDER) { /* the peer's stack is still there */
-			capture_observers_stop(&s->obs);
-			capture_observers_run(&s->obs, "after");
+			ev_observers_stop(&s->obs);
+			ev_observers_run(&s->obs, "after");
 			observed_after = 1;
 		}
 		if (who == EV_PLAN_SENDER && !pp->exited) {
 			request_stop(s);
-			peer_by = capture_launch_monotonic() + (double)stop->grace_ms / 1000;
+			peer_by = ev_launch_monotonic() + (double)stop->grace_ms / 1000;
 		}
 		/* a death by signal is a stop only when capture sent that signal */
 		int requested_signal = who == EV_PLAN_PEER && stop->how == EV_PLAN_STOP_SIGNAL && s->stop_requested &&
@@ -499,18 +499,18 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 	/* Whatever still runs now is stopped: the run is over. */
 	for (int k = 0; k < 2; k++)
 		if (!s->side[k].exited) {
-			capture_launch_kill(&s->side[k], SIGKILL);
+			ev_launch_kill(&s->side[k], SIGKILL);
 			s->killed[k] = 1;
-			capture_launch_wait_any(&s->side[k], 1, capture_launch_monotonic() + KILL_GRACE_S);
+			ev_launch_wait_any(&s->side[k], 1, ev_launch_monotonic() + KILL_GRACE_S);
 		}
 	finish_profiles(s);
-	capture_observers_stop(&s->obs);
+	ev_observers_stop(&s->obs);
 	if (!observed_after && s->result != RUN_INTERRUPTED)
-		capture_observers_run(&s->obs, "after");
+		ev_observers_run(&s->obs, "after");
 	if (sampling)
-		s->tcp = capture_sampler_stop(&sampler);
+		s->tcp = ev_sampler_stop(&sampler);
 	for (int k = 0; k < 2; k++)
-		capture_launch_reap(&s->side[k]);
+		ev_launch_reap(&s->side[k]);
 }
 
 static void cleanup(struct run_state *s)
@@ -518,10 +518,10 @@ static void cleanup(struct run_state *s)
 	free(s->files);
 	s->files = NULL;
 	for (int k = 0; k < 2; k++) {
-		struct side_proc *p = &s->side[k];
+		struct ev_side_proc *p = &s->side[k];
 		if (p->pid > 0 && !p->reaped) {
-			capture_launch_kill(p, SIGKILL);
-			capture_launch_reap(p);
+			ev_launch_kill(p, SIGKILL);
+			ev_launch_reap(p);
 		}
 		if (p->out_fd >= 0)
 			close(p->out_fd);
@@ -554,7 +554,7 @@ static void cleanup(struct run_state *s)
 			close(s->ns_fd[k]);
 	}
 	if (s->observing)
-		capture_observers_free(&s->obs);
+		ev_observers_free(&s->obs);
 	json_decref(s->cpus_before);
 	json_decref(s->cpus_after);
 	json_decref(s->tcp);
@@ -574,12 +574,12 @@ enum run_result capture_run_one(struct campaign *c, const struct ev_plan_run *r,
 		return RUN_INTERRUPTED;
 	}
 	for (int k = 0; k < 2; k++)
-		s.side[k] = (struct side_proc){.role = k == EV_PLAN_SENDER ? "sender" : "peer", .pid = -1,
+		s.side[k] = (struct ev_side_proc){.role = k == EV_PLAN_SENDER ? "sender" : "peer", .pid = -1,
 					       .pidfd = -1, .ctl = -1, .report = -1, .out_fd = -1, .stdin_r = -1, .stdin_w = -1,
 					       .err_fd = -1, .cpu = r->cell->side[k].cpu};
 	struct ev_plan_vars vars = {
-		.peer_addr = own_netns ? NETNS_PEER_ADDR : "127.0.0.1",
-		.sender_addr = own_netns ? NETNS_SENDER_ADDR : "127.0.0.1",
+		.peer_addr = own_netns ? EV_NETNS_PEER_ADDR : "127.0.0.1",
+		.sender_addr = own_netns ? EV_NETNS_SENDER_ADDR : "127.0.0.1",
 		.run_dir = s.dir, .cell = r->cell->name, .arm = r->arm->name,
 		.port = plan->port, .warmups = plan->warmups, .measured = plan->measured, .repeat = r->repeat,
 	};
@@ -594,10 +594,10 @@ enum run_result capture_run_one(struct campaign *c, const struct ev_plan_run *r,
 			capture_run_fail(&s, RUN_INTERRUPTED, "%s: path too long", s.dir);
 	}
 	for (int k = 0; k < 2 && s.result == RUN_OK; k++)
-		if (capture_workdir_prepare(s.dir, &r->cell->side[k], s.cred[k], plan->pins, &s.inputs[k], err) != EV_OK)
+		if (ev_workdir_prepare(s.dir, &r->cell->side[k], s.cred[k], plan->pins, &s.inputs[k], err) != EV_OK)
 			capture_run_fail(&s, RUN_FAILED, "refused before launch: %s", err->text);
 	for (int k = 0; k < 2 && s.result == RUN_OK; k++) {
-		struct side_proc *p = &s.side[k];
+		struct ev_side_proc *p = &s.side[k];
 		if (check_binaries(&s, k, err) != EV_OK || ev_plan_expand(&r->cell->side[k], &vars, &p->argv, err) != EV_OK ||
 		    build_env(&s, k, &vars, err) != EV_OK) {
 			capture_run_fail(&s, RUN_FAILED, "refused before launch: %s", err->text);
@@ -612,8 +612,8 @@ enum run_result capture_run_one(struct campaign *c, const struct ev_plan_run *r,
 		p->groups = s.cred[k]->groups;
 		p->ngroups = s.cred[k]->ngroups;
 		p->unshare_net = own_netns;
-		p->ifname = plan->link ? plan->link_if[k] : k == EV_PLAN_SENDER ? NETNS_SENDER_IF : NETNS_PEER_IF;
-		p->addr = k == EV_PLAN_SENDER ? NETNS_SENDER_ADDR : NETNS_PEER_ADDR;
+		p->ifname = plan->link ? plan->link_if[k] : k == EV_PLAN_SENDER ? EV_NETNS_SENDER_IF : EV_NETNS_PEER_IF;
+		p->addr = k == EV_PLAN_SENDER ? EV_NETNS_SENDER_ADDR : EV_NETNS_PEER_ADDR;
 		if ((p->out_fd = open_native(&s, p->role, "stdout")) < 0 ||
 		    (p->err_fd = open_native(&s, p->role, "stderr")) < 0)
 			capture_run_fail(&s, RUN_FAILED, "%s/native: cannot create the %s's output files: %s", s.dir,
@@ -625,17 +625,17 @@ enum run_result capture_run_one(struct campaign *c, const struct ev_plan_run *r,
 	 * that were checked are still the files that ran */
 	for (int k = 0; k < 2; k++)
 		if (s.route_fd[k] >= 0)
-			s.links_after[k] = capture_netns_link_stats(s.route_fd[k], err);
+			s.links_after[k] = ev_netns_link_stats(s.route_fd[k], err);
 	return_links(&s, err);
 	if (s.cpus_before)
-		s.cpus_after = capture_observe_cpus(c->cpus, c->ncpus);
+		s.cpus_after = ev_observe_cpus(c->cpus, c->ncpus);
 	for (int k = 0; k < 2; k++)
 		for (int b = 0; b < s.nbins[k] && s.side[k].exec_mono > 0; b++)
-			if (!capture_pins_unchanged(&s.bins[k][b]))
+			if (!ev_pins_unchanged(&s.bins[k][b]))
 				capture_run_fail(&s, RUN_FAILED, "%s changed while the run started: what ran is not what was checked",
 					 s.bins[k][b].path);
 	for (size_t f = 0; f < s.nfiles && s.side[EV_PLAN_SENDER].exec_mono > 0; f++)
-		if (!capture_pins_unchanged(&s.files[f]))
+		if (!ev_pins_unchanged(&s.files[f]))
 			capture_run_fail(&s, RUN_FAILED, "%s changed during the run: what the run read is not what was checked",
 				 s.files[f].path);
 	enum run_result result = s.result;

@@ -11,9 +11,9 @@
 #include <time.h>
 
 #include "capture/run_state.h"
-#include "capture/netns.h"
-#include "capture/pin_check.h"
-#include "capture/policy.h"
+#include "lib/process/netns.h"
+#include "lib/process/pin_check.h"
+#include "lib/process/policy.h"
 #include "lib/campaign/run.h"
 #include "lib/core/json.h"
 #include "lib/core/path.h"
@@ -37,7 +37,7 @@ static json_t *strings_json(char **v)
 	return a;
 }
 
-static json_t *exit_json(const struct side_proc *p)
+static json_t *exit_json(const struct ev_side_proc *p)
 {
 	if (!p->exited)
 		return json_null();
@@ -50,7 +50,7 @@ static json_t *exit_json(const struct side_proc *p)
 static json_t *stop_json(struct run_state *s, int k)
 {
 	const struct ev_plan_stop *stop = &s->r->cell->side[k].stop;
-	const struct side_proc *p = &s->side[k];
+	const struct ev_side_proc *p = &s->side[k];
 	static const char *const hows[] = {"exit", "stdin", "signal"};
 	json_t *o = json_pack("{s:s}", "how", hows[k == EV_PLAN_PEER ? stop->how : EV_PLAN_STOP_EXIT]);
 	if (k == EV_PLAN_PEER) {
@@ -73,14 +73,14 @@ static json_t *stop_json(struct run_state *s, int k)
 
 static json_t *process_json(struct run_state *s, int k)
 {
-	struct side_proc *p = &s->side[k];
+	struct ev_side_proc *p = &s->side[k];
 	const struct ev_plan_side *ps = &s->r->cell->side[k];
 	uint64_t start = 0;
 	struct ev_error ignored;
 	ev_error_clear(&ignored);
 	json_t *o = json_pack("{s:s, s:o, s:o, s:s, s:i}", "role", ps->role, "argv", strings_json(p->argv),
 			      "env", strings_json(s->env[k]), "cwd", s->work[k], "cpu", ps->cpu);
-	json_object_set_new(o, "credentials", json_pack("{s:o, s:o}", "declared", capture_credentials_json(s->cred[k]),
+	json_object_set_new(o, "credentials", json_pack("{s:o, s:o}", "declared", ev_credentials_json(s->cred[k]),
 							 "seen", s->seen_cred[k] ? json_incref(s->seen_cred[k]) : json_null()));
 	if (s->inputs[k])
 		json_object_set(o, "inputs", s->inputs[k]);
@@ -104,7 +104,7 @@ static json_t *process_json(struct run_state *s, int k)
 	}
 	json_t *bins = json_array();
 	for (int b = 0; b < s->nbins[k]; b++) {
-		json_t *bin = capture_pins_json(&s->bins[k][b]);
+		json_t *bin = ev_pins_json(&s->bins[k][b]);
 		json_t *source = json_object_get(s->c->sources, s->bins[k][b].path);
 		if (source)
 			json_object_set(bin, "source", source);
@@ -144,7 +144,7 @@ ev_status capture_run_record(struct run_state *s, struct ev_error *err)
 	json_t *dma;
 	if (s->dma_err) {
 		char text[160];
-		snprintf(text, sizeof text, "unavailable: %s: %s", PMQOS_DEVICE, strerror(s->dma_err));
+		snprintf(text, sizeof text, "unavailable: %s: %s", EV_PMQOS_DEVICE, strerror(s->dma_err));
 		dma = json_pack("{s:s}", "observed", text);
 	} else {
 		dma = json_pack("{s:i}", "observed_us", s->dma_observed);
@@ -156,7 +156,7 @@ ev_status capture_run_record(struct run_state *s, struct ev_error *err)
 	for (int k = 0; k < 2 && c->plan.netns && c->netns_ok; k++) {
 		json_t *end = json_pack("{s:s, s:s}", "interface", s->side[k].ifname, "address", s->side[k].addr);
 		if (c->plan.link) {
-			json_object_set_new(end, "link", capture_netns_link_json(&c->link[k]));
+			json_object_set_new(end, "link", ev_netns_link_json(&c->link[k]));
 			json_object_set_new(end, "mtu_during", json_integer(c->plan.link_mtu ? (int)c->plan.link_mtu : c->link[k].mtu));
 			json_object_set_new(end, "returned", s->link_returned[k][0] ? json_string(s->link_returned[k]) : json_null());
 		}
@@ -189,13 +189,13 @@ ev_status capture_run_record(struct run_state *s, struct ev_error *err)
 				      "after", s->cpus_after ? json_incref(s->cpus_after) : json_null()));
 	if (s->tcp)
 		json_object_set_new(s->doc, "tcp_samples", json_string("observe/tcp.json"));
-	json_t *observers = s->observing ? capture_observers_json(&s->obs) : NULL;
+	json_t *observers = s->observing ? ev_observers_json(&s->obs) : NULL;
 	if (observers)
 		json_object_set_new(s->doc, "observers", observers);
 	if (s->nfiles) {
 		json_t *files = json_array();
 		for (size_t f = 0; f < s->nfiles; f++)
-			json_array_append_new(files, capture_pins_json(&s->files[f]));
+			json_array_append_new(files, ev_pins_json(&s->files[f]));
 		json_object_set_new(s->doc, "pinned_files", files);
 	}
 

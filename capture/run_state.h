@@ -12,11 +12,11 @@
 #include <jansson.h>
 
 #include "capture/capture.h"
-#include "capture/credentials.h"
-#include "capture/launch.h"
-#include "capture/observers.h"
-#include "capture/pin_check.h"
-#include "capture/profile.h"
+#include "lib/process/credentials.h"
+#include "lib/process/launch.h"
+#include "lib/process/observers.h"
+#include "lib/process/pin_check.h"
+#include "lib/process/profile.h"
 
 #define ENV_MAX 96
 
@@ -24,8 +24,8 @@ struct run_state {
 	struct campaign *c;
 	const struct ev_plan_run *r;
 	char dir[PATH_MAX];
-	struct side_proc side[2];           /* EV_PLAN_SENDER, EV_PLAN_PEER */
-	const struct side_cred *cred[2];
+	struct ev_side_proc side[2];           /* EV_PLAN_SENDER, EV_PLAN_PEER */
+	const struct ev_side_cred *cred[2];
 	char work[2][PATH_MAX];             /* each side's working directory */
 	json_t *inputs[2], *seen_cred[2];
 	int killed[2];                      /* capture SIGKILLed it */
@@ -34,14 +34,14 @@ struct run_state {
 	int stop_errno;                     /* writing the stop line failed */
 	int links_held, link_out[2];        /* topology "link": the keeper holds; each end is out */
 	int ns_fd[2];                       /* the sides' network namespaces, for the observers */
-	struct observers obs;
+	struct ev_observers obs;
 	int observing;
-	struct profiler prof[2];            /* perf beside a profiled side */
+	struct ev_profiler prof[2];            /* perf beside a profiled side */
 	json_t *profile[2];                 /* its record */
 	char link_returned[2][128];
-	struct pinned_binary bins[2][2];    /* [side][program, launcher] */
+	struct ev_pinned_binary bins[2][2];    /* [side][program, launcher] */
 	int nbins[2];
-	struct pinned_binary *files;        /* the plan's other pinned files */
+	struct ev_pinned_binary *files;        /* the plan's other pinned files */
 	size_t nfiles;
 	char *env[2][ENV_MAX + 1];
 	int route_fd[2], diag_fd[2];

@@ -3,7 +3,7 @@
  * evidence-policy/1, doc/formats.md "OS policy") as those who judge a
  * campaign read it: the host, its kernel and isolation, each campaign
  * CPU's frequency policy and SMT siblings, turbo, every interrupt row,
- * and the host's other knobs. capture writes it (capture/policy.c); this
+ * and the host's other knobs. capture writes it (lib/process/policy); this
  * is its one reader. A value capture could not read is the string
  * "unavailable: PATH: REASON" (ev_policy_unavailable). Accessors never
  * fail: what is absent or mistyped gives NULL (or -1), and the caller

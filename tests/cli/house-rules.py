@@ -32,6 +32,12 @@ is one, else 0. The rules:
   long-function          a function of more than 100 lines (its body) says
                          why it is kept whole, in the comment above it
                          ("Kept whole: WHY"); else it is split
+  exec-only-in-process   only lib/process runs a program a document names
+                         (the plan's, each pinned and checked); every
+                         other exec call in the library says on the lines
+                         above it that its program comes from the command
+                         line, PATH, /proc/self/exe or the code, and no
+                         tool file calls the exec family at all
   tool-prefix            a function a tool file exports carries its tool's
                          prefix (main excepted)
   spdx                   every source file (C, C++, shell, Python, man
@@ -187,6 +193,29 @@ for top in ("lib",) + TOOLS:
                 if "Kept whole:" not in above:
                     bad.append("long-function: %s:%d: %s() is %d lines; split it, or say above it why it is kept "
                                "whole (\"Kept whole: ...\")" % (path, n, name, body))
+EXEC = re.compile(r'(^|[^_a-z])(execv|execvp|execvpe|execve|execl|execlp|execle|fexecve|posix_spawnp?|system|popen)\(')
+PROGRAM_FROM_USER = ("the command line", "PATH", "/proc/self/exe", "fixed in the code")
+for top in ("lib",) + TOOLS:
+    for path in sources(top):
+        if not path.endswith(".c") or path.startswith(os.path.join("capture", "pair")):
+            continue
+        text = [line for _, line in code_lines(path)]
+        raw = open(os.path.join(root, path), encoding="utf-8", errors="replace").read().split("\n")
+        for n, line in enumerate(text, 1):
+            if not EXEC.search(line):
+                continue
+            said = " ".join(raw[max(0, n - 4):n])
+            said = said.split("program: ", 1)[1] if "program: " in said else ""
+            if top != "lib":
+                bad.append("exec-only-in-process: %s:%d: a tool runs no program itself (the library does: "
+                           "lib/process for a plan's)" % (path, n))
+            elif path.startswith(os.path.join("lib", "process") + os.sep):
+                if not said.startswith("the plan's"):
+                    bad.append("exec-only-in-process: %s:%d: does not say above it that its program is the plan's, "
+                               "pinned (/* program: the plan's ... */)" % (path, n))
+            elif not any(w in said for w in PROGRAM_FROM_USER):
+                bad.append("exec-only-in-process: %s:%d: outside lib/process, a program comes from the command line, "
+                           "PATH, /proc/self/exe or the code, said above the call (/* program: ... */)" % (path, n))
 SPDX = "SPDX-License-Identifier: Apache-2.0"
 SPDX_DIRS = ("lib", "seal", "audit", "replicate", "capture", "tests", "bench", "scripts", "doc/examples", ".ci",
              "share/man", "debian")

@@ -7,15 +7,19 @@
 # /proc/self/exe or a path fixed in the code (/bin/sh), never a document; no program argument is read out of
 # a parsed document (json_string_value) at the call; and audit reads no
 # "perf" out of a plan. capture is apart: it runs the plan's pinned
-# programs by design, each checked before it runs (capture/pin_check).
+# programs by design, each checked before it runs (lib/process/pin_check),
+# and only through lib/process, whose every call says so; the capture
+# tool itself starts nothing. Every depth of lib/ is looked at.
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
 cd "$EV_SRCDIR" || exit 99
 
-# the exec family, where a program is named
+EXEC='(^|[^_a-z])(execv|execvp|execvpe|execve|execl|execlp|execle|posix_spawn|posix_spawnp|system|popen)\('
+
+# the exec family, where a program is named: the judging tools and the
+# library below them, every sub-folder, lib/process apart
 calls () {
-	grep -nE '(^|[^_a-z])(execv|execvp|execvpe|execve|execl|execlp|execle|posix_spawn|posix_spawnp|system|popen)\(' \
-		audit/*.c seal/*.c replicate/*.c lib/*/*.c "$@"
+	grep -nE "$EXEC" audit/*.c seal/*.c replicate/*.c $(find lib -name "*.c" ! -path "lib/process/*" | sort) "$@"
 }
 
 test_expect_success 'there are places that start programs (the check looks at something)' '
@@ -32,6 +36,21 @@ test_expect_success 'each names where its program comes from, and none is the ev
 		*) echo "$file:$line: its program comes from: $said"; exit 1 ;;
 		esac
 	done
+'
+
+test_expect_success 'the sub-folders of lib/usecase are looked at too' '
+	calls | grep -q "^lib/usecase/audit/profile_side.c:" &&
+	calls | grep -q "^lib/usecase/common/continuation_run.c:"
+'
+
+test_expect_success 'capture starts no program itself; lib/process says each is the plan.s, pinned' '
+	! grep -nE "$EXEC" capture/*.c &&
+	grep -nE "$EXEC" lib/process/*.c >process &&
+	test "$(wc -l <process)" -ge 3 &&
+	while IFS=: read -r file line rest; do
+		sed -n "$((line - 1)),${line}p" "$file" | grep -q "program: the plan.s (.*), pinned and checked by pin_check" ||
+		{ echo "$file:$line: does not say it runs the plan.s pinned program"; exit 1; }
+	done <process
 '
 
 test_expect_success 'no program argument is read out of a parsed document at the call' '

@@ -5,8 +5,8 @@
  * runs. A dirty tree is refused (the binary would not be the commit it
  * claims) unless the user allows it, and then recorded as dirty.
  * Only capture/ includes this. */
-#ifndef CAPTURE_SOURCES_H
-#define CAPTURE_SOURCES_H
+#ifndef EV_SOURCES_H
+#define EV_SOURCES_H
 
 #include <jansson.h>
 
@@ -16,6 +16,6 @@
  * *out gets {program: {repository, commit, tree, clean, changes}}. A dirty
  * tree is EV_REFUSED, naming the repository and its first change, unless
  * allow_dirty. @return EV_OK, EV_REFUSED, EV_USAGE (no such repository). */
-ev_status capture_sources_read(const json_t *sources, int allow_dirty, json_t **out, struct ev_error *err);
+ev_status ev_sources_read(const json_t *sources, int allow_dirty, json_t **out, struct ev_error *err);
 
 #endif

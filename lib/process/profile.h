@@ -12,8 +12,8 @@
  * one before its target's, or one capture did not ask for, fails the run.
  * Then perf report --stats counts the samples and lost events, kept in
  * RUN/profile/SIDE/stats.txt. Only capture/ includes this. */
-#ifndef CAPTURE_PROFILE_H
-#define CAPTURE_PROFILE_H
+#ifndef EV_PROFILE_H
+#define EV_PROFILE_H
 
 #include <limits.h>
 #include <sys/types.h>
@@ -24,7 +24,7 @@
 #include "lib/campaign/plan_check.h"
 #include "lib/core/status.h"
 
-struct profiler {
+struct ev_profiler {
 	int active;
 	int side;                   /* EV_PLAN_SENDER or EV_PLAN_PEER */
 	pid_t pid, target;          /* perf's; the side's */
@@ -40,22 +40,22 @@ struct profiler {
 
 /* The event to use for wanted: "cycles" becomes "cpu-clock" when this
  * machine gives no cycle counter (a VM), why says so. */
-void capture_profile_event(const char *wanted, char *event, size_t cap, char *why, size_t why_cap);
+void ev_profile_event(const char *wanted, char *event, size_t cap, char *why, size_t why_cap);
 
 /* Start perf on target (the side's process, before it execs) and wait
  * until it has attached. @return EV_OK or EV_ERROR naming what failed (its
  * stderr is RUN/profile/SIDE/perf.stderr). */
-ev_status capture_profile_start(struct profiler *p, const char *perf, const struct ev_plan_profile *pp, int side,
+ev_status ev_profile_start(struct ev_profiler *p, const char *perf, const struct ev_plan_profile *pp, int side,
 				pid_t target, const char *run_dir, struct ev_error *err);
 
 /* The side has ended (target_ended) or the run is over: SIGINT to perf. */
-void capture_profile_stop(struct profiler *p, int target_ended);
+void ev_profile_stop(struct ev_profiler *p, int target_ended);
 
 /* Wait for perf (then SIGKILL), judge its end, count its samples. The
  * record for run.json; failure gets a sentence when the run must fail,
  * and mark one when the profile is not whole (lost samples, an unreadable
  * perf.data). */
-json_t *capture_profile_finish(struct profiler *p, const char *perf, char *failure, size_t fcap, char *mark,
+json_t *ev_profile_finish(struct ev_profiler *p, const char *perf, char *failure, size_t fcap, char *mark,
 			       size_t mcap);
 
 #endif

@@ -16,23 +16,23 @@
  * Each report is a byte on a pipe; a failure is the step and its errno.
  * The exec is seen by the pipe closing (close-on-exec).
  * Only capture/ includes this. */
-#ifndef CAPTURE_LAUNCH_H
-#define CAPTURE_LAUNCH_H
+#ifndef EV_LAUNCH_H
+#define EV_LAUNCH_H
 
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "lib/core/status.h"
 
-struct side_proc {
+struct ev_side_proc {
 	const char *role;
 	char **argv, **envp;
 	int cpu;
 	int unshare_net;
 	const char *ifname, *addr; /* veth: this side's end */
 	const char *cwd;
-	int out_fd, err_fd;         /* opened by the caller; closed by capture_launch_exec */
-	int stdin_pipe;             /* give it a pipe as stdin (capture_launch_write_stdin) */
+	int out_fd, err_fd;         /* opened by the caller; closed by ev_launch_exec */
+	int stdin_pipe;             /* give it a pipe as stdin (ev_launch_write_stdin) */
 	int drop;                   /* change credentials to uid, gid and groups before exec */
 	uid_t uid;
 	gid_t gid;
@@ -51,37 +51,37 @@ struct side_proc {
 
 /* Fork the side and let it run to the end of step 1. @return EV_OK, or
  * EV_ERROR naming the step that failed (the child is then reaped). */
-ev_status capture_launch_start(struct side_proc *p, struct ev_error *err);
+ev_status ev_launch_start(struct ev_side_proc *p, struct ev_error *err);
 
 /* Step 2 (veth only). */
-ev_status capture_launch_configure(struct side_proc *p, struct ev_error *err);
+ev_status ev_launch_configure(struct ev_side_proc *p, struct ev_error *err);
 
 /* Step 3: exec, and wait until it happened. */
-ev_status capture_launch_exec(struct side_proc *p, struct ev_error *err);
+ev_status ev_launch_exec(struct ev_side_proc *p, struct ev_error *err);
 
 /* Write line and a newline to the side's stdin pipe, without blocking.
  * @return 0, or an errno (EPIPE: it closed its stdin; EAGAIN: the pipe is
  * full). */
-int capture_launch_write_stdin(struct side_proc *p, const char *line);
+int ev_launch_write_stdin(struct ev_side_proc *p, const char *line);
 
 /* Kill the side's process group (signal), e.g. after a timeout. */
-void capture_launch_kill(struct side_proc *p, int sig);
+void ev_launch_kill(struct ev_side_proc *p, int sig);
 
 /* Wait until one of the sides (n of them) exits or deadline_mono passes
  * or a signal arrives. An exited side is marked (not reaped: its /proc
  * entry stays readable). @return the index of a side that exited, -1 on
  * the deadline, -2 when interrupted. */
-int capture_launch_wait_any(struct side_proc *sides, int n, double deadline_mono);
+int ev_launch_wait_any(struct ev_side_proc *sides, int n, double deadline_mono);
 
 /* Reap an exited side (after its last snapshot). */
-void capture_launch_reap(struct side_proc *p);
+void ev_launch_reap(struct ev_side_proc *p);
 
 /* Is pid (or a process it started) listening on TCP port? The listener is
  * found in /proc/PID/net/tcp and tcp6 and must be a socket that pid or its
  * descendants hold, so that another program's listener on the same port
  * never passes for the peer's. */
-int capture_launch_listening(pid_t pid, unsigned port);
+int ev_launch_listening(pid_t pid, unsigned port);
 
-double capture_launch_monotonic(void);
+double ev_launch_monotonic(void);
 
 #endif

@@ -3,12 +3,12 @@
  * (EV_PLAN_WORK_SENDER or EV_PLAN_WORK_PEER), the plan's input files copied into
  * it, and the directories of its declared outputs; given to the user the
  * side runs as when it drops to one. Only capture/ includes this. */
-#ifndef CAPTURE_WORKDIR_H
-#define CAPTURE_WORKDIR_H
+#ifndef EV_WORKDIR_H
+#define EV_WORKDIR_H
 
 #include <jansson.h>
 
-#include "capture/credentials.h"
+#include "lib/process/credentials.h"
 #include "lib/campaign/plan_check.h"
 #include "lib/core/status.h"
 
@@ -20,7 +20,7 @@
  * records each: name, path, sha256.
  * @return EV_OK; EV_REFUSED (an input not pinned, or changed since it was
  * checked) or EV_ERROR naming the file. */
-ev_status capture_workdir_prepare(const char *run_dir, const struct ev_plan_side *side, const struct side_cred *cred,
+ev_status ev_workdir_prepare(const char *run_dir, const struct ev_plan_side *side, const struct ev_side_cred *cred,
 				  const json_t *pins, json_t **inputs, struct ev_error *err);
 
 #endif

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
-#include "capture/policy.h"
+#include "lib/process/policy.h"
 
-#include "capture/observe.h"
+#include "lib/process/observe.h"
 #include "lib/core/json.h"
 
 #include <errno.h>
@@ -89,9 +89,9 @@ static json_t *isolation(const char *cmdline)
 	return o;
 }
 
-int capture_pmqos_read(int32_t *value)
+int ev_pmqos_read(int32_t *value)
 {
-	int fd = open(PMQOS_DEVICE, O_RDONLY | O_CLOEXEC);
+	int fd = open(EV_PMQOS_DEVICE, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno;
 	ssize_t n = read(fd, value, sizeof *value);
@@ -100,36 +100,36 @@ int capture_pmqos_read(int32_t *value)
 	return e;
 }
 
-int capture_pmqos_probe(void)
+int ev_pmqos_probe(void)
 {
-	int fd = open(PMQOS_DEVICE, O_RDWR | O_CLOEXEC);
+	int fd = open(EV_PMQOS_DEVICE, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return errno;
 	close(fd); /* nothing was written: no request was made */
 	return 0;
 }
 
-ev_status capture_pmqos_hold(int32_t value, struct capture_pmqos_hold *h, int32_t *effective, struct ev_error *err)
+ev_status ev_pmqos_hold(int32_t value, struct ev_pmqos_hold *h, int32_t *effective, struct ev_error *err)
 {
-	h->fd = open(PMQOS_DEVICE, O_RDWR | O_CLOEXEC);
+	h->fd = open(EV_PMQOS_DEVICE, O_RDWR | O_CLOEXEC);
 	h->value = value;
 	if (h->fd < 0)
-		return ev_error_errno(err, errno, "%s: cannot open to hold %d us", PMQOS_DEVICE, (int)value);
+		return ev_error_errno(err, errno, "%s: cannot open to hold %d us", EV_PMQOS_DEVICE, (int)value);
 	if (write(h->fd, &value, sizeof value) != (ssize_t)sizeof value) {
 		int e = errno;
 		close(h->fd);
 		h->fd = -1;
-		return ev_error_errno(err, e, "%s: cannot request %d us", PMQOS_DEVICE, (int)value);
+		return ev_error_errno(err, e, "%s: cannot request %d us", EV_PMQOS_DEVICE, (int)value);
 	}
-	int e = capture_pmqos_read(effective);
+	int e = ev_pmqos_read(effective);
 	if (e) {
-		capture_pmqos_release(h);
-		return ev_error_errno(err, e, "%s: cannot read the value back", PMQOS_DEVICE);
+		ev_pmqos_release(h);
+		return ev_error_errno(err, e, "%s: cannot read the value back", EV_PMQOS_DEVICE);
 	}
 	return EV_OK;
 }
 
-void capture_pmqos_release(struct capture_pmqos_hold *h)
+void ev_pmqos_release(struct ev_pmqos_hold *h)
 {
 	if (h->fd >= 0)
 		close(h->fd); /* closing the descriptor withdraws the request */
@@ -170,7 +170,7 @@ static json_t *keyed_line(const char *path, const char *key, char sep)
 	return json_string(text);
 }
 
-json_t *capture_policy_snapshot(const int *cpus, size_t n)
+json_t *ev_policy_snapshot(const int *cpus, size_t n)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "cpu_model", keyed_line("/proc/cpuinfo", "model name", ':'));
@@ -226,7 +226,7 @@ json_t *capture_policy_snapshot(const int *cpus, size_t n)
 		json_object_set_new(o, "intel_pstate", json_null());
 	json_object_set_new(o, "smt", json_pack("{s:o, s:o}", "control", first_line("/sys/devices/system/cpu/smt/control"),
 						 "active", first_line("/sys/devices/system/cpu/smt/active")));
-	json_object_set_new(o, "interrupts", capture_observe_interrupts(cpus, n, 1));
+	json_object_set_new(o, "interrupts", ev_observe_interrupts(cpus, n, 1));
 	json_object_set_new(o, "numa_balancing", first_line("/proc/sys/kernel/numa_balancing"));
 	json_object_set_new(o, "watchdog_cpumask", first_line("/proc/sys/kernel/watchdog_cpumask"));
 	json_object_set_new(o, "nmi_watchdog", first_line("/proc/sys/kernel/nmi_watchdog"));
@@ -235,10 +235,10 @@ json_t *capture_policy_snapshot(const int *cpus, size_t n)
 	json_object_set_new(o, "transparent_hugepage",
 			    first_line("/sys/kernel/mm/transparent_hugepage/enabled"));
 	int32_t v;
-	int e = capture_pmqos_read(&v);
+	int e = ev_pmqos_read(&v);
 	if (e) {
 		char text[160];
-		snprintf(text, sizeof text, "unavailable: %s: %s", PMQOS_DEVICE, strerror(e));
+		snprintf(text, sizeof text, "unavailable: %s: %s", EV_PMQOS_DEVICE, strerror(e));
 		json_object_set_new(o, "cpu_dma_latency_us", json_string(text));
 	} else {
 		json_object_set_new(o, "cpu_dma_latency_us", json_integer(v));

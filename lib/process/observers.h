@@ -7,11 +7,11 @@
  * peer is stopped). Each invocation's stdout and stderr are kept under
  * observe/NAME/SIDE/ (before.txt, during-0001.txt, ..., after.txt, and
  * .stderr beside each) and hashed into run.json; one that outlives
- * OBSERVER_TIMEOUT_S is killed and recorded so. Observers run as capture
+ * EV_OBSERVER_TIMEOUT_S is killed and recorded so. Observers run as capture
  * does, with PATH alone in their environment and the run directory as
  * their working directory. Only capture/ includes this. */
-#ifndef CAPTURE_OBSERVERS_H
-#define CAPTURE_OBSERVERS_H
+#ifndef EV_OBSERVERS_H
+#define EV_OBSERVERS_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -22,18 +22,18 @@
 #include "lib/campaign/plan_check.h"
 #include "lib/core/status.h"
 
-#define OBSERVER_TIMEOUT_S 10.0
+#define EV_OBSERVER_TIMEOUT_S 10.0
 
-struct observer_target {
+struct ev_observer_target {
 	int ns_fd;          /* the side's network namespace (-1: capture's own) */
 	const char *iface;  /* {iface} */
 	long pid;           /* {pid} */
 };
 
-struct observers {
+struct ev_observers {
 	const struct ev_campaign_plan *plan;
 	const char *run_dir;
-	struct observer_target side[2];
+	struct ev_observer_target side[2];
 	double t0;                   /* CLOCK_MONOTONIC seconds: t_ms counts from here */
 	json_t *records;             /* one per observer and side: name, side, format, argv, outputs */
 	unsigned during;             /* passes made during the run */
@@ -45,20 +45,20 @@ struct observers {
 };
 
 /* Nothing runs yet; records are made for every observer and side. */
-void capture_observers_init(struct observers *o, const struct ev_campaign_plan *plan, const char *run_dir,
-			    const struct observer_target side[2], double t0);
+void ev_observers_init(struct ev_observers *o, const struct ev_campaign_plan *plan, const char *run_dir,
+			    const struct ev_observer_target side[2], double t0);
 
 /* Run every observer declared for when ("before" or "after"), each side in
  * turn, and wait for each. */
-void capture_observers_run(struct observers *o, const char *when);
+void ev_observers_run(struct ev_observers *o, const char *when);
 
-/* Every interval_ms, one "during" pass, until capture_observers_stop. */
-ev_status capture_observers_start(struct observers *o, uint64_t interval_ms, struct ev_error *err);
-void capture_observers_stop(struct observers *o);
+/* Every interval_ms, one "during" pass, until ev_observers_stop. */
+ev_status ev_observers_start(struct ev_observers *o, uint64_t interval_ms, struct ev_error *err);
+void ev_observers_stop(struct ev_observers *o);
 
 /* The records (a new reference), or NULL when the plan has no observers. */
-json_t *capture_observers_json(struct observers *o);
+json_t *ev_observers_json(struct ev_observers *o);
 
-void capture_observers_free(struct observers *o);
+void ev_observers_free(struct ev_observers *o);
 
 #endif

@@ -8,8 +8,8 @@
  * transparent huge pages, the current /dev/cpu_dma_latency),
  * and the PM QoS hold of an arm. What cannot be read is recorded as
  * "unavailable: REASON". Only capture/ includes this. */
-#ifndef CAPTURE_POLICY_H
-#define CAPTURE_POLICY_H
+#ifndef EV_POLICY_H
+#define EV_POLICY_H
 
 #include <stdint.h>
 
@@ -17,26 +17,26 @@
 
 #include "lib/core/status.h"
 
-#define PMQOS_DEVICE "/dev/cpu_dma_latency"
+#define EV_PMQOS_DEVICE "/dev/cpu_dma_latency"
 
 /* The snapshot, for the CPUs a campaign uses (n of them). */
-json_t *capture_policy_snapshot(const int *cpus, size_t n);
+json_t *ev_policy_snapshot(const int *cpus, size_t n);
 
 /* The effective CPU latency constraint now (microseconds). @return 0, or
  * a positive errno. */
-int capture_pmqos_read(int32_t *value);
+int ev_pmqos_read(int32_t *value);
 
 /* Hold a constraint: the device stays open, with value written, until
- * capture_pmqos_release. *effective gets the value read back. @return EV_OK or
+ * ev_pmqos_release. *effective gets the value read back. @return EV_OK or
  * EV_ERROR naming the device and the reason. */
-struct capture_pmqos_hold {
+struct ev_pmqos_hold {
 	int fd;
 	int32_t value;
 };
-ev_status capture_pmqos_hold(int32_t value, struct capture_pmqos_hold *h, int32_t *effective, struct ev_error *err);
-void capture_pmqos_release(struct capture_pmqos_hold *h);
+ev_status ev_pmqos_hold(int32_t value, struct ev_pmqos_hold *h, int32_t *effective, struct ev_error *err);
+void ev_pmqos_release(struct ev_pmqos_hold *h);
 
 /* Can this process hold a constraint? @return 0, or a positive errno. */
-int capture_pmqos_probe(void);
+int ev_pmqos_probe(void);
 
 #endif

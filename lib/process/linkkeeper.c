@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
-#include "capture/linkkeeper.h"
+#include "lib/process/linkkeeper.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "capture/netns.h"
+#include "lib/process/netns.h"
 
 struct hold_msg {
 	char type;          /* 'H' hold, 'R' release */
@@ -72,7 +72,7 @@ static void keeper_main(int sock)
 			/* capture is gone: give the interfaces back */
 			if (fds[0] >= 0)
 				for (int k = 0; k < 2; k++)
-					capture_netns_link_move_out(fds[1 + k], held.names[k], fds[0], held.mtu[k]);
+					ev_netns_link_move_out(fds[1 + k], held.names[k], fds[0], held.mtu[k]);
 			_exit(0);
 		}
 		char ack = m.type == 'H' ? 'h' : 'r';
@@ -88,7 +88,7 @@ static void keeper_main(int sock)
 	}
 }
 
-ev_status capture_link_keeper_start(struct link_keeper *k, struct ev_error *err)
+ev_status ev_link_keeper_start(struct ev_link_keeper *k, struct ev_error *err)
 {
 	int sv[2];
 	k->pid = -1;
@@ -112,7 +112,7 @@ ev_status capture_link_keeper_start(struct link_keeper *k, struct ev_error *err)
 	return EV_OK;
 }
 
-static ev_status await_ack(struct link_keeper *k, char want, struct ev_error *err)
+static ev_status await_ack(struct ev_link_keeper *k, char want, struct ev_error *err)
 {
 	char ack = 0;
 	ssize_t n;
@@ -123,7 +123,7 @@ static ev_status await_ack(struct link_keeper *k, char want, struct ev_error *er
 	return EV_OK;
 }
 
-ev_status capture_link_keeper_hold(struct link_keeper *k, const int route_fd[2], const char *const names[2],
+ev_status ev_link_keeper_hold(struct ev_link_keeper *k, const int route_fd[2], const char *const names[2],
 				   const int mtu[2], int host_ns_fd, struct ev_error *err)
 {
 	struct hold_msg m;
@@ -149,7 +149,7 @@ ev_status capture_link_keeper_hold(struct link_keeper *k, const int route_fd[2],
 	return await_ack(k, 'h', err);
 }
 
-ev_status capture_link_keeper_release(struct link_keeper *k, struct ev_error *err)
+ev_status ev_link_keeper_release(struct ev_link_keeper *k, struct ev_error *err)
 {
 	struct hold_msg m;
 	memset(&m, 0, sizeof m);
@@ -159,7 +159,7 @@ ev_status capture_link_keeper_release(struct link_keeper *k, struct ev_error *er
 	return await_ack(k, 'r', err);
 }
 
-void capture_link_keeper_stop(struct link_keeper *k)
+void ev_link_keeper_stop(struct ev_link_keeper *k)
 {
 	if (k->sock >= 0)
 		close(k->sock);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
-#include "capture/credentials.h"
+#include "lib/process/credentials.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -19,7 +19,7 @@ static void parent_of(const char *path, char *out, size_t cap)
 }
 
 static ev_status resolve_one(const struct ev_campaign_plan *p, const struct ev_plan_cell *cell, const struct ev_plan_side *s,
-			     struct side_cred *c, struct ev_error *err)
+			     struct ev_side_cred *c, struct ev_error *err)
 {
 	uid_t me = geteuid();
 	memset(c, 0, sizeof *c);
@@ -51,10 +51,10 @@ static ev_status resolve_one(const struct ev_campaign_plan *p, const struct ev_p
 					    s->role, s->group, errno ? strerror(errno) : "no such group on this host");
 		c->gid = gr->gr_gid;
 	}
-	c->ngroups = CRED_MAX_GROUPS;
+	c->ngroups = EV_CRED_MAX_GROUPS;
 	if (getgrouplist(pw->pw_name, c->gid, c->groups, &c->ngroups) < 0)
 		return ev_error_set(err, EV_REFUSED, "%s: cell %s %s: user \"%s\" is in more than %d groups",
-				    p->name, cell->name, s->role, s->user, CRED_MAX_GROUPS);
+				    p->name, cell->name, s->role, s->user, EV_CRED_MAX_GROUPS);
 	if (me == 0) {
 		c->drop = c->uid != 0 || s->group;
 		return EV_OK;
@@ -70,7 +70,7 @@ static ev_status resolve_one(const struct ev_campaign_plan *p, const struct ev_p
 /* A side that drops to another user writes only in directories capture
  * makes for it and gives it. */
 static ev_status check_outputs(const struct ev_campaign_plan *p, const struct ev_plan_cell *cell,
-			       const struct side_cred cred[2], struct ev_error *err)
+			       const struct ev_side_cred cred[2], struct ev_error *err)
 {
 	for (int k = 0; k < 2; k++) {
 		if (!cred[k].drop)
@@ -105,7 +105,7 @@ static ev_status check_outputs(const struct ev_campaign_plan *p, const struct ev
 	return EV_OK;
 }
 
-ev_status capture_credentials_resolve(const struct ev_campaign_plan *p, struct side_cred cred[][2], struct ev_error *err)
+ev_status ev_credentials_resolve(const struct ev_campaign_plan *p, struct ev_side_cred cred[][2], struct ev_error *err)
 {
 	for (size_t i = 0; i < p->ncells; i++) {
 		for (int k = 0; k < 2; k++) {
@@ -120,7 +120,7 @@ ev_status capture_credentials_resolve(const struct ev_campaign_plan *p, struct s
 	return EV_OK;
 }
 
-json_t *capture_credentials_json(const struct side_cred *c)
+json_t *ev_credentials_json(const struct ev_side_cred *c)
 {
 	json_t *groups = json_array();
 	for (int i = 0; i < c->ngroups; i++)

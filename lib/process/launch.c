@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
-#include "capture/launch.h"
+#include "lib/process/launch.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -18,10 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture/netns.h"
-#include "lib/cli/cli.h"
+#include "lib/process/netns.h"
+#include "lib/core/stop.h"
 
-#define NETNS_PREFIX_LEN NETNS_PREFIX
+#define NETNS_PREFIX_LEN EV_NETNS_PREFIX
 
 /* What the child reports: a step number and, on failure, an errno. */
 struct report {
@@ -47,7 +47,7 @@ static const char *step_name(int step, int detail)
 	}
 }
 
-double capture_launch_monotonic(void)
+double ev_launch_monotonic(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -114,7 +114,7 @@ static int child_dropped(uid_t uid, gid_t gid)
 	       child_status_all(status, "\nCapBnd:", 0, 1);
 }
 
-static void child_main(struct side_proc *p, int ctl, int rep, pid_t parent)
+static void child_main(struct ev_side_proc *p, int ctl, int rep, pid_t parent)
 {
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -136,7 +136,7 @@ static void child_main(struct side_proc *p, int ctl, int rep, pid_t parent)
 	char c = child_wait(ctl);
 	if (c == 'C') {
 		const char *step;
-		int e = capture_netns_configure(p->ifname, p->addr, NETNS_PREFIX_LEN, &step);
+		int e = ev_netns_configure(p->ifname, p->addr, NETNS_PREFIX_LEN, &step);
 		child_report(rep, STEP_CONFIGURE, e == 0, e);
 		c = child_wait(ctl);
 	}
@@ -165,12 +165,13 @@ static void child_main(struct side_proc *p, int ctl, int rep, pid_t parent)
 		if (p->uid != 0 && !child_dropped(p->uid, p->gid))
 			child_report(rep, STEP_EXEC * 16 + 5, 0, EPERM);
 	}
+	/* program: the plan's (a side or its launcher), pinned and checked by pin_check before the launch */
 	execve(p->argv[0], p->argv, p->envp);
 	child_report(rep, STEP_EXEC * 16 + 3, 0, errno);
 }
 
 /* Parent: the child's next report. */
-static ev_status await_report(struct side_proc *p, int want, struct ev_error *err)
+static ev_status await_report(struct ev_side_proc *p, int want, struct ev_error *err)
 {
 	struct report r;
 	ssize_t n;
@@ -187,7 +188,7 @@ static ev_status await_report(struct side_proc *p, int want, struct ev_error *er
 	return EV_OK;
 }
 
-static void close_stdin(struct side_proc *p)
+static void close_stdin(struct ev_side_proc *p)
 {
 	if (p->stdin_r >= 0)
 		close(p->stdin_r);
@@ -196,7 +197,7 @@ static void close_stdin(struct side_proc *p)
 	p->stdin_r = p->stdin_w = -1;
 }
 
-static void abandon(struct side_proc *p)
+static void abandon(struct ev_side_proc *p)
 {
 	close_stdin(p);
 	if (p->pid > 0) {
@@ -214,7 +215,7 @@ static void abandon(struct side_proc *p)
 	p->exited = p->reaped = 1;
 }
 
-ev_status capture_launch_start(struct side_proc *p, struct ev_error *err)
+ev_status ev_launch_start(struct ev_side_proc *p, struct ev_error *err)
 {
 	int ctl[2], rep[2], in[2];
 	p->pid = -1;
@@ -269,14 +270,14 @@ ev_status capture_launch_start(struct side_proc *p, struct ev_error *err)
 	return st;
 }
 
-static ev_status tell(struct side_proc *p, char c, struct ev_error *err)
+static ev_status tell(struct ev_side_proc *p, char c, struct ev_error *err)
 {
 	if (write(p->ctl, &c, 1) != 1)
 		return ev_error_errno(err, errno, "%s: cannot reach the child", p->role);
 	return EV_OK;
 }
 
-ev_status capture_launch_configure(struct side_proc *p, struct ev_error *err)
+ev_status ev_launch_configure(struct ev_side_proc *p, struct ev_error *err)
 {
 	ev_status st = tell(p, 'C', err);
 	if (st == EV_OK)
@@ -286,10 +287,10 @@ ev_status capture_launch_configure(struct side_proc *p, struct ev_error *err)
 	return st;
 }
 
-ev_status capture_launch_exec(struct side_proc *p, struct ev_error *err)
+ev_status ev_launch_exec(struct ev_side_proc *p, struct ev_error *err)
 {
 	clock_gettime(CLOCK_REALTIME, &p->exec_real);
-	p->exec_mono = capture_launch_monotonic();
+	p->exec_mono = ev_launch_monotonic();
 	ev_status st = tell(p, 'E', err);
 	if (st == EV_OK)
 		st = await_report(p, STEP_EXEC, err);
@@ -309,7 +310,7 @@ ev_status capture_launch_exec(struct side_proc *p, struct ev_error *err)
 	return EV_OK;
 }
 
-int capture_launch_write_stdin(struct side_proc *p, const char *line)
+int ev_launch_write_stdin(struct ev_side_proc *p, const char *line)
 {
 	char buf[512];
 	int n = snprintf(buf, sizeof buf, "%s\n", line);
@@ -323,32 +324,32 @@ int capture_launch_write_stdin(struct side_proc *p, const char *line)
 	return w == n ? 0 : w < 0 ? errno : EAGAIN;
 }
 
-void capture_launch_kill(struct side_proc *p, int sig)
+void ev_launch_kill(struct ev_side_proc *p, int sig)
 {
 	if (p->pid > 0 && !p->reaped)
 		kill(-p->pid, sig);
 }
 
-int capture_launch_wait_any(struct side_proc *sides, int n, double deadline_mono)
+int ev_launch_wait_any(struct ev_side_proc *sides, int n, double deadline_mono)
 {
 	for (;;) {
 		for (int i = 0; i < n; i++) {
-			struct side_proc *p = &sides[i];
+			struct ev_side_proc *p = &sides[i];
 			if (p->pid <= 0 || p->exited)
 				continue;
 			siginfo_t si;
 			memset(&si, 0, sizeof si);
 			if (waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == p->pid) {
 				p->exited = 1;
-				p->end_mono = capture_launch_monotonic();
+				p->end_mono = ev_launch_monotonic();
 				clock_gettime(CLOCK_REALTIME, &p->end_real);
 				p->status = si.si_code == CLD_EXITED ? (si.si_status & 0xff) << 8 : si.si_status & 0x7f;
 				return i;
 			}
 		}
-		if (ev_cli_interrupted)
+		if (ev_stop_requested())
 			return -2;
-		double left = deadline_mono - capture_launch_monotonic();
+		double left = deadline_mono - ev_launch_monotonic();
 		if (left <= 0)
 			return -1;
 		struct pollfd fds[2];
@@ -363,7 +364,7 @@ int capture_launch_wait_any(struct side_proc *sides, int n, double deadline_mono
 	}
 }
 
-void capture_launch_reap(struct side_proc *p)
+void ev_launch_reap(struct ev_side_proc *p)
 {
 	if (p->pid > 0 && !p->reaped) {
 		int status;
@@ -411,7 +412,7 @@ static int holds_socket(pid_t pid, unsigned long inode, int depth)
 	return found;
 }
 
-int capture_launch_listening(pid_t pid, unsigned port)
+int ev_launch_listening(pid_t pid, unsigned port)
 {
 	static const char *files[] = {"tcp", "tcp6"};
 	for (int k = 0; k < 2; k++) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
-#include "capture/pin_check.h"
+#include "lib/process/pin_check.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-ev_status capture_pin_check(const json_t *pins, const char *path, struct pinned_binary *out,
+ev_status ev_pin_check(const json_t *pins, const char *path, struct ev_pinned_binary *out,
 		     struct ev_error *err)
 {
 	memset(out, 0, sizeof *out);
@@ -75,7 +75,7 @@ out:
 	return st;
 }
 
-int capture_pins_unchanged(const struct pinned_binary *b)
+int ev_pins_unchanged(const struct ev_pinned_binary *b)
 {
 	struct stat now;
 	return lstat(b->path, &now) == 0 && now.st_dev == b->st.st_dev && now.st_ino == b->st.st_ino &&
@@ -84,7 +84,7 @@ int capture_pins_unchanged(const struct pinned_binary *b)
 	       now.st_ctim.tv_nsec == b->st.st_ctim.tv_nsec;
 }
 
-json_t *capture_pins_json(const struct pinned_binary *b)
+json_t *ev_pins_json(const struct ev_pinned_binary *b)
 {
 	char mode[8];
 	snprintf(mode, sizeof mode, "%04o", (unsigned)(b->st.st_mode & 07777));

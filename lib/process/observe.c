@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
-#include "capture/observe.h"
+#include "lib/process/observe.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "capture/netns.h"
+#include "lib/process/netns.h"
 
 #define INODES_MAX 64
 
@@ -57,7 +57,7 @@ static char *read_small(const char *path, int *e)
 	return buf;
 }
 
-json_t *capture_observe_process(pid_t pid)
+json_t *ev_observe_process(pid_t pid)
 {
 	char path[64];
 	int e = 0;
@@ -163,7 +163,7 @@ static json_t *numbers(const char *text, size_t n)
 	return a;
 }
 
-json_t *capture_observe_credentials(pid_t pid)
+json_t *ev_observe_credentials(pid_t pid)
 {
 	char path[64];
 	int e = 0;
@@ -192,7 +192,7 @@ json_t *capture_observe_credentials(pid_t pid)
 	return o;
 }
 
-json_t *capture_observe_interrupts(const int *cpus, size_t n, int details)
+json_t *ev_observe_interrupts(const int *cpus, size_t n, int details)
 {
 	int e;
 	char *text = read_small("/proc/interrupts", &e);
@@ -298,7 +298,7 @@ static json_t *cpuidle(int cpu)
 	return o;
 }
 
-json_t *capture_observe_cpus(const int *cpus, size_t n)
+json_t *ev_observe_cpus(const int *cpus, size_t n)
 {
 	json_t *idle = json_object();
 	for (size_t i = 0; i < n; i++) {
@@ -306,7 +306,7 @@ json_t *capture_observe_cpus(const int *cpus, size_t n)
 		snprintf(key, sizeof key, "%d", cpus[i]);
 		json_object_set_new(idle, key, cpuidle(cpus[i]));
 	}
-	return json_pack("{s:o, s:o}", "cpuidle", idle, "interrupts", capture_observe_interrupts(cpus, n, 0));
+	return json_pack("{s:o, s:o}", "cpuidle", idle, "interrupts", ev_observe_interrupts(cpus, n, 0));
 }
 
 static double monotonic(void)
@@ -318,7 +318,7 @@ static double monotonic(void)
 
 static void *sample_loop(void *arg)
 {
-	struct sampler *s = arg;
+	struct ev_sampler *s = arg;
 	struct timespec tick = {(time_t)(s->interval_ms / 1000), (long)(s->interval_ms % 1000) * 1000000};
 	while (!atomic_load(&s->stop)) {
 		uint64_t inodes[INODES_MAX];
@@ -326,13 +326,13 @@ static void *sample_loop(void *arg)
 		json_t *sockets = json_array();
 		for (int k = 0; k < 2; k++)
 			if (s->pids[k] > 0)
-				capture_netns_socket_inodes(s->pids[k], inodes, INODES_MAX, &n);
+				ev_netns_socket_inodes(s->pids[k], inodes, INODES_MAX, &n);
 		for (int k = 0; k < 2 && sockets; k++) {
 			if (s->diag_fds[k] < 0 || (k == 1 && s->diag_fds[1] == s->diag_fds[0]))
 				continue;
 			struct ev_error err;
 			ev_error_clear(&err);
-			json_t *found = capture_netns_tcp_sockets(s->diag_fds[k], inodes, n, &err);
+			json_t *found = ev_netns_tcp_sockets(s->diag_fds[k], inodes, n, &err);
 			if (!found) {
 				pthread_mutex_lock(&s->lock);
 				if (!s->failures++)
@@ -353,7 +353,7 @@ static void *sample_loop(void *arg)
 	return NULL;
 }
 
-ev_status capture_sampler_start(struct sampler *s, const pid_t pids[2], const int diag_fds[2],
+ev_status ev_sampler_start(struct ev_sampler *s, const pid_t pids[2], const int diag_fds[2],
 			uint64_t interval_ms, struct ev_error *err)
 {
 	memset(s, 0, sizeof *s);
@@ -373,7 +373,7 @@ ev_status capture_sampler_start(struct sampler *s, const pid_t pids[2], const in
 	return EV_OK;
 }
 
-json_t *capture_sampler_stop(struct sampler *s)
+json_t *ev_sampler_stop(struct ev_sampler *s)
 {
 	if (!s->running)
 		return NULL;

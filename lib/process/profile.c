@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
-#include "capture/profile.h"
+#include "lib/process/profile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "capture/launch.h"
+#include "lib/process/launch.h"
 #include "lib/core/json.h"
 #include "lib/core/path.h"
 #include "lib/core/sha256.h"
@@ -26,7 +26,7 @@
 
 extern char **environ;
 
-void capture_profile_event(const char *wanted, char *event, size_t cap, char *why, size_t why_cap)
+void ev_profile_event(const char *wanted, char *event, size_t cap, char *why, size_t why_cap)
 {
 	snprintf(event, cap, "%s", wanted);
 	why[0] = 0;
@@ -74,7 +74,7 @@ static int spawn_to(char **argv, const char *out, const char *err_path, pid_t *p
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-	/* perf is stopped with SIGINT (capture_profile_stop): it must not
+	/* perf is stopped with SIGINT (ev_profile_stop): it must not
 	 * inherit the ignored SIGINT of a capture started in a script's
 	 * background, nor its mask */
 	posix_spawnattr_t at;
@@ -90,13 +90,14 @@ static int spawn_to(char **argv, const char *out, const char *err_path, pid_t *p
 	posix_spawnattr_setsigmask(&at, &none);
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
 	static char *const envp[] = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", NULL};
+	/* program: the plan's ("perf"), pinned and checked by pin_check before the first run */
 	int e = posix_spawn(pid, argv[0], &fa, &at, argv, envp);
 	posix_spawnattr_destroy(&at);
 	posix_spawn_file_actions_destroy(&fa);
 	return e;
 }
 
-ev_status capture_profile_start(struct profiler *p, const char *perf, const struct ev_plan_profile *pp, int side,
+ev_status ev_profile_start(struct ev_profiler *p, const char *perf, const struct ev_plan_profile *pp, int side,
 				pid_t target, const char *run_dir, struct ev_error *err)
 {
 	memset(p, 0, sizeof *p);
@@ -110,7 +111,7 @@ ev_status capture_profile_start(struct profiler *p, const char *perf, const stru
 		return ev_error_set(err, EV_ERROR, "%s: path too long", run_dir);
 	if ((mkdir(top, 0755) != 0 && errno != EEXIST) || mkdir(p->dir, 0755) != 0)
 		return ev_error_errno(err, errno, "%s: cannot create", p->dir);
-	capture_profile_event(pp->event, p->event, sizeof p->event, p->fallback, sizeof p->fallback);
+	ev_profile_event(pp->event, p->event, sizeof p->event, p->fallback, sizeof p->fallback);
 	char data[PATH_MAX + 16], out[PATH_MAX + 16], errs[PATH_MAX + 16], rate[32], pid_text[24];
 	snprintf(data, sizeof data, "%s/perf.data", p->dir);
 	snprintf(out, sizeof out, "%s/perf.stdout", p->dir);
@@ -140,7 +141,7 @@ ev_status capture_profile_start(struct profiler *p, const char *perf, const stru
 	if (e)
 		return ev_error_errno(err, e, "cannot start %s", perf);
 	p->active = 1;
-	double until = capture_launch_monotonic() + ATTACH_TIMEOUT_S;
+	double until = ev_launch_monotonic() + ATTACH_TIMEOUT_S;
 	while (!attached(p->pid)) {
 		int status;
 		if (waitpid(p->pid, &status, WNOHANG) == p->pid) {
@@ -149,7 +150,7 @@ ev_status capture_profile_start(struct profiler *p, const char *perf, const stru
 			return ev_error_set(err, EV_ERROR, "perf ended before it attached to the %s (its stderr: %s/perf.stderr)",
 					    side == EV_PLAN_SENDER ? "sender" : "peer", rel);
 		}
-		if (capture_launch_monotonic() > until)
+		if (ev_launch_monotonic() > until)
 			return ev_error_set(err, EV_ERROR, "perf did not attach to the %s within %.0f s (its stderr: %s/perf.stderr)",
 					    side == EV_PLAN_SENDER ? "sender" : "peer", ATTACH_TIMEOUT_S, rel);
 		struct timespec tick = {0, 5 * 1000 * 1000};
@@ -158,7 +159,7 @@ ev_status capture_profile_start(struct profiler *p, const char *perf, const stru
 	return EV_OK;
 }
 
-void capture_profile_stop(struct profiler *p, int target_ended)
+void ev_profile_stop(struct ev_profiler *p, int target_ended)
 {
 	if (!p->active || p->reaped || p->requested)
 		return;
@@ -203,7 +204,7 @@ static int read_stats(const char *path, long long *samples, long long *lost)
 	return found ? 0 : -1;
 }
 
-json_t *capture_profile_finish(struct profiler *p, const char *perf, char *failure, size_t fcap, char *mark,
+json_t *ev_profile_finish(struct ev_profiler *p, const char *perf, char *failure, size_t fcap, char *mark,
 			       size_t mcap)
 {
 	failure[0] = mark[0] = 0;
@@ -211,10 +212,10 @@ json_t *capture_profile_finish(struct profiler *p, const char *perf, char *failu
 		return NULL;
 	const char *side = p->side == EV_PLAN_SENDER ? "sender" : "peer";
 	if (!p->reaped) {
-		double until = capture_launch_monotonic() + FLUSH_TIMEOUT_S;
+		double until = ev_launch_monotonic() + FLUSH_TIMEOUT_S;
 		int status;
 		while (waitpid(p->pid, &status, WNOHANG) != p->pid) {
-			if (capture_launch_monotonic() > until) {
+			if (ev_launch_monotonic() > until) {
 				kill(p->pid, SIGKILL);
 				waitpid(p->pid, &status, 0);
 				snprintf(failure, fcap, "perf (profiling the %s) did not end within %.0f s of its SIGINT; killed",

@@ -12,30 +12,30 @@
  * has returned the interfaces itself. If capture goes away while the
  * keeper holds them, the keeper moves both interfaces back and exits; it
  * exits as well when capture closes its end. Only capture/ includes this. */
-#ifndef CAPTURE_LINKKEEPER_H
-#define CAPTURE_LINKKEEPER_H
+#ifndef EV_LINKKEEPER_H
+#define EV_LINKKEEPER_H
 
 #include <sys/types.h>
 
 #include "lib/core/status.h"
 
-struct link_keeper {
+struct ev_link_keeper {
 	pid_t pid;
 	int sock; /* capture's end (-1: no keeper) */
 };
 
-ev_status capture_link_keeper_start(struct link_keeper *k, struct ev_error *err);
+ev_status ev_link_keeper_start(struct ev_link_keeper *k, struct ev_error *err);
 
 /* Hand over route_fd[2] (netlink sockets inside the sides' namespaces),
  * the interfaces' names there and the MTUs to restore, and host_ns_fd
  * (capture's network namespace); returns once the keeper holds them. */
-ev_status capture_link_keeper_hold(struct link_keeper *k, const int route_fd[2], const char *const names[2],
+ev_status ev_link_keeper_hold(struct ev_link_keeper *k, const int route_fd[2], const char *const names[2],
 				   const int mtu[2], int host_ns_fd, struct ev_error *err);
 
 /* The interfaces are back: the keeper lets go of what it held. */
-ev_status capture_link_keeper_release(struct link_keeper *k, struct ev_error *err);
+ev_status ev_link_keeper_release(struct ev_link_keeper *k, struct ev_error *err);
 
 /* Close capture's end and reap the keeper. */
-void capture_link_keeper_stop(struct link_keeper *k);
+void ev_link_keeper_stop(struct ev_link_keeper *k);
 
 #endif

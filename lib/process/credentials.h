@@ -7,8 +7,8 @@
  * child drops to that user before exec (launch.h). Sides never run as root
  * unless the plan says "user": "root"; without root, capture can run a
  * side only as the user who runs capture. Only capture/ includes this. */
-#ifndef CAPTURE_CREDENTIALS_H
-#define CAPTURE_CREDENTIALS_H
+#ifndef EV_CREDENTIALS_H
+#define EV_CREDENTIALS_H
 
 #include <sys/types.h>
 
@@ -17,17 +17,17 @@
 #include "lib/campaign/plan_check.h"
 #include "lib/core/status.h"
 
-#define CRED_MAX_GROUPS 64
-#define CRED_NAME_MAX 33
+#define EV_CRED_MAX_GROUPS 64
+#define EV_CRED_NAME_MAX 33
 
-struct side_cred {
+struct ev_side_cred {
 	int drop;                       /* change to uid, gid, groups before exec */
 	uid_t uid;
 	gid_t gid;
-	gid_t groups[CRED_MAX_GROUPS];
+	gid_t groups[EV_CRED_MAX_GROUPS];
 	int ngroups;
-	char user[CRED_NAME_MAX];       /* as declared ("" when not) */
-	char group[CRED_NAME_MAX];
+	char user[EV_CRED_NAME_MAX];       /* as declared ("" when not) */
+	char group[EV_CRED_NAME_MAX];
 	char home[256];                 /* the user's home: HOME for the side */
 };
 
@@ -37,9 +37,9 @@ struct side_cred {
  * or group, needs root that capture does not have, or writes an output
  * where its user could not (the run directory itself, or a directory
  * shared with a side that runs as another user). */
-ev_status capture_credentials_resolve(const struct ev_campaign_plan *p, struct side_cred cred[][2], struct ev_error *err);
+ev_status ev_credentials_resolve(const struct ev_campaign_plan *p, struct ev_side_cred cred[][2], struct ev_error *err);
 
 /* What run.json records of it: the declared names and the ids used. */
-json_t *capture_credentials_json(const struct side_cred *c);
+json_t *ev_credentials_json(const struct ev_side_cred *c);
 
 #endif

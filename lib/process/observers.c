@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
-#include "capture/observers.h"
+#include "lib/process/observers.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,8 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture/launch.h"
-#include "lib/cli/cli.h"
+#include "lib/process/launch.h"
+#include "lib/core/stop.h"
 #include "lib/core/path.h"
 #include "lib/core/sha256.h"
 
@@ -27,8 +27,8 @@ static const char *side_name(int k)
 	return k == EV_PLAN_SENDER ? "sender" : "peer";
 }
 
-void capture_observers_init(struct observers *o, const struct ev_campaign_plan *plan, const char *run_dir,
-			    const struct observer_target side[2], double t0)
+void ev_observers_init(struct ev_observers *o, const struct ev_campaign_plan *plan, const char *run_dir,
+			    const struct ev_observer_target side[2], double t0)
 {
 	memset(o, 0, sizeof *o);
 	o->plan = plan;
@@ -96,8 +96,8 @@ static int wait_bounded(pid_t pid, double deadline, int *why_killed)
 		pid_t w = waitpid(pid, &status, WNOHANG);
 		if (w == pid)
 			break;
-		double left = deadline - capture_launch_monotonic();
-		if (left <= 0 || ev_cli_interrupted) {
+		double left = deadline - ev_launch_monotonic();
+		if (left <= 0 || ev_stop_requested()) {
 			*why_killed = left <= 0 ? 1 : 2;
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
@@ -115,11 +115,11 @@ static int wait_bounded(pid_t pid, double deadline, int *why_killed)
 }
 
 /* One invocation of observer i for side k; its outputs appended to rec. */
-static void invoke(struct observers *o, size_t i, int k, const char *when, unsigned seq, json_t *rec)
+static void invoke(struct ev_observers *o, size_t i, int k, const char *when, unsigned seq, json_t *rec)
 {
 	const struct ev_plan_observer *ob = &o->plan->observers[i];
 	char dir[PATH_MAX], out[PATH_MAX + 64], errs[PATH_MAX + 64], file[32];
-	double t = capture_launch_monotonic();
+	double t = ev_launch_monotonic();
 	if (strcmp(when, "during") == 0)
 		snprintf(file, sizeof file, "during-%04u", seq);
 	else
@@ -152,6 +152,7 @@ static void invoke(struct observers *o, size_t i, int k, const char *when, unsig
 			if ((ns >= 0 && setns(ns, CLONE_NEWNET) != 0) || dup2(null, 0) < 0 || dup2(ofd, 1) < 0 ||
 			    dup2(efd, 2) < 0 || chdir(o->run_dir) != 0)
 				_exit(126);
+			/* program: the plan's (an observer), pinned and checked by pin_check before the first run */
 			execve(argv[0], argv, envp);
 			_exit(127);
 		}
@@ -174,7 +175,7 @@ static void invoke(struct observers *o, size_t i, int k, const char *when, unsig
 		return;
 	}
 	int killed;
-	int status = wait_bounded(pid, t + OBSERVER_TIMEOUT_S, &killed);
+	int status = wait_bounded(pid, t + EV_OBSERVER_TIMEOUT_S, &killed);
 	if (killed)
 		json_object_set_new(entry, "failure", json_string(killed == 1 ? "killed: still running after 10 s"
 									 : "killed: capture was interrupted"));
@@ -187,7 +188,7 @@ static void invoke(struct observers *o, size_t i, int k, const char *when, unsig
 }
 
 /* Every observer declared for when, every side it watches. */
-static void pass(struct observers *o, const char *when, unsigned seq)
+static void pass(struct ev_observers *o, const char *when, unsigned seq)
 {
 	size_t r = 0;
 	for (size_t i = 0; i < o->plan->nobservers; i++) {
@@ -197,7 +198,7 @@ static void pass(struct observers *o, const char *when, unsigned seq)
 			if (!ob->sides[k])
 				continue;
 			json_t *rec = json_array_get(o->records, r++);
-			if (wanted && !ev_cli_interrupted) {
+			if (wanted && !ev_stop_requested()) {
 				pthread_mutex_lock(&o->lock);
 				invoke(o, i, k, when, seq, rec);
 				pthread_mutex_unlock(&o->lock);
@@ -206,7 +207,7 @@ static void pass(struct observers *o, const char *when, unsigned seq)
 	}
 }
 
-void capture_observers_run(struct observers *o, const char *when)
+void ev_observers_run(struct ev_observers *o, const char *when)
 {
 	if (o->records)
 		pass(o, when, 0);
@@ -214,12 +215,12 @@ void capture_observers_run(struct observers *o, const char *when)
 
 static void *during_main(void *arg)
 {
-	struct observers *o = arg;
+	struct ev_observers *o = arg;
 	while (!atomic_load(&o->stop)) {
 		/* an interval between the end of one pass and the next: a slow
 		 * observer is never run twice at once */
-		double until = capture_launch_monotonic() + (double)o->interval_ms / 1000;
-		while (!atomic_load(&o->stop) && capture_launch_monotonic() < until) {
+		double until = ev_launch_monotonic() + (double)o->interval_ms / 1000;
+		while (!atomic_load(&o->stop) && ev_launch_monotonic() < until) {
 			struct timespec tick = {0, 5 * 1000 * 1000};
 			nanosleep(&tick, NULL);
 		}
@@ -230,7 +231,7 @@ static void *during_main(void *arg)
 	return NULL;
 }
 
-ev_status capture_observers_start(struct observers *o, uint64_t interval_ms, struct ev_error *err)
+ev_status ev_observers_start(struct ev_observers *o, uint64_t interval_ms, struct ev_error *err)
 {
 	int has_during = 0;
 	for (size_t i = 0; i < o->plan->nobservers; i++)
@@ -246,7 +247,7 @@ ev_status capture_observers_start(struct observers *o, uint64_t interval_ms, str
 	return EV_OK;
 }
 
-void capture_observers_stop(struct observers *o)
+void ev_observers_stop(struct ev_observers *o)
 {
 	if (!o->running)
 		return;
@@ -255,14 +256,14 @@ void capture_observers_stop(struct observers *o)
 	o->running = 0;
 }
 
-json_t *capture_observers_json(struct observers *o)
+json_t *ev_observers_json(struct ev_observers *o)
 {
 	return o->records ? json_incref(o->records) : NULL;
 }
 
-void capture_observers_free(struct observers *o)
+void ev_observers_free(struct ev_observers *o)
 {
-	capture_observers_stop(o);
+	ev_observers_stop(o);
 	json_decref(o->records);
 	o->records = NULL;
 	pthread_mutex_destroy(&o->lock);

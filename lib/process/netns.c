@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
-#include "capture/netns.h"
+#include "lib/process/netns.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -96,7 +96,7 @@ static int nl_talk(int fd, struct nlmsghdr *h)
 	}
 }
 
-ev_status capture_netns_veth_create(const char *a_name, pid_t a_pid, const char *b_name, pid_t b_pid,
+ev_status ev_netns_veth_create(const char *a_name, pid_t a_pid, const char *b_name, pid_t b_pid,
 			    struct ev_error *err)
 {
 	char buf[NL_BUF];
@@ -149,7 +149,7 @@ static int link_up(int fd, int index)
 	return nl_talk(fd, h);
 }
 
-int capture_netns_configure(const char *ifname, const char *addr, int prefix, const char **step)
+int ev_netns_configure(const char *ifname, const char *addr, int prefix, const char **step)
 {
 	int fd = nl_socket(NETLINK_ROUTE), e;
 	*step = "netlink socket";
@@ -187,7 +187,7 @@ int capture_netns_configure(const char *ifname, const char *addr, int prefix, co
 	return e;
 }
 
-ev_status capture_netns_sockets(pid_t pid, int *route_fd, int *diag_fd, struct ev_error *err)
+ev_status ev_netns_sockets(pid_t pid, int *route_fd, int *diag_fd, struct ev_error *err)
 {
 	int self = -1, target = -1;
 	*route_fd = *diag_fd = -1;
@@ -293,7 +293,7 @@ static void on_link(void *ctx, struct nlmsghdr *m)
 				      (json_int_t)s->rx_errors, "tx_errors", (json_int_t)s->tx_errors));
 }
 
-json_t *capture_netns_link_stats(int route_fd, struct ev_error *err)
+json_t *ev_netns_link_stats(int route_fd, struct ev_error *err)
 {
 	struct {
 		struct nlmsghdr h;
@@ -382,7 +382,7 @@ static void on_tcp(void *ctx, struct nlmsghdr *m)
 	json_array_append_new(d->out, o);
 }
 
-json_t *capture_netns_tcp_sockets(int diag_fd, const uint64_t *inodes, size_t n, struct ev_error *err)
+json_t *ev_netns_tcp_sockets(int diag_fd, const uint64_t *inodes, size_t n, struct ev_error *err)
 {
 	struct tcp_dump d = {json_array(), inodes, n};
 	const int families[] = {AF_INET, AF_INET6};
@@ -404,7 +404,7 @@ json_t *capture_netns_tcp_sockets(int diag_fd, const uint64_t *inodes, size_t n,
 	return d.out;
 }
 
-void capture_netns_socket_inodes(pid_t pid, uint64_t *inodes, size_t cap, size_t *n)
+void ev_netns_socket_inodes(pid_t pid, uint64_t *inodes, size_t cap, size_t *n)
 {
 	char path[64], target[64], link[320];
 	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
@@ -424,7 +424,7 @@ void capture_netns_socket_inodes(pid_t pid, uint64_t *inodes, size_t cap, size_t
 		closedir(d);
 }
 
-uint64_t capture_netns_inode(pid_t pid)
+uint64_t ev_netns_inode(pid_t pid)
 {
 	char path[64];
 	struct stat sb;
@@ -432,7 +432,7 @@ uint64_t capture_netns_inode(pid_t pid)
 	return stat(path, &sb) == 0 ? (uint64_t)sb.st_ino : 0;
 }
 
-ev_status capture_netns_link_inspect(const char *name, struct netns_link *l, struct ev_error *err)
+ev_status ev_netns_link_inspect(const char *name, struct ev_netns_link *l, struct ev_error *err)
 {
 	memset(l, 0, sizeof *l);
 	if (strlen(name) >= sizeof l->name)
@@ -495,7 +495,7 @@ static int link_move(int fd, int index, const char *name, pid_t pid, int ns_fd, 
 	return nl_talk(fd, r.h);
 }
 
-ev_status capture_netns_link_move_in(const struct netns_link *l, pid_t pid, int mtu, struct ev_error *err)
+ev_status ev_netns_link_move_in(const struct ev_netns_link *l, pid_t pid, int mtu, struct ev_error *err)
 {
 	int fd = nl_socket(NETLINK_ROUTE);
 	if (fd < 0)
@@ -508,12 +508,12 @@ ev_status capture_netns_link_move_in(const struct netns_link *l, pid_t pid, int 
 	return EV_OK;
 }
 
-int capture_netns_link_move_out(int route_fd, const char *name, int host_ns_fd, int mtu)
+int ev_netns_link_move_out(int route_fd, const char *name, int host_ns_fd, int mtu)
 {
 	return link_move(route_fd, 0, name, 0, host_ns_fd, mtu);
 }
 
-json_t *capture_netns_link_json(const struct netns_link *l)
+json_t *ev_netns_link_json(const struct ev_netns_link *l)
 {
 	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:i}", "interface", l->name, "driver", l->driver, "version",
 			 l->version, "firmware", l->firmware, "bus_info", l->bus_info, "mtu", l->mtu);

@@ -12,8 +12,8 @@
  * the pair's TCP sockets every interval through sock_diag. Only capture/
  * includes this.
  */
-#ifndef CAPTURE_OBSERVE_H
-#define CAPTURE_OBSERVE_H
+#ifndef EV_OBSERVE_H
+#define EV_OBSERVE_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -26,28 +26,28 @@
 
 /* /proc/PID/stat, status and schedstat of a running (or exited, not yet
  * reaped) process. */
-json_t *capture_observe_process(pid_t pid);
+json_t *ev_observe_process(pid_t pid);
 
 /* Whom pid runs as, from /proc/PID/status: "uid" and "gid" (real,
  * effective, saved, filesystem), "groups", the capability sets "cap_inh",
  * "cap_prm", "cap_eff", "cap_bnd", "cap_amb" (hex, as the kernel prints
  * them) and "no_new_privs"; or "unavailable: ...". */
-json_t *capture_observe_credentials(pid_t pid);
+json_t *ev_observe_credentials(pid_t pid);
 
 /* cpuidle states of each CPU in cpus (n of them), and the interrupt
- * counts of the same CPUs (capture_observe_interrupts without details). */
-json_t *capture_observe_cpus(const int *cpus, size_t n);
+ * counts of the same CPUs (ev_observe_interrupts without details). */
+json_t *ev_observe_cpus(const int *cpus, size_t n);
 
 /* Every per-CPU row of /proc/interrupts, by its label ("0", "NMI", "LOC",
  * ...): the counts of the CPUs in cpus (n), the columns mapped from the
  * header. With details, {"counts", "description"} and, for a device's
  * IRQ, its smp_affinity_list and effective_affinity_list. */
-json_t *capture_observe_interrupts(const int *cpus, size_t n, int details);
+json_t *ev_observe_interrupts(const int *cpus, size_t n, int details);
 
 /* The sampler: every interval_ms, the TCP sockets that the processes
  * (pids, up to 2) hold, read through diag_fds (one per namespace; the same
  * fd twice when they share one). */
-struct sampler {
+struct ev_sampler {
 	pthread_t thread;
 	int running;
 	atomic_int stop;
@@ -61,9 +61,9 @@ struct sampler {
 	pthread_mutex_t lock;
 };
 
-ev_status capture_sampler_start(struct sampler *s, const pid_t pids[2], const int diag_fds[2],
+ev_status ev_sampler_start(struct ev_sampler *s, const pid_t pids[2], const int diag_fds[2],
 			uint64_t interval_ms, struct ev_error *err);
 /* Stop, join, and hand over the samples (a new reference). */
-json_t *capture_sampler_stop(struct sampler *s);
+json_t *ev_sampler_stop(struct ev_sampler *s);
 
 #endif

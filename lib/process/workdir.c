@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
-#include "capture/workdir.h"
+#include "lib/process/workdir.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +15,7 @@
 
 /* mkdir of each missing directory of rel below base (rel itself too when
  * whole), given to the side's user when it drops to one. */
-static ev_status make_dirs(const char *base, const char *rel, int whole, const struct side_cred *cred,
+static ev_status make_dirs(const char *base, const char *rel, int whole, const struct ev_side_cred *cred,
 			   struct ev_error *err)
 {
 	char path[PATH_MAX];
@@ -84,7 +84,7 @@ static ev_status copy_hashed(const char *from, const char *to, char hex[EV_SHA25
 	return st;
 }
 
-ev_status capture_workdir_prepare(const char *run_dir, const struct ev_plan_side *side, const struct side_cred *cred,
+ev_status ev_workdir_prepare(const char *run_dir, const struct ev_plan_side *side, const struct ev_side_cred *cred,
 				  const json_t *pins, json_t **inputs, struct ev_error *err)
 {
 	*inputs = NULL;

@@ -5,8 +5,8 @@
  * with the SHA-256 the plan's "pins" give it. The check runs before each
  * launch; its stat is kept so that the file can be seen not to have
  * changed between the check and the launch. Only capture/ includes this. */
-#ifndef CAPTURE_PIN_CHECK_H
-#define CAPTURE_PIN_CHECK_H
+#ifndef EV_PIN_CHECK_H
+#define EV_PIN_CHECK_H
 
 #include <jansson.h>
 #include <sys/stat.h>
@@ -14,7 +14,7 @@
 #include "lib/core/sha256.h"
 #include "lib/core/status.h"
 
-struct pinned_binary {
+struct ev_pinned_binary {
 	char path[4096];
 	char sha256[EV_SHA256_HEX_LEN + 1];
 	struct stat st;
@@ -23,14 +23,14 @@ struct pinned_binary {
 /* Check path against pins (an object of path: SHA-256 hex, may be NULL).
  * @return EV_OK; EV_REFUSED naming the path, what was expected and what
  * was found, and what to do; EV_ERROR when it cannot be read. */
-ev_status capture_pin_check(const json_t *pins, const char *path, struct pinned_binary *out,
+ev_status ev_pin_check(const json_t *pins, const char *path, struct ev_pinned_binary *out,
 		     struct ev_error *err);
 
 /* Is the file at b->path still the one checked (device, inode, size,
  * mtime and ctime)? @return 1 yes, 0 no. */
-int capture_pins_unchanged(const struct pinned_binary *b);
+int ev_pins_unchanged(const struct ev_pinned_binary *b);
 
 /* The binary as run.json records it (path, sha256, owner, mode). */
-json_t *capture_pins_json(const struct pinned_binary *b);
+json_t *ev_pins_json(const struct ev_pinned_binary *b);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
-#include "capture/sources.h"
+#include "lib/process/sources.h"
 
 #include <stdio.h>
 
@@ -38,7 +38,7 @@ static ev_status read_one(const char *program, const char *repo, int allow_dirty
 	return st;
 }
 
-ev_status capture_sources_read(const json_t *sources, int allow_dirty, json_t **out, struct ev_error *err)
+ev_status ev_sources_read(const json_t *sources, int allow_dirty, json_t **out, struct ev_error *err)
 {
 	*out = json_object();
 	if (!*out)
