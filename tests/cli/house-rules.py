@@ -24,8 +24,7 @@ is one, else 0. The rules:
   parts-stay-home        a parts header (parts.h, NAME_parts.h: what the
                          files of one command or module share, and no one
                          else) is included only from its own folder
-  format-in-lib          a format is spelled only in the library (capture's
-                         engine, not yet moved there, excepted)
+  format-in-lib          a format is spelled only in the library
   format-table           doc/design.md's "Formats and their owners" names
                          each format, as "evidence-NAME/N", on a row that
                          names the file spelling it (its path, no suffix)
@@ -301,7 +300,7 @@ table = design.split("## Formats and their owners", 1)[-1].split("\n## ", 1)[0]
 rows = [line for line in table.split("\n") if line.startswith("|")]
 for name, files in sorted(owners.items()):
     for f in sorted(files):
-        if not f.startswith("lib" + os.sep) and not f.startswith("capture" + os.sep):
+        if not f.startswith("lib" + os.sep):
             bad.append("format-in-lib: %s: spells \"%s\"; a format is the library's (a lib room builds it, the "
                        "tool prints it)" % (f, name))
         module = os.path.splitext(f)[0]

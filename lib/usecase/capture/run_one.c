@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture/capture.h"
+#include "lib/usecase/capture/parts.h"
 #include "lib/process/credentials.h"
 #include "lib/process/launch.h"
 #include "lib/process/netns.h"
@@ -26,7 +26,7 @@
 #include "lib/process/observers.h"
 #include "lib/process/pin_check.h"
 #include "lib/process/policy.h"
-#include "capture/run_state.h"
+#include "lib/usecase/capture/run_state.h"
 #include "lib/process/workdir.h"
 #include "lib/campaign/run.h"
 #include "lib/core/path.h"
@@ -37,7 +37,7 @@
 #define KILL_GRACE_S 2.0
 #define BASE_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
-void capture_run_fail(struct run_state *s, enum run_result result, const char *fmt, ...)
+void ev_capture_run_fail(struct run_state *s, enum run_result result, const char *fmt, ...)
 {
 	if (s->result != RUN_OK)
 		return;
@@ -244,7 +244,7 @@ static void check_credentials(struct run_state *s, int k)
 	}
 	if (!ok) {
 		char *text = json_dumps(seen, JSON_COMPACT);
-		capture_run_fail(s, RUN_FAILED, "%s: runs as %s (uid %u, gid %u) by the plan, and /proc shows %s", s->side[k].role,
+		ev_capture_run_fail(s, RUN_FAILED, "%s: runs as %s (uid %u, gid %u) by the plan, and /proc shows %s", s->side[k].role,
 			 want->user, (unsigned)want->uid, (unsigned)want->gid, text ? text : "nothing readable");
 		free(text);
 	}
@@ -254,7 +254,7 @@ static void check_credentials(struct run_state *s, int k)
  * go into them, so that they come back whatever happens to capture. */
 static ev_status move_links_in(struct run_state *s, struct ev_error *err)
 {
-	struct campaign *c = s->c;
+	struct capture_session *c = s->c;
 	const char *names[2] = {c->link[0].name, c->link[1].name};
 	int mtu[2] = {c->link[0].mtu, c->link[1].mtu};
 	ev_status st = ev_link_keeper_hold(&c->keeper, s->route_fd, names, mtu, c->host_ns_fd, err);
@@ -271,7 +271,7 @@ static ev_status move_links_in(struct run_state *s, struct ev_error *err)
  * keeper lets go. */
 static void return_links(struct run_state *s, struct ev_error *err)
 {
-	struct campaign *c = s->c;
+	struct capture_session *c = s->c;
 	for (int k = 0; k < 2; k++) {
 		if (!s->link_out[k])
 			continue;
@@ -280,14 +280,14 @@ static void return_links(struct run_state *s, struct ev_error *err)
 			e = ENODEV;
 		if (e) {
 			snprintf(s->link_returned[k], sizeof s->link_returned[k], "not returned: %s", strerror(e));
-			capture_run_fail(s, RUN_FAILED, "interface %s: cannot return it to capture's network namespace: %s",
+			ev_capture_run_fail(s, RUN_FAILED, "interface %s: cannot return it to capture's network namespace: %s",
 				 c->link[k].name, strerror(e));
 		} else {
 			snprintf(s->link_returned[k], sizeof s->link_returned[k], "returned");
 		}
 	}
 	if (s->links_held && ev_link_keeper_release(&c->keeper, err) != EV_OK)
-		capture_run_fail(s, RUN_FAILED, "%s", err->text);
+		ev_capture_run_fail(s, RUN_FAILED, "%s", err->text);
 	s->links_held = 0;
 }
 
@@ -306,7 +306,7 @@ static int start_profile(struct run_state *s, int k, struct ev_error *err)
 		return 0;
 	if (ev_profile_start(&s->prof[k], s->c->plan.perf, &s->r->cell->side[k].profile, k, s->side[k].pid, s->dir,
 				  err) != EV_OK) {
-		capture_run_fail(s, RUN_FAILED, "%s", err->text);
+		ev_capture_run_fail(s, RUN_FAILED, "%s", err->text);
 		return -1;
 	}
 	return 0;
@@ -327,9 +327,9 @@ static void finish_profiles(struct run_state *s)
 		char failure[512], mark[256];
 		s->profile[k] = ev_profile_finish(p, s->c->plan.perf, failure, sizeof failure, mark, sizeof mark);
 		if (failure[0] && s->result != RUN_INTERRUPTED)
-			capture_run_fail(s, RUN_FAILED, "%s", failure);
+			ev_capture_run_fail(s, RUN_FAILED, "%s", failure);
 		if (mark[0])
-			fprintf(stderr, TOOL ": %s: %s profile: %s\n", s->r->name, s->side[k].role, mark);
+			ev_capture_note(s->c, "%s: %s profile: %s", s->r->name, s->side[k].role, mark);
 	}
 }
 
@@ -340,14 +340,14 @@ static void finish_profiles(struct run_state *s)
  * failure is recorded in s and goes on along the one path to that end. */
 static void run_pair(struct run_state *s, struct ev_error *err)
 {
-	struct campaign *c = s->c;
+	struct capture_session *c = s->c;
 	const struct ev_campaign_plan *plan = &c->plan;
 	const struct ev_plan_side *peer = &s->r->cell->side[EV_PLAN_PEER];
 	int own_netns = plan->netns && c->netns_ok; /* veth or link: a namespace per side */
 	struct ev_side_proc *sp = &s->side[EV_PLAN_SENDER], *pp = &s->side[EV_PLAN_PEER];
 	for (int k = EV_PLAN_PEER; k >= EV_PLAN_SENDER; k--)
 		if (ev_launch_start(&s->side[k], err) != EV_OK) {
-			capture_run_fail(s, RUN_FAILED, "%s", err->text);
+			ev_capture_run_fail(s, RUN_FAILED, "%s", err->text);
 			return;
 		}
 	/* Sockets inside the namespaces: the counters can be read after the
@@ -359,21 +359,21 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 			break;
 		}
 		if (ev_netns_sockets(own_netns ? s->side[k].pid : 0, &s->route_fd[k], &s->diag_fd[k], err) != EV_OK) {
-			capture_run_fail(s, RUN_FAILED, "%s", err->text);
+			ev_capture_run_fail(s, RUN_FAILED, "%s", err->text);
 			return;
 		}
 		s->netns_inode[k] = ev_netns_inode(s->side[k].pid);
 	}
 	if (own_netns && plan->link && move_links_in(s, err) != EV_OK) {
-		capture_run_fail(s, RUN_FAILED, "%s", err->text);
+		ev_capture_run_fail(s, RUN_FAILED, "%s", err->text);
 		return;
 	}
 	if (own_netns && !plan->link && ev_netns_veth_create(EV_NETNS_SENDER_IF, sp->pid, EV_NETNS_PEER_IF, pp->pid, err) != EV_OK) {
-		capture_run_fail(s, RUN_FAILED, "%s", err->text);
+		ev_capture_run_fail(s, RUN_FAILED, "%s", err->text);
 		return;
 	}
 	if (own_netns && (ev_launch_configure(pp, err) != EV_OK || ev_launch_configure(sp, err) != EV_OK)) {
-		capture_run_fail(s, RUN_FAILED, "%s", err->text);
+		ev_capture_run_fail(s, RUN_FAILED, "%s", err->text);
 		return;
 	}
 	for (int k = 0; k < (own_netns ? 2 : 1); k++)
@@ -397,7 +397,7 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 	if (start_profile(s, EV_PLAN_PEER, err) != 0)
 		return;
 	if (ev_launch_exec(pp, err) != EV_OK) {
-		capture_run_fail(s, RUN_FAILED, "%s", err->text);
+		ev_capture_run_fail(s, RUN_FAILED, "%s", err->text);
 		return;
 	}
 	s->before[EV_PLAN_PEER] = snapshot(pp->pid);
@@ -412,15 +412,15 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 	while (peer->ready_port && !ev_launch_listening(pp->pid, (unsigned)peer->ready_port)) {
 		struct timespec tick = {0, 5 * 1000 * 1000};
 		if (ev_launch_wait_any(pp, 1, ev_launch_monotonic()) == 0) {
-			capture_run_fail(s, RUN_FAILED, "peer exited before it listened on port %" PRIu64, peer->ready_port);
+			ev_capture_run_fail(s, RUN_FAILED, "peer exited before it listened on port %" PRIu64, peer->ready_port);
 			return;
 		}
-		if (ev_cli_interrupted) {
-			capture_run_fail(s, RUN_INTERRUPTED, "interrupted");
+		if (*s->c->in->interrupted) {
+			ev_capture_run_fail(s, RUN_INTERRUPTED, "interrupted");
 			return;
 		}
 		if (ev_launch_monotonic() > ready_by) {
-			capture_run_fail(s, RUN_FAILED, "peer did not listen on port %" PRIu64 " within %.0f s",
+			ev_capture_run_fail(s, RUN_FAILED, "peer did not listen on port %" PRIu64 " within %.0f s",
 				 peer->ready_port, READY_TIMEOUT_S);
 			return;
 		}
@@ -429,7 +429,7 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 	if (start_profile(s, EV_PLAN_SENDER, err) != 0)
 		return;
 	if (ev_launch_exec(sp, err) != EV_OK) {
-		capture_run_fail(s, RUN_FAILED, "%s", err->text);
+		ev_capture_run_fail(s, RUN_FAILED, "%s", err->text);
 		return;
 	}
 	s->before[EV_PLAN_SENDER] = snapshot(sp->pid);
@@ -437,14 +437,14 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 	check_credentials(s, EV_PLAN_SENDER);
 	for (int k = 0; k < 2; k++)
 		if (!s->pinned_ok[k])
-			capture_run_fail(s, RUN_FAILED, "%s: pinned to CPU %d, but the kernel lets it run on %s",
+			ev_capture_run_fail(s, RUN_FAILED, "%s: pinned to CPU %d, but the kernel lets it run on %s",
 				 s->side[k].role, s->side[k].cpu, s->pinned_found[k]);
 	struct ev_sampler sampler;
 	pid_t pids[2] = {sp->pid, pp->pid};
 	int diag[2] = {s->diag_fd[0], own_netns ? s->diag_fd[1] : s->diag_fd[0]};
 	int sampling = ev_sampler_start(&sampler, pids, diag, plan->interval_ms, err) == EV_OK;
 	if (ev_observers_start(&s->obs, plan->interval_ms, err) != EV_OK)
-		capture_run_fail(s, RUN_FAILED, "%s", err->text);
+		ev_capture_run_fail(s, RUN_FAILED, "%s", err->text);
 	int observed_after = 0;
 
 	/* Wait for the sender; then the peer is stopped as the plan says. */
@@ -454,18 +454,18 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 		double until = !sp->exited ? deadline : peer_by;
 		int who = ev_launch_wait_any(s->side, 2, until);
 		if (who == -2) {
-			capture_run_fail(s, RUN_INTERRUPTED, "interrupted by a signal");
+			ev_capture_run_fail(s, RUN_INTERRUPTED, "interrupted by a signal");
 			break;
 		}
 		if (who == -1 && !sp->exited) {
-			capture_run_fail(s, RUN_TIMEOUT, "the sender did not finish within %" PRIu64 " s (timeout_seconds)",
+			ev_capture_run_fail(s, RUN_TIMEOUT, "the sender did not finish within %" PRIu64 " s (timeout_seconds)",
 				 plan->timeout_s);
 			break;
 		}
 		if (who == -1) { /* the peer outlived its grace */
 			char how[EV_PLAN_STOP_LINE_MAX + 64];
 			describe_stop(stop, how, sizeof how);
-			capture_run_fail(s, RUN_FAILED, "peer still running %.3g s after %s; killed", (double)stop->grace_ms / 1000,
+			ev_capture_run_fail(s, RUN_FAILED, "peer still running %.3g s after %s; killed", (double)stop->grace_ms / 1000,
 				 how);
 			break;
 		}
@@ -486,10 +486,10 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 				       WIFSIGNALED(p->status) && WTERMSIG(p->status) == stop->signal;
 		if (!requested_signal && !(WIFEXITED(p->status) && WEXITSTATUS(p->status) == 0)) {
 			if (WIFEXITED(p->status))
-				capture_run_fail(s, RUN_FAILED, "%s exited with status %d (its stderr: native/%s.stderr)",
+				ev_capture_run_fail(s, RUN_FAILED, "%s exited with status %d (its stderr: native/%s.stderr)",
 					 p->role, WEXITSTATUS(p->status), p->role);
 			else
-				capture_run_fail(s, RUN_FAILED, "%s was killed by signal %d (%s)%s", p->role,
+				ev_capture_run_fail(s, RUN_FAILED, "%s was killed by signal %d (%s)%s", p->role,
 					 WTERMSIG(p->status), strsignal(WTERMSIG(p->status)),
 					 who == EV_PLAN_PEER && stop->how == EV_PLAN_STOP_SIGNAL && !s->stop_requested
 						 ? ", which capture had not sent"
@@ -561,15 +561,15 @@ static void cleanup(struct run_state *s)
 	json_decref(s->doc);
 }
 
-enum run_result capture_run_one(struct campaign *c, const struct ev_plan_run *r, json_t **summary,
+enum run_result ev_capture_run_one(struct capture_session *c, const struct ev_plan_run *r, json_t **summary,
 			struct ev_error *err)
 {
 	struct run_state s = {.c = c, .r = r, .route_fd = {-1, -1}, .diag_fd = {-1, -1}, .ns_fd = {-1, -1}};
 	const struct ev_campaign_plan *plan = &c->plan;
 	int own_netns = plan->netns && c->netns_ok; /* veth or link: a namespace per side */
 	char runs[PATH_MAX];
-	if (ev_path_join(runs, sizeof runs, c->dir, "runs") != 0 || ev_path_join(s.dir, sizeof s.dir, runs, r->name) != 0) {
-		ev_error_set(err, EV_REFUSED, "%s: path too long", c->dir);
+	if (ev_path_join(runs, sizeof runs, c->in->dir, "runs") != 0 || ev_path_join(s.dir, sizeof s.dir, runs, r->name) != 0) {
+		ev_error_set(err, EV_REFUSED, "%s: path too long", c->in->dir);
 		*summary = NULL;
 		return RUN_INTERRUPTED;
 	}
@@ -584,23 +584,23 @@ enum run_result capture_run_one(struct campaign *c, const struct ev_plan_run *r,
 		.port = plan->port, .warmups = plan->warmups, .measured = plan->measured, .repeat = r->repeat,
 	};
 	if (prepare_dirs(&s, err) != EV_OK) /* nothing can be recorded there: stop */
-		capture_run_fail(&s, RUN_INTERRUPTED, "%s", err->text);
+		ev_capture_run_fail(&s, RUN_INTERRUPTED, "%s", err->text);
 	if (s.result == RUN_OK && check_pinned_files(&s, err) != EV_OK)
-		capture_run_fail(&s, RUN_FAILED, "refused before launch: %s", err->text);
+		ev_capture_run_fail(&s, RUN_FAILED, "refused before launch: %s", err->text);
 	size_t cell = (size_t)(r->cell - plan->cells);
 	for (int k = 0; k < 2; k++) {
 		s.cred[k] = &c->cred[cell][k];
 		if (ev_path_join(s.work[k], sizeof s.work[k], s.dir, r->cell->side[k].work) != 0)
-			capture_run_fail(&s, RUN_INTERRUPTED, "%s: path too long", s.dir);
+			ev_capture_run_fail(&s, RUN_INTERRUPTED, "%s: path too long", s.dir);
 	}
 	for (int k = 0; k < 2 && s.result == RUN_OK; k++)
 		if (ev_workdir_prepare(s.dir, &r->cell->side[k], s.cred[k], plan->pins, &s.inputs[k], err) != EV_OK)
-			capture_run_fail(&s, RUN_FAILED, "refused before launch: %s", err->text);
+			ev_capture_run_fail(&s, RUN_FAILED, "refused before launch: %s", err->text);
 	for (int k = 0; k < 2 && s.result == RUN_OK; k++) {
 		struct ev_side_proc *p = &s.side[k];
 		if (check_binaries(&s, k, err) != EV_OK || ev_plan_expand(&r->cell->side[k], &vars, &p->argv, err) != EV_OK ||
 		    build_env(&s, k, &vars, err) != EV_OK) {
-			capture_run_fail(&s, RUN_FAILED, "refused before launch: %s", err->text);
+			ev_capture_run_fail(&s, RUN_FAILED, "refused before launch: %s", err->text);
 			break;
 		}
 		p->envp = s.env[k];
@@ -616,7 +616,7 @@ enum run_result capture_run_one(struct campaign *c, const struct ev_plan_run *r,
 		p->addr = k == EV_PLAN_SENDER ? EV_NETNS_SENDER_ADDR : EV_NETNS_PEER_ADDR;
 		if ((p->out_fd = open_native(&s, p->role, "stdout")) < 0 ||
 		    (p->err_fd = open_native(&s, p->role, "stderr")) < 0)
-			capture_run_fail(&s, RUN_FAILED, "%s/native: cannot create the %s's output files: %s", s.dir,
+			ev_capture_run_fail(&s, RUN_FAILED, "%s/native: cannot create the %s's output files: %s", s.dir,
 				 p->role, strerror(errno));
 	}
 	if (s.result == RUN_OK)
@@ -632,17 +632,17 @@ enum run_result capture_run_one(struct campaign *c, const struct ev_plan_run *r,
 	for (int k = 0; k < 2; k++)
 		for (int b = 0; b < s.nbins[k] && s.side[k].exec_mono > 0; b++)
 			if (!ev_pins_unchanged(&s.bins[k][b]))
-				capture_run_fail(&s, RUN_FAILED, "%s changed while the run started: what ran is not what was checked",
+				ev_capture_run_fail(&s, RUN_FAILED, "%s changed while the run started: what ran is not what was checked",
 					 s.bins[k][b].path);
 	for (size_t f = 0; f < s.nfiles && s.side[EV_PLAN_SENDER].exec_mono > 0; f++)
 		if (!ev_pins_unchanged(&s.files[f]))
-			capture_run_fail(&s, RUN_FAILED, "%s changed during the run: what the run read is not what was checked",
+			ev_capture_run_fail(&s, RUN_FAILED, "%s changed during the run: what the run read is not what was checked",
 				 s.files[f].path);
 	enum run_result result = s.result;
 	if (result != RUN_INTERRUPTED) {
 		ev_error_clear(err);
 		/* the record says why; err says it again for the summary line */
-		if (capture_run_record(&s, err) != EV_OK) {
+		if (ev_capture_run_record(&s, err) != EV_OK) {
 			char why[EV_ERROR_TEXT_MAX];
 			snprintf(why, sizeof why, "%s", err->text);
 			ev_error_clear(err);
@@ -652,7 +652,7 @@ enum run_result capture_run_one(struct campaign *c, const struct ev_plan_run *r,
 	}
 	*summary = json_pack("{s:I, s:s, s:s, s:s, s:i, s:s}", "order_index", (json_int_t)r->index, "name",
 			     r->name, "arm", r->arm->name, "cell", r->cell->name, "repeat", (int)r->repeat,
-			     "result", capture_run_result_name(s.result));
+			     "result", ev_capture_run_result_name(s.result));
 	if (s.result != RUN_OK) {
 		json_object_set_new(*summary, "failure", json_string(s.failure));
 		if (err->status == EV_OK)

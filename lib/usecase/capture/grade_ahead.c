@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* capture run, the grade ahead: before anything runs, the best grade a
+/* capture_run, the grade ahead: before anything runs, the best grade a
  * plan can reach on this host (lib/campaign/grade over this host's
  * policy snapshot, the plan's sides and controller, its profiles and
  * observers); with --require quiet, a plan that cannot reach it is
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "capture/capture.h"
+#include "lib/usecase/capture/parts.h"
 #include "lib/process/policy.h"
 #include "lib/campaign/grade.h"
 
@@ -52,8 +52,9 @@ static void controller(const json_t *rules, const struct ev_grade_cpus *cpus, js
 					     json_array_size(evidence) ? "fail" : "pass", "evidence", evidence));
 }
 
-ev_status capture_grade_ahead(struct campaign *c, const char *require, struct ev_error *err)
+ev_status ev_capture_grade_ahead(struct capture_session *c, struct ev_error *err)
 {
+	const char *require = c->in->require;
 	const json_t *pinned = json_object_get(c->plan.doc, "grades");
 	json_t *rules = pinned ? json_incref((json_t *)pinned) : ev_grades_default();
 	if (!rules)
@@ -68,7 +69,6 @@ ev_status capture_grade_ahead(struct campaign *c, const char *require, struct ev
 	controller(rules, &cpus, all);
 	json_t *merged = ev_grade_merge(all);
 	const char *best = ev_grade_of(merged);
-	FILE *to = c->json ? stderr : stdout;
 	ev_status st = EV_OK;
 	const char *wanted = json_string_value(json_object_get(rules, "require"));
 	const char *why = "--require quiet";
@@ -78,8 +78,8 @@ ev_status capture_grade_ahead(struct campaign *c, const char *require, struct ev
 	}
 	int refuse = require && strcmp(best, "quiet") != 0;
 	char names[512] = "";
-	size_t used = 0, i, k;
-	json_t *v, *e;
+	size_t used = 0, i;
+	json_t *v;
 	json_array_foreach(merged, i, v) {
 		const char *verdict = json_string_value(json_object_get(v, "verdict"));
 		if ((strcmp(verdict, "fail") != 0 && strcmp(verdict, "unknown") != 0) || used >= sizeof names)
@@ -88,23 +88,15 @@ ev_status capture_grade_ahead(struct campaign *c, const char *require, struct ev
 					 json_string_value(json_object_get(v, "condition")),
 					 strcmp(verdict, "unknown") ? "" : " (unknown)");
 	}
-	fprintf(refuse ? stderr : to, "%s: grade: at best %s by the rules %s version %lld (%s)%s%s%s\n", TOOL, best,
-		json_string_value(json_object_get(rules, "name")),
-		(long long)json_integer_value(json_object_get(rules, "version")), pinned ? "the plan's" : "the shipped default",
-		names[0] ? ": " : "; audit campaign judges what only a run shows", names,
-		names[0] && !refuse ? " (--require quiet names the evidence)" : "");
-	json_array_foreach(merged, i, v) {
-		const char *verdict = json_string_value(json_object_get(v, "verdict"));
-		if (!refuse || (strcmp(verdict, "fail") != 0 && strcmp(verdict, "unknown") != 0))
-			continue;
-		json_array_foreach(json_object_get(v, "evidence"), k, e)
-			fprintf(stderr, "  %s: %s: %s\n", verdict, json_string_value(json_object_get(v, "condition")),
-				json_string_value(e));
-	}
+	struct ev_capture_grade_ahead g = {best, json_string_value(json_object_get(rules, "name")),
+					   (long long)json_integer_value(json_object_get(rules, "version")), pinned != NULL,
+					   names, refuse, merged};
+	if (c->in->on_grade)
+		c->in->on_grade(c->in->ctx, &g);
 	if (refuse)
 		st = ev_error_set(err, EV_USAGE,
 				  "%s: %s: this plan on this host can reach only %s (the conditions above); nothing was run",
-				  c->plan_path, why, best);
+				  c->in->plan_path, why, best);
 	json_decref(merged);
 	json_decref(all);
 	json_decref(policy);

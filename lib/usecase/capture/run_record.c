@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "capture/run_state.h"
+#include "lib/usecase/capture/run_state.h"
 #include "lib/process/netns.h"
 #include "lib/process/pin_check.h"
 #include "lib/process/policy.h"
@@ -123,7 +123,7 @@ static json_t *process_json(struct run_state *s, int k)
 	return o;
 }
 
-const char *capture_run_result_name(enum run_result r)
+const char *ev_capture_run_result_name(enum run_result r)
 {
 	switch (r) {
 	case RUN_OK: return "ok";
@@ -133,9 +133,9 @@ const char *capture_run_result_name(enum run_result r)
 	}
 }
 
-ev_status capture_run_record(struct run_state *s, struct ev_error *err)
+ev_status ev_capture_run_record(struct run_state *s, struct ev_error *err)
 {
-	struct campaign *c = s->c;
+	struct capture_session *c = s->c;
 	const struct ev_plan_run *r = s->r;
 	json_t *procs = json_array();
 	/* the peer first: it was started first */
@@ -175,7 +175,7 @@ ev_status capture_run_record(struct run_state *s, struct ev_error *err)
 			   r->cell->name, "repeat", (int)r->repeat, "boot_id", c->boot_id, "host", c->host,
 			   "processes", procs, "cpu_dma_latency", dma, "network", net, "degraded",
 			   json_incref(c->degraded));
-	json_object_set_new(s->doc, "result", json_string(capture_run_result_name(s->result)));
+	json_object_set_new(s->doc, "result", json_string(ev_capture_run_result_name(s->result)));
 	json_object_set_new(s->doc, "controller", ev_plan_controller_json(&c->plan));
 	if (c->lease)
 		json_object_set(s->doc, "lease", c->lease);

@@ -2,8 +2,8 @@
 /* run_state: one run while it is made (run_one.c launches, watches and
  * ends the pair; run_record.c writes what it recorded). Only
  * capture/run_one.c and capture/run_record.c include this. */
-#ifndef CAPTURE_RUN_STATE_H
-#define CAPTURE_RUN_STATE_H
+#ifndef EV_CAPTURE_RUN_STATE_H
+#define EV_CAPTURE_RUN_STATE_H
 
 #include <limits.h>
 #include <stdint.h>
@@ -11,7 +11,7 @@
 
 #include <jansson.h>
 
-#include "capture/capture.h"
+#include "lib/usecase/capture/parts.h"
 #include "lib/process/credentials.h"
 #include "lib/process/launch.h"
 #include "lib/process/observers.h"
@@ -21,7 +21,7 @@
 #define ENV_MAX 96
 
 struct run_state {
-	struct campaign *c;
+	struct capture_session *c;
 	const struct ev_plan_run *r;
 	char dir[PATH_MAX];
 	struct ev_side_proc side[2];           /* EV_PLAN_SENDER, EV_PLAN_PEER */
@@ -58,14 +58,14 @@ struct run_state {
 };
 
 /* The first failure is the one reported: later ones are dropped. */
-void capture_run_fail(struct run_state *s, enum run_result result, const char *fmt, ...)
+void ev_capture_run_fail(struct run_state *s, enum run_result result, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* "ok", "failed", "timeout" or "interrupted". */
-const char *capture_run_result_name(enum run_result r);
+const char *ev_capture_run_result_name(enum run_result r);
 
 /* Publish observe/tcp.json (when sampled) and run.json (last, never
  * replacing one). @return EV_OK or the error. */
-ev_status capture_run_record(struct run_state *s, struct ev_error *err);
+ev_status ev_capture_run_record(struct run_state *s, struct ev_error *err);
 
 #endif

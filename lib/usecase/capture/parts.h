@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* parts: what the files of capture_run share (capture_run.c the campaign,
+ * run_one.c and run_record.c each run, grade_ahead.c the grade before
+ * anything runs): one session over a campaign directory. Only this
+ * folder's files include it. */
+#ifndef EV_CAPTURE_RUN_PARTS_H
+#define EV_CAPTURE_RUN_PARTS_H
+
+#include <limits.h>
+
+#include <jansson.h>
+
+#include "lib/campaign/plan_check.h"
+#include "lib/core/proc.h"
+#include "lib/core/status.h"
+#include "lib/process/credentials.h"
+#include "lib/process/linkkeeper.h"
+#include "lib/process/netns.h"
+#include "lib/usecase/capture/capture_run.h"
+
+/* One capture session over a campaign directory: its inputs, and what
+ * the session found and holds. */
+struct capture_session {
+	struct ev_capture_run *in;
+	json_t *lease;                /* what run.json records of the CPUs' lease */
+	struct ev_campaign_plan plan;
+	int netns_ok, pmqos_ok;       /* what this process may do */
+	char netns_why[256], pmqos_why[256];
+	json_t *degraded;             /* what this session could not do, as sentences */
+	json_t *sources;              /* program -> its repository's commit, tree, clean (lib/process/sources) */
+	char boot_id[EV_BOOT_ID_LEN + 1];
+	char host[256];
+	int cpus[EV_PLAN_MAX_CPUS * 2];  /* every CPU the campaign uses */
+	size_t ncpus;
+	int32_t pmqos_effective;      /* the current arm's held value read back (-1: none) */
+	struct ev_side_cred cred[EV_PLAN_MAX_CELLS][2]; /* whom each side runs as */
+	struct ev_netns_link link[2];    /* topology "link": the two ends, as found before the campaign */
+	struct ev_link_keeper keeper;    /* returns them if capture dies with them out */
+	int host_ns_fd;               /* capture's network namespace, where they return */
+	int pmqos_held;
+};
+
+/* A remark, formatted, to the caller's on_note. */
+void ev_capture_note(const struct capture_session *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+enum run_result { RUN_OK, RUN_FAILED, RUN_TIMEOUT, RUN_INTERRUPTED };
+
+/* Make run r inside the campaign's runs/r->name, write its run.json
+ * (unless interrupted) and say how it went in *summary (a new object).
+ * @return the result; err says why for anything but RUN_OK. */
+enum run_result ev_capture_run_one(struct capture_session *c, const struct ev_plan_run *r, json_t **summary,
+				   struct ev_error *err);
+
+/* Before anything runs: the best grade the plan can reach on this host,
+ * told through on_grade, each condition that keeps it from quiet named;
+ * with require ("quiet", or the rules' own) such a plan is refused
+ * (EV_USAGE). */
+ev_status ev_capture_grade_ahead(struct capture_session *c, struct ev_error *err);
+
+#endif
