@@ -160,7 +160,7 @@ int audit_campaign_main(int argc, char **argv)
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &audit_tool, "campaign");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
+	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
 		case 'h': rc = ev_cli_help(&audit_tool, "campaign"); goto done;
 		case 'j': show = SHOW_SUMMARY; break;
@@ -192,8 +192,6 @@ int audit_campaign_main(int argc, char **argv)
 		{ rc = ev_cli_usage(&audit_tool, "campaign", "no output directory given (-o OUTDIR)"); goto done; }
 	if (ca.seal_sha256 && !ca.seal_path)
 		return ev_cli_usage(&audit_tool, "campaign", "--seal-sha256 pins a --seal; none given");
-	if (ca.seal_sha256 && !ev_sha256_hex_valid(ca.seal_sha256))
-		{ rc = ev_cli_usage(&audit_tool, "campaign", "option --seal-sha256: expected 64 lower-case hex digits"); goto done; }
 	ca.dir = argv[optind];
 	struct ev_error err;
 	ev_error_clear(&err);

@@ -13,62 +13,62 @@
 static const struct ev_cli_option journal_options[] = {
 	{"archive", 0, "ARCHIVE", 'a',
 	 "read the journals from a sealed archive, streamed; PATHs\n"
-	 "are then member paths of the sealed tree"},
+	 "are then member paths of the sealed tree", EV_CLI_TEXT, NULL},
 	{"clock", 0, "SIDE=NAME", 'C',
 	 "with --latency: the clock that stamped SIDE's copy (sender\n"
 	 "or receiver), e.g. lab1:CLOCK_REALTIME; two copies share a\n"
-	 "clock only when they name the same (default: each its own)"},
+	 "clock only when they name the same (default: each its own)", EV_CLI_TEXT, NULL},
 	{"dict", 0, "DICT", 'd',
 	 "a QuickFIX data dictionary (repeatable; default: FIXT11.xml\n"
-	 "and FIX50.xml, share/evidence/fix)"},
+	 "and FIX50.xml, share/evidence/fix)", EV_CLI_TEXT, NULL},
 	{"format", 0, "KIND", 'f',
 	 "llfix (a directory of N.bin), raw, qf-store, qf-log\n"
-	 "(default: told from each PATH)"},
+	 "(default: told from each PATH)", EV_CLI_WORDS, "llfix raw qf-store qf-log"},
 	{"hgrm", 0, "DIR", 'H',
 	 "with --latency: each distribution at or above zero as\n"
-	 "HdrHistogram text in DIR (an existing directory), in ns"},
+	 "HdrHistogram text in DIR (an existing directory), in ns", EV_CLI_TEXT, NULL},
 	{"jobs", 0, "N", 'J',
-	 "pairs audited at once (default: the cores)"},
+	 "pairs audited at once (default: the cores)", EV_CLI_TEXT, NULL},
 	EV_CLI_OPTION_JSON('j'),
 	{"judge-each-copy", 0, NULL, 'E',
 	 "judge the receiver's copy afresh even where it holds the\n"
 	 "sender's messages, the same and in order (by default then\n"
-	 "judged as the sender's, each message held against it)"},
+	 "judged as the sender's, each message held against it)", EV_CLI_TEXT, NULL},
 	{"latency", 0, NULL, 'L',
 	 "per direction, each copy's own stamp - SendingTime(52), and\n"
-	 "with both copies the figure per message between them"},
+	 "with both copies the figure per message between them", EV_CLI_TEXT, NULL},
 	{"max-findings", 0, "N", 'M',
 	 "findings shown per rule and side (default 10; 0: all);\n"
-	 "all are counted"},
+	 "all are counted", EV_CLI_TEXT, NULL},
 	{"measured", 0, "N", 'm',
-	 "measured orders (default: the spec's)"},
+	 "measured orders (default: the spec's)", EV_CLI_TEXT, NULL},
 	{"quantile-rule", 0, "RULE", 'q',
 	 "with --latency: nearest-rank (default), floor-index,\n"
-	 "round-half-up or linear"},
+	 "round-half-up or linear", EV_CLI_WORDS, "nearest-rank floor-index round-half-up linear"},
 	{"receipt", 0, "FILE", 'o',
-	 "the audit receipt (default: audit-journal-TIME.json here)"},
+	 "the audit receipt (default: audit-journal-TIME.json here)", EV_CLI_TEXT, NULL},
 	{"receiver", 0, "PATH", 'R',
-	 "the receiver's incoming journal (the pair's other side)"},
+	 "the receiver's incoming journal (the pair's other side)", EV_CLI_TEXT, NULL},
 	{"receiver-format", 0, "KIND", 'G',
-	 "the format of the receivers' journals alone"},
+	 "the format of the receivers' journals alone", EV_CLI_WORDS, "llfix raw qf-store qf-log"},
 	{"seal", 0, "SEAL.json", 'S',
-	 "the archive's seal (required with --archive)"},
+	 "the archive's seal (required with --archive)", EV_CLI_TEXT, NULL},
 	EV_CLI_OPTION_SEAL_SHA256('P'),
 	{"sender", 0, "PATH", 's',
-	 "the sender's outgoing journal (repeatable: one per pair)"},
+	 "the sender's outgoing journal (repeatable: one per pair)", EV_CLI_TEXT, NULL},
 	{"sender-compid", 0, "ID", 'c',
 	 "keep only messages with SenderCompID ID in a log holding\n"
-	 "both directions (default for qf-log: the spec's 49)"},
+	 "both directions (default for qf-log: the spec's 49)", EV_CLI_TEXT, NULL},
 	{"sender-format", 0, "KIND", 'F',
 	 "the format of the senders' journals alone (a QuickFIX\n"
-	 "store against an llfix journal, say)"},
+	 "store against an llfix journal, say)", EV_CLI_WORDS, "llfix raw qf-store qf-log"},
 	EV_CLI_OPTION_SIGN_KEY('K'),
 	{"spec", 0, "SPEC", 'p',
 	 "the expectation spec (default: the llfix TX NewOrderSingle\n"
-	 "spec, share/evidence/audit/llfix-tx-new-order.json)"},
+	 "spec, share/evidence/audit/llfix-tx-new-order.json)", EV_CLI_TEXT, NULL},
 	{"warmups", 0, "N", 'w',
-	 "warmup orders (default: the spec's)"},
-	{NULL, 0, NULL, 0, NULL},
+	 "warmup orders (default: the spec's)", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command audit_journal_command = {
@@ -103,41 +103,41 @@ static const struct ev_cli_option series_options[] = {
 	{"archive", 0, "ARCHIVE", 'a',
 	 "read from a sealed archive, checked against --seal in the\n"
 	 "one pass that copies the named members out; SERIES,\n"
-	 "REPORT, DIR are then member paths of the sealed tree"},
+	 "REPORT, DIR are then member paths of the sealed tree", EV_CLI_TEXT, NULL},
 	{"delay", 0, "SERIES", 'd',
-	 "a paced run's scheduler-delay series, with --rate"},
+	 "a paced run's scheduler-delay series, with --rate", EV_CLI_TEXT, NULL},
 	{"journal", 0, "DIR", 'J',
 	 "the sender's llfix journal: label each measured call whose\n"
-	 "record first wrote a new page, and compare the cohorts"},
+	 "record first wrote a new page, and compare the cohorts", EV_CLI_TEXT, NULL},
 	EV_CLI_OPTION_JSON('j'),
 	{"native", 0, "REPORT", 'n',
 	 "the benchmark's own statistics: an llfix statistics block,\n"
-	 "sockperf's summary, or the reference pair's JSON report"},
+	 "sockperf's summary, or the reference pair's JSON report", EV_CLI_TEXT, NULL},
 	{"page-size", 0, "BYTES", 'P',
-	 "the page of the cohorts (default 4096)"},
+	 "the page of the cohorts (default 4096)", EV_CLI_TEXT, NULL},
 	{"quantile", 0, "P", 'q',
 	 "a percentile to compute besides (repeatable; default without\n"
-	 "--native: 50, 95, 99, 99.9)"},
+	 "--native: 50, 95, 99, 99.9)", EV_CLI_TEXT, NULL},
 	{"rate", 0, "R", 'r',
-	 "the rate the run was paced at (orders a second)"},
+	 "the rate the run was paced at (orders a second)", EV_CLI_TEXT, NULL},
 	{"receipt", 0, "FILE", 'o',
-	 "the audit receipt (default: audit-series-TIME.json here)"},
+	 "the audit receipt (default: audit-series-TIME.json here)", EV_CLI_TEXT, NULL},
 	{"rule", 0, "RULE", 'R',
 	 "nearest-rank, floor-index, round-half-up or linear, for the\n"
-	 "quantiles of --quantile (default: the report's, else nearest-rank)"},
+	 "quantiles of --quantile (default: the report's, else nearest-rank)", EV_CLI_WORDS, "nearest-rank floor-index round-half-up linear"},
 	{"seal", 0, "SEAL.json", 'S',
-	 "the archive's seal (required with --archive)"},
+	 "the archive's seal (required with --archive)", EV_CLI_TEXT, NULL},
 	EV_CLI_OPTION_SEAL_SHA256('H'),
 	EV_CLI_OPTION_SIGN_KEY('K'),
 	{"sockperf-clock", 0, "C", 'C',
 	 "the clock sockperf ran on: tsc (its default) or monotonic\n"
 	 "(--no-rdtsc); only on tsc may a value rebuilt from its log\n"
-	 "be 1 ns off its own, and only in that conversion's direction"},
+	 "be 1 ns off its own, and only in that conversion's direction", EV_CLI_WORDS, "tsc monotonic"},
 	{"threshold", 0, "T", 'T',
-	 "calls above T ticks are slow (default: the recomputed p99)"},
+	 "calls above T ticks are slow (default: the recomputed p99)", EV_CLI_TEXT, NULL},
 	{"warmups", 0, "N", 'w',
-	 "warmup orders before the measured ones (with --journal)"},
-	{NULL, 0, NULL, 0, NULL},
+	 "warmup orders before the measured ones (with --journal)", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command audit_series_command = {
@@ -171,19 +171,19 @@ static const struct ev_cli_command audit_series_command = {
 static const struct ev_cli_option profile_options[] = {
 	EV_CLI_OPTION_JSON('j'),
 	{"perf", 0, "PATH", 'p',
-	 "the perf that reads perf.data (default /usr/bin/perf)"},
+	 "the perf that reads perf.data (default /usr/bin/perf)", EV_CLI_TEXT, NULL},
 	{"receipt", 0, "FILE", 'o',
 	 "write the receipt to FILE (default: audit-profile-TIME.json\n"
-	 "here)"},
+	 "here)", EV_CLI_TEXT, NULL},
 	{"run", 0, "RUN", 'r',
 	 "with --seal: the run's directory in the sealed tree\n"
-	 "(runs/NNN-ARM-CELL-K)"},
+	 "(runs/NNN-ARM-CELL-K)", EV_CLI_TEXT, NULL},
 	{"seal", 0, "SEAL.json", 'S',
 	 "ARCHIVE is this seal's archive: checked against it as it\n"
-	 "streams, the run's members copied out to be read"},
+	 "streams, the run's members copied out to be read", EV_CLI_TEXT, NULL},
 	EV_CLI_OPTION_SEAL_SHA256('P'),
 	EV_CLI_OPTION_SIGN_KEY('K'),
-	{NULL, 0, NULL, 0, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command audit_profile_command = {
@@ -212,33 +212,33 @@ static const struct ev_cli_command audit_profile_command = {
 
 static const struct ev_cli_option campaign_options[] = {
 	{"json", 0, NULL, 'j',
-	 "print the summary on stdout"},
+	 "print the summary on stdout", EV_CLI_TEXT, NULL},
 	{"onload-profiles", 0, "DIR", 'O',
 	 "where Onload's named profiles are (NAME.opf; default\n"
 	 "/usr/libexec/onload/profiles): --profile=NAME and\n"
-	 "onload_import NAME are read there"},
+	 "onload_import NAME are read there", EV_CLI_TEXT, NULL},
 	{"output", 'o', "OUTDIR", 'o',
-	 "the summary directory (must not exist)"},
+	 "the summary directory (must not exist)", EV_CLI_TEXT, NULL},
 	{"perf", 0, "PATH", 'p',
 	 "the perf that reads profiled runs' perf.data (default\n"
-	 "/usr/bin/perf; never a program the campaign names)"},
+	 "/usr/bin/perf; never a program the campaign names)", EV_CLI_TEXT, NULL},
 	{"print-receipt", 0, NULL, 'R',
 	 "print receipt.json, then summary.json, on stdout, each\n"
-	 "one line of canonical JSON (what replicate audit fetches)"},
+	 "one line of canonical JSON (what replicate audit fetches)", EV_CLI_TEXT, NULL},
 	{"seal", 0, "SEAL.json", 'S',
 	 "the campaign's seal: every file read is held against it,\n"
-	 "and the report names it"},
+	 "and the report names it", EV_CLI_TEXT, NULL},
 	EV_CLI_OPTION_SEAL_SHA256('P'),
 	EV_CLI_OPTION_SIGN_KEY('K'),
 	{"stop-when-stdin-closes", 0, NULL, 'w',
 	 "stop as on SIGHUP (exit 2, no OUTDIR) once stdin ends:\n"
 	 "replicate audit runs the audits on other hosts so, to end\n"
-	 "them when it ends"},
+	 "them when it ends", EV_CLI_TEXT, NULL},
 	{"trust", 0, "FILE", 't',
 	 "public keys (PEM) the capture receipts must be signed by;\n"
 	 "repeatable. Without it a capture receipt is held only to\n"
-	 "its own comparable digest"},
-	{NULL, 0, NULL, 0, NULL},
+	 "its own comparable digest", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command audit_campaign_command = {
@@ -287,36 +287,36 @@ static const struct ev_cli_option compare_options[] = {
 	{"archive", 0, "ARCHIVE", 'A',
 	 "the summaries are members of this sealed archive (an audit\n"
 	 "campaign OUTDIR sealed with its campaign), checked against\n"
-	 "--seal in the one pass that copies them out"},
+	 "--seal in the one pass that copies them out", EV_CLI_TEXT, NULL},
 	{"arm", 0, "ARM", 'a',
 	 "A's arm, then B's (give it twice): compare two arms, cell\n"
-	 "by cell"},
+	 "by cell", EV_CLI_TEXT, NULL},
 	{"cell", 0, "CELL", 'c',
 	 "A's cell, then B's (give it twice): compare two cells, arm\n"
-	 "by arm"},
+	 "by arm", EV_CLI_TEXT, NULL},
 	{"json", 0, NULL, 'j',
-	 "print comparison.json on stdout instead of the tables"},
+	 "print comparison.json on stdout instead of the tables", EV_CLI_TEXT, NULL},
 	{"mixed-grades", 0, NULL, 'M',
 	 "compare a quiet side with a diagnostic one (refused\n"
-	 "without it), and say so in every output"},
+	 "without it), and say so in every output", EV_CLI_TEXT, NULL},
 	{"output", 'o', "OUTDIR", 'o',
-	 "the comparison directory (must not exist)"},
+	 "the comparison directory (must not exist)", EV_CLI_TEXT, NULL},
 	{"reference", 0, "REF", 'F',
 	 "hold one summary's arm and cell to a vendor's published\n"
-	 "statistics (an evidence-reference/1 descriptor)"},
+	 "statistics (an evidence-reference/1 descriptor)", EV_CLI_TEXT, NULL},
 	{"reference-sha256", 0, "HEX", 'H',
-	 "the SHA-256 the descriptor must have"},
+	 "the SHA-256 the descriptor must have", EV_CLI_DIGEST, NULL},
 	{"resamples", 0, "N", 'R',
 	 "bootstrap resamples of the runs (default 10000, at most\n"
-	 "1000000)"},
+	 "1000000)", EV_CLI_TEXT, NULL},
 	{"seal", 0, "SEAL.json", 'S',
-	 "the archive's seal (required with --archive)"},
+	 "the archive's seal (required with --archive)", EV_CLI_TEXT, NULL},
 	EV_CLI_OPTION_SEAL_SHA256('P'),
 	{"seed", 0, "S", 's',
 	 "the seed of the resampling (default 1); the same seed,\n"
-	 "the same interval"},
+	 "the same interval", EV_CLI_TEXT, NULL},
 	EV_CLI_OPTION_SIGN_KEY('K'),
-	{NULL, 0, NULL, 0, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command audit_compare_command = {
@@ -372,40 +372,40 @@ static const struct ev_cli_command audit_continue_command = {
 
 static const struct ev_cli_option history_options[] = {
 	{"alpha", 0, "A", 'a',
-	 "the largest p-value a change may have (default 0.05)"},
+	 "the largest p-value a change may have (default 0.05)", EV_CLI_TEXT, NULL},
 	{"catalog", 0, "WHERE", 'c',
 	 "the catalog (default: $EVIDENCE_CATALOG, else\n"
-	 "~/.local/share/evidence/catalog.sqlite)"},
+	 "~/.local/share/evidence/catalog.sqlite)", EV_CLI_TEXT, NULL},
 	{"gate", 0, "RATIO", 'g',
 	 "exit 1 when the newest campaigns start a change whose\n"
-	 "ratio is RATIO or more, or 1/RATIO or less (1.1: 10%)"},
+	 "ratio is RATIO or more, or 1/RATIO or less (1.1: 10%)", EV_CLI_TEXT, NULL},
 	{"html", 0, "FILE", 'H',
 	 "also write the page: a trend per statistic, each change\n"
-	 "marked (FILE must not exist)"},
+	 "marked (FILE must not exist)", EV_CLI_TEXT, NULL},
 	{"json", 0, NULL, 'j',
-	 "print evidence-history/1 instead of the text"},
+	 "print evidence-history/1 instead of the text", EV_CLI_TEXT, NULL},
 	{"match", 0, "FIELD", 'm',
 	 "compare only campaigns whose provenance FIELD (dotted:\n"
-	 "policy.nohz_full, pm_qos.dma0) is the newest one's too"},
+	 "policy.nohz_full, pm_qos.dma0) is the newest one's too", EV_CLI_TEXT, NULL},
 	{"min-segment", 0, "N", 'M',
 	 "the fewest campaigns on each side of a change\n"
-	 "(default 3)"},
+	 "(default 3)", EV_CLI_TEXT, NULL},
 	{"permutations", 0, "N", 'R',
-	 "permutations of each test (default 199)"},
+	 "permutations of each test (default 199)", EV_CLI_TEXT, NULL},
 	{"plan", 0, "NAME", 'p',
-	 "the plan's name (required)"},
+	 "the plan's name (required)", EV_CLI_TEXT, NULL},
 	{"plan-sha256", 0, "HEX", 'P',
-	 "the plan's digest (default: the newest campaign's)"},
+	 "the plan's digest (default: the newest campaign's)", EV_CLI_DIGEST, NULL},
 	{"seed", 0, "S", 's',
 	 "the seed of the permutations and resamples (default 1);\n"
-	 "the same seed, the same bytes"},
+	 "the same seed, the same bytes", EV_CLI_TEXT, NULL},
 	{"statistic", 0, "NAME", 'S',
 	 "p50, p95, p99, p99.9, mean or max (repeat; default\n"
-	 "p50, p99 and p99.9)"},
+	 "p50, p99 and p99.9)", EV_CLI_WORDS, "p50 p95 p99 p99.9 mean max"},
 	{"trust", 0, "FILE", 't',
 	 "compare only summaries an audit receipt signed by a\n"
-	 "key of FILE names (repeat); say how many were left out"},
-	{NULL, 0, NULL, 0, NULL},
+	 "key of FILE names (repeat); say how many were left out", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command audit_history_command = {

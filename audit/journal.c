@@ -244,7 +244,7 @@ int audit_journal_main(int argc, char **argv)
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &audit_tool, "journal");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
+	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
 		case 'K':
 			if (ev_cli_sign_key(TOOL, optarg, &run.sign_key))
@@ -350,8 +350,6 @@ int audit_journal_main(int argc, char **argv)
 	}
 	if (run.seal_sha256 && !run.seal)
 		return ev_cli_usage(&audit_tool, "journal", "--seal-sha256 pins a --seal; none given");
-	if (run.seal_sha256 && !ev_sha256_hex_valid(run.seal_sha256))
-		return ev_cli_usage(&audit_tool, "journal", "option --seal-sha256: expected 64 lower-case hex digits");
 	struct ev_error err;
 	ev_error_clear(&err);
 	if (ev_audit_journal_prepare(&run, senders, receivers, nsenders, nreceivers, &err) != EV_OK) {

@@ -87,22 +87,15 @@ int audit_series_main(int argc, char **argv)
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &audit_tool, "series");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
+	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
 		case 'a': o.archive = optarg; break;
 		case 'S': o.seal = optarg; break;
 		case 'H':
-			if (!ev_sha256_hex_valid(optarg))
-				return ev_cli_usage(&audit_tool, "series", "option --seal-sha256: expected 64 lower-case hex digits");
 			o.seal_sha256 = optarg;
 			break;
 		case 'C':
-			if (strcmp(optarg, "tsc") == 0)
-				o.sockperf_clock = EV_SOCKPERF_CLOCK_TSC;
-			else if (strcmp(optarg, "monotonic") == 0)
-				o.sockperf_clock = EV_SOCKPERF_CLOCK_MONOTONIC;
-			else
-				return ev_cli_usage(&audit_tool, "series", "option --sockperf-clock: expected tsc or monotonic, found '%s'", optarg);
+			o.sockperf_clock = strcmp(optarg, "tsc") == 0 ? EV_SOCKPERF_CLOCK_TSC : EV_SOCKPERF_CLOCK_MONOTONIC;
 			break;
 		case 'd': o.delay = optarg; break;
 		case 'h': return ev_cli_help(&audit_tool, "series");

@@ -12,25 +12,25 @@
 static const struct ev_cli_option run_options[] = {
 	{"allow-dirty", 0, NULL, 'A',
 	 "run even when a source repository has uncommitted changes,\n"
-	 "and record the tree as dirty (default: refuse)"},
+	 "and record the tree as dirty (default: refuse)", EV_CLI_TEXT, NULL},
 	{"degrade", 0, NULL, 'D',
 	 "without the rights for namespaces or PM QoS, run anyway and\n"
-	 "record what could not be done (default: refuse such a plan)"},
+	 "record what could not be done (default: refuse such a plan)", EV_CLI_TEXT, NULL},
 	EV_CLI_OPTION_JSON('j'),
 	{"output", 'o', "DIR", 'o',
-	 "the campaign directory (new, or one to resume)"},
+	 "the campaign directory (new, or one to resume)", EV_CLI_TEXT, NULL},
 	{"priority", 0, "PRIORITY", 'P',
 	 "high or normal (the default): the order the queue of\n"
-	 "--wait serves requests in"},
+	 "--wait serves requests in", EV_CLI_WORDS, "high normal"},
 	{"require", 0, "GRADE", 'R',
 	 "quiet: refuse, before anything runs, a plan or host that\n"
 	 "cannot reach the quiet grade, naming each condition\n"
-	 "(default: say the best grade it can reach, and run)"},
+	 "(default: say the best grade it can reach, and run)", EV_CLI_WORDS, "quiet"},
 	EV_CLI_OPTION_SIGN_KEY('K'),
 	{"wait", 0, NULL, 'W',
 	 "queue while another holds one of the plan's CPUs, then run\n"
-	 "(default: refuse)"},
-	{NULL, 0, NULL, 0, NULL},
+	 "(default: refuse)", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command capture_run_command = {
@@ -65,10 +65,10 @@ static const struct ev_cli_command capture_run_command = {
 
 static const struct ev_cli_option pin_options[] = {
 	{"file", 'f', "PATH", 'f',
-	 "pin this file too (repeatable)"},
+	 "pin this file too (repeatable)", EV_CLI_TEXT, NULL},
 	{"output", 'o', "FILE", 'o',
-	 "the pinned plan"},
-	{NULL, 0, NULL, 0, NULL},
+	 "the pinned plan", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command capture_pin_command = {
@@ -88,8 +88,8 @@ static const struct ev_cli_command capture_pin_command = {
 };
 
 static const struct ev_cli_option leases_options[] = {
-	{"json", 0, NULL, 'j', "print the holders and waiters as JSON on stdout"},
-	{NULL, 0, NULL, 0, NULL},
+	{"json", 0, NULL, 'j', "print the holders and waiters as JSON on stdout", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command capture_leases_command = {

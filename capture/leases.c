@@ -15,7 +15,7 @@ int capture_leases_main(int argc, char **argv)
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &capture_tool, "leases");
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
+	while ((opt = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (opt) {
 		case 'h': return ev_cli_help(&capture_tool, "leases");
 		case 'j': json = 1; break;

@@ -20,7 +20,7 @@ int capture_pin_main(int argc, char **argv)
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &capture_tool, "pin");
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
+	while ((opt = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (opt) {
 		case 'f':
 			if (optarg[0] != '/')

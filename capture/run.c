@@ -73,7 +73,7 @@ int capture_run_main(int argc, char **argv)
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &capture_tool, "run");
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
+	while ((opt = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (opt) {
 		case 'A': c.allow_dirty = 1; break;
 		case 'D': c.degrade = 1; break;
@@ -85,14 +85,10 @@ int capture_run_main(int argc, char **argv)
 			break;
 		case 'o': out = optarg; break;
 		case 'P':
-			if (strcmp(optarg, "high") != 0 && strcmp(optarg, "normal") != 0)
-				return ev_cli_usage(&capture_tool, "run", "option --priority: expected high or normal, found '%s'", optarg);
 			c.priority = strcmp(optarg, "high") == 0 ? EV_LEASE_HIGH : EV_LEASE_NORMAL;
 			break;
 		case 'W': c.wait = 1; break;
 		case 'R':
-			if (strcmp(optarg, "quiet") != 0)
-				return ev_cli_usage(&capture_tool, "run", "option --require: expected quiet, found '%s'", optarg);
 			c.require = optarg;
 			break;
 		default: return ev_cli_usage(&capture_tool, "run", "%s", ev_cli_option_problem(argv));

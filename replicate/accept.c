@@ -48,7 +48,7 @@ int replicate_accept_main(int argc, char **argv)
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &replicate_tool, "accept");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
+	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
 		case 'h': code = ev_cli_help(&replicate_tool, "accept"); goto done;
 		case 'j': json = 1; break;
@@ -176,7 +176,7 @@ int replicate_sign_policy_main(int argc, char **argv)
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &replicate_tool, "sign-policy");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
+	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
 		case 'h': code = ev_cli_help(&replicate_tool, "sign-policy"); goto done;
 		case 'k':

@@ -12,30 +12,30 @@
 
 /* How push and audit reach other hosts (replicate/remote_cli.c reads them). */
 #define REPLICATE_SSH_OPTIONS \
-	{"ssh", 0, "PROGRAM", 'S', "the ssh client (default: ssh)"}, \
-	{"ssh-config", 0, "FILE", 'F', "passed to ssh as -F FILE"}, \
-	{"ssh-option", 0, "OPT", 'O', "passed to ssh as -o OPT (repeatable)"}
+	{"ssh", 0, "PROGRAM", 'S', "the ssh client (default: ssh)", EV_CLI_TEXT, NULL}, \
+	{"ssh-config", 0, "FILE", 'F', "passed to ssh as -F FILE", EV_CLI_TEXT, NULL}, \
+	{"ssh-option", 0, "OPT", 'O', "passed to ssh as -o OPT (repeatable)", EV_CLI_TEXT, NULL}
 
 static const struct ev_cli_option verify_options[] = {
 	{"archive-sha256", 0, "HEX", 'a',
-	 "the archive's own SHA-256 must be HEX (a check)"},
+	 "the archive's own SHA-256 must be HEX (a check)", EV_CLI_DIGEST, NULL},
 	EV_CLI_OPTION_JSON('j'),
 	EV_CLI_OPTION_MAX_FINDINGS('M'),
 	{"receipt", 0, "FILE", 'r',
-	 "write the receipt to FILE (never replaced)"},
+	 "write the receipt to FILE (never replaced)", EV_CLI_TEXT, NULL},
 	{"receipt-dir", 0, "DIR", 'd',
 	 "write it into DIR as replica-HOST-TIME.json\n"
-	 "(default: the current directory)"},
+	 "(default: the current directory)", EV_CLI_TEXT, NULL},
 	{"seal", 0, "SEAL.json", 's',
-	 "the seal to check against"},
+	 "the seal to check against", EV_CLI_TEXT, NULL},
 	EV_CLI_OPTION_SEAL_SHA256('p'),
 	{"sign-key", 0, "KEY", 'k',
-	 "sign the receipt with this Ed25519 key (replicate keygen)"},
+	 "sign the receipt with this Ed25519 key (replicate keygen)", EV_CLI_TEXT, NULL},
 	{"stop-when-stdin-closes", 0, NULL, 'w',
 	 "stop as on SIGHUP (exit 2, no receipt) once stdin\n"
 	 "ends: replicate push runs its verifiers so, to end\n"
-	 "them when it ends"},
-	{NULL, 0, NULL, 0, NULL},
+	 "them when it ends", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command replicate_verify_command = {
@@ -58,33 +58,33 @@ static const struct ev_cli_command replicate_verify_command = {
 
 static const struct ev_cli_option push_options[] = {
 	{"json", 0, NULL, 'j',
-	 "print a summary as JSON on stdout"},
+	 "print a summary as JSON on stdout", EV_CLI_TEXT, NULL},
 	{"log", 0, "DIR", 'L',
 	 "this host's receipt log: each destination keeps its latest\n"
-	 "tree head, only when it extends the one kept before"},
+	 "tree head, only when it extends the one kept before", EV_CLI_TEXT, NULL},
 	{"receipt-dir", 0, "DIR", 'r',
 	 "where the receipts are kept here (default: the current\n"
-	 "directory)"},
+	 "directory)", EV_CLI_TEXT, NULL},
 	{"receipts", 0, "DIR", 'D',
-	 NULL}, /* refused with the option to give: --receipts is prune's list */
+	 NULL, EV_CLI_TEXT, NULL}, /* refused with the option to give: --receipts is prune's list */
 	{"remote-replicate", 0, "PATH", 'R',
-	 "replicate on the far hosts (default: replicate)"},
+	 "replicate on the far hosts (default: replicate)", EV_CLI_TEXT, NULL},
 	{"remote-sign-key", 0, "PATH", 'K',
-	 "a key on the far hosts to sign their receipts with"},
+	 "a key on the far hosts to sign their receipts with", EV_CLI_TEXT, NULL},
 	{"seal", 0, "SEAL.json", 's',
-	 "the seal the archive was made with"},
+	 "the seal the archive was made with", EV_CLI_TEXT, NULL},
 	EV_CLI_OPTION_SEAL_SHA256('p'),
 	{"sign-key", 0, "KEY", 'k',
-	 "sign the receipt made here"},
+	 "sign the receipt made here", EV_CLI_TEXT, NULL},
 	REPLICATE_SSH_OPTIONS,
 	{"timeout", 0, "S", 't',
 	 "seconds without progress before a destination is\n"
-	 "given up (default 60)"},
+	 "given up (default 60)", EV_CLI_TEXT, NULL},
 	{"to", 0, "[HOST:]DIR", 'T',
-	 "a destination (repeatable, at least one)"},
+	 "a destination (repeatable, at least one)", EV_CLI_TEXT, NULL},
 	{"trust", 0, "FILE", 'u',
-	 "check every receipt's signature against these keys"},
-	{NULL, 0, NULL, 0, NULL},
+	 "check every receipt's signature against these keys", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command replicate_push_command = {
@@ -112,26 +112,26 @@ static const struct ev_cli_command replicate_push_command = {
 static const struct ev_cli_option audit_options[] = {
 	{"archive-name", 0, "NAME", 'A',
 	 "the archive's name in each DIR (default archive.tar.zst,\n"
-	 "as push names it)"},
+	 "as push names it)", EV_CLI_TEXT, NULL},
 	{"json", 0, NULL, 'j',
-	 "print a summary as JSON on stdout"},
+	 "print a summary as JSON on stdout", EV_CLI_TEXT, NULL},
 	{"receipt-dir", 0, "DIR", 'r',
 	 "where the audits' receipts and summaries are kept here\n"
-	 "(default: the current directory)"},
+	 "(default: the current directory)", EV_CLI_TEXT, NULL},
 	{"remote-audit", 0, "PATH", 'R',
-	 "audit on the far hosts (default: audit)"},
+	 "audit on the far hosts (default: audit)", EV_CLI_TEXT, NULL},
 	{"remote-sign-key", 0, "PATH", 'K',
-	 "a key on the far hosts to sign their audits with"},
+	 "a key on the far hosts to sign their audits with", EV_CLI_TEXT, NULL},
 	{"seal", 0, "SEAL.json", 's',
-	 "the campaign's seal here: its SHA-256 pins every copy's"},
+	 "the campaign's seal here: its SHA-256 pins every copy's", EV_CLI_TEXT, NULL},
 	EV_CLI_OPTION_SEAL_SHA256('p'),
 	REPLICATE_SSH_OPTIONS,
 	{"timeout", 0, "S", 't',
 	 "seconds without a byte from an audit before its host is\n"
-	 "given up (default 60; its progress line counts)"},
+	 "given up (default 60; its progress line counts)", EV_CLI_TEXT, NULL},
 	{"trust", 0, "FILE", 'u',
-	 "check every receipt's signature against these keys"},
-	{NULL, 0, NULL, 0, NULL},
+	 "check every receipt's signature against these keys", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command replicate_audit_command = {
@@ -161,12 +161,12 @@ static const struct ev_cli_command replicate_audit_command = {
 
 static const struct ev_cli_option compare_options[] = {
 	{"json", 0, NULL, 'j',
-	 "print the comparison as JSON on stdout"},
+	 "print the comparison as JSON on stdout", EV_CLI_TEXT, NULL},
 	{"trust", 0, "FILE", 't',
 	 "trust the Ed25519 public keys in FILE (PEM; repeatable); then\n"
 	 "every receipt must carry a signature by one of them that\n"
-	 "verifies: unsigned, unknown-key and altered receipts fail"},
-	{NULL, 0, NULL, 0, NULL},
+	 "verifies: unsigned, unknown-key and altered receipts fail", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command replicate_compare_command = {
@@ -185,14 +185,14 @@ static const struct ev_cli_command replicate_compare_command = {
 
 static const struct ev_cli_option check_options[] = {
 	{"json", 0, NULL, 'j',
-	 "print the verdicts as JSON (evidence-trust-check/1)"},
+	 "print the verdicts as JSON (evidence-trust-check/1)", EV_CLI_TEXT, NULL},
 	{"trust", 0, "FILE", 't',
 	 "public keys (PEM, replicate keygen's NAME.pub) to trust\n"
-	 "(repeatable; at least one)"},
+	 "(repeatable; at least one)", EV_CLI_TEXT, NULL},
 	{"tsa-ca", 0, "FILE", 'C',
 	 "verify each receipt's RFC 3161 timestamp (RECEIPT.tsr,\n"
-	 "seal timestamp) against this CA and show its trusted time"},
-	{NULL, 0, NULL, 0, NULL},
+	 "seal timestamp) against this CA and show its trusted time", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command replicate_check_command = {
@@ -220,11 +220,11 @@ static const struct ev_cli_command replicate_check_command = {
 static const struct ev_cli_option attest_options[] = {
 	{"output", 'o', "FILE", 'o',
 	 "the envelope (one RECEIPT; default: RECEIPT.intoto.json\n"
-	 "beside each receipt)"},
+	 "beside each receipt)", EV_CLI_TEXT, NULL},
 	{"sign-key", 0, "KEY", 'K',
 	 "sign the envelope with this Ed25519 key (repeatable:\n"
-	 "one signature each)"},
-	{NULL, 0, NULL, 0, NULL},
+	 "one signature each)", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command replicate_attest_command = {
@@ -249,20 +249,20 @@ static const struct ev_cli_option accept_options[] = {
 	{"bundle", 0, "BUNDLE", 'B',
 	 "write the verdict and what it read as an in-toto\n"
 	 "bundle (CAMPAIGN.intoto.jsonl; a new file), each line\n"
-	 "signed with --sign-key"},
+	 "signed with --sign-key", EV_CLI_TEXT, NULL},
 	{"json", 0, NULL, 'j',
-	 "print the verdict as JSON (evidence-acceptance-verdict/1)"},
+	 "print the verdict as JSON (evidence-acceptance-verdict/1)", EV_CLI_TEXT, NULL},
 	{"policy", 0, "POLICY", 'P',
 	 "the acceptance policy (evidence-acceptance/1, signed:\n"
-	 "replicate sign-policy)"},
+	 "replicate sign-policy)", EV_CLI_TEXT, NULL},
 	{"seal", 0, "SEAL.json", 'S',
-	 "the seal to judge (default: the one seal beneath DIR)"},
+	 "the seal to judge (default: the one seal beneath DIR)", EV_CLI_TEXT, NULL},
 	{"sign-key", 0, "KEY", 'K',
-	 "sign the bundle's lines with this key (repeatable)"},
+	 "sign the bundle's lines with this key (repeatable)", EV_CLI_TEXT, NULL},
 	{"trust", 0, "FILE", 't',
 	 "public keys (PEM) the policy may be signed by\n"
-	 "(repeatable; at least one)"},
-	{NULL, 0, NULL, 0, NULL},
+	 "(repeatable; at least one)", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command replicate_accept_command = {
@@ -300,12 +300,12 @@ static const struct ev_cli_command replicate_accept_command = {
 static const struct ev_cli_option sign_policy_options[] = {
 	{"key", 0, "NAME=PUB", 'k',
 	 "put the public key in PUB (PEM) in the policy's keys\n"
-	 "as NAME (repeatable)"},
+	 "as NAME (repeatable)", EV_CLI_TEXT, NULL},
 	{"output", 'o', "POLICY", 'o',
-	 "the signed policy (a new file)"},
+	 "the signed policy (a new file)", EV_CLI_TEXT, NULL},
 	{"sign-key", 0, "KEY", 'K',
-	 "sign the policy with this Ed25519 key"},
-	{NULL, 0, NULL, 0, NULL},
+	 "sign the policy with this Ed25519 key", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command replicate_sign_policy_command = {
@@ -324,23 +324,23 @@ static const struct ev_cli_command replicate_sign_policy_command = {
 
 static const struct ev_cli_option log_options[] = {
 	{"json", 0, NULL, 'j',
-	 "consistency: print the proof (evidence-consistency/1)"},
+	 "consistency: print the proof (evidence-consistency/1)", EV_CLI_TEXT, NULL},
 	{"log", 0, "DIR", 'L',
-	 "the log (append makes it)"},
+	 "the log (append makes it)", EV_CLI_TEXT, NULL},
 	{"origin", 0, "NAME", 'o',
 	 "the log's name in its checkpoints, recorded by the\n"
 	 "first append (default: HOST and the log's absolute\n"
-	 "path); vkey: the name to make the key for"},
+	 "path); vkey: the name to make the key for", EV_CLI_TEXT, NULL},
 	{"sign-key", 0, "KEY", 'K',
 	 "append: sign the new tree head, and write it as a\n"
-	 "C2SP checkpoint, with this Ed25519 key"},
+	 "C2SP checkpoint, with this Ed25519 key", EV_CLI_TEXT, NULL},
 	{"trust", 0, "FILE", 't',
 	 "verify: every tree head signed by one of these keys\n"
-	 "(repeatable)"},
+	 "(repeatable)", EV_CLI_TEXT, NULL},
 	{"witness", 0, "NAME", 'w',
 	 "vkey: the key as the replica NAME cosigns with it\n"
-	 "(keep-head --sign-key; no --log needed)"},
-	{NULL, 0, NULL, 0, NULL},
+	 "(keep-head --sign-key; no --log needed)", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command replicate_log_command = {
@@ -377,31 +377,31 @@ static const struct ev_cli_command replicate_log_command = {
 
 static const struct ev_cli_option keygen_options[] = {
 	{"output", 'o', "NAME", 'o',
-	 "where the pair goes"},
-	{NULL, 0, NULL, 0, NULL},
+	 "where the pair goes", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_option status_options[] = {
 	{"catalog", 0, "WHERE", 'c',
 	 "read the catalog (a SQLite file or postgresql://...)\n"
 	 "instead of the files; DIR... then narrows it to what\n"
-	 "was indexed under them on this host"},
+	 "was indexed under them on this host", EV_CLI_TEXT, NULL},
 	{"json", 0, NULL, 'j',
-	 "print the inventory as JSON (evidence-status/1)"},
+	 "print the inventory as JSON (evidence-status/1)", EV_CLI_TEXT, NULL},
 	{"min-hosts", 0, "N", 'm',
-	 "the hosts prune would need (default 2, as prune)"},
+	 "the hosts prune would need (default 2, as prune)", EV_CLI_TEXT, NULL},
 	{"recheck", 0, NULL, 'r',
 	 "with --catalog: hold every row used against its file's\n"
-	 "bytes now, and name each that changed or is gone"},
+	 "bytes now, and name each that changed or is gone", EV_CLI_TEXT, NULL},
 	{"seal", 0, "SHA256", 's',
-	 "only the campaign of this SEAL.json digest"},
+	 "only the campaign of this SEAL.json digest", EV_CLI_TEXT, NULL},
 	{"trust", 0, "FILE", 't',
 	 "count a host by its key, as prune --trust does: only\n"
-	 "replica receipts signed by a key in FILE are copies"},
+	 "replica receipts signed by a key in FILE are copies", EV_CLI_TEXT, NULL},
 	{"tsa-ca", 0, "FILE", 'C',
 	 "verify each seal's RFC 3161 timestamp (SEAL.json.tsr)\n"
-	 "against this CA and show its trusted time"},
-	{NULL, 0, NULL, 0, NULL},
+	 "against this CA and show its trusted time", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command replicate_status_command = {
@@ -436,14 +436,14 @@ static const struct ev_cli_option index_options[] = {
 	{"catalog", 0, "WHERE", 'c',
 	 "the catalog: a SQLite file (made when missing) or\n"
 	 "postgresql://... (default: $EVIDENCE_CATALOG, else\n"
-	 "~/.local/share/evidence/catalog.sqlite)"},
+	 "~/.local/share/evidence/catalog.sqlite)", EV_CLI_TEXT, NULL},
 	{"check", 0, NULL, 'k',
 	 "index nothing: check the whole catalog (the engine's\n"
 	 "integrity check, every document against its digest,\n"
-	 "every row against its document) and name each fault"},
+	 "every row against its document) and name each fault", EV_CLI_TEXT, NULL},
 	{"json", 0, NULL, 'j',
-	 "print the counts (--check: the findings) as JSON"},
-	{NULL, 0, NULL, 0, NULL},
+	 "print the counts (--check: the findings) as JSON", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command replicate_index_command = {
@@ -496,32 +496,32 @@ static const struct ev_cli_command replicate_keygen_command = {
 
 static const struct ev_cli_option prune_options[] = {
 	{"json", 0, NULL, 'j',
-	 "print the cleanup receipt on stdout"},
+	 "print the cleanup receipt on stdout", EV_CLI_TEXT, NULL},
 	{"min-hosts", 0, "N", 'm',
-	 "distinct hosts required (default 2)"},
+	 "distinct hosts required (default 2)", EV_CLI_TEXT, NULL},
 	{"receipt", 0, "FILE", 'o',
 	 "the cleanup receipt (default: cleanup-NAME-TIME.json\n"
-	 "in the current directory)"},
+	 "in the current directory)", EV_CLI_TEXT, NULL},
 	{"receipts", 0, "R ...", 'r',
 	 "replica receipts (the words after it up to the next\n"
-	 "option, and any before DIR, are receipts)"},
+	 "option, and any before DIR, are receipts)", EV_CLI_TEXT, NULL},
 	{"require-audit", 0, "RECEIPT", 'A',
 	 "an audit receipt (repeatable): one must be an audit\n"
 	 "campaign of an archive copy of this seal that passed on\n"
-	 "another host (replicate audit), and they must agree"},
+	 "another host (replicate audit), and they must agree", EV_CLI_TEXT, NULL},
 	{"require-timestamp", 0, "CA", 'Z',
 	 "the seal's RFC 3161 timestamp (SEAL.json.tsr, seal\n"
-	 "timestamp) must verify against this CA"},
+	 "timestamp) must verify against this CA", EV_CLI_TEXT, NULL},
 	{"seal", 0, "SEAL.json", 's',
-	 "the seal DIR was sealed with"},
+	 "the seal DIR was sealed with", EV_CLI_TEXT, NULL},
 	EV_CLI_OPTION_SEAL_SHA256('p'),
 	{"selection", 0, "FILE", 'S',
-	 "DIR is a copy of this selection of the seal"},
+	 "DIR is a copy of this selection of the seal", EV_CLI_TEXT, NULL},
 	EV_CLI_OPTION_SIGN_KEY('K'),
 	{"trust", 0, "FILE", 't',
 	 "require receipts signed by these keys (repeatable); hosts\n"
-	 "are then counted by signing key"},
-	{NULL, 0, NULL, 0, NULL},
+	 "are then counted by signing key", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command replicate_prune_command = {
@@ -555,14 +555,14 @@ static const struct ev_cli_command replicate_prune_command = {
 static const struct ev_cli_option keep_head_options[] = {
 	{"name", 0, "NAME", 'n',
 	 "the name this replica cosigns under (default: its\n"
-	 "host name)"},
+	 "host name)", EV_CLI_TEXT, NULL},
 	{"sign-key", 0, "KEY", 'K',
 	 "cosign each checkpoint kept with this Ed25519 key\n"
-	 "(c2sp.org/tlog-cosignature): a witness"},
+	 "(c2sp.org/tlog-cosignature): a witness", EV_CLI_TEXT, NULL},
 	{"trust", 0, "FILE", 't',
 	 "the log keys this replica cosigns for (repeatable;\n"
-	 "none: heads are kept, nothing is cosigned)"},
-	{NULL, 0, NULL, 0, NULL},
+	 "none: heads are kept, nothing is cosigned)", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command replicate_keep_head_command = {

@@ -90,7 +90,7 @@ int replicate_prune_main(int argc, char **argv)
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &replicate_tool, "prune");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
+	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
 		case 'h':
 			return ev_cli_help(&replicate_tool, "prune");
@@ -140,8 +140,6 @@ int replicate_prune_main(int argc, char **argv)
 	o.dir = argv[argc - 1];
 	if (!o.seal)
 		return ev_cli_usage(&replicate_tool, "prune", "no seal given (--seal SEAL.json)");
-	if (o.seal_sha256 && !ev_sha256_hex_valid(o.seal_sha256))
-		return ev_cli_usage(&replicate_tool, "prune", "option --seal-sha256: expected 64 lower-case hex digits");
 	if (!o.n_receipts)
 		return ev_cli_usage(&replicate_tool, "prune", "no receipts given (--receipts R1 R2 ...)");
 

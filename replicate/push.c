@@ -147,7 +147,7 @@ int replicate_push_main(int argc, char **argv)
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &replicate_tool, "push");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
+	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
 		case 'h':
 			return ev_cli_help(&replicate_tool, "push");
@@ -181,8 +181,6 @@ int replicate_push_main(int argc, char **argv)
 	p->archive = argv[optind];
 	if (!p->seal)
 		return ev_cli_usage(&replicate_tool, "push", "no seal given (--seal SEAL.json)");
-	if (p->seal_sha256 && !ev_sha256_hex_valid(p->seal_sha256))
-		return ev_cli_usage(&replicate_tool, "push", "option --seal-sha256: expected 64 lower-case hex digits");
 	if (!p->n_to)
 		return ev_cli_usage(&replicate_tool, "push", "no destination given (--to [HOST:]DIR)");
 	if (!p->receipts)

@@ -50,7 +50,7 @@ int replicate_keep_head_main(int argc, char **argv)
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &replicate_tool, "keep-head");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
+	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
 		case 'h': code = ev_cli_help(&replicate_tool, "keep-head"); goto done;
 		case 'n': w.name = optarg; break;

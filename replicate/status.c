@@ -139,7 +139,7 @@ int replicate_status_main(int argc, char **argv)
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &replicate_tool, "status");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
+	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
 		case 'h': return ev_cli_help(&replicate_tool, "status");
 		case 'j': json = 1; break;

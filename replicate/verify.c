@@ -161,7 +161,7 @@ int replicate_verify_main(int argc, char **argv)
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &replicate_tool, "verify");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
+	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
 		case 'a': o.archive_sha256 = optarg; break;
 		case 'd': o.receipt_dir = optarg; break;
@@ -187,10 +187,6 @@ int replicate_verify_main(int argc, char **argv)
 	o.archive = argv[optind];
 	if (!o.seal)
 		return ev_cli_usage(&replicate_tool, "verify", "no seal given (--seal SEAL.json)");
-	if (o.seal_sha256 && !ev_sha256_hex_valid(o.seal_sha256))
-		return ev_cli_usage(&replicate_tool, "verify", "option --seal-sha256: expected 64 lower-case hex digits");
-	if (o.archive_sha256 && !ev_sha256_hex_valid(o.archive_sha256))
-		return ev_cli_usage(&replicate_tool, "verify", "option --archive-sha256: expected 64 lower-case hex digits");
 	if (o.receipt && o.receipt_dir)
 		return ev_cli_usage(&replicate_tool, "verify", "--receipt and --receipt-dir both given; choose one");
 

@@ -17,14 +17,14 @@ static const struct ev_cli_option create_options[] = {
 	EV_CLI_OPTION_JSON('j'),
 	SEAL_OPTION_LEVEL,
 	{"name", 0, "ROOT", 'n',
-	 "the tree's name in the seal and archive (default: DIR's name)"},
+	 "the tree's name in the seal and archive (default: DIR's name)", EV_CLI_TEXT, NULL},
 	{"output", 'o', "OUTDIR", 'o',
-	 "where the outputs go (created; never overwritten)"},
+	 "where the outputs go (created; never overwritten)", EV_CLI_TEXT, NULL},
 	{"refuse-writable", 0, NULL, 'w',
-	 "refuse group- or world-writable members"},
+	 "refuse group- or world-writable members", EV_CLI_TEXT, NULL},
 	EV_CLI_OPTION_SIGN_KEY('K'),
 	SEAL_OPTION_THREADS,
-	{NULL, 0, NULL, 0, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command seal_create_command = {
@@ -52,14 +52,14 @@ static const struct ev_cli_option verify_options[] = {
 	EV_CLI_OPTION_MAX_FINDINGS('M'),
 	{"receipt", 0, "FILE", 'r',
 	 "the verification receipt (default: verify-TIME.json in\n"
-	 "the current directory)"},
+	 "the current directory)", EV_CLI_TEXT, NULL},
 	{"seal", 0, "SEAL.json", 's',
-	 "the seal to check against"},
+	 "the seal to check against", EV_CLI_TEXT, NULL},
 	EV_CLI_OPTION_SEAL_SHA256('p'),
 	{"selection", 0, "FILE", 'S',
-	 "check DIR against a selection manifest"},
+	 "check DIR against a selection manifest", EV_CLI_TEXT, NULL},
 	EV_CLI_OPTION_SIGN_KEY('K'),
-	{NULL, 0, NULL, 0, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command seal_verify_command = {
@@ -82,26 +82,26 @@ static const struct ev_cli_command seal_verify_command = {
 
 static const struct ev_cli_option diff_options[] = {
 	{"json", 0, NULL, 'j',
-	 "print {\"added\":[..],\"removed\":[..],\"changed\":[..]} instead"},
-	{NULL, 0, NULL, 0, NULL},
+	 "print {\"added\":[..],\"removed\":[..],\"changed\":[..]} instead", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_option timestamp_options[] = {
 	{"reply", 0, "REPLY", 'r',
 	 "verify a TSA's reply obtained by other means against\n"
-	 "FILE.tsq and FILE, and store it as FILE.tsr"},
+	 "FILE.tsq and FILE, and store it as FILE.tsr", EV_CLI_TEXT, NULL},
 	{"request", 0, NULL, 'q',
-	 "only write FILE.tsq, for a TSA reached by other means"},
+	 "only write FILE.tsq, for a TSA reached by other means", EV_CLI_TEXT, NULL},
 	{"timeout", 0, "S", 'T',
-	 "seconds to wait for the TSA (default 30)"},
+	 "seconds to wait for the TSA (default 30)", EV_CLI_TEXT, NULL},
 	{"tsa", 0, "URL", 'u',
-	 "the time-stamp authority (RFC 3161 over HTTP)"},
+	 "the time-stamp authority (RFC 3161 over HTTP)", EV_CLI_TEXT, NULL},
 	{"tsa-ca", 0, "FILE", 'C',
 	 "the CA (PEM) the TSA's certificate must chain to, at\n"
-	 "the token's time"},
+	 "the token's time", EV_CLI_TEXT, NULL},
 	{"verify", 0, NULL, 'V',
-	 "verify FILE.tsr against FILE.tsq, FILE and the CA"},
-	{NULL, 0, NULL, 0, NULL},
+	 "verify FILE.tsr against FILE.tsq, FILE and the CA", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command seal_timestamp_command = {
@@ -142,12 +142,12 @@ static const struct ev_cli_command seal_diff_command = {
 
 static const struct ev_cli_option select_options[] = {
 	{"include", 0, "GLOB", 'i',
-	 "a pattern (repeatable)"},
+	 "a pattern (repeatable)", EV_CLI_TEXT, NULL},
 	{"output", 'o', "FILE", 'o',
-	 "the manifest to write (never overwritten)"},
+	 "the manifest to write (never overwritten)", EV_CLI_TEXT, NULL},
 	{"seal", 0, "SEAL.json", 's',
-	 "the seal to select from"},
-	{NULL, 0, NULL, 0, NULL},
+	 "the seal to select from", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command seal_select_command = {
@@ -171,32 +171,32 @@ static const struct ev_cli_command seal_select_command = {
 static const struct ev_cli_option capsule_options[] = {
 	{"commit", 0, "REV", 'c',
 	 "the commit: an id, a branch, a tag (default HEAD; for\n"
-	 "--verify, the commit the capsule names)"},
+	 "--verify, the commit the capsule names)", EV_CLI_TEXT, NULL},
 	SEAL_OPTION_GZIP,
 	SEAL_OPTION_JOBS,
 	EV_CLI_OPTION_JSON('j'),
 	SEAL_OPTION_LEVEL,
 	{"name", 0, "ROOT", 'n',
 	 "the tree's name (default: the repository's name and the\n"
-	 "commit's first 12 hex digits)"},
+	 "commit's first 12 hex digits)", EV_CLI_TEXT, NULL},
 	{"output", 'o', "OUTDIR", 'o',
-	 "where the capsule goes (created; never overwritten)"},
+	 "where the capsule goes (created; never overwritten)", EV_CLI_TEXT, NULL},
 	{"receipt", 0, "FILE", 'R',
 	 "with --verify: the verification receipt (default:\n"
-	 "verify-TIME.json in the current directory)"},
+	 "verify-TIME.json in the current directory)", EV_CLI_TEXT, NULL},
 	{"repo", 0, "DIR", 'r',
-	 "the repository (or a directory inside it)"},
+	 "the repository (or a directory inside it)", EV_CLI_TEXT, NULL},
 	EV_CLI_OPTION_SIGN_KEY('K'),
 	{"submodules", 0, "MODE", 'S',
 	 "refuse (default) or record: a submodule is listed with\n"
-	 "its commit in the seal's source, not archived"},
+	 "its commit in the seal's source, not archived", EV_CLI_TEXT, NULL},
 	{"symlinks", 0, "MODE", 'L',
 	 "refuse (default) or record: a link is listed with its\n"
-	 "target in the seal's source, not archived"},
+	 "target in the seal's source, not archived", EV_CLI_TEXT, NULL},
 	SEAL_OPTION_THREADS,
 	{"verify", 0, NULL, 'V',
-	 "check CAPSULE against the commit instead of sealing"},
-	{NULL, 0, NULL, 0, NULL},
+	 "check CAPSULE against the commit instead of sealing", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command seal_capsule_command = {
@@ -226,20 +226,20 @@ static const struct ev_cli_option integrate_options[] = {
 	EV_CLI_OPTION_JSON('j'),
 	{"prefix", 0, "PATH", 'p',
 	 "where the sealed tree's members live in the repository\n"
-	 "(default: at its top)"},
+	 "(default: at its top)", EV_CLI_TEXT, NULL},
 	{"receipt", 0, "FILE", 'o',
-	 "the receipt (default: integration-TIME.json here)"},
+	 "the receipt (default: integration-TIME.json here)", EV_CLI_TEXT, NULL},
 	{"repo", 0, "DIR", 'r',
-	 "the repository"},
+	 "the repository", EV_CLI_TEXT, NULL},
 	{"rev", 0, "REV", 'v',
-	 "the commit to check (default HEAD)"},
+	 "the commit to check (default HEAD)", EV_CLI_TEXT, NULL},
 	{"selection", 0, "FILE", 's',
-	 "the selection manifest"},
+	 "the selection manifest", EV_CLI_TEXT, NULL},
 	EV_CLI_OPTION_SIGN_KEY('K'),
 	{"worktree", 0, NULL, 'w',
 	 "check the working tree's files instead, each tracked and\n"
-	 "staged as it is (the index agrees with the file)"},
-	{NULL, 0, NULL, 0, NULL},
+	 "staged as it is (the index agrees with the file)", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command seal_integrate_command = {

@@ -8,12 +8,12 @@
 #include "lib/usecase/seal/seal_outdir.h"
 
 /* The archive options' entries in the command table (create, capsule). */
-#define SEAL_OPTION_GZIP {"gzip", 0, NULL, 'z', "write archive.tar.gz instead of archive.tar.zst"}
+#define SEAL_OPTION_GZIP {"gzip", 0, NULL, 'z', "write archive.tar.gz instead of archive.tar.zst", EV_CLI_TEXT, NULL}
 #define SEAL_OPTION_JOBS \
-	{"jobs", 0, "N", 'J', "compression workers (default: all cores); --threads N\nis the same"}
+	{"jobs", 0, "N", 'J', "compression workers (default: all cores); --threads N\nis the same", EV_CLI_TEXT, NULL}
 #define SEAL_OPTION_LEVEL \
-	{"level", 0, "N", 'l', "compression level (zstd -7 to 19, default 1; gzip 1-9, default 6)"}
-#define SEAL_OPTION_THREADS {"threads", 0, "N", 't', NULL} /* --jobs' older name */
+	{"level", 0, "N", 'l', "compression level (zstd -7 to 19, default 1; gzip 1-9, default 6)", EV_CLI_TEXT, NULL}
+#define SEAL_OPTION_THREADS {"threads", 0, "N", 't', NULL, EV_CLI_TEXT, NULL} /* --jobs' older name */
 
 /* One option from getopt (c 'z', 'l', 'J' or 't', with arg). @return 0 when
  * taken; -1 when c is none of these; or ev_cli_usage's exit code when the

@@ -18,7 +18,7 @@ int seal_timestamp_main(int argc, char **argv)
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &seal_tool, "timestamp");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
+	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
 		case 'h': return ev_cli_help(&seal_tool, "timestamp");
 		case 'u': t.tsa_url = optarg; break;

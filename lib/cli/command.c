@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
 #include "lib/cli/command.h"
+#include "lib/core/sha256.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -86,7 +87,7 @@ int ev_cli_help(const struct ev_cli_tool *tool, const char *command)
 	const struct ev_cli_command *c = ev_cli_command_named(tool, command);
 	if (!c)
 		return ev_cli_usage(tool, NULL, "unknown command '%s'", command ? command : "");
-	static const struct ev_cli_option help = {"help", 'h', NULL, 'h', "show this help"};
+	static const struct ev_cli_option help = {"help", 'h', NULL, 'h', "show this help", EV_CLI_TEXT, NULL};
 	print_synopsis(stdout, c->synopsis);
 	printf("\n%s\n", c->description);
 	int column = 0, lettered = 0;
@@ -155,11 +156,72 @@ void ev_cli_getopt_init(struct ev_cli_getopt *g, const struct ev_cli_tool *tool,
 		}
 	}
 	g->longopts[n] = (struct option){"help", no_argument, NULL, 'h'};
+	g->options = c ? c->options : NULL;
+}
+
+/* Why ev_cli_getopt_next refused a value ("" when it did not): read once
+ * by ev_cli_option_problem, as getopt's own optopt is. */
+static char refused_value[512];
+
+/* "a, b or c" from "a b c". */
+static void words_listed(const char *words, char *out, size_t cap)
+{
+	size_t n = 0, used = 0, total = 0;
+	for (const char *w = words; *w; total += *w++ == ' ')
+		;
+	out[0] = '\0';
+	for (const char *w = words; *w && used < cap; n++) {
+		size_t len = strcspn(w, " ");
+		used += (size_t)snprintf(out + used, cap - used, "%s%.*s", n == 0 ? "" : n == total ? " or " : ", ",
+					 (int)len, w);
+		w += len + (w[len] == ' ');
+	}
+}
+
+static int is_word(const char *words, const char *value)
+{
+	size_t len = strlen(value);
+	for (const char *w = words; *w;) {
+		size_t n = strcspn(w, " ");
+		if (n == len && strncmp(w, value, n) == 0)
+			return 1;
+		w += n + (w[n] == ' ');
+	}
+	return 0;
+}
+
+int ev_cli_getopt_next(struct ev_cli_getopt *g, int argc, char **argv)
+{
+	int at = -1;
+	int key = getopt_long(argc, argv, g->shortopts, g->longopts, &at);
+	refused_value[0] = '\0';
+	if (key == -1 || key == '?' || key == 'h' || !optarg)
+		return key;
+	const struct ev_cli_option *o = NULL;
+	for (const struct ev_cli_option *x = g->options; x && x->name && !o; x++)
+		if (at >= 0 ? strcmp(x->name, g->longopts[at].name) == 0 : x->key == key)
+			o = x;
+	if (!o)
+		return key;
+	if (o->kind == EV_CLI_DIGEST && !ev_sha256_hex_valid(optarg)) {
+		snprintf(refused_value, sizeof refused_value, "option --%s: expected 64 lower-case hex digits", o->name);
+		return '?';
+	}
+	if (o->kind == EV_CLI_WORDS && !is_word(o->words, optarg)) {
+		char listed[256];
+		words_listed(o->words, listed, sizeof listed);
+		snprintf(refused_value, sizeof refused_value, "option --%s: expected %s, found '%.200s'", o->name, listed,
+			 optarg);
+		return '?';
+	}
+	return key;
 }
 
 const char *ev_cli_option_problem(char *const argv[])
 {
 	static char text[320];
+	if (refused_value[0])
+		return refused_value;
 	const char *word = optind > 0 ? argv[optind - 1] : "";
 	if (optopt && strncmp(word, "--", 2) == 0)
 		snprintf(text, sizeof text, "option '%.250s' needs a value", word);

@@ -5,11 +5,13 @@
  * its name, synopsis, one-line summary, description, a table of typed
  * options sorted by name, and notes. From that one table come the
  * overview (TOOL --help), each command's --help, the synopsis every usage
- * error shows, and the getopt tables the command parses with; the man
+ * error shows, the getopt tables the command parses with, and the check
+ * of each typed value (a digest, a word of a list) as it is parsed; the man
  * pages' SYNOPSIS sections are tested against the same synopses
  * (tests/cli/t-help-synopses-agree-with-the-man-pages.sh). Like cli.h, it
  * writes text, to stdout (help) and stderr (usage errors). No global
- * state beyond getopt's own.
+ * state beyond getopt's own, and why the last typed value was refused,
+ * read as getopt's optopt is.
  */
 #ifndef EV_COMMAND_H
 #define EV_COMMAND_H
@@ -17,17 +19,27 @@
 #include <getopt.h>
 #include <stddef.h>
 
+/* What an option's value must be, checked once as it is parsed
+ * (ev_cli_getopt_next) with the same words in every command. */
+enum ev_cli_kind {
+	EV_CLI_TEXT = 0,  /* anything; the command judges it */
+	EV_CLI_DIGEST,    /* a SHA-256: 64 lower-case hex digits */
+	EV_CLI_WORDS,     /* one of words (space-separated), which completion offers */
+};
+
 /* One option. key is what getopt_long returns for it (the letter, when
  * the option has one); value names its argument (NULL: a flag). help is
  * one or more lines ('\n' between them); NULL hides the option from help
- * (an older name that another option's help mentions). -h/--help is
- * added to every command. */
+ * (an older name that another option's help mentions). kind and words say
+ * what its value must be. -h/--help is added to every command. */
 struct ev_cli_option {
 	const char *name;
 	char letter;
 	const char *value;
 	int key;
 	const char *help;
+	enum ev_cli_kind kind;
+	const char *words;       /* EV_CLI_WORDS: "high normal" */
 };
 
 #define EV_CLI_MAX_OPTIONS 32
@@ -35,14 +47,14 @@ struct ev_cli_option {
 /* Options that mean the same in every command that takes them, spelled
  * once (doc/design.md, "Commands, options and help"). */
 #define EV_CLI_OPTION_SEAL_SHA256(key) \
-	{"seal-sha256", 0, "HEX", key, "refuse a SEAL.json whose bytes hash differently"}
+	{"seal-sha256", 0, "HEX", key, "refuse a SEAL.json whose bytes hash differently", EV_CLI_DIGEST, NULL}
 #define EV_CLI_OPTION_SIGN_KEY(key) \
-	{"sign-key", 0, "KEY", key, "sign the receipt with this Ed25519 key (replicate keygen)"}
-#define EV_CLI_OPTION_JSON(key) {"json", 0, NULL, key, "print the receipt as JSON on stdout"}
+	{"sign-key", 0, "KEY", key, "sign the receipt with this Ed25519 key (replicate keygen)", EV_CLI_TEXT, NULL}
+#define EV_CLI_OPTION_JSON(key) {"json", 0, NULL, key, "print the receipt as JSON on stdout", EV_CLI_TEXT, NULL}
 #define EV_CLI_OPTION_MAX_FINDINGS(key) \
 	{"max-findings", 0, "N", key, \
 	 "findings shown and kept in the receipt per check\n" \
-	 "(default 100; 0: all); every one is counted"}
+	 "(default 100; 0: all); every one is counted", EV_CLI_TEXT, NULL}
 
 struct ev_cli_command {
 	const char *name;
@@ -87,13 +99,21 @@ int ev_cli_usage_synopsis(const char *tool, const char *command, const char *syn
 struct ev_cli_getopt {
 	struct option longopts[EV_CLI_MAX_OPTIONS + 2];
 	char shortopts[3 * EV_CLI_MAX_OPTIONS + 2];
+	const struct ev_cli_option *options;
 };
 
 /* Fill g from the command's table (at most EV_CLI_MAX_OPTIONS options). */
 void ev_cli_getopt_init(struct ev_cli_getopt *g, const struct ev_cli_tool *tool, const char *command);
 
-/* What was wrong with the option getopt_long just refused (it returned
- * '?'): "unknown option '--bogus'" or "option '--seal' needs a value".
+/* The next option, as getopt_long returns it, its value checked by its
+ * kind: a value that is not of its kind is refused as getopt_long
+ * refuses an unknown option ('?', ev_cli_option_problem says why:
+ * "option --seal-sha256: expected 64 lower-case hex digits"). */
+int ev_cli_getopt_next(struct ev_cli_getopt *g, int argc, char **argv);
+
+/* What was wrong with the option ev_cli_getopt_next just refused (it
+ * returned '?'): "unknown option '--bogus'", "option '--seal' needs a
+ * value", or the value's kind not met.
  * Tools run with opterr 0 (ev_cli_main), so this is the one message. The
  * text lives until the next call. */
 const char *ev_cli_option_problem(char *const argv[]);

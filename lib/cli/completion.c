@@ -8,7 +8,8 @@
 #include "lib/cli/completion.h"
 
 /* What a value of this name is completed with, as a bash expression that
- * fills COMPREPLY; NULL for nothing (a number, a digest, a word). */
+ * fills COMPREPLY; NULL for nothing (a number, a digest). A value of
+ * words is completed with them (EV_CLI_WORDS), whatever its name. */
 static const char *value_completion(const char *value)
 {
 	if (!value)
@@ -77,7 +78,11 @@ void ev_cli_print_bash_completion(const struct ev_cli_tool *tool, FILE *out)
 		fprintf(out, "--help'\n\t\tcase $prev in\n");
 		for (const struct ev_cli_option *o = (*c)->options; o && o->name; o++) {
 			const char *how = o->help ? value_completion(o->value) : NULL;
-			char pattern[96];
+			char pattern[96], words[320];
+			if (o->help && o->kind == EV_CLI_WORDS && o->words) { /* the words its value must be */
+				snprintf(words, sizeof words, "COMPREPLY=($(compgen -W '%s' -- \"$cur\"))", o->words);
+				how = words;
+			}
 			if (o->letter)
 				snprintf(pattern, sizeof pattern, "--%s | -%c", o->name, o->letter);
 			else

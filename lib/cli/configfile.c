@@ -258,7 +258,7 @@ int ev_cli_config_main(int argc, char **argv)
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, tool, "config");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
+	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
 		case 'h': return ev_cli_help(tool, "config");
 		case 'j': json = 1; break;
@@ -318,6 +318,6 @@ int ev_cli_config_main(int argc, char **argv)
 }
 
 const struct ev_cli_option ev_cli_config_options[] = {
-	{"json", 0, NULL, 'j', "print the settings as JSON"},
-	{NULL, 0, NULL, 0, NULL},
+	{"json", 0, NULL, 'j', "print the settings as JSON", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };

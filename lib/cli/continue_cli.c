@@ -17,16 +17,16 @@
 const struct ev_cli_option ev_continue_options[] = {
 	{"accept", 0, "CHECK=PATTERN", 'a',
 	 "accept a finding of the failed check CHECK whose found\n"
-	 "value matches PATTERN in full (POSIX extended regex)"},
-	{"accept-value", 0, "CHECK=VALUE", 'v', "accept a finding of CHECK that found exactly VALUE"},
-	{"json", 0, NULL, 'j', "print the continuation receipt on stdout"},
-	{"original", 0, "RECEIPT", 'o', "the failed receipt (it records how it was run)"},
-	{"original-sha256", 0, "HEX", 's', "refuse unless the original's bytes have this digest"},
+	 "value matches PATTERN in full (POSIX extended regex)", EV_CLI_TEXT, NULL},
+	{"accept-value", 0, "CHECK=VALUE", 'v', "accept a finding of CHECK that found exactly VALUE", EV_CLI_TEXT, NULL},
+	{"json", 0, NULL, 'j', "print the continuation receipt on stdout", EV_CLI_TEXT, NULL},
+	{"original", 0, "RECEIPT", 'o', "the failed receipt (it records how it was run)", EV_CLI_TEXT, NULL},
+	{"original-sha256", 0, "HEX", 's', "refuse unless the original's bytes have this digest", EV_CLI_TEXT, NULL},
 	{"receipt", 0, "FILE", 'r',
 	 "the continuation (default: in the current directory,\n"
-	 "named after the original: NAME-continuation.json)"},
+	 "named after the original: NAME-continuation.json)", EV_CLI_TEXT, NULL},
 	EV_CLI_OPTION_SIGN_KEY('K'),
-	{NULL, 0, NULL, 0, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 /* Each difference no rule accepts, then the verdict (or --json). */
@@ -69,7 +69,7 @@ int ev_continue_main(const struct ev_cli_tool *cli, const struct ev_continuable 
 	ev_error_clear(&err);
 	int code = 2, opt;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, opts.shortopts, opts.longopts, NULL)) != -1) {
+	while ((opt = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (opt) {
 		case 'h':
 			code = ev_cli_help(cli, "continue");

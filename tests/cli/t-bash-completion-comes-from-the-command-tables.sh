@@ -65,4 +65,17 @@ test_expect_success 'values: plan files for capture, hosts from ~/.ssh/config fo
 	complete_words seal verify --max-findings "" >got && test ! -s got
 '
 
+test_expect_success 'values of words: each is offered from the option table, the same words the parser takes' '
+	complete_words audit history --statistic p9 >got && printf "p95\np99\np99.9\n" >want && test_cmp want got &&
+	complete_words audit journal --quantile-rule "" >got &&
+	printf "floor-index\nlinear\nnearest-rank\nround-half-up\n" >want && test_cmp want got &&
+	complete_words capture run --priority "" >got && printf "high\nnormal\n" >want && test_cmp want got &&
+	for rule in floor-index linear nearest-rank round-half-up; do
+		test_expect_code 2 "$AUDIT" journal --quantile-rule $rule 2>err &&
+		! grep -q "option --quantile-rule" err || return 1
+	done &&
+	test_expect_code 2 "$AUDIT" journal --quantile-rule median 2>err &&
+	grep -qx "audit: option --quantile-rule: expected nearest-rank, floor-index, round-half-up or linear, found .median." err
+'
+
 test_done
