@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* status_judge: each sealed campaign's row of replicate status, judged
+ * from the receipts and seals gathered (replicate_status_parts.h). */
+#include "config.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/usecase/replicate/replicate_status_parts.h"
+#include "lib/usecase/seal/timestamp_file.h"
+
+static const struct seal_file *seal_file_of(const struct status *s, const char *hex)
+{
+	for (size_t i = 0; i < s->nseals; i++)
+		if (strcmp(s->seals[i].sha256, hex) == 0)
+			return &s->seals[i];
+	return NULL;
+}
+
+/* Does the seal hold a non-empty file with this digest? (An empty file's
+ * digest is everyone's.) */
+static int seal_holds(const struct seal_file *sf, const char *hex)
+{
+	return sf && ev_sha256_hex_valid(hex) && bsearch(hex, sf->digests, sf->ndigests, sizeof *sf->digests, by_text);
+}
+
+/* An audit belongs to a campaign when it names its SEAL.json, or reads a
+ * (non-empty) file the seal holds. */
+static int audit_of(const struct found *f, const char *seal_hex, const struct seal_file *sf)
+{
+	if (f->seal)
+		return strcmp(f->seal, seal_hex) == 0;
+	for (size_t i = 0; i < f->ninputs; i++)
+		if (seal_holds(sf, f->inputs[i]))
+			return 1;
+	return 0;
+}
+
+static int later(const char *a, const char *b)
+{
+	return !b || (a && strcmp(a, b) > 0);
+}
+
+/* What prune would say of a campaign with copies on hosts. */
+static const char *prune_verdict(const struct status *s, size_t hosts, int disagree)
+{
+	if (disagree)
+		return "prune would refuse: the copies' receipts disagree";
+	if ((long)hosts >= s->min_hosts)
+		return "prune would hold";
+	if (hosts == 0)
+		return "prune would refuse: no host";
+	return hosts == 1 ? "prune would refuse: one host" : "prune would refuse: too few hosts";
+}
+
+/* The campaign's "missing": each thing its evidence still lacks, in words. */
+static void what_is_missing(const struct status *s, size_t hosts, int disagree, const json_t *sealed,
+			    const json_t *audits, const json_t *edited, json_t *missing)
+{
+	char text[PATH_MAX + 256];
+	if ((long)hosts < s->min_hosts) {
+		snprintf(text, sizeof text, "a verified copy on %ld more host%s (prune needs %ld%s)", s->min_hosts - (long)hosts,
+			 s->min_hosts - (long)hosts == 1 ? "" : "s", s->min_hosts, s->trust ? ", each signing with a trusted key" : "");
+		json_array_append_new(missing, json_string(text));
+	}
+	if (disagree)
+		json_array_append_new(missing, json_string("copies whose receipts agree (replicate compare names the differences)"));
+	if (json_is_null(sealed))
+		json_array_append_new(missing, json_string("the seal receipt (seal create's receipt.json)"));
+	size_t k, passed = 0;
+	json_t *a;
+	json_array_foreach(audits, k, a)
+		passed += strcmp(ev_inventory_field(a, "result") ?: "", "pass") == 0 && json_is_true(json_object_get(a, "intact"));
+	if (!json_array_size(audits))
+		json_array_append_new(missing, json_string("an audit (audit journal, audit campaign)"));
+	else if (passed < json_array_size(audits))
+		json_array_append_new(missing, json_string("a pass from every audit (some failed or were edited)"));
+	json_array_foreach(edited, k, a) {
+		snprintf(text, sizeof text, "%s: edited after it was written (its comparable digest no longer matches)",
+			 json_string_value(a));
+		json_array_append_new(missing, json_string(text));
+	}
+}
+
+/* The seal's trusted time, when a TSA timestamped any copy of this
+ * SEAL.json: verified against --tsa-ca when given; null when none. */
+static json_t *seal_stamp(const struct status *s, const char *seal_hex)
+{
+	json_t *stamp = json_null();
+	const struct seal_file *stamped = NULL; /* any copy of this SEAL.json that a TSA timestamped */
+	for (size_t i = 0; i < s->nseals && !stamped; i++)
+		if (strcmp(s->seals[i].sha256, seal_hex) == 0 && s->seals[i].stamped)
+			stamped = &s->seals[i];
+	if (stamped) {
+		const struct seal_file *tf = stamped;
+		struct ev_timestamp_verdict tv;
+		char why[1100];
+		struct ev_error terr;
+		ev_error_clear(&terr);
+		stamp = json_pack("{s:s+}", "file", tf->path, ".tsr");
+		if (!s->tsa_ca) {
+			json_object_set_new(stamp, "verified", json_false());
+		} else if (tf->not_here) {
+			json_object_set_new(stamp, "verified", json_false());
+			json_object_set_new(stamp, "problem", json_string(tf->not_here));
+		} else if (ev_timestamp_check(tf->path, s->tsa_ca, &tv, why, sizeof why, &terr) == EV_OK) {
+			json_object_set_new(stamp, "verified", json_true());
+			json_object_set_new(stamp, "trusted_time", json_string(tv.gen_time));
+			json_object_set_new(stamp, "tsa", json_string(tv.tsa));
+		} else {
+			json_object_set_new(stamp, "verified", json_false());
+			json_object_set_new(stamp, "problem", json_string(why));
+		}
+	}
+	return stamp;
+}
+
+/* One campaign: everything known of the seal seal_hex. candidates: the
+ * receipts that may belong to it, in the walk's order (a JSON array of
+ * their indexes), each judged here. */
+static json_t *campaign_row(struct status *s, const char *seal_hex, const json_t *candidates)
+{
+	const struct seal_file *sf = seal_file_of(s, seal_hex);
+	json_t *copies = json_object(), *failed = json_array(), *audits = json_array(), *cleanups = json_array();
+	json_t *missing = json_array(), *sealed = json_null(), *edited = json_array(), *checks = json_array();
+	json_t *captured = json_array();
+	const char *root = sf ? sf->root : NULL, *agreed = NULL;
+	int disagree = 0;
+	size_t ci;
+	json_t *cv;
+	json_array_foreach(candidates, ci, cv) {
+		struct found *f = &s->receipts[json_integer_value(cv)];
+		const char *kind = f->kind ?: "";
+		int mine = 0;
+		const char *named = f->seal;
+		if (strcmp(kind, "seal") == 0 || strcmp(kind, "replica") == 0 || strcmp(kind, "cleanup") == 0 ||
+		    strcmp(kind, "verify") == 0)
+			mine = named && strcmp(named, seal_hex) == 0;
+		else if (strcmp(kind, "audit") == 0)
+			mine = audit_of(f, seal_hex, sf);
+		else if (strcmp(kind, "capture") == 0) /* sealed inside the campaign */
+			mine = seal_holds(sf, f->sha256);
+		if (!mine)
+			continue;
+		f->claimed = 1;
+		if (!f->intact)
+			json_array_append_new(edited, json_string(f->path));
+		json_t *entry = json_pack("{s:s, s:o, s:s, s:s, s:s, s:s, s:b}", "receipt", f->path, "same_bytes_at",
+					  f->also ? json_incref(f->also) : json_array(),
+					  "command", f->command ?: "?", "host", f->host ?: "", "result", f->result ?: "", "finished",
+					  f->finished ?: "", "intact", f->intact);
+		if (s->trust)
+			json_object_set_new(entry, "signed_by_trusted_key", json_boolean(f->trusted));
+		if (strcmp(kind, "seal") == 0) {
+			root = root ?: f->root;
+			if (json_is_null(sealed) || later(f->finished, ev_inventory_field(sealed, "finished")))
+				json_decref(sealed), sealed = json_incref(entry);
+		} else if (strcmp(kind, "replica") == 0) {
+			int usable = f->intact && (!s->trust || f->trusted) && strcmp(f->result ?: "", "pass") == 0;
+			if (s->trust && !f->trusted && f->intact && strcmp(f->result ?: "", "pass") == 0)
+				s->untrusted++;
+			/* with --trust a host is its key, as for prune: a name in a file is anyone's */
+			const char *who = s->trust ? (f->trusted ? f->signer : NULL) : f->host;
+			if (!usable || !who) {
+				json_array_append(failed, entry);
+			} else {
+				const char *c = f->comparable;
+				if (agreed && c && strcmp(agreed, c) != 0)
+					disagree = 1;
+				agreed = agreed ?: c;
+				json_t *copy = json_object_get(copies, who);
+				if (!copy) {
+					copy = json_pack("{s:s, s:s, s:[]}", "host", f->host ?: "", "last_verified",
+							 f->finished ?: "", "receipts");
+					json_object_set_new(copies, who, copy);
+				}
+				if (later(f->finished, ev_inventory_field(copy, "last_verified")))
+					json_object_set_new(copy, "last_verified", json_string(f->finished));
+				json_array_append_new(json_object_get(copy, "receipts"), json_string(f->path));
+			}
+		} else if (strcmp(kind, "cleanup") == 0) {
+			json_array_append(cleanups, entry);
+		} else if (strcmp(kind, "verify") == 0) {
+			json_array_append(checks, entry);
+		} else if (strcmp(kind, "capture") == 0) {
+			json_array_append(captured, entry);
+		} else {
+			/* which host audited which copy, with which verdict and digest */
+			const char *from = f->from_archive ? "archive" : "tree";
+			const char *c = f->comparable;
+			json_object_set_new(entry, "from", json_string(from));
+			json_object_set_new(entry, "comparable", c ? json_string(c) : json_null());
+			json_array_append(audits, entry);
+		}
+		json_decref(entry);
+	}
+	size_t hosts = json_object_size(copies);
+	const char *prune = prune_verdict(s, hosts, disagree);
+	what_is_missing(s, hosts, disagree, sealed, audits, edited, missing);
+	json_decref(edited);
+	json_t *copy_list = json_array();
+	const char *key;
+	json_t *v;
+	json_object_foreach(copies, key, v)
+		json_array_append_new(copy_list, json_pack("{s:s, s:O, s:O, s:O}", "key", key, "host", json_object_get(v, "host"),
+							   "last_verified", json_object_get(v, "last_verified"),
+							   "receipts", json_object_get(v, "receipts")));
+	json_decref(copies);
+	json_t *stamp = seal_stamp(s, seal_hex);
+	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:b, s:s, s:I, s:I}, s:o, s:s*, s:o}",
+			 "seal_sha256", seal_hex, "campaign", root ?: "", "captured", captured, "sealed", sealed,
+			 "seal_checks", checks, "copies", copy_list, "failed_copies", failed, "audits", audits, "cleanups",
+			 cleanups, "prune", "would_hold", !disagree && (long)hosts >= s->min_hosts,
+			 "verdict", prune, "hosts", (json_int_t)hosts, "min_hosts", (json_int_t)s->min_hosts, "missing",
+			 missing, "seal", sf ? sf->path : NULL, "seal_timestamp", stamp);
+}
+
+static void add_candidate(json_t *by_seal, const char *seal_hex, size_t i)
+{
+	json_t *list = json_object_get(by_seal, seal_hex);
+	if (!list)
+		json_object_set_new(by_seal, seal_hex, list = json_array());
+	size_t n = json_array_size(list);
+	if (!n || json_integer_value(json_array_get(list, n - 1)) != (json_int_t)i)
+		json_array_append_new(list, json_integer((json_int_t)i));
+}
+
+/* Each seal's candidate receipts, found once for all seals (a lab's
+ * catalog holds a hundred thousand receipts and a thousand seals): a
+ * receipt naming a seal, an audit reading a member's bytes, a capture
+ * receipt a seal holds. */
+static json_t *candidates_by_seal(const struct status *s)
+{
+	json_t *by_seal = json_object(), *holders = json_object(); /* a member's digest -> the seals holding it */
+	for (size_t k = 0; k < s->nseals; k++) {
+		if (seal_file_of(s, s->seals[k].sha256) != &s->seals[k]) /* the first file of those bytes speaks */
+			continue;
+		for (size_t d = 0; d < s->seals[k].ndigests; d++) {
+			json_t *list = json_object_get(holders, s->seals[k].digests[d]);
+			if (!list)
+				json_object_set_new(holders, s->seals[k].digests[d], list = json_array());
+			json_array_append_new(list, json_string(s->seals[k].sha256));
+		}
+	}
+	for (size_t i = 0; i < s->nreceipts; i++) {
+		const struct found *f = &s->receipts[i];
+		const char *kind = f->kind ?: "";
+		size_t k;
+		json_t *h;
+		if (f->seal)
+			add_candidate(by_seal, f->seal, i);
+		else if (strcmp(kind, "audit") == 0)
+			for (size_t d = 0; d < f->ninputs; d++)
+				json_array_foreach(json_object_get(holders, f->inputs[d]), k, h)
+					add_candidate(by_seal, json_string_value(h), i);
+		if (strcmp(kind, "capture") == 0)
+			json_array_foreach(json_object_get(holders, f->sha256), k, h)
+				add_candidate(by_seal, json_string_value(h), i);
+	}
+	json_decref(holders);
+	return by_seal;
+}
+
+/* Every seal any receipt or SEAL.json names, in the order first found;
+ * only is one of them, or NULL for all. */
+json_t *ev_inventory_campaigns(struct status *s, const char *only)
+{
+	json_t *seen = json_object(), *rows = json_array(), *by_seal = candidates_by_seal(s), *none = json_array();
+	for (size_t i = 0; i < s->nseals; i++)
+		json_object_set_new(seen, s->seals[i].sha256, json_true());
+	for (size_t i = 0; i < s->nreceipts; i++) {
+		const struct found *f = &s->receipts[i];
+		const char *kind = f->kind ?: "";
+		if (f->seal && (strcmp(kind, "seal") == 0 || strcmp(kind, "replica") == 0 || strcmp(kind, "cleanup") == 0) &&
+		    !json_object_get(seen, f->seal))
+			json_object_set_new(seen, f->seal, json_true());
+	}
+	const char *hex;
+	json_t *v;
+	json_object_foreach(seen, hex, v)
+		if (!only || strcmp(only, hex) == 0) {
+			const json_t *list = json_object_get(by_seal, hex);
+			json_array_append_new(rows, campaign_row(s, hex, list ? list : none));
+		}
+	json_decref(seen);
+	json_decref(by_seal);
+	json_decref(none);
+	return rows;
+}
+
