@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* parts: what the files of capture_run share (capture_run.c the campaign,
- * run_one.c and run_record.c each run, grade_ahead.c the grade before
- * anything runs): one session over a campaign directory. Only this
+ * before_runs.c what is checked before anything runs, campaign_dir.c the
+ * directory, run_one.c and run_record.c each run, grade_ahead.c the
+ * grade before anything runs): one session over a campaign directory. Only this
  * folder's files include it. */
 #ifndef EV_CAPTURE_RUN_PARTS_H
 #define EV_CAPTURE_RUN_PARTS_H
@@ -11,6 +12,7 @@
 #include <jansson.h>
 
 #include "lib/campaign/plan_check.h"
+#include "lib/core/lease.h"
 #include "lib/core/proc.h"
 #include "lib/core/status.h"
 #include "lib/process/credentials.h"
@@ -42,6 +44,29 @@ struct capture_session {
 
 /* A remark, formatted, to the caller's on_note. */
 void ev_capture_note(const struct capture_session *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Before anything runs (before_runs.c): what the plan needs that this
+ * process may not do, refused or (degrade) recorded; the link's ends
+ * found; every pinned program, observer, input and file checked into the
+ * receipt's inputs; the sources read; every CPU of the campaign
+ * collected, leased (waiting with wait), and capture pinned to its
+ * controller CPUs. Each @return EV_OK or the refusal, err saying why. */
+ev_status ev_capture_check_rights(struct capture_session *c, struct ev_error *err);
+ev_status ev_capture_check_link(struct capture_session *c, json_t *receipt, struct ev_error *err);
+ev_status ev_capture_check_binaries(struct capture_session *c, json_t *receipt, struct ev_error *err);
+ev_status ev_capture_check_sources(struct capture_session *c, json_t *receipt, struct ev_error *err);
+void ev_capture_collect_cpus(struct capture_session *c);
+ev_status ev_capture_take_lease(struct capture_session *c, struct ev_lease *l, struct ev_error *err);
+ev_status ev_capture_pin_controller(struct capture_session *c, struct ev_error *err);
+
+/* The campaign directory (campaign_dir.c): made with plan.json, runs/ and
+ * interrupted/, or recognised as this plan's (*resumed). */
+ev_status ev_capture_open_campaign(struct capture_session *c, int *resumed, struct ev_error *err);
+/* A run an earlier session made: 1 (its *summary from its run.json), 0 to
+ * be made (one cut short is moved to interrupted/, a remark said), -1 on
+ * an error (err set). */
+int ev_capture_earlier_run(struct capture_session *c, const struct ev_plan_run *r, json_t **summary,
+			   struct ev_error *err);
 
 enum run_result { RUN_OK, RUN_FAILED, RUN_TIMEOUT, RUN_INTERRUPTED };
 
