@@ -298,8 +298,6 @@ out:
 	return st;
 }
 
-/* Kept whole: one case per option, read as a table, then the checks that
- * pair options, the one call and the printing. */
 int audit_compare_main(int argc, char **argv)
 {
 	struct compare_opts o = {.resamples = 10000, .seed = 1};

@@ -109,8 +109,6 @@ static int parse_double(const char *text, double lo, double hi, double *out)
 	return 0;
 }
 
-/* Kept whole: one case per option, read as a table, then the checks that
- * pair options, the one call and the printing. */
 int audit_history_main(int argc, char **argv)
 {
 	struct ev_audit_history h = {.seed = 1}; /* no --catalog: the configured one, else the default */

@@ -75,8 +75,6 @@ static void print_result(const struct ev_audit_series *o)
 	       o->findings, o->findings == 1 ? "" : "s", archive, o->receipt_path);
 }
 
-/* Kept whole: one case per option, read as a table, then the checks that
- * pair options, the one call and the printing. */
 int audit_series_main(int argc, char **argv)
 {
 	struct ev_audit_series o = {.rule = -1, .page_size = DEFAULT_PAGE};

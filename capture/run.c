@@ -60,8 +60,6 @@ static void say_grade(void *ctx, const struct ev_capture_grade_ahead *g)
 	}
 }
 
-/* Kept whole: one case per option, read as a table, then the checks that
- * pair options, the campaign's one call and the printing. */
 int capture_run_main(int argc, char **argv)
 {
 	struct ev_capture_run c = {.priority = EV_LEASE_NORMAL};
