@@ -24,7 +24,7 @@
 #include "lib/usecase/replicate/accept_bundle_read.h"
 #include "lib/usecase/replicate/receipt_log.h"
 #include "lib/usecase/replicate/replicate_accept.h"
-#include "lib/usecase/seal/timestamp_file.h"
+#include "lib/receipt/timestamp_beside.h"
 
 #define DOC_MAX ((size_t)64 << 20)
 #define NOTE_MAX ((size_t)64 << 10)

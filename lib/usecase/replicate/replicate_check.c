@@ -11,7 +11,7 @@
 #include "lib/receipt/attestation.h"
 #include "lib/receipt/receipt_set.h"
 #include "lib/usecase/replicate/replicate_check.h"
-#include "lib/usecase/seal/timestamp_file.h"
+#include "lib/receipt/timestamp_beside.h"
 
 /* per receipt path: the sentences receipt_set found against it */
 static void on_problem(void *ctx, const char *receipt_path, const struct ev_finding *f)

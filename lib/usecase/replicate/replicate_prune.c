@@ -29,7 +29,7 @@
 #include "lib/receipt/receipt_read.h"
 #include "lib/receipt/receipt_set.h"
 #include "lib/usecase/replicate/replicate_prune.h"
-#include "lib/usecase/seal/timestamp_file.h"
+#include "lib/receipt/timestamp_beside.h"
 #include "lib/usecase/seal/tree_verify.h"
 
 struct prune_run {

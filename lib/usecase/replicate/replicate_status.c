@@ -20,7 +20,7 @@
 #include "lib/core/text.h"
 #include "lib/receipt/receipt.h"
 #include "lib/usecase/replicate/replicate_status_parts.h"
-#include "lib/usecase/seal/timestamp_file.h"
+#include "lib/receipt/timestamp_beside.h"
 
 #define STATUS_FORMAT "evidence-status/1"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "lib/usecase/replicate/replicate_status_parts.h"
-#include "lib/usecase/seal/timestamp_file.h"
+#include "lib/receipt/timestamp_beside.h"
 
 static const struct seal_file *seal_file_of(const struct status *s, const char *hex)
 {

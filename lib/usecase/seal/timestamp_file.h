@@ -46,13 +46,4 @@ struct ev_timestamp_file {
  * stored but FILE.tsq). */
 ev_status ev_timestamp_file(struct ev_timestamp_file *t, struct ev_error *err);
 
-/* Whether FILE.tsr lies beside file (a timestamp was stored). */
-int ev_timestamp_present(const char *file);
-
-/* FILE's stored timestamp verified against ca (EV_TIMESTAMP_VERIFY), for
- * the readers that show or require a trusted time (replicate check,
- * status, prune). @return as ev_timestamp_file; v and why filled. */
-ev_status ev_timestamp_check(const char *file, const char *ca, struct ev_timestamp_verdict *v, char *why, size_t cap,
-			     struct ev_error *err);
-
 #endif
