@@ -56,24 +56,13 @@ static ev_status write_receipt(struct report *r, const struct ev_signing_key *ke
 			       char *path, size_t cap, struct ev_error *err)
 {
 	const struct verify_opts *o = r->o;
-	ev_status st = ev_cli_findings_finish(&r->shown, err);
-	if (st == EV_OK)
-		st = ev_receipt_finish(r->receipt, err);
-	if (st == EV_OK && key)
-		st = ev_receipt_sign(r->receipt, key, err);
-	if (st != EV_OK)
-		return st;
 	char label[128], stem[160];
 	ev_path_label(ev_receipt_host(r->receipt), label, sizeof label);
 	snprintf(stem, sizeof stem, "replica-%s", label);
-	st = ev_receipt_write_chosen(r->receipt, o->receipt, o->receipt_dir ? o->receipt_dir : EV_RECEIPT_DEFAULT_DIR,
-				     stem, path, cap, err);
-	if (st == EV_OK && o->json) {
-		/* a caller that reads the receipt on stdout (push) learns its name */
-		fprintf(stderr, TOOL ": receipt written: %s\n", path);
-		st = ev_json_print(r->receipt, stdout, err);
-	}
-	return st;
+	/* with --json, a caller that reads the receipt on stdout (push) learns its name */
+	return ev_cli_receipt_emit(&r->shown, r->receipt, key, o->receipt,
+				   o->receipt_dir ? o->receipt_dir : EV_RECEIPT_DEFAULT_DIR, stem, o->json, TOOL, path, cap,
+				   err);
 }
 
 static ev_status run_verify(struct report *r, char *receipt_path, size_t cap,

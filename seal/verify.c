@@ -65,15 +65,8 @@ static int is_directory(const char *path, struct ev_error *err, ev_status *st)
 
 static ev_status emit_receipt(struct report *r, char *path, size_t cap, struct ev_error *err)
 {
-	ev_status st = ev_cli_findings_finish(&r->shown, err);
-	if (st == EV_OK)
-		st = ev_receipt_finish_signed(r->receipt, r->o->sign_key, err);
-	if (st == EV_OK)
-		st = ev_receipt_write_chosen(r->receipt, r->o->receipt, EV_RECEIPT_DEFAULT_DIR, "verify", path, cap,
-					     err);
-	if (st == EV_OK && r->o->json)
-		st = ev_json_print(r->receipt, stdout, err);
-	return st;
+	return ev_cli_receipt_emit(&r->shown, r->receipt, r->o->sign_key, r->o->receipt, EV_RECEIPT_DEFAULT_DIR, "verify",
+				   r->o->json, NULL, path, cap, err);
 }
 
 /* An archive: the one verification replicate verify makes too. */

@@ -176,6 +176,23 @@ ev_status ev_cli_findings_finish(struct ev_cli_findings *s, struct ev_error *err
 	return st;
 }
 
+ev_status ev_cli_receipt_emit(struct ev_cli_findings *shown, json_t *receipt, const struct ev_signing_key *key,
+			      const char *chosen, const char *dir, const char *stem, int json, const char *say_path,
+			      char *path, size_t cap, struct ev_error *err)
+{
+	ev_status st = ev_cli_findings_finish(shown, err);
+	if (st == EV_OK)
+		st = ev_receipt_finish_signed(receipt, key, err);
+	if (st == EV_OK)
+		st = ev_receipt_write_chosen(receipt, chosen, dir, stem, path, cap, err);
+	if (st == EV_OK && json) {
+		if (say_path)
+			fprintf(stderr, "%s: receipt written: %s\n", say_path, path);
+		st = ev_json_print(receipt, stdout, err);
+	}
+	return st;
+}
+
 void ev_cli_findings_free(struct ev_cli_findings *s)
 {
 	json_decref(s->by_check);

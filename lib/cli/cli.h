@@ -109,6 +109,17 @@ ev_status ev_cli_findings_finish(struct ev_cli_findings *s, struct ev_error *err
 
 void ev_cli_findings_free(struct ev_cli_findings *s);
 
+/* The receipt-writing tail of a verification, written once: the findings
+ * closed (ev_cli_findings_finish), the receipt finished and signed with
+ * key (NULL: unsigned), written as chosen (FILE, or DIR/STEM-*.json,
+ * ev_receipt_write_chosen; its path into path, cap bytes); with json,
+ * printed on stdout, and with say_path its path said on stderr first
+ * ("TOOL: receipt written: PATH", for a caller that reads the receipt on
+ * stdout and must learn its name). @return EV_OK or the first error. */
+ev_status ev_cli_receipt_emit(struct ev_cli_findings *shown, json_t *receipt, const struct ev_signing_key *key,
+			      const char *chosen, const char *dir, const char *stem, int json, const char *say_path,
+			      char *path, size_t cap, struct ev_error *err);
+
 /* ev_json_dump's bytes written to stream: a tool's --json output (the
  * library below cli never prints). */
 ev_status ev_json_print(const json_t *value, FILE *stream, struct ev_error *err);
