@@ -162,24 +162,24 @@ int audit_campaign_main(int argc, char **argv)
 	optind = 1;
 	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
-		case 'h': rc = ev_cli_help(&audit_tool, "campaign"); goto done;
-		case 'j': show = SHOW_SUMMARY; break;
-		case 'R': show = SHOW_RECEIPT; break;
-		case 'w': stop_when_stdin_closes = 1; break;
-		case 'o': ca.out = optarg; break;
-		case 'P': ca.seal_sha256 = optarg; break;
-		case 'O': ca.onload_profiles = optarg; break;
-		case 'S': ca.seal_path = optarg; break;
-		case 'p':
+		case EV_CLI_HELP: rc = ev_cli_help(&audit_tool, "campaign"); goto done;
+		case AUDIT_CAMPAIGN_OPT_JSON: show = SHOW_SUMMARY; break;
+		case AUDIT_CAMPAIGN_OPT_PRINT_RECEIPT: show = SHOW_RECEIPT; break;
+		case AUDIT_CAMPAIGN_OPT_STOP_WHEN_STDIN_CLOSES: stop_when_stdin_closes = 1; break;
+		case AUDIT_CAMPAIGN_OPT_OUTPUT: ca.out = optarg; break;
+		case AUDIT_CAMPAIGN_OPT_SEAL_SHA256: ca.seal_sha256 = optarg; break;
+		case AUDIT_CAMPAIGN_OPT_ONLOAD_PROFILES: ca.onload_profiles = optarg; break;
+		case AUDIT_CAMPAIGN_OPT_SEAL: ca.seal_path = optarg; break;
+		case AUDIT_CAMPAIGN_OPT_PERF:
 			if (optarg[0] != '/')
 				{ rc = ev_cli_usage(&audit_tool, "campaign", "option --perf: expected an absolute path, found '%s'", optarg); goto done; }
 			ca.perf = optarg;
 			break;
-		case 'K':
+		case AUDIT_CAMPAIGN_OPT_SIGN_KEY:
 			if (ev_cli_sign_key(TOOL, optarg, &ca.sign_key))
 				{ rc = 2; goto done; }
 			break;
-		case 't':
+		case AUDIT_CAMPAIGN_OPT_TRUST:
 			if (ev_cli_trust_add(TOOL, &ca.trust, optarg))
 				{ rc = 2; goto done; }
 			break;

@@ -11,62 +11,62 @@
 #include "audit/audit.h"
 
 static const struct ev_cli_option journal_options[] = {
-	{"archive", 0, "ARCHIVE", 'a',
+	{"archive", 0, "ARCHIVE", AUDIT_JOURNAL_OPT_ARCHIVE,
 	 "read the journals from a sealed archive, streamed; PATHs\n"
 	 "are then member paths of the sealed tree", EV_CLI_TEXT, NULL},
-	{"clock", 0, "SIDE=NAME", 'C',
+	{"clock", 0, "SIDE=NAME", AUDIT_JOURNAL_OPT_CLOCK,
 	 "with --latency: the clock that stamped SIDE's copy (sender\n"
 	 "or receiver), e.g. lab1:CLOCK_REALTIME; two copies share a\n"
 	 "clock only when they name the same (default: each its own)", EV_CLI_TEXT, NULL},
-	{"dict", 0, "DICT", 'd',
+	{"dict", 0, "DICT", AUDIT_JOURNAL_OPT_DICT,
 	 "a QuickFIX data dictionary (repeatable; default: FIXT11.xml\n"
 	 "and FIX50.xml, share/evidence/fix)", EV_CLI_TEXT, NULL},
-	{"format", 0, "KIND", 'f',
+	{"format", 0, "KIND", AUDIT_JOURNAL_OPT_FORMAT,
 	 "llfix (a directory of N.bin), raw, qf-store, qf-log\n"
 	 "(default: told from each PATH)", EV_CLI_WORDS, "llfix raw qf-store qf-log"},
-	{"hgrm", 0, "DIR", 'H',
+	{"hgrm", 0, "DIR", AUDIT_JOURNAL_OPT_HGRM,
 	 "with --latency: each distribution at or above zero as\n"
 	 "HdrHistogram text in DIR (an existing directory), in ns", EV_CLI_TEXT, NULL},
-	{"jobs", 0, "N", 'J',
+	{"jobs", 0, "N", AUDIT_JOURNAL_OPT_JOBS,
 	 "pairs audited at once (default: the cores)", EV_CLI_TEXT, NULL},
-	EV_CLI_OPTION_JSON('j'),
-	{"judge-each-copy", 0, NULL, 'E',
+	EV_CLI_OPTION_JSON(AUDIT_JOURNAL_OPT_JSON),
+	{"judge-each-copy", 0, NULL, AUDIT_JOURNAL_OPT_JUDGE_EACH_COPY,
 	 "judge the receiver's copy afresh even where it holds the\n"
 	 "sender's messages, the same and in order (by default then\n"
 	 "judged as the sender's, each message held against it)", EV_CLI_TEXT, NULL},
-	{"latency", 0, NULL, 'L',
+	{"latency", 0, NULL, AUDIT_JOURNAL_OPT_LATENCY,
 	 "per direction, each copy's own stamp - SendingTime(52), and\n"
 	 "with both copies the figure per message between them", EV_CLI_TEXT, NULL},
-	{"max-findings", 0, "N", 'M',
+	{"max-findings", 0, "N", AUDIT_JOURNAL_OPT_MAX_FINDINGS,
 	 "findings shown per rule and side (default 10; 0: all);\n"
 	 "all are counted", EV_CLI_TEXT, NULL},
-	{"measured", 0, "N", 'm',
+	{"measured", 0, "N", AUDIT_JOURNAL_OPT_MEASURED,
 	 "measured orders (default: the spec's)", EV_CLI_TEXT, NULL},
-	{"quantile-rule", 0, "RULE", 'q',
+	{"quantile-rule", 0, "RULE", AUDIT_JOURNAL_OPT_QUANTILE_RULE,
 	 "with --latency: nearest-rank (default), floor-index,\n"
 	 "round-half-up or linear", EV_CLI_WORDS, "nearest-rank floor-index round-half-up linear"},
-	{"receipt", 0, "FILE", 'o',
+	{"receipt", 0, "FILE", AUDIT_JOURNAL_OPT_RECEIPT,
 	 "the audit receipt (default: audit-journal-TIME.json here)", EV_CLI_TEXT, NULL},
-	{"receiver", 0, "PATH", 'R',
+	{"receiver", 0, "PATH", AUDIT_JOURNAL_OPT_RECEIVER,
 	 "the receiver's incoming journal (the pair's other side)", EV_CLI_TEXT, NULL},
-	{"receiver-format", 0, "KIND", 'G',
+	{"receiver-format", 0, "KIND", AUDIT_JOURNAL_OPT_RECEIVER_FORMAT,
 	 "the format of the receivers' journals alone", EV_CLI_WORDS, "llfix raw qf-store qf-log"},
-	{"seal", 0, "SEAL.json", 'S',
+	{"seal", 0, "SEAL.json", AUDIT_JOURNAL_OPT_SEAL,
 	 "the archive's seal (required with --archive)", EV_CLI_TEXT, NULL},
-	EV_CLI_OPTION_SEAL_SHA256('P'),
-	{"sender", 0, "PATH", 's',
+	EV_CLI_OPTION_SEAL_SHA256(AUDIT_JOURNAL_OPT_SEAL_SHA256),
+	{"sender", 0, "PATH", AUDIT_JOURNAL_OPT_SENDER,
 	 "the sender's outgoing journal (repeatable: one per pair)", EV_CLI_TEXT, NULL},
-	{"sender-compid", 0, "ID", 'c',
+	{"sender-compid", 0, "ID", AUDIT_JOURNAL_OPT_SENDER_COMPID,
 	 "keep only messages with SenderCompID ID in a log holding\n"
 	 "both directions (default for qf-log: the spec's 49)", EV_CLI_TEXT, NULL},
-	{"sender-format", 0, "KIND", 'F',
+	{"sender-format", 0, "KIND", AUDIT_JOURNAL_OPT_SENDER_FORMAT,
 	 "the format of the senders' journals alone (a QuickFIX\n"
 	 "store against an llfix journal, say)", EV_CLI_WORDS, "llfix raw qf-store qf-log"},
-	EV_CLI_OPTION_SIGN_KEY('K'),
-	{"spec", 0, "SPEC", 'p',
+	EV_CLI_OPTION_SIGN_KEY(AUDIT_JOURNAL_OPT_SIGN_KEY),
+	{"spec", 0, "SPEC", AUDIT_JOURNAL_OPT_SPEC,
 	 "the expectation spec (default: the llfix TX NewOrderSingle\n"
 	 "spec, share/evidence/audit/llfix-tx-new-order.json)", EV_CLI_TEXT, NULL},
-	{"warmups", 0, "N", 'w',
+	{"warmups", 0, "N", AUDIT_JOURNAL_OPT_WARMUPS,
 	 "warmup orders (default: the spec's)", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
@@ -100,42 +100,42 @@ static const struct ev_cli_command audit_journal_command = {
 };
 
 static const struct ev_cli_option series_options[] = {
-	{"archive", 0, "ARCHIVE", 'a',
+	{"archive", 0, "ARCHIVE", AUDIT_SERIES_OPT_ARCHIVE,
 	 "read from a sealed archive, checked against --seal in the\n"
 	 "one pass that copies the named members out; SERIES,\n"
 	 "REPORT, DIR are then member paths of the sealed tree", EV_CLI_TEXT, NULL},
-	{"delay", 0, "SERIES", 'd',
+	{"delay", 0, "SERIES", AUDIT_SERIES_OPT_DELAY,
 	 "a paced run's scheduler-delay series, with --rate", EV_CLI_TEXT, NULL},
-	{"journal", 0, "DIR", 'J',
+	{"journal", 0, "DIR", AUDIT_SERIES_OPT_JOURNAL,
 	 "the sender's llfix journal: label each measured call whose\n"
 	 "record first wrote a new page, and compare the cohorts", EV_CLI_TEXT, NULL},
-	EV_CLI_OPTION_JSON('j'),
-	{"native", 0, "REPORT", 'n',
+	EV_CLI_OPTION_JSON(AUDIT_SERIES_OPT_JSON),
+	{"native", 0, "REPORT", AUDIT_SERIES_OPT_NATIVE,
 	 "the benchmark's own statistics: an llfix statistics block,\n"
 	 "sockperf's summary, or the reference pair's JSON report", EV_CLI_TEXT, NULL},
-	{"page-size", 0, "BYTES", 'P',
+	{"page-size", 0, "BYTES", AUDIT_SERIES_OPT_PAGE_SIZE,
 	 "the page of the cohorts (default 4096)", EV_CLI_TEXT, NULL},
-	{"quantile", 0, "P", 'q',
+	{"quantile", 0, "P", AUDIT_SERIES_OPT_QUANTILE,
 	 "a percentile to compute besides (repeatable; default without\n"
 	 "--native: 50, 95, 99, 99.9)", EV_CLI_TEXT, NULL},
-	{"rate", 0, "R", 'r',
+	{"rate", 0, "R", AUDIT_SERIES_OPT_RATE,
 	 "the rate the run was paced at (orders a second)", EV_CLI_TEXT, NULL},
-	{"receipt", 0, "FILE", 'o',
+	{"receipt", 0, "FILE", AUDIT_SERIES_OPT_RECEIPT,
 	 "the audit receipt (default: audit-series-TIME.json here)", EV_CLI_TEXT, NULL},
-	{"rule", 0, "RULE", 'R',
+	{"rule", 0, "RULE", AUDIT_SERIES_OPT_RULE,
 	 "nearest-rank, floor-index, round-half-up or linear, for the\n"
 	 "quantiles of --quantile (default: the report's, else nearest-rank)", EV_CLI_WORDS, "nearest-rank floor-index round-half-up linear"},
-	{"seal", 0, "SEAL.json", 'S',
+	{"seal", 0, "SEAL.json", AUDIT_SERIES_OPT_SEAL,
 	 "the archive's seal (required with --archive)", EV_CLI_TEXT, NULL},
-	EV_CLI_OPTION_SEAL_SHA256('H'),
-	EV_CLI_OPTION_SIGN_KEY('K'),
-	{"sockperf-clock", 0, "C", 'C',
+	EV_CLI_OPTION_SEAL_SHA256(AUDIT_SERIES_OPT_SEAL_SHA256),
+	EV_CLI_OPTION_SIGN_KEY(AUDIT_SERIES_OPT_SIGN_KEY),
+	{"sockperf-clock", 0, "C", AUDIT_SERIES_OPT_SOCKPERF_CLOCK,
 	 "the clock sockperf ran on: tsc (its default) or monotonic\n"
 	 "(--no-rdtsc); only on tsc may a value rebuilt from its log\n"
 	 "be 1 ns off its own, and only in that conversion's direction", EV_CLI_WORDS, "tsc monotonic"},
-	{"threshold", 0, "T", 'T',
+	{"threshold", 0, "T", AUDIT_SERIES_OPT_THRESHOLD,
 	 "calls above T ticks are slow (default: the recomputed p99)", EV_CLI_TEXT, NULL},
-	{"warmups", 0, "N", 'w',
+	{"warmups", 0, "N", AUDIT_SERIES_OPT_WARMUPS,
 	 "warmup orders before the measured ones (with --journal)", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
@@ -169,20 +169,20 @@ static const struct ev_cli_command audit_series_command = {
 };
 
 static const struct ev_cli_option profile_options[] = {
-	EV_CLI_OPTION_JSON('j'),
-	{"perf", 0, "PATH", 'p',
+	EV_CLI_OPTION_JSON(AUDIT_PROFILE_OPT_JSON),
+	{"perf", 0, "PATH", AUDIT_PROFILE_OPT_PERF,
 	 "the perf that reads perf.data (default /usr/bin/perf)", EV_CLI_TEXT, NULL},
-	{"receipt", 0, "FILE", 'o',
+	{"receipt", 0, "FILE", AUDIT_PROFILE_OPT_RECEIPT,
 	 "write the receipt to FILE (default: audit-profile-TIME.json\n"
 	 "here)", EV_CLI_TEXT, NULL},
-	{"run", 0, "RUN", 'r',
+	{"run", 0, "RUN", AUDIT_PROFILE_OPT_RUN,
 	 "with --seal: the run's directory in the sealed tree\n"
 	 "(runs/NNN-ARM-CELL-K)", EV_CLI_TEXT, NULL},
-	{"seal", 0, "SEAL.json", 'S',
+	{"seal", 0, "SEAL.json", AUDIT_PROFILE_OPT_SEAL,
 	 "ARCHIVE is this seal's archive: checked against it as it\n"
 	 "streams, the run's members copied out to be read", EV_CLI_TEXT, NULL},
-	EV_CLI_OPTION_SEAL_SHA256('P'),
-	EV_CLI_OPTION_SIGN_KEY('K'),
+	EV_CLI_OPTION_SEAL_SHA256(AUDIT_PROFILE_OPT_SEAL_SHA256),
+	EV_CLI_OPTION_SIGN_KEY(AUDIT_PROFILE_OPT_SIGN_KEY),
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
@@ -211,30 +211,30 @@ static const struct ev_cli_command audit_profile_command = {
 };
 
 static const struct ev_cli_option campaign_options[] = {
-	{"json", 0, NULL, 'j',
+	{"json", 0, NULL, AUDIT_CAMPAIGN_OPT_JSON,
 	 "print the summary on stdout", EV_CLI_TEXT, NULL},
-	{"onload-profiles", 0, "DIR", 'O',
+	{"onload-profiles", 0, "DIR", AUDIT_CAMPAIGN_OPT_ONLOAD_PROFILES,
 	 "where Onload's named profiles are (NAME.opf; default\n"
 	 "/usr/libexec/onload/profiles): --profile=NAME and\n"
 	 "onload_import NAME are read there", EV_CLI_TEXT, NULL},
-	{"output", 'o', "OUTDIR", 'o',
+	{"output", 'o', "OUTDIR", AUDIT_CAMPAIGN_OPT_OUTPUT,
 	 "the summary directory (must not exist)", EV_CLI_TEXT, NULL},
-	{"perf", 0, "PATH", 'p',
+	{"perf", 0, "PATH", AUDIT_CAMPAIGN_OPT_PERF,
 	 "the perf that reads profiled runs' perf.data (default\n"
 	 "/usr/bin/perf; never a program the campaign names)", EV_CLI_TEXT, NULL},
-	{"print-receipt", 0, NULL, 'R',
+	{"print-receipt", 0, NULL, AUDIT_CAMPAIGN_OPT_PRINT_RECEIPT,
 	 "print receipt.json, then summary.json, on stdout, each\n"
 	 "one line of canonical JSON (what replicate audit fetches)", EV_CLI_TEXT, NULL},
-	{"seal", 0, "SEAL.json", 'S',
+	{"seal", 0, "SEAL.json", AUDIT_CAMPAIGN_OPT_SEAL,
 	 "the campaign's seal: every file read is held against it,\n"
 	 "and the report names it", EV_CLI_TEXT, NULL},
-	EV_CLI_OPTION_SEAL_SHA256('P'),
-	EV_CLI_OPTION_SIGN_KEY('K'),
-	{"stop-when-stdin-closes", 0, NULL, 'w',
+	EV_CLI_OPTION_SEAL_SHA256(AUDIT_CAMPAIGN_OPT_SEAL_SHA256),
+	EV_CLI_OPTION_SIGN_KEY(AUDIT_CAMPAIGN_OPT_SIGN_KEY),
+	{"stop-when-stdin-closes", 0, NULL, AUDIT_CAMPAIGN_OPT_STOP_WHEN_STDIN_CLOSES,
 	 "stop as on SIGHUP (exit 2, no OUTDIR) once stdin ends:\n"
 	 "replicate audit runs the audits on other hosts so, to end\n"
 	 "them when it ends", EV_CLI_TEXT, NULL},
-	{"trust", 0, "FILE", 't',
+	{"trust", 0, "FILE", AUDIT_CAMPAIGN_OPT_TRUST,
 	 "public keys (PEM) the capture receipts must be signed by;\n"
 	 "repeatable. Without it a capture receipt is held only to\n"
 	 "its own comparable digest", EV_CLI_TEXT, NULL},
@@ -284,38 +284,38 @@ static const struct ev_cli_command audit_campaign_command = {
 };
 
 static const struct ev_cli_option compare_options[] = {
-	{"archive", 0, "ARCHIVE", 'A',
+	{"archive", 0, "ARCHIVE", AUDIT_COMPARE_OPT_ARCHIVE,
 	 "the summaries are members of this sealed archive (an audit\n"
 	 "campaign OUTDIR sealed with its campaign), checked against\n"
 	 "--seal in the one pass that copies them out", EV_CLI_TEXT, NULL},
-	{"arm", 0, "ARM", 'a',
+	{"arm", 0, "ARM", AUDIT_COMPARE_OPT_ARM,
 	 "A's arm, then B's (give it twice): compare two arms, cell\n"
 	 "by cell", EV_CLI_TEXT, NULL},
-	{"cell", 0, "CELL", 'c',
+	{"cell", 0, "CELL", AUDIT_COMPARE_OPT_CELL,
 	 "A's cell, then B's (give it twice): compare two cells, arm\n"
 	 "by arm", EV_CLI_TEXT, NULL},
-	{"json", 0, NULL, 'j',
+	{"json", 0, NULL, AUDIT_COMPARE_OPT_JSON,
 	 "print comparison.json on stdout instead of the tables", EV_CLI_TEXT, NULL},
-	{"mixed-grades", 0, NULL, 'M',
+	{"mixed-grades", 0, NULL, AUDIT_COMPARE_OPT_MIXED_GRADES,
 	 "compare a quiet side with a diagnostic one (refused\n"
 	 "without it), and say so in every output", EV_CLI_TEXT, NULL},
-	{"output", 'o', "OUTDIR", 'o',
+	{"output", 'o', "OUTDIR", AUDIT_COMPARE_OPT_OUTPUT,
 	 "the comparison directory (must not exist)", EV_CLI_TEXT, NULL},
-	{"reference", 0, "REF", 'F',
+	{"reference", 0, "REF", AUDIT_COMPARE_OPT_REFERENCE,
 	 "hold one summary's arm and cell to a vendor's published\n"
 	 "statistics (an evidence-reference/1 descriptor)", EV_CLI_TEXT, NULL},
-	{"reference-sha256", 0, "HEX", 'H',
+	{"reference-sha256", 0, "HEX", AUDIT_COMPARE_OPT_REFERENCE_SHA256,
 	 "the SHA-256 the descriptor must have", EV_CLI_DIGEST, NULL},
-	{"resamples", 0, "N", 'R',
+	{"resamples", 0, "N", AUDIT_COMPARE_OPT_RESAMPLES,
 	 "bootstrap resamples of the runs (default 10000, at most\n"
 	 "1000000)", EV_CLI_TEXT, NULL},
-	{"seal", 0, "SEAL.json", 'S',
+	{"seal", 0, "SEAL.json", AUDIT_COMPARE_OPT_SEAL,
 	 "the archive's seal (required with --archive)", EV_CLI_TEXT, NULL},
-	EV_CLI_OPTION_SEAL_SHA256('P'),
-	{"seed", 0, "S", 's',
+	EV_CLI_OPTION_SEAL_SHA256(AUDIT_COMPARE_OPT_SEAL_SHA256),
+	{"seed", 0, "S", AUDIT_COMPARE_OPT_SEED,
 	 "the seed of the resampling (default 1); the same seed,\n"
 	 "the same interval", EV_CLI_TEXT, NULL},
-	EV_CLI_OPTION_SIGN_KEY('K'),
+	EV_CLI_OPTION_SIGN_KEY(AUDIT_COMPARE_OPT_SIGN_KEY),
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
@@ -371,38 +371,38 @@ static const struct ev_cli_command audit_continue_command = {
 };
 
 static const struct ev_cli_option history_options[] = {
-	{"alpha", 0, "A", 'a',
+	{"alpha", 0, "A", AUDIT_HISTORY_OPT_ALPHA,
 	 "the largest p-value a change may have (default 0.05)", EV_CLI_TEXT, NULL},
-	{"catalog", 0, "WHERE", 'c',
+	{"catalog", 0, "WHERE", AUDIT_HISTORY_OPT_CATALOG,
 	 "the catalog (default: $EVIDENCE_CATALOG, else\n"
 	 "~/.local/share/evidence/catalog.sqlite)", EV_CLI_TEXT, NULL},
-	{"gate", 0, "RATIO", 'g',
+	{"gate", 0, "RATIO", AUDIT_HISTORY_OPT_GATE,
 	 "exit 1 when the newest campaigns start a change whose\n"
 	 "ratio is RATIO or more, or 1/RATIO or less (1.1: 10%)", EV_CLI_TEXT, NULL},
-	{"html", 0, "FILE", 'H',
+	{"html", 0, "FILE", AUDIT_HISTORY_OPT_HTML,
 	 "also write the page: a trend per statistic, each change\n"
 	 "marked (FILE must not exist)", EV_CLI_TEXT, NULL},
-	{"json", 0, NULL, 'j',
+	{"json", 0, NULL, AUDIT_HISTORY_OPT_JSON,
 	 "print evidence-history/1 instead of the text", EV_CLI_TEXT, NULL},
-	{"match", 0, "FIELD", 'm',
+	{"match", 0, "FIELD", AUDIT_HISTORY_OPT_MATCH,
 	 "compare only campaigns whose provenance FIELD (dotted:\n"
 	 "policy.nohz_full, pm_qos.dma0) is the newest one's too", EV_CLI_TEXT, NULL},
-	{"min-segment", 0, "N", 'M',
+	{"min-segment", 0, "N", AUDIT_HISTORY_OPT_MIN_SEGMENT,
 	 "the fewest campaigns on each side of a change\n"
 	 "(default 3)", EV_CLI_TEXT, NULL},
-	{"permutations", 0, "N", 'R',
+	{"permutations", 0, "N", AUDIT_HISTORY_OPT_PERMUTATIONS,
 	 "permutations of each test (default 199)", EV_CLI_TEXT, NULL},
-	{"plan", 0, "NAME", 'p',
+	{"plan", 0, "NAME", AUDIT_HISTORY_OPT_PLAN,
 	 "the plan's name (required)", EV_CLI_TEXT, NULL},
-	{"plan-sha256", 0, "HEX", 'P',
+	{"plan-sha256", 0, "HEX", AUDIT_HISTORY_OPT_PLAN_SHA256,
 	 "the plan's digest (default: the newest campaign's)", EV_CLI_DIGEST, NULL},
-	{"seed", 0, "S", 's',
+	{"seed", 0, "S", AUDIT_HISTORY_OPT_SEED,
 	 "the seed of the permutations and resamples (default 1);\n"
 	 "the same seed, the same bytes", EV_CLI_TEXT, NULL},
-	{"statistic", 0, "NAME", 'S',
+	{"statistic", 0, "NAME", AUDIT_HISTORY_OPT_STATISTIC,
 	 "p50, p95, p99, p99.9, mean or max (repeat; default\n"
 	 "p50, p99 and p99.9)", EV_CLI_WORDS, "p50 p95 p99 p99.9 mean max"},
-	{"trust", 0, "FILE", 't',
+	{"trust", 0, "FILE", AUDIT_HISTORY_OPT_TRUST,
 	 "compare only summaries an audit receipt signed by a\n"
 	 "key of FILE names (repeat); say how many were left out", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},

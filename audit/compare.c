@@ -308,39 +308,39 @@ int audit_compare_main(int argc, char **argv)
 	optind = 1;
 	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
-		case 'a':
+		case AUDIT_COMPARE_OPT_ARM:
 			if (o.narm == 2)
 				return ev_cli_usage(&audit_tool, "compare", "--arm twice at most: A's arm, then B's");
 			o.arm[o.narm++] = optarg;
 			break;
-		case 'c':
+		case AUDIT_COMPARE_OPT_CELL:
 			if (o.ncell == 2)
 				return ev_cli_usage(&audit_tool, "compare", "--cell twice at most: A's cell, then B's");
 			o.cell[o.ncell++] = optarg;
 			break;
-		case 'h': return ev_cli_help(&audit_tool, "compare");
-		case 'j': o.json = 1; break;
-		case 'K':
+		case EV_CLI_HELP: return ev_cli_help(&audit_tool, "compare");
+		case AUDIT_COMPARE_OPT_JSON: o.json = 1; break;
+		case AUDIT_COMPARE_OPT_SIGN_KEY:
 			if (ev_cli_sign_key(TOOL, optarg, &o.sign_key))
 				return 2;
 			break;
-		case 'M': o.mixed_grades = 1; break;
-		case 'F': o.reference = optarg; break;
-		case 'A': o.archive = optarg; break;
-		case 'S': o.seal = optarg; break;
-		case 'P':
+		case AUDIT_COMPARE_OPT_MIXED_GRADES: o.mixed_grades = 1; break;
+		case AUDIT_COMPARE_OPT_REFERENCE: o.reference = optarg; break;
+		case AUDIT_COMPARE_OPT_ARCHIVE: o.archive = optarg; break;
+		case AUDIT_COMPARE_OPT_SEAL: o.seal = optarg; break;
+		case AUDIT_COMPARE_OPT_SEAL_SHA256:
 			o.seal_sha256 = optarg;
 			break;
-		case 'H':
+		case AUDIT_COMPARE_OPT_REFERENCE_SHA256:
 			o.reference_sha256 = optarg;
 			break;
-		case 'o': o.out = optarg; break;
-		case 'R':
+		case AUDIT_COMPARE_OPT_OUTPUT: o.out = optarg; break;
+		case AUDIT_COMPARE_OPT_RESAMPLES:
 			if (ev_cli_parse_long(optarg, 1, 1000000, &v))
 				return ev_cli_usage(&audit_tool, "compare", "option --resamples: expected 1 to 1000000, found '%s'", optarg);
 			o.resamples = (uint64_t)v;
 			break;
-		case 's':
+		case AUDIT_COMPARE_OPT_SEED:
 			if (ev_cli_parse_long(optarg, 0, LONG_MAX, &v))
 				return ev_cli_usage(&audit_tool, "compare", "option --seed: expected a whole number, found '%s'", optarg);
 			o.seed = (uint64_t)v;

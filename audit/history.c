@@ -120,52 +120,52 @@ int audit_history_main(int argc, char **argv)
 	optind = 1;
 	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
-		case 'h': return ev_cli_help(&audit_tool, "history");
-		case 'c': h.catalog = optarg; break;
-		case 'j': json = 1; break;
-		case 'H': html = optarg; break;
-		case 'p': h.plan = optarg; break;
-		case 'P':
+		case EV_CLI_HELP: return ev_cli_help(&audit_tool, "history");
+		case AUDIT_HISTORY_OPT_CATALOG: h.catalog = optarg; break;
+		case AUDIT_HISTORY_OPT_JSON: json = 1; break;
+		case AUDIT_HISTORY_OPT_HTML: html = optarg; break;
+		case AUDIT_HISTORY_OPT_PLAN: h.plan = optarg; break;
+		case AUDIT_HISTORY_OPT_PLAN_SHA256:
 			h.plan_sha256 = optarg;
 			break;
-		case 'S':
+		case AUDIT_HISTORY_OPT_STATISTIC:
 			if (h.nstatistics == MAX_LIST)
 				return ev_cli_usage(&audit_tool, "history", "at most %d --statistic", MAX_LIST);
 			stats[h.nstatistics++] = optarg;
 			break;
-		case 'm':
+		case AUDIT_HISTORY_OPT_MATCH:
 			if (h.nmatch == MAX_LIST)
 				return ev_cli_usage(&audit_tool, "history", "at most %d --match", MAX_LIST);
 			match[h.nmatch++] = optarg;
 			break;
-		case 't':
+		case AUDIT_HISTORY_OPT_TRUST:
 			if (h.ntrust == MAX_LIST)
 				return ev_cli_usage(&audit_tool, "history", "at most %d --trust", MAX_LIST);
 			trust[h.ntrust++] = optarg;
 			break;
-		case 's':
+		case AUDIT_HISTORY_OPT_SEED:
 			if (ev_cli_parse_long(optarg, 0, LONG_MAX, &v))
 				return ev_cli_usage(&audit_tool, "history", "option --seed: expected a whole number, found '%s'", optarg);
 			h.seed = (uint64_t)v;
 			break;
-		case 'R':
+		case AUDIT_HISTORY_OPT_PERMUTATIONS:
 			if (ev_cli_parse_long(optarg, 1, 100000, &v))
 				return ev_cli_usage(&audit_tool, "history", "option --permutations: expected 1 to 100000, found '%s'",
 						    optarg);
 			h.permutations = (uint64_t)v;
 			break;
-		case 'a':
+		case AUDIT_HISTORY_OPT_ALPHA:
 			if (parse_double(optarg, 0, 1, &h.alpha))
 				return ev_cli_usage(&audit_tool, "history", "option --alpha: expected a number between 0 and 1, found '%s'",
 						    optarg);
 			break;
-		case 'M':
+		case AUDIT_HISTORY_OPT_MIN_SEGMENT:
 			if (ev_cli_parse_long(optarg, 1, 1000, &v))
 				return ev_cli_usage(&audit_tool, "history", "option --min-segment: expected 1 to 1000, found '%s'",
 						    optarg);
 			h.min_segment = (size_t)v;
 			break;
-		case 'g':
+		case AUDIT_HISTORY_OPT_GATE:
 			if (parse_double(optarg, 1, 1e9, &h.gate))
 				return ev_cli_usage(&audit_tool, "history", "option --gate: expected a ratio above 1 (1.1: 10%%), found '%s'",
 						    optarg);

@@ -246,12 +246,12 @@ int audit_journal_main(int argc, char **argv)
 	optind = 1;
 	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
-		case 'K':
+		case AUDIT_JOURNAL_OPT_SIGN_KEY:
 			if (ev_cli_sign_key(TOOL, optarg, &run.sign_key))
 				return 2;
 			break;
-		case 'a': run.archive = optarg; break;
-		case 'C': {
+		case AUDIT_JOURNAL_OPT_ARCHIVE: run.archive = optarg; break;
+		case AUDIT_JOURNAL_OPT_CLOCK: {
 			const char *eq = strchr(optarg, '=');
 			int k = eq && (size_t)(eq - optarg) == 6 && strncmp(optarg, "sender", 6) == 0     ? 0
 				: eq && (size_t)(eq - optarg) == 8 && strncmp(optarg, "receiver", 8) == 0 ? 1
@@ -262,35 +262,36 @@ int audit_journal_main(int argc, char **argv)
 			run.clock[k] = eq + 1;
 			break;
 		}
-		case 'c': run.sender_compid = optarg; break;
-		case 'd':
+		case AUDIT_JOURNAL_OPT_SENDER_COMPID: run.sender_compid = optarg; break;
+		case AUDIT_JOURNAL_OPT_DICT:
 			if (run.ndicts == EV_AUDIT_JOURNAL_MAX_DICTS)
 				return ev_cli_usage(&audit_tool, "journal", "at most %d --dict", EV_AUDIT_JOURNAL_MAX_DICTS);
 			run.dicts[run.ndicts++] = optarg;
 			break;
-		case 'f':
-		case 'F':
-		case 'G': {
+		case AUDIT_JOURNAL_OPT_FORMAT:
+		case AUDIT_JOURNAL_OPT_SENDER_FORMAT:
+		case AUDIT_JOURNAL_OPT_RECEIVER_FORMAT: {
 			int kind = ev_fixread_kind_parse(optarg);
-			const char *name = c == 'f' ? "--format" : c == 'F' ? "--sender-format" : "--receiver-format";
+			const char *name = c == AUDIT_JOURNAL_OPT_FORMAT ? "--format"
+					   : c == AUDIT_JOURNAL_OPT_SENDER_FORMAT ? "--sender-format" : "--receiver-format";
 			if (kind < 0)
 				return ev_cli_usage(&audit_tool, "journal", "option %s: expected llfix, raw, qf-store or qf-log, found '%s'",
 						 name, optarg);
-			*(c == 'f' ? &run.format : &run.side_format[c == 'G']) = kind;
+			*(c == AUDIT_JOURNAL_OPT_FORMAT ? &run.format : &run.side_format[c == AUDIT_JOURNAL_OPT_RECEIVER_FORMAT]) = kind;
 			break;
 		}
-		case 'H': run.hgrm_dir = optarg; break;
-		case 'h':
+		case AUDIT_JOURNAL_OPT_HGRM: run.hgrm_dir = optarg; break;
+		case EV_CLI_HELP:
 			return ev_cli_help(&audit_tool, "journal");
-		case 'J':
+		case AUDIT_JOURNAL_OPT_JOBS:
 			if (ev_cli_parse_long(optarg, 1, 256, &v))
 				return ev_cli_usage(&audit_tool, "journal", "option --jobs: expected 1-256, found '%s'", optarg);
 			run.jobs = (size_t)v;
 			break;
-		case 'j': json = 1; break;
-		case 'E': run.judge_each_copy = 1; break;
-		case 'L': run.latency = 1; break;
-		case 'q': {
+		case AUDIT_JOURNAL_OPT_JSON: json = 1; break;
+		case AUDIT_JOURNAL_OPT_JUDGE_EACH_COPY: run.judge_each_copy = 1; break;
+		case AUDIT_JOURNAL_OPT_LATENCY: run.latency = 1; break;
+		case AUDIT_JOURNAL_OPT_QUANTILE_RULE: {
 			int rule = ev_qrule_parse(optarg);
 			if (rule < 0)
 				return ev_cli_usage(&audit_tool, "journal",
@@ -299,30 +300,30 @@ int audit_journal_main(int argc, char **argv)
 			run.quantile_rule = (enum ev_qrule)rule;
 			break;
 		}
-		case 'M':
+		case AUDIT_JOURNAL_OPT_MAX_FINDINGS:
 			if (ev_cli_parse_long(optarg, 0, 1000000, &v))
 				return ev_cli_usage(&audit_tool, "journal", "option --max-findings: expected 0-1000000, found '%s'", optarg);
 			run.max_findings = (unsigned)v;
 			break;
-		case 'm':
+		case AUDIT_JOURNAL_OPT_MEASURED:
 			if (ev_cli_parse_long(optarg, 0, LONG_MAX, &run.measured))
 				return ev_cli_usage(&audit_tool, "journal", "option --measured: expected a count, found '%s'", optarg);
 			break;
-		case 'o': run.receipt = optarg; break;
-		case 'p': run.spec_path = optarg; break;
-		case 'R':
+		case AUDIT_JOURNAL_OPT_RECEIPT: run.receipt = optarg; break;
+		case AUDIT_JOURNAL_OPT_SPEC: run.spec_path = optarg; break;
+		case AUDIT_JOURNAL_OPT_RECEIVER:
 			if (nreceivers == EV_AUDIT_JOURNAL_MAX_PAIRS)
 				return ev_cli_usage(&audit_tool, "journal", "at most %d pairs", EV_AUDIT_JOURNAL_MAX_PAIRS);
 			receivers[nreceivers++] = optarg;
 			break;
-		case 'S': run.seal = optarg; break;
-		case 'P': run.seal_sha256 = optarg; break;
-		case 's':
+		case AUDIT_JOURNAL_OPT_SEAL: run.seal = optarg; break;
+		case AUDIT_JOURNAL_OPT_SEAL_SHA256: run.seal_sha256 = optarg; break;
+		case AUDIT_JOURNAL_OPT_SENDER:
 			if (nsenders == EV_AUDIT_JOURNAL_MAX_PAIRS)
 				return ev_cli_usage(&audit_tool, "journal", "at most %d pairs", EV_AUDIT_JOURNAL_MAX_PAIRS);
 			senders[nsenders++] = optarg;
 			break;
-		case 'w':
+		case AUDIT_JOURNAL_OPT_WARMUPS:
 			if (ev_cli_parse_long(optarg, 0, LONG_MAX, &run.warmups))
 				return ev_cli_usage(&audit_tool, "journal", "option --warmups: expected a count, found '%s'", optarg);
 			break;

@@ -75,17 +75,17 @@ int audit_profile_main(int argc, char **argv)
 	optind = 1;
 	while ((opt = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (opt) {
-		case 'h': return ev_cli_help(&audit_tool, "profile");
-		case 'j': json = 1; break;
-		case 'K':
+		case EV_CLI_HELP: return ev_cli_help(&audit_tool, "profile");
+		case AUDIT_PROFILE_OPT_JSON: json = 1; break;
+		case AUDIT_PROFILE_OPT_SIGN_KEY:
 			if (ev_cli_sign_key(TOOL, optarg, &o.sign_key))
 				return 2;
 			break;
-		case 'o': o.receipt = optarg; break;
-		case 'P': o.seal_sha256 = optarg; break;
-		case 'r': o.run = optarg; break;
-		case 'S': o.seal = optarg; break;
-		case 'p':
+		case AUDIT_PROFILE_OPT_RECEIPT: o.receipt = optarg; break;
+		case AUDIT_PROFILE_OPT_SEAL_SHA256: o.seal_sha256 = optarg; break;
+		case AUDIT_PROFILE_OPT_RUN: o.run = optarg; break;
+		case AUDIT_PROFILE_OPT_SEAL: o.seal = optarg; break;
+		case AUDIT_PROFILE_OPT_PERF:
 			if (optarg[0] != '/')
 				return ev_cli_usage(&audit_tool, "profile", "option --perf: expected an absolute path, found '%s'", optarg);
 			o.perf = optarg;

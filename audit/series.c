@@ -87,53 +87,53 @@ int audit_series_main(int argc, char **argv)
 	optind = 1;
 	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
-		case 'a': o.archive = optarg; break;
-		case 'S': o.seal = optarg; break;
-		case 'H':
+		case AUDIT_SERIES_OPT_ARCHIVE: o.archive = optarg; break;
+		case AUDIT_SERIES_OPT_SEAL: o.seal = optarg; break;
+		case AUDIT_SERIES_OPT_SEAL_SHA256:
 			o.seal_sha256 = optarg;
 			break;
-		case 'C':
+		case AUDIT_SERIES_OPT_SOCKPERF_CLOCK:
 			o.sockperf_clock = strcmp(optarg, "tsc") == 0 ? EV_SOCKPERF_CLOCK_TSC : EV_SOCKPERF_CLOCK_MONOTONIC;
 			break;
-		case 'd': o.delay = optarg; break;
-		case 'h': return ev_cli_help(&audit_tool, "series");
-		case 'J': o.journal = optarg; break;
-		case 'j': json = 1; break;
-		case 'n': o.native = optarg; break;
-		case 'P':
+		case AUDIT_SERIES_OPT_DELAY: o.delay = optarg; break;
+		case EV_CLI_HELP: return ev_cli_help(&audit_tool, "series");
+		case AUDIT_SERIES_OPT_JOURNAL: o.journal = optarg; break;
+		case AUDIT_SERIES_OPT_JSON: json = 1; break;
+		case AUDIT_SERIES_OPT_NATIVE: o.native = optarg; break;
+		case AUDIT_SERIES_OPT_PAGE_SIZE:
 			if (ev_cli_parse_long(optarg, 512, 1 << 30, &v))
 				return ev_cli_usage(&audit_tool, "series", "option --page-size: expected 512 or more bytes, found '%s'", optarg);
 			o.page_size = (uint64_t)v;
 			break;
-		case 'q':
+		case AUDIT_SERIES_OPT_QUANTILE:
 			if (ev_prob_parse_percent(optarg, &p) != 0)
 				return ev_cli_usage(&audit_tool, "series", "option --quantile: expected a percentile from 0 to 100, found '%s'", optarg);
 			if (o.nquantiles == EV_ANALYSIS_MAX_QUANTILES)
 				return ev_cli_usage(&audit_tool, "series", "at most %d --quantile", EV_ANALYSIS_MAX_QUANTILES);
 			o.quantiles[o.nquantiles++] = optarg;
 			break;
-		case 'r':
+		case AUDIT_SERIES_OPT_RATE:
 			if (ev_cli_parse_long(optarg, 1, 1000000000, &v))
 				return ev_cli_usage(&audit_tool, "series", "option --rate: expected orders a second, found '%s'", optarg);
 			o.rate = (uint64_t)v;
 			break;
-		case 'K':
+		case AUDIT_SERIES_OPT_SIGN_KEY:
 			if (ev_cli_sign_key(TOOL, optarg, &o.sign_key))
 				return 2;
 			break;
-		case 'o': o.receipt = optarg; break;
-		case 'R':
+		case AUDIT_SERIES_OPT_RECEIPT: o.receipt = optarg; break;
+		case AUDIT_SERIES_OPT_RULE:
 			if ((o.rule = ev_qrule_parse(optarg)) < 0)
 				return ev_cli_usage(&audit_tool, "series", "option --rule: expected nearest-rank, floor-index, round-half-up or linear, found '%s'",
 						 optarg);
 			break;
-		case 'T':
+		case AUDIT_SERIES_OPT_THRESHOLD:
 			if (ev_cli_parse_long(optarg, 0, LONG_MAX, &v))
 				return ev_cli_usage(&audit_tool, "series", "option --threshold: expected ticks, found '%s'", optarg);
 			o.threshold = (uint64_t)v;
 			o.have_threshold = 1;
 			break;
-		case 'w':
+		case AUDIT_SERIES_OPT_WARMUPS:
 			if (ev_cli_parse_long(optarg, 0, LONG_MAX, &v))
 				return ev_cli_usage(&audit_tool, "series", "option --warmups: expected a count, found '%s'", optarg);
 			o.warmups = (uint64_t)v;

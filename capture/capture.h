@@ -22,4 +22,27 @@ int capture_leases_main(int argc, char **argv);
  * command parses, helps and refuses through it. */
 extern const struct ev_cli_tool capture_tool;
 
+/* capture run's options, by name: what ev_cli_getopt_next returns for each. */
+enum capture_run_option {
+	CAPTURE_RUN_OPT_ALLOW_DIRTY = 'A',
+	CAPTURE_RUN_OPT_DEGRADE = 'D',
+	CAPTURE_RUN_OPT_JSON = 'j',
+	CAPTURE_RUN_OPT_OUTPUT = 'o',
+	CAPTURE_RUN_OPT_PRIORITY = 'P',
+	CAPTURE_RUN_OPT_REQUIRE = 'R',
+	CAPTURE_RUN_OPT_SIGN_KEY = 'K',
+	CAPTURE_RUN_OPT_WAIT = 'W',
+};
+
+/* capture pin's options, by name: what ev_cli_getopt_next returns for each. */
+enum capture_pin_option {
+	CAPTURE_PIN_OPT_FILE = 'f',
+	CAPTURE_PIN_OPT_OUTPUT = 'o',
+};
+
+/* capture leases's options, by name: what ev_cli_getopt_next returns for each. */
+enum capture_leases_option {
+	CAPTURE_LEASES_OPT_JSON = 'j',
+};
+
 #endif

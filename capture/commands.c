@@ -10,24 +10,24 @@
 #include "capture/capture.h"
 
 static const struct ev_cli_option run_options[] = {
-	{"allow-dirty", 0, NULL, 'A',
+	{"allow-dirty", 0, NULL, CAPTURE_RUN_OPT_ALLOW_DIRTY,
 	 "run even when a source repository has uncommitted changes,\n"
 	 "and record the tree as dirty (default: refuse)", EV_CLI_TEXT, NULL},
-	{"degrade", 0, NULL, 'D',
+	{"degrade", 0, NULL, CAPTURE_RUN_OPT_DEGRADE,
 	 "without the rights for namespaces or PM QoS, run anyway and\n"
 	 "record what could not be done (default: refuse such a plan)", EV_CLI_TEXT, NULL},
-	EV_CLI_OPTION_JSON('j'),
-	{"output", 'o', "DIR", 'o',
+	EV_CLI_OPTION_JSON(CAPTURE_RUN_OPT_JSON),
+	{"output", 'o', "DIR", CAPTURE_RUN_OPT_OUTPUT,
 	 "the campaign directory (new, or one to resume)", EV_CLI_TEXT, NULL},
-	{"priority", 0, "PRIORITY", 'P',
+	{"priority", 0, "PRIORITY", CAPTURE_RUN_OPT_PRIORITY,
 	 "high or normal (the default): the order the queue of\n"
 	 "--wait serves requests in", EV_CLI_WORDS, "high normal"},
-	{"require", 0, "GRADE", 'R',
+	{"require", 0, "GRADE", CAPTURE_RUN_OPT_REQUIRE,
 	 "quiet: refuse, before anything runs, a plan or host that\n"
 	 "cannot reach the quiet grade, naming each condition\n"
 	 "(default: say the best grade it can reach, and run)", EV_CLI_WORDS, "quiet"},
-	EV_CLI_OPTION_SIGN_KEY('K'),
-	{"wait", 0, NULL, 'W',
+	EV_CLI_OPTION_SIGN_KEY(CAPTURE_RUN_OPT_SIGN_KEY),
+	{"wait", 0, NULL, CAPTURE_RUN_OPT_WAIT,
 	 "queue while another holds one of the plan's CPUs, then run\n"
 	 "(default: refuse)", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
@@ -64,9 +64,9 @@ static const struct ev_cli_command capture_run_command = {
 };
 
 static const struct ev_cli_option pin_options[] = {
-	{"file", 'f', "PATH", 'f',
+	{"file", 'f', "PATH", CAPTURE_PIN_OPT_FILE,
 	 "pin this file too (repeatable)", EV_CLI_TEXT, NULL},
-	{"output", 'o', "FILE", 'o',
+	{"output", 'o', "FILE", CAPTURE_PIN_OPT_OUTPUT,
 	 "the pinned plan", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
@@ -88,7 +88,7 @@ static const struct ev_cli_command capture_pin_command = {
 };
 
 static const struct ev_cli_option leases_options[] = {
-	{"json", 0, NULL, 'j', "print the holders and waiters as JSON on stdout", EV_CLI_TEXT, NULL},
+	{"json", 0, NULL, CAPTURE_LEASES_OPT_JSON, "print the holders and waiters as JSON on stdout", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 

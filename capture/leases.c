@@ -17,8 +17,8 @@ int capture_leases_main(int argc, char **argv)
 	optind = 1;
 	while ((opt = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (opt) {
-		case 'h': return ev_cli_help(&capture_tool, "leases");
-		case 'j': json = 1; break;
+		case EV_CLI_HELP: return ev_cli_help(&capture_tool, "leases");
+		case CAPTURE_LEASES_OPT_JSON: json = 1; break;
 		default: return ev_cli_usage(&capture_tool, "leases", "%s", ev_cli_option_problem(argv));
 		}
 	}

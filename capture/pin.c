@@ -22,15 +22,15 @@ int capture_pin_main(int argc, char **argv)
 	optind = 1;
 	while ((opt = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (opt) {
-		case 'f':
+		case CAPTURE_PIN_OPT_FILE:
 			if (optarg[0] != '/')
 				return ev_cli_usage(&capture_tool, "pin", "option --file: expected an absolute path, found '%s'", optarg);
 			if (nfiles == PIN_FILES_MAX)
 				return ev_cli_usage(&capture_tool, "pin", "at most %d --file", PIN_FILES_MAX);
 			files[nfiles++] = optarg;
 			break;
-		case 'h': return ev_cli_help(&capture_tool, "pin");
-		case 'o': out = optarg; break;
+		case EV_CLI_HELP: return ev_cli_help(&capture_tool, "pin");
+		case CAPTURE_PIN_OPT_OUTPUT: out = optarg; break;
 		default: return ev_cli_usage(&capture_tool, "pin", "%s", ev_cli_option_problem(argv));
 		}
 	}

@@ -73,20 +73,20 @@ int capture_run_main(int argc, char **argv)
 	optind = 1;
 	while ((opt = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (opt) {
-		case 'A': c.allow_dirty = 1; break;
-		case 'D': c.degrade = 1; break;
-		case 'h': return ev_cli_help(&capture_tool, "run");
-		case 'j': json = 1; break;
-		case 'K':
+		case CAPTURE_RUN_OPT_ALLOW_DIRTY: c.allow_dirty = 1; break;
+		case CAPTURE_RUN_OPT_DEGRADE: c.degrade = 1; break;
+		case EV_CLI_HELP: return ev_cli_help(&capture_tool, "run");
+		case CAPTURE_RUN_OPT_JSON: json = 1; break;
+		case CAPTURE_RUN_OPT_SIGN_KEY:
 			if (ev_cli_sign_key(TOOL, optarg, &sign_key))
 				return 2;
 			break;
-		case 'o': out = optarg; break;
-		case 'P':
+		case CAPTURE_RUN_OPT_OUTPUT: out = optarg; break;
+		case CAPTURE_RUN_OPT_PRIORITY:
 			c.priority = strcmp(optarg, "high") == 0 ? EV_LEASE_HIGH : EV_LEASE_NORMAL;
 			break;
-		case 'W': c.wait = 1; break;
-		case 'R':
+		case CAPTURE_RUN_OPT_WAIT: c.wait = 1; break;
+		case CAPTURE_RUN_OPT_REQUIRE:
 			c.require = optarg;
 			break;
 		default: return ev_cli_usage(&capture_tool, "run", "%s", ev_cli_option_problem(argv));

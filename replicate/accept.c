@@ -50,10 +50,10 @@ int replicate_accept_main(int argc, char **argv)
 	optind = 1;
 	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
-		case 'h': code = ev_cli_help(&replicate_tool, "accept"); goto done;
-		case 'j': json = 1; break;
-		case 'B': out = optarg; break;
-		case 'K':
+		case EV_CLI_HELP: code = ev_cli_help(&replicate_tool, "accept"); goto done;
+		case REPLICATE_ACCEPT_OPT_JSON: json = 1; break;
+		case REPLICATE_ACCEPT_OPT_BUNDLE: out = optarg; break;
+		case REPLICATE_ACCEPT_OPT_SIGN_KEY:
 			if (nkeys == MAX_KEYS) {
 				code = ev_cli_usage(&replicate_tool, "accept", "at most %d --sign-key", MAX_KEYS);
 				goto done;
@@ -62,9 +62,9 @@ int replicate_accept_main(int argc, char **argv)
 				goto done;
 			nkeys++;
 			break;
-		case 'P': a.policy_path = optarg; break;
-		case 'S': a.seal = optarg; break;
-		case 't':
+		case REPLICATE_ACCEPT_OPT_POLICY: a.policy_path = optarg; break;
+		case REPLICATE_ACCEPT_OPT_SEAL: a.seal = optarg; break;
+		case REPLICATE_ACCEPT_OPT_TRUST:
 			if (ev_cli_trust_add(TOOL, &trust, optarg))
 				goto done;
 			break;
@@ -178,13 +178,13 @@ int replicate_sign_policy_main(int argc, char **argv)
 	optind = 1;
 	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
-		case 'h': code = ev_cli_help(&replicate_tool, "sign-policy"); goto done;
-		case 'k':
+		case EV_CLI_HELP: code = ev_cli_help(&replicate_tool, "sign-policy"); goto done;
+		case REPLICATE_SIGN_POLICY_OPT_KEY:
 			if (put_key(keys, optarg))
 				goto done;
 			break;
-		case 'o': out = optarg; break;
-		case 'K':
+		case REPLICATE_SIGN_POLICY_OPT_OUTPUT: out = optarg; break;
+		case REPLICATE_SIGN_POLICY_OPT_SIGN_KEY:
 			if (key) {
 				code = ev_cli_usage(&replicate_tool, "sign-policy", "one --sign-key: a policy has one signature");
 				goto done;

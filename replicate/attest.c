@@ -61,9 +61,9 @@ int replicate_attest_main(int argc, char **argv)
 	optind = 1;
 	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
-		case 'h': code = ev_cli_help(&replicate_tool, "attest"); goto done;
-		case 'o': out = optarg; break;
-		case 'K':
+		case EV_CLI_HELP: code = ev_cli_help(&replicate_tool, "attest"); goto done;
+		case REPLICATE_ATTEST_OPT_OUTPUT: out = optarg; break;
+		case REPLICATE_ATTEST_OPT_SIGN_KEY:
 			if (nkeys == MAX_KEYS) {
 				code = ev_cli_usage(&replicate_tool, "attest", "at most %d --sign-key", MAX_KEYS);
 				goto done;

@@ -147,16 +147,16 @@ int replicate_audit_main(int argc, char **argv)
 	optind = 1;
 	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
-		case 'A': a->archive_name = optarg; break;
-		case 'h': return ev_cli_help(&replicate_tool, "audit");
-		case 'j': o.r.json = 1; break;
-		case 'K': a->remote_sign_key = optarg; break;
-		case 'R': t->remote_replicate = optarg; break;
-		case 'r': a->receipts = optarg; break;
-		case 'p':
+		case REPLICATE_AUDIT_OPT_ARCHIVE_NAME: a->archive_name = optarg; break;
+		case EV_CLI_HELP: return ev_cli_help(&replicate_tool, "audit");
+		case REPLICATE_AUDIT_OPT_JSON: o.r.json = 1; break;
+		case REPLICATE_AUDIT_OPT_REMOTE_SIGN_KEY: a->remote_sign_key = optarg; break;
+		case REPLICATE_AUDIT_OPT_REMOTE_AUDIT: t->remote_replicate = optarg; break;
+		case REPLICATE_AUDIT_OPT_RECEIPT_DIR: a->receipts = optarg; break;
+		case REPLICATE_AUDIT_OPT_SEAL_SHA256:
 			a->seal_sha256 = optarg;
 			break;
-		case 's': a->seal = optarg; break;
+		case REPLICATE_AUDIT_OPT_SEAL: a->seal = optarg; break;
 		default:
 			switch (replicate_remote_option(&o.r, t, c, optarg, "audit")) {
 			case 1: break;

@@ -53,12 +53,12 @@ int replicate_check_main(int argc, char **argv)
 	optind = 1;
 	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
-		case 'h':
+		case EV_CLI_HELP:
 			ev_trust_free(trust);
 			return ev_cli_help(&replicate_tool, "check");
-		case 'j': json = 1; break;
-		case 'C': tsa_ca = optarg; break;
-		case 't':
+		case REPLICATE_CHECK_OPT_JSON: json = 1; break;
+		case REPLICATE_CHECK_OPT_TSA_CA: tsa_ca = optarg; break;
+		case REPLICATE_CHECK_OPT_TRUST:
 			if (ev_cli_trust_add(TOOL, &trust, optarg))
 				return 2;
 			break;

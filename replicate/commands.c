@@ -8,30 +8,31 @@
 #include "lib/cli/configfile.h"
 
 #include "lib/cli/continue_cli.h"
+#include "replicate/remote_cli.h"
 #include "replicate/replicate.h"
 
 /* How push and audit reach other hosts (replicate/remote_cli.c reads them). */
 #define REPLICATE_SSH_OPTIONS \
-	{"ssh", 0, "PROGRAM", 'S', "the ssh client (default: ssh)", EV_CLI_TEXT, NULL}, \
-	{"ssh-config", 0, "FILE", 'F', "passed to ssh as -F FILE", EV_CLI_TEXT, NULL}, \
-	{"ssh-option", 0, "OPT", 'O', "passed to ssh as -o OPT (repeatable)", EV_CLI_TEXT, NULL}
+	{"ssh", 0, "PROGRAM", REPLICATE_REMOTE_OPT_SSH, "the ssh client (default: ssh)", EV_CLI_TEXT, NULL}, \
+	{"ssh-config", 0, "FILE", REPLICATE_REMOTE_OPT_SSH_CONFIG, "passed to ssh as -F FILE", EV_CLI_TEXT, NULL}, \
+	{"ssh-option", 0, "OPT", REPLICATE_REMOTE_OPT_SSH_OPTION, "passed to ssh as -o OPT (repeatable)", EV_CLI_TEXT, NULL}
 
 static const struct ev_cli_option verify_options[] = {
-	{"archive-sha256", 0, "HEX", 'a',
+	{"archive-sha256", 0, "HEX", REPLICATE_VERIFY_OPT_ARCHIVE_SHA256,
 	 "the archive's own SHA-256 must be HEX (a check)", EV_CLI_DIGEST, NULL},
-	EV_CLI_OPTION_JSON('j'),
-	EV_CLI_OPTION_MAX_FINDINGS('M'),
-	{"receipt", 0, "FILE", 'r',
+	EV_CLI_OPTION_JSON(REPLICATE_VERIFY_OPT_JSON),
+	EV_CLI_OPTION_MAX_FINDINGS(REPLICATE_VERIFY_OPT_MAX_FINDINGS),
+	{"receipt", 0, "FILE", REPLICATE_VERIFY_OPT_RECEIPT,
 	 "write the receipt to FILE (never replaced)", EV_CLI_TEXT, NULL},
-	{"receipt-dir", 0, "DIR", 'd',
+	{"receipt-dir", 0, "DIR", REPLICATE_VERIFY_OPT_RECEIPT_DIR,
 	 "write it into DIR as replica-HOST-TIME.json\n"
 	 "(default: the current directory)", EV_CLI_TEXT, NULL},
-	{"seal", 0, "SEAL.json", 's',
+	{"seal", 0, "SEAL.json", REPLICATE_VERIFY_OPT_SEAL,
 	 "the seal to check against", EV_CLI_TEXT, NULL},
-	EV_CLI_OPTION_SEAL_SHA256('p'),
-	{"sign-key", 0, "KEY", 'k',
+	EV_CLI_OPTION_SEAL_SHA256(REPLICATE_VERIFY_OPT_SEAL_SHA256),
+	{"sign-key", 0, "KEY", REPLICATE_VERIFY_OPT_SIGN_KEY,
 	 "sign the receipt with this Ed25519 key (replicate keygen)", EV_CLI_TEXT, NULL},
-	{"stop-when-stdin-closes", 0, NULL, 'w',
+	{"stop-when-stdin-closes", 0, NULL, REPLICATE_VERIFY_OPT_STOP_WHEN_STDIN_CLOSES,
 	 "stop as on SIGHUP (exit 2, no receipt) once stdin\n"
 	 "ends: replicate push runs its verifiers so, to end\n"
 	 "them when it ends", EV_CLI_TEXT, NULL},
@@ -57,32 +58,32 @@ static const struct ev_cli_command replicate_verify_command = {
 };
 
 static const struct ev_cli_option push_options[] = {
-	{"json", 0, NULL, 'j',
+	{"json", 0, NULL, REPLICATE_PUSH_OPT_JSON,
 	 "print a summary as JSON on stdout", EV_CLI_TEXT, NULL},
-	{"log", 0, "DIR", 'L',
+	{"log", 0, "DIR", REPLICATE_PUSH_OPT_LOG,
 	 "this host's receipt log: each destination keeps its latest\n"
 	 "tree head, only when it extends the one kept before", EV_CLI_TEXT, NULL},
-	{"receipt-dir", 0, "DIR", 'r',
+	{"receipt-dir", 0, "DIR", REPLICATE_PUSH_OPT_RECEIPT_DIR,
 	 "where the receipts are kept here (default: the current\n"
 	 "directory)", EV_CLI_TEXT, NULL},
-	{"receipts", 0, "DIR", 'D',
+	{"receipts", 0, "DIR", REPLICATE_PUSH_OPT_RECEIPTS,
 	 NULL, EV_CLI_TEXT, NULL}, /* refused with the option to give: --receipts is prune's list */
-	{"remote-replicate", 0, "PATH", 'R',
+	{"remote-replicate", 0, "PATH", REPLICATE_PUSH_OPT_REMOTE_REPLICATE,
 	 "replicate on the far hosts (default: replicate)", EV_CLI_TEXT, NULL},
-	{"remote-sign-key", 0, "PATH", 'K',
+	{"remote-sign-key", 0, "PATH", REPLICATE_PUSH_OPT_REMOTE_SIGN_KEY,
 	 "a key on the far hosts to sign their receipts with", EV_CLI_TEXT, NULL},
-	{"seal", 0, "SEAL.json", 's',
+	{"seal", 0, "SEAL.json", REPLICATE_PUSH_OPT_SEAL,
 	 "the seal the archive was made with", EV_CLI_TEXT, NULL},
-	EV_CLI_OPTION_SEAL_SHA256('p'),
-	{"sign-key", 0, "KEY", 'k',
+	EV_CLI_OPTION_SEAL_SHA256(REPLICATE_PUSH_OPT_SEAL_SHA256),
+	{"sign-key", 0, "KEY", REPLICATE_PUSH_OPT_SIGN_KEY,
 	 "sign the receipt made here", EV_CLI_TEXT, NULL},
 	REPLICATE_SSH_OPTIONS,
-	{"timeout", 0, "S", 't',
+	{"timeout", 0, "S", REPLICATE_PUSH_OPT_TIMEOUT,
 	 "seconds without progress before a destination is\n"
 	 "given up (default 60)", EV_CLI_TEXT, NULL},
-	{"to", 0, "[HOST:]DIR", 'T',
+	{"to", 0, "[HOST:]DIR", REPLICATE_PUSH_OPT_TO,
 	 "a destination (repeatable, at least one)", EV_CLI_TEXT, NULL},
-	{"trust", 0, "FILE", 'u',
+	{"trust", 0, "FILE", REPLICATE_PUSH_OPT_TRUST,
 	 "check every receipt's signature against these keys", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
@@ -110,26 +111,26 @@ static const struct ev_cli_command replicate_push_command = {
 };
 
 static const struct ev_cli_option audit_options[] = {
-	{"archive-name", 0, "NAME", 'A',
+	{"archive-name", 0, "NAME", REPLICATE_AUDIT_OPT_ARCHIVE_NAME,
 	 "the archive's name in each DIR (default archive.tar.zst,\n"
 	 "as push names it)", EV_CLI_TEXT, NULL},
-	{"json", 0, NULL, 'j',
+	{"json", 0, NULL, REPLICATE_AUDIT_OPT_JSON,
 	 "print a summary as JSON on stdout", EV_CLI_TEXT, NULL},
-	{"receipt-dir", 0, "DIR", 'r',
+	{"receipt-dir", 0, "DIR", REPLICATE_AUDIT_OPT_RECEIPT_DIR,
 	 "where the audits' receipts and summaries are kept here\n"
 	 "(default: the current directory)", EV_CLI_TEXT, NULL},
-	{"remote-audit", 0, "PATH", 'R',
+	{"remote-audit", 0, "PATH", REPLICATE_AUDIT_OPT_REMOTE_AUDIT,
 	 "audit on the far hosts (default: audit)", EV_CLI_TEXT, NULL},
-	{"remote-sign-key", 0, "PATH", 'K',
+	{"remote-sign-key", 0, "PATH", REPLICATE_AUDIT_OPT_REMOTE_SIGN_KEY,
 	 "a key on the far hosts to sign their audits with", EV_CLI_TEXT, NULL},
-	{"seal", 0, "SEAL.json", 's',
+	{"seal", 0, "SEAL.json", REPLICATE_AUDIT_OPT_SEAL,
 	 "the campaign's seal here: its SHA-256 pins every copy's", EV_CLI_TEXT, NULL},
-	EV_CLI_OPTION_SEAL_SHA256('p'),
+	EV_CLI_OPTION_SEAL_SHA256(REPLICATE_AUDIT_OPT_SEAL_SHA256),
 	REPLICATE_SSH_OPTIONS,
-	{"timeout", 0, "S", 't',
+	{"timeout", 0, "S", REPLICATE_AUDIT_OPT_TIMEOUT,
 	 "seconds without a byte from an audit before its host is\n"
 	 "given up (default 60; its progress line counts)", EV_CLI_TEXT, NULL},
-	{"trust", 0, "FILE", 'u',
+	{"trust", 0, "FILE", REPLICATE_AUDIT_OPT_TRUST,
 	 "check every receipt's signature against these keys", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
@@ -160,9 +161,9 @@ static const struct ev_cli_command replicate_audit_command = {
 };
 
 static const struct ev_cli_option compare_options[] = {
-	{"json", 0, NULL, 'j',
+	{"json", 0, NULL, REPLICATE_COMPARE_OPT_JSON,
 	 "print the comparison as JSON on stdout", EV_CLI_TEXT, NULL},
-	{"trust", 0, "FILE", 't',
+	{"trust", 0, "FILE", REPLICATE_COMPARE_OPT_TRUST,
 	 "trust the Ed25519 public keys in FILE (PEM; repeatable); then\n"
 	 "every receipt must carry a signature by one of them that\n"
 	 "verifies: unsigned, unknown-key and altered receipts fail", EV_CLI_TEXT, NULL},
@@ -184,12 +185,12 @@ static const struct ev_cli_command replicate_compare_command = {
 };
 
 static const struct ev_cli_option check_options[] = {
-	{"json", 0, NULL, 'j',
+	{"json", 0, NULL, REPLICATE_CHECK_OPT_JSON,
 	 "print the verdicts as JSON (evidence-trust-check/1)", EV_CLI_TEXT, NULL},
-	{"trust", 0, "FILE", 't',
+	{"trust", 0, "FILE", REPLICATE_CHECK_OPT_TRUST,
 	 "public keys (PEM, replicate keygen's NAME.pub) to trust\n"
 	 "(repeatable; at least one)", EV_CLI_TEXT, NULL},
-	{"tsa-ca", 0, "FILE", 'C',
+	{"tsa-ca", 0, "FILE", REPLICATE_CHECK_OPT_TSA_CA,
 	 "verify each receipt's RFC 3161 timestamp (RECEIPT.tsr,\n"
 	 "seal timestamp) against this CA and show its trusted time", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
@@ -218,10 +219,10 @@ static const struct ev_cli_command replicate_check_command = {
 };
 
 static const struct ev_cli_option attest_options[] = {
-	{"output", 'o', "FILE", 'o',
+	{"output", 'o', "FILE", REPLICATE_ATTEST_OPT_OUTPUT,
 	 "the envelope (one RECEIPT; default: RECEIPT.intoto.json\n"
 	 "beside each receipt)", EV_CLI_TEXT, NULL},
-	{"sign-key", 0, "KEY", 'K',
+	{"sign-key", 0, "KEY", REPLICATE_ATTEST_OPT_SIGN_KEY,
 	 "sign the envelope with this Ed25519 key (repeatable:\n"
 	 "one signature each)", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
@@ -246,20 +247,20 @@ static const struct ev_cli_command replicate_attest_command = {
 };
 
 static const struct ev_cli_option accept_options[] = {
-	{"bundle", 0, "BUNDLE", 'B',
+	{"bundle", 0, "BUNDLE", REPLICATE_ACCEPT_OPT_BUNDLE,
 	 "write the verdict and what it read as an in-toto\n"
 	 "bundle (CAMPAIGN.intoto.jsonl; a new file), each line\n"
 	 "signed with --sign-key", EV_CLI_TEXT, NULL},
-	{"json", 0, NULL, 'j',
+	{"json", 0, NULL, REPLICATE_ACCEPT_OPT_JSON,
 	 "print the verdict as JSON (evidence-acceptance-verdict/1)", EV_CLI_TEXT, NULL},
-	{"policy", 0, "POLICY", 'P',
+	{"policy", 0, "POLICY", REPLICATE_ACCEPT_OPT_POLICY,
 	 "the acceptance policy (evidence-acceptance/1, signed:\n"
 	 "replicate sign-policy)", EV_CLI_TEXT, NULL},
-	{"seal", 0, "SEAL.json", 'S',
+	{"seal", 0, "SEAL.json", REPLICATE_ACCEPT_OPT_SEAL,
 	 "the seal to judge (default: the one seal beneath DIR)", EV_CLI_TEXT, NULL},
-	{"sign-key", 0, "KEY", 'K',
+	{"sign-key", 0, "KEY", REPLICATE_ACCEPT_OPT_SIGN_KEY,
 	 "sign the bundle's lines with this key (repeatable)", EV_CLI_TEXT, NULL},
-	{"trust", 0, "FILE", 't',
+	{"trust", 0, "FILE", REPLICATE_ACCEPT_OPT_TRUST,
 	 "public keys (PEM) the policy may be signed by\n"
 	 "(repeatable; at least one)", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
@@ -298,12 +299,12 @@ static const struct ev_cli_command replicate_accept_command = {
 };
 
 static const struct ev_cli_option sign_policy_options[] = {
-	{"key", 0, "NAME=PUB", 'k',
+	{"key", 0, "NAME=PUB", REPLICATE_SIGN_POLICY_OPT_KEY,
 	 "put the public key in PUB (PEM) in the policy's keys\n"
 	 "as NAME (repeatable)", EV_CLI_TEXT, NULL},
-	{"output", 'o', "POLICY", 'o',
+	{"output", 'o', "POLICY", REPLICATE_SIGN_POLICY_OPT_OUTPUT,
 	 "the signed policy (a new file)", EV_CLI_TEXT, NULL},
-	{"sign-key", 0, "KEY", 'K',
+	{"sign-key", 0, "KEY", REPLICATE_SIGN_POLICY_OPT_SIGN_KEY,
 	 "sign the policy with this Ed25519 key", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
@@ -323,21 +324,21 @@ static const struct ev_cli_command replicate_sign_policy_command = {
 };
 
 static const struct ev_cli_option log_options[] = {
-	{"json", 0, NULL, 'j',
+	{"json", 0, NULL, REPLICATE_LOG_OPT_JSON,
 	 "consistency: print the proof (evidence-consistency/1)", EV_CLI_TEXT, NULL},
-	{"log", 0, "DIR", 'L',
+	{"log", 0, "DIR", REPLICATE_LOG_OPT_LOG,
 	 "the log (append makes it)", EV_CLI_TEXT, NULL},
-	{"origin", 0, "NAME", 'o',
+	{"origin", 0, "NAME", REPLICATE_LOG_OPT_ORIGIN,
 	 "the log's name in its checkpoints, recorded by the\n"
 	 "first append (default: HOST and the log's absolute\n"
 	 "path); vkey: the name to make the key for", EV_CLI_TEXT, NULL},
-	{"sign-key", 0, "KEY", 'K',
+	{"sign-key", 0, "KEY", REPLICATE_LOG_OPT_SIGN_KEY,
 	 "append: sign the new tree head, and write it as a\n"
 	 "C2SP checkpoint, with this Ed25519 key", EV_CLI_TEXT, NULL},
-	{"trust", 0, "FILE", 't',
+	{"trust", 0, "FILE", REPLICATE_LOG_OPT_TRUST,
 	 "verify: every tree head signed by one of these keys\n"
 	 "(repeatable)", EV_CLI_TEXT, NULL},
-	{"witness", 0, "NAME", 'w',
+	{"witness", 0, "NAME", REPLICATE_LOG_OPT_WITNESS,
 	 "vkey: the key as the replica NAME cosigns with it\n"
 	 "(keep-head --sign-key; no --log needed)", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
@@ -376,29 +377,29 @@ static const struct ev_cli_command replicate_log_command = {
 };
 
 static const struct ev_cli_option keygen_options[] = {
-	{"output", 'o', "NAME", 'o',
+	{"output", 'o', "NAME", REPLICATE_KEYGEN_OPT_OUTPUT,
 	 "where the pair goes", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_option status_options[] = {
-	{"catalog", 0, "WHERE", 'c',
+	{"catalog", 0, "WHERE", REPLICATE_STATUS_OPT_CATALOG,
 	 "read the catalog (a SQLite file or postgresql://...)\n"
 	 "instead of the files; DIR... then narrows it to what\n"
 	 "was indexed under them on this host", EV_CLI_TEXT, NULL},
-	{"json", 0, NULL, 'j',
+	{"json", 0, NULL, REPLICATE_STATUS_OPT_JSON,
 	 "print the inventory as JSON (evidence-status/1)", EV_CLI_TEXT, NULL},
-	{"min-hosts", 0, "N", 'm',
+	{"min-hosts", 0, "N", REPLICATE_STATUS_OPT_MIN_HOSTS,
 	 "the hosts prune would need (default 2, as prune)", EV_CLI_TEXT, NULL},
-	{"recheck", 0, NULL, 'r',
+	{"recheck", 0, NULL, REPLICATE_STATUS_OPT_RECHECK,
 	 "with --catalog: hold every row used against its file's\n"
 	 "bytes now, and name each that changed or is gone", EV_CLI_TEXT, NULL},
-	{"seal", 0, "SHA256", 's',
+	{"seal", 0, "SHA256", REPLICATE_STATUS_OPT_SEAL,
 	 "only the campaign of this SEAL.json digest", EV_CLI_TEXT, NULL},
-	{"trust", 0, "FILE", 't',
+	{"trust", 0, "FILE", REPLICATE_STATUS_OPT_TRUST,
 	 "count a host by its key, as prune --trust does: only\n"
 	 "replica receipts signed by a key in FILE are copies", EV_CLI_TEXT, NULL},
-	{"tsa-ca", 0, "FILE", 'C',
+	{"tsa-ca", 0, "FILE", REPLICATE_STATUS_OPT_TSA_CA,
 	 "verify each seal's RFC 3161 timestamp (SEAL.json.tsr)\n"
 	 "against this CA and show its trusted time", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
@@ -433,15 +434,15 @@ static const struct ev_cli_command replicate_status_command = {
 };
 
 static const struct ev_cli_option index_options[] = {
-	{"catalog", 0, "WHERE", 'c',
+	{"catalog", 0, "WHERE", REPLICATE_INDEX_OPT_CATALOG,
 	 "the catalog: a SQLite file (made when missing) or\n"
 	 "postgresql://... (default: $EVIDENCE_CATALOG, else\n"
 	 "~/.local/share/evidence/catalog.sqlite)", EV_CLI_TEXT, NULL},
-	{"check", 0, NULL, 'k',
+	{"check", 0, NULL, REPLICATE_INDEX_OPT_CHECK,
 	 "index nothing: check the whole catalog (the engine's\n"
 	 "integrity check, every document against its digest,\n"
 	 "every row against its document) and name each fault", EV_CLI_TEXT, NULL},
-	{"json", 0, NULL, 'j',
+	{"json", 0, NULL, REPLICATE_INDEX_OPT_JSON,
 	 "print the counts (--check: the findings) as JSON", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
@@ -495,30 +496,30 @@ static const struct ev_cli_command replicate_keygen_command = {
 };
 
 static const struct ev_cli_option prune_options[] = {
-	{"json", 0, NULL, 'j',
+	{"json", 0, NULL, REPLICATE_PRUNE_OPT_JSON,
 	 "print the cleanup receipt on stdout", EV_CLI_TEXT, NULL},
-	{"min-hosts", 0, "N", 'm',
+	{"min-hosts", 0, "N", REPLICATE_PRUNE_OPT_MIN_HOSTS,
 	 "distinct hosts required (default 2)", EV_CLI_TEXT, NULL},
-	{"receipt", 0, "FILE", 'o',
+	{"receipt", 0, "FILE", REPLICATE_PRUNE_OPT_RECEIPT,
 	 "the cleanup receipt (default: cleanup-NAME-TIME.json\n"
 	 "in the current directory)", EV_CLI_TEXT, NULL},
-	{"receipts", 0, "R ...", 'r',
+	{"receipts", 0, "R ...", REPLICATE_PRUNE_OPT_RECEIPTS,
 	 "replica receipts (the words after it up to the next\n"
 	 "option, and any before DIR, are receipts)", EV_CLI_TEXT, NULL},
-	{"require-audit", 0, "RECEIPT", 'A',
+	{"require-audit", 0, "RECEIPT", REPLICATE_PRUNE_OPT_REQUIRE_AUDIT,
 	 "an audit receipt (repeatable): one must be an audit\n"
 	 "campaign of an archive copy of this seal that passed on\n"
 	 "another host (replicate audit), and they must agree", EV_CLI_TEXT, NULL},
-	{"require-timestamp", 0, "CA", 'Z',
+	{"require-timestamp", 0, "CA", REPLICATE_PRUNE_OPT_REQUIRE_TIMESTAMP,
 	 "the seal's RFC 3161 timestamp (SEAL.json.tsr, seal\n"
 	 "timestamp) must verify against this CA", EV_CLI_TEXT, NULL},
-	{"seal", 0, "SEAL.json", 's',
+	{"seal", 0, "SEAL.json", REPLICATE_PRUNE_OPT_SEAL,
 	 "the seal DIR was sealed with", EV_CLI_TEXT, NULL},
-	EV_CLI_OPTION_SEAL_SHA256('p'),
-	{"selection", 0, "FILE", 'S',
+	EV_CLI_OPTION_SEAL_SHA256(REPLICATE_PRUNE_OPT_SEAL_SHA256),
+	{"selection", 0, "FILE", REPLICATE_PRUNE_OPT_SELECTION,
 	 "DIR is a copy of this selection of the seal", EV_CLI_TEXT, NULL},
-	EV_CLI_OPTION_SIGN_KEY('K'),
-	{"trust", 0, "FILE", 't',
+	EV_CLI_OPTION_SIGN_KEY(REPLICATE_PRUNE_OPT_SIGN_KEY),
+	{"trust", 0, "FILE", REPLICATE_PRUNE_OPT_TRUST,
 	 "require receipts signed by these keys (repeatable); hosts\n"
 	 "are then counted by signing key", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
@@ -553,13 +554,13 @@ static const struct ev_cli_command replicate_prune_command = {
 };
 
 static const struct ev_cli_option keep_head_options[] = {
-	{"name", 0, "NAME", 'n',
+	{"name", 0, "NAME", REPLICATE_KEEP_HEAD_OPT_NAME,
 	 "the name this replica cosigns under (default: its\n"
 	 "host name)", EV_CLI_TEXT, NULL},
-	{"sign-key", 0, "KEY", 'K',
+	{"sign-key", 0, "KEY", REPLICATE_KEEP_HEAD_OPT_SIGN_KEY,
 	 "cosign each checkpoint kept with this Ed25519 key\n"
 	 "(c2sp.org/tlog-cosignature): a witness", EV_CLI_TEXT, NULL},
-	{"trust", 0, "FILE", 't',
+	{"trust", 0, "FILE", REPLICATE_KEEP_HEAD_OPT_TRUST,
 	 "the log keys this replica cosigns for (repeatable;\n"
 	 "none: heads are kept, nothing is cosigned)", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},

@@ -49,11 +49,11 @@ int replicate_compare_main(int argc, char **argv)
 	optind = 1;
 	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
-		case 'h':
+		case EV_CLI_HELP:
 			ev_trust_free(trust);
 			return ev_cli_help(&replicate_tool, "compare");
-		case 'j': run.json = 1; break;
-		case 't':
+		case REPLICATE_COMPARE_OPT_JSON: run.json = 1; break;
+		case REPLICATE_COMPARE_OPT_TRUST:
 			if (ev_cli_trust_add(TOOL, &trust, optarg))
 				return 2;
 			break;

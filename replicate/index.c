@@ -61,10 +61,10 @@ int replicate_index_main(int argc, char **argv)
 	optind = 1;
 	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
-		case 'h': return ev_cli_help(&replicate_tool, "index");
-		case 'c': where = optarg; break;
-		case 'j': json = 1; break;
-		case 'k': check = 1; break;
+		case EV_CLI_HELP: return ev_cli_help(&replicate_tool, "index");
+		case REPLICATE_INDEX_OPT_CATALOG: where = optarg; break;
+		case REPLICATE_INDEX_OPT_JSON: json = 1; break;
+		case REPLICATE_INDEX_OPT_CHECK: check = 1; break;
 		default: return ev_cli_usage(&replicate_tool, "index", "%s", ev_cli_option_problem(argv));
 		}
 	}

@@ -21,9 +21,9 @@ int replicate_keygen_main(int argc, char **argv)
 	optind = 1;
 	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
-		case 'h':
+		case EV_CLI_HELP:
 			return ev_cli_help(&replicate_tool, "keygen");
-		case 'o': name = optarg; break;
+		case REPLICATE_KEYGEN_OPT_OUTPUT: name = optarg; break;
 		default:
 			return ev_cli_usage(&replicate_tool, "keygen", "%s", ev_cli_option_problem(argv));
 		}

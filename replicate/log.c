@@ -38,16 +38,16 @@ int replicate_log_main(int argc, char **argv)
 	optind = 1;
 	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
-		case 'h': code = ev_cli_help(&replicate_tool, "log"); goto done;
-		case 'j': json = 1; break;
-		case 'L': l.dir = optarg; break;
-		case 'o': l.origin = optarg; break;
-		case 'w': witness = optarg; break;
-		case 'K':
+		case EV_CLI_HELP: code = ev_cli_help(&replicate_tool, "log"); goto done;
+		case REPLICATE_LOG_OPT_JSON: json = 1; break;
+		case REPLICATE_LOG_OPT_LOG: l.dir = optarg; break;
+		case REPLICATE_LOG_OPT_ORIGIN: l.origin = optarg; break;
+		case REPLICATE_LOG_OPT_WITNESS: witness = optarg; break;
+		case REPLICATE_LOG_OPT_SIGN_KEY:
 			if (ev_cli_sign_key(TOOL, optarg, &key))
 				goto done;
 			break;
-		case 't':
+		case REPLICATE_LOG_OPT_TRUST:
 			if (ev_cli_trust_add(TOOL, &trust, optarg))
 				goto done;
 			break;

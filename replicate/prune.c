@@ -92,34 +92,34 @@ int replicate_prune_main(int argc, char **argv)
 	optind = 1;
 	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
-		case 'h':
+		case EV_CLI_HELP:
 			return ev_cli_help(&replicate_tool, "prune");
-		case 'j': json = 1; break;
-		case 'm':
+		case REPLICATE_PRUNE_OPT_JSON: json = 1; break;
+		case REPLICATE_PRUNE_OPT_MIN_HOSTS:
 			if (ev_cli_parse_long(optarg, 1, MAX_RECEIPTS, &o.min_hosts))
 				return ev_cli_usage(&replicate_tool, "prune", "option --min-hosts: expected 1-%d, found '%s'",
 						 MAX_RECEIPTS, optarg);
 			break;
-		case 'o': o.receipt = optarg; break;
-		case 'r':
+		case REPLICATE_PRUNE_OPT_RECEIPT: o.receipt = optarg; break;
+		case REPLICATE_PRUNE_OPT_RECEIPTS:
 			if (o.n_receipts == MAX_RECEIPTS)
 				return ev_cli_usage(&replicate_tool, "prune", "at most %d receipts", MAX_RECEIPTS);
 			receipts[o.n_receipts++] = optarg;
 			break;
-		case 'A':
+		case REPLICATE_PRUNE_OPT_REQUIRE_AUDIT:
 			if (o.n_audits == MAX_RECEIPTS)
 				return ev_cli_usage(&replicate_tool, "prune", "at most %d --require-audit", MAX_RECEIPTS);
 			audits[o.n_audits++] = optarg;
 			break;
-		case 'p': o.seal_sha256 = optarg; break;
-		case 'Z': o.require_timestamp = optarg; break;
-		case 's': o.seal = optarg; break;
-		case 'S': o.selection = optarg; break;
-		case 'K':
+		case REPLICATE_PRUNE_OPT_SEAL_SHA256: o.seal_sha256 = optarg; break;
+		case REPLICATE_PRUNE_OPT_REQUIRE_TIMESTAMP: o.require_timestamp = optarg; break;
+		case REPLICATE_PRUNE_OPT_SEAL: o.seal = optarg; break;
+		case REPLICATE_PRUNE_OPT_SELECTION: o.selection = optarg; break;
+		case REPLICATE_PRUNE_OPT_SIGN_KEY:
 			if (ev_cli_sign_key(TOOL, optarg, &o.sign_key))
 				return 2;
 			break;
-		case 't':
+		case REPLICATE_PRUNE_OPT_TRUST:
 			if (o.n_trust == MAX_TRUST)
 				return ev_cli_usage(&replicate_tool, "prune", "at most %d --trust files", MAX_TRUST);
 			trust[o.n_trust++] = optarg;

@@ -149,21 +149,21 @@ int replicate_push_main(int argc, char **argv)
 	optind = 1;
 	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
-		case 'h':
+		case EV_CLI_HELP:
 			return ev_cli_help(&replicate_tool, "push");
-		case 'L': p->log = optarg; break;
-		case 'j': o.r.json = 1; break;
-		case 'K': p->remote_sign_key = optarg; break;
-		case 'k': p->sign_key = optarg; break;
-		case 'R': t->remote_replicate = optarg; break;
-		case 'r': p->receipts = optarg; break;
-		case 'D':
+		case REPLICATE_PUSH_OPT_LOG: p->log = optarg; break;
+		case REPLICATE_PUSH_OPT_JSON: o.r.json = 1; break;
+		case REPLICATE_PUSH_OPT_REMOTE_SIGN_KEY: p->remote_sign_key = optarg; break;
+		case REPLICATE_PUSH_OPT_SIGN_KEY: p->sign_key = optarg; break;
+		case REPLICATE_PUSH_OPT_REMOTE_REPLICATE: t->remote_replicate = optarg; break;
+		case REPLICATE_PUSH_OPT_RECEIPT_DIR: p->receipts = optarg; break;
+		case REPLICATE_PUSH_OPT_RECEIPTS:
 			return ev_cli_usage(&replicate_tool, "push",
 					    "--receipts names the receipts prune judges; push keeps its receipts in "
 					    "--receipt-dir DIR");
-		case 'p': p->seal_sha256 = optarg; break;
-		case 's': p->seal = optarg; break;
-		case 'T':
+		case REPLICATE_PUSH_OPT_SEAL_SHA256: p->seal_sha256 = optarg; break;
+		case REPLICATE_PUSH_OPT_SEAL: p->seal = optarg; break;
+		case REPLICATE_PUSH_OPT_TO:
 			if (p->n_to == EV_PUSH_MAX_DESTINATIONS)
 				return ev_cli_usage(&replicate_tool, "push", "at most %d destinations", EV_PUSH_MAX_DESTINATIONS);
 			o.to[p->n_to++] = optarg;

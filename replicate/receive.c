@@ -52,13 +52,13 @@ int replicate_keep_head_main(int argc, char **argv)
 	optind = 1;
 	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
-		case 'h': code = ev_cli_help(&replicate_tool, "keep-head"); goto done;
-		case 'n': w.name = optarg; break;
-		case 'K':
+		case EV_CLI_HELP: code = ev_cli_help(&replicate_tool, "keep-head"); goto done;
+		case REPLICATE_KEEP_HEAD_OPT_NAME: w.name = optarg; break;
+		case REPLICATE_KEEP_HEAD_OPT_SIGN_KEY:
 			if (ev_cli_sign_key(TOOL, optarg, &key))
 				goto done;
 			break;
-		case 't':
+		case REPLICATE_KEEP_HEAD_OPT_TRUST:
 			if (ev_cli_trust_add(TOOL, &trust, optarg))
 				goto done;
 			break;

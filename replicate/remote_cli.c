@@ -15,9 +15,9 @@ int replicate_remote_option(struct replicate_remote_cli *r, struct ev_transport 
 {
 	long v;
 	switch (c) {
-	case 'F': t->ssh_config = arg; return 1;
-	case 'S': t->ssh = arg; return 1;
-	case 'O':
+	case REPLICATE_REMOTE_OPT_SSH_CONFIG: t->ssh_config = arg; return 1;
+	case REPLICATE_REMOTE_OPT_SSH: t->ssh = arg; return 1;
+	case REPLICATE_REMOTE_OPT_SSH_OPTION:
 		if (t->n_ssh_options == EV_TRANSPORT_MAX_SSH_OPTIONS) {
 			ev_cli_usage(&replicate_tool, command, "at most %d --ssh-option", EV_TRANSPORT_MAX_SSH_OPTIONS);
 			return -1;
@@ -25,14 +25,14 @@ int replicate_remote_option(struct replicate_remote_cli *r, struct ev_transport 
 		r->ssh_options[t->n_ssh_options++] = arg;
 		t->ssh_options = r->ssh_options;
 		return 1;
-	case 't':
+	case REPLICATE_REMOTE_OPT_TIMEOUT:
 		if (ev_cli_parse_long(arg, 1, 86400, &v)) {
 			ev_cli_usage(&replicate_tool, command, "option --timeout: expected 1-86400 seconds, found '%s'", arg);
 			return -1;
 		}
 		t->idle_seconds = (int)v;
 		return 1;
-	case 'u':
+	case REPLICATE_REMOTE_OPT_TRUST:
 		if (r->n_trust == REPLICATE_MAX_TRUST) {
 			ev_cli_usage(&replicate_tool, command, "at most %d --trust files", REPLICATE_MAX_TRUST);
 			return -1;

@@ -21,7 +21,16 @@ struct replicate_remote_cli {
 	unsigned count;     /* findings shown or kept */
 };
 
-/* Option c (F, O, S, t or u, as both commands' tables give them) with its
+/* The options that reach other hosts, by name: their keys in both tables. */
+enum replicate_remote_option {
+	REPLICATE_REMOTE_OPT_SSH = 'S',
+	REPLICATE_REMOTE_OPT_SSH_CONFIG = 'F',
+	REPLICATE_REMOTE_OPT_SSH_OPTION = 'O',
+	REPLICATE_REMOTE_OPT_TIMEOUT = 't',
+	REPLICATE_REMOTE_OPT_TRUST = 'u',
+};
+
+/* Option c (one of replicate_remote_option, as both tables give them) with its
  * argument, into t and r. @return 1 when it was one of them, 0 when not;
  * -1 when its argument was refused (said, with command's usage: exit 2). */
 int replicate_remote_option(struct replicate_remote_cli *r, struct ev_transport *t, int c, const char *arg,

@@ -141,23 +141,23 @@ int replicate_status_main(int argc, char **argv)
 	optind = 1;
 	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
-		case 'h': return ev_cli_help(&replicate_tool, "status");
-		case 'j': json = 1; break;
-		case 'C': s.tsa_ca = optarg; break;
-		case 'c': s.catalog = optarg; break;
-		case 'r': s.recheck = 1; break;
-		case 's':
+		case EV_CLI_HELP: return ev_cli_help(&replicate_tool, "status");
+		case REPLICATE_STATUS_OPT_JSON: json = 1; break;
+		case REPLICATE_STATUS_OPT_TSA_CA: s.tsa_ca = optarg; break;
+		case REPLICATE_STATUS_OPT_CATALOG: s.catalog = optarg; break;
+		case REPLICATE_STATUS_OPT_RECHECK: s.recheck = 1; break;
+		case REPLICATE_STATUS_OPT_SEAL:
 			if (!ev_sha256_hex_valid(optarg))
 				return ev_cli_usage(&replicate_tool, "status", "option --seal: expected a SHA-256 in hex, found '%s'",
 						    optarg);
 			s.seal_hex = optarg;
 			break;
-		case 'm':
+		case REPLICATE_STATUS_OPT_MIN_HOSTS:
 			if (ev_cli_parse_long(optarg, 1, 256, &v))
 				return ev_cli_usage(&replicate_tool, "status", "option --min-hosts: expected 1-256, found '%s'", optarg);
 			s.min_hosts = v;
 			break;
-		case 't':
+		case REPLICATE_STATUS_OPT_TRUST:
 			if (ntrust == MAX_TRUST)
 				return ev_cli_usage(&replicate_tool, "status", "at most %d --trust", MAX_TRUST);
 			trust[ntrust++] = optarg;

@@ -152,21 +152,21 @@ int replicate_verify_main(int argc, char **argv)
 	optind = 1;
 	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
-		case 'a': o.archive_sha256 = optarg; break;
-		case 'd': o.receipt_dir = optarg; break;
-		case 'h':
+		case REPLICATE_VERIFY_OPT_ARCHIVE_SHA256: o.archive_sha256 = optarg; break;
+		case REPLICATE_VERIFY_OPT_RECEIPT_DIR: o.receipt_dir = optarg; break;
+		case EV_CLI_HELP:
 			return ev_cli_help(&replicate_tool, "verify");
-		case 'j': o.json = 1; break;
-		case 'k': o.sign_key = optarg; break;
-		case 'M':
+		case REPLICATE_VERIFY_OPT_JSON: o.json = 1; break;
+		case REPLICATE_VERIFY_OPT_SIGN_KEY: o.sign_key = optarg; break;
+		case REPLICATE_VERIFY_OPT_MAX_FINDINGS:
 			if (ev_cli_parse_long(optarg, 0, 1000000, &o.max_findings))
 				return ev_cli_usage(&replicate_tool, "verify", "option --max-findings: expected 0-1000000, found '%s'",
 						 optarg);
 			break;
-		case 'p': o.seal_sha256 = optarg; break;
-		case 'r': o.receipt = optarg; break;
-		case 's': o.seal = optarg; break;
-		case 'w': o.stop_when_stdin_closes = 1; break;
+		case REPLICATE_VERIFY_OPT_SEAL_SHA256: o.seal_sha256 = optarg; break;
+		case REPLICATE_VERIFY_OPT_RECEIPT: o.receipt = optarg; break;
+		case REPLICATE_VERIFY_OPT_SEAL: o.seal = optarg; break;
+		case REPLICATE_VERIFY_OPT_STOP_WHEN_STDIN_CLOSES: o.stop_when_stdin_closes = 1; break;
 		default:
 			return ev_cli_usage(&replicate_tool, "verify", "%s", ev_cli_option_problem(argv));
 		}

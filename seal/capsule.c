@@ -96,21 +96,21 @@ int seal_capsule_main(int argc, char **argv)
 			continue;
 		}
 		switch (c) {
-		case 'c': o.commit = optarg; break;
-		case 'h': return ev_cli_help(&seal_tool, "capsule");
-		case 'j': json = 1; break;
-		case 'n': o.name = optarg; break;
-		case 'o': o.outdir = optarg; break;
-		case 'r': o.repo = optarg; break;
-		case 'R': o.receipt = optarg; break;
-		case 'L':
-		case 'S':
+		case SEAL_CAPSULE_OPT_COMMIT: o.commit = optarg; break;
+		case EV_CLI_HELP: return ev_cli_help(&seal_tool, "capsule");
+		case SEAL_CAPSULE_OPT_JSON: json = 1; break;
+		case SEAL_CAPSULE_OPT_NAME: o.name = optarg; break;
+		case SEAL_CAPSULE_OPT_OUTPUT: o.outdir = optarg; break;
+		case SEAL_CAPSULE_OPT_REPO: o.repo = optarg; break;
+		case SEAL_CAPSULE_OPT_RECEIPT: o.receipt = optarg; break;
+		case SEAL_CAPSULE_OPT_SYMLINKS:
+		case SEAL_CAPSULE_OPT_SUBMODULES:
 			if (strcmp(optarg, "refuse") != 0 && strcmp(optarg, "record") != 0)
 				return ev_cli_usage(&seal_tool, "capsule", "option --%s: expected refuse or record, found '%s'",
-						 c == 'L' ? "symlinks" : "submodules", optarg);
-			*(c == 'L' ? &o.record_links : &o.record_submodules) = strcmp(optarg, "record") == 0;
+						 c == SEAL_CAPSULE_OPT_SYMLINKS ? "symlinks" : "submodules", optarg);
+			*(c == SEAL_CAPSULE_OPT_SYMLINKS ? &o.record_links : &o.record_submodules) = strcmp(optarg, "record") == 0;
 			break;
-		case 'V': verify = 1; break;
+		case SEAL_CAPSULE_OPT_VERIFY: verify = 1; break;
 		default: return ev_cli_usage(&seal_tool, "capsule", "%s", ev_cli_option_problem(argv));
 		}
 	}

@@ -14,15 +14,15 @@
 static const struct ev_cli_option create_options[] = {
 	SEAL_OPTION_GZIP,
 	SEAL_OPTION_JOBS,
-	EV_CLI_OPTION_JSON('j'),
+	EV_CLI_OPTION_JSON(SEAL_CREATE_OPT_JSON),
 	SEAL_OPTION_LEVEL,
-	{"name", 0, "ROOT", 'n',
+	{"name", 0, "ROOT", SEAL_CREATE_OPT_NAME,
 	 "the tree's name in the seal and archive (default: DIR's name)", EV_CLI_TEXT, NULL},
-	{"output", 'o', "OUTDIR", 'o',
+	{"output", 'o', "OUTDIR", SEAL_CREATE_OPT_OUTPUT,
 	 "where the outputs go (created; never overwritten)", EV_CLI_TEXT, NULL},
-	{"refuse-writable", 0, NULL, 'w',
+	{"refuse-writable", 0, NULL, SEAL_CREATE_OPT_REFUSE_WRITABLE,
 	 "refuse group- or world-writable members", EV_CLI_TEXT, NULL},
-	EV_CLI_OPTION_SIGN_KEY('K'),
+	EV_CLI_OPTION_SIGN_KEY(SEAL_CREATE_OPT_SIGN_KEY),
 	SEAL_OPTION_THREADS,
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
@@ -48,17 +48,17 @@ static const struct ev_cli_command seal_create_command = {
 };
 
 static const struct ev_cli_option verify_options[] = {
-	EV_CLI_OPTION_JSON('j'),
-	EV_CLI_OPTION_MAX_FINDINGS('M'),
-	{"receipt", 0, "FILE", 'r',
+	EV_CLI_OPTION_JSON(SEAL_VERIFY_OPT_JSON),
+	EV_CLI_OPTION_MAX_FINDINGS(SEAL_VERIFY_OPT_MAX_FINDINGS),
+	{"receipt", 0, "FILE", SEAL_VERIFY_OPT_RECEIPT,
 	 "the verification receipt (default: verify-TIME.json in\n"
 	 "the current directory)", EV_CLI_TEXT, NULL},
-	{"seal", 0, "SEAL.json", 's',
+	{"seal", 0, "SEAL.json", SEAL_VERIFY_OPT_SEAL,
 	 "the seal to check against", EV_CLI_TEXT, NULL},
-	EV_CLI_OPTION_SEAL_SHA256('p'),
-	{"selection", 0, "FILE", 'S',
+	EV_CLI_OPTION_SEAL_SHA256(SEAL_VERIFY_OPT_SEAL_SHA256),
+	{"selection", 0, "FILE", SEAL_VERIFY_OPT_SELECTION,
 	 "check DIR against a selection manifest", EV_CLI_TEXT, NULL},
-	EV_CLI_OPTION_SIGN_KEY('K'),
+	EV_CLI_OPTION_SIGN_KEY(SEAL_VERIFY_OPT_SIGN_KEY),
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
@@ -81,25 +81,25 @@ static const struct ev_cli_command seal_verify_command = {
 };
 
 static const struct ev_cli_option diff_options[] = {
-	{"json", 0, NULL, 'j',
+	{"json", 0, NULL, SEAL_DIFF_OPT_JSON,
 	 "print {\"added\":[..],\"removed\":[..],\"changed\":[..]} instead", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_option timestamp_options[] = {
-	{"reply", 0, "REPLY", 'r',
+	{"reply", 0, "REPLY", SEAL_TIMESTAMP_OPT_REPLY,
 	 "verify a TSA's reply obtained by other means against\n"
 	 "FILE.tsq and FILE, and store it as FILE.tsr", EV_CLI_TEXT, NULL},
-	{"request", 0, NULL, 'q',
+	{"request", 0, NULL, SEAL_TIMESTAMP_OPT_REQUEST,
 	 "only write FILE.tsq, for a TSA reached by other means", EV_CLI_TEXT, NULL},
-	{"timeout", 0, "S", 'T',
+	{"timeout", 0, "S", SEAL_TIMESTAMP_OPT_TIMEOUT,
 	 "seconds to wait for the TSA (default 30)", EV_CLI_TEXT, NULL},
-	{"tsa", 0, "URL", 'u',
+	{"tsa", 0, "URL", SEAL_TIMESTAMP_OPT_TSA,
 	 "the time-stamp authority (RFC 3161 over HTTP)", EV_CLI_TEXT, NULL},
-	{"tsa-ca", 0, "FILE", 'C',
+	{"tsa-ca", 0, "FILE", SEAL_TIMESTAMP_OPT_TSA_CA,
 	 "the CA (PEM) the TSA's certificate must chain to, at\n"
 	 "the token's time", EV_CLI_TEXT, NULL},
-	{"verify", 0, NULL, 'V',
+	{"verify", 0, NULL, SEAL_TIMESTAMP_OPT_VERIFY,
 	 "verify FILE.tsr against FILE.tsq, FILE and the CA", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
@@ -141,11 +141,11 @@ static const struct ev_cli_command seal_diff_command = {
 };
 
 static const struct ev_cli_option select_options[] = {
-	{"include", 0, "GLOB", 'i',
+	{"include", 0, "GLOB", SEAL_SELECT_OPT_INCLUDE,
 	 "a pattern (repeatable)", EV_CLI_TEXT, NULL},
-	{"output", 'o', "FILE", 'o',
+	{"output", 'o', "FILE", SEAL_SELECT_OPT_OUTPUT,
 	 "the manifest to write (never overwritten)", EV_CLI_TEXT, NULL},
-	{"seal", 0, "SEAL.json", 's',
+	{"seal", 0, "SEAL.json", SEAL_SELECT_OPT_SEAL,
 	 "the seal to select from", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
@@ -169,32 +169,32 @@ static const struct ev_cli_command seal_select_command = {
 };
 
 static const struct ev_cli_option capsule_options[] = {
-	{"commit", 0, "REV", 'c',
+	{"commit", 0, "REV", SEAL_CAPSULE_OPT_COMMIT,
 	 "the commit: an id, a branch, a tag (default HEAD; for\n"
 	 "--verify, the commit the capsule names)", EV_CLI_TEXT, NULL},
 	SEAL_OPTION_GZIP,
 	SEAL_OPTION_JOBS,
-	EV_CLI_OPTION_JSON('j'),
+	EV_CLI_OPTION_JSON(SEAL_CAPSULE_OPT_JSON),
 	SEAL_OPTION_LEVEL,
-	{"name", 0, "ROOT", 'n',
+	{"name", 0, "ROOT", SEAL_CAPSULE_OPT_NAME,
 	 "the tree's name (default: the repository's name and the\n"
 	 "commit's first 12 hex digits)", EV_CLI_TEXT, NULL},
-	{"output", 'o', "OUTDIR", 'o',
+	{"output", 'o', "OUTDIR", SEAL_CAPSULE_OPT_OUTPUT,
 	 "where the capsule goes (created; never overwritten)", EV_CLI_TEXT, NULL},
-	{"receipt", 0, "FILE", 'R',
+	{"receipt", 0, "FILE", SEAL_CAPSULE_OPT_RECEIPT,
 	 "with --verify: the verification receipt (default:\n"
 	 "verify-TIME.json in the current directory)", EV_CLI_TEXT, NULL},
-	{"repo", 0, "DIR", 'r',
+	{"repo", 0, "DIR", SEAL_CAPSULE_OPT_REPO,
 	 "the repository (or a directory inside it)", EV_CLI_TEXT, NULL},
-	EV_CLI_OPTION_SIGN_KEY('K'),
-	{"submodules", 0, "MODE", 'S',
+	EV_CLI_OPTION_SIGN_KEY(SEAL_CAPSULE_OPT_SIGN_KEY),
+	{"submodules", 0, "MODE", SEAL_CAPSULE_OPT_SUBMODULES,
 	 "refuse (default) or record: a submodule is listed with\n"
 	 "its commit in the seal's source, not archived", EV_CLI_TEXT, NULL},
-	{"symlinks", 0, "MODE", 'L',
+	{"symlinks", 0, "MODE", SEAL_CAPSULE_OPT_SYMLINKS,
 	 "refuse (default) or record: a link is listed with its\n"
 	 "target in the seal's source, not archived", EV_CLI_TEXT, NULL},
 	SEAL_OPTION_THREADS,
-	{"verify", 0, NULL, 'V',
+	{"verify", 0, NULL, SEAL_CAPSULE_OPT_VERIFY,
 	 "check CAPSULE against the commit instead of sealing", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
@@ -223,20 +223,20 @@ static const struct ev_cli_command seal_capsule_command = {
 };
 
 static const struct ev_cli_option integrate_options[] = {
-	EV_CLI_OPTION_JSON('j'),
-	{"prefix", 0, "PATH", 'p',
+	EV_CLI_OPTION_JSON(SEAL_INTEGRATE_OPT_JSON),
+	{"prefix", 0, "PATH", SEAL_INTEGRATE_OPT_PREFIX,
 	 "where the sealed tree's members live in the repository\n"
 	 "(default: at its top)", EV_CLI_TEXT, NULL},
-	{"receipt", 0, "FILE", 'o',
+	{"receipt", 0, "FILE", SEAL_INTEGRATE_OPT_RECEIPT,
 	 "the receipt (default: integration-TIME.json here)", EV_CLI_TEXT, NULL},
-	{"repo", 0, "DIR", 'r',
+	{"repo", 0, "DIR", SEAL_INTEGRATE_OPT_REPO,
 	 "the repository", EV_CLI_TEXT, NULL},
-	{"rev", 0, "REV", 'v',
+	{"rev", 0, "REV", SEAL_INTEGRATE_OPT_REV,
 	 "the commit to check (default HEAD)", EV_CLI_TEXT, NULL},
-	{"selection", 0, "FILE", 's',
+	{"selection", 0, "FILE", SEAL_INTEGRATE_OPT_SELECTION,
 	 "the selection manifest", EV_CLI_TEXT, NULL},
-	EV_CLI_OPTION_SIGN_KEY('K'),
-	{"worktree", 0, NULL, 'w',
+	EV_CLI_OPTION_SIGN_KEY(SEAL_INTEGRATE_OPT_SIGN_KEY),
+	{"worktree", 0, NULL, SEAL_INTEGRATE_OPT_WORKTREE,
 	 "check the working tree's files instead, each tracked and\n"
 	 "staged as it is (the index agrees with the file)", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},

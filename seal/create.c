@@ -39,12 +39,12 @@ int seal_create_main(int argc, char **argv)
 			continue;
 		}
 		switch (c) {
-		case 'h':
+		case EV_CLI_HELP:
 			return ev_cli_help(&seal_tool, "create");
-		case 'j': o.json = 1; break;
-		case 'n': o.name = optarg; break;
-		case 'o': o.outdir = optarg; break;
-		case 'w': o.refuse_writable = 1; break;
+		case SEAL_CREATE_OPT_JSON: o.json = 1; break;
+		case SEAL_CREATE_OPT_NAME: o.name = optarg; break;
+		case SEAL_CREATE_OPT_OUTPUT: o.outdir = optarg; break;
+		case SEAL_CREATE_OPT_REFUSE_WRITABLE: o.refuse_writable = 1; break;
 		default:
 			return ev_cli_usage(&seal_tool, "create", "%s", ev_cli_option_problem(argv));
 		}

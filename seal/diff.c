@@ -48,9 +48,9 @@ int seal_diff_main(int argc, char **argv)
 	optind = 1;
 	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
-		case 'h':
+		case EV_CLI_HELP:
 			return ev_cli_help(&seal_tool, "diff");
-		case 'j': d.json = 1; break;
+		case SEAL_DIFF_OPT_JSON: d.json = 1; break;
 		default:
 			return ev_cli_usage(&seal_tool, "diff", "%s", ev_cli_option_problem(argv));
 		}

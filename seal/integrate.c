@@ -58,15 +58,15 @@ int seal_integrate_main(int argc, char **argv)
 	optind = 1;
 	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
-		case 'h': return ev_cli_help(&seal_tool, "integrate");
-		case 'j': json = 1; break;
-		case 'p': o.prefix = optarg; break;
-		case 'o': o.receipt = optarg; break;
-		case 'r': o.repo = optarg; break;
-		case 'v': o.rev = optarg; break;
-		case 's': o.selection = optarg; break;
-		case 'w': o.worktree = 1; break;
-		case 'K':
+		case EV_CLI_HELP: return ev_cli_help(&seal_tool, "integrate");
+		case SEAL_INTEGRATE_OPT_JSON: json = 1; break;
+		case SEAL_INTEGRATE_OPT_PREFIX: o.prefix = optarg; break;
+		case SEAL_INTEGRATE_OPT_RECEIPT: o.receipt = optarg; break;
+		case SEAL_INTEGRATE_OPT_REPO: o.repo = optarg; break;
+		case SEAL_INTEGRATE_OPT_REV: o.rev = optarg; break;
+		case SEAL_INTEGRATE_OPT_SELECTION: o.selection = optarg; break;
+		case SEAL_INTEGRATE_OPT_WORKTREE: o.worktree = 1; break;
+		case SEAL_INTEGRATE_OPT_SIGN_KEY:
 			if (ev_cli_sign_key(TOOL, optarg, &o.sign_key))
 				return 2;
 			break;

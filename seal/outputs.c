@@ -14,20 +14,20 @@ int seal_archive_opt(struct ev_seal_archive_opts *a, int c, const char *arg, con
 {
 	long n;
 	switch (c) {
-	case 'z': a->compression = EV_COMPRESS_GZIP; return 0;
-	case 'l':
+	case SEAL_ARCHIVE_OPT_GZIP: a->compression = EV_COMPRESS_GZIP; return 0;
+	case SEAL_ARCHIVE_OPT_LEVEL:
 		if (ev_cli_parse_long(arg, -7, 19, &n) || n == 0)
 			return ev_cli_usage(&seal_tool, subcommand, "option --level: expected -7 to -1 or 1 to 19, found '%s'", arg);
 		a->level = (int)n;
 		return 0;
-	case 'J': /* --jobs, as in audit; --threads, its older name */
-	case 't':
+	case SEAL_ARCHIVE_OPT_JOBS: /* --jobs, as in audit; --threads, its older name */
+	case SEAL_ARCHIVE_OPT_THREADS:
 		if (ev_cli_parse_long(arg, 1, 256, &n))
 			return ev_cli_usage(&seal_tool, subcommand, "option %s: expected 1-256, found '%s'",
-					 c == 'J' ? "--jobs" : "--threads", arg);
+					 c == SEAL_ARCHIVE_OPT_JOBS ? "--jobs" : "--threads", arg);
 		a->threads = (int)n;
 		return 0;
-	case 'K': return ev_cli_sign_key(TOOL, arg, &a->sign_key);
+	case SEAL_ARCHIVE_OPT_SIGN_KEY: return ev_cli_sign_key(TOOL, arg, &a->sign_key);
 	default: return -1;
 	}
 }

@@ -7,15 +7,24 @@
 
 #include "lib/usecase/seal/seal_outdir.h"
 
-/* The archive options' entries in the command table (create, capsule). */
-#define SEAL_OPTION_GZIP {"gzip", 0, NULL, 'z', "write archive.tar.gz instead of archive.tar.zst", EV_CLI_TEXT, NULL}
-#define SEAL_OPTION_JOBS \
-	{"jobs", 0, "N", 'J', "compression workers (default: all cores); --threads N\nis the same", EV_CLI_TEXT, NULL}
-#define SEAL_OPTION_LEVEL \
-	{"level", 0, "N", 'l', "compression level (zstd -7 to 19, default 1; gzip 1-9, default 6)", EV_CLI_TEXT, NULL}
-#define SEAL_OPTION_THREADS {"threads", 0, "N", 't', NULL, EV_CLI_TEXT, NULL} /* --jobs' older name */
+/* The archive options, by name: their keys in every table that takes them. */
+enum seal_archive_option {
+	SEAL_ARCHIVE_OPT_GZIP = 'z',
+	SEAL_ARCHIVE_OPT_JOBS = 'J',
+	SEAL_ARCHIVE_OPT_LEVEL = 'l',
+	SEAL_ARCHIVE_OPT_SIGN_KEY = 'K',
+	SEAL_ARCHIVE_OPT_THREADS = 't',
+};
 
-/* One option from getopt (c 'z', 'l', 'J' or 't', with arg). @return 0 when
+/* The archive options' entries in the command table (create, capsule). */
+#define SEAL_OPTION_GZIP {"gzip", 0, NULL, SEAL_ARCHIVE_OPT_GZIP, "write archive.tar.gz instead of archive.tar.zst", EV_CLI_TEXT, NULL}
+#define SEAL_OPTION_JOBS \
+	{"jobs", 0, "N", SEAL_ARCHIVE_OPT_JOBS, "compression workers (default: all cores); --threads N\nis the same", EV_CLI_TEXT, NULL}
+#define SEAL_OPTION_LEVEL \
+	{"level", 0, "N", SEAL_ARCHIVE_OPT_LEVEL, "compression level (zstd -7 to 19, default 1; gzip 1-9, default 6)", EV_CLI_TEXT, NULL}
+#define SEAL_OPTION_THREADS {"threads", 0, "N", SEAL_ARCHIVE_OPT_THREADS, NULL, EV_CLI_TEXT, NULL} /* --jobs' older name */
+
+/* One option from getopt (c one of seal_archive_option, with arg). @return 0 when
  * taken; -1 when c is none of these; or ev_cli_usage's exit code when the
  * value is out of range. */
 int seal_archive_opt(struct ev_seal_archive_opts *a, int c, const char *arg, const char *subcommand);

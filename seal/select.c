@@ -45,16 +45,16 @@ int seal_select_main(int argc, char **argv)
 	optind = 1;
 	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
-		case 'h':
+		case EV_CLI_HELP:
 			return ev_cli_help(&seal_tool, "select");
-		case 'i':
+		case SEAL_SELECT_OPT_INCLUDE:
 			if (npat == MAX_PATTERNS)
 				return ev_cli_usage(&seal_tool, "select", "more than %d --include patterns",
 						 MAX_PATTERNS);
 			patterns[npat++] = optarg;
 			break;
-		case 'o': out = optarg; break;
-		case 's': seal_path = optarg; break;
+		case SEAL_SELECT_OPT_OUTPUT: out = optarg; break;
+		case SEAL_SELECT_OPT_SEAL: seal_path = optarg; break;
 		default:
 			return ev_cli_usage(&seal_tool, "select", "%s", ev_cli_option_problem(argv));
 		}

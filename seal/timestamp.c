@@ -20,13 +20,13 @@ int seal_timestamp_main(int argc, char **argv)
 	optind = 1;
 	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
-		case 'h': return ev_cli_help(&seal_tool, "timestamp");
-		case 'u': t.tsa_url = optarg; break;
-		case 'C': t.tsa_ca = optarg; break;
-		case 'q': request = 1; modes++; break;
-		case 'r': t.reply = optarg; t.mode = EV_TIMESTAMP_REPLY; modes++; break;
-		case 'V': verify = 1; modes++; break;
-		case 'T':
+		case EV_CLI_HELP: return ev_cli_help(&seal_tool, "timestamp");
+		case SEAL_TIMESTAMP_OPT_TSA: t.tsa_url = optarg; break;
+		case SEAL_TIMESTAMP_OPT_TSA_CA: t.tsa_ca = optarg; break;
+		case SEAL_TIMESTAMP_OPT_REQUEST: request = 1; modes++; break;
+		case SEAL_TIMESTAMP_OPT_REPLY: t.reply = optarg; t.mode = EV_TIMESTAMP_REPLY; modes++; break;
+		case SEAL_TIMESTAMP_OPT_VERIFY: verify = 1; modes++; break;
+		case SEAL_TIMESTAMP_OPT_TIMEOUT:
 			if (ev_cli_parse_long(optarg, 1, 3600, &v))
 				return ev_cli_usage(&seal_tool, "timestamp", "option --timeout: expected 1-3600 seconds, found '%s'", optarg);
 			t.timeout_seconds = v;

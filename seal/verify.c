@@ -162,19 +162,19 @@ int seal_verify_main(int argc, char **argv)
 	optind = 1;
 	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
-		case 'h':
+		case EV_CLI_HELP:
 			return ev_cli_help(&seal_tool, "verify");
-		case 'j': o.json = 1; break;
-		case 'M':
+		case SEAL_VERIFY_OPT_JSON: o.json = 1; break;
+		case SEAL_VERIFY_OPT_MAX_FINDINGS:
 			if (ev_cli_parse_long(optarg, 0, 1000000, &o.max_findings))
 				return ev_cli_usage(&seal_tool, "verify", "option --max-findings: expected 0-1000000, found '%s'",
 						 optarg);
 			break;
-		case 'p': o.seal_sha256 = optarg; break;
-		case 'r': o.receipt = optarg; break;
-		case 's': o.seal = optarg; break;
-		case 'S': o.selection = optarg; break;
-		case 'K':
+		case SEAL_VERIFY_OPT_SEAL_SHA256: o.seal_sha256 = optarg; break;
+		case SEAL_VERIFY_OPT_RECEIPT: o.receipt = optarg; break;
+		case SEAL_VERIFY_OPT_SEAL: o.seal = optarg; break;
+		case SEAL_VERIFY_OPT_SELECTION: o.selection = optarg; break;
+		case SEAL_VERIFY_OPT_SIGN_KEY:
 			if (ev_cli_sign_key(TOOL, optarg, &o.sign_key))
 				return 2;
 			break;

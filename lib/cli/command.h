@@ -42,6 +42,9 @@ struct ev_cli_option {
 	const char *words;       /* EV_CLI_WORDS: "high normal" */
 };
 
+/* What ev_cli_getopt_next returns for -h and --help, in every command. */
+#define EV_CLI_HELP 'h'
+
 #define EV_CLI_MAX_OPTIONS 32
 
 /* Options that mean the same in every command that takes them, spelled

@@ -19,6 +19,9 @@
 #include "lib/core/path.h"
 #include "lib/core/text.h"
 
+/* config's one option, by name. */
+enum ev_cli_config_option { EV_CLI_CONFIG_OPT_JSON = 'j' };
+
 #ifndef EV_CONFIG_FILE
 #define EV_CONFIG_FILE "/etc/evidence/config"
 #endif
@@ -260,8 +263,8 @@ int ev_cli_config_main(int argc, char **argv)
 	optind = 1;
 	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (c) {
-		case 'h': return ev_cli_help(tool, "config");
-		case 'j': json = 1; break;
+		case EV_CLI_HELP: return ev_cli_help(tool, "config");
+		case EV_CLI_CONFIG_OPT_JSON: json = 1; break;
 		default: return ev_cli_usage(tool, "config", "%s", ev_cli_option_problem(argv));
 		}
 	}
@@ -318,6 +321,6 @@ int ev_cli_config_main(int argc, char **argv)
 }
 
 const struct ev_cli_option ev_cli_config_options[] = {
-	{"json", 0, NULL, 'j', "print the settings as JSON", EV_CLI_TEXT, NULL},
+	{"json", 0, NULL, EV_CLI_CONFIG_OPT_JSON, "print the settings as JSON", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };

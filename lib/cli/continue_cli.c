@@ -14,18 +14,29 @@
 #include "lib/receipt/continuation.h"
 #include "lib/receipt/signature.h"
 
+/* continue's options, by name: what ev_cli_getopt_next returns for each. */
+enum ev_continue_option {
+	EV_CONTINUE_OPT_ACCEPT = 'a',
+	EV_CONTINUE_OPT_ACCEPT_VALUE = 'v',
+	EV_CONTINUE_OPT_JSON = 'j',
+	EV_CONTINUE_OPT_ORIGINAL = 'o',
+	EV_CONTINUE_OPT_ORIGINAL_SHA256 = 's',
+	EV_CONTINUE_OPT_RECEIPT = 'r',
+	EV_CONTINUE_OPT_SIGN_KEY = 'K',
+};
+
 const struct ev_cli_option ev_continue_options[] = {
-	{"accept", 0, "CHECK=PATTERN", 'a',
+	{"accept", 0, "CHECK=PATTERN", EV_CONTINUE_OPT_ACCEPT,
 	 "accept a finding of the failed check CHECK whose found\n"
 	 "value matches PATTERN in full (POSIX extended regex)", EV_CLI_TEXT, NULL},
-	{"accept-value", 0, "CHECK=VALUE", 'v', "accept a finding of CHECK that found exactly VALUE", EV_CLI_TEXT, NULL},
-	{"json", 0, NULL, 'j', "print the continuation receipt on stdout", EV_CLI_TEXT, NULL},
-	{"original", 0, "RECEIPT", 'o', "the failed receipt (it records how it was run)", EV_CLI_TEXT, NULL},
-	{"original-sha256", 0, "HEX", 's', "refuse unless the original's bytes have this digest", EV_CLI_TEXT, NULL},
-	{"receipt", 0, "FILE", 'r',
+	{"accept-value", 0, "CHECK=VALUE", EV_CONTINUE_OPT_ACCEPT_VALUE, "accept a finding of CHECK that found exactly VALUE", EV_CLI_TEXT, NULL},
+	{"json", 0, NULL, EV_CONTINUE_OPT_JSON, "print the continuation receipt on stdout", EV_CLI_TEXT, NULL},
+	{"original", 0, "RECEIPT", EV_CONTINUE_OPT_ORIGINAL, "the failed receipt (it records how it was run)", EV_CLI_TEXT, NULL},
+	{"original-sha256", 0, "HEX", EV_CONTINUE_OPT_ORIGINAL_SHA256, "refuse unless the original's bytes have this digest", EV_CLI_TEXT, NULL},
+	{"receipt", 0, "FILE", EV_CONTINUE_OPT_RECEIPT,
 	 "the continuation (default: in the current directory,\n"
 	 "named after the original: NAME-continuation.json)", EV_CLI_TEXT, NULL},
-	EV_CLI_OPTION_SIGN_KEY('K'),
+	EV_CLI_OPTION_SIGN_KEY(EV_CONTINUE_OPT_SIGN_KEY),
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
@@ -71,11 +82,11 @@ int ev_continue_main(const struct ev_cli_tool *cli, const struct ev_continuable 
 	optind = 1;
 	while ((opt = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
 		switch (opt) {
-		case 'h':
+		case EV_CLI_HELP:
 			code = ev_cli_help(cli, "continue");
 			goto out;
-		case 'a':
-		case 'v':
+		case EV_CONTINUE_OPT_ACCEPT:
+		case EV_CONTINUE_OPT_ACCEPT_VALUE:
 			if (c.naccepts == EV_CONTINUE_MAX_ACCEPTS) {
 				code = ev_cli_usage(cli, "continue", "more than %d rules", EV_CONTINUE_MAX_ACCEPTS);
 				goto out;
@@ -86,11 +97,11 @@ int ev_continue_main(const struct ev_cli_tool *cli, const struct ev_continuable 
 			}
 			c.naccepts++;
 			break;
-		case 'j': json = 1; break;
-		case 'o': c.original = optarg; break;
-		case 's': c.original_sha = optarg; break;
-		case 'r': c.receipt_path = optarg; break;
-		case 'K':
+		case EV_CONTINUE_OPT_JSON: json = 1; break;
+		case EV_CONTINUE_OPT_ORIGINAL: c.original = optarg; break;
+		case EV_CONTINUE_OPT_ORIGINAL_SHA256: c.original_sha = optarg; break;
+		case EV_CONTINUE_OPT_RECEIPT: c.receipt_path = optarg; break;
+		case EV_CONTINUE_OPT_SIGN_KEY:
 			if (ev_cli_sign_key(tool, optarg, &c.sign_key))
 				goto out;
 			break;

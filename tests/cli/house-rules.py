@@ -38,6 +38,9 @@ is one, else 0. The rules:
                          above it that its program comes from the command
                          line, PATH, /proc/self/exe or the code, and no
                          tool file calls the exec family at all
+  option-named           a command's options are named (TOOL_COMMAND_OPT_NAME,
+                         declared beside its table): no tool file and no
+                         file of lib/cli switches on a bare letter
   tool-prefix            a function a tool file exports carries its tool's
                          prefix (main excepted)
   spdx                   every source file (C, C++, shell, Python, man
@@ -196,6 +199,16 @@ for top in ("lib",) + TOOLS:
                 elif body > LONG_FUNCTION and "Kept whole:" not in above:
                     bad.append("long-function: %s:%d: %s() is %d lines; split it, or say above it why it is kept "
                                "whole (\"Kept whole: ...\")" % (path, n, name, body))
+BARE_CASE = re.compile(r"\bcase '[A-Za-z]':")
+for top in ("lib",) + TOOLS:
+    for path in sources(top):
+        if (top == "lib" and not path.startswith(os.path.join("lib", "cli") + os.sep)) or \
+                path.startswith(os.path.join("capture", "pair")):
+            continue
+        for n, line in code_lines(path):
+            if BARE_CASE.search(line):
+                bad.append("option-named: %s:%d: %s: an option is switched on by its name (TOOL_COMMAND_OPT_NAME), "
+                           "not a bare letter" % (path, n, line.strip()))
 EXEC = re.compile(r'(^|[^_a-z])(execv|execvp|execvpe|execve|execl|execlp|execle|fexecve|posix_spawnp?|system|popen)\(')
 PROGRAM_FROM_USER = ("the command line", "PATH", "/proc/self/exe", "fixed in the code")
 for top in ("lib",) + TOOLS:

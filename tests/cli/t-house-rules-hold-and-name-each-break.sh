@@ -11,6 +11,7 @@
 # every function a tool exports carries its prefix, a function over 100
 # lines says above it why it is kept whole (a reason removed is named,
 # and one left above a short function),
+# a command's options are switched on by name, never a bare letter,
 # only lib/process runs a program a document names (a tool that execs, a
 # library call whose program is not said to be the user's, are named), every source file carries its SPDX licence line, no
 # script under pipefail ends a pipe in head. The
@@ -43,6 +44,7 @@ test_expect_success 'each rule broken once in a copy: each break named, exit 1' 
 	sed -i "/SPDX-License-Identifier/d" t/audit/compare.c &&
 	sed -i "s/Kept whole: one pass over one archive/One pass over one archive/" t/lib/archive/archive_reader.c &&
 	printf "/* Kept whole: it reads better. */\nint capture_short(void)\n{\n\treturn 0;\n}\n" >>t/capture/run.c &&
+	sed -i "s/case CAPTURE_PIN_OPT_OUTPUT:/case \\x27o\\x27:/" t/capture/pin.c &&
 	printf "void capture_spawn(char **argv)\n{\n\texecv(argv[0], argv);\n}\n" >>t/capture/pin.c &&
 	sed -i "s|/\* program: /bin/sh, fixed in the code.*|/* the watcher */|" t/lib/core/scratch.c &&
 	mkdir t/scripts && printf "#!/bin/bash\n# SPDX-License-Identifier: Apache-2.0\nset -o pipefail\nsort big \174 head -n 5\n" >t/scripts/tail-of-it &&
@@ -64,12 +66,13 @@ test_expect_success 'each rule broken once in a copy: each break named, exit 1' 
 	grep -q "^format-table: \"evidence-status/1\" (spelled in lib/usecase/replicate/replicate_status.c): no row" out &&
 	grep -q "^long-function: lib/archive/archive_reader.c:[0-9]*: ev_archive_check_tapped() is [0-9]* lines; split it, or say above it why it is kept whole (\"Kept whole: ...\")$" out &&
 	grep -q "^long-function: capture/run.c:[0-9]*: capture_short() is 1 lines; its reason to be kept whole is stale (remove it)$" out &&
+	grep -q "^option-named: capture/pin.c:[0-9]*: case .o.: out = optarg; break;: an option is switched on by its name (TOOL_COMMAND_OPT_NAME), not a bare letter$" out &&
 	grep -q "^exec-only-in-process: capture/pin.c:[0-9]*: a tool runs no program itself (the library does: lib/process for a plan.s)$" out &&
 	grep -q "^exec-only-in-process: lib/core/scratch.c:[0-9]*: outside lib/process, a program comes from the command line, PATH, /proc/self/exe or the code, said above the call" out &&
 	grep -q "^tool-prefix: replicate/status.c:[0-9]*: replicate exports status_count() without the prefix replicate_$" out &&
 	grep -q "^spdx: audit/compare.c:1: no \"SPDX-License-Identifier: Apache-2.0\" in its first three lines$" out &&
 	grep -q "^pipe-ends-early: scripts/tail-of-it:4: sort big [|] head -n 5$" out &&
-	test "$(wc -l <out)" = 22
+	test "$(wc -l <out)" = 23
 '
 
 test_done
