@@ -6,7 +6,9 @@
  * run as root, makes the namespaces, pins and links, then the side's
  * child drops to that user before exec (launch.h). Sides never run as root
  * unless the plan says "user": "root"; without root, capture can run a
- * side only as the user who runs capture. Only capture/ includes this. */
+ * side only as the user who runs capture.
+ * Only lib/process and capture's use cases (lib/usecase/capture)
+ * include this. */
 #ifndef EV_CREDENTIALS_H
 #define EV_CREDENTIALS_H
 

@@ -15,7 +15,9 @@
  *      capability of root is left) and execs.
  * Each report is a byte on a pipe; a failure is the step and its errno.
  * The exec is seen by the pipe closing (close-on-exec).
- * Only capture/ includes this. */
+ *
+ * Only lib/process and capture's use cases (lib/usecase/capture)
+ * include this. */
 #ifndef EV_LAUNCH_H
 #define EV_LAUNCH_H
 

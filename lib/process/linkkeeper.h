@@ -11,7 +11,9 @@
  * with the interface names and their MTUs, and takes them back once it
  * has returned the interfaces itself. If capture goes away while the
  * keeper holds them, the keeper moves both interfaces back and exits; it
- * exits as well when capture closes its end. Only capture/ includes this. */
+ * exits as well when capture closes its end.
+ * Only lib/process and capture's use cases (lib/usecase/capture)
+ * include this. */
 #ifndef EV_LINKKEEPER_H
 #define EV_LINKKEEPER_H
 

@@ -11,7 +11,9 @@
  * (ev_netns_sockets), which it closes after the run.
  *
  * Functions marked "child" use no heap and are safe between fork and exec
- * of a multithreaded process. Only capture/ includes this.
+ * of a multithreaded process.
+ * Only lib/process and capture's use cases (lib/usecase/capture)
+ * include this.
  */
 #ifndef EV_NETNS_H
 #define EV_NETNS_H

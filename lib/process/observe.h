@@ -9,8 +9,9 @@
  * "unavailable: REASON", never left out silently.
  *
  * During a run, a sampler thread (on capture's own, controller CPUs) reads
- * the pair's TCP sockets every interval through sock_diag. Only capture/
- * includes this.
+ * the pair's TCP sockets every interval through sock_diag.
+ * Only lib/process and capture's use cases (lib/usecase/capture)
+ * include this.
  */
 #ifndef EV_OBSERVE_H
 #define EV_OBSERVE_H

@@ -9,7 +9,9 @@
  * .stderr beside each) and hashed into run.json; one that outlives
  * EV_OBSERVER_TIMEOUT_S is killed and recorded so. Observers run as capture
  * does, with PATH alone in their environment and the run directory as
- * their working directory. Only capture/ includes this. */
+ * their working directory.
+ * Only lib/process and capture's use cases (lib/usecase/capture)
+ * include this. */
 #ifndef EV_OBSERVERS_H
 #define EV_OBSERVERS_H
 

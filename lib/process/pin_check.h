@@ -4,7 +4,9 @@
  * by root or by the user running capture, writable by its owner alone, and
  * with the SHA-256 the plan's "pins" give it. The check runs before each
  * launch; its stat is kept so that the file can be seen not to have
- * changed between the check and the launch. Only capture/ includes this. */
+ * changed between the check and the launch.
+ * Only lib/process and capture's use cases (lib/usecase/capture)
+ * include this. */
 #ifndef EV_PIN_CHECK_H
 #define EV_PIN_CHECK_H
 

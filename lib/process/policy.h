@@ -7,7 +7,9 @@
  * with the IRQs' affinities; NUMA balancing, watchdogs, clocksource,
  * transparent huge pages, the current /dev/cpu_dma_latency),
  * and the PM QoS hold of an arm. What cannot be read is recorded as
- * "unavailable: REASON". Only capture/ includes this. */
+ * "unavailable: REASON".
+ * Only lib/process and capture's use cases (lib/usecase/capture)
+ * include this. */
 #ifndef EV_POLICY_H
 #define EV_POLICY_H
 

@@ -11,7 +11,9 @@
  * after its target ended, or 130 after capture's SIGINT; any other end,
  * one before its target's, or one capture did not ask for, fails the run.
  * Then perf report --stats counts the samples and lost events, kept in
- * RUN/profile/SIDE/stats.txt. Only capture/ includes this. */
+ * RUN/profile/SIDE/stats.txt.
+ * Only lib/process and capture's use cases (lib/usecase/capture)
+ * include this. */
 #ifndef EV_PROFILE_H
 #define EV_PROFILE_H
 

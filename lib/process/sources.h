@@ -4,7 +4,9 @@
  * tree is clean, read through libgit2 once per session before anything
  * runs. A dirty tree is refused (the binary would not be the commit it
  * claims) unless the user allows it, and then recorded as dirty.
- * Only capture/ includes this. */
+ *
+ * Only lib/process and capture's use cases (lib/usecase/capture)
+ * include this. */
 #ifndef EV_SOURCES_H
 #define EV_SOURCES_H
 

@@ -2,7 +2,9 @@
 /* workdir: a side's working directory inside the run directory
  * (EV_PLAN_WORK_SENDER or EV_PLAN_WORK_PEER), the plan's input files copied into
  * it, and the directories of its declared outputs; given to the user the
- * side runs as when it drops to one. Only capture/ includes this. */
+ * side runs as when it drops to one.
+ * Only lib/process and capture's use cases (lib/usecase/capture)
+ * include this. */
 #ifndef EV_WORKDIR_H
 #define EV_WORKDIR_H
 
