@@ -186,12 +186,12 @@ int audit_campaign_main(int argc, char **argv)
 		default: { rc = ev_cli_usage(&audit_tool, "campaign", "%s", ev_cli_option_problem(argv)); goto done; }
 		}
 	}
+	if (ev_cli_getopt_relations(&opts))
+		{ rc = 2; goto done; }
 	if (optind + 1 != argc)
 		{ rc = ev_cli_usage(&audit_tool, "campaign", optind == argc ? "no campaign directory or archive given" : "one campaign at a time"); goto done; }
 	if (!ca.out)
 		{ rc = ev_cli_usage(&audit_tool, "campaign", "no output directory given (-o OUTDIR)"); goto done; }
-	if (ca.seal_sha256 && !ca.seal_path)
-		return ev_cli_usage(&audit_tool, "campaign", "--seal-sha256 pins a --seal; none given");
 	ca.dir = argv[optind];
 	struct ev_error err;
 	ev_error_clear(&err);

@@ -28,7 +28,7 @@ static const struct ev_cli_option journal_options[] = {
 	 "with --latency: each distribution at or above zero as\n"
 	 "HdrHistogram text in DIR (an existing directory), in ns", EV_CLI_TEXT, NULL},
 	{"jobs", 0, "N", AUDIT_JOURNAL_OPT_JOBS,
-	 "pairs audited at once (default: the cores)", EV_CLI_TEXT, NULL},
+	 "pairs audited at once (default: the cores)", EV_CLI_COUNT, "1..256"},
 	EV_CLI_OPTION_JSON(AUDIT_JOURNAL_OPT_JSON),
 	{"judge-each-copy", 0, NULL, AUDIT_JOURNAL_OPT_JUDGE_EACH_COPY,
 	 "judge the receiver's copy afresh even where it holds the\n"
@@ -39,9 +39,9 @@ static const struct ev_cli_option journal_options[] = {
 	 "with both copies the figure per message between them", EV_CLI_TEXT, NULL},
 	{"max-findings", 0, "N", AUDIT_JOURNAL_OPT_MAX_FINDINGS,
 	 "findings shown per rule and side (default 10; 0: all);\n"
-	 "all are counted", EV_CLI_TEXT, NULL},
+	 "all are counted", EV_CLI_COUNT, "0..1000000"},
 	{"measured", 0, "N", AUDIT_JOURNAL_OPT_MEASURED,
-	 "measured orders (default: the spec's)", EV_CLI_TEXT, NULL},
+	 "measured orders (default: the spec's)", EV_CLI_COUNT, "0.."},
 	{"quantile-rule", 0, "RULE", AUDIT_JOURNAL_OPT_QUANTILE_RULE,
 	 "with --latency: nearest-rank (default), floor-index,\n"
 	 "round-half-up or linear", EV_CLI_WORDS, "nearest-rank floor-index round-half-up linear"},
@@ -67,8 +67,16 @@ static const struct ev_cli_option journal_options[] = {
 	 "the expectation spec (default: the llfix TX NewOrderSingle\n"
 	 "spec, share/evidence/audit/llfix-tx-new-order.json)", EV_CLI_TEXT, NULL},
 	{"warmups", 0, "N", AUDIT_JOURNAL_OPT_WARMUPS,
-	 "warmup orders (default: the spec's)", EV_CLI_TEXT, NULL},
+	 "warmup orders (default: the spec's)", EV_CLI_COUNT, "0.."},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
+};
+
+static const struct ev_cli_relation journal_relations[] = {
+	{EV_CLI_TOGETHER, "archive", "seal"},
+	{EV_CLI_NEEDS, "hgrm", "latency"},
+	{EV_CLI_NEEDS, "clock", "latency"},
+	{EV_CLI_NEEDS, "seal-sha256", "seal"},
+	{EV_CLI_NEEDS, NULL, NULL},
 };
 
 static const struct ev_cli_command audit_journal_command = {
@@ -97,6 +105,7 @@ static const struct ev_cli_command audit_journal_command = {
 		"\n"
 		"Exit status: 0 every rule held, 1 a finding (the receipt says which), 2 the\n"
 		"audit could not be made.\n",
+	.relations = journal_relations,
 };
 
 static const struct ev_cli_option series_options[] = {
@@ -114,12 +123,12 @@ static const struct ev_cli_option series_options[] = {
 	 "the benchmark's own statistics: an llfix statistics block,\n"
 	 "sockperf's summary, or the reference pair's JSON report", EV_CLI_TEXT, NULL},
 	{"page-size", 0, "BYTES", AUDIT_SERIES_OPT_PAGE_SIZE,
-	 "the page of the cohorts (default 4096)", EV_CLI_TEXT, NULL},
+	 "the page of the cohorts (default 4096)", EV_CLI_COUNT, "512..1073741824 bytes"},
 	{"quantile", 0, "P", AUDIT_SERIES_OPT_QUANTILE,
 	 "a percentile to compute besides (repeatable; default without\n"
 	 "--native: 50, 95, 99, 99.9)", EV_CLI_TEXT, NULL},
 	{"rate", 0, "R", AUDIT_SERIES_OPT_RATE,
-	 "the rate the run was paced at (orders a second)", EV_CLI_TEXT, NULL},
+	 "the rate the run was paced at (orders a second)", EV_CLI_COUNT, "1..1000000000 orders a second"},
 	{"receipt", 0, "FILE", AUDIT_SERIES_OPT_RECEIPT,
 	 "the audit receipt (default: audit-series-TIME.json here)", EV_CLI_TEXT, NULL},
 	{"rule", 0, "RULE", AUDIT_SERIES_OPT_RULE,
@@ -129,15 +138,22 @@ static const struct ev_cli_option series_options[] = {
 	 "the archive's seal (required with --archive)", EV_CLI_TEXT, NULL},
 	EV_CLI_OPTION_SEAL_SHA256(AUDIT_SERIES_OPT_SEAL_SHA256),
 	EV_CLI_OPTION_SIGN_KEY(AUDIT_SERIES_OPT_SIGN_KEY),
-	{"sockperf-clock", 0, "C", AUDIT_SERIES_OPT_SOCKPERF_CLOCK,
+	{"sockperf-clock", 0, "CLOCK", AUDIT_SERIES_OPT_SOCKPERF_CLOCK,
 	 "the clock sockperf ran on: tsc (its default) or monotonic\n"
 	 "(--no-rdtsc); only on tsc may a value rebuilt from its log\n"
 	 "be 1 ns off its own, and only in that conversion's direction", EV_CLI_WORDS, "tsc monotonic"},
 	{"threshold", 0, "T", AUDIT_SERIES_OPT_THRESHOLD,
-	 "calls above T ticks are slow (default: the recomputed p99)", EV_CLI_TEXT, NULL},
+	 "calls above T ticks are slow (default: the recomputed p99)", EV_CLI_COUNT, "0.. ticks"},
 	{"warmups", 0, "N", AUDIT_SERIES_OPT_WARMUPS,
-	 "warmup orders before the measured ones (with --journal)", EV_CLI_TEXT, NULL},
+	 "warmup orders before the measured ones (with --journal)", EV_CLI_COUNT, "0.."},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
+};
+
+static const struct ev_cli_relation series_relations[] = {
+	{EV_CLI_TOGETHER, "delay", "rate"},
+	{EV_CLI_TOGETHER, "archive", "seal"},
+	{EV_CLI_NEEDS, "seal-sha256", "seal"},
+	{EV_CLI_NEEDS, NULL, NULL},
 };
 
 static const struct ev_cli_command audit_series_command = {
@@ -166,6 +182,7 @@ static const struct ev_cli_command audit_series_command = {
 	.notes = "Exit status: 0 every statistic agreed and the series held together, 1 a\n"
 		"statistic differs or the series is damaged (the receipt says which), 2 usage\n"
 		"or I/O error.\n",
+	.relations = series_relations,
 };
 
 static const struct ev_cli_option profile_options[] = {
@@ -184,6 +201,12 @@ static const struct ev_cli_option profile_options[] = {
 	EV_CLI_OPTION_SEAL_SHA256(AUDIT_PROFILE_OPT_SEAL_SHA256),
 	EV_CLI_OPTION_SIGN_KEY(AUDIT_PROFILE_OPT_SIGN_KEY),
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
+};
+
+static const struct ev_cli_relation profile_relations[] = {
+	{EV_CLI_TOGETHER, "seal", "run"},
+	{EV_CLI_NEEDS, "seal-sha256", "seal"},
+	{EV_CLI_NEEDS, NULL, NULL},
 };
 
 static const struct ev_cli_command audit_profile_command = {
@@ -208,6 +231,7 @@ static const struct ev_cli_command audit_profile_command = {
 	.options = profile_options,
 	.notes = "Exit status: 0 every profile held, 1 a check failed (the receipt says which),\n"
 		"2 usage, I/O error, a run without a profile, or interrupted.\n",
+	.relations = profile_relations,
 };
 
 static const struct ev_cli_option campaign_options[] = {
@@ -239,6 +263,11 @@ static const struct ev_cli_option campaign_options[] = {
 	 "repeatable. Without it a capture receipt is held only to\n"
 	 "its own comparable digest", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
+};
+
+static const struct ev_cli_relation campaign_relations[] = {
+	{EV_CLI_NEEDS, "seal-sha256", "seal"},
+	{EV_CLI_NEEDS, NULL, NULL},
 };
 
 static const struct ev_cli_command audit_campaign_command = {
@@ -281,6 +310,7 @@ static const struct ev_cli_command audit_campaign_command = {
 	.options = campaign_options,
 	.notes = "Exit status: 0 everything held, 1 a statistic, a series or a journal did not\n"
 		"(the receipt says which), 2 usage or I/O error.\n",
+	.relations = campaign_relations,
 };
 
 static const struct ev_cli_option compare_options[] = {
@@ -308,15 +338,22 @@ static const struct ev_cli_option compare_options[] = {
 	 "the SHA-256 the descriptor must have", EV_CLI_DIGEST, NULL},
 	{"resamples", 0, "N", AUDIT_COMPARE_OPT_RESAMPLES,
 	 "bootstrap resamples of the runs (default 10000, at most\n"
-	 "1000000)", EV_CLI_TEXT, NULL},
+	 "1000000)", EV_CLI_COUNT, "1..1000000"},
 	{"seal", 0, "SEAL.json", AUDIT_COMPARE_OPT_SEAL,
 	 "the archive's seal (required with --archive)", EV_CLI_TEXT, NULL},
 	EV_CLI_OPTION_SEAL_SHA256(AUDIT_COMPARE_OPT_SEAL_SHA256),
 	{"seed", 0, "S", AUDIT_COMPARE_OPT_SEED,
 	 "the seed of the resampling (default 1); the same seed,\n"
-	 "the same interval", EV_CLI_TEXT, NULL},
+	 "the same interval", EV_CLI_COUNT, "0.."},
 	EV_CLI_OPTION_SIGN_KEY(AUDIT_COMPARE_OPT_SIGN_KEY),
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
+};
+
+static const struct ev_cli_relation compare_relations[] = {
+	{EV_CLI_NEEDS, "reference-sha256", "reference"},
+	{EV_CLI_TOGETHER, "archive", "seal"},
+	{EV_CLI_NEEDS, "seal-sha256", "seal"},
+	{EV_CLI_NEEDS, NULL, NULL},
 };
 
 static const struct ev_cli_command audit_compare_command = {
@@ -357,6 +394,7 @@ static const struct ev_cli_command audit_compare_command = {
 	.notes = "Exit status: 0 compared, every input held; 1 an input did not hold (an audit that\n"
 		"failed, a summary edited after its audit; the receipt says which), 2 usage, I/O\n"
 		"error, nothing to compare, or interrupted.\n",
+	.relations = compare_relations,
 };
 
 static const struct ev_cli_command audit_continue_command = {
@@ -389,16 +427,16 @@ static const struct ev_cli_option history_options[] = {
 	 "policy.nohz_full, pm_qos.dma0) is the newest one's too", EV_CLI_TEXT, NULL},
 	{"min-segment", 0, "N", AUDIT_HISTORY_OPT_MIN_SEGMENT,
 	 "the fewest campaigns on each side of a change\n"
-	 "(default 3)", EV_CLI_TEXT, NULL},
+	 "(default 3)", EV_CLI_COUNT, "1..1000"},
 	{"permutations", 0, "N", AUDIT_HISTORY_OPT_PERMUTATIONS,
-	 "permutations of each test (default 199)", EV_CLI_TEXT, NULL},
+	 "permutations of each test (default 199)", EV_CLI_COUNT, "1..100000"},
 	{"plan", 0, "NAME", AUDIT_HISTORY_OPT_PLAN,
 	 "the plan's name (required)", EV_CLI_TEXT, NULL},
 	{"plan-sha256", 0, "HEX", AUDIT_HISTORY_OPT_PLAN_SHA256,
 	 "the plan's digest (default: the newest campaign's)", EV_CLI_DIGEST, NULL},
 	{"seed", 0, "S", AUDIT_HISTORY_OPT_SEED,
 	 "the seed of the permutations and resamples (default 1);\n"
-	 "the same seed, the same bytes", EV_CLI_TEXT, NULL},
+	 "the same seed, the same bytes", EV_CLI_COUNT, "0.."},
 	{"statistic", 0, "NAME", AUDIT_HISTORY_OPT_STATISTIC,
 	 "p50, p95, p99, p99.9, mean or max (repeat; default\n"
 	 "p50, p99 and p99.9)", EV_CLI_WORDS, "p50 p95 p99 p99.9 mean max"},

@@ -301,7 +301,6 @@ out:
 int audit_compare_main(int argc, char **argv)
 {
 	struct compare_opts o = {.resamples = 10000, .seed = 1};
-	long v;
 	int c;
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &audit_tool, "compare");
@@ -335,26 +334,13 @@ int audit_compare_main(int argc, char **argv)
 			o.reference_sha256 = optarg;
 			break;
 		case AUDIT_COMPARE_OPT_OUTPUT: o.out = optarg; break;
-		case AUDIT_COMPARE_OPT_RESAMPLES:
-			if (ev_cli_parse_long(optarg, 1, 1000000, &v))
-				return ev_cli_usage(&audit_tool, "compare", "option --resamples: expected 1 to 1000000, found '%s'", optarg);
-			o.resamples = (uint64_t)v;
-			break;
-		case AUDIT_COMPARE_OPT_SEED:
-			if (ev_cli_parse_long(optarg, 0, LONG_MAX, &v))
-				return ev_cli_usage(&audit_tool, "compare", "option --seed: expected a whole number, found '%s'", optarg);
-			o.seed = (uint64_t)v;
-			break;
+		case AUDIT_COMPARE_OPT_RESAMPLES: o.resamples = (uint64_t)opts.count; break;
+		case AUDIT_COMPARE_OPT_SEED: o.seed = (uint64_t)opts.count; break;
 		default: return ev_cli_usage(&audit_tool, "compare", "%s", ev_cli_option_problem(argv));
 		}
 	}
-	if (o.reference_sha256 && !o.reference)
-		return ev_cli_usage(&audit_tool, "compare", "--reference-sha256 pins a --reference; none given");
-	if (!!o.archive != !!o.seal)
-		return ev_cli_usage(&audit_tool, "compare", o.archive ? "--archive needs its --seal SEAL.json"
-								     : "--seal goes with --archive");
-	if (o.seal_sha256 && !o.seal)
-		return ev_cli_usage(&audit_tool, "compare", "--seal-sha256 pins a --seal; none given");
+	if (ev_cli_getopt_relations(&opts))
+		return 2;
 	if (o.archive && o.reference)
 		return ev_cli_usage(&audit_tool, "compare", "--archive compares summaries inside an archive; --reference reads "
 				    "its summary from a directory (extract it, or audit the campaign from its archive first)");

@@ -114,7 +114,6 @@ int audit_history_main(int argc, char **argv)
 	struct ev_audit_history h = {.seed = 1}; /* no --catalog: the configured one, else the default */
 	const char *stats[MAX_LIST], *match[MAX_LIST], *trust[MAX_LIST], *html = NULL;
 	int json = 0, c;
-	long v;
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &audit_tool, "history");
 	optind = 1;
@@ -143,28 +142,14 @@ int audit_history_main(int argc, char **argv)
 				return ev_cli_usage(&audit_tool, "history", "at most %d --trust", MAX_LIST);
 			trust[h.ntrust++] = optarg;
 			break;
-		case AUDIT_HISTORY_OPT_SEED:
-			if (ev_cli_parse_long(optarg, 0, LONG_MAX, &v))
-				return ev_cli_usage(&audit_tool, "history", "option --seed: expected a whole number, found '%s'", optarg);
-			h.seed = (uint64_t)v;
-			break;
-		case AUDIT_HISTORY_OPT_PERMUTATIONS:
-			if (ev_cli_parse_long(optarg, 1, 100000, &v))
-				return ev_cli_usage(&audit_tool, "history", "option --permutations: expected 1 to 100000, found '%s'",
-						    optarg);
-			h.permutations = (uint64_t)v;
-			break;
+		case AUDIT_HISTORY_OPT_SEED: h.seed = (uint64_t)opts.count; break;
+		case AUDIT_HISTORY_OPT_PERMUTATIONS: h.permutations = (uint64_t)opts.count; break;
 		case AUDIT_HISTORY_OPT_ALPHA:
 			if (parse_double(optarg, 0, 1, &h.alpha))
 				return ev_cli_usage(&audit_tool, "history", "option --alpha: expected a number between 0 and 1, found '%s'",
 						    optarg);
 			break;
-		case AUDIT_HISTORY_OPT_MIN_SEGMENT:
-			if (ev_cli_parse_long(optarg, 1, 1000, &v))
-				return ev_cli_usage(&audit_tool, "history", "option --min-segment: expected 1 to 1000, found '%s'",
-						    optarg);
-			h.min_segment = (size_t)v;
-			break;
+		case AUDIT_HISTORY_OPT_MIN_SEGMENT: h.min_segment = (size_t)opts.count; break;
 		case AUDIT_HISTORY_OPT_GATE:
 			if (parse_double(optarg, 1, 1e9, &h.gate))
 				return ev_cli_usage(&audit_tool, "history", "option --gate: expected a ratio above 1 (1.1: 10%%), found '%s'",

@@ -239,7 +239,6 @@ int audit_journal_main(int argc, char **argv)
 	int json = 0;
 	const char *senders[EV_AUDIT_JOURNAL_MAX_PAIRS], *receivers[EV_AUDIT_JOURNAL_MAX_PAIRS];
 	size_t nsenders = 0, nreceivers = 0;
-	long v;
 	int c;
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &audit_tool, "journal");
@@ -283,11 +282,7 @@ int audit_journal_main(int argc, char **argv)
 		case AUDIT_JOURNAL_OPT_HGRM: run.hgrm_dir = optarg; break;
 		case EV_CLI_HELP:
 			return ev_cli_help(&audit_tool, "journal");
-		case AUDIT_JOURNAL_OPT_JOBS:
-			if (ev_cli_parse_long(optarg, 1, 256, &v))
-				return ev_cli_usage(&audit_tool, "journal", "option --jobs: expected 1-256, found '%s'", optarg);
-			run.jobs = (size_t)v;
-			break;
+		case AUDIT_JOURNAL_OPT_JOBS: run.jobs = (size_t)opts.count; break;
 		case AUDIT_JOURNAL_OPT_JSON: json = 1; break;
 		case AUDIT_JOURNAL_OPT_JUDGE_EACH_COPY: run.judge_each_copy = 1; break;
 		case AUDIT_JOURNAL_OPT_LATENCY: run.latency = 1; break;
@@ -300,15 +295,8 @@ int audit_journal_main(int argc, char **argv)
 			run.quantile_rule = (enum ev_qrule)rule;
 			break;
 		}
-		case AUDIT_JOURNAL_OPT_MAX_FINDINGS:
-			if (ev_cli_parse_long(optarg, 0, 1000000, &v))
-				return ev_cli_usage(&audit_tool, "journal", "option --max-findings: expected 0-1000000, found '%s'", optarg);
-			run.max_findings = (unsigned)v;
-			break;
-		case AUDIT_JOURNAL_OPT_MEASURED:
-			if (ev_cli_parse_long(optarg, 0, LONG_MAX, &run.measured))
-				return ev_cli_usage(&audit_tool, "journal", "option --measured: expected a count, found '%s'", optarg);
-			break;
+		case AUDIT_JOURNAL_OPT_MAX_FINDINGS: run.max_findings = (unsigned)opts.count; break;
+		case AUDIT_JOURNAL_OPT_MEASURED: run.measured = opts.count; break;
 		case AUDIT_JOURNAL_OPT_RECEIPT: run.receipt = optarg; break;
 		case AUDIT_JOURNAL_OPT_SPEC: run.spec_path = optarg; break;
 		case AUDIT_JOURNAL_OPT_RECEIVER:
@@ -323,14 +311,13 @@ int audit_journal_main(int argc, char **argv)
 				return ev_cli_usage(&audit_tool, "journal", "at most %d pairs", EV_AUDIT_JOURNAL_MAX_PAIRS);
 			senders[nsenders++] = optarg;
 			break;
-		case AUDIT_JOURNAL_OPT_WARMUPS:
-			if (ev_cli_parse_long(optarg, 0, LONG_MAX, &run.warmups))
-				return ev_cli_usage(&audit_tool, "journal", "option --warmups: expected a count, found '%s'", optarg);
-			break;
+		case AUDIT_JOURNAL_OPT_WARMUPS: run.warmups = opts.count; break;
 		default:
 			return ev_cli_usage(&audit_tool, "journal", "%s", ev_cli_option_problem(argv));
 		}
 	}
+	if (ev_cli_getopt_relations(&opts))
+		return 2;
 	if (optind != argc)
 		return ev_cli_usage(&audit_tool, "journal", "unexpected argument '%s' (journals are named by --sender and --receiver)",
 				 argv[optind]);
@@ -339,18 +326,12 @@ int audit_journal_main(int argc, char **argv)
 	if (nsenders && nreceivers && nsenders != nreceivers)
 		return ev_cli_usage(&audit_tool, "journal", "%zu --sender and %zu --receiver: pairs need one of each, in order",
 				 nsenders, nreceivers);
-	if (!!run.archive != !!run.seal)
-		return ev_cli_usage(&audit_tool, "journal", "--archive and --seal go together");
-	if ((run.hgrm_dir || run.clock[0] || run.clock[1]) && !run.latency)
-		return ev_cli_usage(&audit_tool, "journal", "--hgrm and --clock go with --latency");
 	if (run.hgrm_dir) {
 		struct stat hs;
 		if (stat(run.hgrm_dir, &hs) != 0 || !S_ISDIR(hs.st_mode))
 			return ev_cli_usage(&audit_tool, "journal", "option --hgrm: %s is %s, not a directory; create it first",
 					 run.hgrm_dir, stat(run.hgrm_dir, &hs) != 0 ? "absent" : ev_input_kind(hs.st_mode));
 	}
-	if (run.seal_sha256 && !run.seal)
-		return ev_cli_usage(&audit_tool, "journal", "--seal-sha256 pins a --seal; none given");
 	struct ev_error err;
 	ev_error_clear(&err);
 	if (ev_audit_journal_prepare(&run, senders, receivers, nsenders, nreceivers, &err) != EV_OK) {

@@ -93,12 +93,10 @@ int audit_profile_main(int argc, char **argv)
 		default: return ev_cli_usage(&audit_tool, "profile", "%s", ev_cli_option_problem(argv));
 		}
 	}
+	if (ev_cli_getopt_relations(&opts))
+		return 2;
 	if (optind + 1 != argc)
 		return ev_cli_usage(&audit_tool, "profile", optind == argc ? "no run directory given" : "one run at a time");
-	if (!!o.seal != !!o.run)
-		return ev_cli_usage(&audit_tool, "profile", "--seal and --run go together (a run of a sealed archive)");
-	if (o.seal_sha256 && !o.seal)
-		return ev_cli_usage(&audit_tool, "profile", "--seal-sha256 pins a --seal; none given");
 	o.run_dir = argv[optind];
 	struct ev_error err;
 	ev_error_clear(&err);

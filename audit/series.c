@@ -79,7 +79,6 @@ int audit_series_main(int argc, char **argv)
 {
 	struct ev_audit_series o = {.rule = -1, .page_size = DEFAULT_PAGE};
 	int json = 0;
-	long v;
 	int c;
 	struct ev_prob p;
 	struct ev_cli_getopt opts;
@@ -100,11 +99,7 @@ int audit_series_main(int argc, char **argv)
 		case AUDIT_SERIES_OPT_JOURNAL: o.journal = optarg; break;
 		case AUDIT_SERIES_OPT_JSON: json = 1; break;
 		case AUDIT_SERIES_OPT_NATIVE: o.native = optarg; break;
-		case AUDIT_SERIES_OPT_PAGE_SIZE:
-			if (ev_cli_parse_long(optarg, 512, 1 << 30, &v))
-				return ev_cli_usage(&audit_tool, "series", "option --page-size: expected 512 or more bytes, found '%s'", optarg);
-			o.page_size = (uint64_t)v;
-			break;
+		case AUDIT_SERIES_OPT_PAGE_SIZE: o.page_size = (uint64_t)opts.count; break;
 		case AUDIT_SERIES_OPT_QUANTILE:
 			if (ev_prob_parse_percent(optarg, &p) != 0)
 				return ev_cli_usage(&audit_tool, "series", "option --quantile: expected a percentile from 0 to 100, found '%s'", optarg);
@@ -112,11 +107,7 @@ int audit_series_main(int argc, char **argv)
 				return ev_cli_usage(&audit_tool, "series", "at most %d --quantile", EV_ANALYSIS_MAX_QUANTILES);
 			o.quantiles[o.nquantiles++] = optarg;
 			break;
-		case AUDIT_SERIES_OPT_RATE:
-			if (ev_cli_parse_long(optarg, 1, 1000000000, &v))
-				return ev_cli_usage(&audit_tool, "series", "option --rate: expected orders a second, found '%s'", optarg);
-			o.rate = (uint64_t)v;
-			break;
+		case AUDIT_SERIES_OPT_RATE: o.rate = (uint64_t)opts.count; break;
 		case AUDIT_SERIES_OPT_SIGN_KEY:
 			if (ev_cli_sign_key(TOOL, optarg, &o.sign_key))
 				return 2;
@@ -128,28 +119,17 @@ int audit_series_main(int argc, char **argv)
 						 optarg);
 			break;
 		case AUDIT_SERIES_OPT_THRESHOLD:
-			if (ev_cli_parse_long(optarg, 0, LONG_MAX, &v))
-				return ev_cli_usage(&audit_tool, "series", "option --threshold: expected ticks, found '%s'", optarg);
-			o.threshold = (uint64_t)v;
+			o.threshold = (uint64_t)opts.count;
 			o.have_threshold = 1;
 			break;
-		case AUDIT_SERIES_OPT_WARMUPS:
-			if (ev_cli_parse_long(optarg, 0, LONG_MAX, &v))
-				return ev_cli_usage(&audit_tool, "series", "option --warmups: expected a count, found '%s'", optarg);
-			o.warmups = (uint64_t)v;
-			break;
+		case AUDIT_SERIES_OPT_WARMUPS: o.warmups = (uint64_t)opts.count; break;
 		default: return ev_cli_usage(&audit_tool, "series", "%s", ev_cli_option_problem(argv));
 		}
 	}
+	if (ev_cli_getopt_relations(&opts))
+		return 2;
 	if (optind + 1 != argc)
 		return ev_cli_usage(&audit_tool, "series", optind == argc ? "no series given" : "one series at a time");
-	if (!!o.delay != !!o.rate)
-		return ev_cli_usage(&audit_tool, "series", "--delay and --rate go together");
-	if (!!o.archive != !!o.seal)
-		return ev_cli_usage(&audit_tool, "series", o.archive ? "--archive needs its --seal SEAL.json"
-								    : "--seal goes with --archive");
-	if (o.seal_sha256 && !o.seal)
-		return ev_cli_usage(&audit_tool, "series", "--seal-sha256 pins a --seal; none given");
 	o.series = argv[optind];
 	struct ev_error err;
 	ev_error_clear(&err);

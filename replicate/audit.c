@@ -158,7 +158,7 @@ int replicate_audit_main(int argc, char **argv)
 			break;
 		case REPLICATE_AUDIT_OPT_SEAL: a->seal = optarg; break;
 		default:
-			switch (replicate_remote_option(&o.r, t, c, optarg, "audit")) {
+			switch (replicate_remote_option(&o.r, t, &opts, c, optarg, "audit")) {
 			case 1: break;
 			case -1: return 2;
 			default: return ev_cli_usage(&replicate_tool, "audit", "%s", ev_cli_option_problem(argv));

@@ -39,6 +39,11 @@ static const struct ev_cli_option verify_options[] = {
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
+static const struct ev_cli_relation verify_relations[] = {
+	{EV_CLI_EXCLUDES, "receipt", "receipt-dir"},
+	{EV_CLI_NEEDS, NULL, NULL},
+};
+
 static const struct ev_cli_command replicate_verify_command = {
 	.name = "verify",
 	.run = replicate_verify_main,
@@ -55,6 +60,7 @@ static const struct ev_cli_command replicate_verify_command = {
 	.notes = "Findings go to stderr as 'replicate: MEMBER: what (expected X, found Y)'.\n"
 		"Exit status: 0 every member held, 1 a finding (the receipt says which),\n"
 		"2 the check could not be made (no receipt).\n",
+	.relations = verify_relations,
 };
 
 static const struct ev_cli_option push_options[] = {
@@ -80,7 +86,7 @@ static const struct ev_cli_option push_options[] = {
 	REPLICATE_SSH_OPTIONS,
 	{"timeout", 0, "S", REPLICATE_PUSH_OPT_TIMEOUT,
 	 "seconds without progress before a destination is\n"
-	 "given up (default 60)", EV_CLI_TEXT, NULL},
+	 "given up (default 60)", EV_CLI_COUNT, "1..86400 seconds"},
 	{"to", 0, "[HOST:]DIR", REPLICATE_PUSH_OPT_TO,
 	 "a destination (repeatable, at least one)", EV_CLI_TEXT, NULL},
 	{"trust", 0, "FILE", REPLICATE_PUSH_OPT_TRUST,
@@ -129,7 +135,7 @@ static const struct ev_cli_option audit_options[] = {
 	REPLICATE_SSH_OPTIONS,
 	{"timeout", 0, "S", REPLICATE_AUDIT_OPT_TIMEOUT,
 	 "seconds without a byte from an audit before its host is\n"
-	 "given up (default 60; its progress line counts)", EV_CLI_TEXT, NULL},
+	 "given up (default 60; its progress line counts)", EV_CLI_COUNT, "1..86400 seconds"},
 	{"trust", 0, "FILE", REPLICATE_AUDIT_OPT_TRUST,
 	 "check every receipt's signature against these keys", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
@@ -390,7 +396,7 @@ static const struct ev_cli_option status_options[] = {
 	{"json", 0, NULL, REPLICATE_STATUS_OPT_JSON,
 	 "print the inventory as JSON (evidence-status/1)", EV_CLI_TEXT, NULL},
 	{"min-hosts", 0, "N", REPLICATE_STATUS_OPT_MIN_HOSTS,
-	 "the hosts prune would need (default 2, as prune)", EV_CLI_TEXT, NULL},
+	 "the hosts prune would need (default 2, as prune)", EV_CLI_COUNT, "1..256"},
 	{"recheck", 0, NULL, REPLICATE_STATUS_OPT_RECHECK,
 	 "with --catalog: hold every row used against its file's\n"
 	 "bytes now, and name each that changed or is gone", EV_CLI_TEXT, NULL},
@@ -499,7 +505,7 @@ static const struct ev_cli_option prune_options[] = {
 	{"json", 0, NULL, REPLICATE_PRUNE_OPT_JSON,
 	 "print the cleanup receipt on stdout", EV_CLI_TEXT, NULL},
 	{"min-hosts", 0, "N", REPLICATE_PRUNE_OPT_MIN_HOSTS,
-	 "distinct hosts required (default 2)", EV_CLI_TEXT, NULL},
+	 "distinct hosts required (default 2)", EV_CLI_COUNT, "1..256"},
 	{"receipt", 0, "FILE", REPLICATE_PRUNE_OPT_RECEIPT,
 	 "the cleanup receipt (default: cleanup-NAME-TIME.json\n"
 	 "in the current directory)", EV_CLI_TEXT, NULL},

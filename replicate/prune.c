@@ -96,9 +96,7 @@ int replicate_prune_main(int argc, char **argv)
 			return ev_cli_help(&replicate_tool, "prune");
 		case REPLICATE_PRUNE_OPT_JSON: json = 1; break;
 		case REPLICATE_PRUNE_OPT_MIN_HOSTS:
-			if (ev_cli_parse_long(optarg, 1, MAX_RECEIPTS, &o.min_hosts))
-				return ev_cli_usage(&replicate_tool, "prune", "option --min-hosts: expected 1-%d, found '%s'",
-						 MAX_RECEIPTS, optarg);
+			o.min_hosts = opts.count;
 			break;
 		case REPLICATE_PRUNE_OPT_RECEIPT: o.receipt = optarg; break;
 		case REPLICATE_PRUNE_OPT_RECEIPTS:

@@ -169,7 +169,7 @@ int replicate_push_main(int argc, char **argv)
 			o.to[p->n_to++] = optarg;
 			break;
 		default:
-			switch (replicate_remote_option(&o.r, t, c, optarg, "push")) {
+			switch (replicate_remote_option(&o.r, t, &opts, c, optarg, "push")) {
 			case 1: break;
 			case -1: return 2;
 			default: return ev_cli_usage(&replicate_tool, "push", "%s", ev_cli_option_problem(argv));

@@ -10,10 +10,9 @@
 #include "replicate/remote_cli.h"
 #include "replicate/replicate.h"
 
-int replicate_remote_option(struct replicate_remote_cli *r, struct ev_transport *t, int c, const char *arg,
-			    const char *command)
+int replicate_remote_option(struct replicate_remote_cli *r, struct ev_transport *t, const struct ev_cli_getopt *g,
+			    int c, const char *arg, const char *command)
 {
-	long v;
 	switch (c) {
 	case REPLICATE_REMOTE_OPT_SSH_CONFIG: t->ssh_config = arg; return 1;
 	case REPLICATE_REMOTE_OPT_SSH: t->ssh = arg; return 1;
@@ -26,11 +25,7 @@ int replicate_remote_option(struct replicate_remote_cli *r, struct ev_transport 
 		t->ssh_options = r->ssh_options;
 		return 1;
 	case REPLICATE_REMOTE_OPT_TIMEOUT:
-		if (ev_cli_parse_long(arg, 1, 86400, &v)) {
-			ev_cli_usage(&replicate_tool, command, "option --timeout: expected 1-86400 seconds, found '%s'", arg);
-			return -1;
-		}
-		t->idle_seconds = (int)v;
+		t->idle_seconds = (int)g->count;
 		return 1;
 	case REPLICATE_REMOTE_OPT_TRUST:
 		if (r->n_trust == REPLICATE_MAX_TRUST) {

@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "lib/cli/command.h"
 #include "lib/core/finding.h"
 #include "lib/remote/transport.h"
 
@@ -31,10 +32,11 @@ enum replicate_remote_option {
 };
 
 /* Option c (one of replicate_remote_option, as both tables give them) with its
- * argument, into t and r. @return 1 when it was one of them, 0 when not;
- * -1 when its argument was refused (said, with command's usage: exit 2). */
-int replicate_remote_option(struct replicate_remote_cli *r, struct ev_transport *t, int c, const char *arg,
-			    const char *command);
+ * argument, into t and r; a count read from g, which checked it. @return 1
+ * when it was one of them, 0 when not; -1 when its argument was refused
+ * (said, with command's usage: exit 2). */
+int replicate_remote_option(struct replicate_remote_cli *r, struct ev_transport *t, const struct ev_cli_getopt *g,
+			    int c, const char *arg, const char *command);
 
 /* A receipt's problem or difference: "replicate: PATH: ..." on stderr, or
  * kept for --json. */

@@ -135,7 +135,6 @@ int replicate_status_main(int argc, char **argv)
 	const char *trust[MAX_TRUST];
 	size_t ntrust = 0;
 	int json = 0, c;
-	long v;
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &replicate_tool, "status");
 	optind = 1;
@@ -152,11 +151,7 @@ int replicate_status_main(int argc, char **argv)
 						    optarg);
 			s.seal_hex = optarg;
 			break;
-		case REPLICATE_STATUS_OPT_MIN_HOSTS:
-			if (ev_cli_parse_long(optarg, 1, 256, &v))
-				return ev_cli_usage(&replicate_tool, "status", "option --min-hosts: expected 1-256, found '%s'", optarg);
-			s.min_hosts = v;
-			break;
+		case REPLICATE_STATUS_OPT_MIN_HOSTS: s.min_hosts = opts.count; break;
 		case REPLICATE_STATUS_OPT_TRUST:
 			if (ntrust == MAX_TRUST)
 				return ev_cli_usage(&replicate_tool, "status", "at most %d --trust", MAX_TRUST);

@@ -159,9 +159,7 @@ int replicate_verify_main(int argc, char **argv)
 		case REPLICATE_VERIFY_OPT_JSON: o.json = 1; break;
 		case REPLICATE_VERIFY_OPT_SIGN_KEY: o.sign_key = optarg; break;
 		case REPLICATE_VERIFY_OPT_MAX_FINDINGS:
-			if (ev_cli_parse_long(optarg, 0, 1000000, &o.max_findings))
-				return ev_cli_usage(&replicate_tool, "verify", "option --max-findings: expected 0-1000000, found '%s'",
-						 optarg);
+			o.max_findings = opts.count;
 			break;
 		case REPLICATE_VERIFY_OPT_SEAL_SHA256: o.seal_sha256 = optarg; break;
 		case REPLICATE_VERIFY_OPT_RECEIPT: o.receipt = optarg; break;
@@ -171,13 +169,13 @@ int replicate_verify_main(int argc, char **argv)
 			return ev_cli_usage(&replicate_tool, "verify", "%s", ev_cli_option_problem(argv));
 		}
 	}
+	if (ev_cli_getopt_relations(&opts))
+		return 2;
 	if (optind + 1 != argc)
 		return ev_cli_usage(&replicate_tool, "verify", optind == argc ? "no ARCHIVE given" : "more than one ARCHIVE given");
 	o.archive = argv[optind];
 	if (!o.seal)
 		return ev_cli_usage(&replicate_tool, "verify", "no seal given (--seal SEAL.json)");
-	if (o.receipt && o.receipt_dir)
-		return ev_cli_usage(&replicate_tool, "verify", "--receipt and --receipt-dir both given; choose one");
 
 	ev_cli_catch_signals();
 	if (o.stop_when_stdin_closes && ev_cli_stop_when_stdin_closes() != 0) {

@@ -62,6 +62,11 @@ static const struct ev_cli_option verify_options[] = {
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
+static const struct ev_cli_relation verify_relations[] = {
+	{EV_CLI_NEEDS, "seal-sha256", "seal"},
+	{EV_CLI_NEEDS, NULL, NULL},
+};
+
 static const struct ev_cli_command seal_verify_command = {
 	.name = "verify",
 	.run = seal_verify_main,
@@ -78,6 +83,7 @@ static const struct ev_cli_command seal_verify_command = {
 		"to stdout.\n"
 		"\n"
 		"Exit status: 0 all members held, 1 a finding, 2 the check could not be made.\n",
+	.relations = verify_relations,
 };
 
 static const struct ev_cli_option diff_options[] = {
@@ -93,7 +99,7 @@ static const struct ev_cli_option timestamp_options[] = {
 	{"request", 0, NULL, SEAL_TIMESTAMP_OPT_REQUEST,
 	 "only write FILE.tsq, for a TSA reached by other means", EV_CLI_TEXT, NULL},
 	{"timeout", 0, "S", SEAL_TIMESTAMP_OPT_TIMEOUT,
-	 "seconds to wait for the TSA (default 30)", EV_CLI_TEXT, NULL},
+	 "seconds to wait for the TSA (default 30)", EV_CLI_COUNT, "1..3600 seconds"},
 	{"tsa", 0, "URL", SEAL_TIMESTAMP_OPT_TSA,
 	 "the time-stamp authority (RFC 3161 over HTTP)", EV_CLI_TEXT, NULL},
 	{"tsa-ca", 0, "FILE", SEAL_TIMESTAMP_OPT_TSA_CA,
@@ -102,6 +108,13 @@ static const struct ev_cli_option timestamp_options[] = {
 	{"verify", 0, NULL, SEAL_TIMESTAMP_OPT_VERIFY,
 	 "verify FILE.tsr against FILE.tsq, FILE and the CA", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
+};
+
+static const struct ev_cli_relation timestamp_relations[] = {
+	{EV_CLI_EXCLUDES, "request", "reply"},
+	{EV_CLI_EXCLUDES, "request", "verify"},
+	{EV_CLI_EXCLUDES, "reply", "verify"},
+	{EV_CLI_NEEDS, NULL, NULL},
 };
 
 static const struct ev_cli_command seal_timestamp_command = {
@@ -124,6 +137,7 @@ static const struct ev_cli_command seal_timestamp_command = {
 	.notes = "Exit status: 0 every FILE holds a verified timestamp, 1 a reply did not verify\n"
 		"(the fact named; nothing stored), 2 usage, a TSA that cannot be reached, a\n"
 		"timestamp that exists.\n",
+	.relations = timestamp_relations,
 };
 
 static const struct ev_cli_command seal_diff_command = {
@@ -242,6 +256,11 @@ static const struct ev_cli_option integrate_options[] = {
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
+static const struct ev_cli_relation integrate_relations[] = {
+	{EV_CLI_EXCLUDES, "rev", "worktree"},
+	{EV_CLI_NEEDS, NULL, NULL},
+};
+
 static const struct ev_cli_command seal_integrate_command = {
 	.name = "integrate",
 	.run = seal_integrate_main,
@@ -257,6 +276,7 @@ static const struct ev_cli_command seal_integrate_command = {
 		"executable bit is refused, the member named. Writes an integration receipt.\n",
 	.options = integrate_options,
 	.notes = "Exit status: 0 every selected file holds, 1 one differs (named), 2 usage or I/O.\n",
+	.relations = integrate_relations,
 };
 
 static const struct ev_cli_command seal_continue_command = {

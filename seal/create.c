@@ -33,7 +33,7 @@ int seal_create_main(int argc, char **argv)
 	ev_cli_getopt_init(&opts, &seal_tool, "create");
 	optind = 1;
 	while ((c = ev_cli_getopt_next(&opts, argc, argv)) != -1) {
-		if ((bad = seal_archive_opt(&o.archive, c, optarg, "create")) >= 0) {
+		if ((bad = seal_archive_opt(&o.archive, &opts, c, optarg, "create")) >= 0) {
 			if (bad)
 				return bad;
 			continue;

@@ -73,12 +73,12 @@ int seal_integrate_main(int argc, char **argv)
 		default: return ev_cli_usage(&seal_tool, "integrate", "%s", ev_cli_option_problem(argv));
 		}
 	}
+	if (ev_cli_getopt_relations(&opts))
+		return 2;
 	if (optind != argc)
 		return ev_cli_usage(&seal_tool, "integrate", "unexpected argument '%s'", argv[optind]);
 	if (!o.selection || !o.repo)
 		return ev_cli_usage(&seal_tool, "integrate", "--selection and --repo are required");
-	if (o.rev && o.worktree)
-		return ev_cli_usage(&seal_tool, "integrate", "--rev and --worktree: one or the other");
 	char prefix[PATH_MAX];
 	if (o.prefix) {
 		size_t n = strlen(o.prefix);

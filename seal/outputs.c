@@ -10,22 +10,19 @@
 #include "lib/cli/progress.h"
 #include "seal/seal.h"
 
-int seal_archive_opt(struct ev_seal_archive_opts *a, int c, const char *arg, const char *subcommand)
+int seal_archive_opt(struct ev_seal_archive_opts *a, const struct ev_cli_getopt *g, int c, const char *arg,
+		     const char *subcommand)
 {
-	long n;
 	switch (c) {
 	case SEAL_ARCHIVE_OPT_GZIP: a->compression = EV_COMPRESS_GZIP; return 0;
 	case SEAL_ARCHIVE_OPT_LEVEL:
-		if (ev_cli_parse_long(arg, -7, 19, &n) || n == 0)
+		if (g->count == 0) /* zstd's "default", which a seal never leaves to the library */
 			return ev_cli_usage(&seal_tool, subcommand, "option --level: expected -7 to -1 or 1 to 19, found '%s'", arg);
-		a->level = (int)n;
+		a->level = (int)g->count;
 		return 0;
 	case SEAL_ARCHIVE_OPT_JOBS: /* --jobs, as in audit; --threads, its older name */
 	case SEAL_ARCHIVE_OPT_THREADS:
-		if (ev_cli_parse_long(arg, 1, 256, &n))
-			return ev_cli_usage(&seal_tool, subcommand, "option %s: expected 1-256, found '%s'",
-					 c == SEAL_ARCHIVE_OPT_JOBS ? "--jobs" : "--threads", arg);
-		a->threads = (int)n;
+		a->threads = (int)g->count;
 		return 0;
 	case SEAL_ARCHIVE_OPT_SIGN_KEY: return ev_cli_sign_key(TOOL, arg, &a->sign_key);
 	default: return -1;

@@ -13,8 +13,7 @@
 int seal_timestamp_main(int argc, char **argv)
 {
 	struct ev_timestamp_file t = {.mode = EV_TIMESTAMP_FETCH};
-	int c, modes = 0, request = 0, verify = 0;
-	long v;
+	int c, request = 0, verify = 0;
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &seal_tool, "timestamp");
 	optind = 1;
@@ -23,19 +22,15 @@ int seal_timestamp_main(int argc, char **argv)
 		case EV_CLI_HELP: return ev_cli_help(&seal_tool, "timestamp");
 		case SEAL_TIMESTAMP_OPT_TSA: t.tsa_url = optarg; break;
 		case SEAL_TIMESTAMP_OPT_TSA_CA: t.tsa_ca = optarg; break;
-		case SEAL_TIMESTAMP_OPT_REQUEST: request = 1; modes++; break;
-		case SEAL_TIMESTAMP_OPT_REPLY: t.reply = optarg; t.mode = EV_TIMESTAMP_REPLY; modes++; break;
-		case SEAL_TIMESTAMP_OPT_VERIFY: verify = 1; modes++; break;
-		case SEAL_TIMESTAMP_OPT_TIMEOUT:
-			if (ev_cli_parse_long(optarg, 1, 3600, &v))
-				return ev_cli_usage(&seal_tool, "timestamp", "option --timeout: expected 1-3600 seconds, found '%s'", optarg);
-			t.timeout_seconds = v;
-			break;
+		case SEAL_TIMESTAMP_OPT_REQUEST: request = 1; break;
+		case SEAL_TIMESTAMP_OPT_REPLY: t.reply = optarg; t.mode = EV_TIMESTAMP_REPLY; break;
+		case SEAL_TIMESTAMP_OPT_VERIFY: verify = 1; break;
+		case SEAL_TIMESTAMP_OPT_TIMEOUT: t.timeout_seconds = opts.count; break;
 		default: return ev_cli_usage(&seal_tool, "timestamp", "%s", ev_cli_option_problem(argv));
 		}
 	}
-	if (modes > 1)
-		return ev_cli_usage(&seal_tool, "timestamp", "--request, --reply and --verify are three ways: give one");
+	if (ev_cli_getopt_relations(&opts))
+		return 2;
 	if (request)
 		t.mode = EV_TIMESTAMP_REQUEST;
 	if (verify)

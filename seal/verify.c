@@ -166,9 +166,7 @@ int seal_verify_main(int argc, char **argv)
 			return ev_cli_help(&seal_tool, "verify");
 		case SEAL_VERIFY_OPT_JSON: o.json = 1; break;
 		case SEAL_VERIFY_OPT_MAX_FINDINGS:
-			if (ev_cli_parse_long(optarg, 0, 1000000, &o.max_findings))
-				return ev_cli_usage(&seal_tool, "verify", "option --max-findings: expected 0-1000000, found '%s'",
-						 optarg);
+			o.max_findings = opts.count;
 			break;
 		case SEAL_VERIFY_OPT_SEAL_SHA256: o.seal_sha256 = optarg; break;
 		case SEAL_VERIFY_OPT_RECEIPT: o.receipt = optarg; break;
@@ -182,14 +180,14 @@ int seal_verify_main(int argc, char **argv)
 			return ev_cli_usage(&seal_tool, "verify", "%s", ev_cli_option_problem(argv));
 		}
 	}
+	if (ev_cli_getopt_relations(&opts))
+		return 2;
 	if (optind + 1 != argc)
 		return ev_cli_usage(&seal_tool, "verify", optind == argc ? "no DIR or ARCHIVE given"
 							  : "more than one target given");
 	o.target = argv[optind];
 	if (!o.seal && !o.selection)
 		return ev_cli_usage(&seal_tool, "verify", "nothing to check against (--seal or --selection)");
-	if (o.seal_sha256 && !o.seal)
-		return ev_cli_usage(&seal_tool, "verify", "--seal-sha256 pins a --seal; none given");
 
 	ev_cli_catch_signals();
 	struct ev_error err;

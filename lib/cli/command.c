@@ -4,6 +4,7 @@
 #include "lib/core/sha256.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +83,23 @@ void ev_cli_print_overview(const struct ev_cli_tool *tool)
 		       "waiting while a capture holds any of them (capture leases lists holders).\n", tool->name);
 }
 
+/* A relation as --help states it ("--seal-sha256 needs --seal"), or as a
+ * command line that breaks it is refused ("...; none given"). */
+static void relation_text(const struct ev_cli_relation *r, int broken, char *out, size_t cap)
+{
+	switch (r->kind) {
+	case EV_CLI_NEEDS:
+		snprintf(out, cap, "--%s needs --%s%s", r->a, r->b, broken ? "; none given" : "");
+		break;
+	case EV_CLI_TOGETHER:
+		snprintf(out, cap, "--%s and --%s go together", r->a, r->b);
+		break;
+	case EV_CLI_EXCLUDES:
+		snprintf(out, cap, "--%s and --%s %s", r->a, r->b, broken ? "both given; choose one" : "exclude each other");
+		break;
+	}
+}
+
 int ev_cli_help(const struct ev_cli_tool *tool, const char *command)
 {
 	const struct ev_cli_command *c = ev_cli_command_named(tool, command);
@@ -115,6 +133,10 @@ int ev_cli_help(const struct ev_cli_tool *tool, const char *command)
 		if (shown == &help)
 			break;
 	}
+	for (const struct ev_cli_relation *r = c->relations; r && r->a; r++) {
+		relation_text(r, 0, label, sizeof label);
+		printf("%s  %s\n", r == c->relations ? "\n" : "", label);
+	}
 	if (c->notes)
 		printf("\n%s", c->notes);
 	return 0;
@@ -141,6 +163,65 @@ int ev_cli_usage(const struct ev_cli_tool *tool, const char *command, const char
 	return ev_cli_usage_synopsis(tool->name, c ? c->name : NULL, c ? c->synopsis : overview, reason);
 }
 
+/* A decimal whole number in [min, max]. @return 0, or -1 when text is not
+ * such a number. */
+static int parse_long(const char *text, long min, long max, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(text, &end, 10);
+	if (errno || end == text || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* A count's range from its words: "MIN..MAX UNIT", "MIN.." without an
+ * upper bound (max LONG_MAX), the unit optional (*unit "" then).
+ * @return 0, or -1 when words is not such a range. */
+static int count_range(const char *words, long *min, long *max, const char **unit)
+{
+	char *end;
+	if (!words)
+		return -1;
+	errno = 0;
+	*min = strtol(words, &end, 10);
+	if (errno || end == words || strncmp(end, "..", 2) != 0)
+		return -1;
+	const char *hi = end + 2;
+	*max = LONG_MAX;
+	if (*hi && *hi != ' ') {
+		*max = strtol(hi, &end, 10);
+		if (errno || end == hi || (*end && *end != ' ') || *max < *min)
+			return -1;
+		hi = end;
+	}
+	*unit = *hi == ' ' ? hi + 1 : hi;
+	return 0;
+}
+
+/* What a count must be, in words: "1-256", "-7 to 19", "512 or more
+ * bytes", "a whole number" (0..), "a whole number of ticks". */
+static void count_expected(long min, long max, const char *unit, char *out, size_t cap)
+{
+	const char *sep = *unit ? " " : "";
+	if (max == LONG_MAX && min == 0)
+		snprintf(out, cap, "a whole number%s%s", *unit ? " of " : "", unit);
+	else if (max == LONG_MAX)
+		snprintf(out, cap, "%ld or more%s%s", min, sep, unit);
+	else
+		snprintf(out, cap, "%ld%s%ld%s%s", min, min < 0 ? " to " : "-", max, sep, unit);
+}
+
+/* The option called name in options, or NULL. */
+static const struct ev_cli_option *named(const struct ev_cli_option *options, const char *name)
+{
+	for (const struct ev_cli_option *x = options; x && x->name; x++)
+		if (strcmp(x->name, name) == 0)
+			return x;
+	return NULL;
+}
+
 void ev_cli_getopt_init(struct ev_cli_getopt *g, const struct ev_cli_tool *tool, const char *command)
 {
 	const struct ev_cli_command *c = ev_cli_command_named(tool, command);
@@ -148,6 +229,14 @@ void ev_cli_getopt_init(struct ev_cli_getopt *g, const struct ev_cli_tool *tool,
 	memset(g, 0, sizeof *g);
 	g->shortopts[s++] = 'h';
 	for (const struct ev_cli_option *o = c ? c->options : NULL; o && o->name && n < EV_CLI_MAX_OPTIONS; o++) {
+		long min, max;
+		const char *unit;
+		if (o->kind == EV_CLI_COUNT && count_range(o->words, &min, &max, &unit) != 0) {
+			/* a table no test could have run: stop before a value is judged by it */
+			fprintf(stderr, "%s %s: option --%s: the count's range \"%s\" is not MIN..MAX\n", tool->name,
+				command, o->name, o->words ? o->words : "");
+			abort();
+		}
 		g->longopts[n++] = (struct option){o->name, o->value ? required_argument : no_argument, NULL, o->key};
 		if (o->letter) {
 			g->shortopts[s++] = o->letter;
@@ -157,6 +246,15 @@ void ev_cli_getopt_init(struct ev_cli_getopt *g, const struct ev_cli_tool *tool,
 	}
 	g->longopts[n] = (struct option){"help", no_argument, NULL, 'h'};
 	g->options = c ? c->options : NULL;
+	g->tool = tool;
+	g->command = command;
+	g->relations = c ? c->relations : NULL;
+	for (const struct ev_cli_relation *r = g->relations; r && r->a; r++)
+		if (!named(g->options, r->a) || !named(g->options, r->b)) {
+			fprintf(stderr, "%s %s: a relation names --%s or --%s, not an option of the command\n", tool->name,
+				command, r->a, r->b);
+			abort();
+		}
 }
 
 /* Why ev_cli_getopt_next refused a value ("" when it did not): read once
@@ -195,13 +293,17 @@ int ev_cli_getopt_next(struct ev_cli_getopt *g, int argc, char **argv)
 	int at = -1;
 	int key = getopt_long(argc, argv, g->shortopts, g->longopts, &at);
 	refused_value[0] = '\0';
-	if (key == -1 || key == '?' || key == 'h' || !optarg)
+	if (key == -1 || key == '?' || key == 'h')
 		return key;
 	const struct ev_cli_option *o = NULL;
-	for (const struct ev_cli_option *x = g->options; x && x->name && !o; x++)
+	size_t place = 0;
+	for (const struct ev_cli_option *x = g->options; x && x->name && !o && place < EV_CLI_MAX_OPTIONS; x++, place++)
 		if (at >= 0 ? strcmp(x->name, g->longopts[at].name) == 0 : x->key == key)
 			o = x;
 	if (!o)
+		return key;
+	g->given[place - 1] = 1;
+	if (!optarg)
 		return key;
 	if (o->kind == EV_CLI_DIGEST && !ev_sha256_hex_valid(optarg)) {
 		snprintf(refused_value, sizeof refused_value, "option --%s: expected 64 lower-case hex digits", o->name);
@@ -214,7 +316,41 @@ int ev_cli_getopt_next(struct ev_cli_getopt *g, int argc, char **argv)
 			 optarg);
 		return '?';
 	}
+	long min, max;
+	const char *unit;
+	if (o->kind == EV_CLI_COUNT && count_range(o->words, &min, &max, &unit) == 0 &&
+	    parse_long(optarg, min, max, &g->count) != 0) {
+		char expected[160];
+		count_expected(min, max, unit, expected, sizeof expected);
+		snprintf(refused_value, sizeof refused_value, "option --%s: expected %s, found '%.200s'", o->name, expected,
+			 optarg);
+		return '?';
+	}
 	return key;
+}
+
+/* Whether the command line gave the option called name. */
+static int given(const struct ev_cli_getopt *g, const char *name)
+{
+	size_t place = 0;
+	for (const struct ev_cli_option *x = g->options; x && x->name && place < EV_CLI_MAX_OPTIONS; x++, place++)
+		if (strcmp(x->name, name) == 0)
+			return g->given[place];
+	return 0;
+}
+
+int ev_cli_getopt_relations(const struct ev_cli_getopt *g)
+{
+	char text[256];
+	for (const struct ev_cli_relation *r = g->relations; r && r->a; r++) {
+		int a = given(g, r->a), b = given(g, r->b);
+		if ((r->kind == EV_CLI_NEEDS && a && !b) || (r->kind == EV_CLI_TOGETHER && a != b) ||
+		    (r->kind == EV_CLI_EXCLUDES && a && b)) {
+			relation_text(r, 1, text, sizeof text);
+			return ev_cli_usage(g->tool, g->command, "%s", text);
+		}
+	}
+	return 0;
 }
 
 const char *ev_cli_option_problem(char *const argv[])
@@ -230,15 +366,4 @@ const char *ev_cli_option_problem(char *const argv[])
 	else
 		snprintf(text, sizeof text, "unknown option '%.250s'", word);
 	return text;
-}
-
-int ev_cli_parse_long(const char *text, long min, long max, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(text, &end, 10);
-	if (errno || end == text || *end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
 }

@@ -5,10 +5,13 @@
  * its name, synopsis, one-line summary, description, a table of typed
  * options sorted by name, and notes. From that one table come the
  * overview (TOOL --help), each command's --help, the synopsis every usage
- * error shows, the getopt tables the command parses with, and the check
- * of each typed value (a digest, a word of a list) as it is parsed; the man
- * pages' SYNOPSIS sections are tested against the same synopses
- * (tests/cli/t-help-synopses-agree-with-the-man-pages.sh). Like cli.h, it
+ * error shows, the getopt tables the command parses with, the check of
+ * each typed value (a digest, a word of a list, a count in its range) as it
+ * is parsed, and of which options need, go with or exclude which once all
+ * are; the man pages' SYNOPSIS sections and each command's option items
+ * are tested against the same tables
+ * (tests/cli/t-help-synopses-agree-with-the-man-pages.sh,
+ * t-man-page-documents-every-option.sh). Like cli.h, it
  * writes text, to stdout (help) and stderr (usage errors). No global
  * state beyond getopt's own, and why the last typed value was refused,
  * read as getopt's optopt is.
@@ -25,6 +28,11 @@ enum ev_cli_kind {
 	EV_CLI_TEXT = 0,  /* anything; the command judges it */
 	EV_CLI_DIGEST,    /* a SHA-256: 64 lower-case hex digits */
 	EV_CLI_WORDS,     /* one of words (space-separated), which completion offers */
+	EV_CLI_COUNT,     /* a decimal whole number in the range words gives: "MIN..MAX",
+	                   * or "MIN.." (no upper bound), then a unit if any
+	                   * ("1..86400 seconds"); refused as "expected 1-86400
+	                   * seconds", "expected 512 or more bytes", "expected a
+	                   * whole number" (0..), and parsed into ev_cli_getopt's count */
 };
 
 /* One option. key is what getopt_long returns for it (the letter, when
@@ -39,7 +47,20 @@ struct ev_cli_option {
 	int key;
 	const char *help;
 	enum ev_cli_kind kind;
-	const char *words;       /* EV_CLI_WORDS: "high normal" */
+	const char *words;       /* EV_CLI_WORDS: "high normal"; EV_CLI_COUNT: "1..256" */
+};
+
+/* Options that may not stand as given, checked once the command line is
+ * read (ev_cli_getopt_relations), in the same words in every command. */
+enum ev_cli_relation_kind {
+	EV_CLI_NEEDS,     /* a given without b: "--seal-sha256 needs --seal; none given" */
+	EV_CLI_TOGETHER,  /* one without the other: "--archive and --seal go together" */
+	EV_CLI_EXCLUDES,  /* both: "--receipt and --receipt-dir both given; choose one" */
+};
+
+struct ev_cli_relation {
+	enum ev_cli_relation_kind kind;
+	const char *a, *b;       /* option names, without "--" */
 };
 
 /* What ev_cli_getopt_next returns for -h and --help, in every command. */
@@ -57,7 +78,7 @@ struct ev_cli_option {
 #define EV_CLI_OPTION_MAX_FINDINGS(key) \
 	{"max-findings", 0, "N", key, \
 	 "findings shown and kept in the receipt per check\n" \
-	 "(default 100; 0: all); every one is counted", EV_CLI_TEXT, NULL}
+	 "(default 100; 0: all); every one is counted", EV_CLI_COUNT, "0..1000000"}
 
 struct ev_cli_command {
 	const char *name;
@@ -67,6 +88,7 @@ struct ev_cli_command {
 	const char *description; /* paragraphs after the synopsis */
 	const struct ev_cli_option *options; /* sorted by name, ended by an entry without a name */
 	const char *notes;       /* paragraphs after the options (exit status...), or NULL */
+	const struct ev_cli_relation *relations; /* ended by an entry without a, or NULL */
 };
 
 struct ev_cli_tool {
@@ -98,11 +120,17 @@ int ev_cli_usage(const struct ev_cli_tool *tool, const char *command, const char
  * at run time (continue_cli). */
 int ev_cli_usage_synopsis(const char *tool, const char *command, const char *synopsis, const char *reason);
 
-/* getopt_long's tables for command: its options and -h/--help. */
+/* getopt_long's tables for command: its options and -h/--help; which of
+ * them the command line gave, and the last count's value. */
 struct ev_cli_getopt {
 	struct option longopts[EV_CLI_MAX_OPTIONS + 2];
 	char shortopts[3 * EV_CLI_MAX_OPTIONS + 2];
 	const struct ev_cli_option *options;
+	const struct ev_cli_tool *tool;
+	const char *command;
+	const struct ev_cli_relation *relations;
+	unsigned char given[EV_CLI_MAX_OPTIONS]; /* by the option's place in options */
+	long count;              /* the EV_CLI_COUNT option ev_cli_getopt_next just returned */
 };
 
 /* Fill g from the command's table (at most EV_CLI_MAX_OPTIONS options). */
@@ -114,15 +142,17 @@ void ev_cli_getopt_init(struct ev_cli_getopt *g, const struct ev_cli_tool *tool,
  * "option --seal-sha256: expected 64 lower-case hex digits"). */
 int ev_cli_getopt_next(struct ev_cli_getopt *g, int argc, char **argv);
 
+/* Once every option is read: whether the command line holds to the
+ * command's relations. @return 0 when it does; else the first it breaks
+ * is said as ev_cli_usage says a problem, in the words enum
+ * ev_cli_relation_kind shows, and its exit code (2) returned. */
+int ev_cli_getopt_relations(const struct ev_cli_getopt *g);
+
 /* What was wrong with the option ev_cli_getopt_next just refused (it
  * returned '?'): "unknown option '--bogus'", "option '--seal' needs a
  * value", or the value's kind not met.
  * Tools run with opterr 0 (ev_cli_main), so this is the one message. The
  * text lives until the next call. */
 const char *ev_cli_option_problem(char *const argv[]);
-
-/* Parse a decimal integer option in [min, max]. @return 0, or -1 when text
- * is not such a number. */
-int ev_cli_parse_long(const char *text, long min, long max, long *out);
 
 #endif

@@ -167,7 +167,7 @@ test_expect_success 'audit series --archive: a byte changed in the series inside
 
 test_expect_success 'audit series --archive: misuse refused, nothing written' '
 	test_expect_code 2 "$AUDIT" series --archive sealed/archive.tar.zst --receipt none.json c/$R/series/send.bin 2>err &&
-	grep -q "^audit: --archive needs its --seal SEAL.json$" err &&
+	grep -q "^audit: --archive and --seal go together$" err &&
 	test_expect_code 2 env TMPDIR=$PWD/private "$AUDIT" series --archive sealed/archive.tar.zst $S --receipt none.json \
 		c/$R/series/other.bin 2>err &&
 	grep -q "^audit: sealed/archive.tar.zst: no member c/$R/series/other.bin in sealed/SEAL.json (name it from the seal'"'"'s root, c/)$" err &&

@@ -211,7 +211,7 @@ open(\"twice/summary.json\", \"w\").write(json.dumps(d, sort_keys=True, separato
 	test_expect_code 2 "$AUDIT" compare --arm base s s2 -o cu 2>err &&
 	grep -q "^audit: --arm names two: A.s, then B.s$" err &&
 	test_expect_code 2 "$AUDIT" compare --resamples 0 s s2 -o cu 2>err &&
-	grep -q "^audit: option --resamples: expected 1 to 1000000, found .0.$" err &&
+	grep -q "^audit: option --resamples: expected 1-1000000, found .0.$" err &&
 	test_must_be_absent cu && no_temporaries .
 '
 

@@ -140,7 +140,7 @@ test_expect_success 'refused: --hgrm on a file, --hgrm or --clock without --late
 	test_expect_code 2 audit_pair --hgrm nowhere --receipt x.json 2>err &&
 	grep -q "^audit: option --hgrm: nowhere is absent, not a directory; create it first$" err &&
 	test_expect_code 2 "$AUDIT" journal --sender g/sender --hgrm h --receipt x.json 2>err &&
-	grep -q "^audit: --hgrm and --clock go with --latency$" err &&
+	grep -q "^audit: --hgrm needs --latency; none given$" err &&
 	test_expect_code 2 audit_pair --clock peer=x --receipt x.json 2>err &&
 	grep -q "^audit: option --clock: expected sender=NAME or receiver=NAME, found ${Q}peer=x${Q}$" err &&
 	test_expect_code 2 audit_pair --clock sender= --receipt x.json 2>err &&

@@ -149,7 +149,7 @@ test_expect_success 'audit: misuse names what is missing or malformed, exit 2' '
 	misuse "$AUDIT" "audit: option --format: expected llfix, raw, qf-store or qf-log, found '\''xml'\''" journal --format xml --sender s &&
 	misuse "$AUDIT" "audit: 2 --sender and 1 --receiver: pairs need one of each, in order" journal --sender a --sender b --receiver c &&
 	misuse "$AUDIT" "audit: --archive and --seal go together" journal --seal S --sender s &&
-	misuse "$AUDIT" "audit: option --measured: expected a count, found '\''-1'\''" journal --measured -1 --sender s &&
+	misuse "$AUDIT" "audit: option --measured: expected a whole number, found '\''-1'\''" journal --measured -1 --sender s &&
 	misuse "$AUDIT" "audit: unexpected argument '\''extra'\'' (journals are named by --sender and --receiver)" journal --sender s extra
 '
 
@@ -193,6 +193,45 @@ test_expect_success 'capture: a file that is not a plan is refused, naming it' '
 	test_expect_code 2 "$CAPTURE" pin broken.json -o p.json 2>err &&
 	grep -q "^capture: broken.json: not valid JSON (line 2" err &&
 	test_must_be_absent c p.json
+'
+
+# option_arg NAME: --NAME as a command line gives it, with a value of the
+# kind its --help's label names (a digest, a count, else a word).
+option_arg () {
+	value=$(sed -n -e "s/^ *\(-., \)\{0,1\}--$1 \([^ ]*\).*/\2/" -e "t found" -e d -e ":found" -e "p;q" help.txt)
+	case $value in
+	"") echo "--$1" ;;
+	HEX) echo "--$1 $(printf "%064d" 0)" ;;
+	N|S|R|T|BYTES) echo "--$1 600" ;;
+	SIDE=NAME) echo "--$1 sender=x" ;;
+	*) echo "--$1 x" ;;
+	esac
+}
+
+test_expect_success 'every relation a command'"'"'s --help states: a command line that breaks it is refused in its words, exit 2' '
+	n=0 &&
+	for tool in seal replicate audit capture; do
+		for c in $(tool_commands "$EV_BUILDDIR/$tool/$tool"); do
+			"$EV_BUILDDIR/$tool/$tool" $c --help >help.txt &&
+			sed -n -e "s/^  --\([a-z0-9-]*\) needs --\([a-z0-9-]*\)\$/needs \1 \2/p" \
+				-e "s/^  --\([a-z0-9-]*\) and --\([a-z0-9-]*\) go together\$/together \1 \2/p" \
+				-e "s/^  --\([a-z0-9-]*\) and --\([a-z0-9-]*\) exclude each other\$/excludes \1 \2/p" help.txt >relations &&
+			while read -r kind a b; do
+				case $kind in
+				needs) set -- "$(option_arg "$a")" "--$a needs --$b; none given" ;;
+				together) set -- "$(option_arg "$a")" "--$a and --$b go together" \
+					"$(option_arg "$b")" "--$a and --$b go together" ;;
+				excludes) set -- "$(option_arg "$a") $(option_arg "$b")" "--$a and --$b both given; choose one" ;;
+				esac
+				while [ $# -gt 0 ]; do
+					misuse "$EV_BUILDDIR/$tool/$tool" "$tool: $2" $c $1 ||
+						{ echo "$tool $c $1: not refused as: $2"; return 1; }
+					n=$((n + 1)) && shift 2
+				done
+			done <relations || return 1
+		done
+	done &&
+	echo "$n command lines, each breaking one relation" && test "$n" -ge 19
 '
 
 test_done

@@ -3,9 +3,9 @@
 # Each tool describes its commands once (TOOL/commands.c); what a user
 # reads must agree with that table: every command TOOL --help lists has a
 # synopsis (its --help's usage lines) that is, word for word, a line of the
-# man page's SYNOPSIS, and the SYNOPSIS holds no other line; every option
-# a command's --help shows is named in the man page; options are listed in
-# the order of their names.
+# man page's SYNOPSIS, and the SYNOPSIS holds no other line; options are
+# listed in the order of their names. (Each option's item in the man page:
+# t-man-page-documents-every-option.sh.)
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
 # man_synopsis PAGE: the SYNOPSIS section, one command per line, spaces
@@ -28,13 +28,10 @@ agree () {
 	while read -r c; do
 		"$program" $c --help >help || { echo "$tool $c --help failed"; return 1; }
 		sed -n '1,/^$/p' help | sed '/^$/d; s/^usage: //; s/^ *//; s/  */ /g' >>help-lines &&
-		sed -n 's/^ \{2,6\}\(-[a-z], \)\{0,1\}--\([a-z0-9-]*\).*/\2/p' help >options &&
+		sed -n '1,/^ *-h, --help /p' help |
+			sed -n 's/^ \{2,6\}\(-[a-z], \)\{0,1\}--\([a-z0-9-]*\).*/\2/p' >options &&
 		sed '$d' options >listed && sort listed >sorted &&
-		{ test_cmp sorted listed || { echo "$tool $c: options out of order"; return 1; }; } &&
-		while read -r o; do
-			roff=$(printf "%s" "--$o" | sed "s/-/\\\\\\\\-/g") &&
-			grep -q -- "$roff\\b" "$page" || { echo "$tool.1 does not name --$o ($c)"; return 1; }
-		done <listed || return 1
+		{ test_cmp sorted listed || { echo "$tool $c: options out of order"; return 1; }; }
 	done <commands &&
 	sort help-lines >help-sorted &&
 	test_cmp man-lines help-sorted

@@ -142,7 +142,7 @@ test_expect_success 'an existing receipt is refused and left as it was; a bad re
 	test_expect_code 2 "$SEAL" integrate --selection sel.json --repo repo --rev nope --receipt r9.json 2>err &&
 	grep -q "^seal: nope: no such commit" err && test_must_be_absent r9.json &&
 	test_expect_code 2 "$SEAL" integrate --selection sel.json --repo repo --rev HEAD --worktree 2>err &&
-	head -n 1 err >actual && echo "seal: --rev and --worktree: one or the other" >expect && test_cmp expect actual
+	head -n 1 err >actual && echo "seal: --rev and --worktree both given; choose one" >expect && test_cmp expect actual
 '
 
 test_done

@@ -146,7 +146,7 @@ test_expect_success 'misuse and refusals: no CA, two ways at once, a timestamp t
 	test_expect_code 2 "$SEAL" timestamp --tsa "$(cat url)/good" sealed/SEAL.json 2>err &&
 	grep -q "no CA given (--tsa-ca FILE)" err &&
 	test_expect_code 2 "$SEAL" timestamp --request --verify --tsa-ca tsa/ca.pem sealed/SEAL.json 2>err &&
-	grep -q "three ways: give one" err &&
+	grep -q "^seal: --request and --verify both given; choose one$" err &&
 	test_expect_code 2 "$SEAL" timestamp --tsa "$(cat url)/good" --tsa-ca tsa/ca.pem sealed/SEAL.json 2>err &&
 	grep -q "sealed/SEAL.json.tsr: already exists; a timestamp is never replaced" err &&
 	echo "{\"format\":\"down\"}" >down.json &&
