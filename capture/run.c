@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* capture run: the options read, lib/usecase/capture/capture_run called,
  * what it says printed: its remarks on stderr, a line per run and arm on
- * stdout (stderr under --json, where stdout holds the receipt). */
+ * stdout (stderr under --json, where stdout holds the receipt), and on a
+ * terminal a progress line (runs accounted for, the run being made),
+ * erased before each of those lines. */
 #include "config.h"
 
 #include <getopt.h>
@@ -11,30 +13,44 @@
 
 #include "capture/capture.h"
 #include "lib/core/json.h"
+#include "lib/cli/progress.h"
 #include "lib/core/lease.h"
 #include "lib/usecase/capture/capture_run.h"
 
 struct shown {
 	const struct ev_capture_run *run;
 	FILE *lines;                  /* a line per run: stdout, stderr under --json */
+	struct ev_progress *progress;
 };
 
 static void say_note(void *ctx, const char *text)
 {
-	(void)ctx;
+	const struct shown *s = ctx;
+	ev_progress_done(s->progress);
 	fprintf(stderr, TOOL ": %s\n", text);
 }
 
 static void say_run(void *ctx, const char *line)
 {
 	const struct shown *s = ctx;
+	ev_progress_done(s->progress);
+	s->progress->item[0] = '\0'; /* the run it named is over */
 	fprintf(s->lines, "%s\n", line);
 	fflush(s->lines);
+}
+
+/* Each run's name drawn as it starts, however soon after the last line. */
+static void say_starting(void *ctx, const char *run)
+{
+	const struct shown *s = ctx;
+	ev_progress_done(s->progress);
+	ev_progress_item(s->progress, "%s", run);
 }
 
 static void say_waiting(void *ctx, const char *why)
 {
 	const struct shown *s = ctx;
+	ev_progress_done(s->progress);
 	fprintf(stderr, TOOL ": waiting for CPUs: %s (--wait, priority %s)\n", why,
 		s->run->priority == EV_LEASE_HIGH ? "high" : "normal");
 }
@@ -44,6 +60,7 @@ static void say_waiting(void *ctx, const char *why)
 static void say_grade(void *ctx, const struct ev_capture_grade_ahead *g)
 {
 	const struct shown *s = ctx;
+	ev_progress_done(s->progress);
 	fprintf(g->refused ? stderr : s->lines, "%s: grade: at best %s by the rules %s version %lld (%s)%s%s%s\n", TOOL,
 		g->best, g->rules_name, g->rules_version, g->pinned ? "the plan's" : "the shipped default",
 		g->keeping[0] ? ": " : "; audit campaign judges what only a run shows", g->keeping,
@@ -106,18 +123,25 @@ int capture_run_main(int argc, char **argv)
 	}
 	c.dir = dir;
 	ev_cli_catch_signals();
-	struct shown shown = {&c, json ? stderr : stdout};
+	struct ev_progress progress;
+	ev_progress_init(&progress, stderr, TOOL ": running", 0, 0);
+	progress.noun = "runs";
+	struct ev_meter meter = ev_progress_meter(&progress);
+	struct shown shown = {&c, json ? stderr : stdout, &progress};
 	c.sign_key = sign_key;
 	c.invocation = ev_cli_invocation();
 	c.interrupted = &ev_cli_interrupted;
 	c.on_note = say_note;
 	c.on_run = say_run;
+	c.on_starting = say_starting;
 	c.on_waiting = say_waiting;
 	c.on_grade = say_grade;
 	c.ctx = &shown;
+	c.meter = &meter;
 	struct ev_error err;
 	ev_error_clear(&err);
 	ev_status st = ev_capture_run(&c, &err);
+	ev_progress_done(&progress);
 	if (st == EV_OK) {
 		if (json)
 			ev_json_print(c.receipt, stdout, &err);

@@ -85,15 +85,23 @@ test_expect_success 'resumed: the completed run is kept as it was, the cut one i
 	test -e i/policy.json && test -e i/policy-2.json
 '
 
+# Resumed with a progress line asked for (as on a terminal): the runs
+# accounted for, the earlier one included, and the run being made, each
+# drawn as it starts; erased before each line and at the end.
 test_expect_success 'SIGKILL: the pair dies with capture, and the campaign resumes the same way' '
 	cut_short k KILL &&
 	test "$(cat k.status)" = 137 &&
 	pid=$(cat k/runs/002-baseline-B-1/p/sender/pid) &&
 	n=0 && while kill -0 "$pid" 2>/dev/null && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done &&
 	! kill -0 "$pid" 2>/dev/null &&
-	"$CAPTURE" run pinned-ok.json -o k >out 2>err &&
+	EVIDENCE_PROGRESS=always "$CAPTURE" run pinned-ok.json -o k >out 2>err &&
 	test "$(json_words k/receipt-capture.json "[r[\"session\"] for r in d[\"facts\"][\"runs\"]]")" = "earlier this this" &&
-	test -d k/interrupted/002-baseline-B-1.1
+	test -d k/interrupted/002-baseline-B-1.1 &&
+	grep -q "capture: running: 1/3 runs: 002-baseline-B-1" err &&
+	grep -q "capture: running: 2/3 runs: 003-baseline-C-1" err &&
+	test "$(tail -c 4 err | od -An -c | tr -d " ")" = "\\r033[K" &&
+	EVIDENCE_PROGRESS=never "$CAPTURE" run pinned-ok.json -o k >out 2>err &&
+	! grep -q "running" err
 '
 
 test_expect_success 'a sender that exits nonzero: failed, recorded with its status, the others run, exit 1' '

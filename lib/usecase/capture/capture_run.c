@@ -132,6 +132,8 @@ static ev_status run_arm(struct session *ss, size_t first, size_t last, int *sto
 					    (int)r->repeat, "result", "not-run");
 			ss->not_run++;
 		} else {
+			if (c->in->on_starting)
+				c->in->on_starting(c->in->ctx, r->name);
 			double t0 = ev_launch_monotonic();
 			enum run_result res = ev_capture_run_one(c, r, &summary, err);
 			if (res == RUN_INTERRUPTED) { /* nothing is claimed for it */
@@ -157,6 +159,7 @@ static ev_status run_arm(struct session *ss, size_t first, size_t last, int *sto
 		}
 		json_array_append_new(ss->runs, summary);
 		done[i - first] = NULL;
+		ev_meter_advance(c->in->meter, 0, 1);
 	}
 	for (size_t i = 0; i < last - first; i++)
 		json_decref(done[i]);
@@ -224,6 +227,7 @@ static ev_status run_campaign(struct capture_session *c, json_t *receipt, char *
 	struct session ss = {.c = c, .receipt = receipt,
 			     .runs = json_array(), .arms = json_array(), .order = order};
 	ss.n = ev_plan_schedule(&c->plan, order, EV_PLAN_MAX_RUNS);
+	ev_meter_goal(c->in->meter, 0, ss.n);
 	int stop = 0;
 	ev_status st = EV_OK;
 	for (size_t first = 0; first < ss.n && st == EV_OK;) {

@@ -27,6 +27,7 @@
 
 #include <jansson.h>
 
+#include "lib/core/meter.h"
 #include "lib/core/status.h"
 #include "lib/receipt/receipt.h"
 #include "lib/receipt/signature.h"
@@ -58,12 +59,16 @@ struct ev_capture_run {
 	/* each may be NULL: a remark (degraded, a dirty source, a run kept
 	 * aside, a profile's mark); a line of the campaign's progress (an
 	 * arm's PM QoS held and released, each run's outcome, a campaign
-	 * resumed); a wait for CPUs and why; the grade ahead */
+	 * resumed); a run about to be made (its name); a wait for CPUs and
+	 * why; the grade ahead */
 	void (*on_note)(void *ctx, const char *text);
 	void (*on_run)(void *ctx, const char *line);
+	void (*on_starting)(void *ctx, const char *run);
 	void (*on_waiting)(void *ctx, const char *why);
 	void (*on_grade)(void *ctx, const struct ev_capture_grade_ahead *grade);
 	void *ctx;
+	const struct ev_meter *meter; /* may be NULL: the campaign's runs, each counted once accounted for
+	                               * (made, kept from an earlier session, or not run) */
 
 	/* outputs */
 	json_t *receipt;              /* the receipt written (a reference the caller drops), or NULL */
