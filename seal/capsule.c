@@ -105,9 +105,6 @@ int seal_capsule_main(int argc, char **argv)
 		case SEAL_CAPSULE_OPT_RECEIPT: o.receipt = optarg; break;
 		case SEAL_CAPSULE_OPT_SYMLINKS:
 		case SEAL_CAPSULE_OPT_SUBMODULES:
-			if (strcmp(optarg, "refuse") != 0 && strcmp(optarg, "record") != 0)
-				return ev_cli_usage(&seal_tool, "capsule", "option --%s: expected refuse or record, found '%s'",
-						 c == SEAL_CAPSULE_OPT_SYMLINKS ? "symlinks" : "submodules", optarg);
 			*(c == SEAL_CAPSULE_OPT_SYMLINKS ? &o.record_links : &o.record_submodules) = strcmp(optarg, "record") == 0;
 			break;
 		case SEAL_CAPSULE_OPT_VERIFY: verify = 1; break;

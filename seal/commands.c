@@ -203,10 +203,10 @@ static const struct ev_cli_option capsule_options[] = {
 	EV_CLI_OPTION_SIGN_KEY(SEAL_CAPSULE_OPT_SIGN_KEY),
 	{"submodules", 0, "MODE", SEAL_CAPSULE_OPT_SUBMODULES,
 	 "refuse (default) or record: a submodule is listed with\n"
-	 "its commit in the seal's source, not archived", EV_CLI_TEXT, NULL},
+	 "its commit in the seal's source, not archived", EV_CLI_WORDS, "refuse record"},
 	{"symlinks", 0, "MODE", SEAL_CAPSULE_OPT_SYMLINKS,
 	 "refuse (default) or record: a link is listed with its\n"
-	 "target in the seal's source, not archived", EV_CLI_TEXT, NULL},
+	 "target in the seal's source, not archived", EV_CLI_WORDS, "refuse record"},
 	SEAL_OPTION_THREADS,
 	{"verify", 0, NULL, SEAL_CAPSULE_OPT_VERIFY,
 	 "check CAPSULE against the commit instead of sealing", EV_CLI_TEXT, NULL},

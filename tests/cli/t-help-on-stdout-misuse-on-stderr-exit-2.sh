@@ -79,8 +79,16 @@ test_expect_success 'seal: create and capsule share the archive options (--jobs,
 		test_expect_code 2 "$SEAL" $sub --jobs 300 -o out 2>err &&
 		head -n 1 err >actual && echo "seal: option --jobs: expected 1-256, found '\''300'\''" >expect &&
 		test_cmp expect actual &&
+		test_expect_code 2 "$SEAL" $sub --level -8 -o out 2>err &&
+		head -n 1 err >actual && echo "seal: option --level: expected -7 to 19, found '\''-8'\''" >expect &&
+		test_cmp expect actual &&
 		test_must_be_absent out || return 1
-	done
+	done &&
+	for o in symlinks submodules; do
+		misuse "$SEAL" "seal: option --$o: expected refuse or record, found '\''follow'\''" capsule --repo r --$o follow -o out ||
+			return 1
+	done &&
+	test_must_be_absent out
 '
 
 test_expect_success 'seal: verify without a seal, or with a malformed pin: usage, exit 2' '
