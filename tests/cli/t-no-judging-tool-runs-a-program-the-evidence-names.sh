@@ -45,12 +45,12 @@ test_expect_success 'the sub-folders of lib/usecase are looked at too' '
 
 test_expect_success 'capture starts no program itself; lib/process says each is the plan.s, pinned' '
 	! grep -nE "$EXEC" capture/*.c &&
-	grep -nE "$EXEC" lib/process/*.c >process &&
-	test "$(wc -l <process)" -ge 3 &&
+	grep -nE "$EXEC" lib/process/*.c >"$trash/process" &&
+	test "$(wc -l <"$trash/process")" -ge 3 &&
 	while IFS=: read -r file line rest; do
 		sed -n "$((line - 1)),${line}p" "$file" | grep -q "program: the plan.s (.*), pinned and checked by pin_check" ||
 		{ echo "$file:$line: does not say it runs the plan.s pinned program"; exit 1; }
-	done <process
+	done <"$trash/process"
 '
 
 test_expect_success 'no program argument is read out of a parsed document at the call' '
