@@ -2,6 +2,7 @@
 #include "config.h"
 #include "lib/cli/command.h"
 #include "lib/core/sha256.h"
+#include "lib/core/text.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -276,18 +277,6 @@ static void words_listed(const char *words, char *out, size_t cap)
 	}
 }
 
-static int is_word(const char *words, const char *value)
-{
-	size_t len = strlen(value);
-	for (const char *w = words; *w;) {
-		size_t n = strcspn(w, " ");
-		if (n == len && strncmp(w, value, n) == 0)
-			return 1;
-		w += n + (w[n] == ' ');
-	}
-	return 0;
-}
-
 int ev_cli_getopt_next(struct ev_cli_getopt *g, int argc, char **argv)
 {
 	int at = -1;
@@ -309,7 +298,7 @@ int ev_cli_getopt_next(struct ev_cli_getopt *g, int argc, char **argv)
 		snprintf(refused_value, sizeof refused_value, "option --%s: expected 64 lower-case hex digits", o->name);
 		return '?';
 	}
-	if (o->kind == EV_CLI_WORDS && !is_word(o->words, optarg)) {
+	if (o->kind == EV_CLI_WORDS && !ev_text_word_in(o->words, optarg)) {
 		char listed[256];
 		words_listed(o->words, listed, sizeof listed);
 		snprintf(refused_value, sizeof refused_value, "option --%s: expected %s, found '%.200s'", o->name, listed,

@@ -168,3 +168,17 @@ int ev_fd_read_line(int fd, char *line, size_t cap)
 	line[n] = '\0';
 	return 0;
 }
+
+ev_status ev_input_sha256_hex(const char *path, const char *what, char hex[EV_SHA256_HEX_LEN + 1],
+			      struct ev_error *err)
+{
+	int fd = ev_input_open(path, what, err);
+	if (fd < 0)
+		return err->status;
+	uint8_t digest[EV_SHA256_LEN];
+	ev_status st = ev_sha256_fd(fd, path, digest, NULL, err);
+	close(fd);
+	if (st == EV_OK)
+		ev_sha256_hex(digest, hex);
+	return st;
+}

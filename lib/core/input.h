@@ -14,6 +14,7 @@
 #ifndef EV_INPUT_H
 #define EV_INPUT_H
 
+#include "lib/core/sha256.h"
 #include "lib/core/status.h"
 
 /* Open path read-only if it is a regular file. what names the input in
@@ -49,5 +50,11 @@ int ev_fd_read_line(int fd, char *line, size_t cap);
 
 /* The kind of a file mode in words: "a FIFO", "a directory", ... */
 const char *ev_input_kind(unsigned mode);
+
+/* The SHA-256 (lower-case hex) of the regular file at path, opened as
+ * ev_input_open opens it (what names it in errors). @return EV_OK, or
+ * err's status. */
+ev_status ev_input_sha256_hex(const char *path, const char *what, char hex[EV_SHA256_HEX_LEN + 1],
+			      struct ev_error *err);
 
 #endif

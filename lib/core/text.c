@@ -78,3 +78,15 @@ void ev_strings_copy(char *at, const char *const *from, const char **const *to, 
 		at += len;
 	}
 }
+
+int ev_text_word_in(const char *words, const char *word)
+{
+	size_t len = strlen(word);
+	for (const char *w = words; *w;) {
+		size_t n = strcspn(w, " ");
+		if (n == len && strncmp(w, word, n) == 0)
+			return 1;
+		w += n + (w[n] == ' ');
+	}
+	return 0;
+}

@@ -19,6 +19,9 @@ int ev_text_next_line(const char **at, const char *end, const char **line, const
  * at its end (a line written with CRLF). */
 void ev_text_trim(const char **s, const char **e);
 
+/* Is word one of words, a space-separated list ("p50 p95 p99")? */
+int ev_text_word_in(const char *words, const char *word);
+
 /* Human-readable byte count ("1.5 GiB") into buf. */
 void ev_format_bytes(uint64_t bytes, char *buf, size_t cap);
 

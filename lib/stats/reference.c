@@ -78,19 +78,6 @@ static ev_status check_descriptor(const json_t *d, const char *path, struct ev_e
 	return EV_OK;
 }
 
-static ev_status hash_file(const char *path, char hex[EV_SHA256_HEX_LEN + 1], struct ev_error *err)
-{
-	int fd = ev_input_open(path, "reference statistics", err);
-	if (fd < 0)
-		return err->status;
-	uint8_t d[EV_SHA256_LEN];
-	ev_status st = ev_sha256_fd(fd, path, d, NULL, err);
-	close(fd);
-	if (st == EV_OK)
-		ev_sha256_hex(d, hex);
-	return st;
-}
-
 ev_status ev_reference_load(const char *path, const char *pinned, struct ev_reference *ref, struct ev_error *err)
 {
 	memset(ref, 0, sizeof *ref);
@@ -123,7 +110,7 @@ ev_status ev_reference_load(const char *path, const char *pinned, struct ev_refe
 		return ev_error_set(err, EV_USAGE, "%s: %s: no such file (the published statistics it pins)", path,
 				    ref->stats_path);
 	char after[EV_SHA256_HEX_LEN + 1];
-	if ((st = hash_file(ref->stats_path, ref->stats_sha256, err)) != EV_OK)
+	if ((st = ev_input_sha256_hex(ref->stats_path, "reference statistics", ref->stats_sha256, err)) != EV_OK)
 		return st;
 	if (strcmp(ref->stats_sha256, pin) != 0)
 		return ev_error_set(err, EV_USAGE,
@@ -131,7 +118,7 @@ ev_status ev_reference_load(const char *path, const char *pinned, struct ev_refe
 				    ref->stats_path, ref->stats_sha256, path, pin);
 	if ((st = ev_native_load(ref->stats_path, &ref->native, err)) != EV_OK)
 		return st;
-	if ((st = hash_file(ref->stats_path, after, err)) != EV_OK)
+	if ((st = ev_input_sha256_hex(ref->stats_path, "reference statistics", after, err)) != EV_OK)
 		return st;
 	if (strcmp(after, ref->stats_sha256) != 0)
 		return ev_error_set(err, EV_USAGE, "%s: changed while it was read (SHA-256 %s, then %s)", ref->stats_path,

@@ -445,6 +445,20 @@ wait_for () {
 # git_setup: git that reads no user or system configuration and needs no
 # identity; commits made at fixed times, so that their ids are the same on
 # every machine. `git` must be installed (scripts/quickstart installs it).
+# The test CA and its RFC 3161 time-stamp authority (tests/seal/tsa.py):
+# tsa_serve makes both in ./tsa and serves (its port in tsa/port) until
+# tsa_stop, which a test that serves calls from its EXIT trap (trap
+# tsa_stop EXIT) or sooner.
+TSA_PY="$EV_SRCDIR/tests/seal/tsa.py"
+tsa_serve () {
+	mkdir tsa && /usr/bin/python3 "$TSA_PY" tsa certs &&
+	{ /usr/bin/python3 "$TSA_PY" tsa serve & echo $! >tsa.pid; } && wait_for tsa/port
+}
+tsa_stop () {
+	[ -f "$trash/tsa.pid" ] && kill "$(cat "$trash/tsa.pid")" 2>/dev/null
+	return 0
+}
+
 git_setup () {
 	command -v git >/dev/null || test_skip_all "git missing (apt-get install git)"
 	export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null

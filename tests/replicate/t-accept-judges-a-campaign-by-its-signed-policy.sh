@@ -28,12 +28,7 @@
 	test_skip_all "python3-cryptography is not installed (Debian package python3-cryptography)"
 if [ "$(id -u)" = 0 ]; then degrade=; else degrade=--degrade; fi
 FAKE_SSH="$EV_SRCDIR/tests/replicate/fake-ssh"
-TSA_PY="$EV_SRCDIR/tests/seal/tsa.py"
-stop_tsa () {
-	[ -f "$trash/tsa.pid" ] && kill "$(cat "$trash/tsa.pid")" 2>/dev/null
-	return 0
-}
-trap stop_tsa EXIT
+trap tsa_stop EXIT
 
 # policy OUT [PYTHON...]: the lab's policy for the evidence in ev/, each
 # PYTHON statement editing d (the draft) first, signed with policy.key
@@ -96,10 +91,9 @@ test_expect_success 'setup: a quiet campaign, its seal timestamped, verified and
 	cp -R diag quiet && python3 "$EV_SRCDIR/tests/audit/isolated-host.py" quiet &&
 	mkdir ev pushed &&
 	"$SEAL" create --sign-key lab.key quiet -o ev/sealed >/dev/null &&
-	mkdir tsa && /usr/bin/python3 "$TSA_PY" tsa certs &&
-	{ /usr/bin/python3 "$TSA_PY" tsa serve & echo $! >tsa.pid; } && wait_for tsa/port &&
+	tsa_serve &&
 	"$SEAL" timestamp --tsa "http://127.0.0.1:$(cat tsa/port)/good" --tsa-ca tsa/ca.pem ev/sealed/SEAL.json >/dev/null &&
-	stop_tsa &&
+	tsa_stop &&
 	for h in 1 2; do
 		as_host host$h "$REPLICATE" verify --sign-key r$h.key --seal ev/sealed/SEAL.json --receipt ev/replica-$h.json \
 			ev/sealed/archive.tar.zst >/dev/null &&

@@ -17,7 +17,6 @@
 
 /usr/bin/python3 -c "import cryptography" 2>/dev/null ||
 	test_skip_all "python3-cryptography is not installed (Debian package python3-cryptography)"
-TSA_PY="$EV_SRCDIR/tests/seal/tsa.py"
 
 # post URL QUERY REPLY: a request posted to the TSA as any client would.
 post () {
@@ -28,16 +27,10 @@ r = urllib.request.urlopen(urllib.request.Request(sys.argv[1], open(sys.argv[2],
 open(sys.argv[3], 'wb').write(r.read())" "$@"
 }
 
-stop_tsa () {
-	[ -f "$trash/tsa.pid" ] && kill "$(cat "$trash/tsa.pid")" 2>/dev/null
-	return 0
-}
-trap stop_tsa EXIT
+trap tsa_stop EXIT
 
 test_expect_success 'setup: a test CA, TSA certificates, the TSA serving, a sealed tree' '
-	mkdir tsa && /usr/bin/python3 "$TSA_PY" tsa certs &&
-	{ /usr/bin/python3 "$TSA_PY" tsa serve & echo $! >tsa.pid; } &&
-	wait_for tsa/port && URL=http://127.0.0.1:$(cat tsa/port) && echo "$URL" >url &&
+	tsa_serve && URL=http://127.0.0.1:$(cat tsa/port) && echo "$URL" >url &&
 	make_campaign c && "$SEAL" create c -o sealed >/dev/null
 '
 
