@@ -8,6 +8,7 @@
 #include "lib/cli/configfile.h"
 
 #include "capture/capture.h"
+#include "lib/campaign/registration.h"
 
 static const struct ev_cli_option run_options[] = {
 	{"allow-dirty", 0, NULL, CAPTURE_RUN_OPT_ALLOW_DIRTY,
@@ -22,10 +23,17 @@ static const struct ev_cli_option run_options[] = {
 	{"priority", 0, "PRIORITY", CAPTURE_RUN_OPT_PRIORITY,
 	 "high or normal (the default): the order the queue of\n"
 	 "--wait serves requests in", EV_CLI_WORDS, "high normal"},
+	{"registration", 0, "REG.json", CAPTURE_RUN_OPT_REGISTRATION,
+	 "the plan's registration (capture register): it must name\n"
+	 "this plan's SHA-256; its required grade is required, and\n"
+	 "its digest recorded in the receipt", EV_CLI_TEXT, NULL},
 	{"require", 0, "GRADE", CAPTURE_RUN_OPT_REQUIRE,
 	 "quiet: refuse, before anything runs, a plan or host that\n"
 	 "cannot reach the quiet grade, naming each condition\n"
 	 "(default: say the best grade it can reach, and run)", EV_CLI_WORDS, "quiet"},
+	{"require-registration", 0, NULL, CAPTURE_RUN_OPT_REQUIRE_REGISTRATION,
+	 "refuse, before anything runs, a plan run without its\n"
+	 "--registration", EV_CLI_TEXT, NULL},
 	EV_CLI_OPTION_SIGN_KEY(CAPTURE_RUN_OPT_SIGN_KEY),
 	{"wait", 0, NULL, CAPTURE_RUN_OPT_WAIT,
 	 "queue while another holds one of the plan's CPUs, then run\n"
@@ -36,7 +44,7 @@ static const struct ev_cli_option run_options[] = {
 static const struct ev_cli_command capture_run_command = {
 	.name = "run",
 	.run = capture_run_main,
-	.synopsis = "capture run PLAN -o CAMPAIGN_DIR [--wait] [--priority PRIORITY] [--degrade] [--allow-dirty] [--require quiet] [--sign-key KEY] [--json]",
+	.synopsis = "capture run PLAN -o CAMPAIGN_DIR [--wait] [--priority PRIORITY] [--degrade] [--allow-dirty] [--require quiet] [--registration REG.json] [--require-registration] [--sign-key KEY] [--json]",
 	.summary = "run (or resume) the campaign of PLAN in a directory",
 	.description = "Run every pair of a campaign plan in its order (balanced: A B C C B A ...), each\n"
 		"a fresh sender and peer pinned to their CPUs, in network namespaces of their own\n"
@@ -87,6 +95,69 @@ static const struct ev_cli_command capture_pin_command = {
 		"(nothing written).\n",
 };
 
+static const struct ev_cli_option register_options[] = {
+	{"compare-arms", 0, "A,B", CAPTURE_REGISTER_OPT_COMPARE_ARMS,
+	 "audit compare will hold arm A against arm B (repeatable)", EV_CLI_TEXT, NULL},
+	{"compare-cells", 0, "X,Y", CAPTURE_REGISTER_OPT_COMPARE_CELLS,
+	 "audit compare will hold cell X against cell Y (repeatable)", EV_CLI_TEXT, NULL},
+	{"gate", 0, "RATIO", CAPTURE_REGISTER_OPT_GATE,
+	 "audit history will gate on RATIO (e.g. 1.1)", EV_CLI_TEXT, NULL},
+	{"hypothesis", 0, "TEXT", CAPTURE_REGISTER_OPT_HYPOTHESIS,
+	 "what the campaign is to show, in words", EV_CLI_TEXT, NULL},
+	{"json", 0, NULL, CAPTURE_REGISTER_OPT_JSON,
+	 "print what was made as JSON on stdout", EV_CLI_TEXT, NULL},
+	{"log", 0, "DIR", CAPTURE_REGISTER_OPT_LOG,
+	 "append the registration to this receipt log (replicate log)", EV_CLI_TEXT, NULL},
+	{"output", 'o', "REG.json", CAPTURE_REGISTER_OPT_OUTPUT,
+	 "the registration (a new file)", EV_CLI_TEXT, NULL},
+	{"reference", 0, "FILE", CAPTURE_REGISTER_OPT_REFERENCE,
+	 "audit compare --reference will reproduce FILE (its SHA-256,\n"
+	 "and so its tolerance, fixed; repeatable)", EV_CLI_TEXT, NULL},
+	{"require", 0, "GRADE", CAPTURE_REGISTER_OPT_REQUIRE,
+	 "quiet: the campaign requires the quiet grade (default: as\n"
+	 "the plan's grading rules say)", EV_CLI_WORDS, "quiet"},
+	{"sessions", 0, "N", CAPTURE_REGISTER_OPT_SESSIONS,
+	 "the sessions planned (default 1)", EV_CLI_COUNT, "1..1000"},
+	{"statistic", 0, "NAME", CAPTURE_REGISTER_OPT_STATISTIC,
+	 "a statistic the campaign will publish: p50, p95, p99,\n"
+	 "p99.9, mean or max (repeat; at least one)", EV_CLI_WORDS, EV_REGISTRATION_STATISTICS},
+	{"timeout", 0, "S", CAPTURE_REGISTER_OPT_TIMEOUT,
+	 "seconds to wait for the TSA (default 30)", EV_CLI_COUNT, "1..3600 seconds"},
+	{"tsa", 0, "URL", CAPTURE_REGISTER_OPT_TSA,
+	 "give the registration a trusted time from this RFC 3161\n"
+	 "time-stamp authority (REG.json.tsr beside it)", EV_CLI_TEXT, NULL},
+	{"tsa-ca", 0, "FILE", CAPTURE_REGISTER_OPT_TSA_CA,
+	 "the CA (PEM) the TSA's certificate must chain to", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
+};
+
+static const struct ev_cli_relation register_relations[] = {
+	{EV_CLI_TOGETHER, "tsa", "tsa-ca"},
+	{EV_CLI_NEEDS, "timeout", "tsa"},
+	{EV_CLI_NEEDS, NULL, NULL},
+};
+
+static const struct ev_cli_command capture_register_command = {
+	.name = "register",
+	.run = capture_register_main,
+	.synopsis = "capture register PLAN -o REG.json --statistic NAME ... [--compare-arms A,B ...] [--compare-cells X,Y ...] [--reference FILE ...] [--gate RATIO] [--sessions N] [--require quiet] [--hypothesis TEXT] [--tsa URL --tsa-ca FILE [--timeout S]] [--log DIR] [--json]",
+	.summary = "fix what a campaign claims before its first run",
+	.description = "Write a registration (evidence-registration/1) of a pinned plan: its SHA-256 (and\n"
+		"so every program, its set-up and its grading rules), the grade it requires, the\n"
+		"statistics the campaign will publish, each comparison it will make and how many\n"
+		"sessions it plans, with a hypothesis in words. With --tsa it is given a trusted\n"
+		"time (RFC 3161, as seal timestamp does: REG.json.tsq and REG.json.tsr beside\n"
+		"it); with --log it is appended to the host's receipt log (as replicate log\n"
+		"append does). Register before the first run, and run with --registration: then\n"
+		"a reviewer can tell what was chosen in advance from what was chosen after the\n"
+		"results. REG.json must not exist.\n",
+	.options = register_options,
+	.notes = "Exit status: 0 registered (and timestamped and logged, as asked), 1 the TSA's\n"
+		"reply did not verify (the registration written, not timestamped), 2 a plan or\n"
+		"claim refused, usage, I/O error or interrupted (what was written is named).\n",
+	.relations = register_relations,
+};
+
 static const struct ev_cli_option leases_options[] = {
 	{"json", 0, NULL, CAPTURE_LEASES_OPT_JSON, "print the holders and waiters as JSON on stdout", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
@@ -111,6 +182,7 @@ static const struct ev_cli_command capture_config_command = EV_CLI_CONFIG_COMMAN
 static const struct ev_cli_command *const commands[] = {
 	&capture_run_command,
 	&capture_pin_command,
+	&capture_register_command,
 	&capture_leases_command,
 	&capture_config_command,
 	NULL,

@@ -103,9 +103,9 @@ int capture_run_main(int argc, char **argv)
 			c.priority = strcmp(optarg, "high") == 0 ? EV_LEASE_HIGH : EV_LEASE_NORMAL;
 			break;
 		case CAPTURE_RUN_OPT_WAIT: c.wait = 1; break;
-		case CAPTURE_RUN_OPT_REQUIRE:
-			c.require = optarg;
-			break;
+		case CAPTURE_RUN_OPT_REQUIRE: c.require = optarg; break;
+		case CAPTURE_RUN_OPT_REGISTRATION: c.registration = optarg; break;
+		case CAPTURE_RUN_OPT_REQUIRE_REGISTRATION: c.require_registration = 1; break;
 		default: return ev_cli_usage(&capture_tool, "run", "%s", ev_cli_option_problem(argv));
 		}
 	}

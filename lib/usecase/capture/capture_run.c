@@ -18,6 +18,7 @@
 #include "lib/process/launch.h"
 #include "lib/process/policy.h"
 #include "lib/campaign/policy_read.h"
+#include "lib/campaign/registration.h"
 #include "lib/campaign/run.h"
 #include "lib/core/path.h"
 #include "lib/core/publish.h"
@@ -314,6 +315,33 @@ static ev_status run_campaign(struct capture_session *c, json_t *receipt, char *
 	return st;
 }
 
+/* The registration given, held to this plan; refused when one is
+ * required and none given. */
+static ev_status check_registration(struct capture_session *c, struct ev_error *err)
+{
+	const struct ev_capture_run *o = c->in;
+	if (!o->registration)
+		return o->require_registration
+			       ? ev_error_set(err, EV_REFUSED, "%s: no registration given (--registration REG.json); "
+					      "--require-registration refuses a plan run without one: capture register "
+					      "makes it, before the first run", o->plan_path)
+			       : EV_OK;
+	json_t *reg = NULL;
+	uint8_t digest[EV_SHA256_LEN];
+	ev_status st = ev_registration_load(o->registration, &reg, digest, err);
+	if (st != EV_OK)
+		return st;
+	const char *registered = ev_registration_plan_sha256(reg);
+	if (strcmp(registered, c->plan.sha256) != 0)
+		st = ev_error_set(err, EV_REFUSED, "%s: registers the plan whose bytes hash to %s; %s hashes to %s: "
+				  "register this plan (capture register), or run the one registered",
+				  o->registration, registered, o->plan_path, c->plan.sha256);
+	c->registration_quiet = strcmp(ev_registration_require(reg), "quiet") == 0;
+	ev_sha256_hex(digest, c->registration_sha256);
+	json_decref(reg);
+	return st;
+}
+
 /* The session's steps in order; whatever it made is released by the
  * caller (session_free). */
 static ev_status run_session(struct capture_session *c, struct ev_lease *lease, struct ev_error *err)
@@ -321,6 +349,8 @@ static ev_status run_session(struct capture_session *c, struct ev_lease *lease, 
 	struct ev_capture_run *o = c->in;
 	int resumed = 0;
 	ev_status st = ev_campaign_plan_load(o->plan_path, &c->plan, err);
+	if (st == EV_OK)
+		st = check_registration(c, err);
 	if (st == EV_OK)
 		st = ev_capture_check_rights(c, err);
 	if (st == EV_OK)
@@ -338,6 +368,8 @@ static ev_status run_session(struct capture_session *c, struct ev_lease *lease, 
 		st = err->status;
 	if (st == EV_OK)
 		st = ev_receipt_add_input(receipt, "plan", o->plan_path, c->plan.sha256, err);
+	if (st == EV_OK && c->registration_sha256[0])
+		st = ev_receipt_add_input(receipt, "registration", o->registration, c->registration_sha256, err);
 	if (st == EV_OK)
 		st = ev_capture_check_binaries(c, receipt, err);
 	if (st == EV_OK)

@@ -3,7 +3,10 @@
  * that can be resumed, and a capture receipt at the end. What `capture
  * run` does.
  *
- * The plan is held to every rule (lib/campaign/plan_check) and to what
+ * The plan is held to every rule (lib/campaign/plan_check), to its
+ * registration when one is given (lib/campaign/registration: it must name
+ * this plan's bytes; the grade it requires is required; with
+ * require_registration a plan without one is refused), and to what
  * this process may do (network namespaces, PM QoS: refused, or recorded
  * with degrade); every program, launcher, observer and pinned file is
  * checked against its pin, the sources read, the CPUs leased host-wide
@@ -53,6 +56,8 @@ struct ev_capture_run {
 	int wait;                     /* queue for CPUs another holds */
 	int priority;                 /* enum ev_lease_priority */
 	const char *require;          /* "quiet", or NULL */
+	const char *registration;     /* the plan's registration (capture register), or NULL */
+	int require_registration;     /* refuse a plan given without one */
 	const struct ev_signing_key *sign_key; /* NULL: unsigned */
 	const struct ev_invocation *invocation;
 	volatile sig_atomic_t *interrupted;

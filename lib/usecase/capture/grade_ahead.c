@@ -76,6 +76,10 @@ ev_status ev_capture_grade_ahead(struct capture_session *c, struct ev_error *err
 		require = "quiet";
 		why = "its grading rules require quiet";
 	}
+	if (!require && c->registration_quiet) {
+		require = "quiet";
+		why = "its registration requires quiet";
+	}
 	int refuse = require && strcmp(best, "quiet") != 0;
 	char names[512] = "";
 	size_t used = 0, i;

@@ -40,6 +40,8 @@ struct capture_session {
 	struct ev_link_keeper keeper;    /* returns them if capture dies with them out */
 	int host_ns_fd;               /* capture's network namespace, where they return */
 	int pmqos_held;
+	char registration_sha256[EV_SHA256_HEX_LEN + 1]; /* "" without one */
+	int registration_quiet;       /* the registration requires the quiet grade */
 };
 
 /* A remark, formatted, to the caller's on_note. */

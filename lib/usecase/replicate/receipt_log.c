@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/archive/seal.h"
+#include "lib/campaign/registration.h"
 #include "lib/core/grow.h"
 #include "lib/core/input.h"
 #include "lib/core/json.h"
@@ -37,7 +38,7 @@ void ev_receipt_log_found(struct ev_receipt_log *l, const char *subject, const c
 	l->on_finding(l->ctx, &f);
 }
 
-/* What a file is: "seal", or its receipt's kind. */
+/* What a file is: "seal", "registration", or its receipt's kind. */
 static ev_status kind_of(const char *path, const char *bytes, size_t len, char *kind, size_t cap, struct ev_error *err)
 {
 	json_t *doc = NULL;
@@ -47,10 +48,12 @@ static ev_status kind_of(const char *path, const char *bytes, size_t len, char *
 	const char *format = json_string_value(json_object_get(doc, "format"));
 	if (format && strcmp(format, EV_SEAL_FORMAT) == 0)
 		snprintf(kind, cap, "seal");
+	else if (format && strcmp(format, EV_REGISTRATION_FORMAT) == 0)
+		snprintf(kind, cap, "registration");
 	else if (format && strcmp(format, EV_RECEIPT_FORMAT) == 0 && ev_receipt_kind(doc))
 		snprintf(kind, cap, "%s", ev_receipt_kind(doc));
 	else
-		st = ev_error_set(err, EV_REFUSED, "%s: neither a receipt nor a seal (format %s): not logged", path,
+		st = ev_error_set(err, EV_REFUSED, "%s: neither a receipt, a seal nor a registration (format %s): not logged", path,
 				  format ? format : "none");
 	json_decref(doc);
 	return st;
