@@ -18,6 +18,9 @@ static const struct ev_cli_option run_options[] = {
 	 "without the rights for namespaces or PM QoS, run anyway and\n"
 	 "record what could not be done (default: refuse such a plan)", EV_CLI_TEXT, NULL},
 	EV_CLI_OPTION_JSON(CAPTURE_RUN_OPT_JSON),
+	{"log", 0, "DIR", CAPTURE_RUN_OPT_LOG,
+	 "with --registration: the session's start (before the first\n"
+	 "pair) and its end (whatever ends it) go into this receipt log", EV_CLI_TEXT, NULL},
 	{"output", 'o', "DIR", CAPTURE_RUN_OPT_OUTPUT,
 	 "the campaign directory (new, or one to resume)", EV_CLI_TEXT, NULL},
 	{"priority", 0, "PRIORITY", CAPTURE_RUN_OPT_PRIORITY,
@@ -41,10 +44,15 @@ static const struct ev_cli_option run_options[] = {
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
+static const struct ev_cli_relation run_relations[] = {
+	{EV_CLI_NEEDS, "log", "registration"},
+	{EV_CLI_NEEDS, NULL, NULL},
+};
+
 static const struct ev_cli_command capture_run_command = {
 	.name = "run",
 	.run = capture_run_main,
-	.synopsis = "capture run PLAN -o CAMPAIGN_DIR [--wait] [--priority PRIORITY] [--degrade] [--allow-dirty] [--require quiet] [--registration REG.json] [--require-registration] [--sign-key KEY] [--json]",
+	.synopsis = "capture run PLAN -o CAMPAIGN_DIR [--wait] [--priority PRIORITY] [--degrade] [--allow-dirty] [--require quiet] [--registration REG.json [--log DIR]] [--require-registration] [--sign-key KEY] [--json]",
 	.summary = "run (or resume) the campaign of PLAN in a directory",
 	.description = "Run every pair of a campaign plan in its order (balanced: A B C C B A ...), each\n"
 		"a fresh sender and peer pinned to their CPUs, in network namespaces of their own\n"
@@ -69,6 +77,7 @@ static const struct ev_cli_command capture_run_command = {
 	.options = run_options,
 	.notes = "Exit status: 0 every run held, 1 a run failed (the receipt says which),\n"
 		"2 usage, refused plan, environment error or interrupted (nothing is claimed).\n",
+	.relations = run_relations,
 };
 
 static const struct ev_cli_option pin_options[] = {

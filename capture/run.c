@@ -105,9 +105,14 @@ int capture_run_main(int argc, char **argv)
 		case CAPTURE_RUN_OPT_WAIT: c.wait = 1; break;
 		case CAPTURE_RUN_OPT_REQUIRE: c.require = optarg; break;
 		case CAPTURE_RUN_OPT_REGISTRATION: c.registration = optarg; break;
+		case CAPTURE_RUN_OPT_LOG: c.log_dir = optarg; break;
 		case CAPTURE_RUN_OPT_REQUIRE_REGISTRATION: c.require_registration = 1; break;
 		default: return ev_cli_usage(&capture_tool, "run", "%s", ev_cli_option_problem(argv));
 		}
+	}
+	if (ev_cli_getopt_relations(&opts)) {
+		ev_signing_key_free(sign_key);
+		return 2;
 	}
 	if (optind + 1 != argc)
 		return ev_cli_usage(&capture_tool, "run", optind == argc ? "no plan given" : "one plan at a time");

@@ -18,9 +18,20 @@
 #include <signal.h>
 
 /* Register flag (NULL: none). A command that must still record what it
- * already did after a signal (replicate prune's removal record) clears
- * it first, and says why. */
+ * already did after a signal (replicate prune's removal record, a
+ * capture session's end) clears it first, and says why. */
 void ev_stop_on(const volatile sig_atomic_t *flag);
+
+/* The flag registered (NULL: none), to register again once such a
+ * record is written. */
+const volatile sig_atomic_t *ev_stop_flag(void);
+
+/* Hold SIGINT, SIGTERM and SIGHUP in the calling thread while such a
+ * record is written (the mask before into *before), so that a signal is
+ * taken before it or after it, never half-way; release gives the mask
+ * back, and a signal held meanwhile is taken then. */
+void ev_stop_hold_signals(sigset_t *before);
+void ev_stop_release_signals(const sigset_t *before);
 
 /* Whether the registered flag is set (0 without one). */
 int ev_stop_requested(void);

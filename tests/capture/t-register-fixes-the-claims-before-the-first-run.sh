@@ -7,7 +7,10 @@
 # the host's receipt log before any run; every claim it cannot hold is
 # refused with nothing written; capture run holds the plan to its
 # registration, and with --require-registration refuses a plan run without
-# one, before anything runs.
+# one, before anything runs. Every session of a registered plan run with
+# --log is on the record: its start (evidence-session/1) written and
+# logged before the first pair, its end whatever ends it (every run held,
+# a run failed, a signal), with the runs it made.
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
 [ "$(nproc)" -ge 2 ] || test_skip_all "needs two CPUs"
@@ -17,7 +20,8 @@ probe_install || exit 99
 
 trap tsa_stop EXIT
 
-# plan FILE NAME: two cells of the probe, one arm, pinned as PINNED-FILE.
+# plan FILE NAME [SECONDS [B_EXIT]]: two cells of the probe, one arm,
+# pinned as PINNED-FILE; cell B's sender sleeps SECONDS and exits B_EXIT.
 plan () {
 	cat >"$1" <<-EOF
 	{"format": "evidence-plan/1", $PLAN_USER "name": "$2", "warmups": 0, "measured": 1, "order": "listed",
@@ -25,7 +29,7 @@ plan () {
 	  {"name": "A", "peer": {"argv": ["$PROBE", "{out:probe}"], "cpu": 0, "outputs": {"probe": "p/peer"}},
 	   "sender": {"argv": ["$PROBE", "{out:probe}", "0", "0"], "cpu": 1, "outputs": {"probe": "p/sender"}}},
 	  {"name": "B", "peer": {"argv": ["$PROBE", "{out:probe}"], "cpu": 0, "outputs": {"probe": "p/peer"}},
-	   "sender": {"argv": ["$PROBE", "{out:probe}", "0", "0"], "cpu": 1, "outputs": {"probe": "p/sender"}}}]}
+	   "sender": {"argv": ["$PROBE", "{out:probe}", "${4:-0}", "${3:-0}"], "cpu": 1, "outputs": {"probe": "p/sender"}}}]}
 	EOF
 	"$CAPTURE" pin "$1" -o "pinned-$1" >/dev/null
 }
@@ -121,6 +125,46 @@ test_expect_success 'capture run with its registration: it requires what was reg
 		test_expect_code 2 "$CAPTURE" run pinned-p.json -o c3 --registration reg.json >out 2>err &&
 		grep -q "its registration requires quiet" err && test_must_be_absent c3/runs
 	fi
+'
+
+test_expect_success 'a session on the record: its start logged before the first pair, its end with the runs it made' '
+	"$CAPTURE" run pinned-p.json -o c4 --registration any.json --log slog >out 2>err &&
+	reg=$(sha256_of any.json) && start=$(sha256_of c4/session-start.json) &&
+	test "$(json_words c4/session-start.json "d[\"format\"], d[\"event\"], d[\"registration\"], d[\"plan\"], d[\"campaign\"]")" = \
+		"evidence-session/1 start $reg $(sha256_of pinned-p.json) $PWD/c4" &&
+	test "$(json_words c4/session-end.json "d[\"event\"], d[\"start\"], d[\"result\"], d[\"runs\"][\"made\"], d[\"receipt\"]")" = \
+		"end $start ok 2 $(sha256_of c4/receipt-capture.json)" &&
+	python3 -c "
+import os, sys
+started = int(open(\"c4/runs/001-baseline-A-1/p/peer/started\").read())
+sys.exit(not os.stat(\"c4/session-start.json\").st_mtime_ns < started)" &&
+	"$REPLICATE" log --log slog verify >out && grep -q "^OK: log slog: 2 entries" out &&
+	python3 -c "
+import json, sys
+e = [json.loads(l) for l in open(\"slog/entries.jsonl\")]
+sys.exit(not ([x[\"kind\"] for x in e] == [\"session\", \"session\"] and e[0][\"sha256\"] == sys.argv[1] and e[1][\"file\"].endswith(\"/c4/session-end.json\")))
+" "$start"
+'
+
+test_expect_success 'a session cut short by a signal ends on the record as interrupted; the next is a session of its own' '
+	plan slow.json lab 3 && "$CAPTURE" register pinned-slow.json -o slow-reg.json --statistic p99 --sessions 2 >/dev/null &&
+	{ env --default-signal "$CAPTURE" run pinned-slow.json -o c5 --registration slow-reg.json --log slog >c5.out 2>c5.err & } &&
+	pid=$! && wait_for c5/runs/002-baseline-B-1/p/sender/started && kill -INT $pid &&
+	{ wait $pid; st=$?; } && test $st = 2 &&
+	test "$(json_words c5/session-end.json "d[\"result\"], d[\"runs\"][\"made\"], d.get(\"receipt\")")" = "interrupted 1 None" &&
+	test_must_be_absent c5/receipt-capture.json &&
+	"$CAPTURE" run pinned-slow.json -o c5 --registration slow-reg.json --log slog >out 2>err &&
+	test "$(json_words c5/session-end-2.json "d[\"result\"], d[\"runs\"][\"made\"], d[\"runs\"][\"earlier\"]")" = "ok 1 1" &&
+	test "$(json_words c5/session-start-2.json "d[\"registration\"]")" = "$(sha256_of slow-reg.json)" &&
+	"$REPLICATE" log --log slog verify >out && grep -q "^OK: log slog: 6 entries" out
+'
+
+test_expect_success 'a session whose run fails ends as failed; --log without --registration is refused' '
+	plan fails.json lab 0 3 && "$CAPTURE" register pinned-fails.json -o fails-reg.json --statistic p99 >/dev/null &&
+	test_expect_code 1 "$CAPTURE" run pinned-fails.json -o c6 --registration fails-reg.json --log slog >out 2>err &&
+	test "$(json_words c6/session-end.json "d[\"result\"], d[\"runs\"][\"made\"], d[\"runs\"][\"failed\"]")" = "failed 2 1" &&
+	misuse "$CAPTURE" "capture: --log needs --registration; none given" run pinned-p.json -o c7 --log slog &&
+	test_must_be_absent c7
 '
 
 test_done

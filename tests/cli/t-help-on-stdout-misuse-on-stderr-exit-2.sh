@@ -168,7 +168,7 @@ test_expect_success 'capture: capture --help lists the commands; each command ha
 	cd capture &&
 	"$CAPTURE" --help >out && grep -q "^  run  *run (or resume) the campaign of PLAN" out && grep -q "^  pin  *pin every program" out &&
 	grep -q "^  leases  *list who holds or waits for this host" out &&
-	"$CAPTURE" run --help >out && grep -q "^usage: capture run PLAN -o CAMPAIGN_DIR \[--wait\] \[--priority PRIORITY\] \[--degrade\] \[--allow-dirty\] \[--require quiet\] \[--registration REG.json\] \[--require-registration\] \[--sign-key KEY\] \[--json\]" out &&
+	"$CAPTURE" run --help >out && grep -q "^usage: capture run PLAN -o CAMPAIGN_DIR \[--wait\] \[--priority PRIORITY\] \[--degrade\] \[--allow-dirty\] \[--require quiet\] \[--registration REG.json \[--log DIR\]\] \[--require-registration\] \[--sign-key KEY\] \[--json\]" out &&
 	grep -q -- "--degrade" out &&
 	"$CAPTURE" leases --help >out && grep -q "^usage: capture leases \[--json\]" out &&
 	"$CAPTURE" pin --help >out && grep -q "^usage: capture pin \[--file PATH ...\] PLAN -o PINNED_PLAN" out &&
@@ -181,7 +181,7 @@ test_expect_success 'capture: misuse: the reason, the synopsis, a hint, exit 2' 
 	test_expect_code 2 "$CAPTURE" 2>err && grep -q "^capture: no command given" err &&
 	test_expect_code 2 "$CAPTURE" launch 2>err && grep -q "^capture: unknown command .launch." err &&
 	test_expect_code 2 "$CAPTURE" run plan.json 2>err &&
-	printf "%s\n" "capture: no campaign directory given (-o DIR)" "usage: capture run PLAN -o CAMPAIGN_DIR [--wait] [--priority PRIORITY] [--degrade] [--allow-dirty] [--require quiet] [--registration REG.json] [--require-registration] [--sign-key KEY] [--json]" \
+	printf "%s\n" "capture: no campaign directory given (-o DIR)" "usage: capture run PLAN -o CAMPAIGN_DIR [--wait] [--priority PRIORITY] [--degrade] [--allow-dirty] [--require quiet] [--registration REG.json [--log DIR]] [--require-registration] [--sign-key KEY] [--json]" \
 		"Try '"'"'capture run --help'"'"' for more." >expect && test_cmp expect err &&
 	test_expect_code 2 "$CAPTURE" run a.json b.json -o c 2>err && grep -q "^capture: one plan at a time" err &&
 	test_expect_code 2 "$CAPTURE" pin a.json 2>err && grep -q "^capture: no output given (-o PINNED_PLAN)" err &&

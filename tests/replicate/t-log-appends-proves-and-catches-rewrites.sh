@@ -134,7 +134,7 @@ test_expect_success 'an entry edited: named' '
 test_expect_success 'heads signed by no trusted key are named with --trust' '
 	echo "{\"format\":\"evidence-plan/1\"}" >plan.json &&
 	test_expect_code 2 "$REPLICATE" log --log U append plan.json 2>err &&
-	grep -q "^replicate: plan.json: neither a receipt, a seal nor a registration (format evidence-plan/1): not logged$" err &&
+	grep -q "^replicate: plan.json: not a receipt, a seal, a registration or a session (format evidence-plan/1): not logged$" err &&
 	mkdir -p u && cp s1/receipt.json u/r.json && "$REPLICATE" log --log U append u/r.json >/dev/null &&
 	test_expect_code 1 "$REPLICATE" log --log U --trust lab.pub verify 2>err >/dev/null &&
 	grep -q "^replicate: tree size 1: signature: U/heads/head-0000000001.json is not signed$" err &&

@@ -238,6 +238,7 @@ static ev_status run_campaign(struct capture_session *c, json_t *receipt, char *
 		st = run_arm(&ss, first, last, &stop, err);
 		first = last;
 	}
+	c->tally = (struct ev_session_tally){ss.this_session, ss.ok, ss.failed, ss.earlier, ss.not_run};
 	if (st != EV_OK) {
 		json_decref(ss.runs);
 		json_decref(ss.arms);
@@ -390,8 +391,22 @@ static ev_status run_session(struct capture_session *c, struct ev_lease *lease, 
 	if (st == EV_OK && c->host_ns_fd >= 0)
 		st = ev_link_keeper_start(&c->keeper, err);
 	if (st == EV_OK)
+		st = ev_capture_session_begin(c, err);
+	if (st == EV_OK)
 		st = run_campaign(c, receipt, o->receipt_path, sizeof o->receipt_path, &o->all_ok, err);
 	ev_link_keeper_stop(&c->keeper);
+	if (c->session_start) {
+		struct ev_error ended;
+		ev_error_clear(&ended);
+		if (ev_capture_session_end(c, st, err, &ended) != EV_OK) {
+			if (st == EV_OK)
+				st = ev_error_set(err, ended.status, "the campaign ran (its receipt %s), but its session's end "
+						  "is not on the record: %s", o->receipt_path, ended.text);
+			else
+				ev_capture_note(c, "the session's end is not on the record: %s", ended.text);
+		}
+		json_decref(c->session_start);
+	}
 	if (st == EV_OK)
 		o->receipt = json_incref(receipt);
 	json_decref(receipt);

@@ -57,6 +57,7 @@ struct ev_capture_run {
 	int priority;                 /* enum ev_lease_priority */
 	const char *require;          /* "quiet", or NULL */
 	const char *registration;     /* the plan's registration (capture register), or NULL */
+	const char *log_dir;          /* with registration: the receipt log the session's start and end go to */
 	int require_registration;     /* refuse a plan given without one */
 	const struct ev_signing_key *sign_key; /* NULL: unsigned */
 	const struct ev_invocation *invocation;

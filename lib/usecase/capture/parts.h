@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "lib/campaign/plan_check.h"
+#include "lib/campaign/session.h"
 #include "lib/core/lease.h"
 #include "lib/core/proc.h"
 #include "lib/core/status.h"
@@ -42,7 +43,20 @@ struct capture_session {
 	int pmqos_held;
 	char registration_sha256[EV_SHA256_HEX_LEN + 1]; /* "" without one */
 	int registration_quiet;       /* the registration requires the quiet grade */
+	json_t *session_start;        /* this session's start, once on the record (NULL: not recorded) */
+	char session_start_sha256[EV_SHA256_HEX_LEN + 1];
+	struct ev_session_tally tally; /* the runs this session accounted for */
 };
+
+/* A registered campaign's session on the record (session_record.c), when
+ * the plan runs with a registration and a log: its start, before the
+ * first pair; its end (result from st, why's text when st is not EV_OK,
+ * the tally, the receipt written), whatever ended the session, with
+ * signals held and the stop flag set aside while it is written. Each
+ * @return EV_OK or why it was not recorded. */
+ev_status ev_capture_session_begin(struct capture_session *c, struct ev_error *err);
+ev_status ev_capture_session_end(struct capture_session *c, ev_status st, const struct ev_error *why,
+				 struct ev_error *err);
 
 /* A remark, formatted, to the caller's on_note. */
 void ev_capture_note(const struct capture_session *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

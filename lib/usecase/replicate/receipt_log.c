@@ -13,6 +13,7 @@
 
 #include "lib/archive/seal.h"
 #include "lib/campaign/registration.h"
+#include "lib/campaign/session.h"
 #include "lib/core/grow.h"
 #include "lib/core/input.h"
 #include "lib/core/json.h"
@@ -38,7 +39,7 @@ void ev_receipt_log_found(struct ev_receipt_log *l, const char *subject, const c
 	l->on_finding(l->ctx, &f);
 }
 
-/* What a file is: "seal", "registration", or its receipt's kind. */
+/* What a file is: "seal", "registration", "session", or its receipt's kind. */
 static ev_status kind_of(const char *path, const char *bytes, size_t len, char *kind, size_t cap, struct ev_error *err)
 {
 	json_t *doc = NULL;
@@ -50,10 +51,12 @@ static ev_status kind_of(const char *path, const char *bytes, size_t len, char *
 		snprintf(kind, cap, "seal");
 	else if (format && strcmp(format, EV_REGISTRATION_FORMAT) == 0)
 		snprintf(kind, cap, "registration");
+	else if (format && strcmp(format, EV_SESSION_FORMAT) == 0)
+		snprintf(kind, cap, "session");
 	else if (format && strcmp(format, EV_RECEIPT_FORMAT) == 0 && ev_receipt_kind(doc))
 		snprintf(kind, cap, "%s", ev_receipt_kind(doc));
 	else
-		st = ev_error_set(err, EV_REFUSED, "%s: neither a receipt, a seal nor a registration (format %s): not logged", path,
+		st = ev_error_set(err, EV_REFUSED, "%s: not a receipt, a seal, a registration or a session (format %s): not logged", path,
 				  format ? format : "none");
 	json_decref(doc);
 	return st;

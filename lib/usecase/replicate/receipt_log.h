@@ -8,8 +8,9 @@
  * every read and write of them; doc/formats.md "The receipt log").
  *
  * append: the log must still match its latest tree head before anything is
- * added (else refused: verify names what changed); receipts, seals and
- * registrations (lib/campaign/registration) are logged; a file already in it
+ * added (else refused: verify names what changed); receipts, seals,
+ * registrations and sessions (lib/campaign/registration, session) are
+ * logged; a file already in it
  * (by SHA-256) is refused. verify: every line read; every tree head's size
  * covered and its root recomputed (and, with trust, its signature by a
  * trusted key); every inclusion proof the entries name verified against

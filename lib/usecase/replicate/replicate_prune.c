@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -410,12 +409,8 @@ static ev_status write_cleanup_receipt(struct prune_run *p, struct ev_error *err
  * record was whole and stands). */
 static ev_status write_removal_record(struct prune_run *p, int say_signal, struct ev_error *err)
 {
-	sigset_t held, before;
-	sigemptyset(&held);
-	sigaddset(&held, SIGINT);
-	sigaddset(&held, SIGTERM);
-	sigaddset(&held, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &held, &before);
+	sigset_t before;
+	ev_stop_hold_signals(&before);
 	ev_stop_on(NULL);
 	if (say_signal && *p->o->interrupted)
 		ev_receipt_add_check(p->receipt, "signal", 0,
@@ -423,7 +418,7 @@ static ev_status write_removal_record(struct prune_run *p, int say_signal, struc
 				     "records was done, and it is kept because those files are gone",
 				     err);
 	ev_status st = write_cleanup_receipt(p, err);
-	pthread_sigmask(SIG_SETMASK, &before, NULL);
+	ev_stop_release_signals(&before);
 	return st;
 }
 
