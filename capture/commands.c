@@ -20,7 +20,8 @@ static const struct ev_cli_option run_options[] = {
 	EV_CLI_OPTION_JSON(CAPTURE_RUN_OPT_JSON),
 	{"log", 0, "DIR", CAPTURE_RUN_OPT_LOG,
 	 "with --registration: the session's start (before the first\n"
-	 "pair) and its end (whatever ends it) go into this receipt log", EV_CLI_TEXT, NULL},
+	 "pair) and its end (whatever ends it) go into this receipt log\n"
+	 "(its heads signed with --sign-key)", EV_CLI_TEXT, NULL},
 	{"output", 'o', "DIR", CAPTURE_RUN_OPT_OUTPUT,
 	 "the campaign directory (new, or one to resume)", EV_CLI_TEXT, NULL},
 	{"priority", 0, "PRIORITY", CAPTURE_RUN_OPT_PRIORITY,
@@ -127,6 +128,9 @@ static const struct ev_cli_option register_options[] = {
 	 "the plan's grading rules say)", EV_CLI_WORDS, "quiet"},
 	{"sessions", 0, "N", CAPTURE_REGISTER_OPT_SESSIONS,
 	 "the sessions planned (default 1)", EV_CLI_COUNT, "1..1000"},
+	{"sign-key", 0, "KEY", CAPTURE_REGISTER_OPT_SIGN_KEY,
+	 "with --log: sign the log's new tree head and its checkpoint\n"
+	 "with this Ed25519 key (as replicate log append does)", EV_CLI_TEXT, NULL},
 	{"statistic", 0, "NAME", CAPTURE_REGISTER_OPT_STATISTIC,
 	 "a statistic the campaign will publish: p50, p95, p99,\n"
 	 "p99.9, mean or max (repeat; at least one)", EV_CLI_WORDS, EV_REGISTRATION_STATISTICS},
@@ -149,7 +153,7 @@ static const struct ev_cli_relation register_relations[] = {
 static const struct ev_cli_command capture_register_command = {
 	.name = "register",
 	.run = capture_register_main,
-	.synopsis = "capture register PLAN -o REG.json --statistic NAME ... [--compare-arms A,B ...] [--compare-cells X,Y ...] [--reference FILE ...] [--gate RATIO] [--sessions N] [--require quiet] [--hypothesis TEXT] [--tsa URL --tsa-ca FILE [--timeout S]] [--log DIR] [--json]",
+	.synopsis = "capture register PLAN -o REG.json --statistic NAME ... [--compare-arms A,B ...] [--compare-cells X,Y ...] [--reference FILE ...] [--gate RATIO] [--sessions N] [--require quiet] [--hypothesis TEXT] [--tsa URL --tsa-ca FILE [--timeout S]] [--log DIR [--sign-key KEY]] [--json]",
 	.summary = "fix what a campaign claims before its first run",
 	.description = "Write a registration (evidence-registration/1) of a pinned plan: its SHA-256 (and\n"
 		"so every program, its set-up and its grading rules), the grade it requires, the\n"

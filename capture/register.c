@@ -49,6 +49,7 @@ static void say(const struct ev_capture_register *r, int json)
 int capture_register_main(int argc, char **argv)
 {
 	struct ev_capture_register r = {.claims = {.sessions = 1}};
+	struct ev_signing_key *sign_key = NULL;
 	struct ev_registration_claims *c = &r.claims;
 	int json = 0, opt;
 	struct ev_cli_getopt opts;
@@ -85,6 +86,11 @@ int capture_register_main(int argc, char **argv)
 			break;
 		case CAPTURE_REGISTER_OPT_REQUIRE: c->require = optarg; break;
 		case CAPTURE_REGISTER_OPT_SESSIONS: c->sessions = (uint64_t)opts.count; break;
+		case CAPTURE_REGISTER_OPT_SIGN_KEY:
+			if (ev_cli_sign_key(TOOL, optarg, &sign_key))
+				return 2;
+			r.log_key = sign_key;
+			break;
 		case CAPTURE_REGISTER_OPT_STATISTIC:
 			if (c->nstatistics == EV_REGISTRATION_MAX_CLAIMS)
 				return ev_cli_usage(&capture_tool, "register", "at most %d --statistic",
@@ -97,12 +103,15 @@ int capture_register_main(int argc, char **argv)
 		default: return ev_cli_usage(&capture_tool, "register", "%s", ev_cli_option_problem(argv));
 		}
 	}
-	if (ev_cli_getopt_relations(&opts))
-		return 2;
-	if (optind + 1 != argc)
-		return ev_cli_usage(&capture_tool, "register", optind == argc ? "no plan given" : "one plan at a time");
-	if (!r.out)
-		return ev_cli_usage(&capture_tool, "register", "no output given (-o REG.json)");
+	int usage = ev_cli_getopt_relations(&opts);
+	if (!usage && optind + 1 != argc)
+		usage = ev_cli_usage(&capture_tool, "register", optind == argc ? "no plan given" : "one plan at a time");
+	if (!usage && !r.out)
+		usage = ev_cli_usage(&capture_tool, "register", "no output given (-o REG.json)");
+	if (usage) {
+		ev_signing_key_free(sign_key);
+		return usage;
+	}
 	r.plan_path = argv[optind];
 	ev_cli_catch_signals();
 	r.interrupted = &ev_cli_interrupted;
@@ -113,5 +122,6 @@ int capture_register_main(int argc, char **argv)
 		say(&r, json);
 	else
 		ev_cli_error(TOOL, &err);
+	ev_signing_key_free(sign_key);
 	return ev_status_exit_code(st);
 }

@@ -167,4 +167,12 @@ test_expect_success 'a session whose run fails ends as failed; --log without --r
 	test_must_be_absent c7
 '
 
+test_expect_success 'a signed log stays signed: the registration and both ends of its session are appended under the key' '
+	"$REPLICATE" keygen -o lab >/dev/null &&
+	"$CAPTURE" register pinned-p.json -o signed-reg.json --statistic p99 --log signed --sign-key lab.key >/dev/null &&
+	"$CAPTURE" run pinned-p.json -o c8 --registration signed-reg.json --log signed --sign-key lab.key >out 2>err &&
+	"$REPLICATE" log --log signed --trust lab.pub verify >out &&
+	grep -q "^OK: log signed: 3 entries, 3 tree heads, 3 checkpoints" out
+'
+
 test_done

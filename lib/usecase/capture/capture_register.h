@@ -34,7 +34,7 @@ struct ev_capture_register {
 	const char *tsa_url, *tsa_ca;        /* both, or neither: no trusted time */
 	long timeout_seconds;                /* the TSA's; 0: 30 */
 	const char *log_dir;                 /* the host's receipt log, or NULL */
-	const struct ev_signing_key *log_key; /* signs the log's new tree head; NULL: unsigned */
+	const struct ev_signing_key *log_key; /* signs the log's new tree head and its checkpoint; NULL: unsigned */
 	volatile sig_atomic_t *interrupted;  /* set: no further step is begun */
 
 	/* outputs */

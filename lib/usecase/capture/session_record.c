@@ -39,7 +39,7 @@ static ev_status record(struct capture_session *c, const json_t *doc, const char
 	if (st != EV_OK)
 		return st;
 	ev_sha256_hex(digest, sha);
-	struct ev_receipt_log l = {.dir = c->in->log_dir, .on_finding = no_finding};
+	struct ev_receipt_log l = {.dir = c->in->log_dir, .sign_key = c->in->sign_key, .on_finding = no_finding};
 	const char *files[] = {path};
 	return ev_receipt_log_append(&l, files, 1, err);
 }
