@@ -11,12 +11,6 @@
 #include "lib/usecase/replicate/receipt_log.h"
 #include "lib/usecase/seal/timestamp_file.h"
 
-static void no_finding(void *ctx, const struct ev_finding *f)
-{
-	(void)ctx;
-	(void)f;
-}
-
 static void appended(void *ctx, const char *file, size_t index, const char *proof_path, const char *tlog_proof_path)
 {
 	(void)file;
@@ -51,7 +45,7 @@ static ev_status timestamped(struct ev_capture_register *o, struct ev_error *err
 
 static ev_status logged(struct ev_capture_register *o, struct ev_error *err)
 {
-	struct ev_receipt_log l = {.dir = o->log_dir, .sign_key = o->log_key, .on_finding = no_finding,
+	struct ev_receipt_log l = {.dir = o->log_dir, .sign_key = o->log_key,
 				   .on_appended = appended, .ctx = &o->log_index};
 	const char *files[] = {o->out};
 	ev_status st = ev_receipt_log_append(&l, files, 1, err);

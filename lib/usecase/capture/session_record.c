@@ -16,12 +16,6 @@
 #include "lib/usecase/capture/parts.h"
 #include "lib/usecase/replicate/receipt_log.h"
 
-static void no_finding(void *ctx, const struct ev_finding *f)
-{
-	(void)ctx;
-	(void)f;
-}
-
 /* doc written in the campaign directory as STEM.json (STEM-2.json, ...:
  * never replacing one), its digest into sha, then appended to the log. */
 static ev_status record(struct capture_session *c, const json_t *doc, const char *stem, char sha[EV_SHA256_HEX_LEN + 1],
@@ -39,7 +33,7 @@ static ev_status record(struct capture_session *c, const json_t *doc, const char
 	if (st != EV_OK)
 		return st;
 	ev_sha256_hex(digest, sha);
-	struct ev_receipt_log l = {.dir = c->in->log_dir, .sign_key = c->in->sign_key, .on_finding = no_finding};
+	struct ev_receipt_log l = {.dir = c->in->log_dir, .sign_key = c->in->sign_key};
 	const char *files[] = {path};
 	return ev_receipt_log_append(&l, files, 1, err);
 }

@@ -36,7 +36,8 @@ void ev_receipt_log_found(struct ev_receipt_log *l, const char *subject, const c
 	va_end(ap);
 	struct ev_finding f = {.subject = subject, .check = check, .message = text};
 	l->findings++;
-	l->on_finding(l->ctx, &f);
+	if (l->on_finding)
+		l->on_finding(l->ctx, &f);
 }
 
 /* What a file is: "seal", "registration", "session", or its receipt's kind. */

@@ -44,7 +44,7 @@ struct ev_receipt_log {
 	                                      * HOST + the log's absolute path at the first append */
 	const struct ev_signing_key *sign_key; /* append: signs the tree head; NULL: unsigned */
 	const struct ev_trust *trust;        /* verify: every head signed by one of these; NULL: not judged */
-	ev_finding_fn on_finding;            /* required: verify's findings */
+	ev_finding_fn on_finding;            /* verify's findings (NULL: counted, not shown; append makes none) */
 	/* may be NULL; tlog_proof_path NULL when no key signed the append */
 	void (*on_appended)(void *ctx, const char *file, size_t index, const char *proof_path, const char *tlog_proof_path);
 	void *ctx;
