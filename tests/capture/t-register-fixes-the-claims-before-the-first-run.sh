@@ -175,4 +175,12 @@ test_expect_success 'a signed log stays signed: the registration and both ends o
 	grep -q "^OK: log signed: 3 entries, 3 tree heads, 3 checkpoints" out
 '
 
+test_expect_success 'under nohup a session keeps SIGHUP ignored: the logout'"'"'s hangup does not end it, its end is ok' '
+	{ nohup "$CAPTURE" run pinned-slow.json -o c9 --registration slow-reg.json --log slog >c9.out 2>c9.err & } &&
+	pid=$! && wait_for c9/runs/002-baseline-B-1/p/sender/started && kill -HUP $pid &&
+	{ wait $pid; st=$?; } && test $st = 0 &&
+	test "$(json_words c9/session-end.json "d[\"result\"], d[\"runs\"][\"made\"]")" = "ok 2" &&
+	test -s c9/receipt-capture.json
+'
+
 test_done
