@@ -40,10 +40,16 @@ void ev_receipt_log_found(struct ev_receipt_log *l, const char *subject, const c
 		l->on_finding(l->ctx, &f);
 }
 
-/* What a file is: "seal", "registration", "session", or its receipt's kind. */
-static ev_status kind_of(const char *path, const char *bytes, size_t len, char *kind, size_t cap, struct ev_error *err)
+/* What a file is: "seal", "registration", "session", or its receipt's
+ * kind. A registration or a session is carried in its entry whole
+ * (*carried, a new reference; else NULL): the log alone then says which
+ * registration each session ran under and how it ended, even when the
+ * campaign directory that held it is gone. */
+static ev_status kind_of(const char *path, const char *bytes, size_t len, char *kind, size_t cap, json_t **carried,
+			 struct ev_error *err)
 {
 	json_t *doc = NULL;
+	*carried = NULL;
 	ev_status st = ev_json_parse(bytes, len, path, NULL, EV_JSON_REQUIRE_CANONICAL, &doc, err);
 	if (st != EV_OK)
 		return st;
@@ -51,9 +57,9 @@ static ev_status kind_of(const char *path, const char *bytes, size_t len, char *
 	if (format && strcmp(format, EV_SEAL_FORMAT) == 0)
 		snprintf(kind, cap, "seal");
 	else if (format && strcmp(format, EV_REGISTRATION_FORMAT) == 0)
-		snprintf(kind, cap, "registration");
+		snprintf(kind, cap, "registration"), *carried = json_incref(doc);
 	else if (format && strcmp(format, EV_SESSION_FORMAT) == 0)
-		snprintf(kind, cap, "session");
+		snprintf(kind, cap, "session"), *carried = json_incref(doc);
 	else if (format && strcmp(format, EV_RECEIPT_FORMAT) == 0 && ev_receipt_kind(doc))
 		snprintf(kind, cap, "%s", ev_receipt_kind(doc));
 	else
@@ -177,13 +183,14 @@ static ev_status entry_lines(const struct ev_log_entries *e, const char *const *
 	for (size_t i = 0; i < n && st == EV_OK; i++) {
 		char *bytes = NULL, kind[64], real[PATH_MAX], added[32];
 		size_t len = 0;
+		json_t *carried = NULL;
 		uint8_t d[EV_SHA256_LEN];
 		int fd = ev_input_open(files[i], "a receipt or seal", err);
 		if (fd < 0)
 			return err->status;
 		close(fd);
 		if ((st = ev_file_read_all(files[i], DOC_MAX, &bytes, &len, err)) == EV_OK &&
-		    (st = kind_of(files[i], bytes, len, kind, sizeof kind, err)) == EV_OK &&
+		    (st = kind_of(files[i], bytes, len, kind, sizeof kind, &carried, err)) == EV_OK &&
 		    (st = ev_sha256_buffer(bytes, len, d, err)) == EV_OK) {
 			ev_sha256_hex(d, hex[i]);
 			for (size_t k = 0; k < e->n && st == EV_OK; k++)
@@ -199,10 +206,13 @@ static ev_status entry_lines(const struct ev_log_entries *e, const char *const *
 		free(bytes);
 		if (st == EV_OK && !realpath(files[i], real))
 			st = ev_error_errno(err, errno, "%s: cannot resolve its path", files[i]);
-		if (st != EV_OK)
+		if (st != EV_OK) {
+			json_decref(carried);
 			break;
+		}
 		ev_utc_now(added, sizeof added);
-		json_t *line = json_pack("{s:s, s:s, s:s, s:s}", "added", added, "file", real, "kind", kind, "sha256", hex[i]);
+		json_t *line = json_pack("{s:s, s:o*, s:s, s:s, s:s}", "added", added, "doc", carried, "file", real, "kind",
+					 kind, "sha256", hex[i]);
 		if (!line || ev_json_append(line, text, used, &cap) != 0 || ev_json_append_raw("\n", 1, text, used, &cap) != 0)
 			st = ev_error_set(err, EV_ERROR, "out of memory");
 		json_decref(line);

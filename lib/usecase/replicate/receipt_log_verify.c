@@ -177,6 +177,39 @@ static void verify_tlog_proof(struct ev_receipt_log *l, const struct ev_log_entr
 	free(text);
 }
 
+/* Each registration and session entry carries its document whole, the
+ * very bytes its sha256 names: a document edited in the line (and the
+ * heads rewritten to match) would otherwise tell the log's reader another
+ * story than the file appended. */
+static void verify_carried(struct ev_receipt_log *l, const struct ev_log_entries *e)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		const char *kind = json_string_value(json_object_get(e->doc[i], "kind")) ?: "";
+		const char *want = json_string_value(json_object_get(e->doc[i], "sha256")) ?: "";
+		const json_t *doc = json_object_get(e->doc[i], "doc");
+		char subject[64], hex[EV_SHA256_HEX_LEN + 1];
+		uint8_t d[EV_SHA256_LEN];
+		struct ev_error derr;
+		if (strcmp(kind, "registration") != 0 && strcmp(kind, "session") != 0)
+			continue;
+		snprintf(subject, sizeof subject, "entry %zu", i);
+		ev_error_clear(&derr);
+		if (!json_is_object(doc)) {
+			ev_receipt_log_found(l, subject, "entry-doc", "a %s entry without its document (\"doc\"): expected the %s "
+					     "itself in the line", kind, kind);
+			continue;
+		}
+		if (ev_json_sha256(doc, d, &derr) != EV_OK) {
+			ev_receipt_log_found(l, subject, "entry-doc", "%s", derr.text);
+			continue;
+		}
+		ev_sha256_hex(d, hex);
+		if (strcmp(hex, want) != 0)
+			ev_receipt_log_found(l, subject, "entry-doc", "its %s as carried hashes to %s, the entry names %s: the "
+					     "document in the line was edited", kind, hex, want);
+	}
+}
+
 /* Each entry whose inclusion proof lies beside its file: the proof made
  * for this line, at this index, verifying against its head. */
 static void verify_proofs(struct ev_receipt_log *l, const struct ev_log_entries *e, const struct ev_merkle *tree)
@@ -297,6 +330,7 @@ ev_status ev_receipt_log_verify(struct ev_receipt_log *l, struct ev_error *err)
 	verify_checkpoints(l, heads, nheads);
 	verify_cosignatures(l, &tree, e.n);
 	verify_proofs(l, &e, &tree);
+	verify_carried(l, &e);
 	st = l->findings ? EV_MISMATCH : EV_OK;
 out:
 	ev_merkle_free(&tree);
