@@ -383,6 +383,8 @@ static ev_status run_session(struct capture_session *c, struct ev_lease *lease, 
 		st = ev_capture_grade_ahead(c, err);
 	if (st == EV_OK)
 		st = ev_capture_open_campaign(c, &resumed, err);
+	if (st == EV_OK)
+		st = ev_capture_keep_registration(c, err);
 	if (st == EV_OK) {
 		if (resumed)
 			progress_line(c, "resuming the campaign in %s", o->dir);

@@ -55,6 +55,15 @@ struct capture_session {
  * signals held and the stop flag set aside while it is written. Each
  * @return EV_OK or why it was not recorded. */
 ev_status ev_capture_session_begin(struct capture_session *c, struct ev_error *err);
+
+/* The registration kept in the campaign directory (session_record.c), so
+ * that the campaign, and its sealed archive, carries what it was run
+ * under: registration.json, and its RFC 3161 request and reply
+ * (registration.json.tsq, .tsr) when they lie beside it. A campaign
+ * already holding another registration, or holding one and run without
+ * any, is refused: its sessions could not be counted against one.
+ * @return EV_OK; EV_REFUSED; EV_ERROR. */
+ev_status ev_capture_keep_registration(struct capture_session *c, struct ev_error *err);
 ev_status ev_capture_session_end(struct capture_session *c, ev_status st, const struct ev_error *why,
 				 struct ev_error *err);
 

@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/campaign/session.h"
 #include "lib/core/json.h"
+#include "lib/core/path.h"
 #include "lib/core/publish.h"
 #include "lib/core/stop.h"
 #include "lib/usecase/capture/parts.h"
@@ -36,6 +38,60 @@ static ev_status record(struct capture_session *c, const json_t *doc, const char
 	struct ev_receipt_log l = {.dir = c->in->log_dir, .sign_key = c->in->sign_key};
 	const char *files[] = {path};
 	return ev_receipt_log_append(&l, files, 1, err);
+}
+
+/* from, copied to dir/name when it is not there yet; a file there is left
+ * as it is (the audit holds it to the registration's digest). */
+static ev_status keep_copy(const char *from, const char *dir, const char *name, struct ev_error *err)
+{
+	char to[PATH_MAX], *bytes = NULL;
+	size_t len = 0;
+	if (ev_path_join(to, sizeof to, dir, name) != 0)
+		return ev_error_set(err, EV_REFUSED, "%s: path too long", dir);
+	if (access(to, F_OK) == 0)
+		return EV_OK;
+	ev_status st = ev_file_read_all(from, EV_JSON_MAX_BYTES, &bytes, &len, err);
+	if (st == EV_OK)
+		st = ev_publish_bytes(to, bytes, len, 0644, err);
+	free(bytes);
+	return st;
+}
+
+ev_status ev_capture_keep_registration(struct capture_session *c, struct ev_error *err)
+{
+	const char *dir = c->in->dir, *given = c->in->registration;
+	char kept[PATH_MAX], hex[EV_SHA256_HEX_LEN + 1];
+	uint8_t d[EV_SHA256_LEN];
+	if (ev_path_join(kept, sizeof kept, dir, "registration.json") != 0)
+		return ev_error_set(err, EV_REFUSED, "%s: path too long", dir);
+	if (access(kept, F_OK) == 0) {
+		ev_status st = ev_sha256_path(kept, d, NULL, err);
+		if (st != EV_OK)
+			return st;
+		ev_sha256_hex(d, hex);
+		if (!given)
+			return ev_error_set(err, EV_REFUSED, "%s: the campaign is registered (its registration.json has SHA-256 "
+					    "%s): run it with --registration and --log, so that this session is on the record "
+					    "with the others", dir, hex);
+		if (strcmp(hex, c->registration_sha256) != 0)
+			return ev_error_set(err, EV_REFUSED, "%s: the campaign was run under another registration (its "
+					    "registration.json has SHA-256 %s, %s has %s); a campaign's registration cannot "
+					    "change: choose a new directory", dir, hex, given, c->registration_sha256);
+	}
+	if (!given)
+		return EV_OK;
+	static const char *const beside[] = {"", ".tsq", ".tsr"};
+	for (int i = 0; i < 3; i++) {
+		char from[PATH_MAX], name[64];
+		snprintf(from, sizeof from, "%s%s", given, beside[i]);
+		snprintf(name, sizeof name, "registration.json%s", beside[i]);
+		if (i > 0 && access(from, F_OK) != 0)
+			continue;
+		ev_status st = keep_copy(from, dir, name, err);
+		if (st != EV_OK)
+			return st;
+	}
+	return EV_OK;
 }
 
 ev_status ev_capture_session_begin(struct capture_session *c, struct ev_error *err)
