@@ -90,15 +90,19 @@ enum audit_profile_option {
 /* audit campaign's options, by name: what ev_cli_getopt_next returns for each. */
 enum audit_campaign_option {
 	AUDIT_CAMPAIGN_OPT_JSON = 'j',
+	AUDIT_CAMPAIGN_OPT_LOG = 'L',
+	AUDIT_CAMPAIGN_OPT_LOG_HEAD = 'H',
 	AUDIT_CAMPAIGN_OPT_ONLOAD_PROFILES = 'O',
 	AUDIT_CAMPAIGN_OPT_OUTPUT = 'o',
 	AUDIT_CAMPAIGN_OPT_PERF = 'p',
 	AUDIT_CAMPAIGN_OPT_PRINT_RECEIPT = 'R',
+	AUDIT_CAMPAIGN_OPT_PUBLISH = 'u',
 	AUDIT_CAMPAIGN_OPT_SEAL = 'S',
 	AUDIT_CAMPAIGN_OPT_SEAL_SHA256 = 'P',
 	AUDIT_CAMPAIGN_OPT_SIGN_KEY = 'K',
 	AUDIT_CAMPAIGN_OPT_STOP_WHEN_STDIN_CLOSES = 'w',
 	AUDIT_CAMPAIGN_OPT_TRUST = 't',
+	AUDIT_CAMPAIGN_OPT_TSA_CA = 'C',
 };
 
 /* audit compare's options, by name: what ev_cli_getopt_next returns for each. */

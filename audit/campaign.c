@@ -11,9 +11,11 @@
 
 #include "audit/audit.h"
 #include "audit/campaign.h"
+#include "lib/campaign/registration.h"
 #include "lib/cli/progress.h"
 #include "lib/core/json.h"
 #include "lib/core/sha256.h"
+#include "lib/core/text.h"
 #include "lib/receipt/receipt.h"
 
 /* For the closing line: " (N printed, not recomputable (no series):
@@ -142,6 +144,7 @@ static ev_status run_campaign(struct ev_audit_campaign *ca, enum campaign_stdout
 	char printed[256];
 	printed_clause(ca, printed, sizeof printed);
 	audit_campaign_grade_line(ca, json ? stderr : stdout);
+	fprintf(json ? stderr : stdout, "registration: %s\n", json_string_value(json_object_get(ca->registration, "line")));
 	fprintf(json ? stderr : stdout, "%s: %zu runs%s; summary %s\n", st == EV_OK ? "OK" : "FAIL", ca->nruns,
 		printed, ca->out);
 out:
@@ -170,6 +173,10 @@ int audit_campaign_main(int argc, char **argv)
 		case AUDIT_CAMPAIGN_OPT_SEAL_SHA256: ca.seal_sha256 = optarg; break;
 		case AUDIT_CAMPAIGN_OPT_ONLOAD_PROFILES: ca.onload_profiles = optarg; break;
 		case AUDIT_CAMPAIGN_OPT_SEAL: ca.seal_path = optarg; break;
+		case AUDIT_CAMPAIGN_OPT_LOG: ca.log_dir = optarg; break;
+		case AUDIT_CAMPAIGN_OPT_LOG_HEAD: ca.log_head = optarg; break;
+		case AUDIT_CAMPAIGN_OPT_TSA_CA: ca.tsa_ca = optarg; break;
+		case AUDIT_CAMPAIGN_OPT_PUBLISH: ca.publish = optarg; break;
 		case AUDIT_CAMPAIGN_OPT_PERF:
 			if (optarg[0] != '/')
 				{ rc = ev_cli_usage(&audit_tool, "campaign", "option --perf: expected an absolute path, found '%s'", optarg); goto done; }
@@ -188,6 +195,12 @@ int audit_campaign_main(int argc, char **argv)
 	}
 	if (ev_cli_getopt_relations(&opts))
 		{ rc = 2; goto done; }
+	for (const char *w = ca.publish; w && *w; w += strcspn(w, ",") + (w[strcspn(w, ",")] == ',')) {
+		char word[32];
+		snprintf(word, sizeof word, "%.*s", (int)strcspn(w, ","), w);
+		if (!ev_text_word_in(EV_REGISTRATION_STATISTICS, word))
+			{ rc = ev_cli_usage(&audit_tool, "campaign", "option --publish: expected statistics of %s, comma-separated, found '%s'", EV_REGISTRATION_STATISTICS, word); goto done; }
+	}
 	if (optind + 1 != argc)
 		{ rc = ev_cli_usage(&audit_tool, "campaign", optind == argc ? "no campaign directory or archive given" : "one campaign at a time"); goto done; }
 	if (!ca.out)

@@ -67,6 +67,28 @@ static const char *series_verdict(const struct ev_audited_run *r)
 	return r->printed ? "none" : r->findings ? "DAMAGED" : "whole";
 }
 
+/* The reviewer's line, what is published, and every session of the
+ * registration on the record. */
+static void write_registration(const struct ev_audit_campaign *ca, struct ev_textbuf *t)
+{
+	const json_t *r = ca->registration;
+	size_t i;
+	json_t *v;
+	ev_textbuf_add(t, "Registration: %s.", json_string_value(json_object_get(r, "line")) ?: "?");
+	if (json_array_size(json_object_get(r, "published"))) {
+		ev_textbuf_add(t, " Published:");
+		json_array_foreach(json_object_get(r, "published"), i, v)
+			ev_textbuf_add(t, " %s", json_string_value(v));
+		ev_textbuf_add(t, "%s", strcmp(json_string_value(json_object_get(r, "state")) ?: "", "unregistered")
+						? "." : " (every statistic: none was registered).");
+	}
+	ev_textbuf_add(t, "\n\n");
+	json_array_foreach(json_object_get(json_object_get(r, "sessions"), "list"), i, v)
+		ev_textbuf_add(t, "- session %s\n", json_string_value(json_object_get(v, "sentence")));
+	if (json_array_size(json_object_get(json_object_get(r, "sessions"), "list")))
+		ev_textbuf_add(t, "\n");
+}
+
 void audit_campaign_write_markdown(const struct ev_audit_campaign *ca, struct ev_textbuf *t, json_t *summary)
 {
 	const char *arms[64], *cells[256];
@@ -84,6 +106,7 @@ void audit_campaign_write_markdown(const struct ev_audit_campaign *ca, struct ev
 			    "marks a statistic the program does not print. \"pinned by\" says what holds each run's bytes\n"
 			    "as they were written: the seal, the capture receipt, or nothing.\n\n",
 			    printed_runs(ca), printed_runs(ca) == 1 ? "" : "s", printed_runs(ca) == 1 ? "its" : "their");
+	write_registration(ca, t);
 	audit_campaign_write_grade(ca, t, 0);
 	for (size_t a = 0; a < na; a++) {
 		ev_textbuf_add(t, "## Arm %s\n\n| cell | runs | rule | p50 | p95 | p99 | p99.9 | mean | largest max |\n"
@@ -224,6 +247,7 @@ static void write_provenance(const struct ev_audit_campaign *ca, struct ev_textb
 	provenance_row(t, "CPU model", json_string_value(json_object_get(p, "cpu_model")));
 	provenance_row(t, "OS", json_string_value(json_object_get(p, "os")));
 	provenance_row(t, "grade", json_string_value(json_object_get(p, "grade")));
+	provenance_row(t, "registration", json_string_value(json_object_get(ca->registration, "line")));
 	if (json_is_object(policy)) {
 		static const char *const keys[][2] = {{"clocksource", "clocksource"}, {"turbo", "turbo"},
 						      {"isolation", "isolation (kernel command line)"},

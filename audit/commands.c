@@ -237,6 +237,13 @@ static const struct ev_cli_command audit_profile_command = {
 static const struct ev_cli_option campaign_options[] = {
 	{"json", 0, NULL, AUDIT_CAMPAIGN_OPT_JSON,
 	 "print the summary on stdout", EV_CLI_TEXT, NULL},
+	{"log", 0, "DIR", AUDIT_CAMPAIGN_OPT_LOG,
+	 "the receipt log the registration and its sessions were\n"
+	 "appended to (or a copy): verified, and every session of\n"
+	 "the registration in it counted", EV_CLI_TEXT, NULL},
+	{"log-head", 0, "FILE", AUDIT_CAMPAIGN_OPT_LOG_HEAD,
+	 "a tree head of that log a replica kept (replicate\n"
+	 "keep-head): the log must extend it", EV_CLI_TEXT, NULL},
 	{"onload-profiles", 0, "DIR", AUDIT_CAMPAIGN_OPT_ONLOAD_PROFILES,
 	 "where Onload's named profiles are (NAME.opf; default\n"
 	 "/usr/libexec/onload/profiles): --profile=NAME and\n"
@@ -249,6 +256,10 @@ static const struct ev_cli_option campaign_options[] = {
 	{"print-receipt", 0, NULL, AUDIT_CAMPAIGN_OPT_PRINT_RECEIPT,
 	 "print receipt.json, then summary.json, on stdout, each\n"
 	 "one line of canonical JSON (what replicate audit fetches)", EV_CLI_TEXT, NULL},
+	{"publish", 0, "STATS", AUDIT_CAMPAIGN_OPT_PUBLISH,
+	 "the statistics the campaign publishes, comma-separated\n"
+	 "(p50,p99; default: those registered): each must be\n"
+	 "registered, and each registered one published", EV_CLI_TEXT, NULL},
 	{"seal", 0, "SEAL.json", AUDIT_CAMPAIGN_OPT_SEAL,
 	 "the campaign's seal: every file read is held against it,\n"
 	 "and the report names it", EV_CLI_TEXT, NULL},
@@ -262,18 +273,22 @@ static const struct ev_cli_option campaign_options[] = {
 	 "public keys (PEM) the capture receipts must be signed by;\n"
 	 "repeatable. Without it a capture receipt is held only to\n"
 	 "its own comparable digest", EV_CLI_TEXT, NULL},
+	{"tsa-ca", 0, "FILE", AUDIT_CAMPAIGN_OPT_TSA_CA,
+	 "the CA (PEM) the registration's RFC 3161 timestamp\n"
+	 "(registration.json.tsr) is held to", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_relation campaign_relations[] = {
 	{EV_CLI_NEEDS, "seal-sha256", "seal"},
+	{EV_CLI_NEEDS, "log-head", "log"},
 	{EV_CLI_NEEDS, NULL, NULL},
 };
 
 static const struct ev_cli_command audit_campaign_command = {
 	.name = "campaign",
 	.run = audit_campaign_main,
-	.synopsis = "audit campaign CAMPAIGN_DIR -o OUTDIR [--seal SEAL.json [--seal-sha256 HEX]] [--trust FILE]... [--perf PATH] [--onload-profiles DIR] [--sign-key KEY] [--json]\n"
+	.synopsis = "audit campaign CAMPAIGN_DIR -o OUTDIR [--seal SEAL.json [--seal-sha256 HEX]] [--trust FILE]... [--log DIR [--log-head FILE]] [--tsa-ca FILE] [--publish STATS] [--perf PATH] [--onload-profiles DIR] [--sign-key KEY] [--json]\n"
 		"audit campaign ARCHIVE --seal SEAL.json [--seal-sha256 HEX] -o OUTDIR [options]",
 	.summary = "every run of a captured campaign audited, and summed up\n"
 		"per cell as the median of its runs, with tables and an\n"
@@ -306,7 +321,18 @@ static const struct ev_cli_command audit_campaign_command = {
 		"names each file as the archive does (ROOT/runs/...). Its outputs are the tree\n"
 		"audit's, byte for byte, when the tree is audited from its parent as ROOT; its\n"
 		"receipt adds the archive to the inputs. A member that does not match its seal\n"
-		"is named and fails the check \"inputs against the seal\".\n",
+		"is named and fails the check \"inputs against the seal\".\n"
+		"\n"
+		"A campaign run under a registration (capture register; capture run keeps it as\n"
+		"registration.json) is judged against it: \"registered\" (its digest is the one\n"
+		"the capture receipts, the sessions and the log name; its timestamp holds, with\n"
+		"--tsa-ca), \"registered before the first run\" (its trusted time, and its place\n"
+		"in the log, before the first run), \"published as registered\" (--publish names\n"
+		"the registered statistics, none more), \"receipt log holds\" and \"sessions\n"
+		"accounted for\" (every session of the registration in --log named, the\n"
+		"campaign's own each in it, no more than planned). Without --log the sessions\n"
+		"cannot be counted, and that check fails. A campaign without one is graded\n"
+		"unregistered.\n",
 	.options = campaign_options,
 	.notes = "Exit status: 0 everything held, 1 a statistic, a series or a journal did not\n"
 		"(the receipt says which), 2 usage or I/O error.\n",

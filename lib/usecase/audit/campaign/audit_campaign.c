@@ -84,6 +84,7 @@ static ev_status load_plan(struct ev_audit_campaign *ca, struct ev_error *err)
 	if ((st = ev_plan_load(plan, &ca->plan, digest, err)) != EV_OK)
 		return st;
 	ev_sha256_hex(digest, hex);
+	memcpy(ca->plan_sha256, hex, sizeof ca->plan_sha256);
 	return ev_receipt_add_input(ca->receipt, "plan", plan, hex, err);
 }
 
@@ -193,6 +194,7 @@ static ev_status build_summary(struct ev_audit_campaign *ca)
 		json_object_set(ca->summary, "profiles", ca->profiles);
 	json_object_set(ca->summary, "provenance", ca->provenance);
 	json_object_set(ca->summary, "grade", ca->grade);
+	json_object_set(ca->summary, "registration", ca->registration);
 	return EV_OK;
 }
 
@@ -232,6 +234,8 @@ static ev_status run_steps(struct ev_audit_campaign *ca, json_t *receipt, struct
 		st = ev_audit_campaign_check_capture_pins(ca, err);
 	if (st == EV_OK)
 		st = ev_audit_campaign_check_printed(ca, err);
+	if (st == EV_OK)
+		st = ev_audit_campaign_judge_registration(ca, err);
 	if (st == EV_OK)
 		st = ev_audit_campaign_check_seal(ca, err);
 	if (st == EV_OK && build_summary(ca) != EV_OK)
@@ -341,6 +345,9 @@ void ev_audit_campaign_free(struct ev_audit_campaign *ca)
 	json_decref(ca->grade_rules);
 	json_decref(ca->programs);
 	json_decref(ca->grade);
+	json_decref(ca->registration);
+	json_decref(ca->capture_registrations);
+	ca->registration = ca->capture_registrations = NULL;
 	ca->summary = ca->stack_options = ca->profiles = ca->options_not_read = ca->unread = NULL;
 	ca->provenance = ca->capture_pins = ca->grade_rules = ca->programs = ca->grade = NULL;
 	for (size_t i = 0; i < ca->npolicies; i++)

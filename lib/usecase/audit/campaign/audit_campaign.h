@@ -81,6 +81,7 @@ extern const char *const ev_audit_campaign_q_percent[EV_CAMPAIGN_NQ];
 struct ev_audited_run {
 	char name[160], arm[64], cell[64], result[24], dir[PATH_MAX];
 	char run_json_sha256[EV_SHA256_HEX_LEN + 1];
+	char started[40];      /* its first process's exec (UTC, ns), by its host's clock; "" unknown */
 	int repeat;
 	int profiled;          /* perf ran beside a side: shown apart, never in a cell's statistics */
 	char series[PATH_MAX], native[PATH_MAX], delay[PATH_MAX], sjournal[PATH_MAX], pjournal[PATH_MAX];
@@ -123,6 +124,10 @@ struct ev_audit_campaign {
 	const char *onload_profiles;         /* else Onload's /usr/libexec/onload/profiles */
 	const char *seal_path, *seal_sha256; /* may be NULL: the seal every file read is held to, and its pin */
 	struct ev_trust *trust;              /* may be NULL: else every capture receipt signed by one of these keys */
+	const char *log_dir;                 /* may be NULL: the receipt log the registration and its sessions are in */
+	const char *log_head;                /* may be NULL: a tree head of that log a replica kept (keep-head) */
+	const char *tsa_ca;                  /* may be NULL: the CA the registration's RFC 3161 token is held to */
+	const char *publish;                 /* may be NULL: the statistics published, comma-separated (else as registered) */
 	const char *tool;                    /* required: names the tool in audit-journal.json */
 	const struct ev_invocation *invocation; /* may be NULL: how the tool was run, for audit-journal.json */
 	/* required: a finding about the run named run, or (run NULL) the campaign */
@@ -142,6 +147,7 @@ struct ev_audit_campaign {
 
 	/* outputs, after ev_audit_campaign_run */
 	struct ev_plan plan;                 /* doc NULL: the campaign has no plan.json */
+	char plan_sha256[EV_SHA256_HEX_LEN + 1]; /* of plan.json's bytes; "" without one */
 	struct ev_audited_run *runs;
 	size_t nruns;
 	json_t *summary;                     /* summary.json's document */
@@ -149,6 +155,7 @@ struct ev_audit_campaign {
 	json_t *stack_options;               /* per cell and side, requested and effective (NULL: no onload observer) */
 	json_t *profiles;                    /* per profiled run and side, as audit profile reads it (NULL: none) */
 	json_t *grade;                       /* summary.json's "grade" */
+	json_t *registration;                /* summary.json's "registration" (audit_campaign_registration.c) */
 	const char *grade_rules_from;        /* "the plan", or the shipped default's name */
 	char grade_rules_sha256[EV_SHA256_HEX_LEN + 1]; /* of the rules' canonical bytes */
 	json_t *programs;                    /* each side's programs as run.json's binaries name them: [{side, path, sha256}], once each */
@@ -162,6 +169,7 @@ struct ev_audit_campaign {
 	/* its own */
 	json_t *receipt;                     /* the caller's */
 	json_t *capture_pins;                /* "runs/RUN/PATH" -> {"sha256", "receipt"} (audit_campaign_pins.c) */
+	json_t *capture_registrations;       /* capture receipt name -> the registration's SHA-256 it names */
 	size_t capture_receipts, capture_receipts_refused;
 	struct ev_seal seal;                 /* with a seal: what each file read is held against */
 	const char *archive;      /* the archive given as dir, whose copies dir now names; NULL: a tree */

@@ -74,6 +74,7 @@ ev_status ev_audit_campaign_load_capture_pins(struct ev_audit_campaign *ca, stru
 	size_t n = capture_receipt_names(ca->dir, names, 64);
 	ev_status st = EV_OK;
 	ca->capture_pins = json_object();
+	ca->capture_registrations = json_object();
 	for (size_t i = 0; i < n && st == EV_OK; i++) {
 		char path[PATH_MAX], why[512];
 		json_t *r = NULL;
@@ -105,7 +106,10 @@ ev_status ev_audit_campaign_load_capture_pins(struct ev_audit_campaign *ca, stru
 			}
 		}
 		size_t k;
-		json_t *out;
+		json_t *out, *in;
+		json_array_foreach(ev_receipt_inputs(r), k, in)
+			if (strcmp(json_string_value(json_object_get(in, "name")) ?: "", "registration") == 0)
+				json_object_set(ca->capture_registrations, names[i], json_object_get(in, "sha256"));
 		json_array_foreach(ev_receipt_outputs(r), k, out) {
 			char buf[PATH_MAX];
 			const char *rel = pinned_path(out, buf, sizeof buf);

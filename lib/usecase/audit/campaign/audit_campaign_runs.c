@@ -234,8 +234,12 @@ ev_status ev_audit_campaign_load_runs(struct ev_audit_campaign *ca, struct ev_er
 		r->sockperf_clock = recorded_sockperf_clock(doc);
 		size_t k;
 		json_t *proc;
-		json_array_foreach(json_object_get(run.doc, "processes"), k, proc)
+		json_array_foreach(json_object_get(run.doc, "processes"), k, proc) {
 			r->profiled |= json_object_get(proc, "profile") != NULL;
+			const char *exec = json_string_value(json_object_get(json_object_get(proc, "wall"), "exec"));
+			if (exec && strlen(exec) < sizeof r->started && (!r->started[0] || strcmp(exec, r->started) < 0))
+				snprintf(r->started, sizeof r->started, "%s", exec); /* one format: ordered as text */
+		}
 		ev_audit_campaign_grade_run(ca, r, doc);
 		note_programs(ca, doc);
 		ev_run_free(&run);

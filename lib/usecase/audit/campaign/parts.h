@@ -6,7 +6,7 @@
  * median of its runs, _options.c reads the stack options, _profiles.c the
  * profiled runs, _pins.c holds files to the capture receipts,
  * _provenance.c says where it ran and holds files to the seal, _grade.c
- * grades, _exports.c writes the .hgrm files and runs.csv, and
+ * grades, _registration.c judges the registration and its sessions, _exports.c writes the .hgrm files and runs.csv, and
  * audit_campaign.c runs the steps and publishes OUTDIR. */
 #ifndef EV_AUDIT_CAMPAIGN_PARTS_H
 #define EV_AUDIT_CAMPAIGN_PARTS_H
@@ -68,6 +68,15 @@ void ev_audit_campaign_grade_run(struct ev_audit_campaign *ca, struct ev_audited
  * summary: a fact and a check "grade" (failed only when the rules
  * require quiet and the campaign is not). */
 ev_status ev_audit_campaign_grade(struct ev_audit_campaign *ca, struct ev_error *err);
+
+/* The registration the campaign was run under (registration.json), and
+ * its sessions, judged (audit_campaign_registration.c): the checks
+ * "registered", "registered before the first run", "published as
+ * registered", "receipt log holds", "sessions accounted for"; without
+ * one, unregistered. ca->registration set. @return EV_OK (a check that
+ * failed is in the receipt); EV_USAGE (--log not a log, --publish not
+ * statistics) or EV_ERROR. */
+ev_status ev_audit_campaign_judge_registration(struct ev_audit_campaign *ca, struct ev_error *err);
 
 /* Where and how the campaign ran, from policy.json and the capture
  * receipts (each added to the receipt's inputs), into ca->provenance. */
