@@ -120,6 +120,19 @@ test_expect_success 'a session entry removed from the log fails its consistency 
 	check_of s9/receipt.json "receipt log extends the kept head" | grep -q "^fail $kept: .*: the log was rewritten after a replica kept that head$"
 '
 
+test_expect_success 'a session document edited inside its log line is named by replicate log verify' '
+	cp -r log doctored &&
+	python3 - <<-\PY &&
+	lines = open("doctored/entries.jsonl").read().splitlines(True)
+	i = next(k for k, l in enumerate(lines) if "/c2/session-end.json" in l)
+	assert "\"result\":\"ok\"" in lines[i]
+	lines[i] = lines[i].replace("\"result\":\"ok\"", "\"result\":\"no\"")
+	open("doctored/entries.jsonl", "w").write("".join(lines))
+	PY
+	test_expect_code 1 "$REPLICATE" log --log doctored verify >out 2>err &&
+	grep -q "its session as carried hashes to [0-9a-f]*, the entry names $(sha256_of c2/session-end.json): the document in the line was edited" err
+'
+
 test_expect_success 'runs made before the registration fail: an unregistered session, registered, then resumed' '
 	"$CAPTURE" run pinned.json -o early >/dev/null 2>&1 && sleep 1 &&
 	"$CAPTURE" register pinned.json -o late.json --statistic p99 --tsa "$(cat url)" --tsa-ca tsa/ca.pem --log log2 >/dev/null &&
