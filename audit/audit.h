@@ -120,6 +120,7 @@ enum audit_compare_option {
 	AUDIT_COMPARE_OPT_SEAL_SHA256 = 'P',
 	AUDIT_COMPARE_OPT_SEED = 's',
 	AUDIT_COMPARE_OPT_SIGN_KEY = 'K',
+	AUDIT_COMPARE_OPT_UNREGISTERED = 'U',
 };
 
 /* audit history's options, by name: what ev_cli_getopt_next returns for each. */

@@ -355,6 +355,9 @@ static const struct ev_cli_option compare_options[] = {
 	{"mixed-grades", 0, NULL, AUDIT_COMPARE_OPT_MIXED_GRADES,
 	 "compare a quiet side with a diagnostic one (refused\n"
 	 "without it), and say so in every output", EV_CLI_TEXT, NULL},
+	{"unregistered", 0, NULL, AUDIT_COMPARE_OPT_UNREGISTERED,
+	 "compare what no registration planned (refused without\n"
+	 "it), and say so in every output", EV_CLI_TEXT, NULL},
 	{"output", 'o', "OUTDIR", AUDIT_COMPARE_OPT_OUTPUT,
 	 "the comparison directory (must not exist)", EV_CLI_TEXT, NULL},
 	{"reference", 0, "REF", AUDIT_COMPARE_OPT_REFERENCE,
@@ -385,7 +388,7 @@ static const struct ev_cli_relation compare_relations[] = {
 static const struct ev_cli_command audit_compare_command = {
 	.name = "compare",
 	.run = audit_compare_main,
-	.synopsis = "audit compare [--resamples N] [--seed S] [--mixed-grades] [--sign-key KEY] [--json] SUMMARY_A SUMMARY_B -o OUTDIR\n"
+	.synopsis = "audit compare [--resamples N] [--seed S] [--mixed-grades] [--unregistered] [--sign-key KEY] [--json] SUMMARY_A SUMMARY_B -o OUTDIR\n"
 		"audit compare (--arm A --arm B | --cell X --cell Y) [options] SUMMARY [SUMMARY_B] -o OUTDIR\n"
 		"audit compare --reference REF [--reference-sha256 HEX] [--arm A --cell X] SUMMARY -o OUTDIR\n"
 		"audit compare --archive ARCHIVE --seal SEAL.json [--seal-sha256 HEX] [options] SUMMARY [SUMMARY_B] -o OUTDIR",
@@ -406,7 +409,12 @@ static const struct ev_cli_command audit_compare_command = {
 		"runs. OUTDIR (new) gets comparison.json, comparison.md, comparison.html (the\n"
 		"tables, and every run of both sides on one scale) and receipt.json, which names\n"
 		"both summaries by SHA-256. A quiet side against a diagnostic one is refused\n"
-		"unless --mixed-grades, which every output then states.\n"
+		"unless --mixed-grades, which every output then states.\n"		"\n"
+		"A comparison is registered when both summaries are of campaigns that hold one\n"
+		"registration (audit campaign graded them registered) and it registers the two\n"
+		"arms or two cells selected, or the reference (by its SHA-256); two sessions of\n"
+		"one registration compared whole are its own. Any other comparison is refused\n"
+		"unless --unregistered, which every output then states with why.\n"
 		"\n"
 		"With --reference REF (a descriptor pinning a vendor's published statistics by\n"
 		"SHA-256, with where and when they were published and the hardware and stack they\n"

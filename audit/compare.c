@@ -36,6 +36,7 @@ struct compare_opts {
 	const char *inputs[2];
 	int ninputs;
 	int mixed_grades;         /* --mixed-grades */
+	int unregistered;         /* --unregistered */
 	const char *reference, *reference_sha256; /* --reference, --reference-sha256 */
 	const char *archive, *seal, *seal_sha256; /* --archive, --seal, --seal-sha256 */
 };
@@ -266,6 +267,7 @@ static ev_status run_compare(const struct compare_opts *o, struct ev_error *err)
 	struct ev_audit_compare c = {
 		.inputs = {o->inputs[0], o->inputs[1]}, .ninputs = o->ninputs, .arm = {o->arm[0], o->arm[1]},
 		.narm = o->narm, .cell = {o->cell[0], o->cell[1]}, .ncell = o->ncell, .mixed_grades = o->mixed_grades,
+		.unregistered = o->unregistered,
 		.resamples = o->resamples, .seed = o->seed, .out = o->out, .sign_key = o->sign_key,
 		.on_finding = show_finding, .on_pair = show_pair, .ctx = &progress, .meter = &meter,
 		.interrupted = &ev_cli_interrupted, .archive = o->archive, .seal = o->seal, .seal_sha256 = o->seal_sha256,
@@ -275,6 +277,10 @@ static ev_status run_compare(const struct compare_opts *o, struct ev_error *err)
 	if (st != EV_OK)
 		goto out;
 	write_reports(o, c.sa, c.sb, c.pairs, c.npairs, c.unpaired, &md, &txt, &html);
+	char registration[2048];
+	ev_compare_registration_sentence(c.registration, registration, sizeof registration);
+	ev_textbuf_add(&md, "\n%s\n", registration);
+	ev_textbuf_add(&txt, "%s\n", registration);
 	if (md.oom || txt.oom || html.oom) {
 		st = ev_error_set(err, EV_ERROR, "out of memory for the report");
 		goto out;
@@ -283,6 +289,8 @@ static ev_status run_compare(const struct compare_opts *o, struct ev_error *err)
 	st = ev_audit_compare_publish(&c, receipt, rendered, 2, err);
 	if (st != EV_OK && st != EV_MISMATCH)
 		goto out;
+	if (o->json)
+		fprintf(stderr, "%s\n", registration);
 	if (o->json)
 		fwrite(c.bytes, 1, c.len, stdout);
 	else
@@ -324,6 +332,7 @@ int audit_compare_main(int argc, char **argv)
 				return 2;
 			break;
 		case AUDIT_COMPARE_OPT_MIXED_GRADES: o.mixed_grades = 1; break;
+		case AUDIT_COMPARE_OPT_UNREGISTERED: o.unregistered = 1; break;
 		case AUDIT_COMPARE_OPT_REFERENCE: o.reference = optarg; break;
 		case AUDIT_COMPARE_OPT_ARCHIVE: o.archive = optarg; break;
 		case AUDIT_COMPARE_OPT_SEAL: o.seal = optarg; break;
@@ -353,7 +362,8 @@ int audit_compare_main(int argc, char **argv)
 			return ev_cli_usage(&audit_tool, "compare", "no output directory given (-o OUTDIR)");
 		struct ev_audit_reproduction r = {.summary = argv[optind], .arm = o.narm ? o.arm[0] : NULL,
 						  .cell = o.ncell ? o.cell[0] : NULL, .reference = o.reference,
-						  .reference_sha256 = o.reference_sha256, .out = o.out, .sign_key = o.sign_key};
+						  .reference_sha256 = o.reference_sha256, .out = o.out, .sign_key = o.sign_key,
+						  .unregistered = o.unregistered};
 		struct ev_error rerr;
 		ev_error_clear(&rerr);
 		ev_cli_catch_signals();

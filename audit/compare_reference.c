@@ -73,6 +73,9 @@ ev_status audit_compare_reference(struct ev_audit_reproduction *r, int json, str
 	if (st != EV_OK)
 		goto out;
 	markdown(&md, &r->side, &r->group, &r->ref, r->held, r->nheld, r->verdict);
+	char registration[2048];
+	ev_compare_registration_sentence(r->registration, registration, sizeof registration);
+	ev_textbuf_add(&md, "%s\n", registration);
 	if (md.oom) {
 		st = ev_error_set(err, EV_ERROR, "out of memory for the report");
 		goto out;

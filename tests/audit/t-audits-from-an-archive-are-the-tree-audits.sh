@@ -177,8 +177,8 @@ test_expect_success 'audit series --archive: misuse refused, nothing written' '
 test_expect_success 'audit compare --archive: two summaries sealed in an archive compared as from their directories' '
 	mkdir -p pub && cp -r tree pub/one && cp -r on-a pub/two &&
 	"$SEAL" create pub -o pubsealed >/dev/null &&
-	"$AUDIT" compare pub/one pub/two -o cmp-tree >cmp-tree.out 2>cmp-tree.err &&
-	TMPDIR=$PWD/private "$AUDIT" compare --archive pubsealed/archive.tar.zst --seal pubsealed/SEAL.json \
+	"$AUDIT" compare --unregistered pub/one pub/two -o cmp-tree >cmp-tree.out 2>cmp-tree.err &&
+	TMPDIR=$PWD/private "$AUDIT" compare --unregistered --archive pubsealed/archive.tar.zst --seal pubsealed/SEAL.json \
 		pub/one pub/two -o cmp-arch >cmp-arch.out 2>cmp-arch.err &&
 	dir_empty private &&
 	for f in comparison.json comparison.md comparison.html; do cmp cmp-tree/$f cmp-arch/$f || return 1; done &&
@@ -190,7 +190,7 @@ test_expect_success 'audit compare --archive: two summaries sealed in an archive
 
 test_expect_success 'audit compare --archive: a summary changed inside the archive: named, the archive check fails' '
 	python3 "$ARCHIVE_SURGERY" pubsealed/archive.tar.zst pubflip.tar.zst replace two/summary.json "\"small\"" "\"smalL\"" &&
-	test_expect_code 1 env TMPDIR=$PWD/private "$AUDIT" compare --archive pubflip.tar.zst --seal pubsealed/SEAL.json \
+	test_expect_code 1 env TMPDIR=$PWD/private "$AUDIT" compare --unregistered --archive pubflip.tar.zst --seal pubsealed/SEAL.json \
 		pub/one pub/two -o cmp-flip >cmp-flip.out 2>cmp-flip.err &&
 	grep -q "^audit: two/summary.json: content differs (SHA-256)" cmp-flip.err &&
 	test "$(json_get cmp-flip/receipt.json "d[\"result\"], [c[\"result\"] for c in d[\"checks\"] if c[\"name\"] == \"archive against its seal\"]")" = \
@@ -201,7 +201,7 @@ test_expect_success 'audit compare --archive: a summary changed inside the archi
 test_expect_success 'from an archive, a signal while the receipt is written: exit 2, nothing published' '
 	late_signal late-sa 1 "$AUDIT" series --archive sealed/archive.tar.zst $S --receipt late-sa.json $SERIES_ARGS &&
 	grep -q "interrupted by a signal" late.err &&
-	signal_while_outdir_receipt clate "$AUDIT" compare --archive pubsealed/archive.tar.zst --seal pubsealed/SEAL.json \
+	signal_while_outdir_receipt clate "$AUDIT" compare --unregistered --archive pubsealed/archive.tar.zst --seal pubsealed/SEAL.json \
 		pub/one pub/two -o clate &&
 	signal_while_outdir_receipt alate "$AUDIT" campaign --seal sealed/SEAL.json sealed/archive.tar.zst -o alate &&
 	dir_empty private

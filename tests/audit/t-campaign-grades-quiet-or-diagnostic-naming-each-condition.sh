@@ -119,16 +119,16 @@ test_expect_success 'rules pinned in the plan: used and named; require quiet fai
 '
 
 test_expect_success 'audit compare: quiet against diagnostic is refused; --mixed-grades compares and says so in every output' '
-	test_expect_code 2 "$AUDIT" compare sq s -o mixed >out 2>err &&
+	test_expect_code 2 "$AUDIT" compare --unregistered sq s -o mixed >out 2>err &&
 	grep -q "^audit: arm baseline cell spin of A is quiet, arm baseline cell spin of B is diagnostic: a timing-grade figure against a diagnostic one says little of either" err &&
 	test_must_be_absent mixed &&
-	"$AUDIT" compare --mixed-grades --resamples 200 sq s -o mixed >out 2>err &&
+	"$AUDIT" compare --unregistered --mixed-grades --resamples 200 sq s -o mixed >out 2>err &&
 	grep -q "; MIXED GRADES: A quiet, B diagnostic (--mixed-grades)$" out &&
 	grep -q "^## .*; MIXED GRADES: A quiet, B diagnostic (--mixed-grades)$" mixed/comparison.md &&
 	grep -q "MIXED GRADES: A quiet, B diagnostic" mixed/comparison.html &&
 	test "$(json_words mixed/comparison.json "sorted(set((p[\"a\"][\"grade\"], p[\"b\"][\"grade\"], p[\"mixed_grades\"]) for p in d[\"pairs\"]))")" = "quiet diagnostic True" &&
 	test "$(json_words mixed/receipt.json "d[\"facts\"][\"mixed_grades\"]")" = 4 &&
-	"$AUDIT" compare --resamples 200 sf1 s -o notmixed >out 2>err &&
+	"$AUDIT" compare --unregistered --resamples 200 sf1 s -o notmixed >out 2>err &&
 	! grep -q "MIXED" out notmixed/comparison.md &&
 	test "$(json_words notmixed/receipt.json "d[\"facts\"][\"mixed_grades\"]")" = 0
 '

@@ -11,7 +11,10 @@
 # unregistered, then registered and resumed; a capture clock set back
 # with faketime), a registration edited after the fact, a session kept
 # off the log, a session entry removed from the log, an unregistered
-# statistic published. A campaign without one is unregistered.
+# statistic published. A campaign without one is unregistered. audit
+# compare compares what the registration registered (two sessions whole,
+# its cells, its reference) and refuses anything else unless
+# --unregistered, which every output then states.
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
 [ "$(nproc)" -ge 2 ] || test_skip_all "needs two CPUs"
@@ -53,6 +56,7 @@ test_expect_success 'a registered campaign: every check holds, and the reviewer'
 
 test_expect_success 'a second session logged and never sealed is named; a third is one more than planned and fails' '
 	"$CAPTURE" run pinned.json -o c2 --registration reg.json --log log --sign-key lab.key >/dev/null 2>&1 &&
+	"$AUDIT" campaign c2 -o s2b --log log --trust lab.pub --tsa-ca tsa/ca.pem >/dev/null 2>&1 &&
 	"$AUDIT" campaign c1 -o s2 --log log --trust lab.pub --tsa-ca tsa/ca.pem >out 2>err &&
 	check_of s2/receipt.json "sessions accounted for" >got &&
 	grep -q "^pass 2 of 2 sessions of this registration on the record: $PWD/c1 (this campaign, .*): ended ok, 2 runs made; $PWD/c2 (not in this audit, started .*): ended ok, 2 runs made$" got &&
@@ -159,6 +163,39 @@ test_expect_success 'a campaign without a registration is graded unregistered, n
 	cp -r c1 removed && rm removed/registration.json removed/registration.json.ts* &&
 	test_expect_code 1 "$AUDIT" campaign removed -o s13 >out 2>err &&
 	check_of s13/receipt.json "registered" | grep -q "^fail receipt-capture.json names the registration $(sha256_of reg.json), but the campaign holds no registration.json: it was removed$"
+'
+
+test_expect_success 'audit compare: two sessions of one registration, and its registered cells, compare as registered' '
+	"$AUDIT" compare --resamples 100 s1 s2b -o k1 >out 2>err &&
+	grep -q "^registration: A registered, B registered; the comparison was registered$" out &&
+	test "$(json_words k1/comparison.json "d[\"registration\"][\"registered\"]")" = True &&
+	grep -q "^registration: A registered, B registered; the comparison was registered$" k1/comparison.md &&
+	"$AUDIT" compare --resamples 100 --cell epoll --cell spin s1 -o k2 >out 2>err &&
+	test "$(json_words k2/receipt.json "d[\"facts\"][\"registration\"][\"registered\"]")" = True
+'
+
+test_expect_success 'audit compare refuses what was not registered, nothing written, unless --unregistered says so' '
+	test_expect_code 2 "$AUDIT" compare --resamples 100 --arm baseline --arm baseline s1 -o k3 >out 2>err &&
+	grep -q "^audit: this comparison was not registered: arms baseline,baseline are not a registered comparison (the registration registers: cells spin,epoll); a comparison chosen after the results is refused unless --unregistered is given" err &&
+	test_must_be_absent k3 &&
+	test_expect_code 2 "$AUDIT" compare --resamples 100 s12 s1 -o k3 >out 2>err &&
+	grep -q "^audit: this comparison was not registered: A (s12) is unregistered;" err && test_must_be_absent k3 &&
+	"$AUDIT" compare --unregistered --resamples 100 s12 s1 -o k3 >out 2>err &&
+	grep -q "^registration: A unregistered, B registered; the comparison was NOT registered (A (s12) is unregistered): compared under --unregistered$" out &&
+	test "$(json_words k3/comparison.json "d[\"registration\"][\"a\"], d[\"registration\"][\"registered\"]")" = "unregistered False"
+'
+
+test_expect_success 'audit compare --reference: a reference the registration named is registered; another is refused' '
+	reference ref s1 1.0 && reference other s1 1.1 &&
+	"$CAPTURE" register pinned.json -o refreg.json --statistic p99 --reference ref/ref.json \
+		--tsa "$(cat url)" --tsa-ca tsa/ca.pem --log log3 >/dev/null && sleep 1 &&
+	"$CAPTURE" run pinned.json -o c4 --registration refreg.json --log log3 >/dev/null 2>&1 &&
+	"$AUDIT" campaign c4 -o s14 --log log3 --tsa-ca tsa/ca.pem >/dev/null 2>&1 &&
+	"$AUDIT" compare --reference ref/ref.json --arm baseline --cell spin s14 -o r1 >out 2>err &&
+	grep -q "^registration: A registered, B registered; the comparison was registered$" out &&
+	test_expect_code 2 "$AUDIT" compare --reference other/ref.json --arm baseline --cell spin s14 -o r2 >out 2>err &&
+	grep -q "^audit: this comparison was not registered: its registration registers no reproduction of the reference $(sha256_of other/ref.json) (it registers: reference $(sha256_of ref/ref.json))" err &&
+	test_must_be_absent r2
 '
 
 test_expect_success 'a registered campaign run without its registration is refused before anything runs' '

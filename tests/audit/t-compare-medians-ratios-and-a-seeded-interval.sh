@@ -45,7 +45,7 @@ test_expect_success 'setup: two controlled campaigns, audited' '
 '
 
 test_expect_success 'two arms: medians, ratio, difference and the interval any seed gives, by hand' '
-	"$AUDIT" compare --arm base --arm fast s -o c >out &&
+	"$AUDIT" compare --unregistered --arm base --arm fast s -o c >out &&
 	json_words c/comparison.json "[(p[\"a\"][\"arm\"], p[\"a\"][\"cell\"], p[\"b\"][\"arm\"], p[\"b\"][\"runs\"]) for p in d[\"pairs\"]]" >got &&
 	echo "base spin fast 2 base epoll fast 2 base wide fast 6" >expect && test_cmp expect got &&
 	for stat in 0 3 4 5; do
@@ -70,7 +70,7 @@ test_expect_success 'runs that overlap are inconclusive, whatever their medians'
 '
 
 test_expect_success 'the interval is the one its seed draws: splitmix64 redrawn in Python' '
-	"$AUDIT" compare --arm base --arm fast --cell wide --cell wide --seed 7 --resamples 2000 s -o w7 >/dev/null &&
+	"$AUDIT" compare --unregistered --arm base --arm fast --cell wide --cell wide --seed 7 --resamples 2000 s -o w7 >/dev/null &&
 	cat >redraw.py <<-\PY &&
 	import json, math, sys
 	M = (1 << 64) - 1
@@ -104,16 +104,16 @@ test_expect_success 'the interval is the one its seed draws: splitmix64 redrawn 
 '
 
 test_expect_success 'the same seed, the same bytes; another seed, another interval' '
-	"$AUDIT" compare --arm base --arm fast --cell wide --cell wide --seed 7 --resamples 2000 s -o w7again >/dev/null &&
+	"$AUDIT" compare --unregistered --arm base --arm fast --cell wide --cell wide --seed 7 --resamples 2000 s -o w7again >/dev/null &&
 	cmp w7/comparison.json w7again/comparison.json && cmp w7/comparison.md w7again/comparison.md &&
-	"$AUDIT" compare --arm base --arm fast --cell wide --cell wide --seed 8 --resamples 2000 s -o w8 >/dev/null &&
+	"$AUDIT" compare --unregistered --arm base --arm fast --cell wide --cell wide --seed 8 --resamples 2000 s -o w8 >/dev/null &&
 	python3 redraw.py 8 2000 >expect8 &&
 	json_words w8/comparison.json "d[\"pairs\"][0][\"statistics\"][0][\"interval_difference\"] + d[\"pairs\"][0][\"statistics\"][0][\"interval_ratio\"]" >got8 &&
 	test_cmp expect8 got8 && ! test_cmp expect got8 2>/dev/null
 '
 
 test_expect_success 'two whole campaigns, arm by arm and cell by cell; the receipt names both by SHA-256' '
-	"$AUDIT" compare s s2 -o both >out &&
+	"$AUDIT" compare --unregistered s s2 -o both >out &&
 	test "$(json_words both/comparison.json "len(d[\"pairs\"])")" = 6 &&
 	test "$(json_words both/comparison.json "sorted(set(x[\"verdict\"] for p in d[\"pairs\"] for x in p[\"statistics\"]))")" = "A lower in every run" &&
 	test "$(json_words both/receipt.json "[(i[\"name\"], i[\"sha256\"]) for i in d[\"inputs\"] if i[\"name\"].startswith(\"summary\")]")" = \
@@ -123,7 +123,7 @@ test_expect_success 'two whole campaigns, arm by arm and cell by cell; the recei
 	test "$(json_words both/receipt.json "[(o[\"name\"], o[\"sha256\"]) for o in d[\"outputs\"]]")" = \
 		"comparison.json $(sha256_of both/comparison.json) comparison.md $(sha256_of both/comparison.md) comparison.html $(sha256_of both/comparison.html)" &&
 	test "$(json_words both/comparison.json "d[\"format\"]")" = evidence-run-comparison/1 &&
-	"$AUDIT" compare --json s s2 -o both-json >printed 2>err && cmp printed both-json/comparison.json &&
+	"$AUDIT" compare --unregistered --json s s2 -o both-json >printed 2>err && cmp printed both-json/comparison.json &&
 	grep -q "^OK: 6 pairs compared; comparison both-json$" err
 '
 
@@ -135,7 +135,7 @@ d = json.load(open(\"edited/summary.json\"))
 d[\"runs\"][3][\"recomputed\"][\"quantiles\"][\"p50\"] = 60
 open(\"edited/summary.json\", \"w\").write(json.dumps(d, sort_keys=True, separators=(\",\", \":\")) + \"\n\")
 " &&
-	test_expect_code 1 "$AUDIT" compare --arm base --arm fast edited -o ce >out 2>err &&
+	test_expect_code 1 "$AUDIT" compare --unregistered --arm base --arm fast edited -o ce >out 2>err &&
 	grep -q "^audit: summary A: edited/summary.json: summary.json changed after its audit: its SHA-256 is $(sha256_of edited/summary.json), its receipt names $(sha256_of s/summary.json)$" err &&
 	grep -q "^audit: summary B: edited/summary.json: arm fast cell spin: p50: the cell says 85.000000000, the median of its runs is 75.000000000$" err &&
 	test "$(json_words ce/receipt.json "d[\"result\"]")" = fail &&
@@ -144,7 +144,7 @@ open(\"edited/summary.json\", \"w\").write(json.dumps(d, sort_keys=True, separat
 
 test_expect_success 'a summary alone, without its receipt: compared, and the receipt says what was not checked' '
 	mkdir alone && cp s/summary.json alone/ &&
-	"$AUDIT" compare --arm base --arm fast alone/summary.json -o ca >/dev/null &&
+	"$AUDIT" compare --unregistered --arm base --arm fast alone/summary.json -o ca >/dev/null &&
 	json_words ca/receipt.json "d[\"facts\"][\"coverage\"][\"not_checked\"][0]" >got &&
 	echo "summary A (alone/summary.json): no audit campaign receipt.json beside it, so whether its audit passed and these are its bytes is not checked" >expect &&
 	test_cmp expect got
@@ -157,7 +157,7 @@ d = json.load(open(\"s/summary.json\"))
 d[\"runs\"][0][\"recomputed\"][\"quantiles\"][\"p95\"] = 115
 open(\"lone/summary.json\", \"w\").write(json.dumps(d, sort_keys=True, separators=(\",\", \":\")) + \"\n\")
 " &&
-	test_expect_code 1 "$AUDIT" compare --arm base --arm fast lone -o cl >out 2>err &&
+	test_expect_code 1 "$AUDIT" compare --unregistered --arm base --arm fast lone -o cl >out 2>err &&
 	grep -q "^audit: summary A: lone/summary.json: arm base cell spin: p95: the cell says 110.000000000, the median of its runs is 115.000000000$" err &&
 	test "$(json_words cl/receipt.json "[c[\"name\"] for c in d[\"checks\"] if c[\"result\"] == \"fail\"]")" = "summary A arm base cell spin: medians of its runs" &&
 	cp -R one failed && python3 -c "
@@ -166,7 +166,7 @@ p = \"failed/runs/001-base-spin-1/run.json\"
 d = json.load(open(p)); d[\"result\"] = \"failed\"; json.dump(d, open(p, \"w\"))
 " &&
 	test_expect_code 1 "$AUDIT" campaign failed -o sf >/dev/null 2>&1 &&
-	test_expect_code 1 "$AUDIT" compare --arm base --arm fast sf -o cf1 >/dev/null 2>err &&
+	test_expect_code 1 "$AUDIT" compare --unregistered --arm base --arm fast sf -o cf1 >/dev/null 2>err &&
 	grep -q "^audit: summary A: sf/summary.json: its audit campaign receipt says fail: some run, series or journal did not hold$" err &&
 	test "$(json_words cf1/receipt.json "[c[\"name\"] for c in d[\"checks\"] if c[\"result\"] == \"fail\"]")" = "summary A audited" &&
 	cp -R s re && python3 -c "
@@ -175,15 +175,15 @@ d = json.load(open(\"re/receipt.json\"))
 d[\"facts\"][\"runs\"] = 99
 open(\"re/receipt.json\", \"w\").write(json.dumps(d, sort_keys=True, separators=(\",\", \":\"), ensure_ascii=False) + \"\n\")
 " &&
-	test_expect_code 1 "$AUDIT" compare --arm base --arm fast re -o cr >/dev/null 2>err &&
+	test_expect_code 1 "$AUDIT" compare --unregistered --arm base --arm fast re -o cr >/dev/null 2>err &&
 	grep -q "^audit: summary A: re/summary.json: receipt.json was edited: its comparable digest no longer matches its content$" err
 '
 
 test_expect_success 'refused, nothing written: an existing OUTDIR, a FIFO, an old summary, nothing to compare, misuse' '
-	test_expect_code 2 "$AUDIT" compare --arm base --arm fast s -o c 2>err &&
+	test_expect_code 2 "$AUDIT" compare --unregistered --arm base --arm fast s -o c 2>err &&
 	grep -q "^audit: c: already exists" err &&
 	mkfifo fifo.json &&
-	test_expect_code 2 timeout 10 "$AUDIT" compare --arm base --arm fast fifo.json -o cf 2>err &&
+	test_expect_code 2 timeout 10 "$AUDIT" compare --unregistered --arm base --arm fast fifo.json -o cf 2>err &&
 	grep -q "fifo.json: .*a FIFO" err && test_must_be_absent cf &&
 	mkdir old && python3 -c "
 import json
@@ -191,7 +191,7 @@ d = json.load(open(\"s/summary.json\"))
 for r in d[\"runs\"]: del r[\"in_cell_median\"]
 open(\"old/summary.json\", \"w\").write(json.dumps(d, sort_keys=True, separators=(\",\", \":\")) + \"\n\")
 " &&
-	test_expect_code 2 "$AUDIT" compare --arm base --arm fast old -o co 2>err &&
+	test_expect_code 2 "$AUDIT" compare --unregistered --arm base --arm fast old -o co 2>err &&
 	grep -q "^audit: old/summary.json: run 001-base-spin-1 has no in_cell_median: the summary was written by an audit campaign older than audit compare; audit the campaign again$" err &&
 	test_must_be_absent co &&
 	mkdir twice && python3 -c "
@@ -200,31 +200,31 @@ d = json.load(open(\"s/summary.json\"))
 d[\"cells\"].append(d[\"cells\"][0])
 open(\"twice/summary.json\", \"w\").write(json.dumps(d, sort_keys=True, separators=(\",\", \":\")) + \"\n\")
 " &&
-	test_expect_code 2 "$AUDIT" compare --arm base --arm fast twice -o ct 2>err &&
+	test_expect_code 2 "$AUDIT" compare --unregistered --arm base --arm fast twice -o ct 2>err &&
 	grep -q "^audit: twice/summary.json: cells\[[0-9]*\]: arm base, cell spin is listed twice (also cells\[0\]); refused: audit campaign lists each once, so this summary was edited$" err &&
 	test_must_be_absent ct &&
-	test_expect_code 2 "$AUDIT" compare --arm base --arm nope s -o cn 2>err &&
+	test_expect_code 2 "$AUDIT" compare --unregistered --arm base --arm nope s -o cn 2>err &&
 	grep -q "^audit: nothing to compare: arm base cell spin of A: B has no arm nope cell spin$" err &&
 	test_must_be_absent cn &&
-	test_expect_code 2 "$AUDIT" compare s -o cu 2>err &&
+	test_expect_code 2 "$AUDIT" compare --unregistered s -o cu 2>err &&
 	grep -q "^audit: one summary: name two arms (--arm A --arm B) or two cells (--cell X --cell Y) to compare inside it$" err &&
-	test_expect_code 2 "$AUDIT" compare --arm base s s2 -o cu 2>err &&
+	test_expect_code 2 "$AUDIT" compare --unregistered --arm base s s2 -o cu 2>err &&
 	grep -q "^audit: --arm names two: A.s, then B.s$" err &&
-	test_expect_code 2 "$AUDIT" compare --resamples 0 s s2 -o cu 2>err &&
+	test_expect_code 2 "$AUDIT" compare --unregistered --resamples 0 s s2 -o cu 2>err &&
 	grep -q "^audit: option --resamples: expected 1-1000000, found .0.$" err &&
 	test_must_be_absent cu && no_temporaries .
 '
 
 test_expect_success 'a SIGTERM while resampling: exit 2, no OUTDIR' '
-	STOPPED_AFTER=1 stopped SIGTERM cstop "$AUDIT" compare --resamples 1000000 s s2 -o cstop &&
+	STOPPED_AFTER=1 stopped SIGTERM cstop "$AUDIT" compare --unregistered --resamples 1000000 s s2 -o cstop &&
 	test_must_be_absent cstop && no_temporaries . &&
 	grep -q "^audit: cstop: interrupted by a signal; nothing is claimed$" stopped.err
 '
 
 test_expect_success 'a SIGTERM while the receipt is being synced: exit 2, no OUTDIR, no temporary; unsignalled, the same comparison passes' '
-	signal_while_outdir_receipt clate "$AUDIT" compare s s2 -o clate &&
+	signal_while_outdir_receipt clate "$AUDIT" compare --unregistered s s2 -o clate &&
 	grep -q "^audit: .*interrupted by a signal; nothing is claimed" late.err &&
-	"$AUDIT" compare s s2 -o clate >/dev/null &&
+	"$AUDIT" compare --unregistered s s2 -o clate >/dev/null &&
 	test "$(json_get clate/receipt.json "d[\"result\"]")" = pass
 '
 

@@ -91,10 +91,10 @@ test_expect_success 'audit: audit campaign and audit compare: the runs and pairs
 	grep -q "audit: auditing runs: 0/8 runs: 001-baseline-spin-1" err &&
 	python3 -c "import sys; e = open(\"err\", \"rb\").read(); sys.exit(not e.startswith(b\"\\r\\033[K\") or b\"\\r\\033[K\" + e.rsplit(b\"\\r\\033[K\", 1)[1] != b\"\\r\\033[K\")" &&
 	EVIDENCE_PROGRESS=never "$AUDIT" campaign c -o s2 >/dev/null 2>err && test ! -s err &&
-	EVIDENCE_PROGRESS=always "$AUDIT" compare --resamples 100 --arm baseline --arm dma0 s -o cmp >/dev/null 2>err &&
+	EVIDENCE_PROGRESS=always "$AUDIT" compare --unregistered --resamples 100 --arm baseline --arm dma0 s -o cmp >/dev/null 2>err &&
 	grep -q "audit: resampling: 0/2 pairs: arm baseline cell spin" err &&
 	python3 -c "import sys; e = open(\"err\", \"rb\").read(); sys.exit(not e.endswith(b\"\\r\\033[K\"))" &&
-	EVIDENCE_PROGRESS=never "$AUDIT" compare --resamples 100 --arm baseline --arm dma0 s -o cmp2 >/dev/null 2>err && test ! -s err
+	EVIDENCE_PROGRESS=never "$AUDIT" compare --unregistered --resamples 100 --arm baseline --arm dma0 s -o cmp2 >/dev/null 2>err && test ! -s err
 '
 
 test_done

@@ -104,7 +104,7 @@ test_expect_success 'setup: a quiet campaign, its seal timestamped, verified and
 	reference ref1 ev/audit-1 1.0 && sha256_of ref1/ref.json >ref1.sha256 &&
 	reference ref2 ev/audit-1 2.0 && sha256_of ref2/ref.json >ref2.sha256 &&
 	for r in 1 2; do
-		"$AUDIT" compare --sign-key r1.key --reference ref$r/ref.json --arm baseline --cell spin ev/audit-1 \
+		"$AUDIT" compare --unregistered --sign-key r1.key --reference ref$r/ref.json --arm baseline --cell spin ev/audit-1 \
 			-o ev/reproduction-$r >/dev/null 2>&1 || return 1
 	done &&
 	"$REPLICATE" log --log ev/log --origin lab.example/log --sign-key lab.key append ev/sealed/SEAL.json \

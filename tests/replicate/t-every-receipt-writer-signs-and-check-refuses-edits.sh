@@ -50,7 +50,7 @@ test_expect_success 'every writer signs: seal, verify, audit journal, series, ca
 	PY
 	"$AUDIT" series --sign-key k.key --receipt signed/series.json k/runs/001-x-A-1/series/send.bin >/dev/null &&
 	"$AUDIT" campaign --sign-key k.key k -o ks >/dev/null && cp ks/receipt.json signed/campaign.json &&
-	"$AUDIT" compare --sign-key k.key --arm x --arm y ks -o kc >/dev/null && cp kc/receipt.json signed/compare.json &&
+	"$AUDIT" compare --unregistered --sign-key k.key --arm x --arm y ks -o kc >/dev/null && cp kc/receipt.json signed/compare.json &&
 	as_host h1 "$REPLICATE" verify --sign-key k.key --seal sealed/SEAL.json --receipt r1.json sealed/archive.tar.zst >/dev/null &&
 	as_host h2 "$REPLICATE" verify --sign-key k.key --seal sealed/SEAL.json --receipt r2.json sealed/archive.tar.zst >/dev/null &&
 	"$REPLICATE" prune --sign-key k.key --seal sealed/SEAL.json --receipts r1.json r2.json --receipt signed/cleanup.json t >/dev/null &&

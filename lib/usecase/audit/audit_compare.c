@@ -276,6 +276,10 @@ static ev_status run_steps(struct ev_audit_compare *c, json_t *receipt, struct e
 		ev_text_rename(c->sides[k].receipt, shown_from(c), "");
 	}
 	const struct ev_compare_side *sa = c->sa, *sb = c->sb;
+	struct ev_compare_selection sel = {{c->narm == 2 ? c->arm[0] : NULL, c->narm == 2 ? c->arm[1] : NULL},
+					   {c->ncell == 2 ? c->cell[0] : NULL, c->ncell == 2 ? c->cell[1] : NULL}, NULL};
+	if ((st = ev_compare_registration(sa, sb, &sel, c->unregistered, &c->registration, err)) != EV_OK)
+		return st;
 	if ((st = make_pairs(c, sa, sb, receipt, &c->pairs, &c->npairs, c->unpaired, err)) != EV_OK)
 		return st;
 	if (!c->npairs)
@@ -307,6 +311,8 @@ static ev_status run_steps(struct ev_audit_compare *c, json_t *receipt, struct e
 			   "method", "percentile interval of median(B) - median(A) and median(B) / median(A) over "
 			   "runs resampled with replacement per side; splitmix64 draws", "pairs", list, "not_compared",
 			   json_incref(c->unpaired));
+	if (c->doc)
+		json_object_set(c->doc, "registration", c->registration);
 	return c->doc ? EV_OK : ev_error_set(err, EV_ERROR, "out of memory");
 }
 
@@ -345,6 +351,7 @@ ev_status ev_audit_compare_publish(struct ev_audit_compare *c, json_t *receipt, 
 	for (size_t i = 0; i < c->npairs; i++)
 		nmixed += ev_compare_pair_mixed(&c->pairs[i]);
 	ev_receipt_set_fact(receipt, "mixed_grades", json_integer((json_int_t)nmixed), err);
+	ev_receipt_set_fact(receipt, "registration", json_incref(c->registration), err);
 	ev_receipt_set_fact(receipt, "not_compared", json_incref(c->unpaired), err);
 	if (ev_json_rename(receipt, shown_from(c), "") < 0)
 		return ev_error_set(err, EV_ERROR, "out of memory for the receipt");
@@ -369,10 +376,11 @@ void ev_audit_compare_free(struct ev_audit_compare *c)
 	c->bytes = NULL;
 	json_decref(c->doc);
 	json_decref(c->unpaired);
+	json_decref(c->registration);
 	json_decref(c->not_checked);
 	json_decref(c->sides[0].doc);
 	json_decref(c->sides[1].doc);
-	c->doc = c->unpaired = c->not_checked = c->sides[0].doc = c->sides[1].doc = NULL;
+	c->doc = c->unpaired = c->registration = c->not_checked = c->sides[0].doc = c->sides[1].doc = NULL;
 	if (c->from_archive)
 		ev_archive_copies_free(&c->copies);
 	c->from_archive = 0;

@@ -71,6 +71,7 @@ struct ev_audit_compare {
 	const char *arm[2], *cell[2];        /* with one input: the two compared; with two: A's, then B's */
 	int narm, ncell;
 	int mixed_grades;
+	int unregistered;                    /* compare what no registration planned, and say so */
 	uint64_t resamples, seed;
 	const char *out;                     /* OUTDIR, new */
 	struct ev_signing_key *sign_key;     /* NULL: unsigned */
@@ -94,6 +95,7 @@ struct ev_audit_compare {
 	struct ev_compare_pair *pairs;
 	size_t npairs;
 	json_t *unpaired;                    /* arms and cells of A with no partner, each why */
+	json_t *registration;                /* {"a", "b": each side's state, "registered", "why"} */
 	json_t *doc;                         /* the comparison document */
 	char *bytes;                         /* its canonical bytes, after ev_audit_compare_publish */
 	size_t len;
@@ -108,7 +110,8 @@ struct ev_audit_compare {
 };
 
 /* @return EV_OK with the pairs and the document; EV_USAGE (nothing to
- * compare, pairs on different scales, rules or grades), EV_REFUSED (an
+ * compare, pairs on different scales, rules or grades, a comparison no
+ * registration planned without unregistered), EV_REFUSED (an
  * OUTDIR that exists), EV_INTERRUPTED or EV_ERROR: nothing is written. */
 ev_status ev_audit_compare_run(struct ev_audit_compare *c, json_t *receipt, struct ev_error *err);
 

@@ -212,6 +212,9 @@ ev_status ev_audit_reproduction_run(struct ev_audit_reproduction *o, json_t *rec
 		st = ev_receipt_add_input(receipt, "reference statistics", o->ref.stats_path, o->ref.stats_sha256, err);
 	if (st == EV_OK)
 		st = ev_compare_check_side_receipt(s, 'A', receipt, o->not_checked, o->on_finding, o->ctx, err);
+	struct ev_compare_selection sel = {{NULL, NULL}, {NULL, NULL}, o->ref.sha256};
+	if (st == EV_OK)
+		st = ev_compare_registration(s, s, &sel, o->unregistered, &o->registration, err);
 	const json_t *cell = st == EV_OK ? chosen_cell(s, o, err) : NULL;
 	if (st == EV_OK && !cell)
 		st = err->status;
@@ -230,6 +233,8 @@ ev_status ev_audit_reproduction_run(struct ev_audit_reproduction *o, json_t *rec
 	o->differences = differences(s, g, &o->ref);
 	verdict(o->differences, o->held, o->nheld, o->ref.tolerance_percent, o->verdict, sizeof o->verdict);
 	o->doc = document(s, g, &o->ref, o->held, o->nheld, o->differences, o->verdict);
+	if (o->doc)
+		json_object_set(o->doc, "registration", o->registration);
 	return o->doc ? EV_OK : ev_error_set(err, EV_ERROR, "out of memory");
 }
 
@@ -254,6 +259,7 @@ ev_status ev_audit_reproduction_publish(struct ev_audit_reproduction *o, json_t 
 	json_array_append_new(o->not_checked, json_string("the runs' raw series: their statistics are taken from summary.json "
 							  "as audit campaign recomputed them; the published figures as printed"));
 	ev_receipt_set_fact(receipt, "verdict", json_string(o->verdict), err);
+	ev_receipt_set_fact(receipt, "registration", json_incref(o->registration), err);
 	ev_receipt_set_fact(receipt, "differences", json_incref(o->differences), err);
 	ev_receipt_set_fact(receipt, "statistics", json_incref(json_object_get(o->doc, "statistics")), err);
 	ev_receipt_set_fact(receipt, "coverage", json_pack("{s:[s], s:O}", "recomputed",
@@ -277,7 +283,8 @@ void ev_audit_reproduction_free(struct ev_audit_reproduction *o)
 	json_decref(o->doc);
 	json_decref(o->differences);
 	json_decref(o->not_checked);
+	json_decref(o->registration);
 	json_decref(o->side.doc);
-	o->doc = o->differences = o->not_checked = o->side.doc = NULL;
+	o->doc = o->differences = o->not_checked = o->registration = o->side.doc = NULL;
 	ev_reference_free(&o->ref);
 }

@@ -49,6 +49,7 @@ struct ev_audit_reproduction {
 	const char *reference;        /* the descriptor (lib/stats/reference) */
 	const char *reference_sha256; /* its pin, or NULL */
 	const char *out;              /* OUTDIR, new */
+	int unregistered;             /* hold to a reference no registration named, and say so */
 	struct ev_signing_key *sign_key; /* NULL: unsigned */
 	ev_finding_fn on_finding;     /* required: a summary's check that did not hold */
 	void *ctx;
@@ -61,6 +62,7 @@ struct ev_audit_reproduction {
 	struct ev_held_stat held[EV_COMPARE_NSTATS];
 	size_t nheld;
 	json_t *differences;          /* what keeps the campaign from being held to it, as sentences */
+	json_t *registration;         /* {"a", "b", "registered", "why"}: the summary's state, this reproduction's */
 	char verdict[2048];
 	json_t *doc;                  /* the reproduction document */
 	char *bytes;                  /* its canonical bytes, after publishing */

@@ -257,3 +257,122 @@ const json_t *ev_compare_cell_named(const struct ev_compare_side *s, const char 
 			return c;
 	return NULL;
 }
+
+const char *ev_compare_side_registration(const struct ev_compare_side *s)
+{
+	const char *state = json_string_value(json_object_get(json_object_get(s->doc, "registration"), "state"));
+	return state && (strcmp(state, "registered") == 0 || strcmp(state, "failed") == 0) ? state : "unregistered";
+}
+
+/* The registration's comparisons as the options that make them say them
+ * ("cells spin,epoll; reference 3ac1..."), or "none". */
+static void registered_list(const json_t *cmps, char *out, size_t cap)
+{
+	size_t i, used = 0;
+	json_t *c;
+	out[0] = 0;
+	json_array_foreach(cmps, i, c) {
+		const char *kind = json_string_value(json_object_get(c, "kind")) ?: "?";
+		if (used >= cap)
+			break;
+		if (json_object_get(c, "a"))
+			used += (size_t)snprintf(out + used, cap - used, "%s%s %s,%s", used ? "; " : "", kind,
+						 json_string_value(json_object_get(c, "a")), json_string_value(json_object_get(c, "b")));
+		else
+			used += (size_t)snprintf(out + used, cap - used, "%s%s %s", used ? "; " : "", kind,
+						 json_string_value(json_object_get(c, "sha256")) ?: json_string_value(json_object_get(c, "ratio")) ?: "");
+	}
+	if (!used)
+		snprintf(out, cap, "none");
+}
+
+static int registered_pair(const json_t *cmps, const char *kind, const char *x, const char *y)
+{
+	size_t i;
+	json_t *c;
+	json_array_foreach(cmps, i, c) {
+		const char *a = json_string_value(json_object_get(c, "a")), *b = json_string_value(json_object_get(c, "b"));
+		if (strcmp(json_string_value(json_object_get(c, "kind")) ?: "", kind) == 0 && a && b &&
+		    ((strcmp(a, x) == 0 && strcmp(b, y) == 0) || (strcmp(a, y) == 0 && strcmp(b, x) == 0)))
+			return 1;
+	}
+	return 0;
+}
+
+int ev_compare_registered(const struct ev_compare_side *a, const struct ev_compare_side *b,
+			  const struct ev_compare_selection *sel, char *why, size_t cap)
+{
+	const json_t *ra = json_object_get(a->doc, "registration"), *rb = json_object_get(b->doc, "registration");
+	const char *state_a = ev_compare_side_registration(a), *state_b = ev_compare_side_registration(b);
+	if (strcmp(state_a, "registered") != 0 || strcmp(state_b, "registered") != 0) {
+		int a_not = strcmp(state_a, "registered") != 0;
+		snprintf(why, cap, "%s (%s) is %s", a_not ? "A" : "B", a_not ? a->given : b->given, a_not ? state_a : state_b);
+		return 0;
+	}
+	const char *ha = json_string_value(json_object_get(ra, "sha256")) ?: "", *hb = json_string_value(json_object_get(rb, "sha256")) ?: "";
+	if (strcmp(ha, hb) != 0) {
+		snprintf(why, cap, "A and B were registered apart (registrations %.12s... and %.12s...): no registration "
+			 "planned this comparison", ha, hb);
+		return 0;
+	}
+	const json_t *cmps = json_object_get(ra, "comparisons");
+	char listed[1024];
+	registered_list(cmps, listed, sizeof listed);
+	if (sel->reference_sha256) {
+		size_t i;
+		json_t *c;
+		json_array_foreach(cmps, i, c)
+			if (strcmp(json_string_value(json_object_get(c, "kind")) ?: "", "reference") == 0 &&
+			    strcmp(json_string_value(json_object_get(c, "sha256")) ?: "", sel->reference_sha256) == 0)
+				return 1;
+		snprintf(why, cap, "its registration registers no reproduction of the reference %s (it registers: %s)",
+			 sel->reference_sha256, listed);
+		return 0;
+	}
+	if (sel->arms[0] && !registered_pair(cmps, "arms", sel->arms[0], sel->arms[1])) {
+		snprintf(why, cap, "arms %s,%s are not a registered comparison (the registration registers: %s)", sel->arms[0],
+			 sel->arms[1], listed);
+		return 0;
+	}
+	if (sel->cells[0] && !registered_pair(cmps, "cells", sel->cells[0], sel->cells[1])) {
+		snprintf(why, cap, "cells %s,%s are not a registered comparison (the registration registers: %s)", sel->cells[0],
+			 sel->cells[1], listed);
+		return 0;
+	}
+	if (!sel->arms[0] && !sel->cells[0] && a == b) {
+		snprintf(why, cap, "a summary against itself compares nothing registered (the registration registers: %s)",
+			 listed);
+		return 0;
+	}
+	return 1; /* two sessions of one registration, arm for arm and cell for cell; or a registered pair */
+}
+
+ev_status ev_compare_registration(const struct ev_compare_side *a, const struct ev_compare_side *b,
+				  const struct ev_compare_selection *sel, int unregistered, json_t **doc,
+				  struct ev_error *err)
+{
+	char why[1536] = "";
+	int registered = ev_compare_registered(a, b, sel, why, sizeof why);
+	*doc = json_pack("{s:s, s:s, s:b}", "a", ev_compare_side_registration(a), "b", ev_compare_side_registration(b),
+			 "registered", registered);
+	if (!registered)
+		json_object_set_new(*doc, "why", json_string(why));
+	if (registered || unregistered)
+		return *doc ? EV_OK : ev_error_set(err, EV_ERROR, "out of memory");
+	return ev_error_set(err, EV_USAGE, "this comparison was not registered: %s; a comparison chosen after the results "
+			    "is refused unless --unregistered is given (it compares them anyway and says so in every output)",
+			    why);
+}
+
+void ev_compare_registration_sentence(const json_t *doc, char *out, size_t cap)
+{
+	const char *why = json_string_value(json_object_get(doc, "why"));
+	int n = snprintf(out, cap, "registration: A %s, B %s; the comparison was ",
+			 json_string_value(json_object_get(doc, "a")) ?: "?", json_string_value(json_object_get(doc, "b")) ?: "?");
+	if (n < 0 || (size_t)n >= cap)
+		return;
+	if (json_is_true(json_object_get(doc, "registered")))
+		snprintf(out + n, cap - (size_t)n, "registered");
+	else
+		snprintf(out + n, cap - (size_t)n, "NOT registered (%s): compared under --unregistered", why ? why : "?");
+}

@@ -72,6 +72,40 @@ ev_status ev_compare_check_group_medians(const struct ev_compare_group *g, char 
 /* The smallest and largest of v[0..n), n > 0. */
 void ev_compare_range_of(const double *v, size_t n, double *lo, double *hi);
 
+/* A side's registration as its summary says (summary.json's
+ * "registration", audit campaign): "registered", "failed", or
+ * "unregistered" (also a summary written before registrations were). */
+const char *ev_compare_side_registration(const struct ev_compare_side *s);
+
+/* What a comparison compares: two arms, two cells (each NULL when not
+ * selected), or a published reference by its descriptor's SHA-256. */
+struct ev_compare_selection {
+	const char *arms[2], *cells[2];
+	const char *reference_sha256;
+};
+
+/* Whether the comparison sel of a with b (the same side when one summary
+ * is given) was registered: both sides registered (and held), under one
+ * registration, which registers the arms, the cells, or the reference
+ * selected; two sessions of one registration compared whole are its own.
+ * @return 1; 0 with why (cap bytes) naming what was not registered and
+ * what the registration does register. */
+int ev_compare_registered(const struct ev_compare_side *a, const struct ev_compare_side *b,
+			  const struct ev_compare_selection *sel, char *why, size_t cap);
+
+/* The registration state of the comparison sel of a with b, judged as
+ * ev_compare_registered says: *doc a new {"a", "b", "registered", "why"}.
+ * @return EV_OK; EV_USAGE when it was not registered and unregistered is
+ * 0 (err says what was not and what to do). */
+ev_status ev_compare_registration(const struct ev_compare_side *a, const struct ev_compare_side *b,
+				  const struct ev_compare_selection *sel, int unregistered, json_t **doc,
+				  struct ev_error *err);
+
+/* That document in one line for a reader: "registration: A registered,
+ * B registered; the comparison was registered", or "...; the comparison
+ * was NOT registered (WHY): compared under --unregistered". */
+void ev_compare_registration_sentence(const json_t *doc, char *out, size_t cap);
+
 /* The summary's cell entry of arm and cell, or NULL. */
 const json_t *ev_compare_cell_named(const struct ev_compare_side *s, const char *arm, const char *cell);
 
