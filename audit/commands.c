@@ -330,9 +330,9 @@ static const struct ev_cli_command audit_campaign_command = {
 		"in the log, before the first run), \"published as registered\" (--publish names\n"
 		"the registered statistics, none more), \"receipt log holds\" and \"sessions\n"
 		"accounted for\" (every session of the registration in --log named, the\n"
-		"campaign's own each in it, no more than planned). Without --log the sessions\n"
-		"cannot be counted, and that check fails. A campaign without one is graded\n"
-		"unregistered.\n",
+		"campaign's own each in it, no more than planned). What --log or --tsa-ca was\n"
+		"not given to judge is named in the coverage, and the registration is then\n"
+		"unproven, never registered. A campaign without one is graded unregistered.\n",
 	.options = campaign_options,
 	.notes = "Exit status: 0 everything held, 1 a statistic, a series or a journal did not\n"
 		"(the receipt says which), 2 usage or I/O error.\n",

@@ -261,7 +261,8 @@ const json_t *ev_compare_cell_named(const struct ev_compare_side *s, const char 
 const char *ev_compare_side_registration(const struct ev_compare_side *s)
 {
 	const char *state = json_string_value(json_object_get(json_object_get(s->doc, "registration"), "state"));
-	return state && (strcmp(state, "registered") == 0 || strcmp(state, "failed") == 0) ? state : "unregistered";
+	return state && (strcmp(state, "registered") == 0 || strcmp(state, "failed") == 0 || strcmp(state, "unproven") == 0)
+		       ? state : "unregistered";
 }
 
 /* The registration's comparisons as the options that make them say them

@@ -73,7 +73,8 @@ ev_status ev_compare_check_group_medians(const struct ev_compare_group *g, char 
 void ev_compare_range_of(const double *v, size_t n, double *lo, double *hi);
 
 /* A side's registration as its summary says (summary.json's
- * "registration", audit campaign): "registered", "failed", or
+ * "registration", audit campaign): "registered", "failed", "unproven"
+ * (what was checked held, its order or sessions were not judged), or
  * "unregistered" (also a summary written before registrations were). */
 const char *ev_compare_side_registration(const struct ev_compare_side *s);
 

@@ -41,6 +41,7 @@ struct judge {
 	char origin[EV_NOTE_NAME_MAX];
 	long index;                           /* the registration's log entry; -1: not in it */
 	char gen_time[32], tsa[256];          /* its trusted time, when judged */
+	json_t *not_checked;                  /* what was not judged for want of --log or --tsa-ca, as sentences */
 	int failed;
 };
 
@@ -320,8 +321,13 @@ static void judge_order(struct judge *j, struct ev_error *err)
 			problem(held, "the log's entry %ld, before every session of the campaign; the first run (%s, %s) in "
 				"one of them", j->index, first->name, first->started);
 	}
-	if (!j->gen_time[0] && j->index < 0)
-		problem(wrong, "nothing orders it: give --tsa-ca FILE (its trusted time) or --log DIR (the log's order)");
+	if (!j->gen_time[0] && j->index < 0) {
+		problem(j->not_checked, "that the registration came before the first run: neither a trusted time "
+			"(--tsa-ca FILE) nor the log's order (--log DIR) was given");
+		json_decref(wrong);
+		json_decref(held);
+		return;
+	}
 	joined(json_array_size(wrong) ? wrong : held, detail, sizeof detail);
 	check(j, "registered before the first run", !json_array_size(wrong), detail, err);
 	json_decref(wrong);
@@ -524,7 +530,8 @@ static void reviewer_line(struct judge *j)
 {
 	char line[512];
 	const json_t *s = json_object_get(j->facts, "sessions");
-	size_t used = (size_t)snprintf(line, sizeof line, "%s", j->failed ? "registration FAILED: " : "");
+	size_t used = (size_t)snprintf(line, sizeof line, "%s", j->failed ? "registration FAILED: "
+							       : json_array_size(j->not_checked) ? "UNPROVEN: " : "");
 	used += (size_t)snprintf(line + used, sizeof line - used, "registered%s%s", j->gen_time[0] ? " at " : "",
 				 j->gen_time[0] ? j->gen_time : " (no trusted time)");
 	if (j->index >= 0 && used < sizeof line)
@@ -533,7 +540,9 @@ static void reviewer_line(struct judge *j)
 		snprintf(line + used, sizeof line - used, ", %lld of %lld sessions accounted for",
 			 json_integer_value(json_object_get(s, "on_record")), json_integer_value(json_object_get(s, "planned")));
 	else if (used < sizeof line)
-		snprintf(line + used, sizeof line - used, ", sessions not counted (no --log)");
+		used += (size_t)snprintf(line + used, sizeof line - used, ", sessions not counted (no --log)");
+	if (!j->gen_time[0] && j->index < 0 && used < sizeof line)
+		snprintf(line + used, sizeof line - used, ", its order before the runs not judged (no --tsa-ca, no --log)");
 	json_object_set_new(j->facts, "line", json_string(line));
 }
 
@@ -571,7 +580,8 @@ static ev_status unregistered(struct judge *j, struct ev_error *err)
 
 ev_status ev_audit_campaign_judge_registration(struct ev_audit_campaign *ca, struct ev_error *err)
 {
-	struct judge j = {.ca = ca, .index = -1, .sessions = json_object(), .facts = json_object()};
+	struct judge j = {.ca = ca, .index = -1, .sessions = json_object(), .facts = json_object(),
+			  .not_checked = json_array()};
 	json_t *published = NULL;
 	uint8_t digest[EV_SHA256_LEN];
 	int absent = 0;
@@ -613,11 +623,12 @@ ev_status ev_audit_campaign_judge_registration(struct ev_audit_campaign *ca, str
 			goto out;
 		judge_sessions(&j, err);
 	} else {
-		check(&j, "sessions accounted for", 0, "no log given (--log DIR): the sessions of this registration cannot "
-		      "be counted; give the receipt log capture run appended them to", err);
+		problem(j.not_checked, "the sessions of the registration: no receipt log given (--log DIR), so none was "
+			"counted, and none kept off the record was caught");
 	}
 	reviewer_line(&j);
-	json_object_set_new(j.facts, "state", json_string(j.failed ? "failed" : "registered"));
+	json_object_set_new(j.facts, "state", json_string(j.failed ? "failed" : json_array_size(j.not_checked) ? "unproven"
+								 : "registered"));
 	json_object_set_new(j.facts, "sha256", json_string(j.hex));
 	json_object_set_new(j.facts, "statistics", json_deep_copy(json_object_get(j.reg, "statistics")));
 	json_object_set_new(j.facts, "comparisons", json_deep_copy(json_object_get(j.reg, "comparisons")));
@@ -628,11 +639,14 @@ ev_status ev_audit_campaign_judge_registration(struct ev_audit_campaign *ca, str
 out:
 	if (st == EV_OK) {
 		json_object_set(j.facts, "published", published);
+		if (json_array_size(j.not_checked))
+			json_object_set(j.facts, "not_checked", j.not_checked);
 		ca->registration = json_incref(j.facts);
 		ev_receipt_set_fact(ca->receipt, "registration", json_incref(j.facts), err);
 	}
 	json_decref(published);
 	json_decref(j.facts);
+	json_decref(j.not_checked);
 	json_decref(j.sessions);
 	json_decref(j.reg);
 	ev_log_entries_free(&j.log);

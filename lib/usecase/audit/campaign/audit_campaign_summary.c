@@ -275,6 +275,10 @@ json_t *ev_audit_campaign_coverage(const struct ev_audit_campaign *ca)
 			 "FIX journal)", no_journal, no_journal == 1 ? "" : "s");
 		json_array_append_new(not, json_string(text));
 	}
+	size_t r;
+	json_t *unjudged;
+	json_array_foreach(json_object_get(ca->registration, "not_checked"), r, unjudged)
+		json_array_append(not, unjudged);
 	if (ca->journals_one_side) {
 		snprintf(text, sizeof text, "one side's journal of %zu run%s: run.json declares the other side's only "
 			 "(audited alone, nothing to compare it with)", ca->journals_one_side,

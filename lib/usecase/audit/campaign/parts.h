@@ -72,8 +72,10 @@ ev_status ev_audit_campaign_grade(struct ev_audit_campaign *ca, struct ev_error 
 /* The registration the campaign was run under (registration.json), and
  * its sessions, judged (audit_campaign_registration.c): the checks
  * "registered", "registered before the first run", "published as
- * registered", "receipt log holds", "sessions accounted for"; without
- * one, unregistered. ca->registration set. @return EV_OK (a check that
+ * registered", "receipt log holds", "sessions accounted for" (each made
+ * when its evidence is given, else named in the registration's
+ * not_checked, the state then unproven); without one, unregistered.
+ * ca->registration set. @return EV_OK (a check that
  * failed is in the receipt); EV_USAGE (--log not a log, --publish not
  * statistics) or EV_ERROR. */
 ev_status ev_audit_campaign_judge_registration(struct ev_audit_campaign *ca, struct ev_error *err);
