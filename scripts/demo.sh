@@ -14,9 +14,11 @@
 # a signed in-toto attestation and logged, and the seal gets a trusted
 # time from a local test TSA; audit campaign sums the campaign up per cell (the
 # median of its runs' recomputed statistics) in a table and an HTML
-# report, and grades it (diagnostic on a host without isolation, each
-# condition named); audit compare sets the two arms side by side, and the campaign
-# against a second capture of the same plan; two more replicas witness the
+# report, grades it (diagnostic on a host without isolation, each
+# condition named) and judges it against the registration capture
+# register wrote before the first run (timestamped, logged; two sessions
+# planned, both on the record); audit compare sets the two arms side by
+# side, and the campaign against its second session, as registered; two more replicas witness the
 # log (each cosigns its checkpoint with a key of its own), the lab signs an
 # acceptance policy, and replicate accept judges the whole campaign by it
 # and writes the verdict and its evidence as one in-toto bundle, which it
@@ -105,7 +107,31 @@ if [ "$(id -u)" != 0 ]; then
 	echo "(not root: network namespaces and PM QoS cannot be made here; capture runs with --degrade and records that)"
 	degrade=(--degrade)
 fi
-show "$capture" run "${degrade[@]}" plan.json -o campaign
+
+step "capture register: the statistics, the comparison and the sessions claimed before the first run, timestamped and logged"
+# A local test time-stamp authority (RFC 3161) gives the registration,
+# and later the seal, a trusted time; its replies are verified before
+# they are kept.
+tsa=() status_tsa=()
+if /usr/bin/python3 -c "import cryptography" 2>/dev/null; then
+	mkdir tsa
+	/usr/bin/python3 "$top/tests/seal/tsa.py" tsa certs
+	/usr/bin/python3 "$top/tests/seal/tsa.py" tsa serve &
+	servers+=($!)
+	for _ in $(seq 1 100); do [ -e tsa/port ] && break; sleep 0.05; done
+	tsa=(--tsa "http://127.0.0.1:$(cat tsa/port)/good" --tsa-ca tsa/ca.pem)
+	status_tsa=(--tsa-ca tsa/ca.pem)
+else
+	echo "(python3-cryptography is not installed: the test TSA cannot be made; the log alone orders the registration)"
+fi
+show "$capture" register plan.json -o registration.json --statistic p50 --statistic p99 --statistic p99.9 \
+	--compare-arms baseline,dma0 --sessions 2 --hypothesis "holding PM QoS at 0 (arm dma0) lowers p99" "${tsa[@]}"
+show "$replicate" log --log evidence-log --origin demo.example/log --sign-key lab.key append registration.json
+sleep 1 # a token's genTime is to the second: the first run begins after it
+
+step "capture run: two sessions of the registered plan, each on the record (its start before the first pair, its end)"
+show "$capture" run "${degrade[@]}" plan.json -o campaign --registration registration.json --log evidence-log
+show "$capture" run "${degrade[@]}" plan.json -o campaign-again --registration registration.json --log evidence-log
 runs=()
 for d in campaign/runs/*/; do runs+=("$(basename "$d")"); done
 first=${runs[0]}
@@ -148,7 +174,8 @@ show "$audit" journal --warmups "$warmups" --measured "$measured" --archive seal
 	--seal sealed/SEAL.json --receipt audit-archive.json "${pairs[@]}"
 
 step "audit campaign: every run's statistics recomputed from its raw series and held against what the pair printed, summed up per cell as the median of its runs"
-show "$audit" campaign --seal sealed/SEAL.json --seal-sha256 "$pin" campaign -o summary
+judged=(--log evidence-log --trust lab.pub "${status_tsa[@]}")
+show "$audit" campaign --seal sealed/SEAL.json --seal-sha256 "$pin" "${judged[@]}" campaign -o summary
 if command -v chromium >/dev/null; then
 	echo "(the HTML report, as headless Chromium renders it: summary/report.png)"
 	chromium --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$work/.chromium" --hide-scrollbars \
@@ -163,9 +190,8 @@ show "$audit" series --native "campaign/runs/$first/sender/report.json" --journa
 step "audit compare: the two arms, cell by cell and run for run (medians, ratio, difference, a bootstrap interval over runs)"
 show "$audit" compare --arm baseline --arm dma0 summary -o compare-arms
 
-step "the same plan captured again, and the two campaigns compared: what run-to-run noise looks like"
-show "$capture" run "${degrade[@]}" plan.json -o campaign-again
-"$audit" campaign campaign-again -o summary-again >/dev/null
+step "the plan's second session against its first, as registered: what run-to-run noise looks like"
+"$audit" campaign "${judged[@]}" campaign-again -o summary-again >/dev/null
 show "$audit" compare summary summary-again -o compare-campaigns
 
 step "replicate: copy seal and archive to two replicas, verify each there and here, compare"
@@ -207,7 +233,7 @@ show "$replicate" prune --seal sealed/SEAL.json --min-hosts 1 --receipts receipt
 	--receipt cleanup.json campaign
 
 step "the runtime tree is gone: audit campaign from the sealed archive alone, every member checked in the one pass that reads it"
-show "$audit" campaign --seal sealed/SEAL.json --seal-sha256 "$pin" sealed/archive.tar.zst -o summary-archive |
+show "$audit" campaign --seal sealed/SEAL.json --seal-sha256 "$pin" "${judged[@]}" sealed/archive.tar.zst -o summary-archive |
 	sed -n '1p;$p'
 for f in summary.json summary.md report.html runs.csv; do
 	cmp "summary/$f" "summary-archive/$f"
@@ -224,21 +250,14 @@ far_receipts=()
 for f in receipts/replica-replicas_lab2-*.json receipts/audit-replicas_lab2-*.json; do
 	case $f in *.summary.json) ;; *) far_receipts+=("$f") ;; esac
 done
-show "$replicate" log --log evidence-log --origin demo.example/log --sign-key lab.key append sealed/SEAL.json \
+show "$replicate" log --log evidence-log --sign-key lab.key append sealed/SEAL.json \
 	sealed/receipt.json summary/receipt.json "${far_receipts[@]}"
 show "$replicate" log --log evidence-log --trust lab.pub verify
 
-step "a trusted time for the seal: a local test time-stamp authority (RFC 3161), its reply verified before it is kept"
-status_tsa=()
-if /usr/bin/python3 -c "import cryptography" 2>/dev/null; then
-	mkdir tsa
-	/usr/bin/python3 "$top/tests/seal/tsa.py" tsa certs
-	/usr/bin/python3 "$top/tests/seal/tsa.py" tsa serve &
-	servers+=($!)
-	for _ in $(seq 1 100); do [ -e tsa/port ] && break; sleep 0.05; done
-	show "$seal" timestamp --tsa "http://127.0.0.1:$(cat tsa/port)/good" --tsa-ca tsa/ca.pem sealed/SEAL.json
+step "a trusted time for the seal from the same test time-stamp authority, its reply verified before it is kept"
+if [ "${#tsa[@]}" -gt 0 ]; then
+	show "$seal" timestamp "${tsa[@]}" sealed/SEAL.json
 	stop_servers
-	status_tsa=(--tsa-ca tsa/ca.pem)
 else
 	echo "(python3-cryptography is not installed: the test TSA cannot be made; skipped)"
 fi
@@ -315,13 +334,20 @@ for path in sorted(p for p in glob.glob("receipts/replica-*.json") if not p.ends
 s = json.load(open("summary/receipt.json"))
 print("audit campaign: %s, %d runs; summary/summary.md, summary/report.html; comparable %s" % (
     s["result"], s["facts"]["runs"], s["comparable"][:16]))
+print("registration: " + s["facts"]["registration"]["line"])
 x = json.load(open("summary-archive/receipt.json"))
 print("audit campaign from the archive: %s; the same checks and facts as from the tree: %s" % (
     x["result"], x["checks"] == s["checks"] and x["facts"] == s["facts"]))
+judged_here = ("registered", "registered before the first run", "published as registered", "receipt log holds",
+               "sessions accounted for")
+def but_registration(receipt):  # what a replica without this host's log computes alike
+    facts = {k: v for k, v in receipt["facts"].items() if k not in ("registration", "coverage")}
+    return [c for c in receipt["checks"] if c["name"] not in judged_here], facts
 for path in sorted(p for p in glob.glob("receipts/audit-*.json") if not p.endswith((".summary.json", ".inclusion.json"))):
     q = json.load(open(path))
-    print("replica audit %s: %s on %s, the comparable digest of the audit of the archive here: %s" % (
-        path, q["result"], q["host"], q["comparable"] == x["comparable"]))
+    print("replica audit %s: %s on %s, the checks and facts of the audit of the archive here, but the registration "
+          "(only this host's log judges it; there: %s): %s" % (path, q["result"], q["host"],
+          q["facts"]["registration"]["state"], but_registration(q) == but_registration(x)))
 g = s["facts"]["grade"]
 print("grade: %s by the rules %s version %d (%s): %s" % (g["grade"], g["rules"]["name"], g["rules"]["version"],
       g["rules"]["from"], ", ".join("%s %s" % (c["condition"], c["verdict"]) for c in g["conditions"]

@@ -48,7 +48,8 @@ test_expect_success 'a registered campaign: every check holds, and the reviewer'
 	done &&
 	origin=$(cat log/origin) &&
 	grep -q "^registration: registered at [0-9T:-]*Z (log $origin, index 0), 1 of 2 sessions accounted for$" out &&
-	test "$(json_words s1/summary.json "d[\"registration\"][\"state\"], d[\"registration\"][\"sha256\"], d[\"registration\"][\"published\"]")" = \
+	! grep -q registration s1/summary.json &&
+	test "$(json_words s1/receipt.json "[d[\"facts\"][\"registration\"][k] for k in (\"state\", \"sha256\", \"published\")]")" = \
 		"registered $(sha256_of reg.json) p99 p50" &&
 	grep -q "^- session $PWD/c1 (this campaign, started .*): ended ok, 2 runs made$" s1/summary.md &&
 	test "$(json_words s1/receipt.json "[i[\"sha256\"] for i in d[\"inputs\"] if i[\"name\"] == \"registration\"]")" = "$(sha256_of reg.json)"
@@ -71,7 +72,7 @@ test_expect_success 'without the log or the CA: what could not be judged is name
 	"$AUDIT" campaign c1 -o s4 >out 2>err &&
 	grep -q "registration.json.tsr: its trusted time is not judged without --tsa-ca FILE" err &&
 	grep -q "^registration: UNPROVEN: registered (no trusted time), sessions not counted (no --log), its order before the runs not judged (no --tsa-ca, no --log)$" out &&
-	test "$(json_words s4/summary.json "d[\"registration\"][\"state\"]")" = unproven &&
+	test "$(json_words s4/receipt.json "d[\"facts\"][\"registration\"][\"state\"]")" = unproven &&
 	test -z "$(check_of s4/receipt.json "sessions accounted for")" &&
 	test -z "$(check_of s4/receipt.json "registered before the first run")" &&
 	json_words s4/receipt.json "d[\"facts\"][\"coverage\"][\"not_checked\"]" >not &&
@@ -163,7 +164,7 @@ test_expect_success 'a campaign without a registration is graded unregistered, n
 	"$CAPTURE" run pinned.json -o plain >/dev/null 2>&1 &&
 	"$AUDIT" campaign plain -o s12 >out 2>err &&
 	grep -q "^registration: unregistered: nothing shows the set-up, the statistics or the comparisons were chosen before the results$" out &&
-	test "$(json_words s12/summary.json "d[\"registration\"][\"state\"]")" = unregistered &&
+	test "$(json_words s12/receipt.json "d[\"facts\"][\"registration\"][\"state\"]")" = unregistered &&
 	grep -q "^Registration: unregistered" s12/summary.md &&
 	cp -r c1 removed && rm removed/registration.json removed/registration.json.ts* &&
 	test_expect_code 1 "$AUDIT" campaign removed -o s13 >out 2>err &&

@@ -252,6 +252,7 @@ static ev_status load_sides(struct ev_audit_compare *c, json_t *receipt, struct 
 					       k ? 'B' : 'A', err)) != EV_OK)
 			return st;
 		c->sides[k].given = c->inputs[k]; /* shown as the user named it */
+		ev_compare_side_read_registration(&c->sides[k]);
 	}
 	const struct ev_compare_side *sa = c->sa = &c->sides[0];
 	const struct ev_compare_side *sb = c->sb = c->ninputs == 2 ? &c->sides[1] : &c->sides[0];
@@ -380,6 +381,9 @@ void ev_audit_compare_free(struct ev_audit_compare *c)
 	json_decref(c->not_checked);
 	json_decref(c->sides[0].doc);
 	json_decref(c->sides[1].doc);
+	json_decref(c->sides[0].registration);
+	json_decref(c->sides[1].registration);
+	c->sides[0].registration = c->sides[1].registration = NULL;
 	c->doc = c->unpaired = c->registration = c->not_checked = c->sides[0].doc = c->sides[1].doc = NULL;
 	if (c->from_archive)
 		ev_archive_copies_free(&c->copies);

@@ -214,6 +214,8 @@ ev_status ev_audit_reproduction_run(struct ev_audit_reproduction *o, json_t *rec
 		st = ev_compare_check_side_receipt(s, 'A', receipt, o->not_checked, o->on_finding, o->ctx, err);
 	struct ev_compare_selection sel = {{NULL, NULL}, {NULL, NULL}, o->ref.sha256};
 	if (st == EV_OK)
+		ev_compare_side_read_registration(s);
+	if (st == EV_OK)
 		st = ev_compare_registration(s, s, &sel, o->unregistered, &o->registration, err);
 	const json_t *cell = st == EV_OK ? chosen_cell(s, o, err) : NULL;
 	if (st == EV_OK && !cell)
@@ -285,6 +287,8 @@ void ev_audit_reproduction_free(struct ev_audit_reproduction *o)
 	json_decref(o->not_checked);
 	json_decref(o->registration);
 	json_decref(o->side.doc);
+	json_decref(o->side.registration);
+	o->side.registration = NULL;
 	o->doc = o->differences = o->not_checked = o->registration = o->side.doc = NULL;
 	ev_reference_free(&o->ref);
 }

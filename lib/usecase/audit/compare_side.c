@@ -258,9 +258,28 @@ const json_t *ev_compare_cell_named(const struct ev_compare_side *s, const char 
 	return NULL;
 }
 
+void ev_compare_side_read_registration(struct ev_compare_side *s)
+{
+	json_t *r = NULL;
+	struct ev_error ignored;
+	ev_error_clear(&ignored);
+	s->registration = NULL;
+	if (ev_receipt_load(s->receipt, &r, NULL, &ignored) != EV_OK)
+		return;
+	const char *named = NULL;
+	size_t i;
+	json_t *o;
+	json_array_foreach(ev_receipt_outputs(r), i, o)
+		if (strcmp(json_string_value(json_object_get(o, "name")) ?: "", "summary.json") == 0)
+			named = json_string_value(json_object_get(o, "sha256"));
+	if (ev_receipt_comparable_holds(r, &ignored) == 1 && named && strcmp(named, s->sha256) == 0)
+		s->registration = json_incref(json_object_get(json_object_get(r, "facts"), "registration"));
+	json_decref(r);
+}
+
 const char *ev_compare_side_registration(const struct ev_compare_side *s)
 {
-	const char *state = json_string_value(json_object_get(json_object_get(s->doc, "registration"), "state"));
+	const char *state = json_string_value(json_object_get(s->registration, "state"));
 	return state && (strcmp(state, "registered") == 0 || strcmp(state, "failed") == 0 || strcmp(state, "unproven") == 0)
 		       ? state : "unregistered";
 }
@@ -303,7 +322,7 @@ static int registered_pair(const json_t *cmps, const char *kind, const char *x, 
 int ev_compare_registered(const struct ev_compare_side *a, const struct ev_compare_side *b,
 			  const struct ev_compare_selection *sel, char *why, size_t cap)
 {
-	const json_t *ra = json_object_get(a->doc, "registration"), *rb = json_object_get(b->doc, "registration");
+	const json_t *ra = a->registration, *rb = b->registration;
 	const char *state_a = ev_compare_side_registration(a), *state_b = ev_compare_side_registration(b);
 	if (strcmp(state_a, "registered") != 0 || strcmp(state_b, "registered") != 0) {
 		int a_not = strcmp(state_a, "registered") != 0;

@@ -35,6 +35,7 @@ struct ev_compare_side {
 	json_t *doc;
 	char sha256[EV_SHA256_HEX_LEN + 1];
 	const char *campaign;
+	json_t *registration;   /* its audit receipt's fact "registration" (ev_compare_side_read_registration), or NULL */
 };
 
 /* The runs one arm and cell of a summary counts in its medians. */
@@ -72,8 +73,15 @@ ev_status ev_compare_check_group_medians(const struct ev_compare_group *g, char 
 /* The smallest and largest of v[0..n), n > 0. */
 void ev_compare_range_of(const double *v, size_t n, double *lo, double *hi);
 
-/* A side's registration as its summary says (summary.json's
- * "registration", audit campaign): "registered", "failed", "unproven"
+/* s->registration: the fact "registration" of the audit campaign
+ * receipt beside the summary, when that receipt holds (its comparable
+ * digest, and it names these bytes of summary.json): the registration is
+ * judged with evidence from outside the campaign (the log, the TSA's CA),
+ * so it lives in the receipt, never in summary.json, which two audits of
+ * one campaign compute alike. Else NULL. */
+void ev_compare_side_read_registration(struct ev_compare_side *s);
+
+/* A side's registration as its audit receipt says: "registered", "failed", "unproven"
  * (what was checked held, its order or sessions were not judged), or
  * "unregistered" (also a summary written before registrations were). */
 const char *ev_compare_side_registration(const struct ev_compare_side *s);

@@ -194,7 +194,6 @@ static ev_status build_summary(struct ev_audit_campaign *ca)
 		json_object_set(ca->summary, "profiles", ca->profiles);
 	json_object_set(ca->summary, "provenance", ca->provenance);
 	json_object_set(ca->summary, "grade", ca->grade);
-	json_object_set(ca->summary, "registration", ca->registration);
 	return EV_OK;
 }
 

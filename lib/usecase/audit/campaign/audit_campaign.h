@@ -155,7 +155,8 @@ struct ev_audit_campaign {
 	json_t *stack_options;               /* per cell and side, requested and effective (NULL: no onload observer) */
 	json_t *profiles;                    /* per profiled run and side, as audit profile reads it (NULL: none) */
 	json_t *grade;                       /* summary.json's "grade" */
-	json_t *registration;                /* summary.json's "registration" (audit_campaign_registration.c) */
+	json_t *registration;                /* the receipt's fact "registration" (audit_campaign_registration.c); never in
+	                                      * summary.json, which two audits of one campaign compute alike */
 	const char *grade_rules_from;        /* "the plan", or the shipped default's name */
 	char grade_rules_sha256[EV_SHA256_HEX_LEN + 1]; /* of the rules' canonical bytes */
 	json_t *programs;                    /* each side's programs as run.json's binaries name them: [{side, path, sha256}], once each */
