@@ -76,6 +76,17 @@ static void said(ev_finding_fn on_finding, void *ctx, char which, const char *pa
 	ev_finding_emit(on_finding, ctx, subject, check, text, NULL, NULL);
 }
 
+/* The SHA-256 an audit campaign receipt names for its summary.json, or NULL. */
+static const char *summary_named(const json_t *r)
+{
+	size_t i;
+	json_t *o;
+	json_array_foreach(ev_receipt_outputs(r), i, o)
+		if (strcmp(json_string_value(json_object_get(o, "name")) ?: "", "summary.json") == 0)
+			return json_string_value(json_object_get(o, "sha256"));
+	return NULL;
+}
+
 ev_status ev_compare_check_side_receipt(const struct ev_compare_side *s, char which, json_t *receipt, json_t *not_checked,
 					ev_finding_fn on_finding, void *ctx, struct ev_error *err)
 {
@@ -97,12 +108,7 @@ ev_status ev_compare_check_side_receipt(const struct ev_compare_side *s, char wh
 	ev_sha256_hex(d, hex);
 	snprintf(text, sizeof text, "receipt of summary %c", which);
 	rc = ev_receipt_add_input(receipt, text, s->receipt, hex, err);
-	const char *named = NULL;
-	size_t i;
-	json_t *o;
-	json_array_foreach(ev_receipt_outputs(r), i, o)
-		if (strcmp(json_string_value(json_object_get(o, "name")) ?: "", "summary.json") == 0)
-			named = json_string_value(json_object_get(o, "sha256"));
+	const char *named = summary_named(r);
 	const char *kind = ev_receipt_kind(r), *result = ev_receipt_result(r);
 	int holds = ev_receipt_comparable_holds(r, err);
 	if (holds < 0)
@@ -266,12 +272,7 @@ void ev_compare_side_read_registration(struct ev_compare_side *s)
 	s->registration = NULL;
 	if (ev_receipt_load(s->receipt, &r, NULL, &ignored) != EV_OK)
 		return;
-	const char *named = NULL;
-	size_t i;
-	json_t *o;
-	json_array_foreach(ev_receipt_outputs(r), i, o)
-		if (strcmp(json_string_value(json_object_get(o, "name")) ?: "", "summary.json") == 0)
-			named = json_string_value(json_object_get(o, "sha256"));
+	const char *named = summary_named(r);
 	if (ev_receipt_comparable_holds(r, &ignored) == 1 && named && strcmp(named, s->sha256) == 0)
 		s->registration = json_incref(json_object_get(json_object_get(r, "facts"), "registration"));
 	json_decref(r);
