@@ -355,9 +355,6 @@ static const struct ev_cli_option compare_options[] = {
 	{"mixed-grades", 0, NULL, AUDIT_COMPARE_OPT_MIXED_GRADES,
 	 "compare a quiet side with a diagnostic one (refused\n"
 	 "without it), and say so in every output", EV_CLI_TEXT, NULL},
-	{"unregistered", 0, NULL, AUDIT_COMPARE_OPT_UNREGISTERED,
-	 "compare what no registration planned (refused without\n"
-	 "it), and say so in every output", EV_CLI_TEXT, NULL},
 	{"output", 'o', "OUTDIR", AUDIT_COMPARE_OPT_OUTPUT,
 	 "the comparison directory (must not exist)", EV_CLI_TEXT, NULL},
 	{"reference", 0, "REF", AUDIT_COMPARE_OPT_REFERENCE,
@@ -375,6 +372,9 @@ static const struct ev_cli_option compare_options[] = {
 	 "the seed of the resampling (default 1); the same seed,\n"
 	 "the same interval", EV_CLI_COUNT, "0.."},
 	EV_CLI_OPTION_SIGN_KEY(AUDIT_COMPARE_OPT_SIGN_KEY),
+	{"unregistered", 0, NULL, AUDIT_COMPARE_OPT_UNREGISTERED,
+	 "compare what no registration planned (refused without\n"
+	 "it), and say so in every output", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 

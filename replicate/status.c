@@ -65,11 +65,14 @@ static void print_text(const json_t *doc)
 			printf("  timestamp: present, not verified (give --tsa-ca) (%s)\n", field(stamp, "file"));
 		if (!json_array_size(json_object_get(row, "audits")))
 			printf("  audits:   none found\n");
-		json_array_foreach(json_object_get(row, "audits"), k, e)
+		json_array_foreach(json_object_get(row, "audits"), k, e) {
 			printf("  audit:    %s on %s, from the %s, %s%s at %s, comparable %.16s (%s)\n", field(e, "command"),
 			       field(e, "host"), field(e, "from"), field(e, "result"),
 			       json_is_true(json_object_get(e, "intact")) ? "" : " (edited)", field(e, "finished"),
 			       field(e, "comparable") ? field(e, "comparable") : "none", field(e, "receipt"));
+			if (field(e, "registration"))
+				printf("            %s\n", field(e, "registration"));
+		}
 		json_array_foreach(json_object_get(row, "cleanups"), k, e)
 			printf("  pruned:   on %s at %s, %s (%s)\n", field(e, "host"), field(e, "finished"), field(e, "result"),
 			       field(e, "receipt"));

@@ -93,6 +93,7 @@ struct ev_catalog_receipt_fields {
 	const char *kind, *host, *result, *finished, *comparable; /* NULL where the receipt has none */
 	const char *seal; /* the SEAL.json digest it names (a seal receipt: among its outputs) */
 	const char *root; /* a seal receipt's fact root */
+	const char *registration; /* an audit receipt's fact registration's line (audit campaign), or NULL */
 	char command[256];
 	char *inputs; /* its inputs' well-formed digests, each once in the order read, separated by spaces */
 	int intact;   /* its comparable digest holds */
@@ -112,6 +113,7 @@ struct ev_catalog_file {
 	const char *seal;   /* the SEAL.json digest the receipt names (a seal receipt: among its outputs) */
 	const char *root;   /* a seal receipt's fact root */
 	const char *inputs; /* its inputs' digests, separated by spaces */
+	const char *registration; /* an audit campaign receipt's registration line, from its document only */
 	int intact;         /* its comparable digest held when indexed */
 	int from_archive;   /* it names an input "archive" */
 	const char *body;   /* the file's bytes, with EV_CATALOG_BODIES */

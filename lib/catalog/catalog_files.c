@@ -39,7 +39,7 @@
 #define BATCH 256
 
 /* The fields a receipt's document gives, copied out of it. */
-enum said { KIND, COMMAND, HOST, RESULT, FINISHED, COMPARABLE, SEAL, ROOT, INPUTS, NSAID };
+enum said { KIND, COMMAND, HOST, RESULT, FINISHED, COMPARABLE, SEAL, ROOT, INPUTS, REGISTRATION, NSAID };
 
 /* One row: its columns as the query gave them and, for a receipt, what
  * its document says. Its buffers grow as a row needs and are reused. */
@@ -99,10 +99,10 @@ static void believe(struct slot *s)
 	if (s->st != EV_OK || !doc)
 		return;
 	const char *from[NSAID] = {g.kind ? g.kind : "", g.command, g.host, g.result, g.finished,
-				   g.comparable, g.seal, g.root, g.inputs};
+				   g.comparable, g.seal, g.root, g.inputs, g.registration};
 	const char **const to[NSAID] = {&s->field[KIND], &s->field[COMMAND], &s->field[HOST], &s->field[RESULT],
 					&s->field[FINISHED], &s->field[COMPARABLE], &s->field[SEAL], &s->field[ROOT],
-					&s->field[INPUTS]};
+					&s->field[INPUTS], &s->field[REGISTRATION]};
 	if (ev_grow_array(&s->said, &s->said_cap, ev_strings_size(from, NSAID) + 1, 1) != 0) {
 		s->st = ev_error_set(&s->err, EV_ERROR, "catalog: out of memory reading its files");
 	} else {
@@ -171,10 +171,11 @@ static ev_status hand_over(struct files_call *call, const struct slot *s)
 		f.receipt_kind = s->field[KIND], f.command = s->field[COMMAND], f.receipt_host = s->field[HOST];
 		f.result = s->field[RESULT], f.finished = s->field[FINISHED], f.comparable = s->field[COMPARABLE];
 		f.seal = s->field[SEAL], f.root = s->field[ROOT], f.inputs = s->field[INPUTS];
+		f.registration = s->field[REGISTRATION];
 		f.intact = s->intact, f.from_archive = s->from_archive;
 	} else { /* no document to take them from: nothing of the row is used */
 		f.receipt_kind = f.command = f.receipt_host = f.result = f.finished = NULL;
-		f.comparable = f.seal = f.root = f.inputs = NULL;
+		f.comparable = f.seal = f.root = f.inputs = f.registration = NULL;
 	}
 	return call->fn(call->ctx, &f, call->err);
 }

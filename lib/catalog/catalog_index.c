@@ -104,6 +104,7 @@ ev_status ev_catalog_receipt_fields(const json_t *doc, struct ev_catalog_receipt
 		.comparable = ev_receipt_comparable_digest(doc),
 		.seal = ev_receipt_named_sha256(is_seal ? ev_receipt_outputs(doc) : inputs, EV_SEAL_FILENAME),
 		.root = is_seal ? json_string_value(ev_receipt_fact(doc, "root")) : NULL,
+		.registration = json_string_value(json_object_get(ev_receipt_fact(doc, "registration"), "line")),
 		.intact = ev_receipt_comparable_holds(doc, &ignored) == 1,
 		.from_archive = ev_receipt_named_sha256(inputs, "archive") != NULL,
 	};

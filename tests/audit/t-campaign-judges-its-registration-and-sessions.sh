@@ -204,6 +204,23 @@ test_expect_success 'audit compare --reference: a reference the registration nam
 	test_must_be_absent r2
 '
 
+test_expect_success 'replicate status shows the reviewer'"'"'s line under each audit, from the files and from the catalog alike' '
+	mkdir st && cp -r c1 st/c1 && (cd st && "$SEAL" create c1 -o sealed >/dev/null && test_expect_code 1 "$AUDIT" campaign c1 -o s \
+		--log ../log --tsa-ca ../tsa/ca.pem >/dev/null 2>&1) &&
+	"$REPLICATE" status "$PWD/st" >walk.txt &&
+	grep -q "^            registration FAILED: registered at [0-9T:-]*Z (log $(cat log/origin), index 0), 3 of 2 sessions accounted for$" walk.txt &&
+	"$REPLICATE" index --catalog st.sqlite st >/dev/null && "$REPLICATE" status --catalog st.sqlite "$PWD/st" >cat.txt &&
+	test_cmp walk.txt cat.txt &&
+	python3 - <<-\PY &&
+	import json
+	p = "st/s/receipt.json"
+	d = json.load(open(p))
+	d["facts"]["registration"]["line"] = "registered, trust me"
+	open(p, "w").write(json.dumps(d, sort_keys=True, separators=(",", ":")) + "\n")
+	PY
+	"$REPLICATE" status st >edited.txt && ! grep -q "trust me" edited.txt && grep -q "(edited)" edited.txt
+'
+
 test_expect_success 'a registered campaign run without its registration is refused before anything runs' '
 	test_expect_code 2 "$CAPTURE" run pinned.json -o c1 >out 2>err &&
 	grep -q "^capture: $PWD/c1: the campaign is registered (its registration.json has SHA-256 $(sha256_of reg.json)): run it with --registration and --log" err

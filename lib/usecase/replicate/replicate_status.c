@@ -53,9 +53,9 @@ ev_status ev_inventory_keep_receipt(struct status *s, const char *path, const ch
 	memset(f, 0, sizeof *f);
 	size_t n = rf->inputs ? (strlen(rf->inputs) + 1) / (EV_SHA256_HEX_LEN + 1) : 0;
 	const char *from[] = {path, rf->kind, rf->host, rf->result, rf->finished, rf->comparable, rf->command,
-			      rf->seal, rf->root};
+			      rf->seal, rf->root, rf->registration};
 	const char **const to[] = {&f->path, &f->kind, &f->host, &f->result, &f->finished, &f->comparable,
-				   &f->command, &f->seal, &f->root};
+				   &f->command, &f->seal, &f->root, &f->registration};
 	enum { NFROM = sizeof from / sizeof *from };
 	if (!(f->block = malloc(n * sizeof *f->inputs + ev_strings_size(from, NFROM))))
 		return ev_error_set(err, EV_ERROR, "out of memory");
@@ -145,7 +145,8 @@ static ev_status read_file(void *ctx, const char *path, const struct stat *sb, s
 			struct receipt_fields rf = {
 				.kind = g.kind, .host = g.host, .result = g.result, .finished = g.finished,
 				.comparable = g.comparable, .command = g.command, .seal = g.seal, .root = g.root,
-				.inputs = g.inputs, .intact = g.intact, .from_archive = g.from_archive,
+				.inputs = g.inputs, .registration = g.registration, .intact = g.intact,
+				.from_archive = g.from_archive,
 			};
 			st = ev_inventory_keep_receipt(s, path, hex, &rf, doc, err);
 			ev_catalog_receipt_fields_free(&g);

@@ -21,6 +21,7 @@ struct found {
 	const char *path;    /* as shown: HOST:PATH for a file indexed on another host */
 	char sha256[EV_SHA256_HEX_LEN + 1];
 	const char *kind, *host, *result, *finished, *comparable, *command, *seal, *root;
+	const char *registration; /* an audit campaign's registration line, or NULL */
 	char (*inputs)[EV_SHA256_HEX_LEN + 1]; /* the inputs' digests */
 	size_t ninputs;
 	int intact, trusted, from_archive; /* trusted: signed by a key of --trust */
@@ -56,7 +57,7 @@ struct status {
 /* A receipt's fields as status judges them, from its document (the walk)
  * or from the catalog's row. */
 struct receipt_fields {
-	const char *kind, *host, *result, *finished, *comparable, *command, *seal, *root, *inputs;
+	const char *kind, *host, *result, *finished, *comparable, *command, *seal, *root, *inputs, *registration;
 	int intact, from_archive;
 };
 

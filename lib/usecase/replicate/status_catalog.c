@@ -75,10 +75,10 @@ static ev_status keep_row(void *ctx, const struct ev_catalog_file *f, struct ev_
 		return ev_error_set(err, EV_ERROR, "out of memory");
 	const char *from[] = {f->host, f->path, f->sha256, f->kind, f->why, f->body, f->doubt,
 			      f->receipt_kind, f->receipt_host, f->result, f->finished, f->comparable,
-			      f->command, f->seal, f->root, f->inputs};
+			      f->command, f->seal, f->root, f->inputs, f->registration};
 	const char **const to[] = {&r.host, &r.path, &r.sha256, &r.kind, &r.why, &r.body, &r.doubt,
 				   &r.rf.kind, &r.rf.host, &r.rf.result, &r.rf.finished, &r.rf.comparable,
-				   &r.rf.command, &r.rf.seal, &r.rf.root, &r.rf.inputs};
+				   &r.rf.command, &r.rf.seal, &r.rf.root, &r.rf.inputs, &r.rf.registration};
 	enum { NFROM = sizeof from / sizeof *from };
 	if (!f->host || !f->path || !f->kind || !(r.block = malloc(ev_strings_size(from, NFROM))))
 		return ev_error_set(err, EV_ERROR, "out of memory");

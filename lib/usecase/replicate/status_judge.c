@@ -192,6 +192,8 @@ static json_t *campaign_row(struct status *s, const char *seal_hex, const json_t
 			const char *c = f->comparable;
 			json_object_set_new(entry, "from", json_string(from));
 			json_object_set_new(entry, "comparable", c ? json_string(c) : json_null());
+			if (f->registration && f->intact) /* the line as the receipt's digest holds it */
+				json_object_set_new(entry, "registration", json_string(f->registration));
 			json_array_append(audits, entry);
 		}
 		json_decref(entry);
