@@ -57,6 +57,18 @@ static void print_text(const json_t *doc)
 	json_array_foreach(json_object_get(doc, "apart"), i, e)
 		printf("  apart: %s %s: %s differs (%s here, %s in the campaigns compared)\n", field(e, "captured"),
 		       field(e, "where"), field(e, "field"), field(e, "value"), field(e, "compared_with"));
+	const json_t *sessions = json_object_get(doc, "sessions");
+	size_t published = 0;
+	json_array_foreach(sessions, i, e)
+		published += json_is_true(json_object_get(e, "published"));
+	if (json_array_size(sessions))
+		printf("  sessions of this plan on the record: %zu, %zu published (an audit names it), %zu never\n",
+		       json_array_size(sessions), published, json_array_size(sessions) - published);
+	json_array_foreach(sessions, i, e)
+		if (!json_is_true(json_object_get(e, "published")))
+			printf("  never published: %s (started %s): %s, %lld run%s made (%s)\n", field(e, "campaign"),
+			       field(e, "started"), field(e, "result"), (long long)json_integer_value(json_object_get(e, "runs_made")),
+			       json_integer_value(json_object_get(e, "runs_made")) == 1 ? "" : "s", field(e, "where"));
 	json_array_foreach(json_object_get(doc, "untrusted"), i, e)
 		printf("  left out: %s: %s\n", field(e, "where"), field(e, "why"));
 	if (json_object_get(doc, "untrusted"))

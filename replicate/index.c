@@ -92,19 +92,20 @@ int replicate_index_main(int argc, char **argv)
 		ev_progress_done(&progress);
 	}
 	if (st == EV_OK && json) {
-		json_t *doc = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "catalog", ev_catalog_where(cat),
+		json_t *doc = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "catalog", ev_catalog_where(cat),
 					"host", ev_catalog_host(cat), "receipts", (json_int_t)n.receipts, "seals",
-					(json_int_t)n.seals, "summaries", (json_int_t)n.summaries, "unchanged",
+					(json_int_t)n.seals, "summaries", (json_int_t)n.summaries, "sessions",
+					(json_int_t)n.sessions, "unchanged",
 					(json_int_t)n.unchanged, "unreadable", (json_int_t)n.unreadable, "skipped",
 					(json_int_t)n.skipped, "removed", (json_int_t)n.removed);
 		st = ev_json_print(doc, stdout, &err);
 		json_decref(doc);
 	} else if (st == EV_OK) {
-		printf("indexed into %s on %s: %zu receipt%s, %zu seal%s, %zu summar%s; %zu unchanged, %zu unreadable, "
-		       "%zu not regular files, %zu gone and forgotten\n",
+		printf("indexed into %s on %s: %zu receipt%s, %zu seal%s, %zu summar%s, %zu registration or session record%s; "
+		       "%zu unchanged, %zu unreadable, %zu not regular files, %zu gone and forgotten\n",
 		       ev_catalog_where(cat), ev_catalog_host(cat), n.receipts, n.receipts == 1 ? "" : "s", n.seals,
-		       n.seals == 1 ? "" : "s", n.summaries, n.summaries == 1 ? "y" : "ies", n.unchanged, n.unreadable,
-		       n.skipped, n.removed);
+		       n.seals == 1 ? "" : "s", n.summaries, n.summaries == 1 ? "y" : "ies", n.sessions,
+		       n.sessions == 1 ? "" : "s", n.unchanged, n.unreadable, n.skipped, n.removed);
 	}
 	if (st == EV_ERROR && cat && ev_catalog_damaged(cat)) /* a finding about the file: nothing was kept */
 		st = EV_MISMATCH;

@@ -63,6 +63,7 @@ int ev_catalog_damaged(const struct ev_catalog *c);
 /* What an index did. */
 struct ev_catalog_counts {
 	size_t receipts, seals, summaries; /* indexed now, new or changed */
+	size_t sessions;                   /* registrations and session records (lib/campaign), indexed now */
 	size_t unchanged;                  /* same path, same bytes as the row */
 	size_t unreadable, skipped;        /* named, not indexed as evidence */
 	size_t removed;                    /* rows of files that are gone */
@@ -220,5 +221,23 @@ struct ev_catalog_check {
 typedef void (*ev_catalog_finding_fn)(void *ctx, const char *table, const char *key, const char *why);
 ev_status ev_catalog_check(struct ev_catalog *c, ev_catalog_finding_fn fn, void *ctx, struct ev_catalog_check *counts,
 			   struct ev_error *err);
+
+/* A capture session of a plan as the catalog holds it (catalog_sessions.c):
+ * its start and end documents (evidence-session/1), each believed only
+ * when its kept bytes hash to its digest. */
+struct ev_catalog_session {
+	const char *sha256;        /* the start's */
+	const char *where;         /* HOST:PATH of the start's file */
+	const json_t *start, *end; /* end NULL: none indexed (abandoned, running, or not indexed) */
+	int audited;               /* an intact audit receipt, believed from its bytes, names the start among its
+				      inputs: the session was published */
+};
+typedef ev_status (*ev_catalog_session_fn)(void *ctx, const struct ev_catalog_session *s, struct ev_error *err);
+
+/* fn for each session of the plan whose bytes hash to plan_sha256, by its
+ * start time; *not_believed counts session rows whose kept bytes do not
+ * hash to their digest (left out). @return EV_OK, fn's status, EV_ERROR. */
+ev_status ev_catalog_sessions(struct ev_catalog *c, const char *plan_sha256, ev_catalog_session_fn fn, void *ctx,
+			      size_t *not_believed, struct ev_error *err);
 
 #endif

@@ -13,6 +13,8 @@
 #include <jansson.h>
 
 #include "lib/archive/seal.h"
+#include "lib/campaign/registration.h"
+#include "lib/campaign/session.h"
 #include "lib/campaign/summary.h"
 #include "lib/catalog/catalog.h"
 #include "lib/catalog/catalog_parts.h"
@@ -331,6 +333,22 @@ static ev_status index_one(void *ctx, const char *path, const struct stat *sb, s
 		if (st == EV_OK)
 			st = put_file(ix, path, hex, "summary", NULL, 0, err);
 		ix->counts->summaries++;
+	} else if (strcmp(format, EV_SESSION_FORMAT) == 0 || strcmp(format, EV_REGISTRATION_FORMAT) == 0) {
+		/* held to its format's rules (its own loader) before it is kept */
+		json_t *held = NULL;
+		ev_status hs = strcmp(format, EV_SESSION_FORMAT) == 0 ? ev_session_load(path, &held, NULL, &e)
+								     : ev_registration_load(path, &held, NULL, &e);
+		json_decref(held);
+		if (hs != EV_OK) {
+			ix->counts->unreadable++;
+			st = put_file(ix, path, NULL, "unreadable", e.text, 0, err);
+		} else {
+			st = put_document(ix, hex, bytes, err);
+			if (st == EV_OK)
+				st = put_file(ix, path, hex, strcmp(format, EV_SESSION_FORMAT) == 0 ? "session" : "registration",
+					      NULL, 0, err);
+			ix->counts->sessions++;
+		}
 	} else if (k) { /* evidence once, other JSON now */
 		st = forget(ix, path, err);
 	}

@@ -221,6 +221,18 @@ test_expect_success 'replicate status shows the reviewer'"'"'s line under each a
 	"$REPLICATE" status st >edited.txt && ! grep -q "trust me" edited.txt && grep -q "(edited)" edited.txt
 '
 
+test_expect_success 'the catalog keeps the sessions: audit history names those never published beside the others' '
+	"$REPLICATE" index --catalog h.sqlite "$PWD" >out &&
+	grep -q ", [1-9][0-9]* registration or session records;" out &&
+	"$AUDIT" history --catalog h.sqlite --plan small >out 2>err &&
+	grep -q "^  sessions of this plan on the record: [0-9]*, [0-9]* published (an audit names it), 1 never$" out &&
+	grep -q "^  never published: $PWD/c3 (started [0-9T:-]*Z): ok, 2 runs made ([^:]*:$PWD/c3/session-start.json)$" out &&
+	! grep -q "never published: $PWD/c1 " out &&
+	"$AUDIT" history --catalog h.sqlite --plan small --json >h.json 2>/dev/null &&
+	test "$(json_words h.json "sorted(set((s[\"campaign\"].rsplit(\"/\", 1)[1], s[\"published\"]) for s in d[\"sessions\"] if s[\"campaign\"].rsplit(\"/\", 1)[1] in (\"c1\", \"c2\", \"c3\")))")" = \
+		"c1 True c2 True c3 False"
+'
+
 test_expect_success 'a registered campaign run without its registration is refused before anything runs' '
 	test_expect_code 2 "$CAPTURE" run pinned.json -o c1 >out 2>err &&
 	grep -q "^capture: $PWD/c1: the campaign is registered (its registration.json has SHA-256 $(sha256_of reg.json)): run it with --registration and --log" err

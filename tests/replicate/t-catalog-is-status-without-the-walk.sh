@@ -38,7 +38,7 @@ test_expect_success 'setup: a campaign sealed, copies on two hosts, audits, a FI
 
 test_expect_success 'index: counts every kind; the same bytes again are unchanged' '
 	"$REPLICATE" index --catalog cat.sqlite all >out &&
-	grep -q "^indexed into cat.sqlite on [^:]*: 7 receipts, 2 seals, 0 summaries; 0 unchanged, 1 unreadable, 1 not regular files, 0 gone and forgotten$" out &&
+	grep -q "^indexed into cat.sqlite on [^:]*: 7 receipts, 2 seals, 0 summaries, 0 registration or session records; 0 unchanged, 1 unreadable, 1 not regular files, 0 gone and forgotten$" out &&
 	test "$(rows cat.sqlite receipts)" = 6 &&
 	test "$(rows cat.sqlite files)" = 11 &&
 	"$REPLICATE" index --catalog cat.sqlite --json all >out.json &&
@@ -83,7 +83,7 @@ test_expect_success '--recheck: a receipt edited after it was indexed is named, 
 	grep -q "^recheck: $PWD/all/receipts/fetched-again.json: indexed (SHA-256 [0-9a-f]\{16\}\.\.\.), now gone$" out &&
 	grep -q "^FAIL: recheck: 2 of 9 files changed since the catalog indexed them$" out &&
 	"$REPLICATE" index --catalog cat.sqlite all >out &&
-	grep -q ": 1 receipt, 0 seals, 0 summaries; 7 unchanged, 1 unreadable, 1 not regular files, 1 gone and forgotten$" out &&
+	grep -q ": 1 receipt, 0 seals, 0 summaries, 0 registration or session records; 7 unchanged, 1 unreadable, 1 not regular files, 1 gone and forgotten$" out &&
 	"$REPLICATE" status --catalog cat.sqlite --recheck >out &&
 	grep -q "^recheck: 8 files on this host" out
 '

@@ -322,10 +322,42 @@ static json_t *campaign_entry(const struct campaign *c, size_t index)
 			 n ? text(json_array_get(runs, n - 1), "name") ?: "" : "");
 }
 
+/* One session of the plan, as history shows it: published (an audit
+ * names it) or never. */
+static ev_status keep_session(void *ctx, const struct ev_catalog_session *s, struct ev_error *err)
+{
+	json_t *list = ctx;
+	const json_t *runs = json_object_get(s->end, "runs");
+	json_t *row = json_pack("{s:s, s:s, s:O, s:O, s:s, s:I, s:b}", "start_sha256", s->sha256, "where", s->where,
+				"campaign", json_object_get(s->start, "campaign"), "started", json_object_get(s->start, "time"),
+				"result", s->end ? json_string_value(json_object_get(s->end, "result")) ?: "?" : "no end on the record",
+				"runs_made", (json_int_t)json_integer_value(json_object_get(runs, "made")), "published", s->audited);
+	if (!row || json_array_append_new(list, row) != 0)
+		return ev_error_set(err, EV_ERROR, "out of memory");
+	return EV_OK;
+}
+
+/* doc's "sessions": every session of the plan the catalog holds; a row
+ * not believed is named in not_believed. */
+static ev_status add_sessions(struct ev_catalog *cat, const char *plan_sha256, json_t *doc, json_t *not_believed,
+			      struct ev_error *err)
+{
+	json_t *sessions = json_array();
+	size_t doubted = 0;
+	ev_status st = ev_catalog_sessions(cat, plan_sha256 ?: "", keep_session, sessions, &doubted, err);
+	if (st == EV_OK)
+		json_object_set(doc, "sessions", sessions);
+	for (size_t k = 0; st == EV_OK && k < doubted; k++)
+		json_array_append_new(not_believed, json_pack("{s:s, s:s}", "where", "a session's row", "why",
+							      "its kept bytes do not hash to its SHA-256"));
+	json_decref(sessions);
+	return st;
+}
+
 /* Kept whole: the history's steps in order (its defaults, the campaigns
  * gathered and believed, the reference, each cell's change points and
- * effects, the document), each a few lines over the gathered campaigns,
- * which one exit frees. */
+ * effects, the document and its sessions), each a few lines over the
+ * gathered campaigns, which one exit frees. */
 ev_status ev_audit_history(struct ev_audit_history *h, struct ev_error *err)
 {
 	h->doc = NULL;
@@ -426,6 +458,8 @@ ev_status ev_audit_history(struct ev_audit_history *h, struct ev_error *err)
 				   "seed", (json_int_t)h->seed, "resamples", (json_int_t)h->resamples, "confidence",
 				   decimal(h->confidence), "environment", ref->env, "campaigns", campaigns, "apart", apart, "series",
 				   series, "gate", gate);
+		if (h->doc)
+			st = add_sessions(cat, text(ref->env, "plan"), h->doc, g.not_believed, err);
 		if (h->doc && json_array_size(g.not_believed))
 			json_object_set(h->doc, "not_believed", g.not_believed);
 		if (h->doc && h->ntrust)
