@@ -154,8 +154,12 @@ test_expect_success 'runs made before the registration fail: an unregistered ses
 
 test_expect_success 'a capture clock set back (faketime): its runs look older than the registration, and fail' '
 	if ! command -v faketime >/dev/null; then echo "faketime is not installed (Debian package faketime)"; false; fi &&
+	if grep -q __asan_init "$CAPTURE"; then
+		test_skip_case "a sanitized capture hangs under libfaketime (its LD_PRELOAD comes before the sanitizer runtime)"
+	fi &&
 	"$CAPTURE" register pinned.json -o fake.json --statistic p99 --tsa "$(cat url)" --tsa-ca tsa/ca.pem >/dev/null &&
-	FAKETIME_DONT_FAKE_MONOTONIC=1 faketime -f "-1d" "$CAPTURE" run pinned.json -o faked --registration fake.json >/dev/null 2>&1 &&
+	FAKETIME_DONT_FAKE_MONOTONIC=1 timeout 120 faketime -f "-1d" "$CAPTURE" run pinned.json -o faked \
+		--registration fake.json >/dev/null 2>&1 &&
 	test_expect_code 1 "$AUDIT" campaign faked -o s11 --tsa-ca tsa/ca.pem >out 2>err &&
 	check_of s11/receipt.json "registered before the first run" | grep -q "^fail its trusted time .* (to the second) is not before the first run"
 '
