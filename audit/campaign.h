@@ -26,6 +26,8 @@ void audit_campaign_grade_line(const struct ev_audit_campaign *ca, FILE *to);
 
 /* The Grade section: each condition, its verdict and evidence. */
 void audit_campaign_write_grade(const struct ev_audit_campaign *ca, struct ev_textbuf *t, int html);
+/* The Interference section: each run's counters in figures, a disturbed run marked. */
+void audit_campaign_write_interference(const struct ev_audit_campaign *ca, struct ev_textbuf *t, int html);
 
 void audit_campaign_write_markdown(const struct ev_audit_campaign *ca, struct ev_textbuf *t, json_t *summary);
 

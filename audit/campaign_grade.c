@@ -92,3 +92,62 @@ void audit_campaign_write_grade(const struct ev_audit_campaign *ca, struct ev_te
 	}
 	ev_textbuf_add(t, html ? "</tbody></table></div></section>\n" : "\n");
 }
+
+static void figure(struct ev_textbuf *t, const json_t *v, const char *unit, int html)
+{
+	if (json_is_integer(v))
+		ev_textbuf_add(t, html ? "<td>%" JSON_INTEGER_FORMAT "%s</td>" : " %" JSON_INTEGER_FORMAT "%s |",
+			       json_integer_value(v), unit);
+	else
+		ev_textbuf_add(t, html ? "<td>—</td>" : " — |");
+}
+
+void audit_campaign_write_interference(const struct ev_audit_campaign *ca, struct ev_textbuf *t, int html)
+{
+	ev_textbuf_add(t, html ? "<section id=\"interference\"><h2>Interference</h2>\n<p>"
+			       : "## Interference\n\n");
+	ev_textbuf_add(t, "What could stall a measured CPU, read before and after each run (doc/formats.md\n"
+		       "\"Interference\"): SMIs, throttle counts and the lowest effective frequency (APERF/MPERF)\n"
+		       "of its measured CPUs, the time the hypervisor stole from them, and the host's swapping and\n"
+		       "pressure stalls (per mille of the run). — is not recorded on this host. A run that took an\n"
+		       "SMI, was throttled, had time stolen or saw the host swap is marked.%s",
+		       html ? "</p>\n" : "\n\n");
+	ev_textbuf_add(t, html ? "<div class=\"wide\"><table class=\"interference\"><thead><tr><th>run</th><th>SMIs</th>"
+				 "<th>throttled</th><th>frequency</th><th>steal</th><th>swapped pages</th>"
+				 "<th>PSI cpu</th><th>PSI memory</th><th>PSI io</th><th>marked</th></tr></thead><tbody>\n"
+			       : "| run | SMIs | throttled | frequency | steal | swapped pages | PSI cpu | PSI memory | PSI io | marked |\n"
+				 "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+	for (size_t i = 0; i < ca->nruns; i++) {
+		const struct ev_audited_run *r = &ca->runs[i];
+		const json_t *f = r->interference, *psi = json_object_get(f, "pressure_per_mille");
+		const json_t *marked = json_object_get(f, "marked");
+		int disturbed = json_array_size(marked) > 0;
+		if (html) {
+			ev_textbuf_add(t, "<tr%s><td>", disturbed ? " class=\"fail\"" : "");
+			ev_textbuf_escaped(t, r->name);
+			ev_textbuf_add(t, "</td>");
+		} else {
+			ev_textbuf_add(t, "| ");
+			md_text(t, r->name);
+			ev_textbuf_add(t, " |");
+		}
+		figure(t, json_object_get(f, "smi"), "", html);
+		figure(t, json_object_get(f, "thermal_throttle"), "", html);
+		figure(t, json_object_get(f, "effective_frequency_pct"), "%", html);
+		figure(t, json_object_get(f, "steal_ms"), " ms", html);
+		figure(t, json_object_get(f, "swapped_pages"), "", html);
+		figure(t, json_object_get(psi, "cpu"), "‰", html);
+		figure(t, json_object_get(psi, "memory"), "‰", html);
+		figure(t, json_object_get(psi, "io"), "‰", html);
+		ev_textbuf_add(t, html ? "<td>" : " ");
+		size_t k;
+		json_t *m;
+		if (!html && disturbed)
+			ev_textbuf_add(t, "**");
+		json_array_foreach(marked, k, m) ev_textbuf_add(t, "%s%s", k ? ", " : "", json_string_value(m));
+		if (!html && disturbed)
+			ev_textbuf_add(t, "**");
+		ev_textbuf_add(t, html ? "</td></tr>\n" : " |\n");
+	}
+	ev_textbuf_add(t, html ? "</tbody></table></div></section>\n" : "\n");
+}

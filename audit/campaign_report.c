@@ -108,6 +108,7 @@ void audit_campaign_write_markdown(const struct ev_audit_campaign *ca, struct ev
 			    printed_runs(ca), printed_runs(ca) == 1 ? "" : "s", printed_runs(ca) == 1 ? "its" : "their");
 	write_registration(ca, t);
 	audit_campaign_write_grade(ca, t, 0);
+	audit_campaign_write_interference(ca, t, 0);
 	for (size_t a = 0; a < na; a++) {
 		ev_textbuf_add(t, "## Arm %s\n\n| cell | runs | rule | p50 | p95 | p99 | p99.9 | mean | largest max |\n"
 			    "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n", arms[a]);
@@ -532,6 +533,7 @@ void audit_campaign_write_html(const struct ev_audit_campaign *ca, struct ev_tex
 			       printed < ca->nruns ? "<p>" : "", printed, printed == 1 ? "" : "s", printed == 1 ? "its" : "their");
 	write_provenance(ca, t);
 	audit_campaign_write_grade(ca, t, 1);
+	audit_campaign_write_interference(ca, t, 1);
 	for (size_t a = 0; a < na; a++) {
 		const char *aunit = unit_of(ca, arms[a]);
 		ev_textbuf_add(t, "<section class=\"arm\" data-arm=\"");

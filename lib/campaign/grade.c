@@ -18,7 +18,8 @@
 const char *const ev_grade_conditions[] = {
 	"isolcpus", "nohz_full", "rcu_nocbs", "lease", "smt_siblings", "controller", "profiler", "live_observers",
 	"governor", "energy_performance_preference", "turbo", "transparent_hugepage", "numa_balancing",
-	"clocksource", "pm_qos", "device_irqs", "interrupts", "watchdog", "involuntary_switches", NULL};
+	"clocksource", "pm_qos", "device_irqs", "interrupts", "watchdog", "involuntary_switches", "smi",
+	"thermal_throttle", "effective_frequency", "steal", "swapping", "pressure", NULL};
 
 void ev_grade_open(struct verdict *v, const char *condition)
 {

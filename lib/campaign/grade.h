@@ -35,14 +35,16 @@
  * NULL-terminated. Each is also the rule's key. */
 extern const char *const ev_grade_conditions[];
 
-/* The shipped default rules ("evidence-default", version 1), a new
+/* The shipped default rules ("evidence-default", version 2), a new
  * reference: what common lab practice calls quiet (doc/formats.md). */
 json_t *ev_grades_default(void);
 
 /* rules against the format: an object with "format" evidence-grades/1,
  * "name" (1-40 of A-Za-z0-9_.-), "version" (an integer from 1),
  * "require" ("quiet" or "any") and every condition's key with a value of
- * its type or null (not graded); no other key. display names the
+ * its type or null (not graded), where the conditions added later
+ * (interference: smi ... pressure) may be left out by rules written
+ * before them; no other key. display names the
  * document in refusals. @return EV_OK, or EV_USAGE naming the key, what
  * was expected and what was found. */
 ev_status ev_grades_check(const json_t *rules, const char *display, struct ev_error *err);
@@ -70,6 +72,24 @@ void ev_grade_policy(const json_t *rules, const struct ev_policy *policy, const 
  * interrupt counters and the natives' involuntary context switches
  * across the run), appended to out. */
 void ev_grade_run(const json_t *rules, const struct ev_plan *plan, const struct ev_run *run, json_t *out);
+
+/* The interference conditions (SMIs, thermal throttling, effective
+ * frequency, steal on each measured CPU; the host's swapping and pressure)
+ * from interference ({"before", "after"}: run.json's, which ev_grade_run
+ * passes; ahead of a run, one snapshot as both, and then each says only
+ * whether its counters can be read here), appended to out; each only when
+ * rules state it (rules older than these conditions grade as before). */
+void ev_grade_interference(const json_t *rules, const json_t *interference, const struct ev_grade_cpus *c,
+			   json_t *out);
+
+/* One run's interference in figures, for its row in a summary: "smi"
+ * (SMIs on its measured CPUs), "thermal_throttle" (throttle counts),
+ * "effective_frequency_pct" (the lowest measured CPU's APERF/MPERF),
+ * "steal_ms", "swapped_pages" (the host's), "pressure_per_mille"
+ * ({"cpu", "memory", "io"}: the host's "some" stall over the run's span),
+ * each null when not recorded, and "marked": what disturbed the run
+ * ("SMI", "throttled", "steal", "swapping"). A new reference. */
+json_t *ev_grade_interference_figures(const json_t *interference, const struct ev_grade_cpus *c);
 
 /* What a plan alone rules out, before anything runs: a profiled side, an
  * observer that samples during the run. Appended to out. */

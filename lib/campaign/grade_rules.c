@@ -15,7 +15,7 @@
 
 /* doc/formats.md "Grades" shows these bytes; a test holds the two together. */
 static const char default_rules[] =
-	"{\"format\": \"evidence-grades/1\", \"name\": \"evidence-default\", \"version\": 1, \"require\": \"any\",\n"
+	"{\"format\": \"evidence-grades/1\", \"name\": \"evidence-default\", \"version\": 2, \"require\": \"any\",\n"
 	" \"isolcpus\": [\"domain\", \"managed_irq\"], \"nohz_full\": true, \"rcu_nocbs\": true,\n"
 	" \"lease\": \"exclusive\", \"smt_siblings\": \"idle\", \"controller\": \"apart\",\n"
 	" \"profiler\": \"none\", \"live_observers\": \"none\",\n"
@@ -23,39 +23,48 @@ static const char default_rules[] =
 	" \"transparent_hugepage\": [\"never\"], \"numa_balancing\": [\"0\"], \"clocksource\": [\"tsc\"],\n"
 	" \"pm_qos\": \"as_declared\", \"device_irqs\": \"off_measured_cpus\",\n"
 	" \"interrupts\": {\"device\": 0, \"other\": 0}, \"watchdog\": \"off_measured_cpus\",\n"
-	" \"involuntary_switches\": 0}\n";
+	" \"involuntary_switches\": 0,\n"
+	" \"smi\": 0, \"thermal_throttle\": 0, \"effective_frequency\": {\"min_pct\": 95, \"max_pct\": 105},\n"
+	" \"steal\": 0, \"swapping\": 0, \"pressure\": {\"cpu\": 10, \"memory\": 0, \"io\": 10}}\n";
 
 json_t *ev_grades_default(void)
 {
 	return json_loads(default_rules, 0, NULL);
 }
 
-enum kind { WORD, LIST, FLAG, BOUND, BOUNDS, FLAGS };
+enum kind { WORD, LIST, FLAG, BOUND, BOUNDS, FLAGS, PERCENTS, PER_MILLE };
 
 static const struct rule {
 	const char *key;
 	enum kind kind;
 	const char *words; /* WORD: the values allowed, '|'-separated */
+	int since;         /* the default's version that added it: rules may leave out what came after version 1 */
 } rules_table[] = {
-	{"isolcpus", FLAGS, NULL},
-	{"nohz_full", FLAG, NULL},
-	{"rcu_nocbs", FLAG, NULL},
-	{"lease", WORD, "exclusive"},
-	{"smt_siblings", WORD, "idle"},
-	{"controller", WORD, "apart"},
-	{"profiler", WORD, "none"},
-	{"live_observers", WORD, "none"},
-	{"governor", LIST, NULL},
-	{"energy_performance_preference", LIST, NULL},
-	{"turbo", WORD, "off|on"},
-	{"transparent_hugepage", LIST, NULL},
-	{"numa_balancing", LIST, NULL},
-	{"clocksource", LIST, NULL},
-	{"pm_qos", WORD, "as_declared"},
-	{"device_irqs", WORD, "off_measured_cpus"},
-	{"interrupts", BOUNDS, NULL},
-	{"watchdog", WORD, "off_measured_cpus"},
-	{"involuntary_switches", BOUND, NULL},
+	{"isolcpus", FLAGS, NULL, 1},
+	{"nohz_full", FLAG, NULL, 1},
+	{"rcu_nocbs", FLAG, NULL, 1},
+	{"lease", WORD, "exclusive", 1},
+	{"smt_siblings", WORD, "idle", 1},
+	{"controller", WORD, "apart", 1},
+	{"profiler", WORD, "none", 1},
+	{"live_observers", WORD, "none", 1},
+	{"governor", LIST, NULL, 1},
+	{"energy_performance_preference", LIST, NULL, 1},
+	{"turbo", WORD, "off|on", 1},
+	{"transparent_hugepage", LIST, NULL, 1},
+	{"numa_balancing", LIST, NULL, 1},
+	{"clocksource", LIST, NULL, 1},
+	{"pm_qos", WORD, "as_declared", 1},
+	{"device_irqs", WORD, "off_measured_cpus", 1},
+	{"interrupts", BOUNDS, NULL, 1},
+	{"watchdog", WORD, "off_measured_cpus", 1},
+	{"involuntary_switches", BOUND, NULL, 1},
+	{"smi", BOUND, NULL, 2},
+	{"thermal_throttle", BOUND, NULL, 2},
+	{"effective_frequency", PERCENTS, NULL, 2},
+	{"steal", BOUND, NULL, 2},
+	{"swapping", BOUND, NULL, 2},
+	{"pressure", PER_MILLE, NULL, 2},
 };
 
 static int word_in(const char *w, const char *words)
@@ -131,6 +140,33 @@ static ev_status check_rule(const struct rule *r, const json_t *v, const char *d
 						    r->key, k);
 		return EV_OK;
 	}
+	case PERCENTS: {
+		const json_t *lo = json_object_get(v, "min_pct"), *hi = json_object_get(v, "max_pct");
+		if (json_is_object(v) && json_object_size(v) == 2 && json_is_integer(lo) && json_is_integer(hi) &&
+		    json_integer_value(lo) >= 1 && json_integer_value(lo) <= json_integer_value(hi) &&
+		    json_integer_value(hi) <= 1000)
+			return EV_OK;
+		return ev_error_set(err, EV_USAGE,
+				    "%s: \"%s\": expected {\"min_pct\": N, \"max_pct\": M}, 1 <= N <= M <= 1000, the range of APERF/MPERF in percent of the base frequency (or null: not graded)",
+				    display, r->key);
+	}
+	case PER_MILLE: {
+		const char *k;
+		json_t *b;
+		if (!json_is_object(v) || json_object_size(v) == 0)
+			return ev_error_set(err, EV_USAGE,
+					    "%s: \"%s\": expected {\"cpu\": N, \"memory\": N, \"io\": N} (any of them), the per mille of a run some task may stall (or null: not graded)",
+					    display, r->key);
+		json_object_foreach((json_t *)v, k, b) {
+			if (strcmp(k, "cpu") && strcmp(k, "memory") && strcmp(k, "io"))
+				return ev_error_set(err, EV_USAGE, "%s: \"%s\": \"%s\": not a resource (cpu, memory or io)",
+						    display, r->key, k);
+			if (!json_is_integer(b) || json_integer_value(b) < 0 || json_integer_value(b) > 1000)
+				return ev_error_set(err, EV_USAGE, "%s: \"%s\": \"%s\": expected a per mille from 0 to 1000",
+						    display, r->key, k);
+		}
+		return EV_OK;
+	}
 	}
 	return EV_OK;
 }
@@ -165,6 +201,8 @@ ev_status ev_grades_check(const json_t *rules, const char *display, struct ev_er
 	}
 	for (size_t i = 0; i < sizeof rules_table / sizeof *rules_table; i++) {
 		const json_t *r = json_object_get(rules, rules_table[i].key);
+		if (!r && rules_table[i].since > 1)
+			continue; /* rules written before the condition: not graded, as then */
 		if (!r)
 			return ev_error_set(err, EV_USAGE,
 					    "%s: \"%s\": missing (every condition is stated, null when not graded)",

@@ -192,6 +192,20 @@ json_t *ev_observe_credentials(pid_t pid)
 	return o;
 }
 
+size_t ev_observe_cpu_columns(const char *header, int *column, size_t max)
+{
+	size_t ncols = 0;
+	for (const char *tok = header; tok && ncols < max;) {
+		while (*tok == ' ')
+			tok++;
+		if (strncmp(tok, "CPU", 3) != 0)
+			break;
+		column[ncols++] = atoi(tok + 3);
+		tok = strchr(tok, ' ');
+	}
+	return ncols;
+}
+
 json_t *ev_observe_interrupts(const int *cpus, size_t n, int details)
 {
 	int e;
@@ -200,16 +214,8 @@ json_t *ev_observe_interrupts(const int *cpus, size_t n, int details)
 		return unavailable("/proc/interrupts", e);
 	json_t *o = json_object();
 	int column[1024];
-	size_t ncols = 0;
 	char *save = NULL, *line = strtok_r(text, "\n", &save);
-	for (char *tok = line; tok && ncols < 1024;) {
-		while (*tok == ' ')
-			tok++;
-		if (strncmp(tok, "CPU", 3) != 0)
-			break;
-		column[ncols++] = atoi(tok + 3);
-		tok = strchr(tok, ' ');
-	}
+	size_t ncols = ev_observe_cpu_columns(line, column, 1024);
 	while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
 		while (*line == ' ')
 			line++;

@@ -39,6 +39,11 @@ json_t *ev_observe_credentials(pid_t pid);
  * counts of the same CPUs (ev_observe_interrupts without details). */
 json_t *ev_observe_cpus(const int *cpus, size_t n);
 
+/* The CPU of each column of a per-CPU table's header ("  CPU0  CPU1",
+ * /proc/interrupts and /proc/softirqs, where an offline CPU has no
+ * column): up to max into column; @return how many. */
+size_t ev_observe_cpu_columns(const char *header, int *column, size_t max);
+
 /* Every per-CPU row of /proc/interrupts, by its label ("0", "NMI", "LOC",
  * ...): the counts of the CPUs in cpus (n), the columns mapped from the
  * header. With details, {"counts", "description"} and, for a device's

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "lib/process/policy.h"
 
+#include "lib/process/interference.h"
 #include "lib/process/observe.h"
 #include "lib/core/json.h"
 
@@ -243,5 +244,6 @@ json_t *ev_policy_snapshot(const int *cpus, size_t n)
 	} else {
 		json_object_set_new(o, "cpu_dma_latency_us", json_integer(v));
 	}
+	ev_interference_platform(o);
 	return o;
 }

@@ -7,8 +7,9 @@ the sides on CPUs 2 and 3 (isolated with domain and managed_irq,
 tickless, callback-free, alone on their cores), the controller on CPU 0,
 every IRQ and the watchdog on 0-1, frequency pinned at performance with
 turbo off, THP never, NUMA balancing off, the TSC; no interrupt and no
-involuntary switch on a measured CPU during any run, and PM QoS held as
-each arm declares. The capture receipts are removed: this is a fixture
+involuntary switch on a measured CPU during any run, no SMI, throttling,
+steal, swapping or pressure, the clocks at base frequency, and PM QoS
+held as each arm declares. The capture receipts are removed: this is a fixture
 for the grades, not a capture."""
 import glob
 import json
@@ -42,4 +43,17 @@ for path in glob.glob(os.path.join(d, "runs", "*", "run.json")):
     r["cpus"] = {"before": {"interrupts": rows}, "after": {"interrupts": rows}}
     if declared.get(r["arm"]) is not None:
         r["cpu_dma_latency"] = {"held": True, "requested_us": declared[r["arm"]], "observed_us": declared[r["arm"]]}
+    # the interference counters of an undisturbed run: nothing moved but
+    # the clocks, which ran at the base frequency
+    def snapshot(t):
+        cpu = {"smi": 5, "aperf": 1000000 * t, "mperf": 1000000 * t,
+               "thermal_throttle": {"core_throttle_count": 2, "package_throttle_count": 2},
+               "stat": {"user": 10 * t, "system": 3, "idle": 40, "iowait": 0, "irq": 0, "softirq": 1, "steal": 0},
+               "softirqs": {"TIMER": 9}}
+        return {"monotonic_ns": 1000000000 * t, "ticks_per_second": 100,
+                "cpus": {"2": cpu, "3": cpu},
+                "vmstat": {"pswpin": 4, "pswpout": 4},
+                "pressure": {k: {"some_total_us": 700, "full_total_us": 0} for k in ("cpu", "memory", "io")},
+                "rapl": "unavailable: /sys/class/powercap: No such file or directory"}
+    r["interference"] = {"before": snapshot(1), "after": snapshot(2)}
     json.dump(r, open(path, "w"))

@@ -58,27 +58,27 @@ test_expect_success 'this machine: diagnostic, every failed condition named with
 		grep -q "^| isolcpus | fail | the kernel command line has no isolcpus (policy.json) (all 8 runs) |$" s/summary.md
 	fi &&
 	grep -q "^| involuntary_switches | \(pass\|fail\) | " s/summary.md &&
-	grep -q "^grade: diagnostic by the rules evidence-default version 1 (the shipped default): [1-9][0-9]* conditions\? failed, [0-9]* unknown (each named under Grade)$" out &&
+	grep -q "^grade: diagnostic by the rules evidence-default version 2 (the shipped default): [1-9][0-9]* conditions\? failed, [0-9]* unknown (each named under Grade)$" out &&
 	grep -q "^OK: 8 runs; summary s$" out &&
 	test "$(json_words s/summary.json "d[\"grade\"][\"grade\"], d[\"grade\"][\"rules\"][\"name\"], d[\"grade\"][\"rules\"][\"from\"]")" = "diagnostic evidence-default the shipped default" &&
 	test "$(json_words s/summary.json "sorted(set(r[\"grade\"] for r in d[\"runs\"])), \"controller\" in d[\"runs\"][0][\"grade_conditions\"]")" = "diagnostic True" &&
-	head -n 1 s/runs.csv | contains ",series_findings,grade.$" &&
+	head -n 1 s/runs.csv | contains ",series_findings,grade,smi,thermal_throttle,effective_frequency_pct,steal_ms,swapped_pages,psi_cpu_per_mille,psi_memory_per_mille,psi_io_per_mille,marked.$" &&
 	test "$(awk -F, "NR > 1 { print \$19 }" s/runs.csv | tr -d "\r" | sort | uniq -c | tr -s " ")" = " 8 diagnostic" &&
 	test "$(json_words s/receipt.json "[(c[\"result\"], c[\"detail\"].split(\";\")[0]) for c in d[\"checks\"] if c[\"name\"] == \"grade\"], d[\"facts\"][\"grade\"][\"grade\"]")" = \
-		"pass diagnostic by the rules evidence-default version 1 (the shipped default) diagnostic" &&
+		"pass diagnostic by the rules evidence-default version 2 (the shipped default) diagnostic" &&
 	json_words s/receipt.json "d[\"facts\"][\"grade\"][\"rules\"][\"sha256\"]" | contains "^[0-9a-f]\{64\}$" &&
-	grep -q "<th scope=\"row\">grade</th><td>diagnostic by the rules evidence-default version 1" s/report.html &&
+	grep -q "<th scope=\"row\">grade</th><td>diagnostic by the rules evidence-default version 2" s/report.html &&
 	grep -q "<section id=\"grade\"><h2>Grade: diagnostic</h2>" s/report.html &&
-	grep -q "^capture: grade: at best diagnostic by the rules evidence-default version 1 (the shipped default): .*controller" capture.out
+	grep -q "^capture: grade: at best diagnostic by the rules evidence-default version 2 (the shipped default): .*controller" capture.out
 '
 
 test_expect_success 'the snapshots of an isolated host: quiet, every condition met' '
 	cp -R c q && isolate q &&
 	"$AUDIT" campaign q -o sq >out 2>err &&
 	grep -q "^## Grade: quiet$" sq/summary.md &&
-	grep -q "^grade: quiet by the rules evidence-default version 1 (the shipped default): 0 conditions failed, 0 unknown$" out &&
+	grep -q "^grade: quiet by the rules evidence-default version 2 (the shipped default): 0 conditions failed, 0 unknown$" out &&
 	test -z "$(off sq)" &&
-	test "$(json_words sq/summary.json "sorted(set(r[\"grade\"] for r in d[\"runs\"])), [c[\"verdict\"] for c in d[\"grade\"][\"conditions\"]].count(\"pass\")")" = "quiet 19" &&
+	test "$(json_words sq/summary.json "sorted(set(r[\"grade\"] for r in d[\"runs\"])), [c[\"verdict\"] for c in d[\"grade\"][\"conditions\"]].count(\"pass\")")" = "quiet 25" &&
 	test "$(awk -F, "NR > 1 { print \$19 }" sq/runs.csv | tr -d "\r" | sort | uniq -c | tr -s " ")" = " 8 quiet"
 '
 
@@ -101,7 +101,7 @@ test_expect_success 'a recorded field removed: unknown, never quiet' '
 	test "$(off su)" = nohz_full:unknown &&
 	grep -q "^## Grade: diagnostic$" su/summary.md &&
 	grep -q "^| nohz_full | unknown | policy.json records no isolation.nohz_full (the kernel command line${Q}s nohz_full) (all 8 runs) |$" su/summary.md &&
-	grep -q "^grade: diagnostic by the rules evidence-default version 1 (the shipped default): 0 conditions failed, 1 unknown (each named under Grade)$" out
+	grep -q "^grade: diagnostic by the rules evidence-default version 2 (the shipped default): 0 conditions failed, 1 unknown (each named under Grade)$" out
 '
 
 test_expect_success 'rules pinned in the plan: used and named; require quiet fails the check; broken rules are refused' '
@@ -155,7 +155,7 @@ test_expect_success 'capture run --require quiet: refused before anything runs, 
 test_expect_success 'capture run --require quiet runs a plan whose rules this host meets; audit campaign grades it quiet by them' '
 	edit pinned.json "d[\"grades\"] = json.loads(open(\"s/summary.json\").read())[\"grade\"][\"rules\"][\"declared\"]" \
 		"d[\"grades\"].update(name=\"vm-lab\", version=2)" \
-		"[d[\"grades\"].update({k: None}) for k in (\"isolcpus\", \"smt_siblings\", \"controller\", \"governor\", \"energy_performance_preference\", \"turbo\", \"transparent_hugepage\", \"numa_balancing\", \"clocksource\", \"device_irqs\", \"interrupts\", \"involuntary_switches\", \"pm_qos\")]" \
+		"[d[\"grades\"].update({k: None}) for k in (\"isolcpus\", \"smt_siblings\", \"controller\", \"governor\", \"energy_performance_preference\", \"turbo\", \"transparent_hugepage\", \"numa_balancing\", \"clocksource\", \"device_irqs\", \"interrupts\", \"involuntary_switches\", \"pm_qos\", \"smi\", \"thermal_throttle\", \"effective_frequency\", \"steal\", \"swapping\", \"pressure\")]" \
 		"d[\"grades\"].update(nohz_full=False, rcu_nocbs=False, watchdog=None)" \
 		"d[\"arms\"] = d[\"arms\"][:1]" "d[\"repeats\"] = 1" "d[\"cells\"] = d[\"cells\"][:1]" &&
 	if [ -z "$degrade" ]; then

@@ -2,15 +2,17 @@
 /* capture_run, the grade ahead: before anything runs, the best grade a
  * plan can reach on this host (lib/campaign/grade over this host's
  * policy snapshot, the plan's sides and controller, its profiles and
- * observers); with --require quiet, a plan that cannot reach it is
- * refused, each condition named. What only a run shows (its interrupts,
- * its switches, its lease, its PM QoS) is judged by audit campaign. */
+ * observers, whether the interference counters can be read here); with
+ * --require quiet, a plan that cannot reach it is refused, each condition
+ * named. What only a run shows (its interrupts, its switches, its lease,
+ * its PM QoS, how its counters moved) is judged by audit campaign. */
 #include "config.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "lib/usecase/capture/parts.h"
+#include "lib/process/interference.h"
 #include "lib/process/policy.h"
 #include "lib/campaign/grade.h"
 
@@ -67,6 +69,11 @@ ev_status ev_capture_grade_ahead(struct capture_session *c, struct ev_error *err
 	ev_grade_policy(rules, &host, "this host", &cpus, all);
 	ev_grade_plan(rules, c->plan.doc, all);
 	controller(rules, &cpus, all);
+	json_t *counters = ev_interference_snapshot(c->cpus, c->ncpus);
+	json_t *now = json_pack("{s:O, s:O}", "before", counters, "after", counters);
+	ev_grade_interference(rules, now, &cpus, all);
+	json_decref(now);
+	json_decref(counters);
 	json_t *merged = ev_grade_merge(all);
 	const char *best = ev_grade_of(merged);
 	ev_status st = EV_OK;

@@ -23,6 +23,7 @@
 #include "lib/process/launch.h"
 #include "lib/process/netns.h"
 #include "lib/process/observe.h"
+#include "lib/process/interference.h"
 #include "lib/process/observers.h"
 #include "lib/process/pin_check.h"
 #include "lib/process/policy.h"
@@ -391,6 +392,7 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 	if (!own_netns)
 		s->netns_inode[1] = ev_netns_inode(s->side[1].pid);
 	s->cpus_before = ev_observe_cpus(c->cpus, c->ncpus);
+	s->interference_before = ev_interference_snapshot(c->cpus, c->ncpus);
 	s->dma_err = ev_pmqos_read(&s->dma_observed);
 
 	double deadline = ev_launch_monotonic() + (double)plan->timeout_s;
@@ -557,6 +559,8 @@ static void cleanup(struct run_state *s)
 		ev_observers_free(&s->obs);
 	json_decref(s->cpus_before);
 	json_decref(s->cpus_after);
+	json_decref(s->interference_before);
+	json_decref(s->interference_after);
 	json_decref(s->tcp);
 	json_decref(s->doc);
 }
@@ -627,8 +631,10 @@ enum run_result ev_capture_run_one(struct capture_session *c, const struct ev_pl
 		if (s.route_fd[k] >= 0)
 			s.links_after[k] = ev_netns_link_stats(s.route_fd[k], err);
 	return_links(&s, err);
-	if (s.cpus_before)
+	if (s.cpus_before) {
 		s.cpus_after = ev_observe_cpus(c->cpus, c->ncpus);
+		s.interference_after = ev_interference_snapshot(c->cpus, c->ncpus);
+	}
 	for (int k = 0; k < 2; k++)
 		for (int b = 0; b < s.nbins[k] && s.side[k].exec_mono > 0; b++)
 			if (!ev_pins_unchanged(&s.bins[k][b]))

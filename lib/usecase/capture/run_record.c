@@ -187,6 +187,8 @@ ev_status ev_capture_run_record(struct run_state *s, struct ev_error *err)
 	json_object_set_new(s->doc, "cpus",
 			    json_pack("{s:o, s:o}", "before", s->cpus_before ? json_incref(s->cpus_before) : json_null(),
 				      "after", s->cpus_after ? json_incref(s->cpus_after) : json_null()));
+	json_object_set_new(s->doc, "interference",
+			    json_pack("{s:O?, s:O?}", "before", s->interference_before, "after", s->interference_after));
 	if (s->tcp)
 		json_object_set_new(s->doc, "tcp_samples", json_string("observe/tcp.json"));
 	json_t *observers = s->observing ? ev_observers_json(&s->obs) : NULL;

@@ -326,6 +326,7 @@ void ev_audit_campaign_free(struct ev_audit_campaign *ca)
 	for (size_t i = 0; ca->runs && i < ca->nruns; i++) {
 		json_decref(ca->runs[i].json);
 		json_decref(ca->runs[i].grade);
+		json_decref(ca->runs[i].interference);
 		ev_distribution_free(&ca->runs[i].dist);
 	}
 	free(ca->runs);

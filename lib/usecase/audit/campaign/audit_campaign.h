@@ -114,6 +114,7 @@ struct ev_audited_run {
 	/* its grade (audit_campaign_grade.c): each condition's verdict, merged */
 	json_t *grade;
 	char grade_of[16]; /* "quiet" or "diagnostic" */
+	json_t *interference; /* its counters in figures (ev_grade_interference_figures), for its row */
 };
 
 struct ev_audit_campaign {

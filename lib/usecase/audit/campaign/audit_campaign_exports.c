@@ -79,7 +79,8 @@ static void csv_field(struct ev_textbuf *t, const char *s, int first)
 static void runs_csv(const struct ev_audit_campaign *ca, struct ev_textbuf *t)
 {
 	ev_textbuf_add(t, "run,arm,cell,repeat,result,in_cell_median,unit,rule,count,min,p50,p95,p99,p99.9,mean,max,"
-		       "native_differ,series_findings,grade\r\n");
+		       "native_differ,series_findings,grade,smi,thermal_throttle,effective_frequency_pct,steal_ms,"
+		       "swapped_pages,psi_cpu_per_mille,psi_memory_per_mille,psi_io_per_mille,marked\r\n");
 	for (size_t i = 0; i < ca->nruns; i++) {
 		const struct ev_audited_run *r = &ca->runs[i];
 		const json_t *rec = json_object_get(r->json, "recomputed"), *q = json_object_get(rec, "quantiles");
@@ -101,6 +102,20 @@ static void runs_csv(const struct ev_audit_campaign *ca, struct ev_textbuf *t)
 		csv_number(t, json_object_get(rec, "max"));
 		ev_textbuf_add(t, ",%u,%u", r->differ, r->findings);
 		csv_field(t, r->grade_of, 0);
+		const json_t *f = r->interference, *psi = json_object_get(f, "pressure_per_mille");
+		static const char *const figures[] = {"smi", "thermal_throttle", "effective_frequency_pct", "steal_ms",
+						      "swapped_pages"};
+		for (size_t k = 0; k < sizeof figures / sizeof *figures; k++)
+			csv_number(t, json_object_get(f, figures[k]));
+		csv_number(t, json_object_get(psi, "cpu"));
+		csv_number(t, json_object_get(psi, "memory"));
+		csv_number(t, json_object_get(psi, "io"));
+		char marked[64] = "";
+		size_t k, used = 0;
+		json_t *m;
+		json_array_foreach(json_object_get(f, "marked"), k, m) used += (size_t)snprintf(
+			marked + used, used < sizeof marked ? sizeof marked - used : 0, "%s%s", k ? " " : "", json_string_value(m));
+		csv_field(t, marked, 0);
 		ev_textbuf_add(t, "\r\n");
 	}
 }

@@ -71,6 +71,7 @@ void ev_audit_campaign_grade_run(struct ev_audit_campaign *ca, struct ev_audited
 		ev_grade_policy(ca->grade_rules, &ca->policies[i], ca->policy_names[i], &cpus, all);
 	ev_grade_run(ca->grade_rules, ca->plan.doc ? &ca->plan : NULL, run, all);
 	r->grade = ev_grade_merge(all);
+	r->interference = ev_grade_interference_figures(json_object_get(run->doc, "interference"), &cpus);
 	json_decref(all);
 }
 
@@ -203,7 +204,8 @@ ev_status ev_audit_campaign_grade(struct ev_audit_campaign *ca, struct ev_error 
 {
 	json_t *conditions = json_array();
 	for (size_t c = 0; ev_grade_conditions[c]; c++)
-		json_array_append_new(conditions, condition_over_runs(ca, ev_grade_conditions[c]));
+		if (json_object_get(ca->grade_rules, ev_grade_conditions[c])) /* rules older than a condition leave it out */
+			json_array_append_new(conditions, condition_over_runs(ca, ev_grade_conditions[c]));
 	const char *grade = ev_grade_of(conditions);
 	const char *require = json_string_value(json_object_get(ca->grade_rules, "require"));
 	json_t *rules = json_pack("{s:O, s:O, s:s, s:s, s:s}", "name", json_object_get(ca->grade_rules, "name"),
@@ -226,6 +228,8 @@ ev_status ev_audit_campaign_grade(struct ev_audit_campaign *ca, struct ev_error 
 		if (r->json) {
 			json_object_set_new(r->json, "grade", json_string(r->grade_of));
 			json_object_set_new(r->json, "grade_conditions", named);
+			if (r->interference)
+				json_object_set(r->json, "interference", r->interference);
 		} else {
 			json_decref(named);
 		}
