@@ -33,6 +33,8 @@ void audit_journal_print_findings(const struct ev_audit_journal *run);
 enum audit_journal_option {
 	AUDIT_JOURNAL_OPT_ARCHIVE = 'a',
 	AUDIT_JOURNAL_OPT_CLOCK = 'C',
+	AUDIT_JOURNAL_OPT_CLOCK_BOUND = 'B',
+	AUDIT_JOURNAL_OPT_CLOCK_RECORD = 'r',
 	AUDIT_JOURNAL_OPT_DICT = 'd',
 	AUDIT_JOURNAL_OPT_FORMAT = 'f',
 	AUDIT_JOURNAL_OPT_HGRM = 'H',

@@ -18,6 +18,14 @@ static const struct ev_cli_option journal_options[] = {
 	 "with --latency: the clock that stamped SIDE's copy (sender\n"
 	 "or receiver), e.g. lab1:CLOCK_REALTIME; two copies share a\n"
 	 "clock only when they name the same (default: each its own)", EV_CLI_TEXT, NULL},
+	{"clock-bound", 0, "NS", AUDIT_JOURNAL_OPT_CLOCK_BOUND,
+	 "with --clock-record: the largest error, in ns, of a figure\n"
+	 "across two clocks called a one-way latency", EV_CLI_COUNT, "1.."},
+	{"clock-record", 0, "SIDE=FILE", AUDIT_JOURNAL_OPT_CLOCK_RECORD,
+	 "with --latency: the clock record of the host that stamped\n"
+	 "SIDE's copy (capture clocks, or a run.json), one per side:\n"
+	 "both synchronised within --clock-bound, a figure across the\n"
+	 "two clocks is a one-way latency with that error", EV_CLI_TEXT, NULL},
 	{"dict", 0, "DICT", AUDIT_JOURNAL_OPT_DICT,
 	 "a QuickFIX data dictionary (repeatable; default: FIXT11.xml\n"
 	 "and FIX50.xml, share/evidence/fix)", EV_CLI_TEXT, NULL},
@@ -75,6 +83,8 @@ static const struct ev_cli_relation journal_relations[] = {
 	{EV_CLI_TOGETHER, "archive", "seal"},
 	{EV_CLI_NEEDS, "hgrm", "latency"},
 	{EV_CLI_NEEDS, "clock", "latency"},
+	{EV_CLI_NEEDS, "clock-record", "latency"},
+	{EV_CLI_NEEDS, "clock-bound", "clock-record"},
 	{EV_CLI_NEEDS, "seal-sha256", "seal"},
 	{EV_CLI_NEEDS, NULL, NULL},
 };
@@ -85,7 +95,7 @@ static const struct ev_cli_command audit_journal_command = {
 	.synopsis = "audit journal [--spec SPEC] [--dict DICT ...] [--format KIND] [--sender-format KIND] "
 		"[--receiver-format KIND] --sender PATH --receiver PATH [--sender PATH --receiver PATH "
 		"...] [--archive ARCHIVE --seal SEAL.json [--seal-sha256 HEX]] [--warmups N] [--measured "
-		"N] [--sender-compid ID] [--latency [--clock SIDE=NAME ...] [--hgrm DIR] [--quantile-rule RULE]] "
+		"N] [--sender-compid ID] [--latency [--clock SIDE=NAME ...] [--clock-record SIDE=FILE ... --clock-bound NS] [--hgrm DIR] [--quantile-rule RULE]] "
 		"[--jobs N] [--judge-each-copy] [--max-findings N] [--receipt FILE] [--sign-key KEY] [--json]\n"
 		"audit journal [options] (--sender PATH | --receiver PATH)",
 	.summary = "every FIX message both endpoints persisted: envelope,\n"

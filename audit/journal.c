@@ -230,6 +230,19 @@ static ev_status audit_journal(struct ev_audit_journal *run, int json, struct ev
 	return st;
 }
 
+/* "sender=VALUE" or "receiver=VALUE": 0 or 1 with *value set, else -1. */
+static int side_of(const char *arg, const char **value)
+{
+	const char *eq = strchr(arg, '=');
+	int k = eq && (size_t)(eq - arg) == 6 && strncmp(arg, "sender", 6) == 0     ? 0
+		: eq && (size_t)(eq - arg) == 8 && strncmp(arg, "receiver", 8) == 0 ? 1
+											  : -1;
+	if (k < 0 || !eq[1])
+		return -1;
+	*value = eq + 1;
+	return k;
+}
+
 /* Kept whole: one case per option, read as a table, then the checks that
  * pair options, the one call and the printing. */
 int audit_journal_main(int argc, char **argv)
@@ -250,17 +263,20 @@ int audit_journal_main(int argc, char **argv)
 				return 2;
 			break;
 		case AUDIT_JOURNAL_OPT_ARCHIVE: run.archive = optarg; break;
-		case AUDIT_JOURNAL_OPT_CLOCK: {
-			const char *eq = strchr(optarg, '=');
-			int k = eq && (size_t)(eq - optarg) == 6 && strncmp(optarg, "sender", 6) == 0     ? 0
-				: eq && (size_t)(eq - optarg) == 8 && strncmp(optarg, "receiver", 8) == 0 ? 1
-													  : -1;
-			if (k < 0 || !eq[1])
-				return ev_cli_usage(&audit_tool, "journal",
-						 "option --clock: expected sender=NAME or receiver=NAME, found '%s'", optarg);
-			run.clock[k] = eq + 1;
+		case AUDIT_JOURNAL_OPT_CLOCK:
+		case AUDIT_JOURNAL_OPT_CLOCK_RECORD: {
+			const char *value;
+			int k = side_of(optarg, &value);
+			int record = c == AUDIT_JOURNAL_OPT_CLOCK_RECORD;
+			if (k < 0)
+				return ev_cli_usage(&audit_tool, "journal", "option --%s: expected sender=%s or receiver=%s, found '%s'",
+						 record ? "clock-record" : "clock", record ? "FILE" : "NAME", record ? "FILE" : "NAME",
+						 optarg);
+			*(record ? &run.clock_record[k] : &run.clock[k]) = value;
 			break;
 		}
+		case AUDIT_JOURNAL_OPT_CLOCK_BOUND: run.clock_bound_ns = (long long)opts.count; break;
+
 		case AUDIT_JOURNAL_OPT_SENDER_COMPID: run.sender_compid = optarg; break;
 		case AUDIT_JOURNAL_OPT_DICT:
 			if (run.ndicts == EV_AUDIT_JOURNAL_MAX_DICTS)
@@ -326,6 +342,11 @@ int audit_journal_main(int argc, char **argv)
 	if (nsenders && nreceivers && nsenders != nreceivers)
 		return ev_cli_usage(&audit_tool, "journal", "%zu --sender and %zu --receiver: pairs need one of each, in order",
 				 nsenders, nreceivers);
+	if ((run.clock_record[0] || run.clock_record[1]) && !run.clock_bound_ns)
+		return ev_cli_usage(&audit_tool, "journal",
+				 "option --clock-record needs --clock-bound NS, the largest error a figure across two clocks may have and be called a one-way latency");
+	if (!run.clock_record[0] != !run.clock_record[1])
+		return ev_cli_usage(&audit_tool, "journal", "option --clock-record: give one of each host, sender=FILE and receiver=FILE (a figure across two clocks needs both)");
 	if (run.hgrm_dir) {
 		struct stat hs;
 		if (stat(run.hgrm_dir, &hs) != 0 || !S_ISDIR(hs.st_mode))

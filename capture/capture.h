@@ -18,6 +18,7 @@ int capture_run_main(int argc, char **argv);
 int capture_pin_main(int argc, char **argv);
 int capture_register_main(int argc, char **argv);
 int capture_leases_main(int argc, char **argv);
+int capture_clocks_main(int argc, char **argv);
 
 /* The tool's commands and options (commands.c): ev_cli_main runs it, every
  * command parses, helps and refuses through it. */
@@ -64,6 +65,11 @@ enum capture_register_option {
 };
 
 /* capture leases's options, by name: what ev_cli_getopt_next returns for each. */
+enum capture_clocks_option {
+	CAPTURE_CLOCKS_OPT_JSON = 'j',
+	CAPTURE_CLOCKS_OPT_OUTPUT = 'o',
+};
+
 enum capture_leases_option {
 	CAPTURE_LEASES_OPT_JSON = 'j',
 };

@@ -190,6 +190,30 @@ static const struct ev_cli_command capture_leases_command = {
 	.notes = "Exit status: 0 listed, 2 the registry cannot be read.\n",
 };
 
+static const struct ev_cli_option clocks_options[] = {
+	{"json", 0, NULL, CAPTURE_CLOCKS_OPT_JSON, "print the record (evidence-clocks/1) on stdout", EV_CLI_TEXT, NULL},
+	{"output", 'o', "FILE", CAPTURE_CLOCKS_OPT_OUTPUT, "write the record to FILE (new)", EV_CLI_TEXT, NULL},
+	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
+};
+
+static const struct ev_cli_command capture_clocks_command = {
+	.name = "clocks",
+	.run = capture_clocks_main,
+	.synopsis = "capture clocks [-o FILE] [--json]",
+	.summary = "record this host's clock: synchronised, and within what error",
+	.description = "Record what this host's realtime clock is now, as evidence for a latency that\n"
+		"subtracts two hosts' stamps: the kernel's view (ntp_adjtime: synchronised or\n"
+		"not, offset, maximum and estimated error), chrony's (chronyc -c tracking) and\n"
+		"linuxptp's (pmc TIME_STATUS_NP) where they run, the clocksource and the TSC's\n"
+		"flags, and says whether the clock is synchronised and within what error.\n"
+		"capture run records the same before and after each run; take this on a host\n"
+		"whose copies capture does not make, beside its run, and give it to audit\n"
+		"journal --clocks.\n",
+	.options = clocks_options,
+	.notes = "Exit status: 0 recorded (synchronised or not: the record says), 2 usage or FILE\n"
+		"could not be written.\n",
+};
+
 static const struct ev_cli_command capture_config_command = EV_CLI_CONFIG_COMMAND("capture");
 
 static const struct ev_cli_command *const commands[] = {
@@ -197,6 +221,7 @@ static const struct ev_cli_command *const commands[] = {
 	&capture_pin_command,
 	&capture_register_command,
 	&capture_leases_command,
+	&capture_clocks_command,
 	&capture_config_command,
 	NULL,
 };

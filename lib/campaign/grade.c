@@ -19,7 +19,7 @@ const char *const ev_grade_conditions[] = {
 	"isolcpus", "nohz_full", "rcu_nocbs", "lease", "smt_siblings", "controller", "profiler", "live_observers",
 	"governor", "energy_performance_preference", "turbo", "transparent_hugepage", "numa_balancing",
 	"clocksource", "pm_qos", "device_irqs", "interrupts", "watchdog", "involuntary_switches", "smi",
-	"thermal_throttle", "effective_frequency", "steal", "swapping", "pressure", NULL};
+	"thermal_throttle", "effective_frequency", "steal", "swapping", "pressure", "clocks", NULL};
 
 void ev_grade_open(struct verdict *v, const char *condition)
 {

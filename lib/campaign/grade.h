@@ -82,6 +82,11 @@ void ev_grade_run(const json_t *rules, const struct ev_plan *plan, const struct 
 void ev_grade_interference(const json_t *rules, const json_t *interference, const struct ev_grade_cpus *c,
 			   json_t *out);
 
+/* The run's condition "clocks" (its host's clock synchronised within the
+ * rules' {"within_ns": N} before and after it), appended to out; only
+ * when rules state it. Called by ev_grade_run. */
+void ev_grade_clocks(const json_t *rules, const struct ev_run *run, json_t *out);
+
 /* One run's interference in figures, for its row in a summary: "smi"
  * (SMIs on its measured CPUs), "thermal_throttle" (throttle counts),
  * "effective_frequency_pct" (the lowest measured CPU's APERF/MPERF),

@@ -25,14 +25,15 @@ static const char default_rules[] =
 	" \"interrupts\": {\"device\": 0, \"other\": 0}, \"watchdog\": \"off_measured_cpus\",\n"
 	" \"involuntary_switches\": 0,\n"
 	" \"smi\": 0, \"thermal_throttle\": 0, \"effective_frequency\": {\"min_pct\": 95, \"max_pct\": 105},\n"
-	" \"steal\": 0, \"swapping\": 0, \"pressure\": {\"cpu\": 10, \"memory\": 0, \"io\": 10}}\n";
+	" \"steal\": 0, \"swapping\": 0, \"pressure\": {\"cpu\": 10, \"memory\": 0, \"io\": 10},\n"
+	" \"clocks\": null}\n";
 
 json_t *ev_grades_default(void)
 {
 	return json_loads(default_rules, 0, NULL);
 }
 
-enum kind { WORD, LIST, FLAG, BOUND, BOUNDS, FLAGS, PERCENTS, PER_MILLE };
+enum kind { WORD, LIST, FLAG, BOUND, BOUNDS, FLAGS, PERCENTS, PER_MILLE, WITHIN };
 
 static const struct rule {
 	const char *key;
@@ -65,6 +66,7 @@ static const struct rule {
 	{"steal", BOUND, NULL, 2},
 	{"swapping", BOUND, NULL, 2},
 	{"pressure", PER_MILLE, NULL, 2},
+	{"clocks", WITHIN, NULL, 2},
 };
 
 static int word_in(const char *w, const char *words)
@@ -150,6 +152,13 @@ static ev_status check_rule(const struct rule *r, const json_t *v, const char *d
 				    "%s: \"%s\": expected {\"min_pct\": N, \"max_pct\": M}, 1 <= N <= M <= 1000, the range of APERF/MPERF in percent of the base frequency (or null: not graded)",
 				    display, r->key);
 	}
+	case WITHIN:
+		if (json_is_object(v) && json_object_size(v) == 1 && json_is_integer(json_object_get(v, "within_ns")) &&
+		    json_integer_value(json_object_get(v, "within_ns")) >= 1)
+			return EV_OK;
+		return ev_error_set(err, EV_USAGE,
+				    "%s: \"%s\": expected {\"within_ns\": N}, the error from 1 ns a host's clock may have (or null: not graded)",
+				    display, r->key);
 	case PER_MILLE: {
 		const char *k;
 		json_t *b;

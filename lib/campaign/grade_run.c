@@ -252,6 +252,7 @@ void ev_grade_run(const json_t *rules, const struct ev_plan *plan, const struct 
 	interrupts(rules, run, &c, out);
 	switches(rules, run, out);
 	ev_grade_interference(rules, json_object_get(run->doc, "interference"), &c, out);
+	ev_grade_clocks(rules, run, out);
 }
 
 void ev_grade_plan(const json_t *rules, const json_t *plan, json_t *out)

@@ -10,8 +10,8 @@
 # thermal_throttle directory (mounted in a mount namespace of the test's
 # own) whose counts move during the run fail smi and thermal_throttle,
 # naming the CPU and the count; a run whose APERF/MPERF says 90% fails
-# effective_frequency. Rules written before
-# the counters (the default's version 1) grade as before, none of the six
+# effective_frequency. Rules written before the counters (the default's
+# version 1) grade as before, none of the seven conditions added since
 # listed; a campaign captured without counters is unknown under version
 # 2; broken rules for the new conditions are refused.
 . "$EV_SRCDIR/tests/lib/lib.sh"
@@ -161,7 +161,7 @@ test_expect_success 'stand-ins for the MSRs and thermal_throttle whose counts mo
 	grep -q "<tr class=\"fail\"><td>001-baseline-A-1</td><td>3</td><td>2</td><td>—</td>" sfx/report.html
 '
 
-test_expect_success 'an edited run: the clock at 90% of base fails effective_frequency; rules written before the counters (version 1 of the default) grade it as before, the six neither listed nor graded' '
+test_expect_success 'an edited run: the clock at 90% of base fails effective_frequency; rules written before the counters (version 1 of the default) grade it as before, the seven added since neither listed nor graded' '
 	cp -R c old && python3 "$EV_SRCDIR/tests/audit/isolated-host.py" old &&
 	edit old/$RUN "d[\"interference\"][\"after\"][\"cpus\"][\"3\"] = dict(d[\"interference\"][\"after\"][\"cpus\"][\"3\"], smi=99)" &&
 	edit old/$RUN "d[\"interference\"][\"after\"][\"cpus\"][\"3\"] = dict(d[\"interference\"][\"after\"][\"cpus\"][\"3\"], aperf=1900000)" &&
@@ -170,7 +170,7 @@ test_expect_success 'an edited run: the clock at 90% of base fails effective_fre
 	grep -q "^| effective_frequency | fail | CPU 3 (the sender${Q}s) ran at 90% of its base frequency during the run (APERF/MPERF; the rules allow 95-105%) (run 001) |$" sold2/summary.md &&
 	grep -q "^| 001-baseline-A-1 | 94 | 0 | 90% | 0 ms | 0 | 0‰ | 0‰ | 0‰ | \*\*SMI\*\* |$" sold2/summary.md &&
 	edit old/plan.json "d[\"grades\"] = json.loads(open(\"sold2/summary.json\").read())[\"grade\"][\"rules\"][\"declared\"]" \
-		"[d[\"grades\"].pop(k) for k in (\"smi\", \"thermal_throttle\", \"effective_frequency\", \"steal\", \"swapping\", \"pressure\")]" \
+		"[d[\"grades\"].pop(k) for k in (\"smi\", \"thermal_throttle\", \"effective_frequency\", \"steal\", \"swapping\", \"pressure\", \"clocks\")]" \
 		"d[\"grades\"][\"version\"] = 1" &&
 	"$AUDIT" campaign old -o sold1 >out 2>err &&
 	grep -q "^grade: quiet by the rules evidence-default version 1 (the plan): 0 conditions failed, 0 unknown$" out &&

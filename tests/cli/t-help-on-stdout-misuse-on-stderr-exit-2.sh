@@ -210,8 +210,8 @@ option_arg () {
 	case $value in
 	"") echo "--$1" ;;
 	HEX) echo "--$1 $(printf "%064d" 0)" ;;
-	N|S|R|T|BYTES) echo "--$1 600" ;;
-	SIDE=NAME) echo "--$1 sender=x" ;;
+	N|NS|S|R|T|BYTES) echo "--$1 600" ;;
+	SIDE=NAME|SIDE=FILE) echo "--$1 sender=x" ;;
 	*) echo "--$1 x" ;;
 	esac
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lib/usecase/capture/parts.h"
+#include "lib/process/clocks.h"
 #include "lib/process/interference.h"
 #include "lib/process/policy.h"
 #include "lib/campaign/grade.h"
@@ -74,6 +75,13 @@ ev_status ev_capture_grade_ahead(struct capture_session *c, struct ev_error *err
 	ev_grade_interference(rules, now, &cpus, all);
 	json_decref(now);
 	json_decref(counters);
+	if (json_is_object(json_object_get(rules, "clocks"))) { /* this host's clock, as the runs will find it */
+		json_t *clock = ev_clocks_snapshot();
+		struct ev_run here = {json_pack("{s:{s:O, s:O}}", "clocks", "before", clock, "after", clock)};
+		ev_grade_clocks(rules, &here, all);
+		json_decref(here.doc);
+		json_decref(clock);
+	}
 	json_t *merged = ev_grade_merge(all);
 	const char *best = ev_grade_of(merged);
 	ev_status st = EV_OK;

@@ -23,6 +23,7 @@
 #include "lib/process/launch.h"
 #include "lib/process/netns.h"
 #include "lib/process/observe.h"
+#include "lib/process/clocks.h"
 #include "lib/process/interference.h"
 #include "lib/process/observers.h"
 #include "lib/process/pin_check.h"
@@ -393,6 +394,7 @@ static void run_pair(struct run_state *s, struct ev_error *err)
 		s->netns_inode[1] = ev_netns_inode(s->side[1].pid);
 	s->cpus_before = ev_observe_cpus(c->cpus, c->ncpus);
 	s->interference_before = ev_interference_snapshot(c->cpus, c->ncpus);
+	s->clocks_before = ev_clocks_snapshot();
 	s->dma_err = ev_pmqos_read(&s->dma_observed);
 
 	double deadline = ev_launch_monotonic() + (double)plan->timeout_s;
@@ -561,6 +563,8 @@ static void cleanup(struct run_state *s)
 	json_decref(s->cpus_after);
 	json_decref(s->interference_before);
 	json_decref(s->interference_after);
+	json_decref(s->clocks_before);
+	json_decref(s->clocks_after);
 	json_decref(s->tcp);
 	json_decref(s->doc);
 }
@@ -634,6 +638,7 @@ enum run_result ev_capture_run_one(struct capture_session *c, const struct ev_pl
 	if (s.cpus_before) {
 		s.cpus_after = ev_observe_cpus(c->cpus, c->ncpus);
 		s.interference_after = ev_interference_snapshot(c->cpus, c->ncpus);
+		s.clocks_after = ev_clocks_snapshot();
 	}
 	for (int k = 0; k < 2; k++)
 		for (int b = 0; b < s.nbins[k] && s.side[k].exec_mono > 0; b++)

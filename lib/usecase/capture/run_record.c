@@ -189,6 +189,8 @@ ev_status ev_capture_run_record(struct run_state *s, struct ev_error *err)
 				      "after", s->cpus_after ? json_incref(s->cpus_after) : json_null()));
 	json_object_set_new(s->doc, "interference",
 			    json_pack("{s:O?, s:O?}", "before", s->interference_before, "after", s->interference_after));
+	json_object_set_new(s->doc, "clocks",
+			    json_pack("{s:O?, s:O?}", "before", s->clocks_before, "after", s->clocks_after));
 	if (s->tcp)
 		json_object_set_new(s->doc, "tcp_samples", json_string("observe/tcp.json"));
 	json_t *observers = s->observing ? ev_observers_json(&s->obs) : NULL;

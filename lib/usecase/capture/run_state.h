@@ -50,6 +50,7 @@ struct run_state {
 	json_t *before[2], *after[2], *links_before[2], *links_after[2];
 	json_t *cpus_before, *cpus_after, *tcp;
 	json_t *interference_before, *interference_after; /* lib/process/interference, around the run */
+	json_t *clocks_before, *clocks_after;             /* lib/process/clocks, around the run */
 	enum run_result result;
 	char failure[1024];
 	int pinned_ok[2];

@@ -346,6 +346,8 @@ ev_status ev_audit_journal_run(struct ev_audit_journal *run, json_t *receipt, st
 		run->spec.warmups = (uint64_t)run->warmups;
 	if (run->measured >= 0)
 		run->spec.measured = (uint64_t)run->measured;
+	if ((st = ev_journal_clocks_load(run, err)) != EV_OK)
+		return st;
 	for (size_t i = 0; i < run->npairs; i++) {
 		struct ev_journal_pair *p = &run->pairs[i];
 		p->spec = run->spec;

@@ -39,6 +39,7 @@
 #include "lib/core/finding.h"
 #include "lib/core/meter.h"
 #include "lib/core/sha256.h"
+#include "lib/campaign/clocks_read.h"
 #include "lib/fix/fingerprint.h"
 #include "lib/fix/fixcheck.h"
 #include "lib/fix/fixdict.h"
@@ -124,6 +125,8 @@ struct ev_audit_journal {
 	int side_format[2];         /* the sender's, the receiver's; -1: format's */
 	int latency;                /* stamps against SendingTime (audit_journal_latency.c) */
 	const char *clock[2];       /* the sender's and receiver's clocks; NULL: each its own */
+	const char *clock_record[2]; /* each host's clock record (capture clocks, or a run.json); NULL: none */
+	long long clock_bound_ns;   /* with clock_record: the largest error a one-way figure across two clocks may have */
 	const char *hgrm_dir;       /* with latency: the distributions published there */
 	enum ev_qrule quantile_rule;
 	int judge_each_copy;        /* never judge a copy as the one it mirrors */
@@ -150,6 +153,8 @@ struct ev_audit_journal {
 	/* the audit's own */
 	char spec_hex[EV_SHA256_HEX_LEN + 1], dict_hex[EV_AUDIT_JOURNAL_MAX_DICTS][EV_SHA256_HEX_LEN + 1];
 	char archive_hex[EV_SHA256_HEX_LEN + 1], seal_hex[EV_SHA256_HEX_LEN + 1];
+	char clock_record_hex[2][EV_SHA256_HEX_LEN + 1];
+	struct ev_clock_judgement clock_judged[2]; /* with clock_record: each host's clock, judged */
 	char **hgrm_published;      /* the files written in hgrm_dir: removed when no receipt names them */
 	size_t nhgrm_published, hgrm_published_cap;
 	struct ev_fixspec spec;

@@ -38,6 +38,59 @@ static int one_clock(const struct ev_audit_journal *run)
 	return run->clock[0] && run->clock[1] && strcmp(run->clock[0], run->clock[1]) == 0;
 }
 
+/* Whether the hosts' clock records show both clocks synchronised within
+ * the bound, the two errors added: 1 with *bound set and why saying by
+ * what; 0 with why saying which clock failed and how (empty without
+ * records). */
+static int synchronised(const struct ev_audit_journal *run, char *why, size_t cap, long long *bound)
+{
+	why[0] = 0;
+	*bound = 0;
+	if (!run->clock_record[0] || !run->clock_record[1])
+		return 0;
+	static const char *const whose[] = {"the sender's clock", "the receiver's clock"};
+	for (int k = 0; k < 2; k++)
+		if (!run->clock_judged[k].synchronised) {
+			snprintf(why, cap, "%s: %s (%s)", whose[k], run->clock_judged[k].how, run->clock_record[k]);
+			return 0;
+		}
+	long long sum = run->clock_judged[0].error_ns + run->clock_judged[1].error_ns;
+	char total[32], limit[32];
+	ev_clocks_duration_text(sum, total, sizeof total);
+	ev_clocks_duration_text(run->clock_bound_ns, limit, sizeof limit);
+	if (sum > run->clock_bound_ns) {
+		snprintf(why, cap, "the clocks' errors add to %s, more than --clock-bound %s (sender: %s; receiver: %s)", total,
+			 limit, run->clock_judged[0].how, run->clock_judged[1].how);
+		return 0;
+	}
+	*bound = sum;
+	snprintf(why, cap, "two clocks synchronised within %s (sender: %s; receiver: %s)", total, run->clock_judged[0].how,
+		 run->clock_judged[1].how);
+	return 1;
+}
+
+ev_status ev_journal_clocks_load(struct ev_audit_journal *run, struct ev_error *err)
+{
+	for (int k = 0; k < 2; k++) {
+		if (!run->clock_record[k])
+			continue;
+		uint8_t d[EV_SHA256_LEN];
+		ev_status st = ev_clocks_load(run->clock_record[k], &run->clock_judged[k], d, err);
+		if (st != EV_OK)
+			return st;
+		ev_sha256_hex(d, run->clock_record_hex[k]);
+	}
+	const struct ev_clock_judgement *a = &run->clock_judged[0], *b = &run->clock_judged[1];
+	char why[1200];
+	long long bound;
+	if (one_clock(run) && run->clock_record[0] && run->clock_record[1] && a->boot_id[0] && b->boot_id[0] &&
+	    strcmp(a->boot_id, b->boot_id) != 0 && !synchronised(run, why, sizeof why, &bound))
+		return ev_error_set(err, EV_USAGE,
+				    "--clock names one clock (%s) for both copies, but their clock records are of two hosts (%s, boot %.8s; %s, boot %.8s) and %s: give each copy its own clock (no --clock), and the figure is said to span two",
+				    run->clock[0], a->host, a->boot_id, b->host, b->boot_id, why);
+	return EV_OK;
+}
+
 /* "1.234 us" from ns, sign kept. */
 static void us(char *out, size_t cap, double ns)
 {
@@ -201,12 +254,17 @@ static ev_status copy_figure(struct ev_audit_journal *run, struct ev_journal_pai
 	/* a SendingTime is stamped where the message was sent */
 	const char *sending_clock = sent ? clock_of(run, k) : clock_of(run, other);
 	int same = sent || one_clock(run);
-	char label[512], clocks[256], file[256], from[EV_FIXLATENCY_COMPID_MAX], to[EV_FIXLATENCY_COMPID_MAX];
+	char label[1800], clocks[1400], file[256], from[EV_FIXLATENCY_COMPID_MAX], to[EV_FIXLATENCY_COMPID_MAX];
+	char why[1200];
+	long long bound;
+	int synced = !same && synchronised(run, why, sizeof why, &bound);
 	if (same)
 		snprintf(clocks, sizeof clocks, "one clock (%s)", clock_of(run, k));
+	else if (synced)
+		snprintf(clocks, sizeof clocks, "%s", why);
 	else
-		snprintf(clocks, sizeof clocks, "two clocks (the stamp: %s; SendingTime: %s), their offset included",
-			 clock_of(run, k), sending_clock);
+		snprintf(clocks, sizeof clocks, "two clocks (the stamp: %s; SendingTime: %s), their offset included%s%s",
+			 clock_of(run, k), sending_clock, why[0] ? ": " : "", why);
 	snprintf(label, sizeof label, "%-8s latency %s->%s: %s (when %s) - SendingTime(52), %s", s->role, l->from, l->to,
 		 stamp_name(s->kind), sent ? "sent" : "received", clocks);
 	file_part(l->from, from, sizeof from);
@@ -216,6 +274,11 @@ static ev_status copy_figure(struct ev_audit_journal *run, struct ev_journal_pai
 				"figure", "stamp - SendingTime(52)", "stamp", stamp_name(s->kind), "one_clock", same,
 				"stamp_clock", clock_of(run, k), "sending_time_clock", sending_clock);
 	json_object_set_new(fig, "stamp_taken_when", json_string(sent ? "sent" : "received"));
+	if (!same && run->clock_record[0] && run->clock_record[1]) {
+		json_object_set_new(fig, "clocks_synchronised", json_boolean(synced));
+		json_object_set_new(fig, synced ? "error_bound_ns" : "clocks_why",
+				    synced ? json_integer((json_int_t)bound) : json_string(why));
+	}
 	json_object_set_new(fig, "left_out", json_pack("{s:I, s:I, s:I, s:I}", "resends", (json_int_t)l->resends,
 							"unstamped", (json_int_t)l->unstamped, "without_msgseqnum",
 							(json_int_t)l->unnumbered, "without_sending_time",
@@ -257,26 +320,38 @@ static ev_status between_figure(struct ev_audit_journal *run, struct ev_journal_
 	if (ev_fixlatency_one_way(a, b, &v, &n, &only_a, &only_b) != 0)
 		return ev_error_set(err, EV_ERROR, "out of memory for the latency of pair %zu", p->number);
 	int same = one_clock(run);
-	char label[512], file[256], from[EV_FIXLATENCY_COMPID_MAX], to[EV_FIXLATENCY_COMPID_MAX];
+	char label[1800], file[256], from[EV_FIXLATENCY_COMPID_MAX], to[EV_FIXLATENCY_COMPID_MAX], why[1200];
+	long long bound;
+	int synced = !same && synchronised(run, why, sizeof why, &bound);
 	if (same)
 		snprintf(label, sizeof label, "one-way  %s->%s: the %s's %s (received) - the %s's (sent), one clock (%s)",
 			 a->from, a->to, p->side[to_k].role, stamp_name(p->side[to_k].kind), p->side[from_k].role,
 			 clock_of(run, 0));
+	else if (synced)
+		snprintf(label, sizeof label, "one-way  %s->%s: the %s's %s (received) - the %s's (sent), %s", a->from, a->to,
+			 p->side[to_k].role, stamp_name(p->side[to_k].kind), p->side[from_k].role, why);
 	else
 		snprintf(label, sizeof label,
 			 "between  %s->%s: the %s's %s (received) - the %s's (sent), two clocks (%s; %s): not a latency, "
-			 "their offset included",
+			 "their offset included%s%s",
 			 a->from, a->to, p->side[to_k].role, stamp_name(p->side[to_k].kind), p->side[from_k].role,
-			 clock_of(run, to_k), clock_of(run, from_k));
+			 clock_of(run, to_k), clock_of(run, from_k), why[0] ? ": " : "", why);
 	file_part(a->from, from, sizeof from);
 	file_part(a->to, to, sizeof to);
 	snprintf(file, sizeof file, "pair-%zu-between-copies-%s-%s.hgrm", p->number, from, to);
 	json_t *fig = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:s, s:s, s:I, s:I}", "copy", "both", "from", a->from,
 				"to", a->to, "figure",
-				same ? "one-way: received stamp - sent stamp" : "received stamp - sent stamp across two clocks",
+				same     ? "one-way: received stamp - sent stamp"
+				: synced ? "one-way: received stamp - sent stamp, two clocks synchronised"
+					 : "received stamp - sent stamp across two clocks",
 				"matched_by", "MsgSeqNum, the first of each number in each copy", "one_clock", same,
 				"sent_clock", clock_of(run, from_k), "received_clock", clock_of(run, to_k),
 				"only_in_sent_copy", (json_int_t)only_a, "only_in_received_copy", (json_int_t)only_b);
+	if (!same && run->clock_record[0] && run->clock_record[1]) {
+		json_object_set_new(fig, "clocks_synchronised", json_boolean(synced));
+		json_object_set_new(fig, synced ? "error_bound_ns" : "clocks_why",
+				    synced ? json_integer((json_int_t)bound) : json_string(why));
+	}
 	json_array_append_new(list, fig);
 	ev_status st = figure(run, p, v, n, label, file, receipt, fig, t, err);
 	free(v);

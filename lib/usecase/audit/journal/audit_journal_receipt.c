@@ -218,6 +218,10 @@ static json_t *journal_coverage(const struct ev_audit_journal *run, char *line, 
 ev_status ev_journal_build_receipt(struct ev_audit_journal *run, json_t *r, uint64_t *total, struct ev_error *err)
 {
 	ev_receipt_add_input(r, "spec", run->spec_path, run->spec_hex, err);
+	for (int k = 0; k < 2; k++)
+		if (run->clock_record[k])
+			ev_receipt_add_input(r, k ? "clock record of the receiver's host" : "clock record of the sender's host",
+					     run->clock_record[k], run->clock_record_hex[k], err);
 	for (size_t i = 0; i < run->ndicts; i++)
 		ev_receipt_add_input(r, "dictionary", run->dicts[i], run->dict_hex[i], err);
 	if (run->archive)

@@ -101,6 +101,12 @@ ev_status ev_journal_mirror_side(const struct ev_audit_journal *run, struct ev_j
 void ev_journal_latency_release(struct ev_audit_journal *run, int remove);
 ev_status ev_journal_latency(struct ev_audit_journal *run, struct ev_journal_pair *p, json_t *receipt, struct ev_error *err);
 
+/* With clock records: each read and judged into run->clock_judged, its
+ * digest kept; one clock named for both copies (--clock) is refused when
+ * the records are of two boots and do not show both synchronised within
+ * the bound. EV_OK without records. */
+ev_status ev_journal_clocks_load(struct ev_audit_journal *run, struct ev_error *err);
+
 /* Fill every side of run from the sealed archive, streamed once and
  * checked against its seal on the way: its findings and a check
  * "archive" go into run->doc. */
