@@ -22,6 +22,10 @@ void ev_clocks_duration_text(long long ns, char *out, size_t cap)
 		snprintf(out, cap, "%.1f s", (double)ns / 1e9);
 }
 
+/* A year in ns: no recorded clock figure is larger, and sums of a few stay
+ * far inside a long long. */
+#define ERROR_MAX (366LL * 86400 * 1000000000)
+
 static long long integer(const json_t *o, const char *key, int *have)
 {
 	const json_t *v = json_object_get(o, key);
@@ -47,6 +51,10 @@ static int judge_chrony(const json_t *c, struct ev_clock_judgement *out)
 	if (!json_is_true(json_object_get(c, "synchronised"))) {
 		snprintf(out->how, sizeof out->how, "chrony says the clock is not synchronised (leap status %s, stratum %lld)",
 			 leap, stratum);
+		return 1;
+	}
+	if (fast < -ERROR_MAX || fast > ERROR_MAX || delay < 0 || delay > ERROR_MAX || dispersion < 0 || dispersion > ERROR_MAX) {
+		snprintf(out->how, sizeof out->how, "chrony's tracking is recorded with figures no clock has (edited?)");
 		return 1;
 	}
 	out->synchronised = 1;
@@ -81,6 +89,10 @@ void ev_clocks_judge(const json_t *record, struct ev_clock_judgement *out)
 	if (!json_is_true(sync)) {
 		snprintf(out->how, sizeof out->how, "the kernel says the clock is not synchronised (%s), and no chronyd answered",
 			 json_string_value(json_object_get(k, "state")) ?: "?");
+		return;
+	}
+	if (maxerror < 0 || maxerror > ERROR_MAX / 1000) {
+		snprintf(out->how, sizeof out->how, "the kernel's maximum error is recorded as %lld us, which no clock has (edited?)", maxerror);
 		return;
 	}
 	out->synchronised = 1;

@@ -25,6 +25,8 @@ struct around {
 static const char no_counters[] =
 	"run.json records no interference counters before and after the run (captured by a capture that did not read them)";
 
+#define COUNTER_MAX ((__int128)1 << 60)
+
 /* A snapshot's value by a path of up to four keys (NULL ends it); where
  * the path meets a string ("unavailable: ..."), that string. */
 static const json_t *at(const json_t *snap, const char *k1, const char *k2, const char *k3, const char *k4)
@@ -46,7 +48,14 @@ static int delta(const struct around *a, const char *k1, const char *k2, const c
 			*why = json_is_string(v[i]) ? json_string_value(v[i]) : "not recorded";
 			return 0;
 		}
-	*d = (int64_t)(json_integer_value(v[1]) - json_integer_value(v[0]));
+	/* a stranger's run.json may hold any integers: a difference past
+	 * 2^60 is no counter's */
+	__int128 x = (__int128)json_integer_value(v[1]) - json_integer_value(v[0]);
+	if (x > COUNTER_MAX || x < -COUNTER_MAX) {
+		*why = "a difference no counter makes (edited?)";
+		return 0;
+	}
+	*d = (int64_t)x;
 	return 1;
 }
 
@@ -179,7 +188,7 @@ static void steal(const json_t *rules, const struct around *a, const struct ev_g
 			ev_grade_note(&v, UNKNOWN, "CPU %d (%s): no steal time (/proc/stat: %s)", cpu, ev_grade_whose(c, cpu), why);
 		else if (d > json_integer_value(bound))
 			ev_grade_note(&v, FAIL, "CPU %d (%s) had %" PRId64 " tick%s (%" PRId64 " ms) stolen by the hypervisor during the run (/proc/stat steal; bound %" JSON_INTEGER_FORMAT ")",
-				      cpu, ev_grade_whose(c, cpu), d, d == 1 ? "" : "s", hz > 0 ? (int64_t)(d * 1000 / hz) : 0,
+				      cpu, ev_grade_whose(c, cpu), d, d == 1 ? "" : "s", hz > 0 ? (int64_t)((__int128)d * 1000 / hz) : 0,
 				      json_integer_value(bound));
 	}
 	ev_grade_close(&v, out);
@@ -271,9 +280,9 @@ static json_t *over_sides(const struct around *a, const struct ev_grade_cpus *c,
 	for (int cpu = next_side(c, 0, key); cpu >= 0; cpu = next_side(c, cpu + 1, key)) {
 		int64_t d;
 		const char *why;
-		if (!delta(a, "cpus", key, k3, k4, &d, &why))
+		if (!delta(a, "cpus", key, k3, k4, &d, &why) || d > INT64_MAX / CPU_SETSIZE || d < INT64_MIN / CPU_SETSIZE)
 			return json_null();
-		*sum += d;
+		*sum += d; /* at most CPU_SETSIZE terms, each within a CPU_SETSIZE-th of the range */
 	}
 	return c->have_sides ? json_integer((json_int_t)*sum) : json_null();
 }
@@ -325,7 +334,7 @@ json_t *ev_grade_interference_figures(const json_t *interference, const struct e
 	json_int_t hz = json_integer_value(json_object_get(a.after, "ticks_per_second"));
 	if (json_is_integer(steal)) {
 		json_decref(steal);
-		steal = hz > 0 ? json_integer((json_int_t)(n * 1000 / hz)) : json_null();
+		steal = hz > 0 ? json_integer((json_int_t)((__int128)n * 1000 / hz)) : json_null();
 		if (n > 0)
 			json_array_append_new(marked, json_string("steal"));
 	}

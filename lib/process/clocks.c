@@ -146,11 +146,9 @@ int ev_clocks_seconds_ns(const char *text, long long *ns)
 	if (*p < '0' || *p > '9')
 		return -1;
 	long long whole = 0, frac = 0;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (whole > 9000000000LL)
+	for (; *p >= '0' && *p <= '9'; p++)
+		if ((whole = whole * 10 + (*p - '0')) > 9000000000LL) /* 285 years: no clock figure */
 			return -1;
-		whole = whole * 10 + (*p - '0');
-	}
 	int digits = 0;
 	if (*p == '.')
 		for (p++; *p >= '0' && *p <= '9'; p++)
