@@ -113,7 +113,7 @@ test_expect_success 'runs.csv: a header row, then each run as summary.json has i
 	import csv, json
 	rows = list(csv.DictReader(open("s/runs.csv", newline="")))
 	head = open("s/runs.csv", newline="").readline()
-	assert head == "run,arm,cell,repeat,result,in_cell_median,unit,rule,count,min,p50,p95,p99,p99.9,mean,max,native_differ,series_findings,grade\r\n", head
+	assert head == "run,arm,cell,repeat,result,in_cell_median,unit,rule,count,min,p50,p95,p99,p99.9,mean,max,native_differ,series_findings,grade,smi,thermal_throttle,effective_frequency_pct,steal_ms,swapped_pages,psi_cpu_per_mille,psi_memory_per_mille,psi_io_per_mille,marked\r\n", head
 	runs = json.load(open("s/summary.json"))["runs"]
 	assert [r["run"] for r in rows] == [r["name"] for r in runs]
 	for row, r in zip(rows, runs):
@@ -125,6 +125,13 @@ test_expect_success 'runs.csv: a header row, then each run as summary.json has i
 	    for q in ("p50", "p95", "p99", "p99.9"):
 	        assert row[q] == str(rec["quantiles"][q]), (q, row[q])
 	    assert (row["native_differ"], row["series_findings"]) == ("0", "0")
+	    f = r["interference"]
+	    for key in ("smi", "thermal_throttle", "effective_frequency_pct", "steal_ms", "swapped_pages"):
+	        assert row[key] == ("" if f[key] is None else str(f[key])), (key, row[key], f[key])
+	    for res in ("cpu", "memory", "io"):
+	        v = f["pressure_per_mille"][res]
+	        assert row["psi_%s_per_mille" % res] == ("" if v is None else str(v)), res
+	    assert row["marked"] == " ".join(f["marked"])
 	PY
 '
 
