@@ -74,6 +74,9 @@ static const struct ev_cli_option journal_options[] = {
 	{"spec", 0, "SPEC", AUDIT_JOURNAL_OPT_SPEC,
 	 "the expectation spec (default: the llfix TX NewOrderSingle\n"
 	 "spec, share/evidence/audit/llfix-tx-new-order.json)", EV_CLI_TEXT, NULL},
+	{"trust", 0, "FILE", AUDIT_JOURNAL_OPT_TRUST,
+	 "with --clock-record: public keys (PEM) each clock record\n"
+	 "must be signed by (capture clocks --sign-key); repeatable", EV_CLI_TEXT, NULL},
 	{"warmups", 0, "N", AUDIT_JOURNAL_OPT_WARMUPS,
 	 "warmup orders (default: the spec's)", EV_CLI_COUNT, "0.."},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
@@ -85,6 +88,7 @@ static const struct ev_cli_relation journal_relations[] = {
 	{EV_CLI_NEEDS, "clock", "latency"},
 	{EV_CLI_NEEDS, "clock-record", "latency"},
 	{EV_CLI_NEEDS, "clock-bound", "clock-record"},
+	{EV_CLI_NEEDS, "trust", "clock-record"},
 	{EV_CLI_NEEDS, "seal-sha256", "seal"},
 	{EV_CLI_NEEDS, NULL, NULL},
 };
@@ -95,7 +99,7 @@ static const struct ev_cli_command audit_journal_command = {
 	.synopsis = "audit journal [--spec SPEC] [--dict DICT ...] [--format KIND] [--sender-format KIND] "
 		"[--receiver-format KIND] --sender PATH --receiver PATH [--sender PATH --receiver PATH "
 		"...] [--archive ARCHIVE --seal SEAL.json [--seal-sha256 HEX]] [--warmups N] [--measured "
-		"N] [--sender-compid ID] [--latency [--clock SIDE=NAME ...] [--clock-record SIDE=FILE ... --clock-bound NS] [--hgrm DIR] [--quantile-rule RULE]] "
+		"N] [--sender-compid ID] [--latency [--clock SIDE=NAME ...] [--clock-record SIDE=FILE ... --clock-bound NS [--trust FILE ...]] [--hgrm DIR] [--quantile-rule RULE]] "
 		"[--jobs N] [--judge-each-copy] [--max-findings N] [--receipt FILE] [--sign-key KEY] [--json]\n"
 		"audit journal [options] (--sender PATH | --receiver PATH)",
 	.summary = "every FIX message both endpoints persisted: envelope,\n"

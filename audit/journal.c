@@ -251,6 +251,8 @@ int audit_journal_main(int argc, char **argv)
 	ev_audit_journal_init(&run);
 	int json = 0;
 	const char *senders[EV_AUDIT_JOURNAL_MAX_PAIRS], *receivers[EV_AUDIT_JOURNAL_MAX_PAIRS];
+	const char *trust[16]; /* --trust files: a lab's hosts' keys */
+	size_t ntrust = 0;
 	size_t nsenders = 0, nreceivers = 0;
 	int c;
 	struct ev_cli_getopt opts;
@@ -327,6 +329,11 @@ int audit_journal_main(int argc, char **argv)
 				return ev_cli_usage(&audit_tool, "journal", "at most %d pairs", EV_AUDIT_JOURNAL_MAX_PAIRS);
 			senders[nsenders++] = optarg;
 			break;
+		case AUDIT_JOURNAL_OPT_TRUST:
+			if (ntrust == sizeof trust / sizeof *trust)
+				return ev_cli_usage(&audit_tool, "journal", "at most %zu --trust", sizeof trust / sizeof *trust);
+			trust[ntrust++] = optarg; /* read once the relations hold */
+			break;
 		case AUDIT_JOURNAL_OPT_WARMUPS: run.warmups = opts.count; break;
 		default:
 			return ev_cli_usage(&audit_tool, "journal", "%s", ev_cli_option_problem(argv));
@@ -347,6 +354,9 @@ int audit_journal_main(int argc, char **argv)
 				 "option --clock-record needs --clock-bound NS, the largest error a figure across two clocks may have and be called a one-way latency");
 	if (!run.clock_record[0] != !run.clock_record[1])
 		return ev_cli_usage(&audit_tool, "journal", "option --clock-record: give one of each host, sender=FILE and receiver=FILE (a figure across two clocks needs both)");
+	for (size_t i = 0; i < ntrust; i++)
+		if (ev_cli_trust_add(TOOL, &run.clock_trust, trust[i]))
+			return 2;
 	if (run.hgrm_dir) {
 		struct stat hs;
 		if (stat(run.hgrm_dir, &hs) != 0 || !S_ISDIR(hs.st_mode))
@@ -368,5 +378,6 @@ int audit_journal_main(int argc, char **argv)
 		ev_cli_error(TOOL, &err);
 	ev_audit_journal_free(&run);
 	ev_signing_key_free(run.sign_key);
+	ev_trust_free(run.clock_trust);
 	return ev_status_exit_code(st);
 }

@@ -68,6 +68,7 @@ enum capture_register_option {
 enum capture_clocks_option {
 	CAPTURE_CLOCKS_OPT_JSON = 'j',
 	CAPTURE_CLOCKS_OPT_OUTPUT = 'o',
+	CAPTURE_CLOCKS_OPT_SIGN_KEY = 'K',
 };
 
 enum capture_leases_option {

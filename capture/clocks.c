@@ -9,6 +9,7 @@
 #include "capture/capture.h"
 #include "lib/campaign/clocks_read.h"
 #include "lib/core/json.h"
+#include "lib/receipt/signature.h"
 #include "lib/usecase/capture/capture_clocks.h"
 
 /* One part of the record in a line: its figures, or why it is missing. */
@@ -27,6 +28,7 @@ int capture_clocks_main(int argc, char **argv)
 {
 	int json = 0, opt;
 	const char *out = NULL;
+	struct ev_signing_key *key = NULL;
 	struct ev_cli_getopt opts;
 	ev_cli_getopt_init(&opts, &capture_tool, "clocks");
 	optind = 1;
@@ -35,15 +37,25 @@ int capture_clocks_main(int argc, char **argv)
 		case EV_CLI_HELP: return ev_cli_help(&capture_tool, "clocks");
 		case CAPTURE_CLOCKS_OPT_JSON: json = 1; break;
 		case CAPTURE_CLOCKS_OPT_OUTPUT: out = optarg; break;
-		default: return ev_cli_usage(&capture_tool, "clocks", "%s", ev_cli_option_problem(argv));
+		case CAPTURE_CLOCKS_OPT_SIGN_KEY:
+			ev_signing_key_free(key);
+			if (ev_cli_sign_key(TOOL, optarg, &key))
+				return 2;
+			break;
+		default:
+			ev_signing_key_free(key);
+			return ev_cli_usage(&capture_tool, "clocks", "%s", ev_cli_option_problem(argv));
 		}
 	}
-	if (optind != argc)
+	if (optind != argc) {
+		ev_signing_key_free(key);
 		return ev_cli_usage(&capture_tool, "clocks", "unexpected argument '%s'", argv[optind]);
+	}
 	struct ev_error err;
 	ev_error_clear(&err);
 	json_t *doc = NULL;
-	ev_status st = ev_capture_clocks(out, &doc, &err);
+	ev_status st = ev_capture_clocks(out, key, &doc, &err);
+	ev_signing_key_free(key);
 	if (st != EV_OK) {
 		ev_cli_error(TOOL, &err);
 		return ev_status_exit_code(st);
@@ -63,7 +75,7 @@ int capture_clocks_main(int argc, char **argv)
 		part("tsc", json_object_get(doc, "tsc"));
 		printf("%s: %s\n", j.synchronised ? "synchronised" : "not synchronised", j.how);
 		if (out)
-			printf("record: %s\n", out);
+			printf("record: %s%s\n", out, json_object_get(doc, "signature") ? " (signed)" : "");
 	}
 	json_decref(doc);
 	return 0;

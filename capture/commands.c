@@ -193,13 +193,16 @@ static const struct ev_cli_command capture_leases_command = {
 static const struct ev_cli_option clocks_options[] = {
 	{"json", 0, NULL, CAPTURE_CLOCKS_OPT_JSON, "print the record (evidence-clocks/1) on stdout", EV_CLI_TEXT, NULL},
 	{"output", 'o', "FILE", CAPTURE_CLOCKS_OPT_OUTPUT, "write the record to FILE (new)", EV_CLI_TEXT, NULL},
+	{"sign-key", 0, "KEY", CAPTURE_CLOCKS_OPT_SIGN_KEY,
+	 "sign the record with this Ed25519 key (replicate keygen), as\n"
+	 "a receipt is signed: audit journal --trust holds it to it", EV_CLI_TEXT, NULL},
 	{NULL, 0, NULL, 0, NULL, EV_CLI_TEXT, NULL},
 };
 
 static const struct ev_cli_command capture_clocks_command = {
 	.name = "clocks",
 	.run = capture_clocks_main,
-	.synopsis = "capture clocks [-o FILE] [--json]",
+	.synopsis = "capture clocks [-o FILE] [--sign-key KEY] [--json]",
 	.summary = "record this host's clock: synchronised, and within what error",
 	.description = "Record what this host's realtime clock is now, as evidence for a latency that\n"
 		"subtracts two hosts' stamps: the kernel's view (ntp_adjtime: synchronised or\n"
@@ -207,8 +210,8 @@ static const struct ev_cli_command capture_clocks_command = {
 		"linuxptp's (pmc TIME_STATUS_NP) where they run, the clocksource and the TSC's\n"
 		"flags, and says whether the clock is synchronised and within what error.\n"
 		"capture run records the same before and after each run; take this on a host\n"
-		"whose copies capture does not make, beside its run, and give it to audit\n"
-		"journal --clocks.\n",
+		"whose copies capture does not make, beside its run, signed with the host's\n"
+		"key, and give it to audit journal --clock-record.\n",
 	.options = clocks_options,
 	.notes = "Exit status: 0 recorded (synchronised or not: the record says), 2 usage or FILE\n"
 		"could not be written.\n",

@@ -110,7 +110,7 @@ static void whose(const json_t *doc, struct ev_clock_judgement *out)
 }
 
 ev_status ev_clocks_load(const char *path, struct ev_clock_judgement *out, uint8_t sha256[EV_SHA256_LEN],
-			 struct ev_error *err)
+			 json_t **doc_out, struct ev_error *err)
 {
 	json_t *doc = NULL;
 	ev_status st = ev_json_load(path, NULL, 0, &doc, sha256, NULL, NULL, err);
@@ -142,6 +142,9 @@ ev_status ev_clocks_load(const char *path, struct ev_clock_judgement *out, uint8
 		json_decref(doc);
 		return st;
 	}
-	json_decref(doc);
+	if (doc_out)
+		*doc_out = doc;
+	else
+		json_decref(doc);
 	return EV_OK;
 }

@@ -40,9 +40,11 @@ void ev_clocks_duration_text(long long ns, char *out, size_t cap);
 
 /* path read and judged: an evidence-clocks/1 document, or a run.json (its
  * clocks before and after the run: synchronised only when both were, the
- * larger error). sha256 (may be NULL) receives the file's digest.
- * @return EV_OK, or EV_USAGE naming the file and what it holds instead. */
+ * larger error). sha256 (may be NULL) receives the file's digest, doc
+ * (may be NULL) the document read, a new reference (its signature is
+ * the caller's to judge). @return EV_OK, or EV_USAGE naming the file and
+ * what it holds instead. */
 ev_status ev_clocks_load(const char *path, struct ev_clock_judgement *out, uint8_t sha256[EV_SHA256_LEN],
-			 struct ev_error *err);
+			 json_t **doc, struct ev_error *err);
 
 #endif

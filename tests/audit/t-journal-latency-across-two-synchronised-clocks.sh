@@ -211,6 +211,31 @@ test_expect_success 'the run.json of a capture run is a record too; the grade co
 	grep -q "^| clocks | fail | before the run: the kernel says the clock is not synchronised (TIME_ERROR), and no chronyd answered (run 001); after the run: the kernel says " s2/summary.md
 '
 
+test_expect_success 'records signed by their hosts: held to the keys given; unsigned, foreign, altered or a run.json under --trust refused, no receipt' '
+	"$REPLICATE" keygen -o srv >/dev/null && "$REPLICATE" keygen -o cli >/dev/null && "$REPLICATE" keygen -o other >/dev/null &&
+	in_ns $SRV "$CAPTURE" clocks --sign-key srv.key -o server-signed.json >out &&
+	grep -q "^record: server-signed.json (signed)$" out &&
+	in_ns $SRV "$CAPTURE" clocks --sign-key other.key -o foreign.json >/dev/null &&
+	in_ns $CLI "$CAPTURE" clocks --sign-key cli.key -o lost-signed.json >/dev/null &&
+	audit_pair --clock-record sender=server-signed.json --clock-record receiver=lost-signed.json --clock-bound 1000000 \
+		--trust srv.pub --trust cli.pub --receipt signed.json >out &&
+	grep -q "^pair 1 between  .*the receiver${Q}s clock: chrony says the clock is not synchronised" out &&
+	test_expect_code 2 audit_pair --clock-record sender=server.json --clock-record receiver=lost-signed.json --clock-bound 1000000 \
+		--trust srv.pub --trust cli.pub --receipt x.json 2>err &&
+	grep -q "^audit: server.json: the clock record is not signed: its clock is not taken on trust$" err &&
+	test_expect_code 2 audit_pair --clock-record sender=foreign.json --clock-record receiver=lost-signed.json --clock-bound 1000000 \
+		--trust srv.pub --trust cli.pub --receipt x.json 2>err &&
+	grep -q "^audit: foreign.json: the clock record is signed by a key that is not trusted (key_sha256 [0-9a-f]\{64\}): its clock is not taken on trust$" err &&
+	python3 -c "import json; d = json.load(open(\"lost-signed.json\")); d[\"chrony\"][\"synchronised\"] = True; d[\"chrony\"][\"leap_status\"] = \"Normal\"; open(\"forged.json\", \"w\").write(json.dumps(d, sort_keys=True, separators=(\",\", \":\")) + \"\\n\")" &&
+	test_expect_code 2 audit_pair --clock-record sender=server-signed.json --clock-record receiver=forged.json --clock-bound 1000000 \
+		--trust srv.pub --trust cli.pub --receipt x.json 2>err &&
+	grep -q "^audit: forged.json: the clock record .*: its clock is not taken on trust$" err &&
+	test_expect_code 2 audit_pair --clock-record sender=c/runs/001-baseline-A-1/run.json --clock-record receiver=lost-signed.json --clock-bound 1000000 \
+		--trust srv.pub --trust cli.pub --receipt x.json 2>err &&
+	grep -q "^audit: c/runs/001-baseline-A-1/run.json: a run.json carries no signature of its own, and --trust holds every clock record to one: give a record its host signed (capture clocks --sign-key), or audit its campaign with --trust$" err &&
+	test_must_be_absent x.json
+'
+
 test_expect_success 'refused, with no receipt: a record of one side only, no bound, a plan given as a record, a directory, a run.json without clocks' '
 	test_expect_code 2 audit_pair --clock-record sender=server.json --clock-bound 5 --receipt x.json 2>err &&
 	grep -q "^audit: option --clock-record: give one of each host, sender=FILE and receiver=FILE (a figure across two clocks needs both)$" err &&

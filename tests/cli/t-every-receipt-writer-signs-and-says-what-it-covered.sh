@@ -17,10 +17,9 @@
 # replicate index keeps what it reads in a catalog, and writes no file;
 # audit history reads the catalog and writes only the page asked for.
 # capture register writes a registration, fixed by the TSA's signed token
-# and the receipt log's entry, not a receipt. capture clocks writes a
-# clock record, which the audit receipt that uses it pins by SHA-256.
+# and the receipt log's entry, not a receipt.
 READERS="seal:diff seal:select seal:timestamp seal:config audit:config replicate:config capture:config replicate:compare replicate:check replicate:status replicate:keygen replicate:receive
-replicate:audit replicate:keep-head replicate:index audit:history capture:pin capture:register capture:leases capture:clocks"
+replicate:audit replicate:keep-head replicate:index audit:history capture:pin capture:register capture:leases"
 
 test_expect_success 'every command in the tables takes --sign-key, or is a reader whose source writes no receipt' '
 	n=0 &&

@@ -11,8 +11,9 @@
 #include "lib/core/proc.h"
 #include "lib/core/publish.h"
 #include "lib/process/clocks.h"
+#include "lib/receipt/signature.h"
 
-ev_status ev_capture_clocks(const char *out, json_t **doc, struct ev_error *err)
+ev_status ev_capture_clocks(const char *out, const struct ev_signing_key *key, json_t **doc, struct ev_error *err)
 {
 	char host[256], boot[EV_BOOT_ID_LEN + 1], at[64];
 	ev_status st = ev_proc_boot_id(boot, err);
@@ -32,7 +33,7 @@ ev_status ev_capture_clocks(const char *out, json_t **doc, struct ev_error *err)
 	json_object_set_new(d, "host", json_string(host));
 	json_object_set_new(d, "boot_id", json_string(boot));
 	json_object_set_new(d, "at", json_string(at));
-	if (out && (st = ev_publish_json(out, d, err)) != EV_OK) {
+	if ((key && (st = ev_receipt_sign(d, key, err)) != EV_OK) || (out && (st = ev_publish_json(out, d, err)) != EV_OK)) {
 		json_decref(d);
 		return st;
 	}

@@ -13,8 +13,11 @@
 
 #include "lib/core/status.h"
 
-/* The record, a new reference in *doc; with out, also published there
- * (EV_REFUSED when out exists). */
-ev_status ev_capture_clocks(const char *out, json_t **doc, struct ev_error *err);
+struct ev_signing_key;
+
+/* The record, a new reference in *doc, signed with key when it is not
+ * NULL (as a receipt is: lib/receipt/signature); with out, also
+ * published there (EV_REFUSED when out exists). */
+ev_status ev_capture_clocks(const char *out, const struct ev_signing_key *key, json_t **doc, struct ev_error *err);
 
 #endif

@@ -127,6 +127,7 @@ struct ev_audit_journal {
 	const char *clock[2];       /* the sender's and receiver's clocks; NULL: each its own */
 	const char *clock_record[2]; /* each host's clock record (capture clocks, or a run.json); NULL: none */
 	long long clock_bound_ns;   /* with clock_record: the largest error a one-way figure across two clocks may have */
+	struct ev_trust *clock_trust; /* may be NULL: else each clock record signed by one of these keys */
 	const char *hgrm_dir;       /* with latency: the distributions published there */
 	enum ev_qrule quantile_rule;
 	int judge_each_copy;        /* never judge a copy as the one it mirrors */

@@ -20,6 +20,7 @@
 #include "lib/core/publish.h"
 #include "lib/core/textbuf.h"
 #include "lib/receipt/receipt.h"
+#include "lib/receipt/signature.h"
 #include "lib/stats/hgrm.h"
 
 /* What a copy's stamp is, by the format that kept it. */
@@ -69,16 +70,39 @@ static int synchronised(const struct ev_audit_journal *run, char *why, size_t ca
 	return 1;
 }
 
+/* A clock record under --trust: signed by a trusted key, unaltered since.
+ * A run.json carries no signature of its own (its capture receipt pins
+ * it): refused, saying what to give instead. */
+static ev_status clock_signed(const char *path, const json_t *doc, const struct ev_trust *trust, struct ev_error *err)
+{
+	const char *format = json_string_value(json_object_get(doc, "format"));
+	if (format && strcmp(format, EV_CLOCKS_FORMAT) != 0)
+		return ev_error_set(err, EV_REFUSED,
+				    "%s: a run.json carries no signature of its own, and --trust holds every clock record to one: give a record its host signed (capture clocks --sign-key), or audit its campaign with --trust",
+				    path);
+	char key[EV_SHA256_HEX_LEN + 1], why[512];
+	ev_status st = ev_receipt_check_signature(doc, trust, key, why, sizeof why, err);
+	if (st == EV_MISMATCH)
+		return ev_error_set(err, EV_REFUSED, "%s: the clock record %s: its clock is not taken on trust", path, why);
+	return st;
+}
+
 ev_status ev_journal_clocks_load(struct ev_audit_journal *run, struct ev_error *err)
 {
 	for (int k = 0; k < 2; k++) {
 		if (!run->clock_record[k])
 			continue;
 		uint8_t d[EV_SHA256_LEN];
-		ev_status st = ev_clocks_load(run->clock_record[k], &run->clock_judged[k], d, err);
+		json_t *doc = NULL;
+		ev_status st = ev_clocks_load(run->clock_record[k], &run->clock_judged[k], d, &doc, err);
 		if (st != EV_OK)
 			return st;
 		ev_sha256_hex(d, run->clock_record_hex[k]);
+		if (run->clock_trust)
+			st = clock_signed(run->clock_record[k], doc, run->clock_trust, err);
+		json_decref(doc);
+		if (st != EV_OK)
+			return st;
 	}
 	const struct ev_clock_judgement *a = &run->clock_judged[0], *b = &run->clock_judged[1];
 	char why[1200];
