@@ -86,7 +86,14 @@ static int64_t field_delta(const json_t *before, const json_t *after, const char
 	const json_t *x = json_object_get(json_object_get(before, a), b);
 	const json_t *y = json_object_get(json_object_get(after, a), b);
 	*have = json_is_integer(x) && json_is_integer(y);
-	return *have ? (int64_t)(json_integer_value(y) - json_integer_value(x)) : 0;
+	if (!*have)
+		return 0;
+	/* a stranger's run.json may hold any integers: a difference past
+	 * 2^62 is no counter's, and is taken as not recorded */
+	__int128 d = (__int128)json_integer_value(y) - json_integer_value(x);
+	if (d > ((__int128)1 << 62) || d < -((__int128)1 << 62))
+		*have = 0;
+	return *have ? (int64_t)d : 0;
 }
 
 static void profiler(const json_t *rules, const struct ev_run *run, json_t *out)

@@ -183,7 +183,7 @@ static void softirqs(json_t *cpus)
 	char *t = text_of("/proc/softirqs", &why);
 	const char *key;
 	json_t *cpu;
-	json_object_foreach(cpus, key, cpu) json_object_set(cpu, "softirqs", t ? json_object() : why);
+	json_object_foreach(cpus, key, cpu) json_object_set_new(cpu, "softirqs", t ? json_object() : json_incref(why));
 	json_decref(why);
 	if (!t)
 		return;

@@ -215,6 +215,11 @@ static const struct flip flips[] = {
 	{1, "cpus.before.interrupts.NMI", NULL, "interrupts", "unknown", "CPU 2 (the peer's): the NMI count is not recorded"},
 	{1, "processes.1.before", NULL, "involuntary_switches", "unknown",
 	 "the sender's involuntary context switches are not recorded"},
+	/* counts no host makes (an edited run.json): not recorded, never overflowed */
+	{1, "cpus.after.interrupts.LOC.3", "9223372036854775807", "interrupts", "unknown",
+	 "CPU 3 (the sender's): the LOC count is not recorded before and after the run"},
+	{1, "processes.0.before.status.nonvoluntary_ctxt_switches", "-9223372036854775807", "involuntary_switches", "unknown",
+	 "the peer's involuntary context switches are not recorded"},
 };
 
 static void rules_refused(const json_t *good, const char *key, const char *value, const char *want)
