@@ -77,6 +77,14 @@ ev_status ev_write_all(int fd, const void *buf, size_t len, const char *name,
 	return EV_OK;
 }
 
+/* What became of an output whose directory could not be synced, after
+ * the error that says why. */
+static void append(struct ev_error *err, const char *what)
+{
+	size_t n = strlen(err->text);
+	snprintf(err->text + n, sizeof err->text - n, "%s", what);
+}
+
 ev_status ev_fsync_dir(int dirfd, const char *name, struct ev_error *err)
 {
 	if (fsync(dirfd) != 0 && errno != EINVAL)
@@ -270,8 +278,15 @@ ev_status ev_outfile_commit(struct ev_outfile *of, mode_t mode, struct ev_error 
 	free(of->tmp_name);
 	of->tmp_name = NULL;
 	st = ev_fsync_dir(of->dirfd, of->display, err);
-	if (st == EV_OK)
+	if (st == EV_OK) {
 		announce(of->dirfd, of->final_name);
+	} else if (unlinkat(of->dirfd, of->final_name, 0) == 0) {
+		/* its name may not survive a crash: a file claimed and then lost
+		 * is worse than one refused now */
+		append(err, "; taken back out of place: nothing is published");
+	} else {
+		append(err, "; it is in place but not known to survive a crash (removing it failed): do not trust it");
+	}
 	outfile_free(of);
 	return st;
 }
@@ -403,9 +418,20 @@ ev_status ev_outdir_commit(struct ev_outdir *od, mode_t mode, struct ev_error *e
 		return st;
 	}
 	st = ev_fsync_dir(od->parentfd, od->display, err);
-	if (st == EV_OK)
+	if (st == EV_OK) {
 		announce(od->parentfd, od->final_name);
-	outdir_free(od);
+		outdir_free(od);
+		return st;
+	}
+	/* its entry may not survive a crash: the outputs go back under their
+	 * temporary name and are removed, as if never moved */
+	if (renameat2(od->parentfd, od->final_name, od->parentfd, od->tmp_name, RENAME_NOREPLACE) == 0) {
+		append(err, "; taken back out of place: nothing is published");
+		ev_outdir_abort(od);
+	} else {
+		append(err, "; it is in place but not known to survive a crash (moving it back failed): do not trust it");
+		outdir_free(od);
+	}
 	return st;
 }
 
