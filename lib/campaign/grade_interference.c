@@ -210,19 +210,6 @@ static void swapping(const json_t *rules, const struct around *a, json_t *out)
 	ev_grade_close(&v, out);
 }
 
-static void group_ms(int64_t us, char *out, size_t cap)
-{
-	char raw[32];
-	snprintf(raw, sizeof raw, "%" PRId64, us / 1000);
-	size_t len = strlen(raw), o = 0;
-	for (size_t i = 0; i < len && o + 2 < cap; i++) {
-		if (i > 0 && (len - i) % 3 == 0)
-			out[o++] = ',';
-		out[o++] = raw[i];
-	}
-	out[o] = 0;
-}
-
 static void pressure(const json_t *rules, const struct around *a, json_t *out)
 {
 	const json_t *bounds = stated(rules, "pressure", out);
@@ -249,8 +236,8 @@ static void pressure(const json_t *rules, const struct around *a, json_t *out)
 			int64_t permille = (int64_t)((__int128)d * 1000000 / span_ns);
 			if (permille > json_integer_value(bound)) {
 				char stalled[32], span[32];
-				group_ms(d, stalled, sizeof stalled);
-				group_ms(span_ns / 1000, span, sizeof span);
+				ev_grade_group_digits(d / 1000, stalled, sizeof stalled);
+				ev_grade_group_digits(span_ns / 1000000, span, sizeof span);
 				ev_grade_note(&v, FAIL, "the host's %s pressure: some task stalled %s ms of the run's %s ms (%" PRId64 " per mille; bound %" JSON_INTEGER_FORMAT "; PSI is per host, not per CPU)",
 					      resources[r], stalled, span, permille, json_integer_value(bound));
 			}

@@ -6,6 +6,7 @@
 #define EV_GRADE_PARTS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -33,5 +34,7 @@ const char *ev_grade_whose(const struct ev_grade_cpus *c, int cpu);
 /* Whether value is one of the strings of allowed; allowed as "a, b, c". */
 int ev_grade_in_list(const json_t *allowed, const char *value);
 void ev_grade_list_text(const json_t *allowed, char *out, size_t cap);
+/* n with its thousands grouped ("1,204"), for a count in a sentence. */
+void ev_grade_group_digits(int64_t n, char *out, size_t cap);
 
 #endif

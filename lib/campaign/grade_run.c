@@ -162,7 +162,7 @@ static void pm_qos(const json_t *rules, const struct ev_plan *plan, const struct
 	ev_grade_close(&v, out);
 }
 
-static void group_digits(int64_t n, char *out, size_t cap)
+void ev_grade_group_digits(int64_t n, char *out, size_t cap)
 {
 	char raw[32];
 	snprintf(raw, sizeof raw, "%" PRId64, n);
@@ -207,7 +207,7 @@ static void interrupts(const json_t *rules, const struct ev_run *run, const stru
 					     cpu, ev_grade_whose(c, cpu), device ? "IRQ " : "", label);
 				} else if (d > json_integer_value(b)) {
 					char n[40];
-					group_digits(d, n, sizeof n);
+					ev_grade_group_digits(d, n, sizeof n);
 					ev_grade_note(&v, FAIL, "CPU %d (%s) took %s %s%s interrupt%s during the run (bound %" JSON_INTEGER_FORMAT ")",
 					     cpu, ev_grade_whose(c, cpu), n, device ? "IRQ " : "", label, d == 1 ? "" : "s",
 					     json_integer_value(b));
