@@ -28,6 +28,9 @@ plan () {
 
 started () { cat "$1/runs/001-baseline-A-1/sender/probe/started"; }
 ended () { cat "$1/runs/001-baseline-A-1/sender/probe/ended"; }
+# released FILE: waits until the test creates FILE, so that shared work
+# holds its lease exactly as long as a case needs it, however slow the host
+released () { n=0; until test -e "$1"; do n=$((n + 1)); test $n -lt 1200 || return 1; sleep 0.05; done; }
 
 test_expect_success 'setup' '
 	plan long.json 2 && plan short.json 0.3
@@ -79,7 +82,7 @@ test_expect_success 'shared work waits while a capture holds its CPU, then runs 
 	busy=$! &&
 	wait_for busy/runs/001-baseline-A-1/sender/probe/started &&
 	mkdir recv &&
-	{ { sleep 3.5; printf "from 0\n0123456789"; } | "$REPLICATE" --pool shared receive recv file 10 \
+	{ { released go1; printf "from 0\n0123456789"; } | "$REPLICATE" --pool shared receive recv file 10 \
 		84d89877f0d4041efb6bf91a16f0248f2fd573e6af05c19f96bedb9f882f7882 >shared.out 2>shared.err & } &&
 	shared=$! &&
 	n=0 && until grep -q "waiting for the shared CPUs" shared.err; do n=$((n + 1)); test $n -lt 100 || return 1; sleep 0.05; done &&
@@ -89,17 +92,17 @@ test_expect_success 'shared work waits while a capture holds its CPU, then runs 
 	n=0 && until grep -q "^Cpus_allowed_list:	0$" /proc/$shared/status 2>/dev/null; do n=$((n + 1)); test $n -lt 100 || return 1; sleep 0.02; done &&
 	"$CAPTURE" leases --json >leases.json &&
 	test "$(json_words leases.json "[(h[\"pid\"], h[\"mode\"], h[\"cpus\"]) for h in d[\"holders\"]]")" = "$shared shared 0" &&
-	wait $shared && test "$(cat recv/file)" = 0123456789
+	>go1 && wait $shared && test "$(cat recv/file)" = 0123456789
 '
 
 test_expect_success 'a capture never starts on CPUs shared work holds' '
-	{ { sleep 1.5; printf "from 0\n0123456789"; } | "$REPLICATE" --pool shared receive recv2 file 10 \
+	{ { released go2; printf "from 0\n0123456789"; } | "$REPLICATE" --pool shared receive recv2 file 10 \
 		84d89877f0d4041efb6bf91a16f0248f2fd573e6af05c19f96bedb9f882f7882 >/dev/null 2>&1 & } &&
 	shared=$! &&
 	n=0 && until "$CAPTURE" leases | contains "^held .* shared"; do n=$((n + 1)); test $n -lt 100 || return 1; sleep 0.05; done &&
 	test_expect_code 2 "$CAPTURE" run pinned-short.json -o refused 2>err &&
 	grep -q "^capture: pinned-short.json: CPUs 0-1 are not free: CPU 0 is held by replicate receive recv2 file 10 .* (PID $shared, shared, since .*); pass --wait to queue for them$" err &&
-	wait $shared
+	>go2 && wait $shared
 '
 
 test_expect_success 'shared work stopped by SIGTERM while it waits: exit 2 at once, no receipt, no ticket left' '
