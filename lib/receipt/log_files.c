@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,7 +94,11 @@ ev_status ev_log_entries_append(const char *dir, const char *text, size_t len, s
 	if (fd < 0)
 		return ev_error_errno(err, errno, "%s: cannot open for appending", path);
 	ev_status st = EV_OK;
-	for (size_t done = 0; done < len;) {
+	struct stat sb;
+	if (fstat(fd, &sb) != 0)
+		st = ev_error_errno(err, errno, "%s: cannot stat", path);
+	size_t done = 0;
+	while (st == EV_OK && done < len) {
 		ssize_t w = write(fd, text + done, len - done);
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -105,7 +110,15 @@ ev_status ev_log_entries_append(const char *dir, const char *text, size_t len, s
 	}
 	if (st == EV_OK && fsync(fd) != 0)
 		st = ev_error_errno(err, errno, "%s: cannot sync", path);
-	close(fd);
+	if (close(fd) != 0 && st == EV_OK)
+		st = ev_error_errno(err, errno, "%s: cannot close", path);
+	/* a line cut short by a full disk would be a torn entry: the log goes
+	 * back to the entries it had */
+	if (st != EV_OK && done && truncate(path, sb.st_size) != 0) {
+		size_t at = strlen(err->text);
+		snprintf(err->text + at, sizeof err->text - at, "; and it could not be cut back to its %jd bytes: "
+			 "replicate log verify names the torn entry", (intmax_t)sb.st_size);
+	}
 	return st;
 }
 

@@ -172,11 +172,28 @@ static ev_status still_as_signed(const struct ev_receipt_log *l, const struct ev
 	return EV_OK;
 }
 
+/* Whether an append of entry k stopped before it was whole: no head
+ * covers it (headed: the last head's size), or its proofs are not beside
+ * its file. Running the same append again completes it. */
+static int append_unfinished(const struct ev_receipt_log *l, const struct ev_log_entries *e, size_t k, size_t headed)
+{
+	char proof_path[PATH_MAX + 32], tlog_path[PATH_MAX + 32];
+	const char *file = json_string_value(json_object_get(e->doc[k], "file")) ?: "";
+	if (k >= headed)
+		return 1;
+	proof_path_of(file, proof_path, sizeof proof_path);
+	snprintf(tlog_path, sizeof tlog_path, "%s.tlog-proof", file);
+	return access(proof_path, F_OK) != 0 || (l->sign_key && access(tlog_path, F_OK) != 0);
+}
+
 /* The new entries' lines (*text, *used bytes), one per file in order,
- * each file's SHA-256 into hex[i]: a file already in the log, or given
- * twice, is refused. */
-static ev_status entry_lines(const struct ev_log_entries *e, const char *const *files, size_t n,
-			     char (*hex)[EV_SHA256_HEX_LEN + 1], char **text, size_t *used, struct ev_error *err)
+ * each file's SHA-256 into hex[i]: a file given twice is refused, and one
+ * already in the log too, unless its append stopped before it was whole
+ * (resumed[i] is then its entry, and no line is made for it; otherwise
+ * resumed[i] is SIZE_MAX). */
+static ev_status entry_lines(const struct ev_receipt_log *l, const struct ev_log_entries *e, size_t headed,
+			     const char *const *files, size_t n, char (*hex)[EV_SHA256_HEX_LEN + 1], size_t *resumed,
+			     char **text, size_t *used, struct ev_error *err)
 {
 	size_t cap = 0;
 	ev_status st = EV_OK;
@@ -193,11 +210,17 @@ static ev_status entry_lines(const struct ev_log_entries *e, const char *const *
 		    (st = kind_of(files[i], bytes, len, kind, sizeof kind, &carried, err)) == EV_OK &&
 		    (st = ev_sha256_buffer(bytes, len, d, err)) == EV_OK) {
 			ev_sha256_hex(d, hex[i]);
-			for (size_t k = 0; k < e->n && st == EV_OK; k++)
-				if (strcmp(json_string_value(json_object_get(e->doc[k], "sha256")) ?: "", hex[i]) == 0)
-					st = ev_error_set(err, EV_REFUSED, "%s: already in the log as entry %zu (%s); nothing "
-							  "appended", files[i], k,
+			resumed[i] = SIZE_MAX;
+			for (size_t k = 0; k < e->n && st == EV_OK && resumed[i] == SIZE_MAX; k++) {
+				if (strcmp(json_string_value(json_object_get(e->doc[k], "sha256")) ?: "", hex[i]) != 0)
+					continue;
+				if (append_unfinished(l, e, k, headed))
+					resumed[i] = k;
+				else
+					st = ev_error_set(err, EV_REFUSED, "%s: already in the log as entry %zu (%s); "
+							  "nothing appended", files[i], k,
 							  json_string_value(json_object_get(e->doc[k], "file")) ?: "?");
+			}
 			for (size_t k = 0; k < i && st == EV_OK; k++)
 				if (strcmp(hex[k], hex[i]) == 0)
 					st = ev_error_set(err, EV_USAGE, "%s: given twice (the same bytes as %s)", files[i],
@@ -206,9 +229,11 @@ static ev_status entry_lines(const struct ev_log_entries *e, const char *const *
 		free(bytes);
 		if (st == EV_OK && !realpath(files[i], real))
 			st = ev_error_errno(err, errno, "%s: cannot resolve its path", files[i]);
-		if (st != EV_OK) {
+		if (st != EV_OK || resumed[i] != SIZE_MAX) {
 			json_decref(carried);
-			break;
+			if (st != EV_OK)
+				break;
+			continue;
 		}
 		ev_utc_now(added, sizeof added);
 		json_t *line = json_pack("{s:s, s:o*, s:s, s:s, s:s}", "added", added, "doc", carried, "file", real, "kind",
@@ -247,14 +272,20 @@ static ev_status write_head(struct ev_receipt_log *l, const struct ev_log_entrie
 	return st;
 }
 
-/* Beside each file appended (entries from..e->n): its inclusion proof
- * against the head just written and, when the head has a checkpoint
- * (note), the same proof as a C2SP tlog-proof. */
+/* Beside each file appended (entries from..e->n, and the n_resumed
+ * entries of an append resumed): its inclusion proof against the head
+ * just written and, when the head has a checkpoint (note), the same proof
+ * as a C2SP tlog-proof. A resumed entry's proofs already in place are
+ * kept. */
 static ev_status write_proofs(struct ev_receipt_log *l, const struct ev_log_entries *e, const struct ev_merkle *tree,
-			      size_t from, const char *note, size_t note_len, struct ev_error *err)
+			      size_t from, const size_t *resumed, size_t n_resumed, const char *note, size_t note_len,
+			      struct ev_error *err)
 {
 	ev_status st = EV_OK;
-	for (size_t i = from; i < e->n && st == EV_OK; i++) {
+	for (size_t r = 0, i; r < n_resumed + (e->n - from) && st == EV_OK; r++) {
+		if (r < n_resumed && resumed[r] == SIZE_MAX)
+			continue;
+		i = r < n_resumed ? resumed[r] : from + (r - n_resumed);
 		ev_merkle_hash path[EV_MERKLE_MAX_PROOF];
 		size_t len;
 		char leaf[EV_SHA256_HEX_LEN + 1], proof_path[PATH_MAX + 32];
@@ -265,12 +296,17 @@ static ev_status write_proofs(struct ev_receipt_log *l, const struct ev_log_entr
 					  (json_int_t)i, "leaf_sha256", leaf, "log", l->head_path, "path", hashes_json(path, len),
 					  "root_sha256", l->root_hex, "size", (json_int_t)e->n);
 		proof_path_of(file, proof_path, sizeof proof_path);
-		st = proof ? ev_publish_json(proof_path, proof, err) : ev_error_set(err, EV_ERROR, "out of memory");
+		int resuming = r < n_resumed;
+		if (!proof)
+			st = ev_error_set(err, EV_ERROR, "out of memory");
+		else if (!resuming || access(proof_path, F_OK) != 0)
+			st = ev_publish_json(proof_path, proof, err);
 		json_decref(proof);
 		char tlog_path[PATH_MAX + 32], *tlog = NULL;
 		size_t tlog_len = 0;
 		snprintf(tlog_path, sizeof tlog_path, "%s.tlog-proof", file);
-		if (st == EV_OK && note && (st = ev_tlog_proof_make(i, path, len, note, note_len, &tlog, &tlog_len, err)) == EV_OK)
+		if (st == EV_OK && note && (!resuming || access(tlog_path, F_OK) != 0) &&
+		    (st = ev_tlog_proof_make(i, path, len, note, note_len, &tlog, &tlog_len, err)) == EV_OK)
 			st = ev_publish_bytes(tlog_path, tlog, tlog_len, 0644, err);
 		free(tlog);
 		if (st == EV_OK && l->on_appended)
@@ -289,7 +325,8 @@ ev_status ev_receipt_log_append(struct ev_receipt_log *l, const char *const *fil
 	char *text = NULL;
 	size_t used = 0;
 	char(*hex)[EV_SHA256_HEX_LEN + 1] = calloc(n ? n : 1, sizeof *hex);
-	ev_status st = hex ? ev_log_lock(l->dir, &lock, err) : ev_error_set(err, EV_ERROR, "out of memory");
+	size_t *resumed = calloc(n ? n : 1, sizeof *resumed);
+	ev_status st = hex && resumed ? ev_log_lock(l->dir, &lock, err) : ev_error_set(err, EV_ERROR, "out of memory");
 	if (st == EV_OK)
 		st = ev_log_entries_read(l->dir, &e, err);
 	if (st == EV_OK)
@@ -298,14 +335,19 @@ ev_status ev_receipt_log_append(struct ev_receipt_log *l, const char *const *fil
 		st = ev_log_entries_tree(&e, &tree, err);
 	if (st == EV_OK && nheads)
 		st = still_as_signed(l, &e, &tree, &heads[nheads - 1], err);
+	size_t headed = nheads ? heads[nheads - 1].size : 0;
 	if (st == EV_OK)
-		st = entry_lines(&e, files, n, hex, &text, &used, err);
+		st = entry_lines(l, &e, headed, files, n, hex, resumed, &text, &used, err);
 	size_t before = e.n;
 	int new_origin = 0;
 	if (st == EV_OK)
 		st = settle_origin(l, &new_origin, err);
-	if (st == EV_OK && n)
-		st = ev_log_entries_append(l->dir, text, used, err);
+	/* the entry is durable before any head names it (ev_log_entries_append syncs) */
+	int this_append = 0; /* entries this append added, or one resumed */
+	for (size_t i = 0; i < n && st == EV_OK; i++)
+		this_append |= resumed[i] != SIZE_MAX;
+	if (st == EV_OK && used && (st = ev_log_entries_append(l->dir, text, used, err)) == EV_OK)
+		this_append = 1;
 	/* the entries as they now are, their tree, its head, each proof */
 	if (st == EV_OK) {
 		ev_log_entries_free(&e);
@@ -314,8 +356,15 @@ ev_status ev_receipt_log_append(struct ev_receipt_log *l, const char *const *fil
 			st = ev_log_entries_tree(&e, &tree, err);
 	}
 	ev_merkle_hash root;
-	if (st == EV_OK)
+	if (st == EV_OK && headed == e.n && nheads) {
+		/* an append resumed after its head was written: that head stands */
+		memcpy(root, heads[nheads - 1].root, sizeof root);
+		ev_sha256_hex(root, l->root_hex);
+		l->size = e.n;
+		snprintf(l->head_path, sizeof l->head_path, "%s", heads[nheads - 1].path);
+	} else if (st == EV_OK) {
 		st = write_head(l, &e, &tree, root, err);
+	}
 	if (st == EV_OK && new_origin)
 		st = ev_log_origin_record(l->dir, l->log_origin, err);
 	/* the same head as a C2SP checkpoint: a signed note needs a signature */
@@ -328,17 +377,29 @@ ev_status ev_receipt_log_append(struct ev_receipt_log *l, const char *const *fil
 		if ((st = ev_checkpoint_make(l->log_origin, e.n, root, l->sign_key, &note, &note_len, err)) == EV_OK &&
 		    ev_path_join(l->checkpoint_path, sizeof l->checkpoint_path, l->dir, name) != 0)
 			st = ev_error_set(err, EV_USAGE, "%s: path too long", l->dir);
-		if (st == EV_OK)
+		if (st == EV_OK && access(l->checkpoint_path, F_OK) == 0) {
+			/* resumed: the checkpoint written then stands (its signature's time differs) */
+			free(note);
+			note = NULL;
+			st = ev_file_read_all(l->checkpoint_path, DOC_MAX, &note, &note_len, err);
+		} else if (st == EV_OK) {
 			st = ev_publish_bytes(l->checkpoint_path, note, note_len, 0644, err);
+		}
 	}
 	if (st == EV_OK)
-		st = write_proofs(l, &e, &tree, before, note, note_len, err);
+		st = write_proofs(l, &e, &tree, before, resumed, n, note, note_len, err);
+	if (st != EV_OK && this_append && e.n > headed) {
+		size_t at = strlen(err->text);
+		snprintf(err->text + at, sizeof err->text - at, "; entries %zu to %zu are in the log, not yet whole: the "
+			 "same append again completes them", headed, e.n - 1);
+	}
 	free(note);
 	ev_merkle_free(&tree);
 	ev_log_heads_free(heads, nheads);
 	ev_log_entries_free(&e);
 	free(text);
 	free(hex);
+	free(resumed);
 	if (lock >= 0)
 		close(lock);
 	return st;

@@ -61,7 +61,12 @@ struct ev_receipt_log {
 	unsigned findings;
 };
 
-/* Append files (receipts or SEAL.json files) in order. @return EV_OK;
+/* Append files (receipts or SEAL.json files) in order: each entry synced
+ * before the tree head that covers it, the head before its checkpoint,
+ * both before the proofs beside each file. A file already in the log is
+ * refused, unless the append that added it stopped before it was whole (no
+ * head covers it, or a proof is missing): the same append run again
+ * writes what is missing, and keeps what is there. @return EV_OK;
  * EV_REFUSED (a log that no longer matches its head, a file already in
  * it, one that is no receipt or seal), EV_USAGE or EV_ERROR: err says why,
  * and nothing was appended. */
