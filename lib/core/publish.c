@@ -303,8 +303,17 @@ ev_status ev_publish_at(int dirfd, const char *tmp_name, const char *final_name,
 		return ev_error_errno(err, errno, "%s: cannot move into place", display);
 	}
 	ev_status st = ev_fsync_dir(dirfd, display, err);
-	if (st == EV_OK)
+	char back[PATH_MAX + 64];
+	if (st == EV_OK) {
 		announce(dirfd, final_name);
+	} else if (rename_noreplace(dirfd, final_name, tmp_name) == 0) {
+		/* as ev_outfile_commit: not claimed where a crash may lose it; the
+		 * caller's temporary keeps the bytes (receive resumes from it) */
+		snprintf(back, sizeof back, "; taken back out of place, to %s: nothing is published", tmp_name);
+		append(err, back);
+	} else {
+		append(err, "; it is in place but not known to survive a crash (taking it back failed): do not trust it");
+	}
 	return st;
 }
 

@@ -59,8 +59,10 @@ ev_status ev_outfile_commit(struct ev_outfile *of, mode_t mode, struct ev_error 
 
 /* Move a complete, fsync'ed file inside dirfd from tmp_name to final_name
  * without replacing anything (EV_REFUSED when final_name exists), then
- * fsync the directory. For outputs built under a name of their own, such
- * as a resumable transfer's partial file. display is used in errors. */
+ * fsync the directory; when that sync fails, the file goes back to
+ * tmp_name (a name a crash may lose is not claimed) and err says so. For
+ * outputs built under a name of their own, such as a resumable transfer's
+ * partial file. display is used in errors. */
 ev_status ev_publish_at(int dirfd, const char *tmp_name, const char *final_name,
 			const char *display, struct ev_error *err);
 

@@ -190,6 +190,8 @@ static ev_status take_bytes(struct receiver *r, uint64_t start, struct ev_error 
 {
 	uint64_t have = start;
 	ev_status st;
+	char partial[sizeof r->display + sizeof r->partial];
+	snprintf(partial, sizeof partial, "%s/%s", r->dir, r->partial);
 	if (lseek(r->fd, (off_t)start, SEEK_SET) < 0)
 		return ev_error_errno(err, errno, "%s/%s: cannot seek", r->dir, r->partial);
 	while (have < r->size) {
@@ -207,7 +209,7 @@ static ev_status take_bytes(struct receiver *r, uint64_t start, struct ev_error 
 					    "they are kept in %s/%s and the next push resumes there",
 					    r->display, have, r->size, r->dir, r->partial);
 		}
-		if ((st = ev_write_all(r->fd, r->buf, (size_t)n, r->partial, err)) ||
+		if ((st = ev_write_all(r->fd, r->buf, (size_t)n, partial, err)) ||
 		    (st = ev_sha256_update(r->hash, r->buf, (size_t)n, err)))
 			return st;
 		have += (uint64_t)n;
@@ -279,6 +281,14 @@ ev_status ev_receive_file(int in, int out, const char *dir, const char *name, ui
 		st = ev_error_set(err, EV_ERROR, "out of memory");
 	if (st == EV_OK)
 		st = run_receive(&r, err);
+	/* The next push offers what is kept by its digest, so bytes a failed
+	 * write left wrong are found and sent again. */
+	if (st != EV_OK && r.dirfd >= 0 && !strstr(err->text, r.partial) &&
+	    faccessat(r.dirfd, r.partial, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+		size_t used = strlen(err->text);
+		snprintf(err->text + used, sizeof err->text - used, "; what arrived is kept in %s/%s, and the next "
+			 "push resumes from it once its digest agrees", r.dir, r.partial);
+	}
 	if (r.fd >= 0)
 		close(r.fd);
 	if (r.dirfd >= 0)
