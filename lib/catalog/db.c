@@ -116,12 +116,29 @@ static int lite_damaged(struct ev_db *db)
 	return code == SQLITE_CORRUPT || code == SQLITE_NOTADB;
 }
 
+/* SQLite's message (msg, or its last one), with the system's error where
+ * a call of the file system failed: "disk I/O error" alone names neither. */
+static const char *lite_why(struct ev_db *db, const char *msg, char *buf, size_t cap)
+{
+	int code = sqlite3_errcode(db->lite) & 0xff, sys = sqlite3_system_errno(db->lite);
+	if (!msg)
+		msg = sqlite3_errmsg(db->lite);
+	if (code == SQLITE_FULL && !sys) /* SQLite reports a write's ENOSPC so, and forgets the errno */
+		sys = ENOSPC;
+	if (sys && (code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN))
+		snprintf(buf, cap, "%s (%s)", msg, strerror(sys));
+	else
+		snprintf(buf, cap, "%s", msg);
+	return buf;
+}
+
 static ev_status lite_error(struct ev_db *db, const char *what, struct ev_error *err)
 {
+	char why[512];
 	if ((db->damaged = lite_damaged(db)))
 		return ev_error_set(err, EV_ERROR, "catalog %s: damaged: %s: %s; replicate index --check names what is "
-				    "damaged", db->where, what, sqlite3_errmsg(db->lite));
-	return ev_error_set(err, EV_ERROR, "catalog %s: %s: %s", db->where, what, sqlite3_errmsg(db->lite));
+				    "damaged", db->where, what, lite_why(db, NULL, why, sizeof why));
+	return ev_error_set(err, EV_ERROR, "catalog %s: %s: %s", db->where, what, lite_why(db, NULL, why, sizeof why));
 }
 
 int ev_db_damaged(const struct ev_db *db)
@@ -153,8 +170,10 @@ static ev_status open_sqlite(struct ev_db *db, const char *path, struct ev_error
 	char *msg = NULL;
 	if (sqlite3_exec(db->lite, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;", NULL,
 			 NULL, &msg) != SQLITE_OK) {
-		ev_error_set(err, EV_ERROR, "catalog %s: not a SQLite database it can use: %s", path,
-			     msg ? msg : sqlite3_errmsg(db->lite));
+		char why[512];
+		ev_error_set(err, EV_ERROR, "catalog %s: %s: %s", path,
+			     lite_damaged(db) ? "not a SQLite database it can use" : "cannot use it",
+			     lite_why(db, msg, why, sizeof why));
 		sqlite3_free(msg);
 		return EV_ERROR;
 	}
@@ -364,7 +383,8 @@ static ev_status simple(struct ev_db *db, const char *sql, struct ev_error *err)
 		return pg_run(db, sql, 0, NULL, NULL, NULL, err);
 	char *msg = NULL;
 	if (sqlite3_exec(db->lite, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		ev_error_set(err, EV_ERROR, "catalog %s: %s: %s", db->where, sql, msg ? msg : sqlite3_errmsg(db->lite));
+		char why[512];
+		ev_error_set(err, EV_ERROR, "catalog %s: %s: %s", db->where, sql, lite_why(db, msg, why, sizeof why));
 		sqlite3_free(msg);
 		return EV_ERROR;
 	}
