@@ -15,6 +15,7 @@
 #include "lib/core/json.h"
 #include "lib/core/path.h"
 #include "lib/core/proc.h"
+#include "lib/core/publish.h"
 
 #ifndef EV_LEASE_DIR
 #define EV_LEASE_DIR "/run/evidence"
@@ -360,8 +361,16 @@ static ev_status write_entry(const char *path, const json_t *doc, struct ev_erro
 	snprintf(tmp, sizeof tmp, "%s.tmp", path);
 	int fd = text ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
 	ev_status st = EV_OK;
-	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text) || close(fd) != 0 || rename(tmp, path) != 0)
+	if (fd < 0)
+		st = ev_error_errno(err, text ? errno : ENOMEM, "%s: cannot write", path);
+	else if ((st = ev_write_all(fd, text, strlen(text), tmp, err)) != EV_OK)
+		ev_error_wrap(err, "%s: cannot write", path);
+	if (fd >= 0 && close(fd) != 0 && st == EV_OK)
 		st = ev_error_errno(err, errno, "%s: cannot write", path);
+	if (st == EV_OK && rename(tmp, path) != 0)
+		st = ev_error_errno(err, errno, "%s: cannot write", path);
+	if (st != EV_OK && fd >= 0)
+		unlink(tmp);
 	free(text);
 	return st;
 }
@@ -375,9 +384,14 @@ static int hold_ticket(const char *path, const json_t *doc, struct ev_error *err
 	snprintf(tmp, sizeof tmp, "%s.tmp", path);
 	char *text = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
 	int fd = text ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
-	if (fd < 0 || flock(fd, LOCK_EX) != 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text) ||
-	    rename(tmp, path) != 0) {
-		ev_error_errno(err, errno, "%s: cannot hold a place in the queue", path);
+	ev_status st = EV_OK;
+	if (fd < 0 || flock(fd, LOCK_EX) != 0)
+		st = ev_error_errno(err, text ? errno : ENOMEM, "%s: cannot hold a place in the queue", path);
+	else if ((st = ev_write_all(fd, text, strlen(text), tmp, err)) != EV_OK)
+		ev_error_wrap(err, "%s: cannot hold a place in the queue", path);
+	else if (rename(tmp, path) != 0)
+		st = ev_error_errno(err, errno, "%s: cannot hold a place in the queue", path);
+	if (st != EV_OK) {
 		if (fd >= 0) {
 			close(fd);
 			unlink(tmp);

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -41,6 +42,50 @@ static ev_status own_directory(const char *path, struct ev_error *err)
 	return EV_OK;
 }
 
+/* A new campaign directory, made whole or not at all: plan.json (the
+ * plan's bytes as given) is published in a hidden directory beside it
+ * (.NAME.tmp-XXXXXX), which is then renamed to NAME without replacing and
+ * the parent synced. A crash or a failed write before that leaves only
+ * the hidden directory, never a NAME without its plan that the same
+ * command would refuse to resume. */
+static ev_status make_campaign_dir(struct capture_session *c, struct ev_error *err)
+{
+	char parent_buf[PATH_MAX], base_buf[PATH_MAX], tmp[PATH_MAX + 32], plan[PATH_MAX + 48];
+	snprintf(parent_buf, sizeof parent_buf, "%s", c->in->dir);
+	snprintf(base_buf, sizeof base_buf, "%s", c->in->dir);
+	const char *parent = dirname(parent_buf), *base = basename(base_buf);
+	snprintf(tmp, sizeof tmp, "%s/.%s.tmp-XXXXXX", parent, base);
+	if (!mkdtemp(tmp))
+		return ev_error_errno(err, errno, "%s: cannot create the campaign directory", c->in->dir);
+	mode_t mask = umask(022); /* read back at once: mkdtemp made it 0700, mkdir would honour it */
+	umask(mask);
+	ev_status st = chmod(tmp, 0755 & ~mask) == 0 ? EV_OK : ev_error_errno(err, errno, "%s: cannot set its mode", tmp);
+	char *bytes = NULL;
+	size_t len = 0;
+	snprintf(plan, sizeof plan, "%s/plan.json", tmp);
+	if (st == EV_OK && (st = ev_file_read_all(c->in->plan_path, EV_JSON_MAX_BYTES, &bytes, &len, err)) == EV_OK)
+		st = ev_publish_bytes(plan, bytes, len, 0644, err);
+	free(bytes);
+	if (st == EV_OK && renameat2(AT_FDCWD, tmp, AT_FDCWD, c->in->dir, RENAME_NOREPLACE) != 0)
+		st = ev_error_errno(err, errno, "%s: cannot move the new campaign directory into place", c->in->dir);
+	int parentfd = st == EV_OK ? open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	if (st == EV_OK && parentfd < 0)
+		st = ev_error_errno(err, errno, "%s: cannot open the directory that holds it", c->in->dir);
+	if (st == EV_OK && (st = ev_fsync_dir(parentfd, c->in->dir, err)) != EV_OK &&
+	    renameat2(AT_FDCWD, c->in->dir, AT_FDCWD, tmp, RENAME_NOREPLACE) != 0)
+		snprintf(tmp, sizeof tmp, "%s", c->in->dir); /* could not be taken back: removed below */
+	if (parentfd >= 0)
+		close(parentfd);
+	if (st != EV_OK) {
+		snprintf(plan, sizeof plan, "%s/plan.json", tmp);
+		unlink(plan);
+		rmdir(tmp);
+		size_t at = strlen(err->text);
+		snprintf(err->text + at, sizeof err->text - at, "; nothing was captured");
+	}
+	return st;
+}
+
 ev_status ev_capture_open_campaign(struct capture_session *c, int *resumed, struct ev_error *err)
 {
 	char path[PATH_MAX + 32];
@@ -70,14 +115,7 @@ ev_status ev_capture_open_campaign(struct capture_session *c, int *resumed, stru
 	} else {
 		if (errno != ENOENT)
 			return ev_error_errno(err, errno, "%s", c->in->dir);
-		if (mkdir(c->in->dir, 0755) != 0)
-			return ev_error_errno(err, errno, "%s: cannot create the campaign directory", c->in->dir);
-		char *bytes = NULL;
-		size_t len = 0;
-		ev_status st = ev_file_read_all(c->in->plan_path, EV_JSON_MAX_BYTES, &bytes, &len, err);
-		if (st == EV_OK)
-			st = ev_publish_bytes(path, bytes, len, 0644, err);
-		free(bytes);
+		ev_status st = make_campaign_dir(c, err);
 		if (st != EV_OK)
 			return st;
 	}
