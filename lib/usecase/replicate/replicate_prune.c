@@ -548,7 +548,11 @@ static ev_status record_removal(struct prune_run *p, const struct ev_error *rerr
 	ev_status st;
 	if (rerr->status != EV_OK) {
 		char why[EV_ERROR_TEXT_MAX + 4 * PATH_MAX + 200];
-		snprintf(why, sizeof why, "%s; what is left is at %s", rerr->text, o->left_at);
+		if (o->left_at[0])
+			snprintf(why, sizeof why, "%s; what is left is at %s", rerr->text, o->left_at);
+		else /* every entry went, but the parent's sync, which makes that last, failed */
+			snprintf(why, sizeof why, "%s; every entry was removed, but a crash may bring some back",
+				 rerr->text);
 		ev_receipt_add_check(p->receipt, "removed", 0, why, err);
 		o->outcome = EV_PRUNE_STOPPED;
 		write_removal_record(p, 0, err);
