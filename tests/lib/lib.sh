@@ -274,6 +274,18 @@ as_host () {
 	fi
 }
 
+# fault_sweep LABEL CHECK [OPTION...] -- COMMAND...: every file-system
+# call of COMMAND failed and crashed in turn, each in a fresh copy of
+# ./tpl (tests/lib/fault-sweep.py says what is held); its table appended
+# to ./table.txt. A writer's leaks on a path strace failed are not what
+# the sweep is for: the other tests check leaks.
+fault_sweep () {
+	label=$1 check=$2
+	shift 2
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		python3 "$EV_SRCDIR/tests/lib/fault-sweep.py" --label "$label" --template tpl --check "$check" "$@" >>table.txt
+}
+
 # json_get FILE EXPR: print a value of a JSON file, EXPR a Python expression
 # over d (the document), e.g. 'd["result"]'.
 json_get () {

@@ -7,10 +7,9 @@
 # says pass is left behind: seal create's OUTDIR goes back under its
 # temporary name and is removed, replicate verify's receipt is unlinked,
 # each command exits 2 naming the directory, the error and that nothing is
-# published; and the same command without the fault then passes. The same
-# holds for every other fsync and rename of both commands, each failed in
-# turn (the k-th call of each, for every k): exit 2, nothing at the final
-# name, no temporary left, and the table of calls and faults printed.
+# published; and the same command without the fault then passes. (Every
+# other call of both, failed and crashed in turn: the fault sweeps,
+# tests/*/t-every-write-of-*-failed-and-crashed-in-turn.sh.)
 . "$EV_SRCDIR/tests/lib/lib.sh"
 
 command -v strace >/dev/null || test_skip_all "needs strace"
@@ -46,37 +45,6 @@ test_expect_success 'replicate verify --receipt: the sync of the receipt'"'"'s d
 	test -z "$(find . -maxdepth 1 -name ".r.json*")" &&
 	"$REPLICATE" verify --seal out/SEAL.json --receipt r.json out/archive.tar.zst >/dev/null &&
 	test "$(json_words r.json "d[\"result\"]")" = pass
-'
-
-# sweep SYSCALL OUT_NAME COMMAND...: COMMAND (whose output is OUT_NAME)
-# with the k-th SYSCALL failing with EIO, for every k it makes; each run
-# exits 2, leaves nothing at OUT_NAME and no temporary beside it
-sweep () {
-	call=$1 name=$2
-	shift 2
-	strace -f -qq -e trace=$call -o calls.txt "$@" >/dev/null 2>&1 || return 1
-	rm -rf "$name"
-	total=$(grep -c "^[0-9]* *$call(" calls.txt)
-	k=1
-	while [ "$k" -le "$total" ]; do
-		test_expect_code 2 strace -f -qq -o /dev/null -e trace=$call -e inject=$call:error=EIO:when=$k "$@" \
-			>/dev/null 2>err || { echo "$call #$k of $total: not exit 2"; cat err; return 1; }
-		grep -q "Input/output error" err || { echo "$call #$k: the error is not named"; cat err; return 1; }
-		[ ! -e "$name" ] || { echo "$call #$k of $total: $name left in place"; return 1; }
-		[ -z "$(find . -maxdepth 1 -name ".$name*")" ] || { echo "$call #$k of $total: a temporary left"; return 1; }
-		k=$((k + 1))
-	done
-	echo "# $* : $call $total calls, $total faults, held" >&3
-}
-
-test_expect_success 'every fsync and rename of seal create and replicate verify, failed in turn: exit 2, nothing in place, no temporary' '
-	exec 3>>sweep-table.txt &&
-	sweep fsync out2 "$SEAL" create ev -o out2 &&
-	sweep renameat2 out2 "$SEAL" create ev -o out2 &&
-	sweep fsync r2.json "$REPLICATE" verify --seal out/SEAL.json --receipt r2.json out/archive.tar.zst &&
-	sweep renameat2 r2.json "$REPLICATE" verify --seal out/SEAL.json --receipt r2.json out/archive.tar.zst &&
-	cat sweep-table.txt &&
-	test "$(wc -l <sweep-table.txt)" = 4
 '
 
 test_done
