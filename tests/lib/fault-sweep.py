@@ -41,10 +41,13 @@ stderr file) set. strace counts an injection's calls per process: a call
 of the main thread is faulted with nothing else traced; one of another
 thread with every process followed, so a thread or child making as many
 calls of that kind is faulted with it (a helper SIGKILLed first, the
-writer may then exit 1 or 2 instead).
+writer may then exit 1 or 2 instead; where the dynamic loader's call of
+that number fails first, the writer never ran: the row counts it, not
+judged).
 Prints one table row per call kind; exits 1 at the first case not held.
 """
 import argparse
+import collections
 import fnmatch
 import hashlib
 import json
@@ -203,6 +206,7 @@ class Sweep:
         self.a, self.work = a, os.path.abspath("fault-work")
         self.before = snapshot(a.template)
         self.rows, self.cases = [], 0
+        self.unreachable = collections.Counter()
 
     def fresh(self):
         shutil.rmtree(self.work, ignore_errors=True)
@@ -269,6 +273,12 @@ class Sweep:
         self.fresh()
         rc, err = self.run(argv, limit)
         why = None
+        if helpers and rc == 127 and "error while loading shared libraries" in err:
+            # a thread's call, faulted with every process followed: the
+            # dynamic loader's call of that number came first, in the writer
+            # or a helper, and the writer never ran; counted, not judged
+            self.unreachable[argv[-len(self.a.command) - 1].split(":")[0].split("=")[-1]] += 1
+            return
         if mode == "crash":
             if rc not in (-9, 128 + 9, 9) and not (helpers and rc in (1, 2)):
                 why = "ended with %d, not SIGKILL (the injection missed?)" % rc
@@ -321,7 +331,8 @@ class Sweep:
             for i, c in enumerate(picked):
                 code, text = ERRORS[i % len(ERRORS)]
                 what = "%s #%d (%s) failing with %s" % (name, c["n"], c["path"] or c["args"][:60], code)
-                self.case(what, "error", self.strace(c, "error=%s:when=%d" % (code, c["n"])), text)
+                self.case(what, "error", self.strace(c, "error=%s:when=%d" % (code, c["n"])), text,
+                          helpers=not c["main"])
                 what = "SIGKILL entering %s #%d (%s)" % (name, c["n"], c["path"] or c["args"][:60])
                 self.case(what, "crash", self.strace(c, "signal=KILL:when=%d" % c["n"]), helpers=not c["main"])
             self.rows.append((name, len(mine), len(picked), how))
@@ -332,8 +343,10 @@ class Sweep:
         if limits:
             self.rows.append(("short write", len(limits), len(limits), "half of each file written"))
         for name, total, faults, how in self.rows:
-            print("# %-28s %-11s %5d calls %5d injected (%s), held" % (self.a.label, name, total,
-                  faults * (2 if name != "short write" else 1), how))
+            lost = self.unreachable.get(name, 0)
+            print("# %-28s %-11s %5d calls %5d injected (%s), held%s" % (self.a.label, name, total,
+                  faults * (2 if name != "short write" else 1), how,
+                  "; %d ended in the loader, not judged" % lost if lost else ""))
         print("# %-28s %d cases, every one held" % (self.a.label, self.cases))
         shutil.rmtree(self.work, ignore_errors=True)
 
