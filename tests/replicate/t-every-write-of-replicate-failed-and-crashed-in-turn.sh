@@ -82,6 +82,16 @@ test_expect_success 'replicate log append: the log verifies or names its unheade
 	grep -q "already in the log as entry 1 " err
 '
 
+test_expect_success 'an unheaded entry completes only for the file it records, never a path the log names' '
+	cp -a tpl named && cd named && mkdir elsewhere && cp sealed/SEAL.json elsewhere/SEAL.json &&
+	test_expect_code 2 strace -f -qq -o /dev/null -e trace=write -e inject=write:error=ENOSPC:when=2 \
+		"$REPLICATE" log --log L --sign-key k.key append elsewhere/SEAL.json 2>/dev/null &&
+	test_expect_code 2 "$REPLICATE" log --log L --sign-key k.key append sealed/SEAL.json 2>err &&
+	grep -q "^replicate: sealed/SEAL.json: already in the log as entry 1 ($PWD/elsewhere/SEAL.json); nothing appended$" err &&
+	test_must_be_absent sealed/SEAL.json.inclusion.json && test_must_be_absent elsewhere/SEAL.json.inclusion.json &&
+	test ! -e L/heads/head-0000000002.json
+'
+
 test_expect_success 'replicate keep-head: the head kept whole, or the one before' '
 	fault_sweep "replicate keep-head" "for h in far/log-heads/vm/heads/*.json; do test ! -e \"\$h\" || python3 -c \"import json,sys; assert json.load(open(sys.argv[1]))[\\\"size\\\"] > 0\" \"\$h\" || exit 1; done" \
 		--stdin keep-head.in --again-refused "already" -- "$REPLICATE" keep-head far vm

@@ -214,7 +214,10 @@ static ev_status entry_lines(const struct ev_receipt_log *l, const struct ev_log
 			for (size_t k = 0; k < e->n && st == EV_OK && resumed[i] == SIZE_MAX; k++) {
 				if (strcmp(json_string_value(json_object_get(e->doc[k], "sha256")) ?: "", hex[i]) != 0)
 					continue;
-				if (append_unfinished(l, e, k, headed))
+				/* proofs go beside the entry's recorded file: only the
+				 * file given here, never a path the log names */
+				const char *at = json_string_value(json_object_get(e->doc[k], "file")) ?: "";
+				if (realpath(files[i], real) && strcmp(at, real) == 0 && append_unfinished(l, e, k, headed))
 					resumed[i] = k;
 				else
 					st = ev_error_set(err, EV_REFUSED, "%s: already in the log as entry %zu (%s); "
