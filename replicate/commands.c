@@ -395,6 +395,10 @@ static const struct ev_cli_option status_options[] = {
 	 "was indexed under them on this host", EV_CLI_TEXT, NULL},
 	{"json", 0, NULL, REPLICATE_STATUS_OPT_JSON,
 	 "print the inventory as JSON (evidence-status/1)", EV_CLI_TEXT, NULL},
+	{"max-age", 0, "DURATION", REPLICATE_STATUS_OPT_MAX_AGE,
+	 "count a copy, and an audit as passing, only when\n"
+	 "verified whole within DURATION (7d, 36h); older ones\n"
+	 "are shown stale, with their age", EV_CLI_DURATION, NULL},
 	{"min-hosts", 0, "N", REPLICATE_STATUS_OPT_MIN_HOSTS,
 	 "the hosts prune would need (default 2, as prune)", EV_CLI_COUNT, "1..256"},
 	{"recheck", 0, NULL, REPLICATE_STATUS_OPT_RECHECK,
@@ -414,8 +418,8 @@ static const struct ev_cli_option status_options[] = {
 static const struct ev_cli_command replicate_status_command = {
 	.name = "status",
 	.run = replicate_status_main,
-	.synopsis = "replicate status [--catalog WHERE [--recheck]] [--seal SHA256] [--min-hosts N] [--trust FILE ...] "
-		"[--tsa-ca FILE] [--json] [DIR...]",
+	.synopsis = "replicate status [--catalog WHERE [--recheck]] [--seal SHA256] [--min-hosts N] [--max-age DURATION] "
+		"[--trust FILE ...] [--tsa-ca FILE] [--json] [DIR...]",
 	.summary = "what is where: per sealed campaign its verified copies,\n"
 		"audits, and whether prune's guards would hold",
 	.description = "Read every receipt and SEAL.json under each DIR (*.json files, links never\n"
@@ -425,7 +429,9 @@ static const struct ev_cli_command replicate_status_command = {
 		"verified it; copies that failed or whose receipts were edited; the audits that\n"
 		"name its seal or read a file it holds, and their verdicts; prune's runs;\n"
 		"whether prune's receipt guards would hold now (enough distinct hosts, receipts\n"
-		"that agree); and what is missing. Nothing is run or written.\n"
+		"that agree); and what is missing. Nothing is run or written. With --max-age,\n"
+		"a copy whose last whole verification is older, or an audit, is stale: shown\n"
+		"with its age, and not counted.\n"
 		"\n"
 		"With --catalog, the same from what replicate index kept: no file is read\n"
 		"(but a seal's timestamp, with --tsa-ca), so it stays fast with hundreds of\n"
@@ -504,6 +510,9 @@ static const struct ev_cli_command replicate_keygen_command = {
 static const struct ev_cli_option prune_options[] = {
 	{"json", 0, NULL, REPLICATE_PRUNE_OPT_JSON,
 	 "print the cleanup receipt on stdout", EV_CLI_TEXT, NULL},
+	{"max-age", 0, "DURATION", REPLICATE_PRUNE_OPT_MAX_AGE,
+	 "count a replica receipt, and an audit, only when it\n"
+	 "finished within DURATION (7d, 36h) of now", EV_CLI_DURATION, NULL},
 	{"min-hosts", 0, "N", REPLICATE_PRUNE_OPT_MIN_HOSTS,
 	 "distinct hosts required (default 2)", EV_CLI_COUNT, "1..256"},
 	{"receipt", 0, "FILE", REPLICATE_PRUNE_OPT_RECEIPT,
@@ -535,20 +544,22 @@ static const struct ev_cli_command replicate_prune_command = {
 	.name = "prune",
 	.run = replicate_prune_main,
 	.synopsis = "replicate prune --seal SEAL.json [--seal-sha256 HEX] --receipts R1 R2 ... [--min-hosts "
-		"N] [--require-audit RECEIPT ...] [--require-timestamp CA] [--trust FILE ...] [--selection FILE] [--receipt FILE] [--sign-key KEY] "
+		"N] [--max-age DURATION] [--require-audit RECEIPT ...] [--require-timestamp CA] [--trust FILE ...] [--selection FILE] [--receipt FILE] [--sign-key KEY] "
 		"[--json] DIR",
 	.summary = "remove a directory once enough hosts hold verified copies",
 	.description = "Remove DIR (a completed runtime or staging directory) only when all of these\n"
 		"hold, and otherwise remove nothing and say every reason:\n"
 		"  - at least --min-hosts distinct hosts' receipts (replicate verify) for this\n"
-		"    exact seal pass, are intact and agree with each other;\n"
+		"    exact seal pass, are intact and agree with each other (with --max-age,\n"
+		"    only receipts of whole verifications that finished within it count);\n"
 		"  - DIR still matches the seal member for member (or, with --selection, holds\n"
 		"    exactly the selected members), with nothing else in it;\n"
 		"  - no process recorded in DIR's run.json files is still running (same PID and\n"
 		"    start time);\n"
 		"  - nothing in DIR is a link or another mounted file system;\n"
 		"  - with --require-audit, an audit campaign of an archive copy of this seal\n"
-		"    passed on another host (replicate audit), and the audits given agree.\n"
+		"    passed on another host (replicate audit; within --max-age, when given),\n"
+		"    and the audits given agree.\n"
 		"Nothing outside DIR is touched and no link is followed. DIR is moved aside,\n"
 		"then each file is removed only if it is still what was checked (same inode,\n"
 		"size and times; content hashed again if it changed near the check) and no\n"

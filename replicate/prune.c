@@ -95,6 +95,7 @@ int replicate_prune_main(int argc, char **argv)
 		case EV_CLI_HELP:
 			return ev_cli_help(&replicate_tool, "prune");
 		case REPLICATE_PRUNE_OPT_JSON: json = 1; break;
+		case REPLICATE_PRUNE_OPT_MAX_AGE: o.max_age = opts.count; break;
 		case REPLICATE_PRUNE_OPT_MIN_HOSTS:
 			o.min_hosts = opts.count;
 			break;

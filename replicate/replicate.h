@@ -124,6 +124,7 @@ enum replicate_log_option {
 enum replicate_status_option {
 	REPLICATE_STATUS_OPT_CATALOG = 'c',
 	REPLICATE_STATUS_OPT_JSON = 'j',
+	REPLICATE_STATUS_OPT_MAX_AGE = 'a',
 	REPLICATE_STATUS_OPT_MIN_HOSTS = 'm',
 	REPLICATE_STATUS_OPT_RECHECK = 'r',
 	REPLICATE_STATUS_OPT_SEAL = 's',
@@ -146,6 +147,7 @@ enum replicate_keygen_option {
 /* replicate prune's options, by name: what ev_cli_getopt_next returns for each. */
 enum replicate_prune_option {
 	REPLICATE_PRUNE_OPT_JSON = 'j',
+	REPLICATE_PRUNE_OPT_MAX_AGE = 'a',
 	REPLICATE_PRUNE_OPT_MIN_HOSTS = 'm',
 	REPLICATE_PRUNE_OPT_RECEIPT = 'o',
 	REPLICATE_PRUNE_OPT_RECEIPTS = 'r',

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/core/duration.h"
 #include "lib/core/sha256.h"
 
 #include "lib/usecase/replicate/replicate_status.h"
@@ -23,6 +24,13 @@ static void print_text(const json_t *doc)
 {
 	size_t i, k;
 	json_t *row, *e;
+	char verified[96] = "a verified copy";
+	const json_t *max_age = json_object_get(doc, "max_age_seconds");
+	if (max_age) {
+		char limit[48];
+		ev_duration_format(json_integer_value(max_age), limit, sizeof limit);
+		snprintf(verified, sizeof verified, "a copy verified within %s", limit);
+	}
 	json_array_foreach(json_object_get(doc, "campaigns"), i, row) {
 		const json_t *sealed = json_object_get(row, "sealed");
 		printf("%scampaign %s  seal %s\n", i ? "\n" : "", *field(row, "campaign") ? field(row, "campaign") : "(unnamed)",
@@ -45,7 +53,9 @@ static void print_text(const json_t *doc)
 			const json_t *list = json_object_get(e, "receipts");
 			size_t j;
 			json_t *p;
-			printf("  copy:     %s, last verified %s (%zu receipt%s:", field(e, "key"), field(e, "last_verified"),
+			const json_t *fresh = json_object_get(e, "fresh");
+			printf("  copy:     %s, last verified %s%s%s%s (%zu receipt%s:", field(e, "key"), field(e, "last_verified"),
+			       fresh ? ", " : "", fresh ? field(e, "age") : "", fresh && !json_is_true(fresh) ? ", STALE: not counted" : "",
 			       json_array_size(list), json_array_size(list) == 1 ? "" : "s");
 			json_array_foreach(list, j, p)
 				printf("%s %s", j ? "," : "", json_string_value(p));
@@ -66,9 +76,12 @@ static void print_text(const json_t *doc)
 		if (!json_array_size(json_object_get(row, "audits")))
 			printf("  audits:   none found\n");
 		json_array_foreach(json_object_get(row, "audits"), k, e) {
-			printf("  audit:    %s on %s, from the %s, %s%s at %s, comparable %.16s (%s)\n", field(e, "command"),
+			const json_t *fresh = json_object_get(e, "fresh");
+			printf("  audit:    %s on %s, from the %s, %s%s at %s%s%s%s, comparable %.16s (%s)\n", field(e, "command"),
 			       field(e, "host"), field(e, "from"), field(e, "result"),
 			       json_is_true(json_object_get(e, "intact")) ? "" : " (edited)", field(e, "finished"),
+			       fresh ? ", " : "", fresh ? field(e, "age") : "",
+			       fresh && !json_is_true(fresh) ? ", STALE" : "",
 			       field(e, "comparable") ? field(e, "comparable") : "none", field(e, "receipt"));
 			if (field(e, "registration"))
 				printf("            %s\n", field(e, "registration"));
@@ -78,9 +91,9 @@ static void print_text(const json_t *doc)
 			       field(e, "receipt"));
 		const json_t *prune = json_object_get(row, "prune");
 		long long hosts = json_integer_value(json_object_get(prune, "hosts"));
-		printf("  %s (%lld host%s a verified copy; prune needs %lld; from the receipts alone: prune also checks "
+		printf("  %s (%lld host%s %s; prune needs %lld; from the receipts alone: prune also checks "
 		       "the tree against the seal and that no recorded process runs)\n", field(prune, "verdict"), hosts,
-		       hosts == 1 ? " holds" : "s hold", (long long)json_integer_value(json_object_get(prune, "min_hosts")));
+		       hosts == 1 ? " holds" : "s hold", verified, (long long)json_integer_value(json_object_get(prune, "min_hosts")));
 		json_array_foreach(json_object_get(row, "missing"), k, e)
 			printf("  missing:  %s\n", json_string_value(e));
 	}
@@ -155,6 +168,7 @@ int replicate_status_main(int argc, char **argv)
 			s.seal_hex = optarg;
 			break;
 		case REPLICATE_STATUS_OPT_MIN_HOSTS: s.min_hosts = opts.count; break;
+		case REPLICATE_STATUS_OPT_MAX_AGE: s.max_age = opts.count; break;
 		case REPLICATE_STATUS_OPT_TRUST:
 			if (ntrust == MAX_TRUST)
 				return ev_cli_usage(&replicate_tool, "status", "at most %d --trust", MAX_TRUST);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
 #include "lib/cli/command.h"
+#include "lib/core/duration.h"
 #include "lib/core/sha256.h"
 #include "lib/core/text.h"
 
@@ -304,6 +305,16 @@ int ev_cli_getopt_next(struct ev_cli_getopt *g, int argc, char **argv)
 		snprintf(refused_value, sizeof refused_value, "option --%s: expected %s, found '%.200s'", o->name, listed,
 			 optarg);
 		return '?';
+	}
+	long long seconds;
+	if (o->kind == EV_CLI_DURATION) {
+		if (ev_duration_parse(optarg, &seconds) != 0) {
+			snprintf(refused_value, sizeof refused_value, "option --%s: expected %s, found '%.200s'", o->name,
+				 EV_DURATION_EXPECTED, optarg);
+			return '?';
+		}
+		g->count = (long)seconds;
+		return key;
 	}
 	long min, max;
 	const char *unit;

@@ -33,6 +33,8 @@ enum ev_cli_kind {
 	                   * ("1..86400 seconds"); refused as "expected 1-86400
 	                   * seconds", "expected 512 or more bytes", "expected a
 	                   * whole number" (0..), and parsed into ev_cli_getopt's count */
+	EV_CLI_DURATION,  /* a duration (lib/core/duration: "7d", "36h"), parsed into
+	                   * ev_cli_getopt's count, in seconds */
 };
 
 /* One option. key is what getopt_long returns for it (the letter, when
@@ -130,7 +132,8 @@ struct ev_cli_getopt {
 	const char *command;
 	const struct ev_cli_relation *relations;
 	unsigned char given[EV_CLI_MAX_OPTIONS]; /* by the option's place in options */
-	long count;              /* the EV_CLI_COUNT option ev_cli_getopt_next just returned */
+	long count;              /* the EV_CLI_COUNT option ev_cli_getopt_next just returned
+	                          * (EV_CLI_DURATION: its seconds) */
 };
 
 /* Fill g from the command's table (at most EV_CLI_MAX_OPTIONS options). */

@@ -17,6 +17,7 @@
 #include "lib/cli/configfile.h"
 #include "lib/core/json.h"
 #include "lib/core/path.h"
+#include "lib/core/duration.h"
 #include "lib/core/text.h"
 
 /* config's one option, by name. */
@@ -26,7 +27,7 @@ enum ev_cli_config_option { EV_CLI_CONFIG_OPT_JSON = 'j' };
 #define EV_CONFIG_FILE "/etc/evidence/config"
 #endif
 
-enum { SIGN_KEY, TRUST, RECEIPT_DIR, SSH_OPTION, CATALOG, POOL, NKEYS };
+enum { SIGN_KEY, TRUST, RECEIPT_DIR, SSH_OPTION, CATALOG, POOL, MAX_AGE, NKEYS };
 
 static const struct key {
 	const char *name;
@@ -35,6 +36,7 @@ static const struct key {
 } keys[NKEYS] = {
 	{"sign-key", 0, 1, NULL},   {"trust", 1, 1, NULL},       {"receipt-dir", 0, 1, NULL},
 	{"ssh-option", 1, 0, NULL}, {"catalog", 0, 1, "EVIDENCE_CATALOG"}, {"pool", 0, 0, "EVIDENCE_POOL"},
+	{"max-age", 0, 0, NULL},
 };
 
 #define MAX_VALUES 32
@@ -121,7 +123,7 @@ static int read_file(const char *file, int rank, int required)
 			if (strcmp(k, keys[i].name) == 0)
 				which = i;
 		if (which < 0) {
-			code = complain(file, line, "unknown key '%s' (known: sign-key, trust, receipt-dir, ssh-option, catalog, pool)", k);
+			code = complain(file, line, "unknown key '%s' (known: sign-key, trust, receipt-dir, ssh-option, catalog, pool, max-age)", k);
 			break;
 		}
 		if (!*v) {
@@ -130,6 +132,11 @@ static int read_file(const char *file, int rank, int required)
 		}
 		if (which == POOL && strcmp(v, "shared") != 0 && strcmp(v, "none") != 0) {
 			code = complain(file, line, "pool: expected shared or none, found '%s'", v);
+			break;
+		}
+		long long seconds;
+		if (which == MAX_AGE && ev_duration_parse(v, &seconds) != 0) {
+			code = complain(file, line, "max-age: expected %s, found '%s'", EV_DURATION_EXPECTED, v);
 			break;
 		}
 		int server = which == CATALOG && strstr(v, "://");
@@ -220,8 +227,8 @@ int ev_cli_config_apply(const struct ev_cli_command *c, int argc, char **argv, c
 {
 	*out = argv;
 	size_t extra = 0;
-	static const int as_options[] = {SIGN_KEY, TRUST, RECEIPT_DIR, SSH_OPTION};
-	for (size_t k = 0; k < 4; k++) {
+	static const int as_options[] = {SIGN_KEY, TRUST, RECEIPT_DIR, SSH_OPTION, MAX_AGE};
+	for (size_t k = 0; k < sizeof as_options / sizeof as_options[0]; k++) {
 		int i = as_options[k];
 		if (settings[i].n && takes(c, keys[i].name) && !given(argc, argv, keys[i].name) &&
 		    !(i == RECEIPT_DIR && given(argc, argv, "receipt")))
@@ -234,7 +241,7 @@ int ev_cli_config_apply(const struct ev_cli_command *c, int argc, char **argv, c
 		return argc;
 	size_t n = 0;
 	grown[n++] = argv[0];
-	for (size_t k = 0; k < 4; k++) {
+	for (size_t k = 0; k < sizeof as_options / sizeof as_options[0]; k++) {
 		int i = as_options[k];
 		if (!settings[i].n || !takes(c, keys[i].name) || given(argc, argv, keys[i].name) ||
 		    (i == RECEIPT_DIR && given(argc, argv, "receipt")))

@@ -11,7 +11,8 @@
  *   sign-key, trust (repeatable), receipt-dir, ssh-option (repeatable):
  *     given to every command that takes that option and was not given it;
  *   catalog: EVIDENCE_CATALOG, unless the environment sets it;
- *   pool: "shared" or "none", EVIDENCE_POOL, unless the environment sets it.
+ *   pool: "shared" or "none", EVIDENCE_POOL, unless the environment sets it;
+ *   max-age: a duration (lib/core/duration), given as --max-age like sign-key.
  * A path must be absolute or start with "~/". Whatever the command line
  * says wins, then the environment, then the files.
  *
@@ -41,15 +42,15 @@ int ev_cli_config_apply(const struct ev_cli_command *c, int argc, char **argv, c
 	"each came from"
 #define EV_CONFIG_DESCRIPTION \
 	"Print every configuration key (sign-key, trust, receipt-dir, ssh-option, catalog,\n" \
-	"pool), its effective value and where it came from: a file and line, the\n" \
-	"environment (EVIDENCE_CATALOG, EVIDENCE_POOL), or not set. The files are\n" \
+	"pool, max-age), its effective value and where it came from: a file and line,\n" \
+	"the environment (EVIDENCE_CATALOG, EVIDENCE_POOL), or not set. The files are\n" \
 	"EVIDENCE_CONFIG alone when it is set; else /etc/evidence/config, then\n" \
 	"~/.config/evidence/config ($XDG_CONFIG_HOME), a key the user's sets replacing\n" \
 	"the system's. Lines are KEY = VALUE; '#' starts a comment; a path is absolute\n" \
-	"or starts with ~/. sign-key, trust, receipt-dir and ssh-option are given to\n" \
-	"every command that takes the option and was not given it; catalog and pool\n" \
-	"set EVIDENCE_CATALOG and EVIDENCE_POOL unless the environment does. The\n" \
-	"command line wins over the environment, which wins over the files.\n"
+	"or starts with ~/. sign-key, trust, receipt-dir, ssh-option and max-age are\n" \
+	"given to every command that takes the option and was not given it; catalog\n" \
+	"and pool set EVIDENCE_CATALOG and EVIDENCE_POOL unless the environment does.\n" \
+	"The command line wins over the environment, which wins over the files.\n"
 #define EV_CONFIG_NOTES \
 	"Exit status: 0 printed, 2 usage or a malformed file (its line named; every\n" \
 	"command of the tool refuses to run until it is fixed).\n"

@@ -8,6 +8,7 @@
 
 #include "lib/core/base64.h"
 #include "lib/core/json.h"
+#include "lib/core/duration.h"
 #include "lib/receipt/acceptance.h"
 
 static const char *const kind_names[EV_ACCEPT_KINDS] = {"seal", "replica", "audit"};
@@ -20,17 +21,6 @@ const char *ev_acceptance_kind_name(enum ev_acceptance_kind kind)
 static ev_status refuse(struct ev_error *err, const char *name, const char *key, const char *what)
 {
 	return ev_error_set(err, EV_REFUSED, "%s: %s: %s", name, key, what);
-}
-
-/* "YYYY-MM-DDTHH:MM:SSZ", exactly, into *t. */
-static int utc_time(const char *s, time_t *t)
-{
-	struct tm tm = {0};
-	const char *end = s ? strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm) : NULL;
-	if (!end || *end || strlen(s) != 20)
-		return 0;
-	*t = timegm(&tm);
-	return 1;
 }
 
 static int name_ok(const char *s, size_t max)
@@ -215,7 +205,7 @@ ev_status ev_acceptance_read(json_t *doc, const char *name, struct ev_acceptance
 		return refuse(err, name, "version", "expected an integer from 1");
 	p->version = json_integer_value(version);
 	p->expires = json_string_value(json_object_get(doc, "expires"));
-	if (!utc_time(p->expires, &p->expires_at))
+	if (!ev_utc_parse(p->expires, &p->expires_at))
 		return refuse(err, name, "expires", "expected a UTC time, YYYY-MM-DDTHH:MM:SSZ");
 	ev_status st = read_keys(p, json_object_get(doc, "keys"), name, err);
 	if (st == EV_OK)

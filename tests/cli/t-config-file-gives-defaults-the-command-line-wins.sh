@@ -67,7 +67,7 @@ test_expect_success 'a malformed file: named by line, exit 2, no command runs, n
 	test_must_be_absent never.json &&
 	printf "signing-key = $PWD/a.key\n" >xdg/evidence/config &&
 	test_expect_code 2 "$SEAL" config >out 2>err &&
-	grep -q "config:1: unknown key .signing-key. (known: sign-key, trust, receipt-dir, ssh-option, catalog, pool)" err &&
+	grep -q "config:1: unknown key .signing-key. (known: sign-key, trust, receipt-dir, ssh-option, catalog, pool, max-age)" err &&
 	printf "sign-key = a.key\n" >xdg/evidence/config &&
 	test_expect_code 2 "$SEAL" config >out 2>err &&
 	grep -q "config:1: sign-key: .a.key. must be an absolute path or start with ~/" err &&

@@ -19,6 +19,7 @@
 #include "lib/archive/tree.h"
 #include "lib/archive/tree_remove.h"
 #include "lib/campaign/run.h"
+#include "lib/core/duration.h"
 #include "lib/core/json.h"
 #include "lib/core/path.h"
 #include "lib/core/proc.h"
@@ -128,6 +129,29 @@ static int inside(const char *dir_real, const char *path)
 	return strncmp(real, dir_real, n) == 0 && (real[n] == '/' || real[n] == '\0');
 }
 
+/* Is the receipt's verification too old, or of no readable time, to
+ * count (with a maximum age)? If so, why, in found (its age in words). */
+static int too_old(const struct ev_replicate_prune *o, const json_t *doc, time_t now, char *found, size_t cap)
+{
+	if (!o->max_age)
+		return 0;
+	long long age;
+	const char *finished = json_string_value(json_object_get(doc, "finished"));
+	enum ev_age verdict = ev_age_judge(finished, now, o->max_age, &age);
+	ev_age_describe(verdict, age, finished, found, cap);
+	return verdict != EV_AGE_FRESH;
+}
+
+/* With a maximum age, what a stale receipt is refused with, and what it
+ * should have been. */
+static void refuse_stale(struct prune_run *p, const char *path, const char *check, const char *what, const char *found)
+{
+	char want[96], limit[48];
+	ev_duration_format(p->o->max_age, limit, sizeof limit);
+	snprintf(want, sizeof want, "within %s (--max-age)", limit);
+	refuse_because(p, path, check, what, want, found);
+}
+
 static int seen_before(const char *const *list, size_t n, const char *s)
 {
 	for (size_t i = 0; i < n; i++)
@@ -147,8 +171,13 @@ static ev_status judge_receipts(struct prune_run *p, const char *seal_hex, struc
 	const char **hosts = calloc(o->n_receipts ? o->n_receipts : 1, sizeof *hosts);
 	size_t nhosts = 0;
 	unsigned before = reasons(p);
-	if (!hosts)
+	time_t now = time(NULL);
+	json_t *stale = json_array(); /* [{path, age}]: passing receipts too old to count */
+	if (!hosts || !stale) {
+		free(hosts);
+		json_decref(stale);
 		return ev_error_set(err, EV_ERROR, "out of memory");
+	}
 	if ((st = ev_trust_from_files(o->trust, o->n_trust, &trust, err)) != EV_OK)
 		goto out;
 	ev_receipt_set_load(&set, o->receipts, o->n_receipts, trust, on_receipt_finding, p, &st, err);
@@ -174,10 +203,29 @@ static ev_status judge_receipts(struct prune_run *p, const char *seal_hex, struc
 				       seal_hex, for_seal ? for_seal : "none");
 			usable = 0;
 		}
+		char age[160];
+		if (usable && too_old(o, j->doc, now, age, sizeof age)) {
+			json_array_append_new(stale, json_pack("{s:s, s:s}", "receipt", j->path, "age", age));
+			usable = 0;
+		}
 		/* With trust a host is its key: a name in a file is anyone's to write. */
 		const char *who = trust ? j->signer : j->host;
 		if (usable && who && !seen_before(hosts, nhosts, who))
 			hosts[nhosts++] = who;
+	}
+	/* A stale receipt is no reason to refuse while enough fresh ones
+	 * remain (a directory of weekly receipts is given whole); when they
+	 * do not, each is why. */
+	size_t k;
+	json_t *e;
+	if ((long)nhosts < o->min_hosts)
+		json_array_foreach(stale, k, e)
+			refuse_stale(p, json_string_value(json_object_get(e, "receipt")), "receipt-age",
+				     "records a verification too old to count: replicate verify the copy again",
+				     json_string_value(json_object_get(e, "age")));
+	if (o->max_age) {
+		ev_receipt_set_fact(p->receipt, "max_age_seconds", json_integer((json_int_t)o->max_age), err);
+		ev_receipt_set_fact(p->receipt, "stale_receipts", json_incref(stale), err);
 	}
 	if (ev_receipt_set_disagreements(&set, on_receipt_finding, p) > 0)
 		refuse_because(p, set.items[0].path, "receipts-agree",
@@ -187,8 +235,10 @@ static ev_status judge_receipts(struct prune_run *p, const char *seal_hex, struc
 	snprintf(have, sizeof have, "%zu", nhosts);
 	if ((long)nhosts < o->min_hosts)
 		refuse_because(p, "receipts", "hosts",
-			       trust ? "too few distinct signing hosts hold a verified copy"
-				     : "too few distinct hosts hold a verified copy",
+			       trust ? (o->max_age ? "too few distinct signing hosts hold a copy verified within --max-age"
+						   : "too few distinct signing hosts hold a verified copy")
+				     : (o->max_age ? "too few distinct hosts hold a copy verified within --max-age"
+						   : "too few distinct hosts hold a verified copy"),
 			       want, have);
 	json_t *list = json_array();
 	for (size_t i = 0; i < nhosts; i++)
@@ -199,6 +249,7 @@ out:
 	ev_receipt_set_free(&set);
 	ev_trust_free(trust);
 	free(hosts);
+	json_decref(stale);
 	return st;
 }
 
@@ -221,6 +272,8 @@ static ev_status judge_audits(struct prune_run *p, const char *seal_hex, struct 
 	if (st != EV_OK)
 		goto out;
 	const char *agreeing = NULL;
+	time_t now = time(NULL);
+	json_t *stale = json_array(); /* [{receipt, age}]: passing audits too old to count */
 	for (size_t i = 0; i < set.count; i++) {
 		const struct ev_judged_receipt *j = &set.items[i];
 		ev_receipt_add_input(p->receipt, "audit", j->path, j->file_sha256, err);
@@ -252,15 +305,32 @@ static ev_status judge_audits(struct prune_run *p, const char *seal_hex, struct 
 				       j->host);
 			usable = 0;
 		}
+		char age[160];
+		if (usable && too_old(o, j->doc, now, age, sizeof age)) {
+			json_array_append_new(stale, json_pack("{s:s, s:s}", "receipt", j->path, "age", age));
+			usable = 0;
+		}
 		if (usable)
 			agreeing = agreeing ? agreeing : j->path;
 	}
+	size_t k;
+	json_t *e;
+	if (!agreeing)
+		json_array_foreach(stale, k, e)
+			refuse_stale(p, json_string_value(json_object_get(e, "receipt")), "audit-age",
+				     "records an audit too old to count: replicate audit the copy again",
+				     json_string_value(json_object_get(e, "age")));
+	if (o->max_age)
+		ev_receipt_set_fact(p->receipt, "stale_audits", json_incref(stale), err);
+	json_decref(stale);
 	if (ev_receipt_set_disagreements(&set, on_receipt_finding, p) > 0)
 		refuse_because(p, set.items[0].path, "audits-agree", "the audits do not agree (differences above)", NULL,
 			       NULL);
 	if (!agreeing)
 		refuse_because(p, "audits", "audit",
-			       "no audit campaign of an archive copy of this seal on another host passed", "1", "0");
+			       o->max_age ? "no audit campaign of an archive copy of this seal on another host passed within --max-age"
+					  : "no audit campaign of an archive copy of this seal on another host passed",
+			       "1", "0");
 	ev_receipt_add_check(p->receipt, "audits", reasons(p) == before,
 			     agreeing ? agreeing : "none from an archive copy on another host", err);
 out:

@@ -9,10 +9,11 @@
  * system and holds no link out; the evidence relied on lies outside it;
  * the replica receipts are intact (signed by a trusted key with trust
  * files), pass, are made against this seal, agree, and come from at least
- * min_hosts distinct hosts (by key with trust files); no process a
+ * min_hosts distinct hosts (by key with trust files), each with a whole
+ * verification within max_age when given; no process a
  * run.json in DIR records still runs; with audits, one of them is an
  * audit campaign that passed on another host, read from an archive copy
- * of this seal, and they agree. Only then is DIR taken out of its
+ * of this seal (within max_age), and they agree. Only then is DIR taken out of its
  * name in one rename and emptied from below, each entry removed only when
  * provably what was checked (lib/archive/tree_remove); what changed stays.
  *
@@ -69,6 +70,8 @@ struct ev_replicate_prune {
 	const char *const *trust;            /* trust lists (may be none: hosts counted by name) */
 	size_t n_trust;
 	long min_hosts;                      /* distinct hosts that must hold a verified copy */
+	long long max_age;                   /* seconds (0: any age): a replica receipt counts, and an audit
+						passes, only when it finished at most this long before now */
 	const char *receipt;                 /* the cleanup receipt; NULL: a fresh name here */
 	struct ev_signing_key *sign_key;     /* NULL: unsigned */
 	ev_finding_fn on_refused, on_kept;   /* required */

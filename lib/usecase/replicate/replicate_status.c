@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 
 #include "lib/archive/seal.h"
@@ -176,7 +177,8 @@ static ev_status gather_files(struct status *s, struct ev_replicate_status *out,
 
 ev_status ev_replicate_status(struct ev_replicate_status *out, struct ev_error *err)
 {
-	struct status s = {.min_hosts = out->min_hosts ? out->min_hosts : 2, .tsa_ca = out->tsa_ca};
+	struct status s = {.min_hosts = out->min_hosts ? out->min_hosts : 2, .max_age = out->max_age,
+			   .now = time(NULL), .tsa_ca = out->tsa_ca};
 	ev_status st = EV_OK;
 	out->doc = NULL;
 	out->recheck_doc = NULL;
@@ -220,6 +222,13 @@ ev_status ev_replicate_status(struct ev_replicate_status *out, struct ev_error *
 		out->not_believed = json_array_size(s.not_believed);
 		if (out->doc && s.trust)
 			json_object_set_new(out->doc, "untrusted_left_out", json_integer((json_int_t)s.untrusted));
+		if (out->doc && s.max_age) {
+			char now[32];
+			struct tm tm;
+			strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&s.now, &tm));
+			json_object_set_new(out->doc, "max_age_seconds", json_integer((json_int_t)s.max_age));
+			json_object_set_new(out->doc, "judged_at", json_string(now));
+		}
 	}
 	for (size_t i = 0; i < s.nreceipts; i++) {
 		struct found *f = &s.receipts[i];

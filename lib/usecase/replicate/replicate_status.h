@@ -31,6 +31,8 @@ struct ev_replicate_status {
 	const char *const *trust_files;   /* trust lists: copies are counted by signing key; none: by host */
 	size_t ntrust;
 	long min_hosts;                   /* what prune needs (0: 2) */
+	long long max_age;                /* seconds (0: any age): a copy counts toward min_hosts, an audit as
+					     passing, only with a verification at most this old now; else stale */
 	const char *tsa_ca;               /* may be NULL: else a seal's RFC 3161 timestamp is verified against it */
 	const char *catalog;              /* may be NULL: the files walk; else the catalog's rows (dirs: only those
 					     under them, on this host; none: every host's) */

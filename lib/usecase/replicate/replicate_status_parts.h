@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -51,6 +52,8 @@ struct status {
 	struct ev_trust *trust;
 	size_t untrusted; /* with trust: passing, intact replica receipts no trusted key signs, left out */
 	long min_hosts;
+	long long max_age; /* 0: any age */
+	time_t now;        /* what ages are measured from, once for the whole document */
 	const char *tsa_ca;
 };
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/usecase/replicate/replicate_status_parts.h"
+#include "lib/core/duration.h"
 #include "lib/receipt/timestamp_beside.h"
 
 static const struct seal_file *seal_file_of(const struct status *s, const char *hex)
@@ -43,40 +44,84 @@ static int later(const char *a, const char *b)
 	return !b || (a && strcmp(a, b) > 0);
 }
 
-/* What prune would say of a campaign with copies on hosts. */
-static const char *prune_verdict(const struct status *s, size_t hosts, int disagree)
+/* What prune would say of a campaign with copies on hosts (and stale
+ * ones, verified too long ago, besides). */
+static const char *prune_verdict(const struct status *s, size_t hosts, size_t stale, int disagree)
 {
 	if (disagree)
 		return "prune would refuse: the copies' receipts disagree";
 	if ((long)hosts >= s->min_hosts)
 		return "prune would hold";
+	if (stale)
+		return "prune would refuse: too few copies verified within --max-age";
 	if (hosts == 0)
 		return "prune would refuse: no host";
 	return hosts == 1 ? "prune would refuse: one host" : "prune would refuse: too few hosts";
 }
 
+/* Does an entry (a copy's or an audit's, with "fresh" when there is a
+ * maximum age) count now? */
+static int fresh(const json_t *entry)
+{
+	const json_t *f = json_object_get(entry, "fresh");
+	return !f || json_is_true(f);
+}
+
+/* With a maximum age: how old the verification at finished is now, into
+ * entry: "age" in words, "age_seconds" (null: no time a clock can read),
+ * and "fresh". (Without one, nothing: two inventories of the same files
+ * are the same bytes whenever they are made.) */
+static void set_age(const struct status *s, json_t *entry, const char *finished)
+{
+	if (!s->max_age)
+		return;
+	long long age;
+	char words[160];
+	enum ev_age verdict = ev_age_judge(finished, s->now, s->max_age, &age);
+	ev_age_describe(verdict, age, finished, words, sizeof words);
+	json_object_set_new(entry, "age", json_string(words));
+	json_object_set_new(entry, "age_seconds", verdict == EV_AGE_UNKNOWN ? json_null() : json_integer((json_int_t)age));
+	json_object_set_new(entry, "fresh", json_boolean(verdict == EV_AGE_FRESH));
+}
+
 /* The campaign's "missing": each thing its evidence still lacks, in words. */
 static void what_is_missing(const struct status *s, size_t hosts, int disagree, const json_t *sealed,
-			    const json_t *audits, const json_t *edited, json_t *missing)
+			    const json_t *copies, const json_t *audits, const json_t *edited, json_t *missing)
 {
-	char text[PATH_MAX + 256];
+	char text[PATH_MAX + 256], limit[48];
+	size_t k;
+	json_t *a;
+	ev_duration_format(s->max_age, limit, sizeof limit);
 	if ((long)hosts < s->min_hosts) {
-		snprintf(text, sizeof text, "a verified copy on %ld more host%s (prune needs %ld%s)", s->min_hosts - (long)hosts,
-			 s->min_hosts - (long)hosts == 1 ? "" : "s", s->min_hosts, s->trust ? ", each signing with a trusted key" : "");
+		snprintf(text, sizeof text, "a verified copy on %ld more host%s (prune needs %ld%s%s%s)", s->min_hosts - (long)hosts,
+			 s->min_hosts - (long)hosts == 1 ? "" : "s", s->min_hosts, s->trust ? ", each signing with a trusted key" : "",
+			 s->max_age ? ", each verified whole within " : "", s->max_age ? limit : "");
 		json_array_append_new(missing, json_string(text));
 	}
+	json_array_foreach(copies, k, a)
+		if (!fresh(a)) {
+			snprintf(text, sizeof text, "a whole verification of the copy on %s within %s (its last, %s, is %s): replicate verify it again",
+				 ev_inventory_field(a, "key"), limit, ev_inventory_field(a, "last_verified"), ev_inventory_field(a, "age"));
+			json_array_append_new(missing, json_string(text));
+		}
 	if (disagree)
 		json_array_append_new(missing, json_string("copies whose receipts agree (replicate compare names the differences)"));
 	if (json_is_null(sealed))
 		json_array_append_new(missing, json_string("the seal receipt (seal create's receipt.json)"));
-	size_t k, passed = 0;
-	json_t *a;
-	json_array_foreach(audits, k, a)
-		passed += strcmp(ev_inventory_field(a, "result") ?: "", "pass") == 0 && json_is_true(json_object_get(a, "intact"));
+	size_t passed = 0, passed_fresh = 0;
+	json_array_foreach(audits, k, a) {
+		int ok = strcmp(ev_inventory_field(a, "result") ?: "", "pass") == 0 && json_is_true(json_object_get(a, "intact"));
+		passed += ok;
+		passed_fresh += ok && fresh(a);
+	}
 	if (!json_array_size(audits))
 		json_array_append_new(missing, json_string("an audit (audit journal, audit campaign)"));
 	else if (passed < json_array_size(audits))
 		json_array_append_new(missing, json_string("a pass from every audit (some failed or were edited)"));
+	if (passed && !passed_fresh) {
+		snprintf(text, sizeof text, "an audit that passed within %s (every passing one is older): replicate audit again", limit);
+		json_array_append_new(missing, json_string(text));
+	}
 	json_array_foreach(edited, k, a) {
 		snprintf(text, sizeof text, "%s: edited after it was written (its comparable digest no longer matches)",
 			 json_string_value(a));
@@ -115,6 +160,25 @@ static json_t *seal_stamp(const struct status *s, const char *seal_hex)
 		}
 	}
 	return stamp;
+}
+
+/* The copies (by host, or key) as rows, each aged with a maximum age;
+ * *hosts the fresh ones (all without a maximum), *stale the others. */
+static json_t *copy_rows(const struct status *s, json_t *copies, size_t *hosts, size_t *stale)
+{
+	json_t *rows = json_array();
+	const char *key;
+	json_t *v;
+	json_object_foreach(copies, key, v) {
+		json_t *copy = json_pack("{s:s, s:O, s:O, s:O}", "key", key, "host", json_object_get(v, "host"),
+					 "last_verified", json_object_get(v, "last_verified"), "receipts",
+					 json_object_get(v, "receipts"));
+		set_age(s, copy, ev_inventory_field(v, "last_verified"));
+		*hosts += fresh(copy);
+		*stale += !fresh(copy);
+		json_array_append_new(rows, copy);
+	}
+	return rows;
 }
 
 /* One campaign: everything known of the seal seal_hex. candidates: the
@@ -198,18 +262,14 @@ static json_t *campaign_row(struct status *s, const char *seal_hex, const json_t
 		}
 		json_decref(entry);
 	}
-	size_t hosts = json_object_size(copies);
-	const char *prune = prune_verdict(s, hosts, disagree);
-	what_is_missing(s, hosts, disagree, sealed, audits, edited, missing);
-	json_decref(edited);
-	json_t *copy_list = json_array();
-	const char *key;
-	json_t *v;
-	json_object_foreach(copies, key, v)
-		json_array_append_new(copy_list, json_pack("{s:s, s:O, s:O, s:O}", "key", key, "host", json_object_get(v, "host"),
-							   "last_verified", json_object_get(v, "last_verified"),
-							   "receipts", json_object_get(v, "receipts")));
+	size_t hosts = 0, stale = 0;
+	json_t *copy_list = copy_rows(s, copies, &hosts, &stale);
 	json_decref(copies);
+	json_array_foreach(audits, ci, cv)
+		set_age(s, cv, ev_inventory_field(cv, "finished"));
+	const char *prune = prune_verdict(s, hosts, stale, disagree);
+	what_is_missing(s, hosts, disagree, sealed, copy_list, audits, edited, missing);
+	json_decref(edited);
 	json_t *stamp = seal_stamp(s, seal_hex);
 	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:b, s:s, s:I, s:I}, s:o, s:s*, s:o}",
 			 "seal_sha256", seal_hex, "campaign", root ?: "", "captured", captured, "sealed", sealed,
