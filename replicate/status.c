@@ -54,9 +54,13 @@ static void print_text(const json_t *doc)
 			size_t j;
 			json_t *p;
 			const json_t *fresh = json_object_get(e, "fresh");
-			printf("  copy:     %s, last verified %s%s%s%s (%zu receipt%s:", field(e, "key"), field(e, "last_verified"),
+			const json_t *failing = json_object_get(e, "failed_since");
+			char failed[128] = "";
+			if (failing)
+				snprintf(failed, sizeof failed, ", FAILED at %s since: not counted", field(failing, "finished"));
+			printf("  copy:     %s, last verified %s%s%s%s%s (%zu receipt%s:", field(e, "key"), field(e, "last_verified"),
 			       fresh ? ", " : "", fresh ? field(e, "age") : "", fresh && !json_is_true(fresh) ? ", STALE: not counted" : "",
-			       json_array_size(list), json_array_size(list) == 1 ? "" : "s");
+			       failed, json_array_size(list), json_array_size(list) == 1 ? "" : "s");
 			json_array_foreach(list, j, p)
 				printf("%s %s", j ? "," : "", json_string_value(p));
 			printf(")\n");

@@ -90,7 +90,7 @@ void ev_age_describe(enum ev_age verdict, long long age, const char *finished, c
 	switch (verdict) {
 	case EV_AGE_FRESH:
 	case EV_AGE_STALE: snprintf(buf, cap, "%s old", span); break;
-	case EV_AGE_FUTURE: snprintf(buf, cap, "in the future by %s (%s)", span, finished); break;
+	case EV_AGE_FUTURE: snprintf(buf, cap, "in the future by %s", span); break;
 	case EV_AGE_UNKNOWN:
 		if (finished && *finished)
 			snprintf(buf, cap, "no time a clock can read (\"%.40s\")", finished);

@@ -38,7 +38,7 @@ enum ev_age {
 enum ev_age ev_age_judge(const char *finished, time_t now, long long max_age, long long *age);
 
 /* The words for a verdict: "9d 2h old", "in the future by 3d", "no time
- * recorded", into buf. */
+ * recorded", "no time a clock can read (\"...\")", into buf. */
 void ev_age_describe(enum ev_age verdict, long long age, const char *finished, char *buf, size_t cap);
 
 #endif

@@ -5,7 +5,8 @@
 # finished within it: replicate status shows an older copy stale, with its
 # age, and does not count it; prune refuses when too few fresh copies are
 # left, naming each stale receipt, and a stale receipt beside enough fresh
-# ones is no reason to refuse (an audit that passed long ago:
+# ones is no reason to refuse. A copy whose latest verification failed
+# after its last pass does not count at all (an audit that passed long ago:
 # t-audit-on-two-sshd-hosts). Receipts are aged with faketime: a
 # verification made "20 days ago" carries that time under its digest.
 . "$EV_SRCDIR/tests/lib/lib.sh"
@@ -85,15 +86,34 @@ test_expect_success 'h1 verifies again: the stale receipt beside two fresh hosts
 	test "$(json_get cleanup3.json "[s[\"receipt\"] for s in d[\"facts\"][\"stale_receipts\"]]")" = "[${Q}receipts/replica-h1-old.json${Q}]"
 '
 
+test_expect_success 'a copy whose latest verification failed after its last pass counts for nothing, however fresh' '
+	mkdir rotted &&
+	python3 "$EV_SRCDIR/tests/replicate/archive-surgery.py" sealed/archive.tar.zst rotted/archive.tar.zst \
+		flip runs/A-1/journal/1.bin 10 &&
+	cp receipts/replica-h1.json receipts/replica-h2.json rotted/ &&
+	test_expect_code 1 as_host h2 "$REPLICATE" verify --seal sealed/SEAL.json --receipt rotted/replica-h2-rotted.json \
+		rotted/archive.tar.zst >/dev/null 2>&1 &&
+	"$REPLICATE" status --max-age 7d sealed rotted >out &&
+	grep -q "^  copy:     h2, last verified [0-9T:-]*Z, [0-9]*s old, FAILED at [0-9T:-]*Z since: not counted (1 receipt: rotted/replica-h2.json)$" out &&
+	grep -q "^  missing:  a passing verification of the copy on h2 (its latest, at [0-9T:-]*Z, failed: rotted/replica-h2-rotted.json): replicate verify it again, or replace the copy$" out &&
+	grep -q "^  prune would refuse: one host (1 host holds a copy verified within 7d" out &&
+	"$REPLICATE" status --json sealed rotted >out.json &&
+	test "$(json_get out.json "[(c[\"key\"], c[\"failed_since\"][\"receipt\"]) for c in d[\"campaigns\"][0][\"copies\"] if \"failed_since\" in c]")" = \
+		"[(${Q}h2${Q}, ${Q}rotted/replica-h2-rotted.json${Q})]" &&
+	test_expect_code 1 "$REPLICATE" prune --max-age 7d --seal sealed/SEAL.json --receipts rotted/*.json --receipt cleanup5.json c >/dev/null 2>err &&
+	grep -q "^replicate: refused: rotted/replica-h2-rotted.json: records a failed verification (expected pass, found fail)$" err &&
+	test -d c
+'
+
 test_expect_success 'a verification dated 30 days ahead is no evidence of freshness' '
 	mkdir ahead &&
 	as_host h3 sh -c "FAKETIME_DONT_FAKE_MONOTONIC=1 timeout 120 faketime -f +30d \"\$0\" \"\$@\"" \
 		"$REPLICATE" verify --seal sealed/SEAL.json --receipt ahead/replica-h3.json sealed/archive.tar.zst >/dev/null &&
 	"$REPLICATE" status --max-age 7d sealed ahead >out &&
-	grep -q "^  copy:     h3, last verified [0-9T:-]*Z, in the future by 30d ([0-9T:-]*Z), STALE: not counted (1 receipt: ahead/replica-h3.json)$" out &&
+	grep -q "^  copy:     h3, last verified [0-9T:-]*Z, in the future by \(30d\|29d 23h\), STALE: not counted (1 receipt: ahead/replica-h3.json)$" out &&
 	test_expect_code 1 "$REPLICATE" prune --max-age 7d --min-hosts 1 --seal sealed/SEAL.json --receipts ahead/replica-h3.json \
 		--receipt cleanup4.json c >/dev/null 2>err &&
-	grep -q "^replicate: refused: ahead/replica-h3.json: records a verification too old to count: replicate verify the copy again (expected within 7d (--max-age), found in the future by 30d (" err &&
+	grep -q "^replicate: refused: ahead/replica-h3.json: records a verification too old to count: replicate verify the copy again (expected within 7d (--max-age), found in the future by \(30d\|29d 23h\))$" err &&
 	test -d c
 '
 

@@ -74,7 +74,7 @@ int main(void)
 	ev_age_describe(EV_AGE_STALE, 20 * 86400, "2026-11-17T22:34:07Z", words, sizeof words);
 	CHECK_STR_EQ(words, "20d old");
 	ev_age_describe(EV_AGE_FUTURE, -30 * 86400, "2027-01-06T22:34:07Z", words, sizeof words);
-	CHECK_STR_EQ(words, "in the future by 30d (2027-01-06T22:34:07Z)");
+	CHECK_STR_EQ(words, "in the future by 30d");
 	ev_age_describe(EV_AGE_UNKNOWN, 0, NULL, words, sizeof words);
 	CHECK_STR_EQ(words, "no time recorded");
 	ev_age_describe(EV_AGE_UNKNOWN, 0, "yesterday", words, sizeof words);

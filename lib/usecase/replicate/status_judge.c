@@ -98,12 +98,20 @@ static void what_is_missing(const struct status *s, size_t hosts, int disagree, 
 			 s->max_age ? ", each verified whole within " : "", s->max_age ? limit : "");
 		json_array_append_new(missing, json_string(text));
 	}
-	json_array_foreach(copies, k, a)
-		if (!fresh(a)) {
+	json_array_foreach(copies, k, a) {
+		const json_t *failing = json_object_get(a, "failed_since");
+		if (failing) {
+			snprintf(text, sizeof text, "a passing verification of the copy on %s (its latest, at %s, failed: %s): "
+				 "replicate verify it again, or replace the copy",
+				 ev_inventory_field(a, "key"), ev_inventory_field(failing, "finished"),
+				 ev_inventory_field(failing, "receipt"));
+			json_array_append_new(missing, json_string(text));
+		} else if (!fresh(a)) {
 			snprintf(text, sizeof text, "a whole verification of the copy on %s within %s (its last, %s, is %s): replicate verify it again",
 				 ev_inventory_field(a, "key"), limit, ev_inventory_field(a, "last_verified"), ev_inventory_field(a, "age"));
 			json_array_append_new(missing, json_string(text));
 		}
+	}
 	if (disagree)
 		json_array_append_new(missing, json_string("copies whose receipts agree (replicate compare names the differences)"));
 	if (json_is_null(sealed))
@@ -162,19 +170,69 @@ static json_t *seal_stamp(const struct status *s, const char *seal_hex)
 	return stamp;
 }
 
+/* What a campaign's replica receipts add up to, as they are judged. */
+struct replicas {
+	json_t *copies;  /* who -> {host, last_verified, receipts} */
+	json_t *failing; /* who -> {finished, receipt}: that host's latest failed verification */
+	json_t *failed;  /* the entries not counted as a copy */
+	const char *agreed;
+	int disagree;
+};
+
+/* One replica receipt: a copy of its host (its key, with --trust) when
+ * intact, trusted and passing; else not a verified copy, and when intact
+ * and trusted but failed, that host's copy failing since it finished. */
+static void judge_replica(struct status *s, const struct found *f, json_t *entry, struct replicas *r)
+{
+	int passed = strcmp(f->result ?: "", "pass") == 0;
+	int usable = f->intact && (!s->trust || f->trusted) && passed;
+	if (s->trust && !f->trusted && f->intact && passed)
+		s->untrusted++;
+	/* with --trust a host is its key, as for prune: a name in a file is anyone's */
+	const char *who = s->trust ? (f->trusted ? f->signer : NULL) : f->host;
+	if (!usable || !who) {
+		json_array_append(r->failed, entry);
+		json_t *last = who ? json_object_get(r->failing, who) : NULL;
+		if (who && f->intact && !passed && (!last || later(f->finished, ev_inventory_field(last, "finished"))))
+			json_object_set_new(r->failing, who, json_pack("{s:s, s:s}", "finished", f->finished ?: "",
+								       "receipt", f->path));
+		return;
+	}
+	const char *c = f->comparable;
+	if (r->agreed && c && strcmp(r->agreed, c) != 0)
+		r->disagree = 1;
+	r->agreed = r->agreed ?: c;
+	json_t *copy = json_object_get(r->copies, who);
+	if (!copy) {
+		copy = json_pack("{s:s, s:s, s:[]}", "host", f->host ?: "", "last_verified", f->finished ?: "", "receipts");
+		json_object_set_new(r->copies, who, copy);
+	}
+	if (later(f->finished, ev_inventory_field(copy, "last_verified")))
+		json_object_set_new(copy, "last_verified", json_string(f->finished));
+	json_array_append_new(json_object_get(copy, "receipts"), json_string(f->path));
+}
+
 /* The copies (by host, or key) as rows, each aged with a maximum age;
- * *hosts the fresh ones (all without a maximum), *stale the others. */
-static json_t *copy_rows(const struct status *s, json_t *copies, size_t *hosts, size_t *stale)
+ * *hosts the ones that count: fresh (all, without a maximum), and not
+ * failing (their host's latest verification, no earlier than its last
+ * pass, failed: the copy may have rotted since); *stale the others. */
+static json_t *copy_rows(const struct status *s, const struct replicas *r, size_t *hosts, size_t *stale)
 {
 	json_t *rows = json_array();
 	const char *key;
 	json_t *v;
-	json_object_foreach(copies, key, v) {
+	json_object_foreach(r->copies, key, v) {
 		json_t *copy = json_pack("{s:s, s:O, s:O, s:O}", "key", key, "host", json_object_get(v, "host"),
 					 "last_verified", json_object_get(v, "last_verified"), "receipts",
 					 json_object_get(v, "receipts"));
 		set_age(s, copy, ev_inventory_field(v, "last_verified"));
-		*hosts += fresh(copy);
+		const json_t *failing = json_object_get(r->failing, key);
+		/* the same second cannot say which came first: the failure stands */
+		int failed_since = failing && !later(ev_inventory_field(v, "last_verified"), ev_inventory_field(failing, "finished"));
+		if (failed_since)
+			json_object_set_new(copy, "failed_since", json_pack("{s:O, s:O}", "finished", json_object_get(failing, "finished"),
+									    "receipt", json_object_get(failing, "receipt")));
+		*hosts += fresh(copy) && !failed_since;
 		*stale += !fresh(copy);
 		json_array_append_new(rows, copy);
 	}
@@ -187,11 +245,11 @@ static json_t *copy_rows(const struct status *s, json_t *copies, size_t *hosts, 
 static json_t *campaign_row(struct status *s, const char *seal_hex, const json_t *candidates)
 {
 	const struct seal_file *sf = seal_file_of(s, seal_hex);
-	json_t *copies = json_object(), *failed = json_array(), *audits = json_array(), *cleanups = json_array();
+	struct replicas r = {.copies = json_object(), .failing = json_object(), .failed = json_array()};
+	json_t *audits = json_array(), *cleanups = json_array();
 	json_t *missing = json_array(), *sealed = json_null(), *edited = json_array(), *checks = json_array();
 	json_t *captured = json_array();
-	const char *root = sf ? sf->root : NULL, *agreed = NULL;
-	int disagree = 0;
+	const char *root = sf ? sf->root : NULL;
 	size_t ci;
 	json_t *cv;
 	json_array_foreach(candidates, ci, cv) {
@@ -222,28 +280,7 @@ static json_t *campaign_row(struct status *s, const char *seal_hex, const json_t
 			if (json_is_null(sealed) || later(f->finished, ev_inventory_field(sealed, "finished")))
 				json_decref(sealed), sealed = json_incref(entry);
 		} else if (strcmp(kind, "replica") == 0) {
-			int usable = f->intact && (!s->trust || f->trusted) && strcmp(f->result ?: "", "pass") == 0;
-			if (s->trust && !f->trusted && f->intact && strcmp(f->result ?: "", "pass") == 0)
-				s->untrusted++;
-			/* with --trust a host is its key, as for prune: a name in a file is anyone's */
-			const char *who = s->trust ? (f->trusted ? f->signer : NULL) : f->host;
-			if (!usable || !who) {
-				json_array_append(failed, entry);
-			} else {
-				const char *c = f->comparable;
-				if (agreed && c && strcmp(agreed, c) != 0)
-					disagree = 1;
-				agreed = agreed ?: c;
-				json_t *copy = json_object_get(copies, who);
-				if (!copy) {
-					copy = json_pack("{s:s, s:s, s:[]}", "host", f->host ?: "", "last_verified",
-							 f->finished ?: "", "receipts");
-					json_object_set_new(copies, who, copy);
-				}
-				if (later(f->finished, ev_inventory_field(copy, "last_verified")))
-					json_object_set_new(copy, "last_verified", json_string(f->finished));
-				json_array_append_new(json_object_get(copy, "receipts"), json_string(f->path));
-			}
+			judge_replica(s, f, entry, &r);
 		} else if (strcmp(kind, "cleanup") == 0) {
 			json_array_append(cleanups, entry);
 		} else if (strcmp(kind, "verify") == 0) {
@@ -263,18 +300,19 @@ static json_t *campaign_row(struct status *s, const char *seal_hex, const json_t
 		json_decref(entry);
 	}
 	size_t hosts = 0, stale = 0;
-	json_t *copy_list = copy_rows(s, copies, &hosts, &stale);
-	json_decref(copies);
+	json_t *copy_list = copy_rows(s, &r, &hosts, &stale);
+	json_decref(r.copies);
+	json_decref(r.failing);
 	json_array_foreach(audits, ci, cv)
 		set_age(s, cv, ev_inventory_field(cv, "finished"));
-	const char *prune = prune_verdict(s, hosts, stale, disagree);
-	what_is_missing(s, hosts, disagree, sealed, copy_list, audits, edited, missing);
+	const char *prune = prune_verdict(s, hosts, stale, r.disagree);
+	what_is_missing(s, hosts, r.disagree, sealed, copy_list, audits, edited, missing);
 	json_decref(edited);
 	json_t *stamp = seal_stamp(s, seal_hex);
 	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:b, s:s, s:I, s:I}, s:o, s:s*, s:o}",
 			 "seal_sha256", seal_hex, "campaign", root ?: "", "captured", captured, "sealed", sealed,
-			 "seal_checks", checks, "copies", copy_list, "failed_copies", failed, "audits", audits, "cleanups",
-			 cleanups, "prune", "would_hold", !disagree && (long)hosts >= s->min_hosts,
+			 "seal_checks", checks, "copies", copy_list, "failed_copies", r.failed, "audits", audits, "cleanups",
+			 cleanups, "prune", "would_hold", !r.disagree && (long)hosts >= s->min_hosts,
 			 "verdict", prune, "hosts", (json_int_t)hosts, "min_hosts", (json_int_t)s->min_hosts, "missing",
 			 missing, "seal", sf ? sf->path : NULL, "seal_timestamp", stamp);
 }
