@@ -24,6 +24,9 @@
  *    candidate Q of the shuffled series taken. p = (1 + #{shuffled >= Q}) /
  *    (R + 1). When p <= alpha the split is kept and the search goes on over
  *    the new segments; else it stops.
+ *    A test stops once p can only exceed alpha (its split is refused
+ *    whatever the remaining shuffles say); the shuffles are drawn in
+ *    order and evaluated on every core.
  * So the same values, options and seed give the same change points and
  * p-values, bit for bit. On a series without a change, the first test
  * keeps a split with probability at most alpha.
@@ -39,7 +42,7 @@
 
 #include "lib/core/status.h"
 
-#define EV_CHANGEPOINT_MAX 4096 /* values searched at most: the search keeps n^2 sums */
+#define EV_CHANGEPOINT_MAX 4096 /* values searched at most: each permutation costs n^2 steps */
 
 struct ev_changepoint_options {
 	size_t min_segment;    /* m >= 1: the fewest values on each side of a change */

@@ -8,7 +8,7 @@ history-campaigns.py OUT SPEC: SPEC is JSON:
    "kernel": {"I": "release"}, "plan_sha256": {"I": "hex"},
    "policy": {"I": {"nohz_full": "1-3"}},
    "sign": {"key": PEM, "campaigns": [I, ...]}}
-Each campaign I (0-based, captured a day apart) is OUT/cII/ holding
+Each campaign I (0-based, captured an hour apart) is OUT/cII/ holding
 summary.json (evidence-campaign-summary/1: arm "a", cells "x" and "y", R
 runs each whose recomputed p50, p99, p99.9, mean and max vary by 2%, each
 cell's medians of runs) and receipt.json beside it, an audit receipt
@@ -16,11 +16,12 @@ naming the plan's digest and the summary's, as audit campaign writes them;
 signed (Ed25519, as --sign-key signs) with the private key PEM for each
 campaign listed (every one when "campaigns" is absent).
 """
-import hashlib, json, os, random, statistics, sys
+import datetime, hashlib, json, os, random, statistics, sys
 
 out, spec = sys.argv[1], json.loads(sys.argv[2])
 rng = random.Random(spec.get("seed", 1))
 base = {"p50": 5000.0, "p95": 8000.0, "p99": 12000.0, "p99.9": 40000.0, "mean": 5500.0, "max": 900000.0}
+start = datetime.datetime(2026, 1, 1)  # campaigns an hour apart, in order however many
 plan_default = hashlib.sha256(spec["plan"].encode()).hexdigest()
 
 def canonical(d):
@@ -51,7 +52,7 @@ for i in range(spec["campaigns"]):
     policy = {"nohz_full": None, "clocksource": "tsc"}
     policy.update(spec.get("policy", {}).get(key, {}))
     summary = {"format": "evidence-campaign-summary/1", "campaign": spec["plan"], "cells": cells, "runs": runs,
-               "provenance": {"campaign": spec["plan"], "captures": [{"finished": "2026-01-%02dT%02d:00:00Z" % (1 + i // 24, i % 24), "host": "lab1", "result": "pass"}],
+               "provenance": {"campaign": spec["plan"], "captures": [{"finished": (start + datetime.timedelta(hours=i)).strftime("%Y-%m-%dT%H:%M:%SZ"), "host": "lab1", "result": "pass"}],
                               "kernel": {"release": spec.get("kernel", {}).get(key, "6.1.0-test")}, "cpu_model": "Test CPU",
                               "programs": [{"side": "sender", "sha256": "a" * 64}, {"side": "peer", "sha256": "b" * 64}],
                               "policy": policy, "seal_sha256": hashlib.sha256(b"seal %d" % i).hexdigest()}}

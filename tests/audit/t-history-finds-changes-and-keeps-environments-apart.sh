@@ -84,8 +84,13 @@ test_expect_success '--gate: a change the newest campaigns start fails it, exit 
 '
 
 test_expect_success 'SIGTERM in the middle of the permutations: exit 2 within half a second, no page written' '
-	STOPPED_AFTER=0.2 stopped SIGTERM stopped.html "$AUDIT" history --catalog c.sqlite --plan synth --permutations 100000 \
-		--statistic p50 --statistic p95 --statistic p99 --statistic p99.9 --statistic mean --statistic max --html stopped.html &&
+	# 300 campaigns with a change: a split kept is tested to the last of its
+	# 100,000 shuffles (a refused one stops early), seconds of work
+	$GEN long "{\"plan\": \"long\", \"campaigns\": 300, \"seed\": 5,
+		\"shifts\": [{\"cell\": \"x\", \"statistic\": \"p99\", \"from\": 150, \"ratio\": 1.3}]}" >/dev/null &&
+	"$REPLICATE" index --catalog long.sqlite long >/dev/null &&
+	STOPPED_AFTER=0.2 stopped SIGTERM stopped.html "$AUDIT" history --catalog long.sqlite --plan long --permutations 100000 \
+		--statistic p99 --statistic p50 --html stopped.html &&
 	grep -q "^audit: stopped by a signal$" stopped.err
 '
 
