@@ -41,11 +41,18 @@ struct seal_file {
 	const char *not_here; /* why its timestamp cannot be checked here (another host's, a path not opened) */
 };
 
+/* A seal's place in struct status's seals, by its digest. */
+struct seal_place {
+	const char *sha256;
+	size_t place;
+};
+
 struct status {
 	struct found *receipts;
 	size_t nreceipts, cap;
 	struct seal_file *seals;
 	size_t nseals, seals_cap;
+	struct seal_place *by_digest; /* while the campaigns are judged: seals sorted by digest, then place */
 	json_t *unreadable, *skipped;
 	json_t *not_believed; /* catalog rows their documents contradict: [{path, why}] */
 	json_t *by_sha256; /* a receipt's digest -> its index: the same bytes found again */

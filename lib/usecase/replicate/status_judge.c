@@ -12,12 +12,69 @@
 #include "lib/core/duration.h"
 #include "lib/receipt/timestamp_beside.h"
 
-static const struct seal_file *seal_file_of(const struct status *s, const char *hex)
+/* Seals by their digest, then by the order found: the first file of
+ * some bytes is the first of its run (a lab's catalog holds ten thousand
+ * seals; a scan per campaign was O(S^2)). */
+static int by_digest_then_place(const void *a, const void *b)
 {
+	const struct seal_place *x = a, *y = b;
+	int c = strcmp(x->sha256, y->sha256);
+	return c ? c : (x->place > y->place) - (x->place < y->place);
+}
+
+/* The seals' order by digest, for seal_file_of and seal_copies (NULL when
+ * out of memory: they scan). */
+static struct seal_place *seal_order(const struct status *s)
+{
+	struct seal_place *order = malloc((s->nseals ? s->nseals : 1) * sizeof *order);
+	if (!order)
+		return NULL;
 	for (size_t i = 0; i < s->nseals; i++)
-		if (strcmp(s->seals[i].sha256, hex) == 0)
+		order[i] = (struct seal_place){s->seals[i].sha256, i};
+	qsort(order, s->nseals, sizeof *order, by_digest_then_place);
+	return order;
+}
+
+/* Where in s->by_digest the seals of hex begin, and how many there are. */
+static size_t seal_copies(const struct status *s, const char *hex, size_t *first)
+{
+	size_t lo = 0, hi = s->nseals;
+	if (!s->by_digest) { /* no order: a scan, each copy counted */
+		size_t n = 0;
+		for (size_t i = 0; i < s->nseals; i++)
+			n += strcmp(s->seals[i].sha256, hex) == 0;
+		*first = 0;
+		return n;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(s->by_digest[mid].sha256, hex) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t end = lo;
+	while (end < s->nseals && strcmp(s->by_digest[end].sha256, hex) == 0)
+		end++;
+	*first = lo;
+	return end - lo;
+}
+
+/* The k-th file (in the order found) of the SEAL.json bytes hex. */
+static const struct seal_file *seal_copy(const struct status *s, const char *hex, size_t first, size_t k)
+{
+	if (s->by_digest)
+		return &s->seals[s->by_digest[first + k].place];
+	for (size_t i = 0; i < s->nseals; i++)
+		if (strcmp(s->seals[i].sha256, hex) == 0 && k-- == 0)
 			return &s->seals[i];
 	return NULL;
+}
+
+static const struct seal_file *seal_file_of(const struct status *s, const char *hex)
+{
+	size_t first;
+	return seal_copies(s, hex, &first) ? seal_copy(s, hex, first, 0) : NULL;
 }
 
 /* Does the seal hold a non-empty file with this digest? (An empty file's
@@ -143,9 +200,10 @@ static json_t *seal_stamp(const struct status *s, const char *seal_hex)
 {
 	json_t *stamp = json_null();
 	const struct seal_file *stamped = NULL; /* any copy of this SEAL.json that a TSA timestamped */
-	for (size_t i = 0; i < s->nseals && !stamped; i++)
-		if (strcmp(s->seals[i].sha256, seal_hex) == 0 && s->seals[i].stamped)
-			stamped = &s->seals[i];
+	size_t first, copies = seal_copies(s, seal_hex, &first);
+	for (size_t k = 0; k < copies && !stamped; k++)
+		if (seal_copy(s, seal_hex, first, k)->stamped)
+			stamped = seal_copy(s, seal_hex, first, k);
 	if (stamped) {
 		const struct seal_file *tf = stamped;
 		struct ev_timestamp_verdict tv;
@@ -367,6 +425,7 @@ static json_t *candidates_by_seal(const struct status *s)
  * only is one of them, or NULL for all. */
 json_t *ev_inventory_campaigns(struct status *s, const char *only)
 {
+	s->by_digest = seal_order(s);
 	json_t *seen = json_object(), *rows = json_array(), *by_seal = candidates_by_seal(s), *none = json_array();
 	for (size_t i = 0; i < s->nseals; i++)
 		json_object_set_new(seen, s->seals[i].sha256, json_true());
@@ -387,6 +446,8 @@ json_t *ev_inventory_campaigns(struct status *s, const char *only)
 	json_decref(seen);
 	json_decref(by_seal);
 	json_decref(none);
+	free(s->by_digest);
+	s->by_digest = NULL;
 	return rows;
 }
 
