@@ -166,9 +166,14 @@ static ev_status open_sqlite(struct ev_db *db, const char *path, struct ev_error
 	}
 	sqlite3_busy_timeout(db->lite, 60000); /* another host's index waits, it does not fail */
 	sqlite3_extended_result_codes(db->lite, 1);
-	/* a catalog is a regular database, not some other file named so */
+	/* a catalog is a regular database, not some other file named so. Its
+	 * page cache is 64 MiB, not SQLite's 2: an index of 100,000 receipts is
+	 * one transaction, and a small cache spilled its pages to the WAL and
+	 * read them back (20.0 s against 14.8 s, bench/catalog's tree of 10,000
+	 * seals); a query reads only the pages it needs, so a short one costs
+	 * nothing more. */
 	char *msg = NULL;
-	if (sqlite3_exec(db->lite, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;", NULL,
+	if (sqlite3_exec(db->lite, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-65536;", NULL,
 			 NULL, &msg) != SQLITE_OK) {
 		char why[512];
 		ev_error_set(err, EV_ERROR, "catalog %s: %s: %s", path,
