@@ -37,7 +37,11 @@ const char *ev_db_where(const struct ev_db *db);
 /* "sqlite" or "postgresql". */
 const char *ev_db_kind(const struct ev_db *db);
 
-/* Run one statement with nparams text parameters ($1..$N).
+/* Run one statement with nparams text parameters ($1..$N). Inside a
+ * transaction on PostgreSQL it is sent without waiting for its answer
+ * (pipeline mode, in batches): a failure is then reported by this call or
+ * by the next query, commit or exec that reads the answers, and the
+ * transaction is lost either way.
  * @return EV_OK; EV_ERROR with the database's own words and where. */
 ev_status ev_db_exec(struct ev_db *db, const char *sql, size_t nparams, const char *const *params,
 		     struct ev_error *err);
