@@ -202,7 +202,7 @@ test_expect_success 'prune --require-audit: refused for an audit made here, of a
 			--seal out/SEAL.json --min-hosts 1 --receipts "$replica" --require-audit "$good" \
 			--receipt stale.json c >prune.out 2>prune.err &&
 		test -d c &&
-		grep -q "^replicate: refused: $good: records an audit too old to count: replicate audit the copy again (expected within 7d (--max-age), found 20d old)$" prune.err &&
+		grep -q "^replicate: refused: $good: records no audit within --max-age: replicate audit the copy again (expected within 7d (--max-age), found 20d old)$" prune.err &&
 		grep -q "^replicate: refused: audits: no audit campaign of an archive copy of this seal on another host passed within --max-age (expected 1, found 0)$" prune.err
 	fi &&
 	if [ $isolated = 1 ]; then

@@ -63,7 +63,7 @@ test_expect_success 'prune --max-age 7d refuses, naming the stale receipt; witho
 	test_expect_code 1 "$REPLICATE" prune --max-age 7d --seal sealed/SEAL.json --receipts receipts/*.json \
 		--receipt cleanup.json c >stdout 2>err &&
 	cat >expect <<-EOF &&
-	replicate: refused: receipts/replica-h1-old.json: records a verification too old to count: replicate verify the copy again (expected within 7d (--max-age), found 20d old)
+	replicate: refused: receipts/replica-h1-old.json: records no verification within --max-age: replicate verify the copy again (expected within 7d (--max-age), found 20d old)
 	replicate: refused: receipts: too few distinct hosts hold a copy verified within --max-age (expected 2, found 1)
 	EOF
 	test_cmp expect err &&
@@ -113,7 +113,7 @@ test_expect_success 'a verification dated 30 days ahead is no evidence of freshn
 	grep -q "^  copy:     h3, last verified [0-9T:-]*Z, in the future by \(30d\|29d 23h\), STALE: not counted (1 receipt: ahead/replica-h3.json)$" out &&
 	test_expect_code 1 "$REPLICATE" prune --max-age 7d --min-hosts 1 --seal sealed/SEAL.json --receipts ahead/replica-h3.json \
 		--receipt cleanup4.json c >/dev/null 2>err &&
-	grep -q "^replicate: refused: ahead/replica-h3.json: records a verification too old to count: replicate verify the copy again (expected within 7d (--max-age), found in the future by \(30d\|29d 23h\))$" err &&
+	grep -q "^replicate: refused: ahead/replica-h3.json: records no verification within --max-age: replicate verify the copy again (expected within 7d (--max-age), found in the future by \(30d\|29d 23h\))$" err &&
 	test -d c
 '
 

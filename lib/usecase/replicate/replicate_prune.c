@@ -221,7 +221,7 @@ static ev_status judge_receipts(struct prune_run *p, const char *seal_hex, struc
 	if ((long)nhosts < o->min_hosts)
 		json_array_foreach(stale, k, e)
 			refuse_stale(p, json_string_value(json_object_get(e, "receipt")), "receipt-age",
-				     "records a verification too old to count: replicate verify the copy again",
+				     "records no verification within --max-age: replicate verify the copy again",
 				     json_string_value(json_object_get(e, "age")));
 	if (o->max_age) {
 		ev_receipt_set_fact(p->receipt, "max_age_seconds", json_integer((json_int_t)o->max_age), err);
@@ -318,7 +318,7 @@ static ev_status judge_audits(struct prune_run *p, const char *seal_hex, struct 
 	if (!agreeing)
 		json_array_foreach(stale, k, e)
 			refuse_stale(p, json_string_value(json_object_get(e, "receipt")), "audit-age",
-				     "records an audit too old to count: replicate audit the copy again",
+				     "records no audit within --max-age: replicate audit the copy again",
 				     json_string_value(json_object_get(e, "age")));
 	if (o->max_age)
 		ev_receipt_set_fact(p->receipt, "stale_audits", json_incref(stale), err);
