@@ -286,6 +286,24 @@ fault_sweep () {
 		python3 "$EV_SRCDIR/tests/lib/fault-sweep.py" --label "$label" --template tpl --check "$check" "$@" >>table.txt
 }
 
+# receipt_dated DAYS FILE: the receipt FILE as if made DAYS days from now
+# ("-20", "+30"): its "started" and "finished" moved, in place. They are
+# outside its comparable digest (a receipt's time is its own word unless
+# signed, as its host is), so it stays intact. For the sanitized builds,
+# which hang under libfaketime (its LD_PRELOAD comes before the sanitizer
+# runtime); elsewhere tests age receipts with faketime itself.
+receipt_dated () {
+	python3 - "$1" "$2" <<-\PY
+	import datetime, json, sys
+	days, path = int(sys.argv[1]), sys.argv[2]
+	d = json.load(open(path))
+	for key in ("started", "finished"):
+	    t = datetime.datetime.strptime(d[key], "%Y-%m-%dT%H:%M:%SZ") + datetime.timedelta(days=days)
+	    d[key] = t.strftime("%Y-%m-%dT%H:%M:%SZ")
+	open(path, "w").write(json.dumps(d, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n")
+	PY
+}
+
 # json_get FILE EXPR: print a value of a JSON file, EXPR a Python expression
 # over d (the document), e.g. 'd["result"]'.
 json_get () {

@@ -7,8 +7,8 @@
 # comparable digest the lab host computes from its own archive. A host
 # holding a tampered copy is named, with the member and the first value
 # where its summary differs; a host with nothing listening is reported
-# while the others' audits stand (and, aged 20 days by faketime, are
-# stale under --max-age 7d). prune --require-audit removes the
+# while the others' audits stand (and, dated 20 days back, are stale
+# under --max-age 7d). prune --require-audit removes the
 # runtime tree only once another host's audit of its archive copy passed.
 # Stopped by a signal, replicate audit ends every far audit and says, for
 # each host, what exists there and here; each account is held to the files.
@@ -52,11 +52,11 @@ test_expect_success 'each host audits its copy; the audits agree with the lab ho
 	"$REPLICATE" status receipts >status.out &&
 	c16=$(json_get "$a" "d[\"comparable\"][:16]") &&
 	grep -q "^  audit:    audit campaign on [^,]*, from the archive, pass at [^,]*, comparable $c16 ($a)$" status.out &&
-	if command -v faketime >/dev/null; then
-		FAKETIME_DONT_FAKE_MONOTONIC=1 timeout 120 faketime -f +20d "$REPLICATE" status --max-age 7d receipts >status.out &&
-		grep -q "^  audit:    audit campaign on [^,]*, from the archive, pass at [^,]*, 20d old, STALE, comparable $c16 ($a)$" status.out &&
-		grep -q "^  missing:  an audit that passed within 7d (every passing one is older): replicate audit again$" status.out
-	fi
+	cp -R receipts aged &&
+	for r in aged/audit-*[0-9]Z.json; do receipt_dated -20 "$r" || return 1; done &&
+	"$REPLICATE" status --max-age 7d aged >status.out &&
+	grep -q "^  audit:    audit campaign on [^,]*, from the archive, pass at [^,]*, 20d old, STALE, comparable $c16 (aged/${a#receipts/})$" status.out &&
+	grep -q "^  missing:  an audit that passed within 7d (every passing one is older): replicate audit again$" status.out
 '
 
 test_expect_success 'a host holding a tampered copy: named, with the member and the first value its summary differs in' '
@@ -197,12 +197,12 @@ test_expect_success 'prune --require-audit: refused for an audit made here, of a
 	grep -q "^replicate: refused: $bad: records a failed audit (expected pass, found fail)$" prune.err &&
 	grep -q "^replicate: refused: audits: no audit campaign of an archive copy of this seal on another host passed" prune.err &&
 	test "$(json_get refused.json "[c[\"result\"] for c in d[\"checks\"] if c[\"name\"] == \"audits\"]")" = "['"'"'fail'"'"']" &&
-	if [ $isolated = 1 ] && command -v faketime >/dev/null; then
-		test_expect_code 1 env FAKETIME_DONT_FAKE_MONOTONIC=1 timeout 120 faketime -f +20d "$REPLICATE" prune --max-age 7d \
-			--seal out/SEAL.json --min-hosts 1 --receipts "$replica" --require-audit "$good" \
-			--receipt stale.json c >prune.out 2>prune.err &&
+	if [ $isolated = 1 ]; then
+		mkdir aged-audit && cp "$good" aged-audit/audit.json && receipt_dated -20 aged-audit/audit.json &&
+		test_expect_code 1 "$REPLICATE" prune --max-age 7d --seal out/SEAL.json --min-hosts 1 --receipts "$replica" \
+			--require-audit aged-audit/audit.json --receipt stale.json c >prune.out 2>prune.err &&
 		test -d c &&
-		grep -q "^replicate: refused: $good: records no audit within --max-age: replicate audit the copy again (expected within 7d (--max-age), found 20d old)$" prune.err &&
+		grep -q "^replicate: refused: aged-audit/audit.json: records no audit within --max-age: replicate audit the copy again (expected within 7d (--max-age), found 20d old)$" prune.err &&
 		grep -q "^replicate: refused: audits: no audit campaign of an archive copy of this seal on another host passed within --max-age (expected 1, found 0)$" prune.err
 	fi &&
 	if [ $isolated = 1 ]; then
